@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// config is every setting of the service, from flags with MAILMIGRATE_*
+// environment fallbacks; flags win.
+type config struct {
+	Listen          string
+	DataDir         string
+	DatabaseURL     string
+	LogLevel        string
+	LogFormat       string
+	ShutdownTimeout time.Duration
+}
+
+// parseConfig reads flags for command name, falling back to the environment.
+func parseConfig(name string, args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	env := func(key, fallback string) string {
+		if v := getenv(key); v != "" {
+			return v
+		}
+		return fallback
+	}
+	var cfg config
+	fs := flag.NewFlagSet("mailmigrate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Listen, "listen", env("MAILMIGRATE_LISTEN", "127.0.0.1:8080"), "address to serve HTTP on (MAILMIGRATE_LISTEN)")
+	fs.StringVar(&cfg.DataDir, "data-dir", env("MAILMIGRATE_DATA_DIR", defaultDataDir(getenv)), "directory for the private database and keys (MAILMIGRATE_DATA_DIR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", env("MAILMIGRATE_DATABASE_URL", getenv("DATABASE_URL")),
+		"PostgreSQL 13+ connection string; empty: run a private PostgreSQL in the data dir (MAILMIGRATE_DATABASE_URL or DATABASE_URL)")
+	fs.StringVar(&cfg.LogLevel, "log-level", env("MAILMIGRATE_LOG_LEVEL", "info"), "debug, info, warn or error (MAILMIGRATE_LOG_LEVEL)")
+	fs.StringVar(&cfg.LogFormat, "log-format", env("MAILMIGRATE_LOG_FORMAT", "text"), "text or json (MAILMIGRATE_LOG_FORMAT)")
+	shutdown := env("MAILMIGRATE_SHUTDOWN_TIMEOUT", "30s")
+	fs.Func("shutdown-timeout", "how long in-flight requests may finish after SIGTERM (MAILMIGRATE_SHUTDOWN_TIMEOUT, default 30s)", func(v string) error {
+		shutdown = v
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mailmigrate %s: unexpected argument %q\n", name, fs.Arg(0))
+		return cfg, errUsage
+	}
+	var err error
+	if cfg.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || cfg.ShutdownTimeout < 0 {
+		return cfg, fmt.Errorf("shutdown timeout %q: want a duration such as 30s", shutdown)
+	}
+	return cfg, cfg.validate()
+}
+
+func (c config) validate() error {
+	if _, err := c.slogLevel(); err != nil {
+		return err
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("log format %q: want text or json", c.LogFormat)
+	}
+	if c.DatabaseURL == "" && c.DataDir == "" {
+		return errors.New("no data dir: set --data-dir or MAILMIGRATE_DATA_DIR")
+	}
+	return nil
+}
+
+func (c config) slogLevel() (slog.Level, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return level, fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	return level, nil
+}
+
+func (c config) logger(w io.Writer) *slog.Logger {
+	level, _ := c.slogLevel()
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// defaultDataDir is /var/lib/mailmigrate for root (a path the unprivileged
+// PostgreSQL account can reach) and the XDG data home for everybody else.
+func defaultDataDir(getenv func(string) string) string {
+	if os.Geteuid() == 0 {
+		return "/var/lib/mailmigrate"
+	}
+	if xdg := getenv("XDG_DATA_HOME"); xdg != "" {
+		return filepath.Join(xdg, "mailmigrate")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "share", "mailmigrate")
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+const usage = `mailmigrate moves mailboxes from one IMAP server to another.
+
+Usage:
+  mailmigrate serve [flags]     run the service (API, Swagger UI at /docs/)
+  mailmigrate migrate [flags]   apply database migrations and exit
+  mailmigrate version           print the version
+
+Run "mailmigrate serve -h" for the settings; each has a MAILMIGRATE_* variable.
+`
+
+// run is the whole program behind main, with its inputs passed in so that
+// tests can drive it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], getenv, stderr)
+	case "migrate":
+		err = migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "mailmigrate", buildVersion())
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "mailmigrate: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
+		fmt.Fprintln(stderr, "mailmigrate:", err)
+		return 1
+	}
+}
+
+// errUsage marks an error the flag package has already reported.
+var errUsage = errors.New("usage")
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}

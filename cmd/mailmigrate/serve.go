@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/localpg"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/postgres"
+)
+
+// serve runs the service until ctx ends, then lets in-flight requests finish.
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := parseConfig("serve", args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := cfg.logger(stderr)
+	db, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	if err := migrateSchema(ctx, db.pool, logger); err != nil {
+		return err
+	}
+	handler := httpapi.NewHandler(httpapi.Options{
+		Service: migration.NewService(postgres.New(db.pool)),
+		Logger:  logger,
+		Ready:   db.ready,
+	})
+	listener, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(listener) }()
+	logger.Info("listening", "url", "http://"+listener.Addr().String(), "docs", "http://"+listener.Addr().String()+"/docs/")
+
+	select {
+	case err := <-served:
+		return err
+	case <-db.exited():
+		srv.Close()
+		return errors.New("the private PostgreSQL stopped unexpectedly; see postgres.log in the data dir")
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: letting in-flight requests finish", "timeout", cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// migrate applies the schema migrations and exits.
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig("migrate", args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := openDatabase(ctx, cfg, cfg.logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	applied, err := postgres.Migrate(ctx, db.pool)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "applied %d migrations; the schema is current\n", applied)
+	return nil
+}
+
+func migrateSchema(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	applied, err := postgres.Migrate(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if applied > 0 {
+		logger.Info("applied schema migrations", "count", applied)
+	}
+	return nil
+}
+
+// database is the pool and, without DATABASE_URL, the private cluster.
+type database struct {
+	pool  *pgxpool.Pool
+	local *localpg.Server
+}
+
+func openDatabase(ctx context.Context, cfg config, logger *slog.Logger) (*database, error) {
+	db := &database{}
+	url := cfg.DatabaseURL
+	if url == "" {
+		dir := filepath.Join(cfg.DataDir, "postgres")
+		logger.Info("starting private PostgreSQL", "dir", dir)
+		local, err := localpg.Start(ctx, localpg.Options{Dir: dir, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		db.local, url = local, local.URL()
+	}
+	pool, err := postgres.Connect(ctx, url)
+	if err != nil {
+		db.close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	db.pool = pool
+	return db, nil
+}
+
+func (db *database) ready(ctx context.Context) error {
+	current, err := postgres.SchemaCurrent(ctx, db.pool)
+	if err != nil {
+		return err
+	}
+	if !current {
+		return errors.New("database schema is not migrated")
+	}
+	return nil
+}
+
+// exited is closed if the private cluster stops; never for an external one.
+func (db *database) exited() <-chan struct{} {
+	if db.local == nil {
+		return nil
+	}
+	return db.local.Exited()
+}
+
+func (db *database) close() {
+	if db.pool != nil {
+		db.pool.Close()
+	}
+	if db.local != nil {
+		db.local.Stop(context.Background()) //nolint:errcheck // shutting down
+	}
+}

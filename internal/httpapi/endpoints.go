@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// ListEndpoints answers GET /endpoints.
+func (s *Server) ListEndpoints(ctx context.Context, _ api.ListEndpointsRequestObject) (api.ListEndpointsResponseObject, error) {
+	endpoints, err := s.service.Endpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListEndpoints200JSONResponse, len(endpoints))
+	for i, e := range endpoints {
+		out[i] = endpointToAPI(e)
+	}
+	return out, nil
+}
+
+// CreateEndpoint answers POST /endpoints.
+func (s *Server) CreateEndpoint(ctx context.Context, req api.CreateEndpointRequestObject) (api.CreateEndpointResponseObject, error) {
+	id, err := s.service.CreateEndpoint(ctx, endpointFromAPI(0, req.Body))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateEndpoint201JSONResponse{Id: id}, nil
+}
+
+// GetEndpoint answers GET /endpoints/{id}.
+func (s *Server) GetEndpoint(ctx context.Context, req api.GetEndpointRequestObject) (api.GetEndpointResponseObject, error) {
+	e, err := s.service.Endpoint(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetEndpoint200JSONResponse(endpointToAPI(e)), nil
+}
+
+// UpdateEndpoint answers PUT /endpoints/{id}; the path's id wins over any in the body.
+func (s *Server) UpdateEndpoint(ctx context.Context, req api.UpdateEndpointRequestObject) (api.UpdateEndpointResponseObject, error) {
+	if err := s.service.UpdateEndpoint(ctx, endpointFromAPI(req.Id, req.Body)); err != nil {
+		return nil, err
+	}
+	return api.UpdateEndpoint204Response{}, nil
+}
+
+// DeleteEndpoint answers DELETE /endpoints/{id}.
+func (s *Server) DeleteEndpoint(ctx context.Context, req api.DeleteEndpointRequestObject) (api.DeleteEndpointResponseObject, error) {
+	if err := s.service.DeleteEndpoint(ctx, req.Id); err != nil {
+		return nil, err
+	}
+	return api.DeleteEndpoint204Response{}, nil
+}
+
+func endpointFromAPI(id int64, in *api.EndpointInput) migration.Endpoint {
+	return migration.Endpoint{
+		ID:            id,
+		RoleLabel:     in.RoleLabel,
+		Host:          in.Host,
+		Port:          in.Port,
+		TLSMode:       migration.TLSMode(in.TlsMode),
+		TLSSkipVerify: in.TlsSkipVerify,
+	}
+}
+
+func endpointToAPI(e migration.Endpoint) api.Endpoint {
+	return api.Endpoint{
+		Id:            e.ID,
+		RoleLabel:     e.RoleLabel,
+		Host:          e.Host,
+		Port:          e.Port,
+		TlsMode:       api.TLSMode(e.TLSMode),
+		TlsSkipVerify: e.TLSSkipVerify,
+	}
+}

@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// The plain-text bodies the interface specifies to the letter.
+const (
+	bodyBadJSON  = "bad json"
+	bodyBadID    = "bad id"
+	bodyTooLarge = "request body too large"
+)
+
+// statusOf is the one table from domain errors to HTTP. Errors it does not
+// know are store failures: 500 with the error's own text, as the interface
+// specifies.
+func statusOf(err error) (int, string) {
+	var invalid *migration.InvalidError
+	var inUse *migration.EndpointInUseError
+	switch {
+	case errors.Is(err, migration.ErrNotFound):
+		return http.StatusNotFound, "not found"
+	case errors.As(err, &invalid):
+		return http.StatusBadRequest, invalid.Error()
+	case errors.As(err, &inUse):
+		return http.StatusConflict, inUse.Error()
+	default:
+		return http.StatusInternalServerError, err.Error()
+	}
+}
+
+// responseErrorHandler answers for errors that handlers return.
+func responseErrorHandler(logger *slog.Logger) func(http.ResponseWriter, *http.Request, error) {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		status, body := statusOf(err)
+		if status >= 500 {
+			logger.ErrorContext(r.Context(), "request failed", "err", err,
+				"request_id", middleware.GetReqID(r.Context()), "path", r.URL.Path)
+		}
+		writeText(w, status, body)
+	}
+}
+
+// requestErrorHandler answers for bodies the generated server cannot decode
+// (checkJSONBody has already turned away malformed JSON and oversized
+// bodies; what reaches here is JSON of the wrong shape, e.g. a string port).
+func requestErrorHandler(logger *slog.Logger) func(http.ResponseWriter, *http.Request, error) {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
+			return
+		}
+		logger.DebugContext(r.Context(), "undecodable request body", "err", err)
+		writeText(w, http.StatusBadRequest, bodyBadJSON)
+	}
+}
+
+// paramErrorHandler answers for path and query parameters that do not bind,
+// such as a non-integer or out-of-range id.
+func paramErrorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	var paramErr *api.InvalidParamFormatError
+	if errors.As(err, &paramErr) && paramErr.ParamName != "id" {
+		writeText(w, http.StatusBadRequest, "bad "+paramErr.ParamName)
+		return
+	}
+	writeText(w, http.StatusBadRequest, bodyBadID)
+}
+
+// writeText sends a plain-text response: every error body of the API.
+func writeText(w http.ResponseWriter, status int, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write([]byte(body)) //nolint:errcheck // the client went away
+}

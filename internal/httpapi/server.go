@@ -1,0 +1,67 @@
+// Package httpapi serves mailmigrate's REST API: strict handlers that
+// implement the interface generated from api/openapi.yaml, the table that
+// turns domain errors into plain-text responses, the router with its
+// middleware, health checks, the served OpenAPI file and Swagger UI.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// BasePath is where the versioned API lives.
+const BasePath = "/api/v1"
+
+// Server implements the generated strict server interface on the domain.
+type Server struct {
+	service *migration.Service
+}
+
+var _ api.StrictServerInterface = (*Server)(nil)
+
+// Options configure NewHandler.
+type Options struct {
+	Service *migration.Service
+	Logger  *slog.Logger
+	// Ready reports whether the service can take requests (database
+	// reachable and migrated); /readyz answers 503 while it fails.
+	Ready func(ctx context.Context) error
+}
+
+// NewHandler returns the whole HTTP surface of the service.
+func NewHandler(opts Options) http.Handler {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, exposeRequestID, recoverPanics(logger), logRequests(logger))
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
+	})
+	r.Get("/healthz", healthz)
+	r.Get("/readyz", readyz(opts.Ready, logger))
+	mountDocs(r)
+
+	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service}, nil, api.StrictHTTPServerOptions{
+		RequestErrorHandlerFunc:  requestErrorHandler(logger),
+		ResponseErrorHandlerFunc: responseErrorHandler(logger),
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(checkJSONBody)
+		api.HandlerWithOptions(strict, api.ChiServerOptions{
+			BaseURL:          BasePath,
+			BaseRouter:       r,
+			ErrorHandlerFunc: paramErrorHandler,
+		})
+	})
+	return r
+}

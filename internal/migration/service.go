@@ -1,0 +1,45 @@
+package migration
+
+import "context"
+
+// Service applies the domain rules on top of a store. Handlers call it and
+// nothing below it.
+type Service struct {
+	store EndpointStore
+}
+
+// NewService returns a Service backed by store.
+func NewService(store EndpointStore) *Service {
+	return &Service{store: store}
+}
+
+// CreateEndpoint validates e and stores it, returning the new id.
+func (s *Service) CreateEndpoint(ctx context.Context, e Endpoint) (int64, error) {
+	if err := e.Normalize(); err != nil {
+		return 0, err
+	}
+	return s.store.EndpointCreate(ctx, e)
+}
+
+// Endpoint returns one endpoint.
+func (s *Service) Endpoint(ctx context.Context, id int64) (Endpoint, error) {
+	return s.store.EndpointGet(ctx, id)
+}
+
+// Endpoints lists every endpoint in ascending id order.
+func (s *Service) Endpoints(ctx context.Context) ([]Endpoint, error) {
+	return s.store.EndpointList(ctx)
+}
+
+// UpdateEndpoint replaces the whole record of endpoint e.ID.
+func (s *Service) UpdateEndpoint(ctx context.Context, e Endpoint) error {
+	if err := e.Normalize(); err != nil {
+		return err
+	}
+	return s.store.EndpointUpdate(ctx, e)
+}
+
+// DeleteEndpoint deletes an endpoint that no task uses.
+func (s *Service) DeleteEndpoint(ctx context.Context, id int64) error {
+	return s.store.EndpointDelete(ctx, id)
+}

@@ -1,0 +1,84 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// EndpointCreate stores e and returns its id.
+func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64, error) {
+	id, err := s.queries.EndpointCreate(ctx, dbsqlc.EndpointCreateParams{
+		RoleLabel:     e.RoleLabel,
+		Host:          e.Host,
+		Port:          int32(e.Port),
+		TlsMode:       string(e.TLSMode),
+		TlsSkipVerify: e.TLSSkipVerify,
+	})
+	return id, interpretError(err)
+}
+
+// EndpointGet returns the endpoint with id.
+func (s *Store) EndpointGet(ctx context.Context, id int64) (migration.Endpoint, error) {
+	row, err := s.queries.EndpointGetByID(ctx, id)
+	if err != nil {
+		return migration.Endpoint{}, interpretError(err)
+	}
+	return endpointFromRow(row), nil
+}
+
+// EndpointList returns every endpoint in ascending id order.
+func (s *Store) EndpointList(ctx context.Context) ([]migration.Endpoint, error) {
+	rows, err := s.queries.EndpointList(ctx)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	endpoints := make([]migration.Endpoint, len(rows))
+	for i, row := range rows {
+		endpoints[i] = endpointFromRow(row)
+	}
+	return endpoints, nil
+}
+
+// EndpointUpdate replaces the record of e.ID.
+func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error {
+	n, err := s.queries.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
+		ID:            e.ID,
+		RoleLabel:     e.RoleLabel,
+		Host:          e.Host,
+		Port:          int32(e.Port),
+		TlsMode:       string(e.TLSMode),
+		TlsSkipVerify: e.TLSSkipVerify,
+	})
+	if err != nil {
+		return interpretError(err)
+	}
+	if n == 0 {
+		return migration.ErrNotFound
+	}
+	return nil
+}
+
+// EndpointDelete deletes the endpoint with id.
+func (s *Store) EndpointDelete(ctx context.Context, id int64) error {
+	n, err := s.queries.EndpointDelete(ctx, id)
+	if err != nil {
+		return interpretError(err)
+	}
+	if n == 0 {
+		return migration.ErrNotFound
+	}
+	return nil
+}
+
+func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
+	return migration.Endpoint{
+		ID:            row.ID,
+		RoleLabel:     row.RoleLabel,
+		Host:          row.Host,
+		Port:          int(row.Port),
+		TLSMode:       migration.TLSMode(row.TlsMode),
+		TLSSkipVerify: row.TlsSkipVerify,
+	}
+}

@@ -1,0 +1,51 @@
+// Package postgres is the storage adapter: it turns the domain's store calls
+// into the sqlc-generated queries of gen/dbsqlc, converts rows to domain
+// types, and translates PostgreSQL errors into the domain's errors.
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// Store keeps mailmigrate's data in PostgreSQL.
+type Store struct {
+	pool    *pgxpool.Pool
+	queries *dbsqlc.Queries
+}
+
+var _ migration.EndpointStore = (*Store)(nil)
+
+// New returns a Store on pool. The schema must be migrated (Migrate).
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, queries: dbsqlc.New(pool)}
+}
+
+// Connect opens a pool for url and checks that the server answers.
+func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// interpretError turns errors of the driver into the domain's sentinels.
+// Everything else passes through unchanged: its text is what a client sees
+// in a 500, as the interface specifies.
+func interpretError(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return migration.ErrNotFound
+	}
+	return err
+}
