@@ -37,7 +37,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	handler := httpapi.NewHandler(httpapi.Options{
 		Service: migration.NewService(postgres.New(db.pool)),
 		Logger:  logger,
-		Ready:   db.ready,
+		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, db.pool) },
 	})
 	listener, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -126,17 +126,6 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger) (*databa
 	}
 	db.pool = pool
 	return db, nil
-}
-
-func (db *database) ready(ctx context.Context) error {
-	current, err := postgres.SchemaCurrent(ctx, db.pool)
-	if err != nil {
-		return err
-	}
-	if !current {
-		return errors.New("database schema is not migrated")
-	}
-	return nil
 }
 
 // exited is closed if the private cluster stops; never for an external one.

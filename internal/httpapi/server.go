@@ -55,13 +55,13 @@ func NewHandler(opts Options) http.Handler {
 		RequestErrorHandlerFunc:  requestErrorHandler(logger),
 		ResponseErrorHandlerFunc: responseErrorHandler(logger),
 	})
-	r.Group(func(r chi.Router) {
-		r.Use(checkJSONBody)
-		api.HandlerWithOptions(strict, api.ChiServerOptions{
-			BaseURL:          BasePath,
-			BaseRouter:       r,
-			ErrorHandlerFunc: paramErrorHandler,
-		})
+	api.HandlerWithOptions(strict, api.ChiServerOptions{
+		BaseURL:    BasePath,
+		BaseRouter: r,
+		// Operation middlewares run after path parameters are bound, so a
+		// bad id is reported before a bad body, as the interface orders it.
+		Middlewares:      []api.MiddlewareFunc{checkJSONBody},
+		ErrorHandlerFunc: paramErrorHandler,
 	})
 	return r
 }

@@ -45,9 +45,9 @@ type Server struct {
 	// cmdOwner is the account postgres runs as; nil for the current user.
 	cmdOwner *owner
 	cmd      *exec.Cmd
-	exited  chan struct{}
-	waitErr error
-	logger  *slog.Logger
+	exited   chan struct{}
+	waitErr  error
+	logger   *slog.Logger
 }
 
 // Start brings the cluster in opts.Dir up, creating it on first use, and
@@ -96,7 +96,7 @@ func (s *Server) prepare(binDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+	if err := pgOwner.mkdirAll(s.dir); err != nil {
 		return err
 	}
 	if err := pgOwner.checkReachable(s.dir); err != nil {

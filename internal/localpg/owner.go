@@ -49,6 +49,31 @@ func (o *owner) chown(path string) error {
 	return os.Chown(path, int(o.uid), int(o.gid))
 }
 
+// mkdirAll creates dir and its missing parents, private to the current
+// user (0700). As root, the parents it creates are 0711 instead: the
+// postgres account may pass through them to the cluster but not list them.
+func (o *owner) mkdirAll(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if o == nil || len(missing) < 2 {
+		return nil
+	}
+	for _, parent := range missing[1:] {
+		if err := os.Chmod(parent, 0o711); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkReachable fails when the owner cannot walk down to dir, as happens
 // for a data dir under /root: PostgreSQL would fail later with a less clear
 // "permission denied".

@@ -63,18 +63,22 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied int, err error) {
 	return applied, nil
 }
 
-// SchemaCurrent reports whether every embedded migration has been applied.
-func SchemaCurrent(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+// Ready reports why the database cannot serve yet: unreachable, or its
+// schema behind the migrations this binary embeds. Nil means ready.
+func Ready(ctx context.Context, pool *pgxpool.Pool) error {
 	all, err := loadMigrations()
 	if err != nil {
-		return false, err
+		return err
 	}
 	var latest int
 	err = pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&latest)
 	if err != nil {
-		return false, err
+		return err
 	}
-	return latest >= all[len(all)-1].version, nil
+	if want := all[len(all)-1].version; latest < want {
+		return fmt.Errorf("database schema is at version %d, want %d: run mailmigrate migrate", latest, want)
+	}
+	return nil
 }
 
 func latestVersion(ctx context.Context, conn *pgx.Conn) (int, error) {

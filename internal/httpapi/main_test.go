@@ -1,0 +1,86 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/postgres"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// testService is the real router on a fresh database, behind a real
+// HTTP server, with the generated client pointed at it.
+type testService struct {
+	url    string // server root
+	api    string // server root + /api/v1
+	client *api.ClientWithResponses
+	pool   *pgxpool.Pool
+}
+
+func newTestService(t *testing.T) *testService {
+	t.Helper()
+	pool := dbtest.Pool(t)
+	handler := httpapi.NewHandler(httpapi.Options{
+		Service: migration.NewService(postgres.New(pool)),
+		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+	})
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	client, err := api.NewClientWithResponses(srv.URL + httpapi.BasePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool}
+}
+
+// reply is what a raw request got back.
+type reply struct {
+	status      int
+	contentType string
+	body        string
+}
+
+// do sends a raw request, for what the generated client cannot express
+// (malformed JSON, non-integer ids).
+func (s *testService) do(t *testing.T, method, path, body string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, s.api+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: string(b)}
+}
+
+// wantText asserts a plain-text error response, body to the letter.
+func wantText(t *testing.T, got reply, status int, body string) {
+	t.Helper()
+	if got.status != status || got.body != body {
+		t.Errorf("got %d %q, want %d %q", got.status, got.body, status, body)
+	}
+	if got.contentType != "text/plain; charset=utf-8" {
+		t.Errorf("Content-Type %q, want text/plain; charset=utf-8", got.contentType)
+	}
+}

@@ -1,0 +1,58 @@
+package migration
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEndpointNormalize(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		in       Endpoint
+		wantPort int
+		wantErr  string
+	}{
+		{"ssl default port", Endpoint{TLSMode: TLSModeSSL}, 993, ""},
+		{"starttls default port", Endpoint{TLSMode: TLSModeSTARTTLS}, 143, ""},
+		{"plain default port", Endpoint{TLSMode: TLSModePlain}, 143, ""},
+		{"explicit port kept", Endpoint{TLSMode: TLSModeSSL, Port: 1143}, 1143, ""},
+		{"highest port", Endpoint{TLSMode: TLSModeSSL, Port: 65535}, 65535, ""},
+		{"empty mode", Endpoint{}, 0, "tls_mode must be ssl|starttls|plain"},
+		{"unknown mode", Endpoint{TLSMode: "tls"}, 0, "tls_mode must be ssl|starttls|plain"},
+		{"mode is case sensitive", Endpoint{TLSMode: "SSL"}, 0, "tls_mode must be ssl|starttls|plain"},
+		{"port too high", Endpoint{TLSMode: TLSModeSSL, Port: 65536}, 0, "port must be between 1 and 65535, or 0 for the default of tls_mode"},
+		{"negative port", Endpoint{TLSMode: TLSModeSSL, Port: -1}, 0, "port must be between 1 and 65535, or 0 for the default of tls_mode"},
+		{"longest host", Endpoint{TLSMode: TLSModeSSL, Host: strings.Repeat("h", 253)}, 993, ""},
+		{"host too long", Endpoint{TLSMode: TLSModeSSL, Host: strings.Repeat("h", 254)}, 0, "host must be at most 253 bytes"},
+		{"label too long", Endpoint{TLSMode: TLSModeSSL, RoleLabel: strings.Repeat("l", 1025)}, 0, "role_label must be at most 1024 bytes"},
+		{"label not UTF-8", Endpoint{TLSMode: TLSModeSSL, RoleLabel: "\xff"}, 0, "role_label must be valid UTF-8"},
+		{"empty host and label allowed", Endpoint{TLSMode: TLSModePlain, Port: 10143}, 10143, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.in
+			err := e.Normalize()
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Port != tc.wantPort {
+				t.Errorf("port %d, want %d", e.Port, tc.wantPort)
+			}
+		})
+	}
+}
+
+func TestEndpointInUseErrorCountsTasks(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{1: "endpoint is used by 1 task", 2: "endpoint is used by 2 tasks"} {
+		if got := (&EndpointInUseError{Tasks: n}).Error(); got != want {
+			t.Errorf("%d tasks: %q, want %q", n, got, want)
+		}
+	}
+}
