@@ -17,6 +17,8 @@ type config struct {
 	Listen          string
 	DataDir         string
 	DatabaseURL     string
+	SecretKey       string // base64; from the environment only, never a flag (ps shows flags)
+	SecretKeyFile   string
 	LogLevel        string
 	LogFormat       string
 	ShutdownTimeout time.Duration
@@ -37,6 +39,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	fs.StringVar(&cfg.DataDir, "data-dir", env("MAILMIGRATE_DATA_DIR", defaultDataDir(getenv)), "directory for the private database and keys (MAILMIGRATE_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("MAILMIGRATE_DATABASE_URL", getenv("DATABASE_URL")),
 		"PostgreSQL 13+ connection string; empty: run a private PostgreSQL in the data dir (MAILMIGRATE_DATABASE_URL or DATABASE_URL)")
+	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", getenv("MAILMIGRATE_SECRET_KEY_FILE"),
+		"file holding the key that encrypts mailbox passwords, created on first start; default DATA_DIR/secret.key. "+
+			"MAILMIGRATE_SECRET_KEY (base64 of 32 bytes) overrides it (MAILMIGRATE_SECRET_KEY_FILE)")
 	fs.StringVar(&cfg.LogLevel, "log-level", env("MAILMIGRATE_LOG_LEVEL", "info"), "debug, info, warn or error (MAILMIGRATE_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MAILMIGRATE_LOG_FORMAT", "text"), "text or json (MAILMIGRATE_LOG_FORMAT)")
 	shutdown := env("MAILMIGRATE_SHUTDOWN_TIMEOUT", "30s")
@@ -54,6 +59,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		fmt.Fprintf(stderr, "mailmigrate %s: unexpected argument %q\n", name, fs.Arg(0))
 		return cfg, errUsage
 	}
+	cfg.SecretKey = getenv("MAILMIGRATE_SECRET_KEY")
+	if cfg.SecretKeyFile == "" && cfg.DataDir != "" {
+		cfg.SecretKeyFile = filepath.Join(cfg.DataDir, "secret.key")
+	}
 	var err error
 	if cfg.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || cfg.ShutdownTimeout < 0 {
 		return cfg, fmt.Errorf("shutdown timeout %q: want a duration such as 30s", shutdown)
@@ -70,6 +79,9 @@ func (c config) validate() error {
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return errors.New("no data dir: set --data-dir or MAILMIGRATE_DATA_DIR")
+	}
+	if c.SecretKey == "" && c.SecretKeyFile == "" {
+		return errors.New("no secret key: set MAILMIGRATE_SECRET_KEY, --secret-key-file or --data-dir")
 	}
 	return nil
 }

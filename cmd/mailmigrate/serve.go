@@ -34,8 +34,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err := migrateSchema(ctx, db.pool, logger); err != nil {
 		return err
 	}
+	box, err := openSecretBox(ctx, cfg, db.pool, logger)
+	if err != nil {
+		return err
+	}
 	handler := httpapi.NewHandler(httpapi.Options{
-		Service: migration.NewService(postgres.New(db.pool)),
+		Service: migration.NewService(postgres.New(db.pool, box)),
 		Logger:  logger,
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, db.pool) },
 	})

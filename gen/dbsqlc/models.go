@@ -8,6 +8,60 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type Account struct {
+	ID                   int64
+	TaskID               int64
+	SourceLogin          string
+	SourcePassword       []byte
+	DestinationLogin     string
+	DestinationPassword  []byte
+	State                string
+	SourceTestOk         pgtype.Bool
+	SourceTestError      string
+	SourceTestedAt       pgtype.Timestamptz
+	DestinationTestOk    pgtype.Bool
+	DestinationTestError string
+	DestinationTestedAt  pgtype.Timestamptz
+	FoldersTotal         int64
+	FoldersDone          int64
+	MessagesTotal        int64
+	MessagesCopied       int64
+	MessagesSkipped      int64
+	MessagesFailed       int64
+	BytesCopied          int64
+	LastError            string
+	CreatedAt            pgtype.Timestamptz
+	UpdatedAt            pgtype.Timestamptz
+	StartedAt            pgtype.Timestamptz
+	FinishedAt           pgtype.Timestamptz
+}
+
+type AccountView struct {
+	ID                   int64
+	TaskID               int64
+	SourceLogin          string
+	DestinationLogin     string
+	State                string
+	SourceTestOk         pgtype.Bool
+	SourceTestError      string
+	SourceTestedAt       pgtype.Timestamptz
+	DestinationTestOk    pgtype.Bool
+	DestinationTestError string
+	DestinationTestedAt  pgtype.Timestamptz
+	FoldersTotal         int64
+	FoldersDone          int64
+	MessagesTotal        int64
+	MessagesCopied       int64
+	MessagesSkipped      int64
+	MessagesFailed       int64
+	BytesCopied          int64
+	LastError            string
+	CreatedAt            pgtype.Timestamptz
+	UpdatedAt            pgtype.Timestamptz
+	StartedAt            pgtype.Timestamptz
+	FinishedAt           pgtype.Timestamptz
+}
+
 type Endpoint struct {
 	ID            int64
 	RoleLabel     string
@@ -17,4 +71,22 @@ type Endpoint struct {
 	TlsSkipVerify bool
 	CreatedAt     pgtype.Timestamptz
 	UpdatedAt     pgtype.Timestamptz
+}
+
+type SecretKeyCheck struct {
+	ID     bool
+	Sealed []byte
+}
+
+type Task struct {
+	ID                    int64
+	Name                  string
+	SourceEndpointID      int64
+	DestinationEndpointID int64
+	Options               []byte
+	State                 string
+	CreatedAt             pgtype.Timestamptz
+	UpdatedAt             pgtype.Timestamptz
+	StartedAt             pgtype.Timestamptz
+	FinishedAt            pgtype.Timestamptz
 }

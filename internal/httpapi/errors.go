@@ -22,15 +22,28 @@ const (
 // know are store failures: 500 with the error's own text, as the interface
 // specifies.
 func statusOf(err error) (int, string) {
-	var invalid *migration.InvalidError
-	var inUse *migration.EndpointInUseError
+	var (
+		invalid   *migration.InvalidError
+		importErr *migration.ImportError
+		inUse     *migration.EndpointInUseError
+		duplicate *migration.DuplicateLoginError
+		tooLarge  *http.MaxBytesError
+	)
 	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, bodyTooLarge
 	case errors.Is(err, migration.ErrNotFound):
 		return http.StatusNotFound, "not found"
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, invalid.Error()
+	case errors.As(err, &importErr):
+		return http.StatusBadRequest, importErr.Error()
+	case errors.Is(err, migration.ErrTaskRunning):
+		return http.StatusConflict, migration.ErrTaskRunning.Error()
 	case errors.As(err, &inUse):
 		return http.StatusConflict, inUse.Error()
+	case errors.As(err, &duplicate):
+		return http.StatusConflict, duplicate.Error()
 	default:
 		return http.StatusInternalServerError, err.Error()
 	}
@@ -53,11 +66,6 @@ func responseErrorHandler(logger *slog.Logger) func(http.ResponseWriter, *http.R
 // bodies; what reaches here is JSON of the wrong shape, e.g. a string port).
 func requestErrorHandler(logger *slog.Logger) func(http.ResponseWriter, *http.Request, error) {
 	return func(w http.ResponseWriter, r *http.Request, err error) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
-			return
-		}
 		logger.DebugContext(r.Context(), "undecodable request body", "err", err)
 		writeText(w, http.StatusBadRequest, bodyBadJSON)
 	}
@@ -67,7 +75,7 @@ func requestErrorHandler(logger *slog.Logger) func(http.ResponseWriter, *http.Re
 // such as a non-integer or out-of-range id.
 func paramErrorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	var paramErr *api.InvalidParamFormatError
-	if errors.As(err, &paramErr) && paramErr.ParamName != "id" {
+	if errors.As(err, &paramErr) && paramErr.ParamName != "id" && paramErr.ParamName != "accountId" {
 		writeText(w, http.StatusBadRequest, "bad "+paramErr.ParamName)
 		return
 	}

@@ -1,11 +1,14 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,6 +18,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
+	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -26,13 +30,40 @@ type testService struct {
 	api    string // server root + /api/v1
 	client *api.ClientWithResponses
 	pool   *pgxpool.Pool
+	store  *postgres.Store
+	logs   *syncBuffer // everything the handler logged
+}
+
+// syncBuffer collects log output from concurrent requests.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newTestService(t *testing.T) *testService {
 	t.Helper()
 	pool := dbtest.Pool(t)
+	box, err := secret.NewBox(secret.NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.New(pool, box)
+	logs := &syncBuffer{}
 	handler := httpapi.NewHandler(httpapi.Options{
-		Service: migration.NewService(postgres.New(pool)),
+		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Service: migration.NewService(store),
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
 	})
 	srv := httptest.NewServer(handler)
@@ -41,7 +72,7 @@ func newTestService(t *testing.T) *testService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool}
+	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool, store: store, logs: logs}
 }
 
 // reply is what a raw request got back.

@@ -3,6 +3,7 @@ package migration
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrNotFound means the addressed resource does not exist.
@@ -31,4 +32,48 @@ func (e *EndpointInUseError) Error() string {
 		return "endpoint is used by 1 task"
 	}
 	return fmt.Sprintf("endpoint is used by %d tasks", e.Tasks)
+}
+
+// ErrTaskRunning refuses a change to a task, or to its accounts, while the
+// task is running.
+var ErrTaskRunning = errors.New("task is running")
+
+// DuplicateLoginError refuses a source login that the task already has.
+// Logins lists them; it is empty when a concurrent insert won the race and
+// the store cannot tell which.
+type DuplicateLoginError struct {
+	Logins []string
+}
+
+func (e *DuplicateLoginError) Error() string {
+	if len(e.Logins) == 0 {
+		return "a source login is already in this task"
+	}
+	return fmt.Sprintf("source_login %q is already in this task", e.Logins[0])
+}
+
+// LineError is one bad row of an imported file.
+type LineError struct {
+	Line   int
+	Reason string
+}
+
+// ImportError lists every bad row of an imported file; nothing was stored.
+type ImportError struct {
+	Lines []LineError
+}
+
+// maxListedLines caps the rows an ImportError spells out; the rest are counted.
+const maxListedLines = 100
+
+func (e *ImportError) Error() string {
+	var b strings.Builder
+	for i, l := range e.Lines {
+		if i == maxListedLines {
+			fmt.Fprintf(&b, "and %d more bad lines\n", len(e.Lines)-maxListedLines)
+			break
+		}
+		fmt.Fprintf(&b, "line %d: %s\n", l.Line, l.Reason)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

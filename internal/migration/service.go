@@ -2,14 +2,21 @@ package migration
 
 import "context"
 
+// Store is all the storage the domain needs.
+type Store interface {
+	EndpointStore
+	TaskStore
+	AccountStore
+}
+
 // Service applies the domain rules on top of a store. Handlers call it and
 // nothing below it.
 type Service struct {
-	store EndpointStore
+	store Store
 }
 
 // NewService returns a Service backed by store.
-func NewService(store EndpointStore) *Service {
+func NewService(store Store) *Service {
 	return &Service{store: store}
 }
 

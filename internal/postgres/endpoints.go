@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -60,14 +63,37 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 	return nil
 }
 
-// EndpointDelete deletes the endpoint with id.
+// EndpointDelete deletes the endpoint with id unless tasks use it. A task
+// created between the count and the delete trips the foreign key, which
+// answers the same *EndpointInUseError.
 func (s *Store) EndpointDelete(ctx context.Context, id int64) error {
+	if err := s.refuseEndpointInUse(ctx, id); err != nil {
+		return err
+	}
 	n, err := s.queries.EndpointDelete(ctx, id)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
+		if err := s.refuseEndpointInUse(ctx, id); err != nil {
+			return err
+		}
+		return &migration.EndpointInUseError{Tasks: 1}
+	}
 	if err != nil {
 		return interpretError(err)
 	}
 	if n == 0 {
 		return migration.ErrNotFound
+	}
+	return nil
+}
+
+func (s *Store) refuseEndpointInUse(ctx context.Context, id int64) error {
+	tasks, err := s.queries.TaskCountByEndpoint(ctx, id)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tasks > 0 {
+		return &migration.EndpointInUseError{Tasks: tasks}
 	}
 	return nil
 }

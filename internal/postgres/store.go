@@ -12,20 +12,29 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
 
 // Store keeps mailmigrate's data in PostgreSQL.
 type Store struct {
 	pool    *pgxpool.Pool
 	queries *dbsqlc.Queries
+	box     *secret.Box // seals passwords
 }
 
-var _ migration.EndpointStore = (*Store)(nil)
+var _ migration.Store = (*Store)(nil)
 
-// New returns a Store on pool. The schema must be migrated (Migrate).
-func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, queries: dbsqlc.New(pool)}
+// New returns a Store on pool that seals passwords with box. The schema
+// must be migrated (Migrate) and box's key checked (CheckSecretKey).
+func New(pool *pgxpool.Pool, box *secret.Box) *Store {
+	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box}
 }
+
+// PostgreSQL error codes the store interprets (Appendix A).
+const (
+	uniqueViolation     = "23505"
+	foreignKeyViolation = "23503"
+)
 
 // Connect opens a pool for url and checks that the server answers.
 func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {

@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// ListTasks answers GET /tasks.
+func (s *Server) ListTasks(ctx context.Context, _ api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
+	tasks, err := s.service.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListTasks200JSONResponse, len(tasks))
+	for i, t := range tasks {
+		out[i] = taskToAPI(t)
+	}
+	return out, nil
+}
+
+// CreateTask answers POST /tasks.
+func (s *Server) CreateTask(ctx context.Context, req api.CreateTaskRequestObject) (api.CreateTaskResponseObject, error) {
+	id, err := s.service.CreateTask(ctx, taskSpecFromAPI(req.Body))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTask201JSONResponse{Id: id}, nil
+}
+
+// GetTask answers GET /tasks/{id}.
+func (s *Server) GetTask(ctx context.Context, req api.GetTaskRequestObject) (api.GetTaskResponseObject, error) {
+	t, err := s.service.Task(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetTask200JSONResponse(taskToAPI(t)), nil
+}
+
+// UpdateTask answers PUT /tasks/{id}.
+func (s *Server) UpdateTask(ctx context.Context, req api.UpdateTaskRequestObject) (api.UpdateTaskResponseObject, error) {
+	if err := s.service.UpdateTask(ctx, req.Id, taskSpecFromAPI(req.Body)); err != nil {
+		return nil, err
+	}
+	return api.UpdateTask204Response{}, nil
+}
+
+// DeleteTask answers DELETE /tasks/{id}.
+func (s *Server) DeleteTask(ctx context.Context, req api.DeleteTaskRequestObject) (api.DeleteTaskResponseObject, error) {
+	if err := s.service.DeleteTask(ctx, req.Id); err != nil {
+		return nil, err
+	}
+	return api.DeleteTask204Response{}, nil
+}
+
+// GetTaskReport answers GET /tasks/{id}/report.csv.
+func (s *Server) GetTaskReport(ctx context.Context, req api.GetTaskReportRequestObject) (api.GetTaskReportResponseObject, error) {
+	var report bytes.Buffer
+	if err := s.service.WriteTaskReport(ctx, req.Id, &report); err != nil {
+		return nil, err
+	}
+	disposition := fmt.Sprintf(`attachment; filename="task-%d-report.csv"`, req.Id)
+	return api.GetTaskReport200TextcsvResponse{
+		Body:          &report,
+		ContentLength: int64(report.Len()),
+		Headers:       api.GetTaskReport200ResponseHeaders{ContentDisposition: &disposition},
+	}, nil
+}
+
+func taskSpecFromAPI(in *api.TaskInput) migration.TaskSpec {
+	spec := migration.TaskSpec{
+		Name:                  in.Name,
+		SourceEndpointID:      in.SourceEndpointId,
+		DestinationEndpointID: in.DestinationEndpointId,
+	}
+	if o := in.Options; o != nil {
+		spec.Options = migration.TaskOptions{
+			IncludeFolders:   o.IncludeFolders,
+			ExcludeFolders:   o.ExcludeFolders,
+			FolderMap:        o.FolderMap,
+			MaxMessageBytes:  o.MaxMessageBytes,
+			Since:            o.Since,
+			ParallelAccounts: o.ParallelAccounts,
+		}
+	}
+	return spec
+}
+
+func taskToAPI(t migration.Task) api.Task {
+	o := t.Options
+	byState := func(s migration.AccountState) int64 { return t.Accounts.ByState[s] }
+	return api.Task{
+		Id:                    t.ID,
+		Name:                  t.Name,
+		SourceEndpointId:      t.SourceEndpointID,
+		DestinationEndpointId: t.DestinationEndpointID,
+		Options: api.TaskOptions{
+			IncludeFolders:   o.IncludeFolders,
+			ExcludeFolders:   o.ExcludeFolders,
+			FolderMap:        o.FolderMap,
+			MaxMessageBytes:  o.MaxMessageBytes,
+			Since:            o.Since,
+			ParallelAccounts: o.ParallelAccounts,
+		},
+		State: api.TaskState(t.State),
+		Accounts: api.AccountCounts{
+			Total:               t.Accounts.Total,
+			Idle:                byState(migration.AccountIdle),
+			Queued:              byState(migration.AccountQueued),
+			Running:             byState(migration.AccountRunning),
+			Testing:             byState(migration.AccountTesting),
+			Completed:           byState(migration.AccountCompleted),
+			CompletedWithErrors: byState(migration.AccountCompletedWithErrors),
+			Failed:              byState(migration.AccountFailed),
+			Canceled:            byState(migration.AccountCanceled),
+		},
+		Totals: api.Totals{
+			MessagesCopied:  t.Totals.MessagesCopied,
+			BytesCopied:     t.Totals.BytesCopied,
+			MessagesSkipped: t.Totals.MessagesSkipped,
+			MessagesFailed:  t.Totals.MessagesFailed,
+		},
+		CreatedAt:  t.CreatedAt,
+		UpdatedAt:  t.UpdatedAt,
+		StartedAt:  t.StartedAt,
+		FinishedAt: t.FinishedAt,
+	}
+}

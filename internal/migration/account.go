@@ -1,0 +1,150 @@
+package migration
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// AccountState is where one mailbox is in its migration.
+type AccountState string
+
+// The states of an account.
+const (
+	AccountIdle                AccountState = "idle"
+	AccountQueued              AccountState = "queued"
+	AccountRunning             AccountState = "running"
+	AccountTesting             AccountState = "testing"
+	AccountCompleted           AccountState = "completed"
+	AccountCompletedWithErrors AccountState = "completed_with_errors"
+	AccountFailed              AccountState = "failed"
+	AccountCanceled            AccountState = "canceled"
+)
+
+// Limits on account fields.
+const (
+	MaxLoginBytes    = 1024
+	MaxPasswordBytes = 1024
+)
+
+// AccountInput is what a client sets on an account. On update an empty
+// password keeps the stored one.
+type AccountInput struct {
+	SourceLogin         string
+	SourcePassword      Password
+	DestinationLogin    string
+	DestinationPassword Password
+}
+
+// Account is one mailbox of a task, as clients see it: no passwords.
+type Account struct {
+	ID               int64
+	TaskID           int64
+	SourceLogin      string
+	DestinationLogin string
+	State            AccountState
+	SourceTest       *TestResult
+	DestinationTest  *TestResult
+	Progress         Progress
+	LastError        string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	StartedAt        *time.Time
+	FinishedAt       *time.Time
+}
+
+// TestResult is the outcome of the last login test of one side.
+type TestResult struct {
+	OK       bool
+	Error    string
+	TestedAt time.Time
+}
+
+// Progress counts what a migration of one account has done.
+type Progress struct {
+	FoldersTotal    int64
+	FoldersDone     int64
+	MessagesTotal   int64
+	MessagesCopied  int64
+	MessagesSkipped int64
+	MessagesFailed  int64
+	BytesCopied     int64
+}
+
+// AccountPage selects a slice of a task's accounts: ids above AfterID, at
+// most Limit of them (0: all).
+type AccountPage struct {
+	AfterID int64
+	Limit   int
+}
+
+// normalizeNew checks an account to be created and fills in defaults: the
+// destination login and password are the source's unless given.
+func (in *AccountInput) normalizeNew() error {
+	if in.SourcePassword == "" {
+		return invalid("source_password", "must not be empty")
+	}
+	if in.DestinationPassword == "" {
+		in.DestinationPassword = in.SourcePassword
+	}
+	return in.normalize()
+}
+
+// normalize checks the fields and defaults the destination login. Logins
+// are trimmed of surrounding space; passwords are taken as they are.
+func (in *AccountInput) normalize() error {
+	in.SourceLogin = strings.TrimSpace(in.SourceLogin)
+	in.DestinationLogin = strings.TrimSpace(in.DestinationLogin)
+	if in.SourceLogin == "" {
+		return invalid("source_login", "must not be empty")
+	}
+	if in.DestinationLogin == "" {
+		in.DestinationLogin = in.SourceLogin
+	}
+	for _, f := range []struct{ name, value string }{
+		{"source_login", in.SourceLogin},
+		{"destination_login", in.DestinationLogin},
+	} {
+		if len(f.value) > MaxLoginBytes || !utf8.ValidString(f.value) || hasControl(f.value) {
+			return invalid(f.name, "must be UTF-8 without control characters, at most %d bytes", MaxLoginBytes)
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		value Password
+	}{
+		{"source_password", in.SourcePassword},
+		{"destination_password", in.DestinationPassword},
+	} {
+		// NUL separates the fields of AUTHENTICATE PLAIN (RFC 4616), and
+		// CR or LF would end an IMAP command line.
+		if len(f.value) > MaxPasswordBytes || strings.ContainsAny(string(f.value), "\x00\r\n") {
+			return invalid(f.name, "must be at most %d bytes, without NUL, CR or LF", MaxPasswordBytes)
+		}
+	}
+	return nil
+}
+
+// AccountStore keeps accounts. A missing task or account answers
+// ErrNotFound (an account of another task is missing too); a change while
+// the task is running answers ErrTaskRunning; a source login the task has
+// already answers *DuplicateLoginError.
+type AccountStore interface {
+	// AccountsAdd stores all of accounts in one transaction, or none.
+	AccountsAdd(ctx context.Context, taskID int64, accounts []AccountInput) ([]int64, error)
+	// AccountLoginsTaken returns those of logins that the task has already.
+	AccountLoginsTaken(ctx context.Context, taskID int64, logins []string) ([]string, error)
+	AccountGet(ctx context.Context, taskID, id int64) (Account, error)
+	AccountList(ctx context.Context, taskID int64, page AccountPage) ([]Account, error)
+	AccountUpdate(ctx context.Context, taskID, id int64, in AccountInput) error
+	AccountDelete(ctx context.Context, taskID, id int64) error
+}
+
+// Credentials are what logging in to both sides of an account takes.
+type Credentials struct {
+	SourceLogin         string
+	SourcePassword      Password
+	DestinationLogin    string
+	DestinationPassword Password
+}

@@ -1,0 +1,203 @@
+package migration
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxImportRows caps the accounts of one imported file.
+const MaxImportRows = 100_000
+
+// ImportRow is one account of an imported file and the line it starts on.
+type ImportRow struct {
+	Line    int
+	Account AccountInput
+}
+
+// ImportFile is a parsed accounts file: its good rows and, for every bad
+// one, the line and the reason.
+type ImportFile struct {
+	Rows     []ImportRow
+	Problems []LineError
+}
+
+// The columns of an accounts file, in their order without a header.
+var importColumns = []string{"source_login", "source_password", "destination_login", "destination_password"}
+
+// ParseAccountsCSV reads an accounts file: columns source_login,
+// source_password[,destination_login,destination_password], separated by
+// ',' or ';' (whichever comes first outside quotes), RFC
+// 4180 quoting, an optional header row naming the columns in any order, a
+// UTF-8 byte-order mark and blank lines ignored. Every bad row is listed.
+func ParseAccountsCSV(data []byte) ImportFile {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = detectDelimiter(data)
+	r.FieldsPerRecord = -1
+	p := importParser{seen: map[string]int{}, delimiter: string(r.Comma)}
+	for {
+		record, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			p.syntaxError(err)
+			break
+		}
+		line, _ := r.FieldPos(0)
+		p.record(line, record)
+		if len(p.rows) > MaxImportRows {
+			p.bad(line, fmt.Sprintf("more than %d accounts in one file; split it", MaxImportRows))
+			break
+		}
+	}
+	return ImportFile{Rows: p.rows, Problems: p.problems}
+}
+
+// detectDelimiter returns whichever of ',' and ';' comes first outside
+// quotes; ',' when neither does.
+func detectDelimiter(data []byte) rune {
+	quoted := false
+	for _, c := range data {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == ',' || c == ';':
+			return rune(c)
+		}
+	}
+	return ','
+}
+
+type importParser struct {
+	delimiter string
+	columns   []string // from the header, or nil for positional columns
+	rows      []ImportRow
+	problems  []LineError
+	seen      map[string]int // source login → line of first use
+	started   bool           // a non-blank record has been read
+}
+
+func (p *importParser) bad(line int, reason string) {
+	p.problems = append(p.problems, LineError{Line: line, Reason: reason})
+}
+
+func (p *importParser) syntaxError(err error) {
+	var parseErr *csv.ParseError
+	if errors.As(err, &parseErr) {
+		p.bad(parseErr.StartLine, parseErr.Err.Error()+" (the rest of the file was not read)")
+		return
+	}
+	p.bad(0, err.Error())
+}
+
+func (p *importParser) record(line int, record []string) {
+	if isBlank(record) {
+		return
+	}
+	first := !p.started
+	p.started = true
+	if first && isHeader(record) {
+		p.header(line, record)
+		return
+	}
+	in, reason := p.account(record)
+	if reason == "" {
+		if err := in.normalizeNew(); err != nil {
+			reason = err.Error()
+		}
+	}
+	if reason == "" {
+		if earlier, dup := p.seen[in.SourceLogin]; dup {
+			reason = fmt.Sprintf("source_login %q repeats line %d", in.SourceLogin, earlier)
+		} else {
+			p.seen[in.SourceLogin] = line
+		}
+	}
+	if reason != "" {
+		p.bad(line, reason)
+		return
+	}
+	p.rows = append(p.rows, ImportRow{Line: line, Account: in})
+}
+
+// account maps a record's fields to an account by the header's columns, or
+// by position without a header.
+func (p *importParser) account(record []string) (AccountInput, string) {
+	columns := p.columns
+	if columns == nil {
+		if len(record) < 2 || len(record) > len(importColumns) {
+			return AccountInput{}, fmt.Sprintf("want 2 to 4 fields (%s), got %d",
+				strings.Join(importColumns[:2], p.delimiter)+"["+p.delimiter+strings.Join(importColumns[2:], p.delimiter)+"]", len(record))
+		}
+		columns = importColumns[:len(record)]
+	} else if len(record) != len(columns) {
+		return AccountInput{}, fmt.Sprintf("want %d fields as in the header, got %d", len(columns), len(record))
+	}
+	var in AccountInput
+	for i, column := range columns {
+		switch column {
+		case "source_login":
+			in.SourceLogin = record[i]
+		case "source_password":
+			in.SourcePassword = Password(record[i])
+		case "destination_login":
+			in.DestinationLogin = record[i]
+		case "destination_password":
+			in.DestinationPassword = Password(record[i])
+		}
+	}
+	return in, ""
+}
+
+func (p *importParser) header(line int, record []string) {
+	have := map[string]bool{}
+	for _, field := range record {
+		name := strings.ToLower(strings.TrimSpace(field))
+		switch {
+		case !isImportColumn(name):
+			p.bad(line, fmt.Sprintf("unknown column %q in the header; known: %s", field, strings.Join(importColumns, ", ")))
+		case have[name]:
+			p.bad(line, fmt.Sprintf("column %q twice in the header", name))
+		}
+		have[name] = true
+		p.columns = append(p.columns, name)
+	}
+	for _, required := range importColumns[:2] {
+		if !have[required] {
+			p.bad(line, fmt.Sprintf("the header has no %s column", required))
+		}
+	}
+}
+
+func isHeader(record []string) bool {
+	for _, field := range record {
+		if strings.EqualFold(strings.TrimSpace(field), "source_login") {
+			return true
+		}
+	}
+	return false
+}
+
+func isImportColumn(name string) bool {
+	for _, c := range importColumns {
+		if name == c {
+			return true
+		}
+	}
+	return false
+}
+
+func isBlank(record []string) bool {
+	for _, field := range record {
+		if strings.TrimSpace(field) != "" {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,97 @@
+package migration
+
+import (
+	"context"
+	"time"
+)
+
+// TaskState is where a task is in its life.
+type TaskState string
+
+// The states of a task (DESIGN §4).
+const (
+	TaskIdle                TaskState = "idle"
+	TaskQueued              TaskState = "queued"
+	TaskRunning             TaskState = "running"
+	TaskTesting             TaskState = "testing"
+	TaskCanceling           TaskState = "canceling"
+	TaskCompleted           TaskState = "completed"
+	TaskCompletedWithErrors TaskState = "completed_with_errors"
+	TaskFailed              TaskState = "failed"
+	TaskCanceled            TaskState = "canceled"
+)
+
+// RunningTaskStates are the states in which the spec's "running condition"
+// holds: the task, its definition and its accounts cannot change.
+var RunningTaskStates = []TaskState{TaskQueued, TaskRunning, TaskTesting, TaskCanceling}
+
+// Running reports whether s is one of RunningTaskStates.
+func (s TaskState) Running() bool {
+	for _, r := range RunningTaskStates {
+		if s == r {
+			return true
+		}
+	}
+	return false
+}
+
+// TaskSpec is what a client sets on a task.
+type TaskSpec struct {
+	Name                  string
+	SourceEndpointID      int64
+	DestinationEndpointID int64
+	Options               TaskOptions
+}
+
+// Task is a migration from one endpoint to another, with figures derived
+// from its accounts.
+type Task struct {
+	ID int64
+	TaskSpec
+	State      TaskState
+	Accounts   AccountCounts
+	Totals     Totals
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+}
+
+// AccountCounts says how many of a task's accounts are in each state.
+type AccountCounts struct {
+	Total   int64
+	ByState map[AccountState]int64
+}
+
+// Totals adds up the progress of a task's accounts.
+type Totals struct {
+	MessagesCopied  int64
+	BytesCopied     int64
+	MessagesSkipped int64
+	MessagesFailed  int64
+}
+
+// Normalize checks s and fills in option defaults.
+func (s *TaskSpec) Normalize() error {
+	if err := checkText("name", s.Name, MaxLabelBytes); err != nil {
+		return err
+	}
+	if s.SourceEndpointID <= 0 {
+		return invalid("source_endpoint_id", "must name an endpoint")
+	}
+	if s.DestinationEndpointID <= 0 {
+		return invalid("destination_endpoint_id", "must name an endpoint")
+	}
+	return s.Options.Normalize()
+}
+
+// TaskStore keeps tasks. Missing ids answer ErrNotFound; changing or
+// deleting a running task answers ErrTaskRunning; an endpoint id that names
+// no endpoint answers *InvalidError.
+type TaskStore interface {
+	TaskCreate(ctx context.Context, spec TaskSpec) (int64, error)
+	TaskGet(ctx context.Context, id int64) (Task, error)
+	TaskList(ctx context.Context) ([]Task, error)
+	TaskUpdate(ctx context.Context, id int64, spec TaskSpec) error
+	TaskDelete(ctx context.Context, id int64) error
+}

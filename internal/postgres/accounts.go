@@ -1,0 +1,236 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// Sides of an account, as they appear in sealing labels.
+const (
+	sideSource      = "source"
+	sideDestination = "destination"
+)
+
+// passwordLabel binds a sealed password to its row and column.
+func passwordLabel(accountID int64, side string) string {
+	return fmt.Sprintf("accounts/%d/%s_password", accountID, side)
+}
+
+// AccountsAdd stores accounts in one transaction, or none: the task must
+// exist and not be running, and no source login may be in the task yet.
+// Rows go in with COPY, their ids taken first so that each password can be
+// sealed to its row.
+func (s *Store) AccountsAdd(ctx context.Context, taskID int64, accounts []migration.AccountInput) ([]int64, error) {
+	var ids []int64
+	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+		if err := s.refuseTakenLogins(ctx, q, taskID, accounts); err != nil {
+			return err
+		}
+		var err error
+		if ids, err = q.AccountIDsReserve(ctx, int32(len(accounts))); err != nil {
+			return err
+		}
+		rows := make([]dbsqlc.AccountCopyFromParams, len(accounts))
+		for i, in := range accounts {
+			rows[i] = dbsqlc.AccountCopyFromParams{
+				ID:                  ids[i],
+				TaskID:              taskID,
+				SourceLogin:         in.SourceLogin,
+				SourcePassword:      s.box.Seal([]byte(in.SourcePassword), passwordLabel(ids[i], sideSource)),
+				DestinationLogin:    in.DestinationLogin,
+				DestinationPassword: s.box.Seal([]byte(in.DestinationPassword), passwordLabel(ids[i], sideDestination)),
+			}
+		}
+		_, err = q.AccountCopyFrom(ctx, rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+func (s *Store) refuseTakenLogins(ctx context.Context, q *dbsqlc.Queries, taskID int64, accounts []migration.AccountInput) error {
+	logins := make([]string, len(accounts))
+	for i, in := range accounts {
+		logins[i] = in.SourceLogin
+	}
+	taken, err := q.AccountLoginsTaken(ctx, dbsqlc.AccountLoginsTakenParams{TaskID: taskID, Logins: logins})
+	if err != nil {
+		return err
+	}
+	if len(taken) > 0 {
+		return &migration.DuplicateLoginError{Logins: taken}
+	}
+	return nil
+}
+
+// AccountLoginsTaken returns those of logins that the task has already.
+func (s *Store) AccountLoginsTaken(ctx context.Context, taskID int64, logins []string) ([]string, error) {
+	taken, err := s.queries.AccountLoginsTaken(ctx, dbsqlc.AccountLoginsTakenParams{TaskID: taskID, Logins: logins})
+	return taken, interpretError(err)
+}
+
+// AccountGet returns one account of a task.
+func (s *Store) AccountGet(ctx context.Context, taskID, id int64) (migration.Account, error) {
+	row, err := s.queries.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: taskID, ID: id})
+	if err != nil {
+		return migration.Account{}, interpretError(err)
+	}
+	return accountFromRow(row), nil
+}
+
+// AccountList returns a page of a task's accounts in ascending id order.
+func (s *Store) AccountList(ctx context.Context, taskID int64, page migration.AccountPage) ([]migration.Account, error) {
+	params := dbsqlc.AccountListParams{TaskID: taskID, AfterID: page.AfterID}
+	if page.Limit > 0 {
+		params.MaxRows = pgtype.Int4{Int32: int32(min(page.Limit, 1<<30)), Valid: true}
+	}
+	rows, err := s.queries.AccountList(ctx, params)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	if len(rows) == 0 {
+		// An empty page of a missing task is a 404, not [].
+		if _, err := s.queries.TaskStateGet(ctx, taskID); err != nil {
+			return nil, interpretError(err)
+		}
+	}
+	accounts := make([]migration.Account, len(rows))
+	for i, row := range rows {
+		accounts[i] = accountFromRow(row)
+	}
+	return accounts, nil
+}
+
+// AccountUpdate replaces an account's logins, and its passwords where in
+// has them, while the task is not running.
+func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migration.AccountInput) error {
+	params := dbsqlc.AccountUpdateParams{
+		TaskID:           taskID,
+		ID:               id,
+		SourceLogin:      in.SourceLogin,
+		DestinationLogin: in.DestinationLogin,
+	}
+	if in.SourcePassword != "" {
+		params.SourcePassword = s.box.Seal([]byte(in.SourcePassword), passwordLabel(id, sideSource))
+	}
+	if in.DestinationPassword != "" {
+		params.DestinationPassword = s.box.Seal([]byte(in.DestinationPassword), passwordLabel(id, sideDestination))
+	}
+	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+		n, err := q.AccountUpdate(ctx, params)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return migration.ErrNotFound
+		}
+		return nil
+	})
+	var dup *migration.DuplicateLoginError
+	if errors.As(err, &dup) {
+		dup.Logins = []string{in.SourceLogin}
+	}
+	return err
+}
+
+// AccountDelete deletes one account while its task is not running.
+func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
+	return s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+		n, err := q.AccountDelete(ctx, dbsqlc.AccountDeleteParams{TaskID: taskID, ID: id})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return migration.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// AccountCredentials returns the logins and opened passwords of an account,
+// for logging in to its servers.
+func (s *Store) AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error) {
+	row, err := s.queries.AccountCredentialsGet(ctx, dbsqlc.AccountCredentialsGetParams{TaskID: taskID, ID: id})
+	if err != nil {
+		return migration.Credentials{}, interpretError(err)
+	}
+	source, err := s.box.Open(row.SourcePassword, passwordLabel(id, sideSource))
+	if err != nil {
+		return migration.Credentials{}, fmt.Errorf("account %d source password: %w", id, err)
+	}
+	destination, err := s.box.Open(row.DestinationPassword, passwordLabel(id, sideDestination))
+	if err != nil {
+		return migration.Credentials{}, fmt.Errorf("account %d destination password: %w", id, err)
+	}
+	return migration.Credentials{
+		SourceLogin:         row.SourceLogin,
+		SourcePassword:      migration.Password(source),
+		DestinationLogin:    row.DestinationLogin,
+		DestinationPassword: migration.Password(destination),
+	}, nil
+}
+
+// inTaskTx runs fn in a transaction that holds the task's state still (no
+// run can start meanwhile), after checking the task exists and is not
+// running.
+func (s *Store) inTaskTx(ctx context.Context, taskID int64, fn func(q *dbsqlc.Queries) error) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		state, err := q.TaskStateLock(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		if migration.TaskState(state).Running() {
+			return migration.ErrTaskRunning
+		}
+		return fn(q)
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation {
+		return &migration.DuplicateLoginError{}
+	}
+	return interpretError(err)
+}
+
+func accountFromRow(row dbsqlc.AccountView) migration.Account {
+	return migration.Account{
+		ID:               row.ID,
+		TaskID:           row.TaskID,
+		SourceLogin:      row.SourceLogin,
+		DestinationLogin: row.DestinationLogin,
+		State:            migration.AccountState(row.State),
+		SourceTest:       testResult(row.SourceTestOk, row.SourceTestError, row.SourceTestedAt),
+		DestinationTest:  testResult(row.DestinationTestOk, row.DestinationTestError, row.DestinationTestedAt),
+		Progress: migration.Progress{
+			FoldersTotal:    row.FoldersTotal,
+			FoldersDone:     row.FoldersDone,
+			MessagesTotal:   row.MessagesTotal,
+			MessagesCopied:  row.MessagesCopied,
+			MessagesSkipped: row.MessagesSkipped,
+			MessagesFailed:  row.MessagesFailed,
+			BytesCopied:     row.BytesCopied,
+		},
+		LastError:  row.LastError,
+		CreatedAt:  row.CreatedAt.Time,
+		UpdatedAt:  row.UpdatedAt.Time,
+		StartedAt:  timePtr(row.StartedAt),
+		FinishedAt: timePtr(row.FinishedAt),
+	}
+}
+
+func testResult(ok pgtype.Bool, errText string, at pgtype.Timestamptz) *migration.TestResult {
+	if !ok.Valid {
+		return nil
+	}
+	return &migration.TestResult{OK: ok.Bool, Error: errText, TestedAt: at.Time}
+}

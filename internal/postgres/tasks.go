@@ -1,0 +1,198 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// taskOptions is how TaskOptions are kept in tasks.options (jsonb).
+type taskOptions struct {
+	IncludeFolders   []string          `json:"include_folders,omitempty"`
+	ExcludeFolders   []string          `json:"exclude_folders,omitempty"`
+	FolderMap        map[string]string `json:"folder_map,omitempty"`
+	MaxMessageBytes  int64             `json:"max_message_bytes,omitempty"`
+	Since            string            `json:"since,omitempty"`
+	ParallelAccounts int               `json:"parallel_accounts,omitempty"`
+}
+
+// TaskCreate stores a new idle task.
+func (s *Store) TaskCreate(ctx context.Context, spec migration.TaskSpec) (int64, error) {
+	options, err := json.Marshal(taskOptions(spec.Options))
+	if err != nil {
+		return 0, err
+	}
+	id, err := s.queries.TaskCreate(ctx, dbsqlc.TaskCreateParams{
+		Name:                  spec.Name,
+		SourceEndpointID:      spec.SourceEndpointID,
+		DestinationEndpointID: spec.DestinationEndpointID,
+		Options:               options,
+	})
+	return id, interpretTaskError(err)
+}
+
+// TaskGet returns one task with its account figures.
+func (s *Store) TaskGet(ctx context.Context, id int64) (migration.Task, error) {
+	row, err := s.queries.TaskGetByID(ctx, id)
+	if err != nil {
+		return migration.Task{}, interpretError(err)
+	}
+	tasks, err := s.withAccountFigures(ctx, []dbsqlc.Task{row})
+	if err != nil {
+		return migration.Task{}, err
+	}
+	return tasks[0], nil
+}
+
+// TaskList returns every task, in ascending id order, with account figures.
+func (s *Store) TaskList(ctx context.Context) ([]migration.Task, error) {
+	rows, err := s.queries.TaskList(ctx)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return s.withAccountFigures(ctx, rows)
+}
+
+// TaskUpdate replaces the spec of a task that is not running.
+func (s *Store) TaskUpdate(ctx context.Context, id int64, spec migration.TaskSpec) error {
+	options, err := json.Marshal(taskOptions(spec.Options))
+	if err != nil {
+		return err
+	}
+	n, err := s.queries.TaskUpdate(ctx, dbsqlc.TaskUpdateParams{
+		ID:                    id,
+		Name:                  spec.Name,
+		SourceEndpointID:      spec.SourceEndpointID,
+		DestinationEndpointID: spec.DestinationEndpointID,
+		Options:               options,
+		RunningStates:         runningStates(),
+	})
+	if err != nil {
+		return interpretTaskError(err)
+	}
+	if n == 0 {
+		return s.whyUnchanged(ctx, id)
+	}
+	return nil
+}
+
+// TaskDelete deletes a task that is not running; its accounts go with it.
+func (s *Store) TaskDelete(ctx context.Context, id int64) error {
+	n, err := s.queries.TaskDelete(ctx, dbsqlc.TaskDeleteParams{ID: id, RunningStates: runningStates()})
+	if err != nil {
+		return interpretError(err)
+	}
+	if n == 0 {
+		return s.whyUnchanged(ctx, id)
+	}
+	return nil
+}
+
+// TaskSetState sets a task's state. Runs drive it; tests use it directly.
+func (s *Store) TaskSetState(ctx context.Context, id int64, state migration.TaskState) error {
+	n, err := s.queries.TaskStateSet(ctx, dbsqlc.TaskStateSetParams{ID: id, State: string(state)})
+	if err != nil {
+		return interpretError(err)
+	}
+	if n == 0 {
+		return migration.ErrNotFound
+	}
+	return nil
+}
+
+// whyUnchanged explains a guarded write that touched no row: the task is
+// missing, or running.
+func (s *Store) whyUnchanged(ctx context.Context, id int64) error {
+	if _, err := s.queries.TaskStateGet(ctx, id); err != nil {
+		return interpretError(err)
+	}
+	return migration.ErrTaskRunning
+}
+
+// interpretTaskError names the endpoint reference that a task write broke.
+func interpretTaskError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
+		switch pgErr.ConstraintName {
+		case "tasks_source_endpoint_id_fkey":
+			return &migration.InvalidError{Field: "source_endpoint_id", Reason: "names no endpoint"}
+		case "tasks_destination_endpoint_id_fkey":
+			return &migration.InvalidError{Field: "destination_endpoint_id", Reason: "names no endpoint"}
+		}
+	}
+	return interpretError(err)
+}
+
+// withAccountFigures converts task rows and adds the counts and totals of
+// their accounts, read in one grouped query.
+func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]migration.Task, error) {
+	ids := make([]int64, len(rows))
+	tasks := make([]migration.Task, len(rows))
+	byID := make(map[int64]*migration.Task, len(rows))
+	for i, row := range rows {
+		task, err := taskFromRow(row)
+		if err != nil {
+			return nil, err
+		}
+		tasks[i], ids[i] = task, row.ID
+		byID[row.ID] = &tasks[i]
+	}
+	stats, err := s.queries.AccountStatsByTask(ctx, ids)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	for _, st := range stats {
+		task := byID[st.TaskID]
+		task.Accounts.Total += st.Accounts
+		task.Accounts.ByState[migration.AccountState(st.State)] += st.Accounts
+		task.Totals.MessagesCopied += st.MessagesCopied
+		task.Totals.BytesCopied += st.BytesCopied
+		task.Totals.MessagesSkipped += st.MessagesSkipped
+		task.Totals.MessagesFailed += st.MessagesFailed
+	}
+	return tasks, nil
+}
+
+func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
+	var options taskOptions
+	if err := json.Unmarshal(row.Options, &options); err != nil {
+		return migration.Task{}, err
+	}
+	return migration.Task{
+		ID: row.ID,
+		TaskSpec: migration.TaskSpec{
+			Name:                  row.Name,
+			SourceEndpointID:      row.SourceEndpointID,
+			DestinationEndpointID: row.DestinationEndpointID,
+			Options:               migration.TaskOptions(options),
+		},
+		State:      migration.TaskState(row.State),
+		Accounts:   migration.AccountCounts{ByState: map[migration.AccountState]int64{}},
+		CreatedAt:  row.CreatedAt.Time,
+		UpdatedAt:  row.UpdatedAt.Time,
+		StartedAt:  timePtr(row.StartedAt),
+		FinishedAt: timePtr(row.FinishedAt),
+	}, nil
+}
+
+func runningStates() []string {
+	states := make([]string, len(migration.RunningTaskStates))
+	for i, s := range migration.RunningTaskStates {
+		states[i] = string(s)
+	}
+	return states
+}
+
+func timePtr(t pgtype.Timestamptz) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
+}

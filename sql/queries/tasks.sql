@@ -1,0 +1,37 @@
+-- name: TaskCreate :one
+INSERT INTO tasks (name, source_endpoint_id, destination_endpoint_id, options)
+VALUES (@name, @source_endpoint_id, @destination_endpoint_id, @options)
+RETURNING id;
+
+-- name: TaskGetByID :one
+SELECT * FROM tasks WHERE id = @id;
+
+-- name: TaskList :many
+SELECT * FROM tasks ORDER BY id;
+
+-- name: TaskUpdate :execrows
+-- Replaces the definition of a task unless it is running.
+UPDATE tasks
+SET name = @name, source_endpoint_id = @source_endpoint_id,
+    destination_endpoint_id = @destination_endpoint_id, options = @options,
+    updated_at = now()
+WHERE id = @id AND state <> ALL (@running_states::text[]);
+
+-- name: TaskDelete :execrows
+-- Deletes a task (and by cascade its accounts) unless it is running.
+DELETE FROM tasks WHERE id = @id AND state <> ALL (@running_states::text[]);
+
+-- name: TaskStateGet :one
+SELECT state FROM tasks WHERE id = @id;
+
+-- name: TaskStateLock :one
+-- Holds the task's state still until the transaction ends: a run cannot
+-- start while accounts are being added, changed or deleted.
+SELECT state FROM tasks WHERE id = @id FOR SHARE;
+
+-- name: TaskStateSet :execrows
+UPDATE tasks SET state = @state, updated_at = now() WHERE id = @id;
+
+-- name: TaskCountByEndpoint :one
+SELECT count(*) FROM tasks
+WHERE source_endpoint_id = @endpoint_id OR destination_endpoint_id = @endpoint_id;
