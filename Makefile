@@ -7,7 +7,7 @@ BIN      := bin/mailmigrate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: run test build generate check-generated lint deps
+.PHONY: run test bench build generate check-generated lint deps
 
 ## run: build and start the service on http://127.0.0.1:8080 (private PostgreSQL unless DATABASE_URL is set)
 run: deps build
@@ -16,6 +16,10 @@ run: deps build
 ## test: run every test against real PostgreSQL
 test: deps
 	$(GO) test -race -count=1 ./...
+
+## bench: run the Go benchmarks against real PostgreSQL
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 
 ## build: compile bin/mailmigrate
 build:

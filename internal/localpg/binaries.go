@@ -25,7 +25,12 @@ func FindBinaries() (string, error) {
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
 		candidates = append(candidates, strings.TrimSpace(string(out)))
 	}
-	candidates = append(candidates, debianBinDirs()...)
+	return findIn(append(candidates, debianBinDirs()...))
+}
+
+// findIn returns the first of candidates that holds both an executable
+// initdb and an executable postgres.
+func findIn(candidates []string) (string, error) {
 	for _, dir := range candidates {
 		if isExecutable(filepath.Join(dir, "initdb")) && isExecutable(filepath.Join(dir, "postgres")) {
 			return dir, nil

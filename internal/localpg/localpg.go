@@ -75,11 +75,11 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		logger:  opts.Logger,
 	}
 	if err := s.prepare(binDir); err != nil {
-		s.unlock()
+		s.release()
 		return nil, err
 	}
 	if err := s.launch(binDir, opts.Fast); err != nil {
-		s.unlock()
+		s.release()
 		return nil, err
 	}
 	if err := s.waitReady(ctx, opts.ReadyTimeout); err != nil {
@@ -139,6 +139,15 @@ func (s *Server) unlock() {
 		s.lock.Close()
 		s.lock = nil
 	}
+}
+
+// release removes a temp socket dir and gives up the data dir's lock: what
+// Stop and a failed Start leave undone once postgres is not running.
+func (s *Server) release() {
+	if s.sockDir != "" && s.sockDir != filepath.Join(s.dir, "run") {
+		os.RemoveAll(s.sockDir)
+	}
+	s.unlock()
 }
 
 // initCluster runs initdb into a scratch directory and renames it into

@@ -39,14 +39,56 @@ func (s *Server) recoverStale() error {
 		s.logger.Warn("stopping a PostgreSQL left running by an earlier run", "pid", pid)
 		return stopPid(pid, 30*time.Second)
 	}
+	if err := s.stopOrphanedBackends(2 * time.Second); err != nil {
+		return err
+	}
 	s.logger.Warn("removing stale PostgreSQL lock file", "pid", pid)
 	return os.Remove(pidFile)
+}
+
+// stopOrphanedBackends waits for the children of a postmaster that was
+// killed to notice and exit: they keep its shared memory attached, and a
+// new postmaster refuses to start while they do. Stragglers, busy in a long
+// query, get SIGQUIT and then SIGKILL, each after wait.
+func (s *Server) stopOrphanedBackends(wait time.Duration) error {
+	signals := []syscall.Signal{syscall.SIGQUIT, syscall.SIGKILL}
+	deadline := time.Now().Add(wait)
+	for pids := s.clusterProcesses(); len(pids) > 0; pids = s.clusterProcesses() {
+		if time.Now().After(deadline) {
+			if len(signals) == 0 {
+				return fmt.Errorf("processes %v of an earlier PostgreSQL in %s do not exit", pids, s.dataDir)
+			}
+			s.logger.Warn("stopping processes of an earlier PostgreSQL", "pids", pids, "signal", signals[0])
+			for _, pid := range pids {
+				syscall.Kill(pid, signals[0]) //nolint:errcheck // it may have exited
+			}
+			signals, deadline = signals[1:], time.Now().Add(wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
+// clusterProcesses lists the live postgres processes serving our data dir.
+func (s *Server) clusterProcesses() []int {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, proc := range procs {
+		if pid, err := strconv.Atoi(filepath.Base(proc)); err == nil && s.servesOurCluster(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // servesOurCluster reports whether pid is a live postgres whose working
 // directory is our data dir (postgres chdirs into it).
 func (s *Server) servesOurCluster(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if !alive(pid) {
+		return false
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil || filepath.Base(exe) != "postgres" {
 		return false
 	}
 	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
@@ -60,13 +102,30 @@ func stopPid(pid int, wait time.Duration) error {
 	}
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(pid, 0) != nil {
+		if !alive(pid) {
 			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // best effort after a timeout
 	return nil
+}
+
+// alive reports whether pid runs. A zombie does not: an orphan that
+// exited waits for init to reap it, which can take seconds.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name (proc(5)).
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
 }
 
 // launch starts postgres as a child. It gets its own process group so that
@@ -168,7 +227,7 @@ func (s *Server) Exited() <-chan struct{} { return s.exited }
 // Stop shuts the server down (fast shutdown: open sessions are ended,
 // committed data is safe) and releases the data dir.
 func (s *Server) Stop(ctx context.Context) error {
-	defer s.unlock()
+	defer s.release()
 	if s.cmd == nil {
 		return nil
 	}
@@ -187,9 +246,6 @@ func (s *Server) Stop(ctx context.Context) error {
 	case <-time.After(30 * time.Second):
 		s.cmd.Process.Signal(syscall.SIGQUIT) //nolint:errcheck // immediate shutdown
 		<-s.exited
-	}
-	if s.sockDir != filepath.Join(s.dir, "run") {
-		os.RemoveAll(s.sockDir)
 	}
 	return nil
 }
