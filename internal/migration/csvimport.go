@@ -50,7 +50,10 @@ func ParseAccountsCSV(data []byte) ImportFile {
 		}
 		line, _ := r.FieldPos(0)
 		p.record(line, record)
-		if len(p.rows) > MaxImportRows {
+		if p.badHeader {
+			break // every row would be wrong; the header's problems say why
+		}
+		if p.records > MaxImportRows {
 			p.bad(line, fmt.Sprintf("more than %d accounts in one file; split it", MaxImportRows))
 			break
 		}
@@ -81,6 +84,8 @@ type importParser struct {
 	problems  []LineError
 	seen      map[string]int // source login → line of first use
 	started   bool           // a non-blank record has been read
+	badHeader bool
+	records   int // account rows read, good or bad: the cap counts both
 }
 
 func (p *importParser) bad(line int, reason string) {
@@ -106,6 +111,7 @@ func (p *importParser) record(line int, record []string) {
 		p.header(line, record)
 		return
 	}
+	p.records++
 	in, reason := p.account(record)
 	if reason == "" {
 		if err := in.normalizeNew(); err != nil {
@@ -136,9 +142,12 @@ func (p *importParser) account(record []string) (AccountInput, string) {
 				strings.Join(importColumns[:2], p.delimiter)+"["+p.delimiter+strings.Join(importColumns[2:], p.delimiter)+"]", len(record))
 		}
 		columns = importColumns[:len(record)]
-	} else if len(record) != len(columns) {
-		return AccountInput{}, fmt.Sprintf("want %d fields as in the header, got %d", len(columns), len(record))
+	} else if len(record) > len(columns) {
+		return AccountInput{}, fmt.Sprintf("want at most %d fields as in the header, got %d", len(columns), len(record))
 	}
+	// A short row leaves the header's last columns empty: spreadsheets
+	// drop trailing empty cells, and the destination columns are optional.
+	columns = columns[:len(record)]
 	var in AccountInput
 	for i, column := range columns {
 		switch column {
@@ -156,12 +165,14 @@ func (p *importParser) account(record []string) (AccountInput, string) {
 }
 
 func (p *importParser) header(line int, record []string) {
+	problems := len(p.problems)
+	defer func() { p.badHeader = len(p.problems) > problems }()
 	have := map[string]bool{}
 	for _, field := range record {
 		name := strings.ToLower(strings.TrimSpace(field))
 		switch {
 		case !isImportColumn(name):
-			p.bad(line, fmt.Sprintf("unknown column %q in the header; known: %s", field, strings.Join(importColumns, ", ")))
+			p.bad(line, fmt.Sprintf("unknown column %.40q in the header; known: %s", field, strings.Join(importColumns, ", ")))
 		case have[name]:
 			p.bad(line, fmt.Sprintf("column %q twice in the header", name))
 		}

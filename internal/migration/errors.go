@@ -28,10 +28,14 @@ type EndpointInUseError struct {
 }
 
 func (e *EndpointInUseError) Error() string {
-	if e.Tasks == 1 {
-		return "endpoint is used by 1 task"
+	return fmt.Sprintf("endpoint is used by %d %s", e.Tasks, plural(int(e.Tasks), "task", "tasks"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	return fmt.Sprintf("endpoint is used by %d tasks", e.Tasks)
+	return many
 }
 
 // ErrTaskRunning refuses a change to a task, or to its accounts, while the
@@ -70,7 +74,8 @@ func (e *ImportError) Error() string {
 	var b strings.Builder
 	for i, l := range e.Lines {
 		if i == maxListedLines {
-			fmt.Fprintf(&b, "and %d more bad lines\n", len(e.Lines)-maxListedLines)
+			more := len(e.Lines) - maxListedLines
+			fmt.Fprintf(&b, "and %d more bad %s\n", more, plural(more, "line", "lines"))
 			break
 		}
 		fmt.Fprintf(&b, "line %d: %s\n", l.Line, l.Reason)

@@ -1,6 +1,10 @@
 package migration
 
-import "log/slog"
+import (
+	"fmt"
+	"io"
+	"log/slog"
+)
 
 // Password is a mailbox password. It is write-only: it prints, logs and
 // marshals as REDACTED, so that it cannot leak through a format verb, a
@@ -12,6 +16,17 @@ const redacted = "REDACTED"
 
 func (Password) String() string   { return redacted }
 func (Password) GoString() string { return `"` + redacted + `"` }
+
+// Format implements fmt.Formatter. Without it fmt prints the operand of a
+// verb that does not fit a string, such as %d, raw.
+func (Password) Format(f fmt.State, verb rune) {
+	switch verb {
+	case 'v', 's', 'q', 'x', 'X': // as a string, with its flags and width
+		fmt.Fprintf(f, fmt.FormatString(f, verb), redacted)
+	default:
+		io.WriteString(f, redacted) //nolint:errcheck // fmt reports nothing either
+	}
+}
 
 // LogValue implements slog.LogValuer.
 func (Password) LogValue() slog.Value { return slog.StringValue(redacted) }
