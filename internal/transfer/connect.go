@@ -1,0 +1,135 @@
+package transfer
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// Timeouts of a connection.
+const (
+	dialTimeout     = 30 * time.Second
+	greetingTimeout = 30 * time.Second
+	loginTimeout    = 60 * time.Second
+	// idleTimeout bounds how long a connection may stay silent while the
+	// engine waits on it; a server that stops answering fails the command.
+	idleTimeout = 5 * time.Minute
+)
+
+// session is a logged-in connection to one side.
+type session struct {
+	*imapclient.Client
+	side *Side
+	name string // "source" or "destination"
+	stop func() bool
+}
+
+// connect dials side, waits for the greeting, secures the connection as
+// configured and logs in. Cancelling ctx closes the connection.
+func connect(ctx context.Context, side *Side, name string) (*session, error) {
+	raw, err := dialRaw(ctx, side)
+	if err != nil {
+		return nil, side.fail(name, KindTransient, err)
+	}
+	conn := &idleConn{Conn: raw}
+	conn.SetDeadline(time.Now().Add(greetingTimeout)) //nolint:errcheck // fails only on a closed conn
+	opts := &imapclient.Options{TLSConfig: side.tlsConfig()}
+	var client *imapclient.Client
+	if side.Security == SecurityStartTLS {
+		client, err = imapclient.NewStartTLS(conn, opts)
+	} else {
+		client = imapclient.New(conn, opts)
+		err = client.WaitGreeting()
+	}
+	if err != nil {
+		raw.Close()
+		return nil, side.fail(name, KindTransient, fmt.Errorf("greeting: %w", err))
+	}
+	s := &session{Client: client, side: side, name: name}
+	s.stop = context.AfterFunc(ctx, func() { client.Close() })
+	conn.SetDeadline(time.Now().Add(loginTimeout)) //nolint:errcheck // see above
+	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
+		s.close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, side.fail(name, loginKind(err), err)
+	}
+	conn.SetDeadline(time.Time{}) //nolint:errcheck // see above
+	conn.idle = idleTimeout
+	return s, nil
+}
+
+// loginKind: any refusal of LOGIN is an authentication failure, whatever
+// response code the server chose (many send none).
+func loginKind(err error) Kind {
+	if kind := classify(err); kind != KindPermanent {
+		return kind
+	}
+	return KindAuth
+}
+
+func dialRaw(ctx context.Context, side *Side) (net.Conn, error) {
+	address := net.JoinHostPort(side.Host, strconv.Itoa(side.Port))
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	conn, err := dialer.DialContext(ctx, "tcp", address)
+	if err != nil {
+		return nil, err
+	}
+	if side.Security != SecurityTLS {
+		return conn, nil
+	}
+	tlsConn := tls.Client(conn, side.tlsConfig())
+	handshakeCtx, cancel := context.WithTimeout(ctx, greetingTimeout)
+	defer cancel()
+	if err := tlsConn.HandshakeContext(handshakeCtx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return tlsConn, nil
+}
+
+func (s *Server) tlsConfig() *tls.Config {
+	return &tls.Config{
+		ServerName:         s.Host,
+		RootCAs:            s.RootCAs,
+		InsecureSkipVerify: s.SkipVerify, //nolint:gosec // the operator's explicit, UI-flagged choice
+		MinVersion:         tls.VersionTLS12,
+	}
+}
+
+func (s *session) close() {
+	s.stop()
+	if err := s.Logout().Wait(); err != nil && !errors.Is(err, net.ErrClosed) {
+		s.Client.Close()
+		return
+	}
+	s.Client.Close()
+}
+
+// idleConn fails a read or write that waits longer than idle, once set:
+// a server that goes silent must not hang a migration forever.
+type idleConn struct {
+	net.Conn
+	idle time.Duration
+}
+
+func (c *idleConn) Read(p []byte) (int, error) {
+	if c.idle > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(c.idle)) //nolint:errcheck // fails only on a closed conn
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *idleConn) Write(p []byte) (int, error) {
+	if c.idle > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(c.idle)) //nolint:errcheck // see Read
+	}
+	return c.Conn.Write(p)
+}

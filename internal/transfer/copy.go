@@ -1,0 +1,206 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// Copy pipeline sizes: bodies are fetched fetchBatch at a time, and up to
+// appendWindow APPENDs are on the wire before the oldest is waited for,
+// so that both connections stay busy (RFC 7888 LITERAL+ lets the client
+// send a body without waiting for the server's go-ahead).
+const (
+	fetchBatch   = 50
+	appendWindow = 16
+)
+
+// pendingAppend is an APPEND sent and not yet answered.
+type pendingAppend struct {
+	msg message
+	cmd *imapclient.AppendCommand
+}
+
+// folderCopy copies the chosen messages of one folder.
+type folderCopy struct {
+	m           *accountRun
+	destination string
+	flags       flagFilter
+	pending     []pendingAppend
+	failures    []MessageFailure
+	// done holds every UID whose fate is settled: copied, or refused.
+	done map[imap.UID]bool
+}
+
+// copyMessages streams each message from a source FETCH into a destination
+// APPEND with its flags and INTERNALDATE.
+func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error {
+	byUID := make(map[imap.UID]message, len(messages))
+	for _, msg := range messages {
+		byUID[msg.UID] = msg
+	}
+	for batch := range slices.Chunk(messages, fetchBatch) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f.copyBatch(batch, byUID); err != nil {
+			return err
+		}
+	}
+	return f.settleAll()
+}
+
+func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) error {
+	var uids imap.UIDSet
+	for _, msg := range batch {
+		uids.AddNum(msg.UID)
+	}
+	src := f.m.source
+	cmd := src.Fetch(uids, &imap.FetchOptions{
+		UID:         true,
+		BodySection: []*imap.FetchItemBodySection{{Peek: true}},
+	})
+	for {
+		body, cleanup, err := nextBody(cmd)
+		if err != nil {
+			cmd.Close()
+			return src.side.fail(src.name, KindTransient, err)
+		}
+		if body == nil {
+			break
+		}
+		msg, ok := byUID[body.UID]
+		if !ok {
+			cleanup()
+			continue // a message we did not ask for
+		}
+		err = f.send(msg, body.Body)
+		cleanup()
+		if err != nil {
+			cmd.Close()
+			return err
+		}
+	}
+	if err := cmd.Close(); err != nil {
+		return src.side.fail(src.name, classify(err), err)
+	}
+	return nil
+}
+
+// send starts the APPEND of one message, streaming its body, and settles
+// the oldest APPEND when the window is full.
+func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
+	dst := f.m.destination
+	cmd := dst.Append(f.destination, body.Size(), &imap.AppendOptions{
+		Flags: f.flags.keep(msg.Flags),
+		Time:  msg.Date,
+	})
+	if _, err := io.Copy(cmd, body); err != nil {
+		cmd.Close()
+		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("append: %w", err))
+	}
+	if err := cmd.Close(); err != nil {
+		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("append: %w", err))
+	}
+	msg.Size = body.Size() // what went over the wire
+	f.pending = append(f.pending, pendingAppend{msg: msg, cmd: cmd})
+	if len(f.pending) >= appendWindow {
+		return f.settleOldest()
+	}
+	return nil
+}
+
+// settleOldest waits for the oldest APPEND's answer. A refused message is
+// recorded and skipped; a full mailbox or a broken connection ends the
+// folder.
+func (f *folderCopy) settleOldest() error {
+	p := f.pending[0]
+	f.pending = f.pending[1:]
+	_, err := p.cmd.Wait()
+	if err != nil {
+		kind := classify(err)
+		if kind != KindPermanent {
+			dst := f.m.destination
+			return dst.side.fail(dst.name, kind, err)
+		}
+		f.failures = append(f.failures, MessageFailure{UID: uint32(p.msg.UID), Reason: err.Error()})
+		f.m.progress.MessagesFailed++
+	} else {
+		f.m.progress.MessagesCopied++
+		f.m.progress.BytesCopied += p.msg.Size
+	}
+	f.done[p.msg.UID] = true
+	f.m.report()
+	return nil
+}
+
+func (f *folderCopy) settleAll() error {
+	for len(f.pending) > 0 {
+		if err := f.settleOldest(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flagFilter keeps the flags a destination folder can store. The system
+// flags always go: servers ignore those they cannot keep, and dropping
+// \Seen would lose what the user has read. \Recent is the server's own
+// (RFC 3501 §2.3.2). Keywords go where PERMANENTFLAGS lists them or allows
+// new ones with "\*" (RFC 9051 §7.1), or where the server sent no list.
+type flagFilter struct {
+	known   bool
+	anyKey  bool
+	allowed map[imap.Flag]bool
+}
+
+var systemFlags = map[imap.Flag]bool{
+	canonicalFlag(imap.FlagSeen): true, canonicalFlag(imap.FlagAnswered): true,
+	canonicalFlag(imap.FlagFlagged): true, canonicalFlag(imap.FlagDeleted): true,
+	canonicalFlag(imap.FlagDraft): true,
+}
+
+func newFlagFilter(permanent []imap.Flag) flagFilter {
+	f := flagFilter{known: permanent != nil, allowed: map[imap.Flag]bool{}}
+	for _, flag := range permanent {
+		if flag == imap.FlagWildcard {
+			f.anyKey = true
+		}
+		f.allowed[canonicalFlag(flag)] = true
+	}
+	return f
+}
+
+func (f flagFilter) keep(flags []imap.Flag) []imap.Flag {
+	kept := make([]imap.Flag, 0, len(flags))
+	for _, flag := range flags {
+		c := canonicalFlag(flag)
+		switch {
+		case systemFlags[c]:
+			kept = append(kept, flag)
+		case len(flag) > 0 && flag[0] == '\\': // \Recent, or an unknown system flag
+		case !f.known, f.anyKey, f.allowed[c]:
+			kept = append(kept, flag)
+		}
+	}
+	return kept
+}
+
+// canonicalFlag folds case: flags are case-insensitive (RFC 9051 §2.3.2).
+func canonicalFlag(flag imap.Flag) imap.Flag {
+	return imap.Flag(toLowerASCII(string(flag)))
+}
+
+func toLowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,93 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// Kind classifies a failure once, so that callers decide on retries
+// without reading error texts (STYLE, habit 4).
+type Kind int
+
+// The kinds of failure.
+const (
+	KindTransient Kind = iota // network trouble, timeouts, UNAVAILABLE: retry with backoff
+	KindAuth                  // wrong login or password: fail at once, never retry (lock-outs)
+	KindQuota                 // the destination is full: fail the account
+	KindPermanent             // anything else the server refused
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindAuth:
+		return "authentication failed"
+	case KindQuota:
+		return "over quota"
+	case KindPermanent:
+		return "refused"
+	default:
+		return "connection problem"
+	}
+}
+
+// Error is a failure on one side of a migration. Its text names the side,
+// host and port and carries the server's own words; never a password.
+type Error struct {
+	Kind Kind
+	Side string // "source" or "destination"
+	Host string
+	Port int
+	Err  error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s %s: %s: %v", e.Side, net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Kind, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err; errors this package did not classify are
+// transient unless the context ended.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindTransient
+}
+
+// classify decides the kind of an error from a server or a connection.
+func classify(err error) Kind {
+	var imapErr *imap.Error
+	if !errors.As(err, &imapErr) {
+		return KindTransient
+	}
+	switch imapErr.Code {
+	case imap.ResponseCodeAuthenticationFailed, imap.ResponseCodeAuthorizationFailed, imap.ResponseCodeExpired, imap.ResponseCodePrivacyRequired:
+		return KindAuth
+	case imap.ResponseCodeOverQuota, imap.ResponseCodeLimit:
+		return KindQuota
+	case imap.ResponseCodeUnavailable, imap.ResponseCodeServerBug:
+		return KindTransient
+	}
+	if imapErr.Type == imap.StatusResponseTypeBye {
+		return KindTransient
+	}
+	return KindPermanent
+}
+
+func (s *Side) fail(name string, kind Kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &Error{Kind: kind, Side: name, Host: s.Host, Port: s.Port, Err: err}
+}

@@ -1,0 +1,110 @@
+package transfer
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// message is what the engine knows of a message before copying it.
+type message struct {
+	UID      imap.UID
+	Flags    []imap.Flag
+	Date     time.Time
+	Size     int64
+	Identity string
+}
+
+// fetchMessages reads the metadata and identity of every message of the
+// selected folder with a UID of at least from. The source is only read:
+// BODY.PEEK sets no \Seen (RFC 9051 §6.4.5).
+func (s *session) fetchMessages(from imap.UID) ([]message, error) {
+	var uids imap.UIDSet
+	uids.AddRange(from, 0) // from:*
+	cmd := s.Fetch(uids, &imap.FetchOptions{
+		UID: true, Flags: true, InternalDate: true, RFC822Size: true,
+		BodySection: []*imap.FetchItemBodySection{identitySection},
+	})
+	var messages []message
+	for {
+		data := cmd.Next()
+		if data == nil {
+			break
+		}
+		buf, err := data.Collect()
+		if err != nil {
+			cmd.Close()
+			return nil, s.side.fail(s.name, classify(err), err)
+		}
+		// "from:*" names the last message even when its UID is below from
+		// (RFC 9051 §6.4.8): drop it.
+		if buf.UID < from {
+			continue
+		}
+		messages = append(messages, message{
+			UID:      buf.UID,
+			Flags:    buf.Flags,
+			Date:     buf.InternalDate,
+			Size:     buf.RFC822Size,
+			Identity: identity(buf.FindBodySection(identitySection), buf.RFC822Size),
+		})
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, s.side.fail(s.name, classify(err), err)
+	}
+	return messages, nil
+}
+
+// fetchedBody is one message body arriving from the source.
+type fetchedBody struct {
+	UID  imap.UID
+	Body imap.LiteralReader
+}
+
+// nextBody reads the next message of a body FETCH: its UID and a reader of
+// its body, which must be read to its end before the next call. A server
+// that sends the body before the UID gets the body spooled to a temporary
+// file first, so memory stays bounded either way.
+func nextBody(cmd *imapclient.FetchCommand) (*fetchedBody, func(), error) {
+	data := cmd.Next()
+	if data == nil {
+		return nil, nil, nil
+	}
+	var got fetchedBody
+	cleanup := func() {}
+	for item := data.Next(); item != nil; item = data.Next() {
+		switch item := item.(type) {
+		case imapclient.FetchItemDataUID:
+			got.UID = item.UID
+		case imapclient.FetchItemDataBodySection:
+			if item.Literal == nil {
+				continue
+			}
+			if got.UID != 0 {
+				got.Body = item.Literal
+				return &got, cleanup, nil
+			}
+			spooled, remove, err := spool(item.Literal)
+			if err != nil {
+				return nil, nil, err
+			}
+			got.Body, cleanup = spooled, remove
+		}
+	}
+	if got.UID == 0 || got.Body == nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("server sent a FETCH response without a UID or a body (message %d)", data.SeqNum)
+	}
+	return &got, cleanup, nil
+}
+
+// spooledLiteral is a body kept in a temporary file.
+type spooledLiteral struct {
+	io.Reader
+	size int64
+}
+
+func (l *spooledLiteral) Size() int64 { return l.size }

@@ -1,0 +1,59 @@
+package transfer
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// identityHeaders are the header fields a message's identity is made of.
+var identityHeaders = []string{"Message-Id", "Date", "From", "To", "Subject"}
+
+// identitySection fetches just those fields, without setting \Seen.
+var identitySection = &imap.FetchItemBodySection{
+	Specifier:    imap.PartSpecifierHeader,
+	HeaderFields: []string{"MESSAGE-ID", "DATE", "FROM", "TO", "SUBJECT"},
+	Peek:         true,
+}
+
+// identity names a message for comparison across servers (DESIGN §5): its
+// Message-ID and size, or where it has none a hash of its Date, From, To
+// and Subject and its size. Identical copies of one message share an
+// identity; they are counted, not merged.
+func identity(header []byte, size int64) string {
+	fields, _ := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(bytes.Clone(header), "\r\n\r\n"...)))).ReadMIMEHeader()
+	sizeText := strconv.FormatInt(size, 10)
+	if id := normalizeHeader(fields.Get("Message-Id")); id != "" {
+		return "id:" + id + "/" + sizeText
+	}
+	h := sha256.New()
+	for _, name := range identityHeaders[1:] {
+		h.Write([]byte(normalizeHeader(strings.Join(fields.Values(name), " "))))
+		h.Write([]byte{0})
+	}
+	return "hash:" + hex.EncodeToString(h.Sum(nil)[:16]) + "/" + sizeText
+}
+
+// normalizeHeader unfolds a header value and collapses its white space,
+// since servers may refold long lines.
+func normalizeHeader(v string) string {
+	return strings.Join(strings.Fields(v), " ")
+}
+
+// multiset counts identities.
+type multiset map[string]int
+
+// take removes one copy of id and reports whether there was one.
+func (m multiset) take(id string) bool {
+	if m[id] == 0 {
+		return false
+	}
+	m[id]--
+	return true
+}

@@ -1,0 +1,51 @@
+package transfer
+
+import (
+	"github.com/emersion/go-imap/v2"
+)
+
+// listMailboxes returns every folder of the session's account with its
+// role and subscription, and the personal namespace.
+func (s *session) listMailboxes() ([]mailbox, namespace, error) {
+	caps := s.Caps()
+	ns, err := s.personalNamespace(caps)
+	if err != nil {
+		return nil, ns, err
+	}
+	opts := &imap.ListOptions{
+		ReturnSpecialUse: caps.Has(imap.CapSpecialUse),
+		ReturnSubscribed: caps.Has(imap.CapListExtended), // RFC 5258 §3.1
+	}
+	listed, err := s.List("", "*", opts).Collect()
+	if err != nil {
+		return nil, ns, s.side.fail(s.name, classify(err), err)
+	}
+	// Without LIST-EXTENDED subscriptions would need LSUB, which go-imap
+	// v2 lacks: such servers get no subscriptions copied.
+	subscribed := map[string]bool{}
+	boxes := make([]mailbox, 0, len(listed))
+	for _, data := range listed {
+		if ns.Delim == 0 && data.Delim != 0 {
+			ns.Delim = data.Delim
+		}
+		boxes = append(boxes, mailboxFromList(data, subscribed))
+	}
+	guessRoles(boxes, ns)
+	return boxes, ns, nil
+}
+
+// personalNamespace asks NAMESPACE (RFC 2342) where it can; without it the
+// prefix is empty and the delimiter comes from LIST.
+func (s *session) personalNamespace(caps imap.CapSet) (namespace, error) {
+	if !caps.Has(imap.CapNamespace) {
+		return namespace{}, nil
+	}
+	data, err := s.Namespace().Wait()
+	if err != nil {
+		return namespace{}, s.side.fail(s.name, classify(err), err)
+	}
+	if len(data.Personal) == 0 {
+		return namespace{}, nil
+	}
+	return namespace{Prefix: data.Personal[0].Prefix, Delim: data.Personal[0].Delim}, nil
+}

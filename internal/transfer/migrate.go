@@ -1,0 +1,134 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// Reconnection after a transient failure: up to maxAttempts tries of the
+// whole account, waiting firstBackoff, then twice as long each time. Work
+// already done is not redone: finished folders are skipped, and identities
+// keep a folder's second try from copying anything twice.
+const (
+	maxAttempts  = 5
+	firstBackoff = time.Second
+	maxBackoff   = 30 * time.Second
+)
+
+// accountRun is one migration of one account.
+type accountRun struct {
+	job         *Job
+	source      *session
+	destination *session
+	progress    Progress
+	state       State
+	folders     []FolderResult
+	finished    map[string]bool // source folders done in this run
+	logger      *slog.Logger
+}
+
+// Migrate copies what the destination lacks of job's account. It returns
+// the figures and the new sync state even when it fails part-way, so that
+// the caller can store them.
+func Migrate(ctx context.Context, job Job) (Result, error) {
+	r := &accountRun{job: &job, state: State{}, finished: map[string]bool{}, logger: job.Logger}
+	if r.logger == nil {
+		r.logger = slog.New(slog.DiscardHandler)
+	}
+	maps.Copy(r.state, job.State)
+	err := r.withRetries(ctx)
+	return Result{Progress: r.progress, Folders: r.folders, State: r.state}, err
+}
+
+func (r *accountRun) withRetries(ctx context.Context) error {
+	backoff := firstBackoff
+	for attempt := 1; ; attempt++ {
+		err := r.attempt(ctx)
+		if err == nil || KindOf(err) != KindTransient || ctx.Err() != nil || attempt == maxAttempts {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		r.logger.Warn("migration interrupted; reconnecting", "err", err, "attempt", attempt, "wait", backoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// attempt connects to both sides and copies every folder not finished yet.
+func (r *accountRun) attempt(ctx context.Context) error {
+	src, err := connect(ctx, &r.job.Source, "source")
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	dst, err := connect(ctx, &r.job.Destination, "destination")
+	if err != nil {
+		return err
+	}
+	defer dst.close()
+	r.source, r.destination = src, dst
+	plans, err := r.plan()
+	if err != nil {
+		return err
+	}
+	r.progress.FoldersTotal = len(plans)
+	for _, plan := range plans {
+		if r.finished[plan.Source.Name] {
+			continue
+		}
+		r.progress.Folder = plan.Source.Name
+		result, err := r.copyFolder(ctx, plan)
+		if err != nil {
+			return err
+		}
+		r.folders = append(r.folders, result)
+		r.finished[plan.Source.Name] = true
+		r.progress.FoldersDone++
+		r.report()
+	}
+	return nil
+}
+
+func (r *accountRun) plan() ([]folderPlan, error) {
+	srcBoxes, srcNS, err := r.source.listMailboxes()
+	if err != nil {
+		return nil, err
+	}
+	dstBoxes, dstNS, err := r.destination.listMailboxes()
+	if err != nil {
+		return nil, err
+	}
+	return planFolders(srcBoxes, dstBoxes, srcNS, dstNS, &r.job.Options), nil
+}
+
+func (r *accountRun) report() {
+	if r.job.OnProgress != nil {
+		r.job.OnProgress(r.progress)
+	}
+}
+
+// checkpoint records a folder's advanced state.
+func (r *accountRun) checkpoint(folder string, st FolderState) {
+	r.state[folder] = st
+	if r.job.OnCheckpoint != nil {
+		r.job.OnCheckpoint(folder, st)
+	}
+}
+
+// refused reports whether err is the server saying no to this folder (as
+// opposed to the connection failing), which fails the folder alone.
+func refused(err error) bool {
+	var imapErr *imap.Error
+	return errors.As(err, &imapErr) && classify(err) == KindPermanent
+}

@@ -1,0 +1,126 @@
+// Package transfer is the copy engine: it migrates one account from a
+// source IMAP server to a destination IMAP server (go-imap v2), with the
+// guarantees of DESIGN §5. The source is only read (EXAMINE, BODY.PEEK);
+// folders are translated across delimiters, prefixes and special-use roles;
+// messages keep flags, keywords and INTERNALDATE; identities compared as
+// multisets keep a re-run from copying anything twice; bodies stream from
+// FETCH to APPEND. It knows nothing of HTTP or the database: sync state is
+// an input and an output, progress a callback.
+package transfer
+
+import (
+	"crypto/x509"
+	"log/slog"
+	"regexp"
+	"time"
+)
+
+// Security says how a connection is secured.
+type Security string
+
+// The connection security modes.
+const (
+	SecurityTLS      Security = "ssl"      // TLS from the first byte (RFC 8314)
+	SecurityStartTLS Security = "starttls" // STARTTLS (RFC 9051 §6.2.1)
+	SecurityPlain    Security = "plain"    // none
+)
+
+// Server is where one side lives.
+type Server struct {
+	Host       string
+	Port       int
+	Security   Security
+	SkipVerify bool           // accept any certificate
+	RootCAs    *x509.CertPool // nil: the system's
+}
+
+// Side is one account on one server.
+type Side struct {
+	Server
+	Login    string
+	Password string
+}
+
+// Options tune what is copied.
+type Options struct {
+	IncludeFolders  []*regexp.Regexp  // when set, only source folders matching one
+	ExcludeFolders  []*regexp.Regexp  // source folders matching one are left out
+	FolderMap       map[string]string // source name → destination name
+	MaxMessageBytes int64             // larger messages are skipped; 0: no limit
+	Since           time.Time         // older messages (INTERNALDATE) are skipped; zero: none
+	CopyDeleted     bool              // copy messages flagged \Deleted too
+}
+
+// FolderState is what a run remembers of one source folder, so that the
+// next run fetches only newer messages (DESIGN §5).
+type FolderState struct {
+	UIDValidity uint32 // of the source folder
+	LastUID     uint32 // every source message up to this UID is done
+	// DestUIDValidity and DestUIDNext bound where a message this engine
+	// appended but did not record (a crash) can be in the destination.
+	DestUIDValidity uint32
+	DestUIDNext     uint32
+}
+
+// State is the sync state of an account: source folder name → FolderState.
+type State map[string]FolderState
+
+// Progress reports what a migration has done so far.
+type Progress struct {
+	Folder          string // source folder being copied
+	FoldersTotal    int
+	FoldersDone     int
+	MessagesTotal   int // messages planned for copying so far
+	MessagesCopied  int
+	MessagesSkipped int // present already, or left out by the options
+	MessagesFailed  int // refused by the destination
+	BytesCopied     int64
+}
+
+// FolderResult is the outcome of one folder.
+type FolderResult struct {
+	Source      string
+	Destination string
+	// Verification (DESIGN §5): messages the source folder holds that this
+	// migration covers, and messages the destination folder holds after it.
+	SourceMessages      int
+	DestinationMessages int
+	Failures            []MessageFailure
+	// Error says why the folder could not be copied at all (the server
+	// refused to open or create it); the other folders go on.
+	Error string
+}
+
+// Verified reports whether the destination holds at least every covered
+// source message.
+func (r FolderResult) Verified() bool {
+	return r.Error == "" && r.DestinationMessages >= r.SourceMessages
+}
+
+// MessageFailure is a message the destination refused.
+type MessageFailure struct {
+	UID    uint32
+	Reason string
+}
+
+// Result is the outcome of a migration.
+type Result struct {
+	Progress
+	Folders []FolderResult
+	State   State
+}
+
+// Job is one account to migrate.
+type Job struct {
+	Source      Side
+	Destination Side
+	Options     Options
+	State       State // from the last run; nil for the first
+	// OnProgress, when set, is called after each message and folder; it
+	// must be quick (throttle in it if it writes anywhere).
+	OnProgress func(Progress)
+	// OnCheckpoint, when set, is called with a folder's state whenever it
+	// advances, so that it can be stored before the migration ends.
+	OnCheckpoint func(folder string, state FolderState)
+	Logger       *slog.Logger
+}
