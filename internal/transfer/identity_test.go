@@ -1,0 +1,112 @@
+package transfer
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+func TestIdentity(t *testing.T) {
+	t.Parallel()
+	withID := "Message-ID: <abc@example.com>\r\nSubject: hi\r\n"
+	refolded := "Message-ID:\r\n <abc@example.com>\r\nSubject: hi\r\n"
+	noID := "Date: Mon, 1 Jan 2024 10:00:00 +0000\r\nFrom: a@x\r\nTo: b@x\r\nSubject: hi\r\n"
+	noIDOtherSubject := strings.Replace(noID, "hi", "ho", 1)
+	if identity([]byte(withID), 10) != identity([]byte(refolded), 10) {
+		t.Error("refolding a header changed the identity")
+	}
+	if identity([]byte(withID), 10) == identity([]byte(withID), 11) {
+		t.Error("the size is not part of the identity")
+	}
+	if !strings.HasPrefix(identity([]byte(withID), 10), "id:<abc@example.com>/") {
+		t.Errorf("identity %q does not use the Message-ID", identity([]byte(withID), 10))
+	}
+	if identity([]byte(noID), 10) == identity([]byte(noIDOtherSubject), 10) {
+		t.Error("messages without Message-ID that differ in subject share an identity")
+	}
+	if identity([]byte(noID), 10) != identity([]byte(noID), 10) {
+		t.Error("identity is not stable")
+	}
+	if got := identity([]byte("Subject: \xff\xfe 8-bit\r\n"), 3); !strings.HasPrefix(got, "hash:") {
+		t.Errorf("8-bit header: %q", got)
+	}
+}
+
+func TestMultisetKeepsCopies(t *testing.T) {
+	t.Parallel()
+	m := multiset{"a": 2}
+	if !m.take("a") || !m.take("a") || m.take("a") || m.take("b") {
+		t.Error("a multiset of two copies must give exactly two")
+	}
+}
+
+func TestFlagFilter(t *testing.T) {
+	t.Parallel()
+	in := []imap.Flag{imap.FlagSeen, `\Recent`, imap.FlagFlagged, "$Forwarded", "Work", `\Unknown`}
+	for _, tc := range []struct {
+		name      string
+		permanent []imap.Flag
+		want      string
+	}{
+		{"keywords allowed", []imap.Flag{imap.FlagSeen, imap.FlagWildcard}, `[\Seen \Flagged $Forwarded Work]`},
+		{"only listed keywords", []imap.Flag{imap.FlagSeen, "Work"}, `[\Seen \Flagged Work]`},
+		{"no list sent", nil, `[\Seen \Flagged $Forwarded Work]`},
+		{"nothing permanent", []imap.Flag{}, `[\Seen \Flagged]`},
+	} {
+		if got := fmtFlags(newFlagFilter(tc.permanent).keep(in)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func fmtFlags(flags []imap.Flag) string {
+	s := make([]string, len(flags))
+	for i, f := range flags {
+		s[i] = string(f)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func TestFilterMessages(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 23, 30, 0, 0, time.FixedZone("", -5*3600)) }
+	opts := Options{MaxMessageBytes: 100, Since: time.Date(2024, 1, 10, 0, 0, 0, 0, time.UTC)}
+	msgs := []message{
+		{UID: 1, Size: 100, Date: day(10)},                                // the since day itself counts
+		{UID: 2, Size: 101, Date: day(11)},                                // too big
+		{UID: 3, Size: 50, Date: day(9)},                                  // too old (23:30 -05:00 is still the 9th)
+		{UID: 4, Size: 50, Date: day(12), Flags: []imap.Flag{`\DELETED`}}, // deleted
+	}
+	eligible, leftOut := opts.filter(msgs)
+	if len(eligible) != 1 || eligible[0].UID != 1 || leftOut != 3 {
+		t.Errorf("eligible %+v, left out %d", eligible, leftOut)
+	}
+	opts.CopyDeleted = true
+	if eligible, _ := opts.filter(msgs[3:]); len(eligible) != 1 {
+		t.Error("CopyDeleted did not copy a \\Deleted message")
+	}
+}
+
+func TestLastSettled(t *testing.T) {
+	t.Parallel()
+	fetched := []message{{UID: 5}, {UID: 7}, {UID: 9}, {UID: 11}}
+	toCopy := []message{{UID: 7}, {UID: 9}, {UID: 11}}
+	all := map[imap.UID]bool{7: true, 9: true, 11: true}
+	if got := lastSettled(4, true, fetched, toCopy, all, nil); got != 11 {
+		t.Errorf("all copied: %d, want 11", got)
+	}
+	if got := lastSettled(4, true, fetched, toCopy, map[imap.UID]bool{7: true}, nil); got != 7 {
+		t.Errorf("interrupted after 7: %d, want 7", got)
+	}
+	if got := lastSettled(4, true, fetched, toCopy, all, []MessageFailure{{UID: 9}}); got != 7 {
+		t.Errorf("9 refused: %d, want 7 so the next run retries it", got)
+	}
+	if got := lastSettled(4, false, nil, nil, nil, nil); got != 0 {
+		t.Errorf("a fresh folder with nothing: %d, want 0", got)
+	}
+	if got := lastSettled(4, true, nil, nil, nil, nil); got != 4 {
+		t.Errorf("nothing new: %d, want 4", got)
+	}
+}
