@@ -7,20 +7,14 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
-// Timeouts of a connection.
-const (
-	dialTimeout     = 30 * time.Second
-	greetingTimeout = 30 * time.Second
-	loginTimeout    = 60 * time.Second
-	// idleTimeout bounds how long a connection may stay silent while the
-	// engine waits on it; a server that stops answering fails the command.
-	idleTimeout = 5 * time.Minute
-)
+// loginTimeout bounds LOGIN; servers may delay a failed one on purpose.
+const loginTimeout = 60 * time.Second
 
 // session is a logged-in connection to one side.
 type session struct {
@@ -32,13 +26,13 @@ type session struct {
 
 // connect dials side, waits for the greeting, secures the connection as
 // configured and logs in. Cancelling ctx closes the connection.
-func connect(ctx context.Context, side *Side, name string) (*session, error) {
-	raw, err := dialRaw(ctx, side)
+func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*session, error) {
+	raw, err := dialRaw(ctx, side, tuning.GreetingTimeout)
 	if err != nil {
 		return nil, side.fail(name, KindTransient, err)
 	}
 	conn := &idleConn{Conn: raw}
-	conn.SetDeadline(time.Now().Add(greetingTimeout)) //nolint:errcheck // fails only on a closed conn
+	conn.timeout.Store(int64(tuning.GreetingTimeout))
 	opts := &imapclient.Options{TLSConfig: side.tlsConfig()}
 	var client *imapclient.Client
 	if side.Security == SecurityStartTLS {
@@ -53,7 +47,7 @@ func connect(ctx context.Context, side *Side, name string) (*session, error) {
 	}
 	s := &session{Client: client, side: side, name: name}
 	s.stop = context.AfterFunc(ctx, func() { client.Close() })
-	conn.SetDeadline(time.Now().Add(loginTimeout)) //nolint:errcheck // see above
+	conn.timeout.Store(int64(loginTimeout))
 	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
 		s.close()
 		if ctx.Err() != nil {
@@ -61,8 +55,7 @@ func connect(ctx context.Context, side *Side, name string) (*session, error) {
 		}
 		return nil, side.fail(name, loginKind(err), err)
 	}
-	conn.SetDeadline(time.Time{}) //nolint:errcheck // see above
-	conn.idle = idleTimeout
+	conn.timeout.Store(int64(tuning.IdleTimeout))
 	return s, nil
 }
 
@@ -75,9 +68,9 @@ func loginKind(err error) Kind {
 	return KindAuth
 }
 
-func dialRaw(ctx context.Context, side *Side) (net.Conn, error) {
+func dialRaw(ctx context.Context, side *Side, timeout time.Duration) (net.Conn, error) {
 	address := net.JoinHostPort(side.Host, strconv.Itoa(side.Port))
-	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	conn, err := dialer.DialContext(ctx, "tcp", address)
 	if err != nil {
 		return nil, err
@@ -86,7 +79,7 @@ func dialRaw(ctx context.Context, side *Side) (net.Conn, error) {
 		return conn, nil
 	}
 	tlsConn := tls.Client(conn, side.tlsConfig())
-	handshakeCtx, cancel := context.WithTimeout(ctx, greetingTimeout)
+	handshakeCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := tlsConn.HandshakeContext(handshakeCtx); err != nil {
 		conn.Close()
@@ -113,23 +106,27 @@ func (s *session) close() {
 	s.Client.Close()
 }
 
-// idleConn fails a read or write that waits longer than idle, once set:
-// a server that goes silent must not hang a migration forever.
+// idleConn fails a read or write that waits longer than its timeout: a
+// server that goes silent must not hang a migration. It owns the
+// connection's deadlines: go-imap's own (30 s for any response, greeting
+// included) are ignored, since a busy server may take longer to commit an
+// APPEND, and a silent one must fail sooner than that before the greeting.
 type idleConn struct {
 	net.Conn
-	idle time.Duration
+	timeout atomic.Int64 // time.Duration
 }
 
 func (c *idleConn) Read(p []byte) (int, error) {
-	if c.idle > 0 {
-		c.Conn.SetReadDeadline(time.Now().Add(c.idle)) //nolint:errcheck // fails only on a closed conn
-	}
+	c.Conn.SetReadDeadline(time.Now().Add(time.Duration(c.timeout.Load()))) //nolint:errcheck // fails only on a closed conn
 	return c.Conn.Read(p)
 }
 
 func (c *idleConn) Write(p []byte) (int, error) {
-	if c.idle > 0 {
-		c.Conn.SetWriteDeadline(time.Now().Add(c.idle)) //nolint:errcheck // see Read
-	}
+	c.Conn.SetWriteDeadline(time.Now().Add(time.Duration(c.timeout.Load()))) //nolint:errcheck // see Read
 	return c.Conn.Write(p)
 }
+
+// SetDeadline and its kin ignore the client library's deadlines (see idleConn).
+func (c *idleConn) SetDeadline(time.Time) error      { return nil }
+func (c *idleConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *idleConn) SetWriteDeadline(time.Time) error { return nil }

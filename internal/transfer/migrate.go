@@ -10,15 +10,12 @@ import (
 	"github.com/emersion/go-imap/v2"
 )
 
-// Reconnection after a transient failure: up to maxAttempts tries of the
-// whole account, waiting firstBackoff, then twice as long each time. Work
-// already done is not redone: finished folders are skipped, and identities
-// keep a folder's second try from copying anything twice.
-const (
-	maxAttempts  = 5
-	firstBackoff = time.Second
-	maxBackoff   = 30 * time.Second
-)
+// maxBackoff caps the wait between tries. After a transient failure the
+// whole account is tried again (Tuning.Attempts), waiting Tuning.Backoff,
+// then twice as long each time. Work already done is not redone: finished
+// folders are skipped, and identities keep a folder's second try from
+// copying anything twice.
+const maxBackoff = 30 * time.Second
 
 // accountRun is one migration of one account.
 type accountRun struct {
@@ -36,6 +33,7 @@ type accountRun struct {
 // the figures and the new sync state even when it fails part-way, so that
 // the caller can store them.
 func Migrate(ctx context.Context, job Job) (Result, error) {
+	job.Tuning = job.Tuning.withDefaults()
 	r := &accountRun{job: &job, state: State{}, finished: map[string]bool{}, logger: job.Logger}
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
@@ -46,10 +44,10 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 }
 
 func (r *accountRun) withRetries(ctx context.Context) error {
-	backoff := firstBackoff
+	backoff := r.job.Tuning.Backoff
 	for attempt := 1; ; attempt++ {
 		err := r.attempt(ctx)
-		if err == nil || KindOf(err) != KindTransient || ctx.Err() != nil || attempt == maxAttempts {
+		if err == nil || KindOf(err) != KindTransient || ctx.Err() != nil || attempt == r.job.Tuning.Attempts {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -67,12 +65,12 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 
 // attempt connects to both sides and copies every folder not finished yet.
 func (r *accountRun) attempt(ctx context.Context) error {
-	src, err := connect(ctx, &r.job.Source, "source")
+	src, err := connect(ctx, &r.job.Source, "source", r.job.Tuning)
 	if err != nil {
 		return err
 	}
 	defer src.close()
-	dst, err := connect(ctx, &r.job.Destination, "destination")
+	dst, err := connect(ctx, &r.job.Destination, "destination", r.job.Tuning)
 	if err != nil {
 		return err
 	}

@@ -123,4 +123,29 @@ type Job struct {
 	// advances, so that it can be stored before the migration ends.
 	OnCheckpoint func(folder string, state FolderState)
 	Logger       *slog.Logger
+	Tuning       Tuning
+}
+
+// Tuning holds timeouts and retry settings; zero fields take defaults.
+type Tuning struct {
+	GreetingTimeout time.Duration // dial, TLS and greeting; default 30 s
+	IdleTimeout     time.Duration // longest silence of a server mid-command; default 5 min
+	Attempts        int           // tries after transient failures; default 5
+	Backoff         time.Duration // first wait between tries, doubling; default 1 s
+}
+
+func (t Tuning) withDefaults() Tuning {
+	if t.GreetingTimeout <= 0 {
+		t.GreetingTimeout = 30 * time.Second
+	}
+	if t.IdleTimeout <= 0 {
+		t.IdleTimeout = 5 * time.Minute
+	}
+	if t.Attempts <= 0 {
+		t.Attempts = 5
+	}
+	if t.Backoff <= 0 {
+		t.Backoff = time.Second
+	}
+	return t
 }

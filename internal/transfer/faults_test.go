@@ -1,0 +1,158 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// cuttingProxy forwards TCP to target and, for its first `cuts`
+// connections, drops the connection once the client has sent `after`
+// bytes: a network failure in the middle of a command.
+type cuttingProxy struct {
+	ln    net.Listener
+	after int64
+	cuts  atomic.Int32
+	conns atomic.Int32
+}
+
+func startCuttingProxy(t *testing.T, target string, after int64, cuts int32) *cuttingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cuttingProxy{ln: ln, after: after}
+	p.cuts.Store(cuts)
+	t.Cleanup(func() { ln.Close() })
+	go p.serve(target)
+	return p
+}
+
+func (p *cuttingProxy) port() int { return p.ln.Addr().(*net.TCPAddr).Port }
+
+func (p *cuttingProxy) serve(target string) {
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.conns.Add(1)
+		server, err := net.Dial("tcp", target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		limit := int64(-1)
+		if p.cuts.Add(-1) >= 0 {
+			limit = p.after
+		}
+		go func() {
+			defer client.Close()
+			defer server.Close()
+			var wg sync.WaitGroup
+			wg.Go(func() { io.Copy(client, server) })
+			if limit >= 0 {
+				io.CopyN(server, client, limit) // then both ends are closed
+			} else {
+				io.Copy(server, client)
+			}
+			client.Close()
+			server.Close()
+			wg.Wait()
+		}()
+	}
+}
+
+func seedInbox(t *testing.T, m *memServer, login, password string, n, size int) {
+	t.Helper()
+	c := m.client(t, login, password)
+	msgs := make([]testMessage, n)
+	for i := range msgs {
+		msgs[i] = testMessage{Date: time.Date(2020, 1, 1+i%28, 0, 0, 0, 0, time.UTC), Body: mail(fmt.Sprintf("m%d@x", i), fmt.Sprint("message ", i), size)}
+	}
+	appendMessages(t, c, "INBOX", msgs...)
+}
+
+func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
+	t.Parallel()
+	src := startMemServer(t, map[string]string{"a": "pw"})
+	dst := startMemServer(t, map[string]string{"a": "pw"})
+	seedInbox(t, src, "a", "pw", 200, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw")}
+	job.OnProgress = func(p Progress) {
+		if p.MessagesCopied >= 20 {
+			cancel()
+		}
+	}
+	start := time.Now()
+	res, err := Migrate(ctx, job)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled run: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("cancel took %s", elapsed)
+	}
+	if res.MessagesCopied >= 200 {
+		t.Fatalf("cancel came too late to test anything (%d copied)", res.MessagesCopied)
+	}
+	job.OnProgress = nil
+	job.State = res.State
+	if _, err := Migrate(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readFolder(t, dst.client(t, "a", "pw"), "INBOX")); n != 200 {
+		t.Errorf("after cancel and re-run the destination has %d messages, want 200", n)
+	}
+}
+
+func TestServerThatNeverGreetsTimesOut(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // silent until the test ends
+		}
+	}()
+	dst := startMemServer(t, map[string]string{"a": "pw"})
+	silent := Side{Server: Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	start := time.Now()
+	_, err = Migrate(context.Background(), Job{
+		Source: silent, Destination: dst.side("a", "pw"),
+		Tuning: Tuning{GreetingTimeout: 200 * time.Millisecond, Attempts: 2, Backoff: 10 * time.Millisecond},
+	})
+	if err == nil || KindOf(err) != KindTransient || !strings.Contains(err.Error(), "greeting") {
+		t.Fatalf("error %v, want a transient greeting failure", err)
+	}
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("took %s to give up on a silent server", elapsed)
+	}
+}
+
+func TestUnreachableHostIsTransient(t *testing.T) {
+	t.Parallel()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // nothing listens there now
+	closed := Side{Server: Server{Host: "127.0.0.1", Port: port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	_, err := Migrate(context.Background(), Job{Source: closed, Destination: closed, Tuning: Tuning{Attempts: 1}})
+	if KindOf(err) != KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source 127.0.0.1:%d", port)) {
+		t.Errorf("error %v, want a transient failure naming the source host and port", err)
+	}
+}
