@@ -3,8 +3,8 @@ package transfer
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync/atomic"
@@ -13,15 +13,22 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
-// loginTimeout bounds LOGIN; servers may delay a failed one on purpose.
-const loginTimeout = 60 * time.Second
+// loginTimeout bounds LOGIN: servers may delay a failed one on purpose.
+// logoutTimeout bounds the goodbye.
+const (
+	loginTimeout  = 60 * time.Second
+	logoutTimeout = 5 * time.Second
+)
 
 // session is a logged-in connection to one side.
 type session struct {
 	*imapclient.Client
-	side *Side
-	name string // "source" or "destination"
-	stop func() bool
+	conn net.Conn // under the client, for abandon
+	// abandoned is set once the connection was dropped mid-command.
+	abandoned bool
+	side      *Side
+	name      string // "source" or "destination"
+	stop      func() bool
 }
 
 // connect dials side, waits for the greeting, secures the connection as
@@ -29,7 +36,7 @@ type session struct {
 func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*session, error) {
 	raw, err := dialRaw(ctx, side, tuning.GreetingTimeout)
 	if err != nil {
-		return nil, side.fail(name, KindTransient, err)
+		return nil, side.fail(name, classify(err), err)
 	}
 	conn := &idleConn{Conn: raw}
 	conn.timeout.Store(int64(tuning.GreetingTimeout))
@@ -43,9 +50,9 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	}
 	if err != nil {
 		raw.Close()
-		return nil, side.fail(name, KindTransient, fmt.Errorf("greeting: %w", err))
+		return nil, side.fail(name, classify(err), fmt.Errorf("greeting: %w", err))
 	}
-	s := &session{Client: client, side: side, name: name}
+	s := &session{Client: client, conn: conn, side: side, name: name}
 	s.stop = context.AfterFunc(ctx, func() { client.Close() })
 	conn.timeout.Store(int64(loginTimeout))
 	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
@@ -97,13 +104,40 @@ func (s *Server) tlsConfig() *tls.Config {
 	}
 }
 
+// close logs out politely, waiting a few seconds at most for the server;
+// a connection that was cancelled or abandoned is just closed (a command
+// left half-written would hold the client's writer forever).
 func (s *session) close() {
-	s.stop()
-	if err := s.Logout().Wait(); err != nil && !errors.Is(err, net.ErrClosed) {
+	if !s.stop() || s.abandoned {
+		s.conn.Close()
 		s.Client.Close()
 		return
 	}
+	loggedOut := make(chan struct{})
+	go func() {
+		s.Logout().Wait() //nolint:errcheck // closing anyway
+		close(loggedOut)
+	}()
+	select {
+	case <-loggedOut:
+	case <-time.After(logoutTimeout):
+	}
+	s.conn.Close()
 	s.Client.Close()
+}
+
+// abandon drops the connection in the middle of a command, when the
+// attempt is lost anyway: draining the rest of a FETCH would read bodies
+// for nothing. go-imap's reader waits until the literal it handed out
+// (held, unfinished, if not nil) ends; reading it on the closed
+// connection ends it at once, after what is buffered. Client.Close would
+// wait for that reader, and so deadlock here.
+func (s *session) abandon(held io.Reader) {
+	s.abandoned = true
+	s.conn.Close()
+	if held != nil {
+		io.Copy(io.Discard, held) //nolint:errcheck // it fails: that is the point
+	}
 }
 
 // idleConn fails a read or write that waits longer than its timeout: a

@@ -17,6 +17,8 @@ import (
 const (
 	fetchBatch   = 50
 	appendWindow = 16
+	// batchWindow MULTIAPPEND commands may be on the wire at once.
+	batchWindow = 2
 )
 
 // pendingAppend is an APPEND sent and not yet answered.
@@ -25,12 +27,20 @@ type pendingAppend struct {
 	cmd *imapclient.AppendCommand
 }
 
+// pendingBatch is a MULTIAPPEND sent and not yet answered.
+type pendingBatch struct {
+	tag  string
+	msgs []message
+}
+
 // folderCopy copies the chosen messages of one folder.
 type folderCopy struct {
 	m           *accountRun
 	destination string
 	flags       flagFilter
+	appender    *appender // nil: one APPEND per message
 	pending     []pendingAppend
+	batches     []pendingBatch
 	failures    []MessageFailure
 	// done holds every UID whose fate is settled: copied, or refused.
 	done map[imap.UID]bool
@@ -54,7 +64,18 @@ func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error
 	return f.settleAll()
 }
 
+// copyBatch fetches the bodies of batch and appends them: as one
+// MULTIAPPEND where the destination has it, else one APPEND each.
 func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) error {
+	if f.appender != nil {
+		return f.copyBatchMulti(batch, byUID)
+	}
+	return f.streamBodies(batch, byUID, f.send)
+}
+
+// streamBodies fetches the bodies of batch from the source and hands each
+// to sink while it streams in.
+func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, sink func(message, imap.LiteralReader) error) error {
 	var uids imap.UIDSet
 	for _, msg := range batch {
 		uids.AddNum(msg.UID)
@@ -67,7 +88,7 @@ func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) erro
 	for {
 		body, cleanup, err := nextBody(cmd)
 		if err != nil {
-			cmd.Close()
+			src.abandon(nil)
 			return src.side.fail(src.name, KindTransient, err)
 		}
 		if body == nil {
@@ -78,12 +99,13 @@ func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) erro
 			cleanup()
 			continue // a message we did not ask for
 		}
-		err = f.send(msg, body.Body)
-		cleanup()
+		err = sink(msg, body.Body)
 		if err != nil {
-			cmd.Close()
+			src.abandon(body.Body)
+			cleanup()
 			return err
 		}
+		cleanup()
 	}
 	if err := cmd.Close(); err != nil {
 		return src.side.fail(src.name, classify(err), err)
@@ -100,7 +122,8 @@ func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
 		Time:  msg.Date,
 	})
 	if _, err := io.Copy(cmd, body); err != nil {
-		cmd.Close()
+		// Half a literal leaves the connection unusable.
+		dst.abandon(nil)
 		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("append: %w", err))
 	}
 	if err := cmd.Close(); err != nil {
@@ -139,6 +162,80 @@ func (f *folderCopy) settleOldest() error {
 }
 
 func (f *folderCopy) settleAll() error {
+	for len(f.batches) > 0 {
+		if err := f.settleOldestBatch(); err != nil {
+			return err
+		}
+	}
+	return f.settleSingles()
+}
+
+// copyBatchMulti streams the bodies of batch into one MULTIAPPEND.
+func (f *folderCopy) copyBatchMulti(batch []message, byUID map[imap.UID]message) error {
+	var cmd *appendBatch
+	var sent []message
+	err := f.streamBodies(batch, byUID, func(msg message, body imap.LiteralReader) error {
+		var err error
+		if cmd == nil {
+			if cmd, err = f.appender.begin(f.destination); err != nil {
+				return err
+			}
+		}
+		msg.Size = body.Size()
+		sent = append(sent, msg)
+		return cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
+	})
+	if err == nil && cmd != nil {
+		err = cmd.end()
+	}
+	if err != nil {
+		dst := f.m.destination
+		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("multiappend: %w", err))
+	}
+	if cmd == nil {
+		return nil // every message of the batch is gone from the source
+	}
+	f.batches = append(f.batches, pendingBatch{tag: cmd.tag, msgs: sent})
+	if len(f.batches) >= batchWindow {
+		return f.settleOldestBatch()
+	}
+	return nil
+}
+
+// settleOldestBatch waits for the oldest MULTIAPPEND. The server appends
+// all of a batch or none (RFC 3502 §6.3.11): a refused batch is sent again
+// one message at a time, so that only the messages the server refuses are
+// left out.
+func (f *folderCopy) settleOldestBatch() error {
+	b := f.batches[0]
+	f.batches = f.batches[1:]
+	err := f.appender.wait(b.tag)
+	switch kind := classify(err); {
+	case err == nil:
+		for _, msg := range b.msgs {
+			f.m.progress.MessagesCopied++
+			f.m.progress.BytesCopied += msg.Size
+			f.done[msg.UID] = true
+		}
+		f.m.report()
+		return nil
+	case kind == KindPermanent:
+		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", err)
+		byUID := make(map[imap.UID]message, len(b.msgs))
+		for _, msg := range b.msgs {
+			byUID[msg.UID] = msg
+		}
+		if err := f.streamBodies(b.msgs, byUID, f.send); err != nil {
+			return err
+		}
+		return f.settleSingles()
+	default:
+		dst := f.m.destination
+		return dst.side.fail(dst.name, kind, err)
+	}
+}
+
+func (f *folderCopy) settleSingles() error {
 	for len(f.pending) > 0 {
 		if err := f.settleOldest(); err != nil {
 			return err

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -19,7 +20,7 @@ const (
 	KindTransient Kind = iota // network trouble, timeouts, UNAVAILABLE: retry with backoff
 	KindAuth                  // wrong login or password: fail at once, never retry (lock-outs)
 	KindQuota                 // the destination is full: fail the account
-	KindPermanent             // anything else the server refused
+	KindPermanent             // anything else the server refused, e.g. one message [LIMIT] or [TOOBIG]
 )
 
 func (k Kind) String() string {
@@ -63,6 +64,10 @@ func KindOf(err error) Kind {
 
 // classify decides the kind of an error from a server or a connection.
 func classify(err error) Kind {
+	var certErr *tls.CertificateVerificationError
+	if errors.As(err, &certErr) {
+		return KindPermanent // an untrusted certificate stays untrusted
+	}
 	var imapErr *imap.Error
 	if !errors.As(err, &imapErr) {
 		return KindTransient
@@ -70,7 +75,7 @@ func classify(err error) Kind {
 	switch imapErr.Code {
 	case imap.ResponseCodeAuthenticationFailed, imap.ResponseCodeAuthorizationFailed, imap.ResponseCodeExpired, imap.ResponseCodePrivacyRequired:
 		return KindAuth
-	case imap.ResponseCodeOverQuota, imap.ResponseCodeLimit:
+	case imap.ResponseCodeOverQuota:
 		return KindQuota
 	case imap.ResponseCodeUnavailable, imap.ResponseCodeServerBug:
 		return KindTransient

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // cuttingProxy forwards TCP to target and, for its first `cuts`
@@ -155,4 +158,21 @@ func TestUnreachableHostIsTransient(t *testing.T) {
 	if KindOf(err) != KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source 127.0.0.1:%d", port)) {
 		t.Errorf("error %v, want a transient failure naming the source host and port", err)
 	}
+}
+
+func TestDroppedConnectionResumesWithoutDuplicates(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	p.src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 11, Messages: 150}))
+	// The first two destination connections break in the middle of the
+	// copy, one of them mid-APPEND at the latest.
+	proxy := startCuttingProxy(t, net.JoinHostPort(p.dst.Host, strconv.Itoa(p.dst.Port)), 400_000, 2)
+	p.job.Destination.Port = proxy.port()
+	p.job.Tuning = Tuning{Backoff: 10 * time.Millisecond}
+	res := p.migrate(t)
+	if proxy.conns.Load() < 3 {
+		t.Fatalf("the proxy saw %d connections: the fault was not injected", proxy.conns.Load())
+	}
+	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
+	t.Logf("copied %d messages over %d connections", res.MessagesCopied, proxy.conns.Load())
 }

@@ -36,7 +36,7 @@ func (s *session) fetchMessages(from imap.UID) ([]message, error) {
 		}
 		buf, err := data.Collect()
 		if err != nil {
-			cmd.Close()
+			s.abandon(nil)
 			return nil, s.side.fail(s.name, classify(err), err)
 		}
 		// "from:*" names the last message even when its UID is below from

@@ -51,7 +51,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	r.progress.MessagesTotal += len(toCopy)
 	r.report()
 
-	fc := &folderCopy{m: r, destination: plan.Destination, flags: newFlagFilter(dd.PermanentFlags), done: map[imap.UID]bool{}}
+	fc := &folderCopy{m: r, destination: plan.Destination, flags: newFlagFilter(dd.PermanentFlags), appender: r.appender, done: map[imap.UID]bool{}}
 	copyErr := fc.copyMessages(ctx, toCopy)
 	res.Failures = fc.failures
 	r.checkpoint(plan.Source.Name, FolderState{

@@ -22,6 +22,7 @@ type accountRun struct {
 	job         *Job
 	source      *session
 	destination *session
+	appender    *appender // MULTIAPPEND to the destination; nil without
 	progress    Progress
 	state       State
 	folders     []FolderResult
@@ -75,7 +76,15 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		return err
 	}
 	defer dst.close()
-	r.source, r.destination = src, dst
+	r.source, r.destination, r.appender = src, dst, nil
+	if !r.job.Tuning.SingleAppend && dst.Caps().Has(imap.CapMultiAppend) {
+		if r.appender, err = dialAppender(ctx, &r.job.Destination, "destination", r.job.Tuning); err != nil {
+			return err
+		}
+		if r.appender != nil {
+			defer r.appender.close()
+		}
+	}
 	plans, err := r.plan()
 	if err != nil {
 		return err

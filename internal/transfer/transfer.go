@@ -132,6 +132,9 @@ type Tuning struct {
 	IdleTimeout     time.Duration // longest silence of a server mid-command; default 5 min
 	Attempts        int           // tries after transient failures; default 5
 	Backoff         time.Duration // first wait between tries, doubling; default 1 s
+	// SingleAppend sends one APPEND per message even where the destination
+	// offers MULTIAPPEND: for measuring, and for servers that mishandle it.
+	SingleAppend bool
 }
 
 func (t Tuning) withDefaults() Tuning {

@@ -1,0 +1,114 @@
+package transfer
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+)
+
+// The migration tests run between two real Dovecots of different layouts:
+// "/" without prefix (Outlook-style special folders) and "." with the
+// INBOX. prefix.
+
+func dovecotSide(d *imaptest.Dovecot, login, password string) Side {
+	return Side{Server: Server{Host: d.Host, Port: d.Port, Security: SecurityPlain}, Login: login, Password: password}
+}
+
+type dovecotPair struct {
+	src, dst *imaptest.Dovecot
+	job      Job
+}
+
+func newDovecotPair(t *testing.T, srcLayout, dstLayout imaptest.Layout) *dovecotPair {
+	t.Helper()
+	src := imaptest.StartDovecot(t, imaptest.Options{Layout: srcLayout, Users: map[string]string{"alice": "old-pw"}})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: dstLayout, Users: map[string]string{"alice@new": "new-pw"}})
+	return &dovecotPair{src: src, dst: dst, job: Job{
+		Source:      dovecotSide(src, "alice", "old-pw"),
+		Destination: dovecotSide(dst, "alice@new", "new-pw"),
+	}}
+}
+
+func (p *dovecotPair) migrate(t *testing.T) Result {
+	t.Helper()
+	res, err := Migrate(context.Background(), p.job)
+	if err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	for _, f := range res.Folders {
+		if !f.Verified() {
+			t.Errorf("folder %s → %s not verified: %+v", f.Source, f.Destination, f)
+		}
+	}
+	p.job.State = res.State
+	return res
+}
+
+func wantSameMail(t *testing.T, want, got imaptest.Corpus) {
+	t.Helper()
+	if diff := imaptest.Diff(want, got); len(diff) > 0 {
+		t.Fatalf("destination differs from source:\n%s", strings.Join(diff, "\n"))
+	}
+}
+
+func TestMigrationBetweenDovecotsIsExact(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		src, dst imaptest.Layout
+	}{
+		{"slash to dot-INBOX", imaptest.LayoutSlash, imaptest.LayoutDotInbox},
+		{"dot-INBOX to slash", imaptest.LayoutDotInbox, imaptest.LayoutSlash},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := newDovecotPair(t, tc.src, tc.dst)
+			corpus := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 7, Messages: 300, LargeMessages: 2, LargeSize: 2 << 20})
+			p.src.Load(t, "alice", corpus)
+			before := p.src.Snapshot(t, "alice")
+			sourceMail := p.src.Read(t, "alice")
+
+			first := p.migrate(t)
+			wantSameMail(t, sourceMail, p.dst.Read(t, "alice@new"))
+			if first.MessagesCopied != len(corpus.Messages) {
+				t.Errorf("copied %d messages, the corpus has %d", first.MessagesCopied, len(corpus.Messages))
+			}
+			if after := p.src.Snapshot(t, "alice"); !maps.Equal(before, after) {
+				t.Fatal("the migration changed the source mailbox (files, flags or \\Seen)")
+			}
+
+			// Nothing new: the second run copies and compares nothing.
+			start := time.Now()
+			second := p.migrate(t)
+			if second.MessagesCopied != 0 || second.MessagesTotal != 0 {
+				t.Errorf("second run: %+v", second.Progress)
+			}
+			t.Logf("first run %d messages; second run %s", first.MessagesCopied, time.Since(start))
+
+			// New mail on the source: only that is copied.
+			extra := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 99, Messages: 20})
+			var added imaptest.Corpus
+			for _, m := range extra.Messages {
+				if m.Folder == "INBOX" || m.Folder == "\\Sent" {
+					added.Messages = append(added.Messages, m)
+				}
+			}
+			p.src.Load(t, "alice", added)
+			third := p.migrate(t)
+			if third.MessagesCopied != len(added.Messages) {
+				t.Errorf("third run copied %d, want the %d new ones", third.MessagesCopied, len(added.Messages))
+			}
+			wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
+
+			// A lost state falls back to identities: nothing is copied twice.
+			p.job.State = nil
+			if again := p.migrate(t); again.MessagesCopied != 0 {
+				t.Errorf("run without state copied %d", again.MessagesCopied)
+			}
+		})
+	}
+}

@@ -1,0 +1,246 @@
+package transfer
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// appender sends MULTIAPPEND commands (RFC 3502) on a connection of its
+// own, since go-imap v2's client has none. One command carries a whole
+// batch of messages: the destination commits them at once, which costs a
+// server such as Dovecot a fraction of one APPEND per message. With
+// LITERAL+ (RFC 7888) bodies stream without waiting for the server, and
+// several batches may be on the wire at once.
+type appender struct {
+	conn        *idleConn
+	r           *bufio.Reader
+	w           *bufio.Writer
+	literalPlus bool
+	tags        int
+	side        *Side
+	name        string
+	// onCapability, while set, receives the words of a CAPABILITY response.
+	onCapability func(words []string)
+}
+
+// dialAppender connects and logs in a second time to the destination. It
+// returns nil, nil when the server lacks MULTIAPPEND.
+func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, error) {
+	raw, err := dialRaw(ctx, side, tuning.GreetingTimeout)
+	if err != nil {
+		return nil, side.fail(name, classify(err), err)
+	}
+	conn := &idleConn{Conn: raw}
+	conn.timeout.Store(int64(tuning.GreetingTimeout))
+	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriter(conn), side: side, name: name}
+	stop := context.AfterFunc(ctx, func() { raw.Close() })
+	defer stop()
+	caps, err := a.open(side)
+	if err != nil {
+		raw.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, side.fail(name, loginKind(err), err)
+	}
+	if !caps[imap.CapMultiAppend] {
+		a.close()
+		return nil, nil
+	}
+	a.literalPlus = caps[imap.CapLiteralPlus]
+	conn.timeout.Store(int64(tuning.IdleTimeout))
+	return a, nil
+}
+
+// open reads the greeting, secures the connection as configured, logs in
+// and returns the capabilities of the authenticated state.
+func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
+	if _, err := a.readLine(); err != nil { // "* OK ..." greeting
+		return nil, fmt.Errorf("greeting: %w", err)
+	}
+	if side.Security == SecurityStartTLS {
+		if err := a.command("STARTTLS"); err != nil {
+			return nil, err
+		}
+		tlsConn := tls.Client(a.conn.Conn, side.tlsConfig())
+		if err := tlsConn.Handshake(); err != nil {
+			return nil, err
+		}
+		a.conn.Conn = tlsConn
+		a.r.Reset(a.conn)
+		a.w.Reset(a.conn)
+	}
+	a.conn.timeout.Store(int64(loginTimeout))
+	if err := a.command("LOGIN " + a.astring(side.Login) + " " + a.astring(side.Password)); err != nil {
+		return nil, err
+	}
+	caps := map[imap.Cap]bool{}
+	a.onCapability = func(words []string) {
+		for _, w := range words {
+			caps[imap.Cap(strings.ToUpper(w))] = true
+		}
+	}
+	defer func() { a.onCapability = nil }()
+	return caps, a.command("CAPABILITY")
+}
+
+// astring quotes s (RFC 9051 §4.3). Logins and passwords hold no CR, LF
+// or NUL (the domain refuses them).
+func (a *appender) astring(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// command sends one simple command and waits for its completion.
+func (a *appender) command(text string) error {
+	tag := a.nextTag()
+	if _, err := a.w.WriteString(tag + " " + text + "\r\n"); err != nil {
+		return err
+	}
+	if err := a.w.Flush(); err != nil {
+		return err
+	}
+	return a.wait(tag)
+}
+
+func (a *appender) nextTag() string {
+	a.tags++
+	return "M" + strconv.Itoa(a.tags)
+}
+
+// appendBatch is one MULTIAPPEND command being written.
+type appendBatch struct {
+	a   *appender
+	tag string
+}
+
+// begin starts a MULTIAPPEND to mailbox.
+func (a *appender) begin(mailbox string) (*appendBatch, error) {
+	tag := a.nextTag()
+	_, err := a.w.WriteString(tag + " APPEND " + a.astring(encodeMailboxName(mailbox)))
+	return &appendBatch{a: a, tag: tag}, err
+}
+
+// add writes one message of the batch, streaming its body.
+func (b *appendBatch) add(flags []imap.Flag, date time.Time, body imap.LiteralReader) error {
+	w := b.a.w
+	w.WriteString(" (")
+	for i, f := range flags {
+		if i > 0 {
+			w.WriteByte(' ')
+		}
+		w.WriteString(string(f))
+	}
+	w.WriteString(") \"" + date.Format("_2-Jan-2006 15:04:05 -0700") + "\" ")
+	if err := b.a.literal(body.Size()); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, body)
+	return err
+}
+
+// literal announces n bytes: at once with LITERAL+, else after the
+// server's continuation request (RFC 9051 §7.5).
+func (a *appender) literal(n int64) error {
+	if a.literalPlus {
+		_, err := a.w.WriteString("{" + strconv.FormatInt(n, 10) + "+}\r\n")
+		return err
+	}
+	if _, err := a.w.WriteString("{" + strconv.FormatInt(n, 10) + "}\r\n"); err != nil {
+		return err
+	}
+	if err := a.w.Flush(); err != nil {
+		return err
+	}
+	for {
+		line, err := a.readLine()
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(line, "+") {
+			return nil
+		}
+		if !strings.HasPrefix(line, "* ") { // a tagged refusal ends the command
+			return responseError(line)
+		}
+	}
+}
+
+// end finishes the command and sends it on its way.
+func (b *appendBatch) end() error {
+	if _, err := b.a.w.WriteString("\r\n"); err != nil {
+		return err
+	}
+	return b.a.w.Flush()
+}
+
+// wait reads responses up to the completion of tag: nil for OK, an
+// *imap.Error for NO or BAD. Completions of earlier tags must have been
+// waited for already.
+func (a *appender) wait(tag string) error {
+	for {
+		line, err := a.readLine()
+		if err != nil {
+			return err
+		}
+		if rest, ok := strings.CutPrefix(line, "* "); ok {
+			if words := strings.Fields(rest); len(words) > 0 && strings.EqualFold(words[0], "CAPABILITY") && a.onCapability != nil {
+				a.onCapability(words[1:])
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, tag+" "); ok {
+			if strings.HasPrefix(strings.ToUpper(rest), "OK") {
+				return nil
+			}
+			return responseError(line)
+		}
+	}
+}
+
+// readLine reads one response line without its CRLF. A line announcing a
+// literal gets the literal read and dropped: no response this appender
+// waits for needs one.
+func (a *appender) readLine() (string, error) {
+	line, err := a.r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if i := strings.LastIndexByte(line, '{'); i >= 0 && strings.HasSuffix(line, "}") {
+		if n, err := strconv.ParseInt(strings.TrimSuffix(line[i+1:len(line)-1], "+"), 10, 64); err == nil {
+			if _, err := io.CopyN(io.Discard, a.r, n); err != nil {
+				return "", err
+			}
+			more, err := a.readLine()
+			return line[:i] + more, err
+		}
+	}
+	return line, nil
+}
+
+// responseError turns "tag NO [CODE ...] text" into an *imap.Error, so that
+// classify can judge it like any other server answer.
+func responseError(line string) error {
+	_, rest, _ := strings.Cut(line, " ")
+	typ, text, _ := strings.Cut(rest, " ")
+	e := &imap.Error{Type: imap.StatusResponseType(strings.ToUpper(typ)), Text: text}
+	if code, after, ok := strings.Cut(strings.TrimPrefix(text, "["), "]"); ok && strings.HasPrefix(text, "[") {
+		name, _, _ := strings.Cut(code, " ")
+		e.Code, e.Text = imap.ResponseCode(strings.ToUpper(name)), strings.TrimSpace(after)
+	}
+	return e
+}
+
+func (a *appender) close() {
+	a.w.WriteString(a.nextTag() + " LOGOUT\r\n")
+	a.w.Flush()
+	a.conn.Close()
+}
