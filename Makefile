@@ -1,25 +1,29 @@
 # mailmigrate — `make run` starts the service, `make test` runs every test.
-# Both install what they need from the system (PostgreSQL server binaries)
-# when it is missing.
+# Both install what they need from the system when it is missing: PostgreSQL
+# server binaries for both, Dovecot for the tests, isync for `make bench`.
 
 GO       ?= go
 BIN      := bin/mailmigrate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: run test bench build generate check-generated lint deps
+.PHONY: run test bench build generate check-generated lint
 
 ## run: build and start the service on http://127.0.0.1:8080 (private PostgreSQL unless DATABASE_URL is set)
-run: deps build
+run: build
+	@.ci/system-deps postgres
 	$(BIN) serve
 
-## test: run every test against real PostgreSQL
-test: deps
+## test: run every test against real PostgreSQL and real Dovecot servers
+test:
+	@.ci/system-deps postgres dovecot
 	$(GO) test -race -count=1 ./...
 
-## bench: run the Go benchmarks against real PostgreSQL
-bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+## bench: run the Go benchmarks against real PostgreSQL, then compare the copy engine with mbsync and doveadm (≈600 MB, a few minutes)
+bench:
+	@.ci/system-deps postgres dovecot isync
+	$(GO) test -run '^$$' -bench . -skip CompareTools -benchmem -benchtime 3x ./...
+	$(GO) test -run '^$$' -bench CompareTools -benchtime 1x -timeout 60m ./internal/comparison
 
 ## build: compile bin/mailmigrate
 build:
@@ -40,6 +44,3 @@ check-generated: generate
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'); echo "gofmt needed" >&2; exit 1; }
 	$(GO) vet ./...
-
-deps:
-	@.ci/system-deps postgres
