@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
@@ -60,5 +61,29 @@ func TestRefusedMessageIsRecordedAndSkipped(t *testing.T) {
 	got := p.dst.Read(t, "alice@new")
 	if n := len(got.Messages); n != 30 {
 		t.Errorf("destination has %d messages, want the 30 good ones once", n)
+	}
+}
+
+// TestFullDestinationFailsTheAccountClearly fills the destination's quota
+// mid-way: the account fails at once (no retry storm) with the server's
+// words, and what was copied stays.
+func TestFullDestinationFailsTheAccountClearly(t *testing.T) {
+	t.Parallel()
+	src := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "pw"}})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "pw"}, QuotaBytes: 300 << 10})
+	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 4, Messages: 120}))
+	start := time.Now()
+	res, err := Migrate(t.Context(), Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw")})
+	if KindOf(err) != KindQuota {
+		t.Fatalf("error %v, want an over-quota failure", err)
+	}
+	if !strings.Contains(err.Error(), "destination 127.0.0.1:") || !strings.Contains(strings.ToLower(err.Error()), "quota") {
+		t.Errorf("error text %q should name the destination and the quota", err)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("took %s: a full mailbox must not be retried", elapsed)
+	}
+	if res.MessagesCopied == 0 || len(dst.Read(t, "alice").Messages) != res.MessagesCopied {
+		t.Errorf("copied %d before the quota; the destination holds %d", res.MessagesCopied, len(dst.Read(t, "alice").Messages))
 	}
 }
