@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"sync/atomic"
@@ -25,7 +24,7 @@ type session struct {
 	*imapclient.Client
 	conn net.Conn // under the client, for abandon
 	// abandoned is set once the connection was dropped mid-command.
-	abandoned bool
+	abandoned atomic.Bool
 	side      *Side
 	name      string // "source" or "destination"
 	stop      func() bool
@@ -53,7 +52,9 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		return nil, side.fail(name, classify(err), fmt.Errorf("greeting: %w", err))
 	}
 	s := &session{Client: client, conn: conn, side: side, name: name}
-	s.stop = context.AfterFunc(ctx, func() { client.Close() })
+	// Cancelling closes the connection under the client; the engine's
+	// goroutine sees its reads and writes fail and winds down (see close).
+	s.stop = context.AfterFunc(ctx, func() { s.abandon() })
 	conn.timeout.Store(int64(loginTimeout))
 	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
 		s.close()
@@ -104,13 +105,15 @@ func (s *Server) tlsConfig() *tls.Config {
 	}
 }
 
-// close logs out politely, waiting a few seconds at most for the server;
-// a connection that was cancelled or abandoned is just closed (a command
-// left half-written would hold the client's writer forever).
+// close logs out politely, waiting a few seconds at most for the server.
+// A connection that was cancelled or abandoned is just closed: a command
+// left half-written holds the client's writer, and a FETCH left half-read
+// its reader, so waiting for either (Client.Close does) could hang. Its
+// reader goroutine ends with the connection, or stays parked on a literal
+// nobody will read: a small leak per failed connection, not a hang.
 func (s *session) close() {
-	if !s.stop() || s.abandoned {
+	if !s.stop() || s.abandoned.Load() {
 		s.conn.Close()
-		s.Client.Close()
 		return
 	}
 	loggedOut := make(chan struct{})
@@ -126,18 +129,11 @@ func (s *session) close() {
 	s.Client.Close()
 }
 
-// abandon drops the connection in the middle of a command, when the
-// attempt is lost anyway: draining the rest of a FETCH would read bodies
-// for nothing. go-imap's reader waits until the literal it handed out
-// (held, unfinished, if not nil) ends; reading it on the closed
-// connection ends it at once, after what is buffered. Client.Close would
-// wait for that reader, and so deadlock here.
-func (s *session) abandon(held io.Reader) {
-	s.abandoned = true
+// abandon drops the connection in the middle of a command that cannot be
+// finished: an APPEND whose literal was cut, a FETCH whose source broke.
+func (s *session) abandon() {
+	s.abandoned.Store(true)
 	s.conn.Close()
-	if held != nil {
-		io.Copy(io.Discard, held) //nolint:errcheck // it fails: that is the point
-	}
 }
 
 // idleConn fails a read or write that waits longer than its timeout: a

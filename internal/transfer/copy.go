@@ -74,7 +74,12 @@ func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) erro
 }
 
 // streamBodies fetches the bodies of batch from the source and hands each
-// to sink while it streams in.
+// to sink while it streams in. go-imap's reader waits for every literal it
+// hands out to be read to its end, so: once sink fails (the destination's
+// fault) the rest of the FETCH is read and dropped; once reading the
+// source fails, the FETCH is never touched again (reading a failed
+// literal a second time races with that reader) and the connection is
+// dropped.
 func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, sink func(message, imap.LiteralReader) error) error {
 	var uids imap.UIDSet
 	for _, msg := range batch {
@@ -85,32 +90,48 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		UID:         true,
 		BodySection: []*imap.FetchItemBodySection{{Peek: true}},
 	})
+	var sinkErr error
 	for {
-		body, cleanup, err := nextBody(cmd)
+		fetched, cleanup, err := nextBody(cmd)
 		if err != nil {
-			src.abandon(nil)
+			src.abandon()
 			return src.side.fail(src.name, KindTransient, err)
 		}
-		if body == nil {
+		if fetched == nil {
 			break
 		}
-		msg, ok := byUID[body.UID]
-		if !ok {
-			cleanup()
-			continue // a message we did not ask for
+		body := &sourceBody{LiteralReader: fetched.Body}
+		if msg, ok := byUID[fetched.UID]; ok && sinkErr == nil {
+			sinkErr = sink(msg, body)
 		}
-		err = sink(msg, body.Body)
-		if err != nil {
-			src.abandon(body.Body)
-			cleanup()
-			return err
+		if body.err == nil {
+			io.Copy(io.Discard, body) //nolint:errcheck // recorded in body.err
 		}
 		cleanup()
+		if body.err != nil {
+			src.abandon()
+			return src.side.fail(src.name, KindTransient, body.err)
+		}
 	}
-	if err := cmd.Close(); err != nil {
+	if err := cmd.Close(); err != nil && sinkErr == nil {
 		return src.side.fail(src.name, classify(err), err)
 	}
-	return nil
+	return sinkErr
+}
+
+// sourceBody records a failure to read a body from the source, as opposed
+// to a failure to write it to the destination.
+type sourceBody struct {
+	imap.LiteralReader
+	err error
+}
+
+func (b *sourceBody) Read(p []byte) (int, error) {
+	n, err := b.LiteralReader.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 // send starts the APPEND of one message, streaming its body, and settles
@@ -123,7 +144,7 @@ func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
 	})
 	if _, err := io.Copy(cmd, body); err != nil {
 		// Half a literal leaves the connection unusable.
-		dst.abandon(nil)
+		dst.abandon()
 		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("append: %w", err))
 	}
 	if err := cmd.Close(); err != nil {

@@ -36,7 +36,7 @@ func (s *session) fetchMessages(from imap.UID) ([]message, error) {
 		}
 		buf, err := data.Collect()
 		if err != nil {
-			s.abandon(nil)
+			s.abandon() // see streamBodies: a failed FETCH is not touched again
 			return nil, s.side.fail(s.name, classify(err), err)
 		}
 		// "from:*" names the last message even when its UID is below from

@@ -13,6 +13,10 @@ import (
 // (FolderResult.Error); a broken connection fails the attempt.
 func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderResult, error) {
 	res := FolderResult{Source: plan.Source.Name, Destination: plan.Destination}
+	if prev, ok := r.state[plan.Source.Name]; ok && unchanged(prev, plan) {
+		res.SourceMessages, res.DestinationMessages = prev.Covered, int(*plan.DestStatus.NumMessages)
+		return res, nil
+	}
 	src, dst := r.source, r.destination
 	// EXAMINE: the source folder is opened read-only (RFC 9051 §6.3.3).
 	sd, err := src.Select(plan.Source.Name, &imap.SelectOptions{ReadOnly: true}).Wait()
@@ -51,19 +55,42 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	r.progress.MessagesTotal += len(toCopy)
 	r.report()
 
-	fc := &folderCopy{m: r, destination: plan.Destination, flags: newFlagFilter(dd.PermanentFlags), appender: r.appender, done: map[imap.UID]bool{}}
+	fc := &folderCopy{m: r, destination: plan.Destination, flags: newFlagFilter(dd.PermanentFlags), done: map[imap.UID]bool{}}
+	if len(toCopy) > 0 {
+		if fc.appender, err = r.multiAppender(ctx); err != nil {
+			return res, err
+		}
+	}
 	copyErr := fc.copyMessages(ctx, toCopy)
 	res.Failures = fc.failures
-	r.checkpoint(plan.Source.Name, FolderState{
+	next := FolderState{
 		UIDValidity:     sd.UIDValidity,
 		LastUID:         lastSettled(prev.LastUID, incremental, fetched, toCopy, fc.done, fc.failures),
 		DestUIDValidity: dd.UIDValidity,
 		DestUIDNext:     uint32(dd.UIDNext),
-	})
+	}
+	r.checkpoint(plan.Source.Name, next)
 	if copyErr != nil {
 		return res, copyErr
 	}
-	return res, r.verify(&res, fetched)
+	if err := r.verify(&res, fetched); err != nil {
+		return res, err
+	}
+	next.SourceUIDNext, next.SourceMessages = uint32(sd.UIDNext), sd.NumMessages
+	next.Covered, next.Complete = res.SourceMessages, len(fc.failures) == 0
+	r.checkpoint(plan.Source.Name, next)
+	return res, nil
+}
+
+// unchanged reports whether a folder is as the last run left it, complete,
+// on both sides (LIST-STATUS): then there is nothing to copy, and the
+// verified count stands, as long as the destination still holds as many.
+func unchanged(prev FolderState, plan folderPlan) bool {
+	src, dst := plan.Source.Status, plan.DestStatus
+	return prev.Complete && src != nil && dst != nil &&
+		src.UIDValidity == prev.UIDValidity && uint32(src.UIDNext) == prev.SourceUIDNext &&
+		src.NumMessages != nil && *src.NumMessages == prev.SourceMessages &&
+		dst.UIDValidity == prev.DestUIDValidity && dst.NumMessages != nil && int(*dst.NumMessages) >= prev.Covered
 }
 
 // failed ends a folder the server refused, or passes a connection failure on.
@@ -86,7 +113,7 @@ func (r *accountRun) prepareDestination(plan folderPlan) error {
 			return err
 		}
 	}
-	if plan.Source.Subscribed {
+	if plan.Subscribe {
 		if err := dst.Subscribe(plan.Destination).Wait(); err != nil {
 			r.logger.Warn("could not subscribe a destination folder", "folder", plan.Destination, "err", err)
 		}

@@ -12,6 +12,7 @@ type mailbox struct {
 	Role       imap.MailboxAttr
 	Selectable bool
 	Subscribed bool
+	Status     *imap.StatusData // from LIST-STATUS, where the server has it
 }
 
 // namespace is a server's personal namespace (RFC 2342).
@@ -24,7 +25,9 @@ type namespace struct {
 type folderPlan struct {
 	Source      mailbox
 	Destination string
-	Create      bool // the destination lacks it
+	Create      bool             // the destination lacks it
+	Subscribe   bool             // the source folder is subscribed, the destination's is not
+	DestStatus  *imap.StatusData // of an existing destination folder, from LIST-STATUS
 }
 
 // roles that a folder is mapped by (RFC 6154). \All and \Flagged are views
@@ -49,7 +52,7 @@ var roleNames = map[string]imap.MailboxAttr{
 
 // mailboxFromList reads a LIST response.
 func mailboxFromList(data *imap.ListData, subscribedOnly map[string]bool) mailbox {
-	m := mailbox{Name: data.Mailbox, Selectable: true, Subscribed: subscribedOnly[data.Mailbox]}
+	m := mailbox{Name: data.Mailbox, Selectable: true, Subscribed: subscribedOnly[data.Mailbox], Status: data.Status}
 	for _, attr := range data.Attrs {
 		switch attr {
 		case imap.MailboxAttrNoSelect, imap.MailboxAttrNonExistent:
@@ -120,9 +123,9 @@ func translateName(name string, src, dst namespace) string {
 // the same role, then the translated name.
 func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options) []folderPlan {
 	byRole := map[imap.MailboxAttr]string{}
-	existing := map[string]bool{"INBOX": true}
-	for _, b := range dst {
-		existing[b.Name] = true
+	existing := map[string]*mailbox{"INBOX": {Name: "INBOX"}}
+	for i, b := range dst {
+		existing[b.Name] = &dst[i]
 		if b.Role != "" && byRole[b.Role] == "" {
 			byRole[b.Role] = b.Name
 		}
@@ -139,8 +142,15 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options) []fo
 		if name == "" {
 			name = translateName(b.Name, srcNS, dstNS)
 		}
-		plans = append(plans, folderPlan{Source: b, Destination: name, Create: !existing[name]})
-		existing[name] = true
+		plan := folderPlan{Source: b, Destination: name, Subscribe: b.Subscribed}
+		if there := existing[name]; there != nil {
+			plan.Subscribe = b.Subscribed && !there.Subscribed
+			plan.DestStatus = there.Status
+		} else {
+			plan.Create = true
+			existing[name] = &mailbox{Name: name, Subscribed: b.Subscribed}
+		}
+		plans = append(plans, plan)
 	}
 	return plans
 }

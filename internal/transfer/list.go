@@ -16,6 +16,9 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 		ReturnSpecialUse: caps.Has(imap.CapSpecialUse),
 		ReturnSubscribed: caps.Has(imap.CapListExtended), // RFC 5258 §3.1
 	}
+	if caps.Has(imap.CapListStatus) { // RFC 5819: every folder's status in one command
+		opts.ReturnStatus = &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true}
+	}
 	listed, err := s.List("", "*", opts).Collect()
 	if err != nil {
 		return nil, ns, s.side.fail(s.name, classify(err), err)

@@ -23,11 +23,14 @@ type accountRun struct {
 	source      *session
 	destination *session
 	appender    *appender // MULTIAPPEND to the destination; nil without
-	progress    Progress
-	state       State
-	folders     []FolderResult
-	finished    map[string]bool // source folders done in this run
-	logger      *slog.Logger
+	// appenderTried: the appender was dialled (or found impossible) in
+	// this attempt, at the first folder with something to copy.
+	appenderTried bool
+	progress      Progress
+	state         State
+	folders       []FolderResult
+	finished      map[string]bool // source folders done in this run
+	logger        *slog.Logger
 }
 
 // Migrate copies what the destination lacks of job's account. It returns
@@ -76,15 +79,12 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		return err
 	}
 	defer dst.close()
-	r.source, r.destination, r.appender = src, dst, nil
-	if !r.job.Tuning.SingleAppend && dst.Caps().Has(imap.CapMultiAppend) {
-		if r.appender, err = dialAppender(ctx, &r.job.Destination, "destination", r.job.Tuning); err != nil {
-			return err
-		}
+	r.source, r.destination, r.appender, r.appenderTried = src, dst, nil, false
+	defer func() {
 		if r.appender != nil {
-			defer r.appender.close()
+			r.appender.close()
 		}
-	}
+	}()
 	plans, err := r.plan()
 	if err != nil {
 		return err
@@ -117,6 +117,19 @@ func (r *accountRun) plan() ([]folderPlan, error) {
 		return nil, err
 	}
 	return planFolders(srcBoxes, dstBoxes, srcNS, dstNS, &r.job.Options), nil
+}
+
+// multiAppender returns the MULTIAPPEND connection, dialling it the first
+// time a folder has something to copy; nil where the destination lacks
+// MULTIAPPEND or Tuning.SingleAppend is set.
+func (r *accountRun) multiAppender(ctx context.Context) (*appender, error) {
+	if r.appenderTried || r.job.Tuning.SingleAppend || !r.destination.Caps().Has(imap.CapMultiAppend) {
+		return r.appender, nil
+	}
+	r.appenderTried = true
+	var err error
+	r.appender, err = dialAppender(ctx, &r.job.Destination, "destination", r.job.Tuning)
+	return r.appender, err
 }
 
 func (r *accountRun) report() {

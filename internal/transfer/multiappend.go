@@ -29,6 +29,7 @@ type appender struct {
 	name        string
 	// onCapability, while set, receives the words of a CAPABILITY response.
 	onCapability func(words []string)
+	stop         func() bool
 }
 
 // dialAppender connects and logs in a second time to the destination. It
@@ -41,10 +42,11 @@ func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (
 	conn := &idleConn{Conn: raw}
 	conn.timeout.Store(int64(tuning.GreetingTimeout))
 	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriter(conn), side: side, name: name}
-	stop := context.AfterFunc(ctx, func() { raw.Close() })
-	defer stop()
+	// Cancelling closes the connection, now or in the middle of a batch.
+	a.stop = context.AfterFunc(ctx, func() { raw.Close() })
 	caps, err := a.open(side)
 	if err != nil {
+		a.stop()
 		raw.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -240,6 +242,7 @@ func responseError(line string) error {
 }
 
 func (a *appender) close() {
+	a.stop()
 	a.w.WriteString(a.nextTag() + " LOGOUT\r\n")
 	a.w.Flush()
 	a.conn.Close()

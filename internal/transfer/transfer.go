@@ -60,6 +60,13 @@ type FolderState struct {
 	// appended but did not record (a crash) can be in the destination.
 	DestUIDValidity uint32
 	DestUIDNext     uint32
+	// What the source folder looked like when the run that wrote this
+	// state ended, and what it verified: a folder still alike is skipped
+	// by the next run without being opened (RFC 5819 LIST-STATUS).
+	SourceUIDNext  uint32
+	SourceMessages uint32
+	Covered        int  // source messages the destination was verified to hold
+	Complete       bool // every message was settled: nothing to retry
 }
 
 // State is the sync state of an account: source folder name → FolderState.
