@@ -69,26 +69,29 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 
 // attempt connects to both sides and copies every folder not finished yet.
 func (r *accountRun) attempt(ctx context.Context) error {
-	src, err := connect(ctx, &r.job.Source, "source", r.job.Tuning)
-	if err != nil {
-		return err
+	// Both sides log in and list at once: a re-run with nothing to copy
+	// is mostly this.
+	dstOpened := make(chan openedSide, 1)
+	go func() { dstOpened <- openSide(ctx, &r.job.Destination, "destination", r.job.Tuning) }()
+	src, dst := openSide(ctx, &r.job.Source, "source", r.job.Tuning), <-dstOpened
+	for _, side := range []openedSide{src, dst} {
+		if side.session != nil {
+			defer side.session.close()
+		}
 	}
-	defer src.close()
-	dst, err := connect(ctx, &r.job.Destination, "destination", r.job.Tuning)
-	if err != nil {
-		return err
+	if src.err != nil {
+		return src.err
 	}
-	defer dst.close()
-	r.source, r.destination, r.appender, r.appenderTried = src, dst, nil, false
+	if dst.err != nil {
+		return dst.err
+	}
+	r.source, r.destination, r.appender, r.appenderTried = src.session, dst.session, nil, false
 	defer func() {
 		if r.appender != nil {
 			r.appender.close()
 		}
 	}()
-	plans, err := r.plan()
-	if err != nil {
-		return err
-	}
+	plans := planFolders(src.boxes, dst.boxes, src.ns, dst.ns, &r.job.Options)
 	r.progress.FoldersTotal = len(plans)
 	for _, plan := range plans {
 		if r.finished[plan.Source.Name] {
@@ -107,16 +110,21 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	return nil
 }
 
-func (r *accountRun) plan() ([]folderPlan, error) {
-	srcBoxes, srcNS, err := r.source.listMailboxes()
+// openedSide is a logged-in session and its folders, or why there is none.
+type openedSide struct {
+	session *session
+	boxes   []mailbox
+	ns      namespace
+	err     error
+}
+
+func openSide(ctx context.Context, side *Side, name string, tuning Tuning) openedSide {
+	s, err := connect(ctx, side, name, tuning)
 	if err != nil {
-		return nil, err
+		return openedSide{err: err}
 	}
-	dstBoxes, dstNS, err := r.destination.listMailboxes()
-	if err != nil {
-		return nil, err
-	}
-	return planFolders(srcBoxes, dstBoxes, srcNS, dstNS, &r.job.Options), nil
+	boxes, ns, err := s.listMailboxes()
+	return openedSide{session: s, boxes: boxes, ns: ns, err: err}
 }
 
 // multiAppender returns the MULTIAPPEND connection, dialling it the first
