@@ -32,6 +32,9 @@ type appender struct {
 	stop         func() bool
 }
 
+// appendBufferSize is the appender's write buffer.
+const appendBufferSize = 64 << 10
+
 // dialAppender connects and logs in a second time to the destination. It
 // returns nil, nil when the server lacks MULTIAPPEND.
 func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, error) {
@@ -41,7 +44,8 @@ func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (
 	}
 	conn := &idleConn{Conn: raw}
 	conn.timeout.Store(int64(tuning.GreetingTimeout))
-	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriter(conn), side: side, name: name}
+	// A large write buffer sends bodies in few syscalls.
+	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize), side: side, name: name}
 	// Cancelling closes the connection, now or in the middle of a batch.
 	a.stop = context.AfterFunc(ctx, func() { raw.Close() })
 	caps, err := a.open(side)
@@ -78,7 +82,7 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 		}
 		a.conn.Conn = tlsConn
 		a.r.Reset(a.conn)
-		a.w.Reset(a.conn)
+		a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
 	}
 	a.conn.timeout.Store(int64(loginTimeout))
 	if err := a.command("LOGIN " + a.astring(side.Login) + " " + a.astring(side.Password)); err != nil {
