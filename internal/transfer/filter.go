@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -31,6 +32,15 @@ func (o *Options) wantsMessage(flags []imap.Flag, size int64, date time.Time) bo
 		return false
 	}
 	return o.Since.IsZero() || !dayOf(date).Before(dayOf(o.Since))
+}
+
+// filterKey names what filter lets through, for FolderState.Filter.
+func (o *Options) filterKey() string {
+	since := ""
+	if !o.Since.IsZero() {
+		since = dayOf(o.Since).Format(time.DateOnly)
+	}
+	return fmt.Sprintf("max=%d since=%s deleted=%t", o.MaxMessageBytes, since, o.CopyDeleted)
 }
 
 // dayOf is the calendar day of t in its own zone: IMAP's SINCE compares

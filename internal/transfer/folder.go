@@ -13,7 +13,9 @@ import (
 // (FolderResult.Error); a broken connection fails the attempt.
 func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderResult, error) {
 	res := FolderResult{Source: plan.Source.Name, Destination: plan.Destination}
-	if prev, ok := r.state[plan.Source.Name]; ok && unchanged(prev, plan) {
+	prev, known := r.state[plan.Source.Name]
+	known = known && prev.Destination == plan.Destination && prev.Filter == r.job.Options.filterKey()
+	if known && unchanged(prev, plan) {
 		res.SourceMessages, res.DestinationMessages = prev.Covered, int(*plan.DestStatus.NumMessages)
 		return res, nil
 	}
@@ -30,8 +32,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	if err != nil {
 		return res.failed(dst, err)
 	}
-	prev, incremental := r.state[plan.Source.Name]
-	incremental = incremental && prev.UIDValidity == sd.UIDValidity
+	incremental := known && prev.UIDValidity == sd.UIDValidity
 	from := imap.UID(1)
 	if incremental {
 		from = imap.UID(prev.LastUID) + 1
@@ -64,6 +65,8 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	copyErr := fc.copyMessages(ctx, toCopy)
 	res.Failures = fc.failures
 	next := FolderState{
+		Destination:     plan.Destination,
+		Filter:          r.job.Options.filterKey(),
 		UIDValidity:     sd.UIDValidity,
 		LastUID:         lastSettled(prev.LastUID, incremental, fetched, toCopy, fc.done, fc.failures),
 		DestUIDValidity: dd.UIDValidity,

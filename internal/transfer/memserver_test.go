@@ -213,3 +213,30 @@ func TestWrongPasswordFailsAtOnceAsAuth(t *testing.T) {
 		t.Errorf("error text %q, want it to start %q", got, want)
 	}
 }
+
+// TestChangedOptionsVoidTheState: a message left out by a size limit is
+// copied by a later run without the limit, although the folder did not
+// change: the state was written for other filters.
+func TestChangedOptionsVoidTheState(t *testing.T) {
+	t.Parallel()
+	src := startMemServer(t, map[string]string{"a": "pw"})
+	dst := startMemServer(t, map[string]string{"a": "pw"})
+	date := time.Date(2022, 2, 2, 2, 2, 2, 0, time.UTC)
+	appendMessages(t, src.client(t, "a", "pw"), "INBOX",
+		testMessage{Date: date, Body: mail("small@x", "small", 10)},
+		testMessage{Date: date, Body: mail("big@x", "big", 5000)},
+	)
+	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), Options: Options{MaxMessageBytes: 1000}}
+	res, err := Migrate(context.Background(), job)
+	if err != nil || res.MessagesCopied != 1 {
+		t.Fatalf("with a size limit: copied %d, %v", res.MessagesCopied, err)
+	}
+	job.State, job.Options = res.State, Options{}
+	res, err = Migrate(context.Background(), job)
+	if err != nil || res.MessagesCopied != 1 {
+		t.Fatalf("without the limit: copied %d, %v; want the big message", res.MessagesCopied, err)
+	}
+	if n := len(readFolder(t, dst.client(t, "a", "pw"), "INBOX")); n != 2 {
+		t.Errorf("destination has %d messages, want 2", n)
+	}
+}

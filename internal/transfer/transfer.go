@@ -54,6 +54,11 @@ type Options struct {
 // FolderState is what a run remembers of one source folder, so that the
 // next run fetches only newer messages (DESIGN §5).
 type FolderState struct {
+	// Destination and Filter (Options.filterKey) are what the state was
+	// written for: another destination folder or other message filters
+	// make it void, so that no message is left behind by a changed plan.
+	Destination string
+	Filter      string
 	UIDValidity uint32 // of the source folder
 	LastUID     uint32 // every source message up to this UID is done
 	// DestUIDValidity and DestUIDNext bound where a message this engine
