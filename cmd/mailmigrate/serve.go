@@ -11,12 +11,16 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/localpg"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // serve runs the service until ctx ends, then lets in-flight requests finish.
@@ -38,8 +42,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
+	store := postgres.New(db.pool, box)
+	jobs, err := startJobs(db.pool, store, logger)
+	if err != nil {
+		return err
+	}
+	defer stopJobs(jobs, cfg.ShutdownTimeout, logger)
 	handler := httpapi.NewHandler(httpapi.Options{
-		Service: migration.NewService(postgres.New(db.pool, box)),
+		Service: migration.NewService(store),
 		Logger:  logger,
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, db.pool) },
 	})
@@ -73,6 +83,35 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// startJobs runs the background workers (River) of this process. Every
+// serve process on one database takes jobs from the same queue.
+func startJobs(pool *pgxpool.Pool, store *postgres.Store, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
+	workers := river.NewWorkers()
+	worker.Register(workers, store, logger)
+	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
+		Workers: workers,
+		Logger:  logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The workers live until stopJobs, not until the signal: in-flight
+	// jobs get the shutdown timeout to finish.
+	if err := jobs.Start(context.Background()); err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+func stopJobs(jobs *river.Client[pgx.Tx], timeout time.Duration, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := jobs.Stop(ctx); err != nil {
+		logger.Warn("background jobs did not stop in time; they resume on the next start", "err", err)
+	}
 }
 
 // migrate applies the schema migrations and exits.

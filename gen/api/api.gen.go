@@ -198,6 +198,32 @@ type EndpointInput struct {
 	TlsSkipVerify bool `json:"tls_skip_verify,omitempty"`
 }
 
+// Event One entry of the event log. It never carries a password.
+type Event struct {
+	// AccountId 0 when the event is about the task.
+	AccountId int64 `json:"account_id"`
+
+	// Error What went wrong, with the server's words; empty on success.
+	Error string `json:"error"`
+	Host  string `json:"host"`
+
+	// Kind What happened, e.g. test.ok, test.failed.
+	Kind  string `json:"kind"`
+	Login string `json:"login"`
+
+	// Message A sentence for people, e.g. alice@old.example → imap.old.example:993: authentication failed: …
+	Message string `json:"message"`
+	Port    int    `json:"port"`
+
+	// Seq Orders all events of the service.
+	Seq int64 `json:"seq"`
+
+	// Side source, destination, or empty.
+	Side   string    `json:"side"`
+	TaskId int64     `json:"task_id"`
+	Time   time.Time `json:"time"`
+}
+
 // ImportResult defines model for ImportResult.
 type ImportResult struct {
 	// Created How many accounts were added.
@@ -311,6 +337,15 @@ type ListAccountsParams struct {
 	After *int64 `form:"after,omitempty" json:"after,omitempty"`
 
 	// Limit At most this many accounts; all when omitted.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListTaskEventsParams defines parameters for ListTaskEvents.
+type ListTaskEventsParams struct {
+	// After Only events with a larger seq.
+	After *int64 `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit At most this many events (default 100, at most 1000).
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
@@ -560,6 +595,11 @@ type ClientInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTaskEvents The task's event log, oldest first.
+	//
+	// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
+	ListTaskEvents(ctx context.Context, id TaskID, params *ListTaskEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTaskReport Per-account results as CSV, without any secret.
 	//
 	// Columns: account_id, source_login, destination_login, state,
@@ -570,6 +610,18 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestTask Test the logins of every account, on both sides, in the background.
+	//
+	// The task is `testing` until every account is tested, then returns to
+	// the state it had. Each account then shows `source_test` and
+	// `destination_test`, and the event log has a `test.ok` or
+	// `test.failed` event per side with login, host, port and the
+	// server's error text. Logins are tried once: no retries that could
+	// lock an account out.
+	//
+	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+	TestTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListEndpoints List endpoints in ascending id order.
@@ -946,6 +998,21 @@ func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId Account
 	return c.Client.Do(req)
 }
 
+// ListTaskEvents The task's event log, oldest first.
+//
+// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
+func (c *Client) ListTaskEvents(ctx context.Context, id TaskID, params *ListTaskEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTaskEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTaskReport Per-account results as CSV, without any secret.
 //
 // Columns: account_id, source_login, destination_login, state,
@@ -957,6 +1024,28 @@ func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId Account
 // Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTaskReportRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestTask Test the logins of every account, on both sides, in the background.
+//
+// The task is `testing` until every account is tested, then returns to
+// the state it had. Each account then shows `source_test` and
+// `destination_test`, and the event log has a `test.ok` or
+// `test.failed` event per side with login, host, port and the
+// server's error text. Logins are tried once: no retries that could
+// lock an account out.
+//
+// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+func (c *Client) TestTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTaskRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -1623,6 +1712,79 @@ func NewUpdateAccountRequestWithBody(server string, id TaskID, accountId Account
 	return req, nil
 }
 
+// NewListTaskEventsRequest constructs an http.Request for the ListTaskEvents method
+func NewListTaskEventsRequest(server string, id TaskID, params *ListTaskEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTaskReportRequest constructs an http.Request for the GetTaskReport method
 func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	var err error
@@ -1650,6 +1812,40 @@ func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTestTaskRequest constructs an http.Request for the TestTask method
+func NewTestTaskRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1873,6 +2069,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
 
+	// ListTaskEventsWithResponse The task's event log, oldest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
+	ListTaskEventsWithResponse(ctx context.Context, id TaskID, params *ListTaskEventsParams, reqEditors ...RequestEditorFn) (*ListTaskEventsResponse, error)
+
 	// GetTaskReportWithResponse Per-account results as CSV, without any secret.
 	//
 	// Columns: account_id, source_login, destination_login, state,
@@ -1885,6 +2088,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReportWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskReportResponse, error)
+
+	// TestTaskWithResponse Test the logins of every account, on both sides, in the background.
+	//
+	// The task is `testing` until every account is tested, then returns to
+	// the state it had. Each account then shows `source_test` and
+	// `destination_test`, and the event log has a `test.ok` or
+	// `test.failed` event per side with login, host, port and the
+	// server's error text. Logins are tried once: no retries that could
+	// lock an account out.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+	TestTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
 }
 
 type ListEndpointsResponse struct {
@@ -2501,6 +2718,47 @@ func (r UpdateAccountResponse) ContentType() string {
 	return ""
 }
 
+type ListTaskEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Event
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTaskEventsResponse) GetJSON200() *[]Event {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTaskEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTaskEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTaskEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTaskEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTaskReportResponse200Headers the declared response headers of an HTTP 200 response for GetTaskReport
 type GetTaskReportResponse200Headers struct {
 	ContentDisposition *string
@@ -2536,6 +2794,40 @@ func (r GetTaskReportResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTaskReportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type TestTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r TestTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestTaskResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2846,6 +3138,19 @@ func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id 
 	return ParseUpdateAccountResponse(rsp)
 }
 
+// ListTaskEventsWithResponse The task's event log, oldest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
+func (c *ClientWithResponses) ListTaskEventsWithResponse(ctx context.Context, id TaskID, params *ListTaskEventsParams, reqEditors ...RequestEditorFn) (*ListTaskEventsResponse, error) {
+	rsp, err := c.ListTaskEvents(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTaskEventsResponse(rsp)
+}
+
 // GetTaskReportWithResponse Per-account results as CSV, without any secret.
 //
 // Columns: account_id, source_login, destination_login, state,
@@ -2863,6 +3168,26 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseGetTaskReportResponse(rsp)
+}
+
+// TestTaskWithResponse Test the logins of every account, on both sides, in the background.
+//
+// The task is `testing` until every account is tested, then returns to
+// the state it had. Each account then shows `source_test` and
+// `destination_test`, and the event log has a `test.ok` or
+// `test.failed` event per side with login, host, port and the
+// server's error text. Logins are tried once: no retries that could
+// lock an account out.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+func (c *ClientWithResponses) TestTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskResponse, error) {
+	rsp, err := c.TestTask(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTaskResponse(rsp)
 }
 
 // ParseListEndpointsResponse parses an HTTP response from a ListEndpointsWithResponse call
@@ -3221,6 +3546,32 @@ func ParseUpdateAccountResponse(rsp *http.Response) (*UpdateAccountResponse, err
 	return response, nil
 }
 
+// ParseListTaskEventsResponse parses an HTTP response from a ListTaskEventsWithResponse call
+func ParseListTaskEventsResponse(rsp *http.Response) (*ListTaskEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTaskEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Event
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetTaskReportResponse parses an HTTP response from a GetTaskReportWithResponse call
 func ParseGetTaskReportResponse(rsp *http.Response) (*GetTaskReportResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -3245,6 +3596,22 @@ func ParseGetTaskReportResponse(rsp *http.Response) (*GetTaskReportResponse, err
 			headers.ContentDisposition = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTestTaskResponse parses an HTTP response from a TestTaskWithResponse call
+func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
@@ -3300,9 +3667,15 @@ type ServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// ListTaskEvents The task's event log, oldest first.
+	// (GET /tasks/{id}/events)
+	ListTaskEvents(w http.ResponseWriter, r *http.Request, id TaskID, params ListTaskEventsParams)
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID)
+	// TestTask Test the logins of every account, on both sides, in the background.
+	// (POST /tasks/{id}/test)
+	TestTask(w http.ResponseWriter, r *http.Request, id TaskID)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -3405,9 +3778,21 @@ func (_ Unimplemented) UpdateAccount(w http.ResponseWriter, r *http.Request, id 
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// ListTaskEvents The task's event log, oldest first.
+// (GET /tasks/{id}/events)
+func (_ Unimplemented) ListTaskEvents(w http.ResponseWriter, r *http.Request, id TaskID, params ListTaskEventsParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // GetTaskReport Per-account results as CSV, without any secret.
 // (GET /tasks/{id}/report.csv)
 func (_ Unimplemented) GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// TestTask Test the logins of every account, on both sides, in the background.
+// (POST /tasks/{id}/test)
+func (_ Unimplemented) TestTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -3844,6 +4229,61 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// ListTaskEvents operation middleware
+func (siw *ServerInterfaceWrapper) ListTaskEvents(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTaskEventsParams
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", r.URL.Query(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "after"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "after", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListTaskEvents(w, r, id, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // GetTaskReport operation middleware
 func (siw *ServerInterfaceWrapper) GetTaskReport(w http.ResponseWriter, r *http.Request) {
 
@@ -3861,6 +4301,32 @@ func (siw *ServerInterfaceWrapper) GetTaskReport(w http.ResponseWriter, r *http.
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.GetTaskReport(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// TestTask operation middleware
+func (siw *ServerInterfaceWrapper) TestTask(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.TestTask(w, r, id)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -4033,6 +4499,12 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/report.csv", wrapper.GetTaskReport)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/test", wrapper.TestTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
 	})
 
 	return r
@@ -4987,6 +5459,62 @@ func (response UpdateAccount500TextResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type ListTaskEventsRequestObject struct {
+	Id     TaskID `json:"id"`
+	Params ListTaskEventsParams
+}
+
+type ListTaskEventsResponseObject interface {
+	VisitListTaskEventsResponse(w http.ResponseWriter) error
+}
+
+type ListTaskEvents200JSONResponse []Event
+
+func (response ListTaskEvents200JSONResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskEvents400TextResponse BadRequestTextResponse
+
+func (response ListTaskEvents400TextResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskEvents404TextResponse NotFoundTextResponse
+
+func (response ListTaskEvents404TextResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskEvents500TextResponse StoreErrorTextResponse
+
+func (response ListTaskEvents500TextResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskReportRequestObject struct {
 	Id TaskID `json:"id"`
 }
@@ -5056,6 +5584,66 @@ func (response GetTaskReport500TextResponse) VisitGetTaskReportResponse(w http.R
 	return err
 }
 
+type TestTaskRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type TestTaskResponseObject interface {
+	VisitTestTaskResponse(w http.ResponseWriter) error
+}
+
+type TestTask202Response struct {
+}
+
+func (response TestTask202Response) VisitTestTaskResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type TestTask400TextResponse BadRequestTextResponse
+
+func (response TestTask400TextResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTask404TextResponse NotFoundTextResponse
+
+func (response TestTask404TextResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTask409TextResponse ConflictTextResponse
+
+func (response TestTask409TextResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTask500TextResponse StoreErrorTextResponse
+
+func (response TestTask500TextResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListEndpoints List endpoints in ascending id order.
@@ -5106,9 +5694,15 @@ type StrictServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// ListTaskEvents The task's event log, oldest first.
+	// (GET /tasks/{id}/events)
+	ListTaskEvents(ctx context.Context, request ListTaskEventsRequestObject) (ListTaskEventsResponseObject, error)
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(ctx context.Context, request GetTaskReportRequestObject) (GetTaskReportResponseObject, error)
+	// TestTask Test the logins of every account, on both sides, in the background.
+	// (POST /tasks/{id}/test)
+	TestTask(ctx context.Context, request TestTaskRequestObject) (TestTaskResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -5606,6 +6200,33 @@ func (sh *strictHandler) UpdateAccount(w http.ResponseWriter, r *http.Request, i
 	}
 }
 
+// ListTaskEvents operation middleware
+func (sh *strictHandler) ListTaskEvents(w http.ResponseWriter, r *http.Request, id TaskID, params ListTaskEventsParams) {
+	var request ListTaskEventsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTaskEvents(ctx, request.(ListTaskEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTaskEvents")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListTaskEventsResponseObject); ok {
+		if err := validResponse.VisitListTaskEventsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // GetTaskReport operation middleware
 func (sh *strictHandler) GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID) {
 	var request GetTaskReportRequestObject
@@ -5625,6 +6246,32 @@ func (sh *strictHandler) GetTaskReport(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(GetTaskReportResponseObject); ok {
 		if err := validResponse.VisitGetTaskReportResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// TestTask operation middleware
+func (sh *strictHandler) TestTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request TestTaskRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.TestTask(ctx, request.(TestTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestTask")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(TestTaskResponseObject); ok {
+		if err := validResponse.VisitTestTaskResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

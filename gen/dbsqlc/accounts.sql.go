@@ -272,6 +272,35 @@ func (q *Queries) AccountStatsByTask(ctx context.Context, taskIds []int64) ([]Ac
 	return items, nil
 }
 
+const accountTestRecord = `-- name: AccountTestRecord :exec
+UPDATE accounts
+SET source_test_ok = $1, source_test_error = $2, source_tested_at = now(),
+    destination_test_ok = $3, destination_test_error = $4,
+    destination_tested_at = now(), updated_at = now()
+WHERE task_id = $5 AND id = $6
+`
+
+type AccountTestRecordParams struct {
+	SourceOk         pgtype.Bool
+	SourceError      string
+	DestinationOk    pgtype.Bool
+	DestinationError string
+	TaskID           int64
+	ID               int64
+}
+
+func (q *Queries) AccountTestRecord(ctx context.Context, arg AccountTestRecordParams) error {
+	_, err := q.db.Exec(ctx, accountTestRecord,
+		arg.SourceOk,
+		arg.SourceError,
+		arg.DestinationOk,
+		arg.DestinationError,
+		arg.TaskID,
+		arg.ID,
+	)
+	return err
+}
+
 const accountUpdate = `-- name: AccountUpdate :execrows
 UPDATE accounts
 SET source_login = $1,

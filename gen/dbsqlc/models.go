@@ -73,6 +73,20 @@ type Endpoint struct {
 	UpdatedAt     pgtype.Timestamptz
 }
 
+type Event struct {
+	Seq       int64
+	Time      pgtype.Timestamptz
+	Kind      string
+	TaskID    pgtype.Int8
+	AccountID pgtype.Int8
+	Side      string
+	Login     string
+	Host      string
+	Port      int32
+	Error     string
+	Message   string
+}
+
 type SecretKeyCheck struct {
 	ID     bool
 	Sealed []byte
@@ -89,4 +103,6 @@ type Task struct {
 	UpdatedAt             pgtype.Timestamptz
 	StartedAt             pgtype.Timestamptz
 	FinishedAt            pgtype.Timestamptz
+	PendingJobs           int32
+	ResumeState           string
 }

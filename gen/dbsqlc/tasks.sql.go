@@ -9,6 +9,30 @@ import (
 	"context"
 )
 
+const accountIDsByTask = `-- name: AccountIDsByTask :many
+SELECT id FROM accounts WHERE task_id = $1 ORDER BY id
+`
+
+func (q *Queries) AccountIDsByTask(ctx context.Context, taskID int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, accountIDsByTask, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskCountByEndpoint = `-- name: TaskCountByEndpoint :one
 SELECT count(*) FROM tasks
 WHERE source_endpoint_id = $1 OR destination_endpoint_id = $1
@@ -64,8 +88,31 @@ func (q *Queries) TaskDelete(ctx context.Context, arg TaskDeleteParams) (int64, 
 	return result.RowsAffected(), nil
 }
 
+const taskFinishJob = `-- name: TaskFinishJob :one
+UPDATE tasks
+SET pending_jobs = pending_jobs - 1,
+    state = CASE WHEN pending_jobs <= 1 THEN resume_state ELSE state END,
+    updated_at = now()
+WHERE id = $1
+RETURNING state, pending_jobs
+`
+
+type TaskFinishJobRow struct {
+	State       string
+	PendingJobs int32
+}
+
+// One job of the task is done; the last one returns the task to the state
+// it had before.
+func (q *Queries) TaskFinishJob(ctx context.Context, id int64) (TaskFinishJobRow, error) {
+	row := q.db.QueryRow(ctx, taskFinishJob, id)
+	var i TaskFinishJobRow
+	err := row.Scan(&i.State, &i.PendingJobs)
+	return i, err
+}
+
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -82,12 +129,14 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.UpdatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.PendingJobs,
+		&i.ResumeState,
 	)
 	return i, err
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -110,6 +159,8 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.UpdatedAt,
 			&i.StartedAt,
 			&i.FinishedAt,
+			&i.PendingJobs,
+			&i.ResumeState,
 		); err != nil {
 			return nil, err
 		}
@@ -119,6 +170,34 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const taskStartJobs = `-- name: TaskStartJobs :one
+UPDATE tasks
+SET resume_state = state, state = $1, pending_jobs = $2, updated_at = now()
+WHERE id = $3 AND state <> ALL ($4::text[])
+RETURNING id
+`
+
+type TaskStartJobsParams struct {
+	State         string
+	Jobs          int32
+	ID            int64
+	RunningStates []string
+}
+
+// Moves a task that is not running into state with n jobs to wait for,
+// remembering the state to return to. No row: missing or running.
+func (q *Queries) TaskStartJobs(ctx context.Context, arg TaskStartJobsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, taskStartJobs,
+		arg.State,
+		arg.Jobs,
+		arg.ID,
+		arg.RunningStates,
+	)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const taskStateGet = `-- name: TaskStateGet :one

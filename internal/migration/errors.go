@@ -42,6 +42,9 @@ func plural(n int, one, many string) string {
 // task is running.
 var ErrTaskRunning = errors.New("task is running")
 
+// ErrNoAccounts refuses to start work on a task without accounts.
+var ErrNoAccounts = errors.New("task has no accounts")
+
 // DuplicateLoginError refuses a source login that the task already has.
 // Logins lists them; it is empty when a concurrent insert won the race and
 // the store cannot tell which.

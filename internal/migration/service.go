@@ -7,6 +7,8 @@ type Store interface {
 	EndpointStore
 	TaskStore
 	AccountStore
+	JobStore
+	EventStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

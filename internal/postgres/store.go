@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -20,6 +22,9 @@ type Store struct {
 	pool    *pgxpool.Pool
 	queries *dbsqlc.Queries
 	box     *secret.Box // seals passwords
+	// jobs inserts River jobs in the store's transactions; it runs none.
+	jobs    *river.Client[pgx.Tx]
+	jobsErr error
 }
 
 var _ migration.Store = (*Store)(nil)
@@ -27,7 +32,8 @@ var _ migration.Store = (*Store)(nil)
 // New returns a Store on pool that seals passwords with box. The schema
 // must be migrated (Migrate) and box's key checked (CheckSecretKey).
 func New(pool *pgxpool.Pool, box *secret.Box) *Store {
-	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box}
+	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err}
 }
 
 // PostgreSQL error codes the store interprets (Appendix A).

@@ -50,3 +50,10 @@ GROUP BY task_id, state;
 -- Which of these source logins the task has already (uses the unique index).
 SELECT source_login FROM accounts
 WHERE task_id = @task_id AND source_login = ANY (@logins::text[]);
+
+-- name: AccountTestRecord :exec
+UPDATE accounts
+SET source_test_ok = @source_ok, source_test_error = @source_error, source_tested_at = now(),
+    destination_test_ok = @destination_ok, destination_test_error = @destination_error,
+    destination_tested_at = now(), updated_at = now()
+WHERE task_id = @task_id AND id = @id;

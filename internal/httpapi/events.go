@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// TestTask answers POST /tasks/{id}/test.
+func (s *Server) TestTask(ctx context.Context, req api.TestTaskRequestObject) (api.TestTaskResponseObject, error) {
+	if err := s.service.TestTask(ctx, req.Id); err != nil {
+		return nil, err
+	}
+	return api.TestTask202Response{}, nil
+}
+
+// ListTaskEvents answers GET /tasks/{id}/events.
+func (s *Server) ListTaskEvents(ctx context.Context, req api.ListTaskEventsRequestObject) (api.ListTaskEventsResponseObject, error) {
+	var after int64
+	var limit int
+	if req.Params.After != nil {
+		after = *req.Params.After
+	}
+	if req.Params.Limit != nil {
+		if limit = *req.Params.Limit; limit < 1 {
+			return nil, &migration.InvalidError{Field: "limit", Reason: "must be between 1 and 1000"}
+		}
+	}
+	events, err := s.service.Events(ctx, req.Id, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListTaskEvents200JSONResponse, len(events))
+	for i, e := range events {
+		out[i] = api.Event{
+			Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), TaskId: e.TaskID, AccountId: e.AccountID,
+			Side: e.Side, Login: e.Login, Host: e.Host, Port: e.Port, Error: e.Error, Message: e.Message,
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,153 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
+)
+
+// startWorkers runs the background workers on the test's database, as a
+// serve process does.
+func (s *testService) startWorkers(t *testing.T) {
+	t.Helper()
+	workers := river.NewWorkers()
+	worker.Register(workers, s.store, slog.New(slog.DiscardHandler))
+	jobs, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Workers:           workers,
+		FetchPollInterval: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		jobs.Stop(ctx)
+	})
+}
+
+// TestConnectionTest runs POST /tasks/{id}/test against real Dovecots:
+// one account whose logins work, one with a wrong destination password.
+func TestConnectionTest(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkers(t)
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a-pw", "bob": "b-pw"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a-new", "bob": "b-new"}})
+	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.TLSPort, TlsMode: api.TLSModeSsl, TlsSkipVerify: true})
+	taskID := s.createTask(t, src, dst)
+	path := fmt.Sprintf("/tasks/%d", taskID)
+	wantText(t, s.do(t, "POST", path+"/test", ""), http.StatusConflict, "task has no accounts")
+	s.importCSV(t, taskID, "alice,a-pw,alice,a-new\nbob,b-pw,bob,wrong\n")
+
+	if got := s.do(t, "POST", path+"/test", ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST test: %d %s", got.status, got.body)
+	}
+	task := s.waitForState(t, taskID, api.TaskStateIdle)
+	if task.Accounts.Total != 2 {
+		t.Fatalf("task %+v", task)
+	}
+	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	alice, bob := (*accounts.JSON200)[0], (*accounts.JSON200)[1]
+	if alice.SourceTest == nil || !alice.SourceTest.Ok || !alice.DestinationTest.Ok {
+		t.Errorf("alice's tests: %+v %+v", alice.SourceTest, alice.DestinationTest)
+	}
+	if bob.SourceTest == nil || !bob.SourceTest.Ok || bob.DestinationTest.Ok ||
+		!strings.HasPrefix(bob.DestinationTest.Error, "authentication failed: ") {
+		t.Errorf("bob's tests: %+v %+v", bob.SourceTest, bob.DestinationTest)
+	}
+
+	var events []api.Event
+	got := s.do(t, "GET", path+"/events", "")
+	if err := json.Unmarshal([]byte(got.body), &events); err != nil || len(events) != 4 {
+		t.Fatalf("events: %d %s", got.status, got.body)
+	}
+	var failed []api.Event
+	for i, e := range events {
+		if i > 0 && e.Seq <= events[i-1].Seq {
+			t.Errorf("events out of order: %+v", events)
+		}
+		if e.Kind == "test.failed" {
+			failed = append(failed, e)
+		}
+	}
+	if len(failed) != 1 {
+		t.Fatalf("want one test.failed event: %+v", events)
+	}
+	f := failed[0]
+	wantMessage := fmt.Sprintf("bob → %s:%d: authentication failed: ", neu.Host, neu.TLSPort)
+	if f.Side != "destination" || f.Login != "bob" || f.Host != neu.Host || f.Port != neu.TLSPort ||
+		f.AccountId != bob.Id || !strings.HasPrefix(f.Message, wantMessage) || f.Error == "" {
+		t.Errorf("test.failed event %+v, want its message to start %q", f, wantMessage)
+	}
+	for _, secret := range []string{"a-pw", "b-pw", "a-new", "wrong"} {
+		if strings.Contains(got.body, secret) {
+			t.Errorf("events show a password: %s", got.body)
+		}
+	}
+	// Paging.
+	page := s.do(t, "GET", fmt.Sprintf("%s/events?after=%d&limit=2", path, events[0].Seq), "")
+	var second []api.Event
+	if err := json.Unmarshal([]byte(page.body), &second); err != nil || len(second) != 2 || second[0].Seq != events[1].Seq {
+		t.Errorf("page after %d: %s", events[0].Seq, page.body)
+	}
+	wantText(t, s.do(t, "GET", "/tasks/999/events", ""), http.StatusNotFound, "not found")
+	wantText(t, s.do(t, "GET", path+"/events?limit=5000", ""), http.StatusBadRequest, "limit must be between 1 and 1000")
+}
+
+func TestConnectionTestRefusedWhileRunning(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	taskID, _, _ := s.newTask(t)
+	s.importCSV(t, taskID, "a@x,pw\n")
+	s.setTaskState(t, taskID, "running")
+	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""), http.StatusConflict, "task is running")
+	wantText(t, s.do(t, "POST", "/tasks/999/test", ""), http.StatusNotFound, "not found")
+	// No worker runs here: the queued tests keep the task testing, and
+	// testing is a running state.
+	s.setTaskState(t, taskID, "idle")
+	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST test: %d %s", got.status, got.body)
+	}
+	task, _ := s.client.GetTaskWithResponse(context.Background(), taskID)
+	if task.JSON200.State != api.TaskStateTesting {
+		t.Errorf("state %s, want testing", task.JSON200.State)
+	}
+	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""), http.StatusConflict, "task is running")
+	wantText(t, s.do(t, "DELETE", fmt.Sprintf("/tasks/%d", taskID), ""), http.StatusConflict, "task is running")
+}
+
+func (s *testService) waitForState(t *testing.T, taskID int64, want api.TaskState) api.Task {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := s.client.GetTaskWithResponse(context.Background(), taskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.JSON200.State == want {
+			return *resp.JSON200
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %d still %s, want %s", taskID, resp.JSON200.State, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,68 @@
+package migration
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+)
+
+// EventKind names what happened (DESIGN §4).
+type EventKind string
+
+// The kinds of event.
+const (
+	EventTestOK     EventKind = "test.ok"
+	EventTestFailed EventKind = "test.failed"
+)
+
+// Event is one entry of a task's event log. Seq orders all events of the
+// service. It never carries a password.
+type Event struct {
+	Seq       int64
+	Time      time.Time
+	Kind      EventKind
+	TaskID    int64
+	AccountID int64
+	Side      string // "source" or "destination", or empty
+	Login     string
+	Host      string
+	Port      int
+	Error     string
+	Message   string // a sentence for people
+}
+
+// Limits of an event page.
+const (
+	DefaultEventPage = 100
+	MaxEventPage     = 1000
+)
+
+// EventStore keeps events.
+type EventStore interface {
+	EventList(ctx context.Context, taskID, afterSeq int64, limit int) ([]Event, error)
+}
+
+// testEventMessage is the sentence of a connection test event, e.g.
+// "alice@old.example → imap.old.example:993: authentication failed: …".
+func testEventMessage(login, host string, port int, errText string) string {
+	address := net.JoinHostPort(host, strconv.Itoa(port))
+	if errText == "" {
+		return fmt.Sprintf("%s → %s: login ok", login, address)
+	}
+	return fmt.Sprintf("%s → %s: %s", login, address, errText)
+}
+
+// TestEvent is the event of one side's connection test.
+func TestEvent(taskID, accountID int64, side, login, host string, port int, errText string) Event {
+	kind := EventTestOK
+	if errText != "" {
+		kind = EventTestFailed
+	}
+	return Event{
+		Kind: kind, TaskID: taskID, AccountID: accountID, Side: side,
+		Login: login, Host: host, Port: port, Error: errText,
+		Message: testEventMessage(login, host, port, errText),
+	}
+}

@@ -1,0 +1,104 @@
+// Package worker holds the River workers that do a task's background
+// work: connection tests now, migrations later. Each job touches one
+// account; the store counts a task's jobs down and returns the task to its
+// former state after the last.
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+)
+
+// Store is what the workers need of storage.
+type Store interface {
+	TaskGet(ctx context.Context, id int64) (migration.Task, error)
+	EndpointGet(ctx context.Context, id int64) (migration.Endpoint, error)
+	AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error)
+	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
+}
+
+// Register adds every worker to workers.
+func Register(workers *river.Workers, store Store, logger *slog.Logger) {
+	river.AddWorker(workers, &AccountTest{store: store, logger: logger})
+}
+
+// loginTuning bounds a connection test: no retries (lock-outs), and a
+// server that does not answer within seconds is reported as such.
+var loginTuning = transfer.Tuning{GreetingTimeout: 20 * time.Second, IdleTimeout: 30 * time.Second, Attempts: 1}
+
+// AccountTest logs in to both sides of an account and records the result
+// on the account and in the event log.
+type AccountTest struct {
+	river.WorkerDefaults[migration.AccountTestJob]
+	store  Store
+	logger *slog.Logger
+}
+
+// Work runs one connection test. Whatever goes wrong ends up in the
+// outcome, so that the task always leaves TaskTesting.
+func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.AccountTestJob]) error {
+	args := job.Args
+	outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID}
+	src, dst, err := w.sides(ctx, args)
+	if err != nil {
+		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
+		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
+		return w.store.RecordAccountTest(ctx, outcome)
+	}
+	outcome.SourceError = loginError(transfer.CheckLogin(ctx, src, "source", loginTuning))
+	outcome.DestinationError = loginError(transfer.CheckLogin(ctx, dst, "destination", loginTuning))
+	outcome.Events = []migration.Event{
+		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
+		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
+	}
+	return w.store.RecordAccountTest(ctx, outcome)
+}
+
+// sides reads the account's credentials and its task's endpoints.
+func (w *AccountTest) sides(ctx context.Context, args migration.AccountTestJob) (src, dst transfer.Side, err error) {
+	task, err := w.store.TaskGet(ctx, args.TaskID)
+	if err != nil {
+		return src, dst, err
+	}
+	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
+	if err != nil {
+		return src, dst, err
+	}
+	srcEndpoint, err := w.store.EndpointGet(ctx, task.SourceEndpointID)
+	if err != nil {
+		return src, dst, err
+	}
+	dstEndpoint, err := w.store.EndpointGet(ctx, task.DestinationEndpointID)
+	if err != nil {
+		return src, dst, err
+	}
+	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), nil
+}
+
+func side(e migration.Endpoint, login string, password migration.Password) transfer.Side {
+	return transfer.Side{
+		Server: transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify},
+		Login:  login, Password: string(password),
+	}
+}
+
+// loginError is the text an event and the account show for a failed
+// login: what went wrong and the server's words. The side, host and port
+// have fields of their own.
+func loginError(err error) string {
+	if err == nil {
+		return ""
+	}
+	var te *transfer.Error
+	if errors.As(err, &te) {
+		return te.Kind.String() + ": " + te.Err.Error()
+	}
+	return err.Error()
+}
