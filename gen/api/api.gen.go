@@ -611,6 +611,19 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RunTask Migrate every account of the task in the background.
+	//
+	// The task and its accounts are `queued`, then `running`; each account
+	// ends `completed`, `completed_with_errors` (some messages refused, or
+	// a folder that does not verify) or `failed`, and the task ends
+	// `completed`, `completed_with_errors` or `failed` from them. A later
+	// run copies only what the destination lacks. The event log tells
+	// `account.started`, `account.done` or `account.failed`, and
+	// `run.finished`.
+	//
+	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+	RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// TestTask Test the logins of every account, on both sides, in the background.
 	//
 	// The task is `testing` until every account is tested, then returns to
@@ -1024,6 +1037,29 @@ func (c *Client) ListTaskEvents(ctx context.Context, id TaskID, params *ListTask
 // Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTaskReportRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RunTask Migrate every account of the task in the background.
+//
+// The task and its accounts are `queued`, then `running`; each account
+// ends `completed`, `completed_with_errors` (some messages refused, or
+// a folder that does not verify) or `failed`, and the task ends
+// `completed`, `completed_with_errors` or `failed` from them. A later
+// run copies only what the destination lacks. The event log tells
+// `account.started`, `account.done` or `account.failed`, and
+// `run.finished`.
+//
+// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+func (c *Client) RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunTaskRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -1819,6 +1855,40 @@ func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewRunTaskRequest constructs an http.Request for the RunTask method
+func NewRunTaskRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/run", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewTestTaskRequest constructs an http.Request for the TestTask method
 func NewTestTaskRequest(server string, id TaskID) (*http.Request, error) {
 	var err error
@@ -2088,6 +2158,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReportWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskReportResponse, error)
+
+	// RunTaskWithResponse Migrate every account of the task in the background.
+	//
+	// The task and its accounts are `queued`, then `running`; each account
+	// ends `completed`, `completed_with_errors` (some messages refused, or
+	// a folder that does not verify) or `failed`, and the task ends
+	// `completed`, `completed_with_errors` or `failed` from them. A later
+	// run copies only what the destination lacks. The event log tells
+	// `account.started`, `account.done` or `account.failed`, and
+	// `run.finished`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+	RunTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
 
 	// TestTaskWithResponse Test the logins of every account, on both sides, in the background.
 	//
@@ -2800,6 +2885,40 @@ func (r GetTaskReportResponse) ContentType() string {
 	return ""
 }
 
+type RunTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RunTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RunTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RunTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RunTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type TestTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3168,6 +3287,27 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseGetTaskReportResponse(rsp)
+}
+
+// RunTaskWithResponse Migrate every account of the task in the background.
+//
+// The task and its accounts are `queued`, then `running`; each account
+// ends `completed`, `completed_with_errors` (some messages refused, or
+// a folder that does not verify) or `failed`, and the task ends
+// `completed`, `completed_with_errors` or `failed` from them. A later
+// run copies only what the destination lacks. The event log tells
+// `account.started`, `account.done` or `account.failed`, and
+// `run.finished`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
+	rsp, err := c.RunTask(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunTaskResponse(rsp)
 }
 
 // TestTaskWithResponse Test the logins of every account, on both sides, in the background.
@@ -3601,6 +3741,22 @@ func ParseGetTaskReportResponse(rsp *http.Response) (*GetTaskReportResponse, err
 	return response, nil
 }
 
+// ParseRunTaskResponse parses an HTTP response from a RunTaskWithResponse call
+func ParseRunTaskResponse(rsp *http.Response) (*RunTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RunTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseTestTaskResponse parses an HTTP response from a TestTaskWithResponse call
 func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -3673,6 +3829,9 @@ type ServerInterface interface {
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID)
+	// RunTask Migrate every account of the task in the background.
+	// (POST /tasks/{id}/run)
+	RunTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -3787,6 +3946,12 @@ func (_ Unimplemented) ListTaskEvents(w http.ResponseWriter, r *http.Request, id
 // GetTaskReport Per-account results as CSV, without any secret.
 // (GET /tasks/{id}/report.csv)
 func (_ Unimplemented) GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// RunTask Migrate every account of the task in the background.
+// (POST /tasks/{id}/run)
+func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -4310,6 +4475,32 @@ func (siw *ServerInterfaceWrapper) GetTaskReport(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// RunTask operation middleware
+func (siw *ServerInterfaceWrapper) RunTask(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RunTask(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // TestTask operation middleware
 func (siw *ServerInterfaceWrapper) TestTask(w http.ResponseWriter, r *http.Request) {
 
@@ -4502,6 +4693,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/test", wrapper.TestTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/run", wrapper.RunTask)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
@@ -5584,6 +5778,66 @@ func (response GetTaskReport500TextResponse) VisitGetTaskReportResponse(w http.R
 	return err
 }
 
+type RunTaskRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type RunTaskResponseObject interface {
+	VisitRunTaskResponse(w http.ResponseWriter) error
+}
+
+type RunTask202Response struct {
+}
+
+func (response RunTask202Response) VisitRunTaskResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type RunTask400TextResponse BadRequestTextResponse
+
+func (response RunTask400TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunTask404TextResponse NotFoundTextResponse
+
+func (response RunTask404TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunTask409TextResponse ConflictTextResponse
+
+func (response RunTask409TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunTask500TextResponse StoreErrorTextResponse
+
+func (response RunTask500TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type TestTaskRequestObject struct {
 	Id TaskID `json:"id"`
 }
@@ -5700,6 +5954,9 @@ type StrictServerInterface interface {
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(ctx context.Context, request GetTaskReportRequestObject) (GetTaskReportResponseObject, error)
+	// RunTask Migrate every account of the task in the background.
+	// (POST /tasks/{id}/run)
+	RunTask(ctx context.Context, request RunTaskRequestObject) (RunTaskResponseObject, error)
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(ctx context.Context, request TestTaskRequestObject) (TestTaskResponseObject, error)
@@ -6246,6 +6503,32 @@ func (sh *strictHandler) GetTaskReport(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(GetTaskReportResponseObject); ok {
 		if err := validResponse.VisitGetTaskReportResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RunTask operation middleware
+func (sh *strictHandler) RunTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request RunTaskRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.RunTask(ctx, request.(RunTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunTask")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(RunTaskResponseObject); ok {
+		if err := validResponse.VisitRunTaskResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

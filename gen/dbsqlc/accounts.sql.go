@@ -221,6 +221,82 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 	return items, nil
 }
 
+const accountProgressSet = `-- name: AccountProgressSet :exec
+UPDATE accounts
+SET folders_total = $1, folders_done = $2, messages_total = $3,
+    messages_copied = $4, messages_skipped = $5,
+    messages_failed = $6, bytes_copied = $7, updated_at = now()
+WHERE task_id = $8 AND id = $9
+`
+
+type AccountProgressSetParams struct {
+	FoldersTotal    int64
+	FoldersDone     int64
+	MessagesTotal   int64
+	MessagesCopied  int64
+	MessagesSkipped int64
+	MessagesFailed  int64
+	BytesCopied     int64
+	TaskID          int64
+	ID              int64
+}
+
+func (q *Queries) AccountProgressSet(ctx context.Context, arg AccountProgressSetParams) error {
+	_, err := q.db.Exec(ctx, accountProgressSet,
+		arg.FoldersTotal,
+		arg.FoldersDone,
+		arg.MessagesTotal,
+		arg.MessagesCopied,
+		arg.MessagesSkipped,
+		arg.MessagesFailed,
+		arg.BytesCopied,
+		arg.TaskID,
+		arg.ID,
+	)
+	return err
+}
+
+const accountRunFinish = `-- name: AccountRunFinish :exec
+UPDATE accounts
+SET state = $1, last_error = $2, finished_at = now(), updated_at = now()
+WHERE task_id = $3 AND id = $4
+`
+
+type AccountRunFinishParams struct {
+	State     string
+	LastError string
+	TaskID    int64
+	ID        int64
+}
+
+func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishParams) error {
+	_, err := q.db.Exec(ctx, accountRunFinish,
+		arg.State,
+		arg.LastError,
+		arg.TaskID,
+		arg.ID,
+	)
+	return err
+}
+
+const accountRunStart = `-- name: AccountRunStart :exec
+UPDATE accounts
+SET state = 'running', started_at = now(), finished_at = NULL, last_error = '',
+    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
+WHERE task_id = $1 AND id = $2
+`
+
+type AccountRunStartParams struct {
+	TaskID int64
+	ID     int64
+}
+
+func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) error {
+	_, err := q.db.Exec(ctx, accountRunStart, arg.TaskID, arg.ID)
+	return err
+}
+
 const accountStatsByTask = `-- name: AccountStatsByTask :many
 SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
@@ -270,6 +346,37 @@ func (q *Queries) AccountStatsByTask(ctx context.Context, taskIds []int64) ([]Ac
 		return nil, err
 	}
 	return items, nil
+}
+
+const accountSyncStateGet = `-- name: AccountSyncStateGet :one
+SELECT sync_state FROM accounts WHERE task_id = $1 AND id = $2
+`
+
+type AccountSyncStateGetParams struct {
+	TaskID int64
+	ID     int64
+}
+
+func (q *Queries) AccountSyncStateGet(ctx context.Context, arg AccountSyncStateGetParams) ([]byte, error) {
+	row := q.db.QueryRow(ctx, accountSyncStateGet, arg.TaskID, arg.ID)
+	var sync_state []byte
+	err := row.Scan(&sync_state)
+	return sync_state, err
+}
+
+const accountSyncStateSet = `-- name: AccountSyncStateSet :exec
+UPDATE accounts SET sync_state = $1 WHERE task_id = $2 AND id = $3
+`
+
+type AccountSyncStateSetParams struct {
+	SyncState []byte
+	TaskID    int64
+	ID        int64
+}
+
+func (q *Queries) AccountSyncStateSet(ctx context.Context, arg AccountSyncStateSetParams) error {
+	_, err := q.db.Exec(ctx, accountSyncStateSet, arg.SyncState, arg.TaskID, arg.ID)
+	return err
 }
 
 const accountTestRecord = `-- name: AccountTestRecord :exec
@@ -334,4 +441,13 @@ func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (i
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const accountsQueue = `-- name: AccountsQueue :exec
+UPDATE accounts SET state = 'queued', updated_at = now() WHERE task_id = $1
+`
+
+func (q *Queries) AccountsQueue(ctx context.Context, taskID int64) error {
+	_, err := q.db.Exec(ctx, accountsQueue, taskID)
+	return err
 }

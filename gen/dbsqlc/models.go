@@ -34,6 +34,7 @@ type Account struct {
 	UpdatedAt            pgtype.Timestamptz
 	StartedAt            pgtype.Timestamptz
 	FinishedAt           pgtype.Timestamptz
+	SyncState            []byte
 }
 
 type AccountView struct {

@@ -111,6 +111,37 @@ func (q *Queries) TaskFinishJob(ctx context.Context, id int64) (TaskFinishJobRow
 	return i, err
 }
 
+const taskFinishRunJob = `-- name: TaskFinishRunJob :one
+UPDATE tasks t
+SET pending_jobs = t.pending_jobs - 1,
+    state = CASE WHEN t.pending_jobs > 1 THEN t.state
+        WHEN s.failed = s.total THEN 'failed'
+        WHEN s.failed > 0 OR s.with_errors > 0 THEN 'completed_with_errors'
+        ELSE 'completed' END,
+    finished_at = CASE WHEN t.pending_jobs > 1 THEN t.finished_at ELSE now() END,
+    updated_at = now()
+FROM (SELECT count(*) AS total,
+             count(*) FILTER (WHERE state = 'failed') AS failed,
+             count(*) FILTER (WHERE state = 'completed_with_errors') AS with_errors
+      FROM accounts WHERE task_id = $1) s
+WHERE t.id = $1
+RETURNING t.state, t.pending_jobs
+`
+
+type TaskFinishRunJobRow struct {
+	State       string
+	PendingJobs int32
+}
+
+// One account of a run is done; after the last the task's state says how
+// the run went, from its accounts' states.
+func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRunJobRow, error) {
+	row := q.db.QueryRow(ctx, taskFinishRunJob, id)
+	var i TaskFinishRunJobRow
+	err := row.Scan(&i.State, &i.PendingJobs)
+	return i, err
+}
+
 const taskGetByID = `-- name: TaskGetByID :one
 SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state FROM tasks WHERE id = $1
 `
@@ -170,6 +201,17 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const taskRunStarted = `-- name: TaskRunStarted :exec
+UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
+WHERE id = $1 AND state = 'queued'
+`
+
+// The first account of a queued run starts: the task is running.
+func (q *Queries) TaskRunStarted(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, taskRunStarted, id)
+	return err
 }
 
 const taskStartJobs = `-- name: TaskStartJobs :one

@@ -40,3 +40,11 @@ func (s *Server) ListTaskEvents(ctx context.Context, req api.ListTaskEventsReque
 	}
 	return out, nil
 }
+
+// RunTask answers POST /tasks/{id}/run.
+func (s *Server) RunTask(ctx context.Context, req api.RunTaskRequestObject) (api.RunTaskResponseObject, error) {
+	if err := s.service.RunTask(ctx, req.Id); err != nil {
+		return nil, err
+	}
+	return api.RunTask202Response{}, nil
+}

@@ -13,8 +13,12 @@ type EventKind string
 
 // The kinds of event.
 const (
-	EventTestOK     EventKind = "test.ok"
-	EventTestFailed EventKind = "test.failed"
+	EventTestOK         EventKind = "test.ok"
+	EventTestFailed     EventKind = "test.failed"
+	EventAccountStarted EventKind = "account.started"
+	EventAccountDone    EventKind = "account.done"
+	EventAccountFailed  EventKind = "account.failed"
+	EventRunFinished    EventKind = "run.finished"
 )
 
 // Event is one entry of a task's event log. Seq orders all events of the

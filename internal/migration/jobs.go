@@ -12,6 +12,24 @@ type AccountTestJob struct {
 // Kind implements river.JobArgs.
 func (AccountTestJob) Kind() string { return "account_test" }
 
+// AccountRunJob migrates one account of a task run.
+type AccountRunJob struct {
+	TaskID    int64 `json:"task_id"`
+	AccountID int64 `json:"account_id"`
+}
+
+// Kind implements river.JobArgs.
+func (AccountRunJob) Kind() string { return "account_run" }
+
+// AccountRunOutcome is how the migration of one account ended.
+type AccountRunOutcome struct {
+	TaskID, AccountID int64
+	State             AccountState // completed, completed_with_errors or failed
+	Progress          Progress
+	LastError         string
+	Events            []Event
+}
+
 // AccountTestOutcome is what a connection test of both sides found.
 type AccountTestOutcome struct {
 	TaskID, AccountID             int64
@@ -26,6 +44,15 @@ type JobStore interface {
 	// answers ErrNotFound, a running one ErrTaskRunning, one without
 	// accounts ErrNoAccounts.
 	TaskStartTests(ctx context.Context, taskID int64) error
+	// TaskStartRun likewise puts the task into TaskQueued, its accounts
+	// too, and queues one AccountRunJob per account.
+	TaskStartRun(ctx context.Context, taskID int64) error
+}
+
+// RunTask starts a run of every account of a task: a first run copies
+// everything, a later one only what the destination lacks.
+func (s *Service) RunTask(ctx context.Context, taskID int64) error {
+	return s.store.TaskStartRun(ctx, taskID)
 }
 
 // TestTask starts the connection test of every account of a task.

@@ -15,6 +15,20 @@ import (
 // test per account, in one transaction: either the task is testing and
 // every job is queued, or nothing changed.
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64) error {
+	return s.startJobs(ctx, taskID, migration.TaskTesting, func(id int64) river.JobArgs {
+		return migration.AccountTestJob{TaskID: taskID, AccountID: id}
+	})
+}
+
+// TaskStartRun moves a task and its accounts into TaskQueued and queues
+// one migration job per account, in one transaction.
+func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
+	return s.startJobs(ctx, taskID, migration.TaskQueued, func(id int64) river.JobArgs {
+		return migration.AccountRunJob{TaskID: taskID, AccountID: id}
+	})
+}
+
+func (s *Store) startJobs(ctx context.Context, taskID int64, state migration.TaskState, job func(accountID int64) river.JobArgs) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
@@ -31,21 +45,23 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64) error {
 			return migration.ErrNoAccounts
 		}
 		if _, err := q.TaskStartJobs(ctx, dbsqlc.TaskStartJobsParams{
-			ID: taskID, State: string(migration.TaskTesting), Jobs: int32(len(ids)), RunningStates: runningStates(),
+			ID: taskID, State: string(state), Jobs: int32(len(ids)), RunningStates: runningStates(),
 		}); err != nil {
 			if err == pgx.ErrNoRows {
 				return migration.ErrTaskRunning
 			}
 			return err
 		}
+		if state == migration.TaskQueued {
+			if err := q.AccountsQueue(ctx, taskID); err != nil {
+				return err
+			}
+		}
 		jobs := make([]river.InsertManyParams, len(ids))
 		for i, id := range ids {
-			jobs[i] = river.InsertManyParams{
-				Args: migration.AccountTestJob{TaskID: taskID, AccountID: id},
-				// A login test is not retried: repeated failed logins lock
-				// accounts out on many servers.
-				InsertOpts: &river.InsertOpts{MaxAttempts: 1},
-			}
+			// One attempt: the engine retries transient failures itself,
+			// and a repeated failed login can lock an account out.
+			jobs[i] = river.InsertManyParams{Args: job(id), InsertOpts: &river.InsertOpts{MaxAttempts: 1}}
 		}
 		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
 		return err

@@ -25,8 +25,9 @@ type Store interface {
 }
 
 // Register adds every worker to workers.
-func Register(workers *river.Workers, store Store, logger *slog.Logger) {
+func Register(workers *river.Workers, store RunStore, logger *slog.Logger) {
 	river.AddWorker(workers, &AccountTest{store: store, logger: logger})
+	river.AddWorker(workers, &AccountRun{store: store, logger: logger})
 }
 
 // loginTuning bounds a connection test: no retries (lock-outs), and a
@@ -67,19 +68,24 @@ func (w *AccountTest) sides(ctx context.Context, args migration.AccountTestJob) 
 	if err != nil {
 		return src, dst, err
 	}
-	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
-	if err != nil {
-		return src, dst, err
+	src, dst, _, err = sidesOf(ctx, w.store, task, args.AccountID)
+	return src, dst, err
+}
+
+// sidesOf builds both sides of an account of task.
+func sidesOf(ctx context.Context, store Store, task migration.Task, accountID int64) (src, dst transfer.Side, creds migration.Credentials, err error) {
+	if creds, err = store.AccountCredentials(ctx, task.ID, accountID); err != nil {
+		return src, dst, creds, err
 	}
-	srcEndpoint, err := w.store.EndpointGet(ctx, task.SourceEndpointID)
+	srcEndpoint, err := store.EndpointGet(ctx, task.SourceEndpointID)
 	if err != nil {
-		return src, dst, err
+		return src, dst, creds, err
 	}
-	dstEndpoint, err := w.store.EndpointGet(ctx, task.DestinationEndpointID)
+	dstEndpoint, err := store.EndpointGet(ctx, task.DestinationEndpointID)
 	if err != nil {
-		return src, dst, err
+		return src, dst, creds, err
 	}
-	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), nil
+	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), creds, nil
 }
 
 func side(e migration.Endpoint, login string, password migration.Password) transfer.Side {

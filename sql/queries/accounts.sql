@@ -57,3 +57,31 @@ SET source_test_ok = @source_ok, source_test_error = @source_error, source_teste
     destination_test_ok = @destination_ok, destination_test_error = @destination_error,
     destination_tested_at = now(), updated_at = now()
 WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountSyncStateGet :one
+SELECT sync_state FROM accounts WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountSyncStateSet :exec
+UPDATE accounts SET sync_state = @sync_state WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountRunStart :exec
+UPDATE accounts
+SET state = 'running', started_at = now(), finished_at = NULL, last_error = '',
+    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
+WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountProgressSet :exec
+UPDATE accounts
+SET folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
+    messages_copied = @messages_copied, messages_skipped = @messages_skipped,
+    messages_failed = @messages_failed, bytes_copied = @bytes_copied, updated_at = now()
+WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountRunFinish :exec
+UPDATE accounts
+SET state = @state, last_error = @last_error, finished_at = now(), updated_at = now()
+WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountsQueue :exec
+UPDATE accounts SET state = 'queued', updated_at = now() WHERE task_id = @task_id;

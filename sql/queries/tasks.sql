@@ -56,3 +56,26 @@ RETURNING state, pending_jobs;
 
 -- name: AccountIDsByTask :many
 SELECT id FROM accounts WHERE task_id = @task_id ORDER BY id;
+
+-- name: TaskRunStarted :exec
+-- The first account of a queued run starts: the task is running.
+UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
+WHERE id = @id AND state = 'queued';
+
+-- name: TaskFinishRunJob :one
+-- One account of a run is done; after the last the task's state says how
+-- the run went, from its accounts' states.
+UPDATE tasks t
+SET pending_jobs = t.pending_jobs - 1,
+    state = CASE WHEN t.pending_jobs > 1 THEN t.state
+        WHEN s.failed = s.total THEN 'failed'
+        WHEN s.failed > 0 OR s.with_errors > 0 THEN 'completed_with_errors'
+        ELSE 'completed' END,
+    finished_at = CASE WHEN t.pending_jobs > 1 THEN t.finished_at ELSE now() END,
+    updated_at = now()
+FROM (SELECT count(*) AS total,
+             count(*) FILTER (WHERE state = 'failed') AS failed,
+             count(*) FILTER (WHERE state = 'completed_with_errors') AS with_errors
+      FROM accounts WHERE task_id = @id) s
+WHERE t.id = @id
+RETURNING t.state, t.pending_jobs;

@@ -1,0 +1,99 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+)
+
+// TestRunMigratesEveryAccount runs a task of two accounts through the API
+// between two real Dovecots: the destination ends exact, the task and the
+// accounts completed with their figures, the events tell the story, and a
+// second run copies nothing.
+func TestRunMigratesEveryAccount(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkers(t)
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a2", "bob": "b2"}})
+	for i, login := range []string{"alice", "bob"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: 60}))
+	}
+	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true})
+	taskID := s.createTask(t, src, dst)
+	s.importCSV(t, taskID, "alice,a,alice,a2\nbob,b,bob,b2\n")
+	path := fmt.Sprintf("/tasks/%d", taskID)
+
+	if got := s.do(t, "POST", path+"/run", ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST run: %d %s", got.status, got.body)
+	}
+	task := s.waitForState(t, taskID, api.TaskStateCompleted)
+	for _, login := range []string{"alice", "bob"} {
+		if diff := imaptest.Diff(old.Read(t, login), neu.Read(t, login)); len(diff) > 0 {
+			t.Fatalf("%s differs after the run:\n%s", login, strings.Join(diff, "\n"))
+		}
+	}
+	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	var copied int64
+	for _, a := range *accounts.JSON200 {
+		if a.State != api.AccountStateCompleted || a.Progress.MessagesCopied == 0 || a.StartedAt == nil || a.FinishedAt == nil {
+			t.Errorf("account %s: %+v", a.SourceLogin, a)
+		}
+		copied += a.Progress.MessagesCopied
+	}
+	if task.Totals.MessagesCopied != copied || task.StartedAt == nil || task.FinishedAt == nil {
+		t.Errorf("task figures %+v, accounts copied %d", task, copied)
+	}
+	var events []api.Event
+	json.Unmarshal([]byte(s.do(t, "GET", path+"/events", "").body), &events)
+	kinds := map[string]int{}
+	for _, e := range events {
+		kinds[e.Kind]++
+	}
+	if kinds["account.started"] != 2 || kinds["account.done"] != 2 || kinds["run.finished"] != 1 || events[len(events)-1].Kind != "run.finished" {
+		t.Errorf("events %v", kinds)
+	}
+
+	// The second run finds nothing new.
+	if got := s.do(t, "POST", path+"/run", ""); got.status != http.StatusAccepted {
+		t.Fatalf("second POST run: %d %s", got.status, got.body)
+	}
+	s.waitForState(t, taskID, api.TaskStateCompleted)
+	accounts, _ = s.client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	for _, a := range *accounts.JSON200 {
+		if a.Progress.MessagesCopied != 0 {
+			t.Errorf("second run copied %d messages of %s", a.Progress.MessagesCopied, a.SourceLogin)
+		}
+	}
+}
+
+// TestRunWithAWrongPasswordFailsThatAccount: one account fails, the other
+// completes, and the task says so.
+func TestRunWithAWrongPasswordFailsThatAccount(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkers(t)
+	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b", "carol": "c"}})
+	ep := s.createEndpoint(t, api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, ep, ep)
+	s.importCSV(t, taskID, "alice,a,carol,c\nbob,wrong,carol,c\n")
+	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", taskID), ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST run: %d %s", got.status, got.body)
+	}
+	task := s.waitForState(t, taskID, api.TaskStateCompletedWithErrors)
+	if task.Accounts.Completed != 1 || task.Accounts.Failed != 1 {
+		t.Errorf("accounts %+v", task.Accounts)
+	}
+	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	bob := (*accounts.JSON200)[1]
+	if bob.State != api.AccountStateFailed || !strings.HasPrefix(bob.LastError, "authentication failed: ") {
+		t.Errorf("bob: %s %q", bob.State, bob.LastError)
+	}
+}

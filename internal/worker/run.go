@@ -1,0 +1,179 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+)
+
+// RunStore is what the migration worker needs of storage.
+type RunStore interface {
+	Store
+	AccountRunStarted(ctx context.Context, taskID, accountID int64, event migration.Event) error
+	AccountSyncState(ctx context.Context, taskID, accountID int64) (json.RawMessage, error)
+	AccountSyncStateSet(ctx context.Context, taskID, accountID int64, state json.RawMessage) error
+	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
+	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
+}
+
+// progressInterval spaces the progress an account's run stores.
+const progressInterval = time.Second
+
+// AccountRun migrates one account with the copy engine, keeping its sync
+// state and progress in the store as it goes.
+type AccountRun struct {
+	river.WorkerDefaults[migration.AccountRunJob]
+	store  RunStore
+	logger *slog.Logger
+}
+
+// Timeout lets a large mailbox take as long as it takes.
+func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration { return -1 }
+
+// Work migrates the account. Whatever goes wrong ends up in the outcome,
+// so that the run always finishes.
+func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
+	args := job.Args
+	engineJob, creds, err := w.prepare(ctx, args)
+	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, State: migration.AccountFailed}
+	if err == nil {
+		started := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
+			Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
+			Message: fmt.Sprintf("%s: migration started", creds.SourceLogin)}
+		err = w.store.AccountRunStarted(ctx, args.TaskID, args.AccountID, started)
+	}
+	if err == nil {
+		outcome = w.migrate(ctx, args, engineJob, creds)
+	} else {
+		outcome.LastError = err.Error()
+		outcome.Events = []migration.Event{{Kind: migration.EventAccountFailed, TaskID: args.TaskID, AccountID: args.AccountID,
+			Error: err.Error(), Message: "account could not start: " + err.Error()}}
+	}
+	return w.store.RecordAccountRun(context.WithoutCancel(ctx), outcome)
+}
+
+func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials) migration.AccountRunOutcome {
+	var last time.Time
+	job.OnProgress = func(p transfer.Progress) {
+		if time.Since(last) < progressInterval {
+			return
+		}
+		last = time.Now()
+		if err := w.store.AccountProgressSet(ctx, args.TaskID, args.AccountID, progressOf(p)); err != nil {
+			w.logger.Warn("could not store progress", "account", args.AccountID, "err", err)
+		}
+	}
+	state := job.State
+	job.OnCheckpoint = func(folder string, st transfer.FolderState) {
+		state[folder] = st
+		encoded, _ := json.Marshal(state)
+		if err := w.store.AccountSyncStateSet(ctx, args.TaskID, args.AccountID, encoded); err != nil {
+			w.logger.Warn("could not store sync state", "account", args.AccountID, "err", err)
+		}
+	}
+	res, err := transfer.Migrate(ctx, job)
+	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Progress: progressOf(res.Progress)}
+	event := migration.Event{TaskID: args.TaskID, AccountID: args.AccountID, Login: creds.SourceLogin,
+		Host: job.Destination.Host, Port: job.Destination.Port}
+	switch problems := folderProblems(res); {
+	case err != nil:
+		outcome.State, outcome.LastError = migration.AccountFailed, loginError(err)
+		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError
+		event.Message = fmt.Sprintf("%s: failed: %s", creds.SourceLogin, outcome.LastError)
+	case problems != "":
+		outcome.State, outcome.LastError = migration.AccountCompletedWithErrors, problems
+		event.Kind, event.Error = migration.EventAccountDone, problems
+		event.Message = fmt.Sprintf("%s: done with errors: %s", creds.SourceLogin, problems)
+	default:
+		outcome.State, event.Kind = migration.AccountCompleted, migration.EventAccountDone
+		event.Message = fmt.Sprintf("%s: done: %d messages copied, %d already there or left out",
+			creds.SourceLogin, res.MessagesCopied, res.MessagesSkipped)
+	}
+	outcome.Events = []migration.Event{event}
+	return outcome
+}
+
+// folderProblems sums up what went wrong in single folders.
+func folderProblems(res transfer.Result) string {
+	var text string
+	for _, f := range res.Folders {
+		switch {
+		case f.Error != "":
+			text = fmt.Sprintf("folder %s: %s", f.Source, f.Error)
+		case len(f.Failures) > 0:
+			text = fmt.Sprintf("folder %s: %d messages refused, e.g. %s", f.Source, len(f.Failures), f.Failures[0].Reason)
+		case !f.Verified():
+			text = fmt.Sprintf("folder %s: the destination holds %d of %d messages", f.Source, f.DestinationMessages, f.SourceMessages)
+		}
+	}
+	return text
+}
+
+// prepare builds the engine's job for an account: servers, credentials,
+// the task's options and the stored sync state.
+func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob) (transfer.Job, migration.Credentials, error) {
+	task, err := w.store.TaskGet(ctx, args.TaskID)
+	if err != nil {
+		return transfer.Job{}, migration.Credentials{}, err
+	}
+	src, dst, creds, err := sidesOf(ctx, w.store, task, args.AccountID)
+	if err != nil {
+		return transfer.Job{}, creds, err
+	}
+	opts, err := optionsOf(task.Options)
+	if err != nil {
+		return transfer.Job{}, creds, err
+	}
+	raw, err := w.store.AccountSyncState(ctx, args.TaskID, args.AccountID)
+	if err != nil {
+		return transfer.Job{}, creds, err
+	}
+	state := transfer.State{}
+	if err := json.Unmarshal(raw, &state); err != nil {
+		state = transfer.State{} // unreadable: identities still prevent duplicates
+	}
+	return transfer.Job{Source: src, Destination: dst, Options: opts, State: state, Logger: w.logger}, creds, nil
+}
+
+// optionsOf turns a task's options into the engine's.
+func optionsOf(o migration.TaskOptions) (transfer.Options, error) {
+	opts := transfer.Options{FolderMap: o.FolderMap, MaxMessageBytes: o.MaxMessageBytes}
+	for _, p := range o.IncludeFolders {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return opts, err
+		}
+		opts.IncludeFolders = append(opts.IncludeFolders, re)
+	}
+	for _, p := range o.ExcludeFolders {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return opts, err
+		}
+		opts.ExcludeFolders = append(opts.ExcludeFolders, re)
+	}
+	if o.Since != "" {
+		since, err := time.Parse(migration.SinceLayout, o.Since)
+		if err != nil {
+			return opts, err
+		}
+		opts.Since = since
+	}
+	return opts, nil
+}
+
+func progressOf(p transfer.Progress) migration.Progress {
+	return migration.Progress{
+		FoldersTotal: int64(p.FoldersTotal), FoldersDone: int64(p.FoldersDone), MessagesTotal: int64(p.MessagesTotal),
+		MessagesCopied: int64(p.MessagesCopied), MessagesSkipped: int64(p.MessagesSkipped),
+		MessagesFailed: int64(p.MessagesFailed), BytesCopied: p.BytesCopied,
+	}
+}
