@@ -595,6 +595,16 @@ type ClientInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelTask Stop the task's run.
+	//
+	// The task is `canceling` until its running accounts have stopped
+	// (promptly: their connections are closed), then `canceled`. Accounts
+	// not started yet are `canceled` at once. Nothing copied is lost, and a
+	// later run resumes where this one stopped, without duplicates.
+	//
+	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+	CancelTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTaskEvents The task's event log, oldest first.
 	//
 	// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
@@ -1001,6 +1011,26 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, id TaskID, accountId
 // Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateAccountRequest(c.Server, id, accountId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelTask Stop the task's run.
+//
+// The task is `canceling` until its running accounts have stopped
+// (promptly: their connections are closed), then `canceled`. Accounts
+// not started yet are `canceled` at once. Nothing copied is lost, and a
+// later run resumes where this one stopped, without duplicates.
+//
+// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+func (c *Client) CancelTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelTaskRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -1748,6 +1778,40 @@ func NewUpdateAccountRequestWithBody(server string, id TaskID, accountId Account
 	return req, nil
 }
 
+// NewCancelTaskRequest constructs an http.Request for the CancelTask method
+func NewCancelTaskRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListTaskEventsRequest constructs an http.Request for the ListTaskEvents method
 func NewListTaskEventsRequest(server string, id TaskID, params *ListTaskEventsParams) (*http.Request, error) {
 	var err error
@@ -2138,6 +2202,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
+
+	// CancelTaskWithResponse Stop the task's run.
+	//
+	// The task is `canceling` until its running accounts have stopped
+	// (promptly: their connections are closed), then `canceled`. Accounts
+	// not started yet are `canceled` at once. Nothing copied is lost, and a
+	// later run resumes where this one stopped, without duplicates.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+	CancelTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error)
 
 	// ListTaskEventsWithResponse The task's event log, oldest first.
 	//
@@ -2803,6 +2879,40 @@ func (r UpdateAccountResponse) ContentType() string {
 	return ""
 }
 
+type CancelTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListTaskEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3257,6 +3367,24 @@ func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id 
 	return ParseUpdateAccountResponse(rsp)
 }
 
+// CancelTaskWithResponse Stop the task's run.
+//
+// The task is `canceling` until its running accounts have stopped
+// (promptly: their connections are closed), then `canceled`. Accounts
+// not started yet are `canceled` at once. Nothing copied is lost, and a
+// later run resumes where this one stopped, without duplicates.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+func (c *ClientWithResponses) CancelTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error) {
+	rsp, err := c.CancelTask(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelTaskResponse(rsp)
+}
+
 // ListTaskEventsWithResponse The task's event log, oldest first.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -3686,6 +3814,22 @@ func ParseUpdateAccountResponse(rsp *http.Response) (*UpdateAccountResponse, err
 	return response, nil
 }
 
+// ParseCancelTaskResponse parses an HTTP response from a CancelTaskWithResponse call
+func ParseCancelTaskResponse(rsp *http.Response) (*CancelTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseListTaskEventsResponse parses an HTTP response from a ListTaskEventsWithResponse call
 func ParseListTaskEventsResponse(rsp *http.Response) (*ListTaskEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -3823,6 +3967,9 @@ type ServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// CancelTask Stop the task's run.
+	// (POST /tasks/{id}/cancel)
+	CancelTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// ListTaskEvents The task's event log, oldest first.
 	// (GET /tasks/{id}/events)
 	ListTaskEvents(w http.ResponseWriter, r *http.Request, id TaskID, params ListTaskEventsParams)
@@ -3934,6 +4081,12 @@ func (_ Unimplemented) GetAccount(w http.ResponseWriter, r *http.Request, id Tas
 // UpdateAccount Replace an account's logins, and its passwords where given.
 // (PUT /tasks/{id}/accounts/{accountId})
 func (_ Unimplemented) UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// CancelTask Stop the task's run.
+// (POST /tasks/{id}/cancel)
+func (_ Unimplemented) CancelTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -4394,6 +4547,32 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// CancelTask operation middleware
+func (siw *ServerInterfaceWrapper) CancelTask(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CancelTask(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListTaskEvents operation middleware
 func (siw *ServerInterfaceWrapper) ListTaskEvents(w http.ResponseWriter, r *http.Request) {
 
@@ -4696,6 +4875,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/run", wrapper.RunTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
@@ -5653,6 +5835,66 @@ func (response UpdateAccount500TextResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type CancelTaskRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type CancelTaskResponseObject interface {
+	VisitCancelTaskResponse(w http.ResponseWriter) error
+}
+
+type CancelTask202Response struct {
+}
+
+func (response CancelTask202Response) VisitCancelTaskResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type CancelTask400TextResponse BadRequestTextResponse
+
+func (response CancelTask400TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelTask404TextResponse NotFoundTextResponse
+
+func (response CancelTask404TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelTask409TextResponse string
+
+func (response CancelTask409TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelTask500TextResponse StoreErrorTextResponse
+
+func (response CancelTask500TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListTaskEventsRequestObject struct {
 	Id     TaskID `json:"id"`
 	Params ListTaskEventsParams
@@ -5948,6 +6190,9 @@ type StrictServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// CancelTask Stop the task's run.
+	// (POST /tasks/{id}/cancel)
+	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
 	// ListTaskEvents The task's event log, oldest first.
 	// (GET /tasks/{id}/events)
 	ListTaskEvents(ctx context.Context, request ListTaskEventsRequestObject) (ListTaskEventsResponseObject, error)
@@ -6450,6 +6695,32 @@ func (sh *strictHandler) UpdateAccount(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(UpdateAccountResponseObject); ok {
 		if err := validResponse.VisitUpdateAccountResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CancelTask operation middleware
+func (sh *strictHandler) CancelTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request CancelTaskRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelTask(ctx, request.(CancelTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelTask")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CancelTaskResponseObject); ok {
+		if err := validResponse.VisitCancelTaskResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

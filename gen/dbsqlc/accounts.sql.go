@@ -279,12 +279,12 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 	return err
 }
 
-const accountRunStart = `-- name: AccountRunStart :exec
+const accountRunStart = `-- name: AccountRunStart :execrows
 UPDATE accounts
 SET state = 'running', started_at = now(), finished_at = NULL, last_error = '',
     folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
     messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
-WHERE task_id = $1 AND id = $2
+WHERE task_id = $1 AND id = $2 AND state = 'queued'
 `
 
 type AccountRunStartParams struct {
@@ -292,9 +292,13 @@ type AccountRunStartParams struct {
 	ID     int64
 }
 
-func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) error {
-	_, err := q.db.Exec(ctx, accountRunStart, arg.TaskID, arg.ID)
-	return err
+// Starts a queued account; no row when a cancel came first.
+func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) (int64, error) {
+	result, err := q.db.Exec(ctx, accountRunStart, arg.TaskID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const accountStatsByTask = `-- name: AccountStatsByTask :many
@@ -437,6 +441,20 @@ func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (i
 		arg.TaskID,
 		arg.ID,
 	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const accountsCancelQueued = `-- name: AccountsCancelQueued :execrows
+UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()
+WHERE task_id = $1 AND state = 'queued'
+`
+
+// A cancel ends the accounts whose run has not started.
+func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsCancelQueued, taskID)
 	if err != nil {
 		return 0, err
 	}

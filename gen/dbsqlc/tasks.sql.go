@@ -33,6 +33,20 @@ func (q *Queries) AccountIDsByTask(ctx context.Context, taskID int64) ([]int64, 
 	return items, nil
 }
 
+const taskCancel = `-- name: TaskCancel :one
+UPDATE tasks SET state = 'canceling', updated_at = now()
+WHERE id = $1 AND state IN ('queued', 'running')
+RETURNING id
+`
+
+// A queued or running run is asked to stop.
+func (q *Queries) TaskCancel(ctx context.Context, id int64) (int64, error) {
+	row := q.db.QueryRow(ctx, taskCancel, id)
+	var id_2 int64
+	err := row.Scan(&id_2)
+	return id_2, err
+}
+
 const taskCountByEndpoint = `-- name: TaskCountByEndpoint :one
 SELECT count(*) FROM tasks
 WHERE source_endpoint_id = $1 OR destination_endpoint_id = $1
@@ -115,6 +129,7 @@ const taskFinishRunJob = `-- name: TaskFinishRunJob :one
 UPDATE tasks t
 SET pending_jobs = t.pending_jobs - 1,
     state = CASE WHEN t.pending_jobs > 1 THEN t.state
+        WHEN t.state = 'canceling' THEN 'canceled'
         WHEN s.failed = s.total THEN 'failed'
         WHEN s.failed > 0 OR s.with_errors > 0 THEN 'completed_with_errors'
         ELSE 'completed' END,
@@ -163,6 +178,35 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.PendingJobs,
 		&i.ResumeState,
 	)
+	return i, err
+}
+
+const taskJobsCanceled = `-- name: TaskJobsCanceled :one
+UPDATE tasks
+SET pending_jobs = pending_jobs - $1::int,
+    state = CASE WHEN pending_jobs - $1::int <= 0 THEN 'canceled' ELSE state END,
+    finished_at = CASE WHEN pending_jobs - $1::int <= 0 THEN now() ELSE finished_at END,
+    updated_at = now()
+WHERE id = $2
+RETURNING state, pending_jobs
+`
+
+type TaskJobsCanceledParams struct {
+	Jobs int32
+	ID   int64
+}
+
+type TaskJobsCanceledRow struct {
+	State       string
+	PendingJobs int32
+}
+
+// Jobs that a cancel ended before they started; with the last one the task
+// is canceled.
+func (q *Queries) TaskJobsCanceled(ctx context.Context, arg TaskJobsCanceledParams) (TaskJobsCanceledRow, error) {
+	row := q.db.QueryRow(ctx, taskJobsCanceled, arg.Jobs, arg.ID)
+	var i TaskJobsCanceledRow
+	err := row.Scan(&i.State, &i.PendingJobs)
 	return i, err
 }
 

@@ -48,3 +48,11 @@ func (s *Server) RunTask(ctx context.Context, req api.RunTaskRequestObject) (api
 	}
 	return api.RunTask202Response{}, nil
 }
+
+// CancelTask answers POST /tasks/{id}/cancel.
+func (s *Server) CancelTask(ctx context.Context, req api.CancelTaskRequestObject) (api.CancelTaskResponseObject, error) {
+	if err := s.service.CancelTask(ctx, req.Id); err != nil {
+		return nil, err
+	}
+	return api.CancelTask202Response{}, nil
+}

@@ -20,12 +20,12 @@ import (
 
 // startWorkers runs the background workers on the test's database, as a
 // serve process does.
-func (s *testService) startWorkers(t *testing.T) {
+func (s *testService) startWorkers(t *testing.T, maxWorkers int) {
 	t.Helper()
 	workers := river.NewWorkers()
 	worker.Register(workers, s.store, slog.New(slog.DiscardHandler))
 	jobs, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
 		Workers:           workers,
 		FetchPollInterval: 100 * time.Millisecond,
 	})
@@ -47,7 +47,7 @@ func (s *testService) startWorkers(t *testing.T) {
 func TestConnectionTest(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
-	s.startWorkers(t)
+	s.startWorkers(t, 4)
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a-pw", "bob": "b-pw"}})
 	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a-new", "bob": "b-new"}})
 	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})

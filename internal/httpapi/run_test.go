@@ -19,7 +19,7 @@ import (
 func TestRunMigratesEveryAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
-	s.startWorkers(t)
+	s.startWorkers(t, 4)
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b"}})
 	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a2", "bob": "b2"}})
 	for i, login := range []string{"alice", "bob"} {
@@ -79,7 +79,7 @@ func TestRunMigratesEveryAccount(t *testing.T) {
 func TestRunWithAWrongPasswordFailsThatAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
-	s.startWorkers(t)
+	s.startWorkers(t, 4)
 	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b", "carol": "c"}})
 	ep := s.createEndpoint(t, api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain})
 	taskID := s.createTask(t, ep, ep)
@@ -95,5 +95,61 @@ func TestRunWithAWrongPasswordFailsThatAccount(t *testing.T) {
 	bob := (*accounts.JSON200)[1]
 	if bob.State != api.AccountStateFailed || !strings.HasPrefix(bob.LastError, "authentication failed: ") {
 		t.Errorf("bob: %s %q", bob.State, bob.LastError)
+	}
+}
+
+// TestCancelStopsTheRunAndARerunFinishesIt cancels a run of eight
+// accounts, one at a time, while the first is copying: the task ends
+// canceled with no account left queued or running, and a new run brings
+// every account to exactly its source, nothing twice.
+func TestCancelStopsTheRunAndARerunFinishesIt(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkers(t, 1)
+	users := map[string]string{}
+	var csv strings.Builder
+	for i := range 8 {
+		login := fmt.Sprintf("user%d", i)
+		users[login] = "pw"
+		fmt.Fprintf(&csv, "%s,pw\n", login)
+	}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: users})
+	for i := range 8 {
+		old.Load(t, fmt.Sprintf("user%d", i), imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i), Messages: 150}))
+	}
+	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, src, dst)
+	s.importCSV(t, taskID, csv.String())
+	path := fmt.Sprintf("/tasks/%d", taskID)
+	wantText(t, s.do(t, "POST", path+"/cancel", ""), http.StatusConflict, "task is not running")
+
+	if got := s.do(t, "POST", path+"/run", ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST run: %d %s", got.status, got.body)
+	}
+	s.waitForState(t, taskID, api.TaskStateRunning)
+	if got := s.do(t, "POST", path+"/cancel", ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST cancel: %d %s", got.status, got.body)
+	}
+	task := s.waitForState(t, taskID, api.TaskStateCanceled)
+	if task.Accounts.Queued != 0 || task.Accounts.Running != 0 || task.Accounts.Canceled == 0 {
+		t.Errorf("after cancel: %+v", task.Accounts)
+	}
+	var events []api.Event
+	json.Unmarshal([]byte(s.do(t, "GET", path+"/events", "").body), &events)
+	if events[len(events)-1].Kind != "run.canceled" {
+		t.Errorf("last event %+v, want run.canceled", events[len(events)-1])
+	}
+
+	if got := s.do(t, "POST", path+"/run", ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST run again: %d %s", got.status, got.body)
+	}
+	s.waitForState(t, taskID, api.TaskStateCompleted)
+	for i := range 8 {
+		login := fmt.Sprintf("user%d", i)
+		if diff := imaptest.Diff(old.Read(t, login), neu.Read(t, login)); len(diff) > 0 {
+			t.Fatalf("%s differs after cancel and re-run:\n%s", login, strings.Join(diff, "\n"))
+		}
 	}
 }

@@ -42,6 +42,9 @@ func plural(n int, one, many string) string {
 // task is running.
 var ErrTaskRunning = errors.New("task is running")
 
+// ErrTaskNotRunning refuses to cancel a task that has no run to stop.
+var ErrTaskNotRunning = errors.New("task is not running")
+
 // ErrNoAccounts refuses to start work on a task without accounts.
 var ErrNoAccounts = errors.New("task has no accounts")
 

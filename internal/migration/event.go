@@ -19,6 +19,7 @@ const (
 	EventAccountDone    EventKind = "account.done"
 	EventAccountFailed  EventKind = "account.failed"
 	EventRunFinished    EventKind = "run.finished"
+	EventRunCanceled    EventKind = "run.canceled"
 )
 
 // Event is one entry of a task's event log. Seq orders all events of the

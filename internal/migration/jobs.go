@@ -47,6 +47,14 @@ type JobStore interface {
 	// TaskStartRun likewise puts the task into TaskQueued, its accounts
 	// too, and queues one AccountRunJob per account.
 	TaskStartRun(ctx context.Context, taskID int64) error
+	// TaskCancel stops a queued or running run (ErrTaskNotRunning else).
+	TaskCancel(ctx context.Context, taskID int64) error
+}
+
+// CancelTask stops a task's run: accounts not started end at once, running
+// ones as soon as their worker notices; a re-run later resumes.
+func (s *Service) CancelTask(ctx context.Context, taskID int64) error {
+	return s.store.TaskCancel(ctx, taskID)
 }
 
 // RunTask starts a run of every account of a task: a first run copies

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -29,6 +30,8 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
 }
 
 func (s *Store) startJobs(ctx context.Context, taskID int64, state migration.TaskState, job func(accountID int64) river.JobArgs) error {
+	// The task's id in the jobs' metadata finds them for a cancel.
+	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, taskID))
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
@@ -61,7 +64,7 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, state migration.Tas
 		for i, id := range ids {
 			// One attempt: the engine retries transient failures itself,
 			// and a repeated failed login can lock an account out.
-			jobs[i] = river.InsertManyParams{Args: job(id), InsertOpts: &river.InsertOpts{MaxAttempts: 1}}
+			jobs[i] = river.InsertManyParams{Args: job(id), InsertOpts: &river.InsertOpts{MaxAttempts: 1, Metadata: metadata}}
 		}
 		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
 		return err

@@ -3,26 +3,85 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// AccountRunStarted marks an account running, and its task with the first
-// account, and logs it.
-func (s *Store) AccountRunStarted(ctx context.Context, taskID, accountID int64, event migration.Event) error {
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+// AccountRunStarted marks a queued account running, and its task with the
+// first account, and logs it. It reports false, changing nothing, when a
+// cancel ended the account before it started.
+func (s *Store) AccountRunStarted(ctx context.Context, taskID, accountID int64, event migration.Event) (bool, error) {
+	started := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
+		n, err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: taskID, ID: accountID})
+		if err != nil || n == 0 {
+			return err
+		}
+		started = true
 		if err := q.TaskRunStarted(ctx, taskID); err != nil {
 			return err
 		}
-		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: taskID, ID: accountID}); err != nil {
+		return appendEvent(ctx, q, event)
+	})
+	return started, interpretError(err)
+}
+
+// TaskCancel asks a queued or running run to stop: accounts not started
+// are canceled at once, running ones have their job canceled and end
+// canceled when their worker has stopped; the task ends canceled after the
+// last. A task that is not running answers ErrTaskNotRunning.
+func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
+	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
-		return appendEvent(ctx, q, event)
+		if _, err := q.TaskCancel(ctx, taskID); err != nil {
+			if err == pgx.ErrNoRows {
+				return migration.ErrTaskNotRunning
+			}
+			return err
+		}
+		canceled, err := q.AccountsCancelQueued(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		task, err := q.TaskJobsCanceled(ctx, dbsqlc.TaskJobsCanceledParams{ID: taskID, Jobs: int32(canceled)})
+		if err != nil {
+			return err
+		}
+		if task.PendingJobs <= 0 {
+			return appendEvent(ctx, q, migration.Event{Kind: migration.EventRunCanceled, TaskID: taskID, Message: "run canceled"})
+		}
+		return s.cancelRunningJobs(ctx, tx, taskID)
 	}))
+}
+
+// cancelRunningJobs cancels the River jobs migrating accounts of the task
+// right now, which cancels their context wherever they run.
+func (s *Store) cancelRunningJobs(ctx context.Context, tx pgx.Tx, taskID int64) error {
+	params := river.NewJobListParams().
+		Kinds(migration.AccountRunJob{}.Kind()).
+		States(rivertype.JobStateRunning).
+		Metadata(fmt.Sprintf(`{"task_id": %d}`, taskID)).
+		First(10000)
+	running, err := s.jobs.JobListTx(ctx, tx, params)
+	if err != nil {
+		return err
+	}
+	for _, job := range running.Jobs {
+		if _, err := s.jobs.JobCancelTx(ctx, tx, job.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // AccountSyncState returns the copy engine's state of an account, as JSON.
@@ -65,10 +124,11 @@ func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountR
 		if err != nil || task.PendingJobs > 0 {
 			return err
 		}
-		return appendEvent(ctx, q, migration.Event{
-			Kind: migration.EventRunFinished, TaskID: outcome.TaskID,
-			Message: "run finished: " + task.State,
-		})
+		kind := migration.EventRunFinished
+		if task.State == string(migration.TaskCanceled) {
+			kind = migration.EventRunCanceled
+		}
+		return appendEvent(ctx, q, migration.Event{Kind: kind, TaskID: outcome.TaskID, Message: "run finished: " + task.State})
 	}))
 }
 

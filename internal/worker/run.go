@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -17,7 +18,7 @@ import (
 // RunStore is what the migration worker needs of storage.
 type RunStore interface {
 	Store
-	AccountRunStarted(ctx context.Context, taskID, accountID int64, event migration.Event) error
+	AccountRunStarted(ctx context.Context, taskID, accountID int64, event migration.Event) (bool, error)
 	AccountSyncState(ctx context.Context, taskID, accountID int64) (json.RawMessage, error)
 	AccountSyncStateSet(ctx context.Context, taskID, accountID int64, state json.RawMessage) error
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
@@ -38,24 +39,28 @@ type AccountRun struct {
 // Timeout lets a large mailbox take as long as it takes.
 func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration { return -1 }
 
-// Work migrates the account. Whatever goes wrong ends up in the outcome,
-// so that the run always finishes.
+// Work migrates the account. It first claims the account (a cancel may
+// have ended it before it started: then there is nothing to do); from
+// then on, whatever goes wrong ends up in the outcome, so that the run
+// always finishes.
 func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
 	args := job.Args
-	engineJob, creds, err := w.prepare(ctx, args)
-	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, State: migration.AccountFailed}
-	if err == nil {
-		started := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
-			Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
-			Message: fmt.Sprintf("%s: migration started", creds.SourceLogin)}
-		err = w.store.AccountRunStarted(ctx, args.TaskID, args.AccountID, started)
+	engineJob, creds, prepareErr := w.prepare(ctx, args)
+	event := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
+		Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
+		Message: fmt.Sprintf("%s: migration started", creds.SourceLogin)}
+	started, err := w.store.AccountRunStarted(context.WithoutCancel(ctx), args.TaskID, args.AccountID, event)
+	if err != nil || !started {
+		return err
 	}
-	if err == nil {
-		outcome = w.migrate(ctx, args, engineJob, creds)
-	} else {
-		outcome.LastError = err.Error()
+	var outcome migration.AccountRunOutcome
+	if prepareErr != nil {
+		outcome = migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID,
+			State: migration.AccountFailed, LastError: prepareErr.Error()}
 		outcome.Events = []migration.Event{{Kind: migration.EventAccountFailed, TaskID: args.TaskID, AccountID: args.AccountID,
-			Error: err.Error(), Message: "account could not start: " + err.Error()}}
+			Error: prepareErr.Error(), Message: "account could not start: " + prepareErr.Error()}}
+	} else {
+		outcome = w.migrate(ctx, args, engineJob, creds)
 	}
 	return w.store.RecordAccountRun(context.WithoutCancel(ctx), outcome)
 }
@@ -84,6 +89,10 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	event := migration.Event{TaskID: args.TaskID, AccountID: args.AccountID, Login: creds.SourceLogin,
 		Host: job.Destination.Host, Port: job.Destination.Port}
 	switch problems := folderProblems(res); {
+	case errors.Is(err, context.Canceled):
+		outcome.State, outcome.LastError = migration.AccountCanceled, "canceled"
+		event.Kind, event.Error = migration.EventAccountFailed, "canceled"
+		event.Message = fmt.Sprintf("%s: canceled after %d messages", creds.SourceLogin, res.MessagesCopied)
 	case err != nil:
 		outcome.State, outcome.LastError = migration.AccountFailed, loginError(err)
 		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError

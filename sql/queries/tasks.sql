@@ -68,6 +68,7 @@ WHERE id = @id AND state = 'queued';
 UPDATE tasks t
 SET pending_jobs = t.pending_jobs - 1,
     state = CASE WHEN t.pending_jobs > 1 THEN t.state
+        WHEN t.state = 'canceling' THEN 'canceled'
         WHEN s.failed = s.total THEN 'failed'
         WHEN s.failed > 0 OR s.with_errors > 0 THEN 'completed_with_errors'
         ELSE 'completed' END,
@@ -79,3 +80,20 @@ FROM (SELECT count(*) AS total,
       FROM accounts WHERE task_id = @id) s
 WHERE t.id = @id
 RETURNING t.state, t.pending_jobs;
+
+-- name: TaskCancel :one
+-- A queued or running run is asked to stop.
+UPDATE tasks SET state = 'canceling', updated_at = now()
+WHERE id = @id AND state IN ('queued', 'running')
+RETURNING id;
+
+-- name: TaskJobsCanceled :one
+-- Jobs that a cancel ended before they started; with the last one the task
+-- is canceled.
+UPDATE tasks
+SET pending_jobs = pending_jobs - @jobs::int,
+    state = CASE WHEN pending_jobs - @jobs::int <= 0 THEN 'canceled' ELSE state END,
+    finished_at = CASE WHEN pending_jobs - @jobs::int <= 0 THEN now() ELSE finished_at END,
+    updated_at = now()
+WHERE id = @id
+RETURNING state, pending_jobs;
