@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/mailmigrate/mailmigrate/internal/event"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/localpg"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -48,7 +49,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer stopJobs(jobs, cfg.ShutdownTimeout, logger)
+	broker := event.NewBroker(db.pool.Config().ConnConfig.Copy(), logger)
+	brokerCtx, stopBroker := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBroker()
+	go broker.Run(brokerCtx)
 	handler := httpapi.NewHandler(httpapi.Options{
+		Events:  broker,
 		Service: migration.NewService(store),
 		Logger:  logger,
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, db.pool) },

@@ -51,6 +51,50 @@ func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) (Event
 	return i, err
 }
 
+const eventListAll = `-- name: EventListAll :many
+SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message FROM events
+WHERE seq > $1
+ORDER BY seq
+LIMIT $2
+`
+
+type EventListAllParams struct {
+	AfterSeq int64
+	MaxRows  int32
+}
+
+func (q *Queries) EventListAll(ctx context.Context, arg EventListAllParams) ([]Event, error) {
+	rows, err := q.db.Query(ctx, eventListAll, arg.AfterSeq, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Event{}
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.Seq,
+			&i.Time,
+			&i.Kind,
+			&i.TaskID,
+			&i.AccountID,
+			&i.Side,
+			&i.Login,
+			&i.Host,
+			&i.Port,
+			&i.Error,
+			&i.Message,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eventListByTask = `-- name: EventListByTask :many
 SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message FROM events
 WHERE task_id = $1 AND seq > $2
@@ -94,4 +138,26 @@ func (q *Queries) EventListByTask(ctx context.Context, arg EventListByTaskParams
 		return nil, err
 	}
 	return items, nil
+}
+
+const eventsLock = `-- name: EventsLock :exec
+SELECT pg_advisory_xact_lock(7306050001)
+`
+
+// Taken first by every transaction that appends events, and held to its
+// commit: seq values then commit in their order, so a reader that has seen
+// seq n never sees a smaller one appear later (the live stream relies on it).
+func (q *Queries) EventsLock(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, eventsLock)
+	return err
+}
+
+const eventsNotify = `-- name: EventsNotify :exec
+SELECT pg_notify('mailmigrate_events', '')
+`
+
+// Wakes the live streams of every process once the transaction commits.
+func (q *Queries) EventsNotify(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, eventsNotify)
+	return err
 }

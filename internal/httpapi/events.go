@@ -27,16 +27,16 @@ func (s *Server) ListTaskEvents(ctx context.Context, req api.ListTaskEventsReque
 			return nil, &migration.InvalidError{Field: "limit", Reason: "must be between 1 and 1000"}
 		}
 	}
+	if req.Id <= 0 {
+		return nil, migration.ErrNotFound // task 0 would mean every task's events
+	}
 	events, err := s.service.Events(ctx, req.Id, after, limit)
 	if err != nil {
 		return nil, err
 	}
 	out := make(api.ListTaskEvents200JSONResponse, len(events))
 	for i, e := range events {
-		out[i] = api.Event{
-			Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), TaskId: e.TaskID, AccountId: e.AccountID,
-			Side: e.Side, Login: e.Login, Host: e.Host, Port: e.Port, Error: e.Error, Message: e.Message,
-		}
+		out[i] = eventToAPI(e)
 	}
 	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/event"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
@@ -61,7 +62,12 @@ func newTestService(t *testing.T) *testService {
 	}
 	store := postgres.New(pool, box)
 	logs := &syncBuffer{}
+	broker := event.NewBroker(pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler))
+	brokerCtx, stopBroker := context.WithCancel(context.Background())
+	t.Cleanup(stopBroker)
+	go broker.Run(brokerCtx)
 	handler := httpapi.NewHandler(httpapi.Options{
+		Events:  broker,
 		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Service: migration.NewService(store),
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },

@@ -33,6 +33,8 @@ type Options struct {
 	// Ready reports whether the service can take requests (database
 	// reachable and migrated); /readyz answers 503 while it fails.
 	Ready func(ctx context.Context) error
+	// Events wakes the live event streams (event.Broker).
+	Events Waker
 }
 
 // NewHandler returns the whole HTTP surface of the service.
@@ -50,6 +52,9 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", readyz(opts.Ready, logger))
 	mountDocs(r)
+	if opts.Events != nil {
+		r.Get(BasePath+"/events/ws", streamEvents(opts.Service, opts.Events, logger))
+	}
 
 	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service}, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc:  requestErrorHandler(logger),

@@ -68,8 +68,12 @@ func (s *Service) TestTask(ctx context.Context, taskID int64) error {
 	return s.store.TaskStartTests(ctx, taskID)
 }
 
-// Events returns a page of a task's event log after seq afterSeq.
+// Events returns a page of a task's event log after seq afterSeq; task 0
+// means every task's.
 func (s *Service) Events(ctx context.Context, taskID, afterSeq int64, limit int) ([]Event, error) {
+	if taskID < 0 {
+		return nil, ErrNotFound
+	}
 	if afterSeq < 0 {
 		return nil, invalid("after", "must be 0 or more")
 	}

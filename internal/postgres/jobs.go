@@ -77,6 +77,9 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, state migration.Tas
 func (s *Store) RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error {
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil {
+			return err
+		}
 		err := q.AccountTestRecord(ctx, dbsqlc.AccountTestRecordParams{
 			TaskID: outcome.TaskID, ID: outcome.AccountID,
 			SourceOk: boolValue(outcome.SourceError == ""), SourceError: outcome.SourceError,
@@ -95,15 +98,22 @@ func (s *Store) RecordAccountTest(ctx context.Context, outcome migration.Account
 	}))
 }
 
-// EventList returns a page of a task's events after afterSeq.
+// EventList returns a page of a task's events after afterSeq, or of every
+// task's for taskID 0.
 func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int) ([]migration.Event, error) {
-	rows, err := s.queries.EventListByTask(ctx, dbsqlc.EventListByTaskParams{
-		TaskID: int8Value(taskID), AfterSeq: afterSeq, MaxRows: int32(limit),
-	})
+	var rows []dbsqlc.Event
+	var err error
+	if taskID == 0 {
+		rows, err = s.queries.EventListAll(ctx, dbsqlc.EventListAllParams{AfterSeq: afterSeq, MaxRows: int32(limit)})
+	} else {
+		rows, err = s.queries.EventListByTask(ctx, dbsqlc.EventListByTaskParams{
+			TaskID: int8Value(taskID), AfterSeq: afterSeq, MaxRows: int32(limit),
+		})
+	}
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 && taskID != 0 {
 		if _, err := s.queries.TaskStateGet(ctx, taskID); err != nil {
 			return nil, interpretError(err)
 		}
@@ -119,12 +129,28 @@ func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int
 	return events, nil
 }
 
+// appendEvent adds an event in a transaction that took EventsLock first,
+// and wakes the live streams when it commits.
 func appendEvent(ctx context.Context, q *dbsqlc.Queries, e migration.Event) error {
 	_, err := q.EventAppend(ctx, dbsqlc.EventAppendParams{
 		Kind: string(e.Kind), TaskID: int8Value(e.TaskID), AccountID: int8Value(e.AccountID),
 		Side: e.Side, Login: e.Login, Host: e.Host, Port: int32(e.Port), Error: e.Error, Message: e.Message,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return q.EventsNotify(ctx)
+}
+
+// EventAppend adds one event on its own.
+func (s *Store) EventAppend(ctx context.Context, e migration.Event) error {
+	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil {
+			return err
+		}
+		return appendEvent(ctx, q, e)
+	}))
 }
 
 func boolValue(b bool) pgtype.Bool { return pgtype.Bool{Bool: b, Valid: true} }

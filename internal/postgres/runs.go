@@ -20,6 +20,9 @@ func (s *Store) AccountRunStarted(ctx context.Context, taskID, accountID int64, 
 	started := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil {
+			return err
+		}
 		n, err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: taskID, ID: accountID})
 		if err != nil || n == 0 {
 			return err
@@ -40,6 +43,9 @@ func (s *Store) AccountRunStarted(ctx context.Context, taskID, accountID int64, 
 func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil { // before any row lock: see EventsLock
+			return err
+		}
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
@@ -106,6 +112,9 @@ func (s *Store) AccountProgressSet(ctx context.Context, taskID, accountID int64,
 func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error {
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil {
+			return err
+		}
 		if err := progressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress); err != nil {
 			return err
 		}

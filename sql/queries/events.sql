@@ -8,3 +8,19 @@ SELECT * FROM events
 WHERE task_id = @task_id AND seq > @after_seq
 ORDER BY seq
 LIMIT @max_rows;
+
+-- name: EventListAll :many
+SELECT * FROM events
+WHERE seq > @after_seq
+ORDER BY seq
+LIMIT @max_rows;
+
+-- name: EventsLock :exec
+-- Taken first by every transaction that appends events, and held to its
+-- commit: seq values then commit in their order, so a reader that has seen
+-- seq n never sees a smaller one appear later (the live stream relies on it).
+SELECT pg_advisory_xact_lock(7306050001);
+
+-- name: EventsNotify :exec
+-- Wakes the live streams of every process once the transaction commits.
+SELECT pg_notify('mailmigrate_events', '');

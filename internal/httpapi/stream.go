@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// Live stream timing: pings keep proxies from closing an idle stream and
+// find dead peers; a peer that does not take a frame within writeWait is
+// too slow and is closed (it reconnects with ?after=).
+const (
+	pingInterval = 30 * time.Second
+	pongWait     = 2 * pingInterval
+	writeWait    = 10 * time.Second
+	streamPage   = 500
+)
+
+// Waker wakes a subscriber when events may have been committed.
+type Waker interface {
+	Subscribe() (<-chan struct{}, func())
+}
+
+var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10}
+
+// streamEvents serves GET /api/v1/events/ws?task_id=&after=: first the
+// stored events after `after`, then the live ones, one JSON event per
+// text frame, with no gap and no duplicate (events commit in seq order).
+func streamEvents(service *migration.Service, waker Waker, logger *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		taskID, after, ok := streamParams(w, r)
+		if !ok {
+			return
+		}
+		if r.URL.Query().Has("task_id") {
+			if _, err := service.Task(r.Context(), taskID); err != nil {
+				status, body := statusOf(err)
+				writeText(w, status, body)
+				return
+			}
+		}
+		wake, unsubscribe := waker.Subscribe() // before the replay: nothing falls between
+		defer unsubscribe()
+		conn, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return // the upgrader answered the client
+		}
+		defer conn.Close()
+		s := &stream{conn: conn, service: service, taskID: taskID, last: after}
+		if err := s.serve(r.Context(), wake); err != nil {
+			logger.DebugContext(r.Context(), "event stream ended", "err", err)
+		}
+	}
+}
+
+func streamParams(w http.ResponseWriter, r *http.Request) (taskID, after int64, ok bool) {
+	for name, dst := range map[string]*int64{"task_id": &taskID, "after": &after} {
+		text := r.URL.Query().Get(name)
+		if text == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(text, 10, 64)
+		if err != nil || v < 0 {
+			writeText(w, http.StatusBadRequest, "bad "+name)
+			return 0, 0, false
+		}
+		*dst = v
+	}
+	return taskID, after, true
+}
+
+// stream is one client's live event stream.
+type stream struct {
+	conn    *websocket.Conn
+	service *migration.Service
+	taskID  int64
+	last    int64 // seq of the last event sent
+}
+
+// serve sends what is stored, then what arrives, until the client leaves.
+func (s *stream) serve(ctx context.Context, wake <-chan struct{}) error {
+	gone := make(chan struct{})
+	go s.readUntilGone(gone)
+	ping := time.NewTicker(pingInterval)
+	defer ping.Stop()
+	if err := s.sendNew(ctx); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-wake:
+			if err := s.sendNew(ctx); err != nil {
+				return err
+			}
+		case <-ping.C:
+			if err := s.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return err
+			}
+		case <-gone:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// readUntilGone reads (and drops) what the client sends, so that pongs and
+// the close handshake are processed, and says when the client has gone.
+func (s *stream) readUntilGone(gone chan<- struct{}) {
+	defer close(gone)
+	s.conn.SetReadLimit(512)
+	s.conn.SetReadDeadline(time.Now().Add(pongWait)) //nolint:errcheck // fails only on a closed conn
+	s.conn.SetPongHandler(func(string) error {
+		return s.conn.SetReadDeadline(time.Now().Add(pongWait))
+	})
+	for {
+		if _, _, err := s.conn.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// sendNew sends every event after the last one sent.
+func (s *stream) sendNew(ctx context.Context) error {
+	for {
+		events, err := s.service.Events(ctx, s.taskID, s.last, streamPage)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			s.conn.SetWriteDeadline(time.Now().Add(writeWait)) //nolint:errcheck // WriteJSON reports it
+			if err := s.conn.WriteJSON(eventToAPI(e)); err != nil {
+				return err
+			}
+			s.last = e.Seq
+		}
+		if len(events) < streamPage {
+			return nil
+		}
+	}
+}
+
+func eventToAPI(e migration.Event) api.Event {
+	return api.Event{
+		Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), TaskId: e.TaskID, AccountId: e.AccountID,
+		Side: e.Side, Login: e.Login, Host: e.Host, Port: e.Port, Error: e.Error, Message: e.Message,
+	}
+}
