@@ -40,7 +40,7 @@ func streamEvents(service *migration.Service, waker Waker, logger *slog.Logger) 
 			return
 		}
 		if r.URL.Query().Has("task_id") {
-			if _, err := service.Task(r.Context(), taskID); err != nil {
+			if _, err := service.TaskState(r.Context(), taskID); err != nil {
 				status, body := statusOf(err)
 				writeText(w, status, body)
 				return

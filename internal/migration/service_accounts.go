@@ -25,11 +25,11 @@ func (s *Service) CreateAccount(ctx context.Context, taskID int64, in AccountInp
 // source login the task has already.
 func (s *Service) ImportAccounts(ctx context.Context, taskID int64, data []byte) (int, error) {
 	// A missing or running task is the answer, whatever the file holds.
-	task, err := s.store.TaskGet(ctx, taskID)
+	state, err := s.store.TaskState(ctx, taskID)
 	if err != nil {
 		return 0, err
 	}
-	if task.State.Running() {
+	if state.Running() {
 		return 0, ErrTaskRunning
 	}
 	file := ParseAccountsCSV(data)

@@ -15,6 +15,11 @@ func (s *Service) Task(ctx context.Context, id int64) (Task, error) {
 	return s.store.TaskGet(ctx, id)
 }
 
+// TaskState returns a task's state: ErrNotFound tells a missing task.
+func (s *Service) TaskState(ctx context.Context, id int64) (TaskState, error) {
+	return s.store.TaskState(ctx, id)
+}
+
 // Tasks lists every task in ascending id order.
 func (s *Service) Tasks(ctx context.Context) ([]Task, error) {
 	return s.store.TaskList(ctx)

@@ -91,6 +91,8 @@ func (s *TaskSpec) Normalize() error {
 type TaskStore interface {
 	TaskCreate(ctx context.Context, spec TaskSpec) (int64, error)
 	TaskGet(ctx context.Context, id int64) (Task, error)
+	// TaskState is the state alone, without TaskGet's account figures.
+	TaskState(ctx context.Context, id int64) (TaskState, error)
 	TaskList(ctx context.Context) ([]Task, error)
 	TaskUpdate(ctx context.Context, id int64, spec TaskSpec) error
 	TaskDelete(ctx context.Context, id int64) error

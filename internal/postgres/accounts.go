@@ -63,7 +63,7 @@ func (s *Store) refuseTakenLogins(ctx context.Context, q *dbsqlc.Queries, taskID
 	for i, in := range accounts {
 		logins[i] = in.SourceLogin
 	}
-	taken, err := q.AccountLoginsTaken(ctx, dbsqlc.AccountLoginsTakenParams{TaskID: taskID, Logins: logins})
+	taken, err := loginsTaken(ctx, q, taskID, logins)
 	if err != nil {
 		return err
 	}
@@ -75,8 +75,12 @@ func (s *Store) refuseTakenLogins(ctx context.Context, q *dbsqlc.Queries, taskID
 
 // AccountLoginsTaken returns those of logins that the task has already.
 func (s *Store) AccountLoginsTaken(ctx context.Context, taskID int64, logins []string) ([]string, error) {
-	taken, err := s.queries.AccountLoginsTaken(ctx, dbsqlc.AccountLoginsTakenParams{TaskID: taskID, Logins: logins})
+	taken, err := loginsTaken(ctx, s.queries, taskID, logins)
 	return taken, interpretError(err)
+}
+
+func loginsTaken(ctx context.Context, q *dbsqlc.Queries, taskID int64, logins []string) ([]string, error) {
+	return q.AccountLoginsTaken(ctx, dbsqlc.AccountLoginsTakenParams{TaskID: taskID, Logins: logins})
 }
 
 // AccountGet returns one account of a task.
@@ -100,8 +104,8 @@ func (s *Store) AccountList(ctx context.Context, taskID int64, page migration.Ac
 	}
 	if len(rows) == 0 {
 		// An empty page of a missing task is a 404, not [].
-		if _, err := s.queries.TaskStateGet(ctx, taskID); err != nil {
-			return nil, interpretError(err)
+		if _, err := s.TaskState(ctx, taskID); err != nil {
+			return nil, err
 		}
 	}
 	accounts := make([]migration.Account, len(rows))

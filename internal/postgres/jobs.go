@@ -114,8 +114,8 @@ func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int
 		return nil, interpretError(err)
 	}
 	if len(rows) == 0 && taskID != 0 {
-		if _, err := s.queries.TaskStateGet(ctx, taskID); err != nil {
-			return nil, interpretError(err)
+		if _, err := s.TaskState(ctx, taskID); err != nil {
+			return nil, err
 		}
 	}
 	events := make([]migration.Event, len(rows))

@@ -51,6 +51,12 @@ func (s *Store) TaskGet(ctx context.Context, id int64) (migration.Task, error) {
 	return tasks[0], nil
 }
 
+// TaskState returns a task's state.
+func (s *Store) TaskState(ctx context.Context, id int64) (migration.TaskState, error) {
+	state, err := s.queries.TaskStateGet(ctx, id)
+	return migration.TaskState(state), interpretError(err)
+}
+
 // TaskList returns every task, in ascending id order, with account figures.
 func (s *Store) TaskList(ctx context.Context) ([]migration.Task, error) {
 	rows, err := s.queries.TaskList(ctx)
@@ -110,8 +116,8 @@ func (s *Store) TaskSetState(ctx context.Context, id int64, state migration.Task
 // whyUnchanged explains a guarded write that touched no row: the task is
 // missing, or running.
 func (s *Store) whyUnchanged(ctx context.Context, id int64) error {
-	if _, err := s.queries.TaskStateGet(ctx, id); err != nil {
-		return interpretError(err)
+	if _, err := s.TaskState(ctx, id); err != nil {
+		return err
 	}
 	return migration.ErrTaskRunning
 }
