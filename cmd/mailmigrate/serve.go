@@ -11,17 +11,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/mailmigrate/mailmigrate/internal/event"
-	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/localpg"
-	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // serve runs the service until ctx ends, then lets in-flight requests finish.
@@ -43,28 +37,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
-	store := postgres.New(db.pool, box)
-	jobs, err := startJobs(db.pool, store, logger)
+	service, err := app.Start(db.pool, box, logger, app.Config{MaxWorkers: 16})
 	if err != nil {
 		return err
 	}
-	defer stopJobs(jobs, cfg.ShutdownTimeout, logger)
-	broker := event.NewBroker(db.pool.Config().ConnConfig.Copy(), logger)
-	brokerCtx, stopBroker := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBroker()
-	go broker.Run(brokerCtx)
-	handler := httpapi.NewHandler(httpapi.Options{
-		Events:  broker,
-		Service: migration.NewService(store),
-		Logger:  logger,
-		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, db.pool) },
-	})
+	defer stopService(service, cfg.ShutdownTimeout, logger)
 	listener, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           service.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -91,31 +74,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	return nil
 }
 
-// startJobs runs the background workers (River) of this process. Every
-// serve process on one database takes jobs from the same queue.
-func startJobs(pool *pgxpool.Pool, store *postgres.Store, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
-	workers := river.NewWorkers()
-	worker.Register(workers, store, logger)
-	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
-		Workers: workers,
-		Logger:  logger,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The workers live until stopJobs, not until the signal: in-flight
-	// jobs get the shutdown timeout to finish.
-	if err := jobs.Start(context.Background()); err != nil {
-		return nil, err
-	}
-	return jobs, nil
-}
-
-func stopJobs(jobs *river.Client[pgx.Tx], timeout time.Duration, logger *slog.Logger) {
+func stopService(service *app.App, timeout time.Duration, logger *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := jobs.Stop(ctx); err != nil {
+	if err := service.Stop(ctx); err != nil {
 		logger.Warn("background jobs did not stop in time; they resume on the next start", "err", err)
 	}
 }

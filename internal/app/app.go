@@ -1,0 +1,86 @@
+// Package app wires one mailmigrate process together: the store on a
+// migrated database, the background workers (River), the event broker and
+// the HTTP handler. The serve command and the end-to-end tests build the
+// service the same way through it.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/mailmigrate/mailmigrate/internal/event"
+	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/postgres"
+	"github.com/mailmigrate/mailmigrate/internal/secret"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
+)
+
+// Config tunes a process.
+type Config struct {
+	// MaxWorkers bounds the jobs this process runs at once.
+	MaxWorkers int
+	// FetchPollInterval is how often idle workers look for jobs when no
+	// notification arrives; River's default when zero.
+	FetchPollInterval time.Duration
+}
+
+// App is one running process of the service.
+type App struct {
+	Store   *postgres.Store
+	Service *migration.Service
+	Handler http.Handler
+
+	jobs       *river.Client[pgx.Tx]
+	stopBroker context.CancelFunc
+}
+
+// Start builds the process on pool (already migrated) and starts its
+// workers and its event broker.
+func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) (*App, error) {
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = 16
+	}
+	store := postgres.New(pool, box)
+	workers := river.NewWorkers()
+	worker.Register(workers, store, logger)
+	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
+		Workers:           workers,
+		Logger:            logger,
+		FetchPollInterval: cfg.FetchPollInterval,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The workers live until Stop, not until a request context ends:
+	// in-flight jobs get the shutdown timeout to finish.
+	if err := jobs.Start(context.Background()); err != nil {
+		return nil, err
+	}
+	broker := event.NewBroker(pool.Config().ConnConfig.Copy(), logger)
+	brokerCtx, stopBroker := context.WithCancel(context.Background())
+	go broker.Run(brokerCtx)
+	service := migration.NewService(store)
+	handler := httpapi.NewHandler(httpapi.Options{
+		Events:  broker,
+		Service: service,
+		Logger:  logger,
+		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+	})
+	return &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker}, nil
+}
+
+// Stop lets running jobs finish until ctx ends; those still running then
+// resume on the next start.
+func (a *App) Stop(ctx context.Context) error {
+	defer a.stopBroker()
+	return a.jobs.Stop(ctx)
+}
