@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -22,6 +23,14 @@ type config struct {
 	LogLevel        string
 	LogFormat       string
 	ShutdownTimeout time.Duration
+	// Workers bounds the accounts this process migrates or tests at once.
+	Workers int
+	// ConnectionsPerHost bounds the IMAP connections to one server host
+	// across every process on the database (0: no bound).
+	ConnectionsPerHost int
+	// LeaseExpiry is how soon the accounts of a process that died are
+	// taken over by another (or by this one after a restart).
+	LeaseExpiry time.Duration
 }
 
 // parseConfig reads flags for command name, falling back to the environment.
@@ -49,6 +58,23 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		shutdown = v
 		return nil
 	})
+	workers := env("MAILMIGRATE_WORKERS", "16")
+	fs.Func("workers", "accounts this process migrates or tests at once (MAILMIGRATE_WORKERS, default 16)", func(v string) error {
+		workers = v
+		return nil
+	})
+	perHost := env("MAILMIGRATE_MAX_CONNECTIONS_PER_HOST", "30")
+	fs.Func("max-connections-per-host", "IMAP connections to one server host across all processes; an account holds 1 "+
+		"to its source and up to 2 to its destination; 0: no limit (MAILMIGRATE_MAX_CONNECTIONS_PER_HOST, default 30)", func(v string) error {
+		perHost = v
+		return nil
+	})
+	lease := env("MAILMIGRATE_LEASE_EXPIRY", "60s")
+	fs.Func("lease-expiry", "how long a running account may go without a sign of life before its process is taken "+
+		"for dead and the account resumes elsewhere (MAILMIGRATE_LEASE_EXPIRY, default 60s)", func(v string) error {
+		lease = v
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err
@@ -66,6 +92,15 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	var err error
 	if cfg.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || cfg.ShutdownTimeout < 0 {
 		return cfg, fmt.Errorf("shutdown timeout %q: want a duration such as 30s", shutdown)
+	}
+	if cfg.Workers, err = strconv.Atoi(workers); err != nil || cfg.Workers < 1 || cfg.Workers > 1000 {
+		return cfg, fmt.Errorf("workers %q: want a number from 1 to 1000", workers)
+	}
+	if cfg.ConnectionsPerHost, err = strconv.Atoi(perHost); err != nil || cfg.ConnectionsPerHost < 0 {
+		return cfg, fmt.Errorf("max connections per host %q: want 0 (no limit) or more", perHost)
+	}
+	if cfg.LeaseExpiry, err = time.ParseDuration(lease); err != nil || cfg.LeaseExpiry < 2*time.Second {
+		return cfg, fmt.Errorf("lease expiry %q: want a duration of 2s or more, such as 60s", lease)
 	}
 	return cfg, cfg.validate()
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/localpg"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // serve runs the service until ctx ends, then lets in-flight requests finish.
@@ -37,7 +39,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
-	service, err := app.Start(db.pool, box, logger, app.Config{MaxWorkers: 16})
+	service, err := app.Start(db.pool, box, logger, app.Config{
+		MaxWorkers:  cfg.Workers,
+		LeaseExpiry: cfg.LeaseExpiry,
+		Workers: worker.Options{
+			Limits:       migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
+			LeaseRenewal: cfg.LeaseExpiry / 6,
+		},
+	})
 	if err != nil {
 		return err
 	}

@@ -201,19 +201,31 @@ type EndpointInput struct {
 // Event One entry of the event log. It never carries a password.
 type Event struct {
 	// AccountId 0 when the event is about the task.
-	AccountId int64 `json:"account_id"`
+	AccountId   int64  `json:"account_id"`
+	BytesCopied *int64 `json:"bytes_copied,omitempty"`
 
 	// Error What went wrong, with the server's words; empty on success.
 	Error string `json:"error"`
-	Host  string `json:"host"`
+
+	// Folder The source folder the event is about (folder.done, account.progress), or empty.
+	Folder      string `json:"folder"`
+	FoldersDone *int64 `json:"folders_done,omitempty"`
+
+	// FoldersTotal Figures of the account at the time of the event, on account.progress, folder.done, account.done and account.failed.
+	FoldersTotal *int64 `json:"folders_total,omitempty"`
+	Host         string `json:"host"`
 
 	// Kind What happened, e.g. test.ok, test.failed.
 	Kind  string `json:"kind"`
 	Login string `json:"login"`
 
 	// Message A sentence for people, e.g. alice@old.example → imap.old.example:993: authentication failed: …
-	Message string `json:"message"`
-	Port    int    `json:"port"`
+	Message         string `json:"message"`
+	MessagesCopied  *int64 `json:"messages_copied,omitempty"`
+	MessagesFailed  *int64 `json:"messages_failed,omitempty"`
+	MessagesSkipped *int64 `json:"messages_skipped,omitempty"`
+	MessagesTotal   *int64 `json:"messages_total,omitempty"`
+	Port            int    `json:"port"`
 
 	// Seq Orders all events of the service.
 	Seq int64 `json:"seq"`
@@ -595,6 +607,15 @@ type ClientInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RunAccount Migrate one account of the task again (retry).
+	//
+	// Like running the task, for this account alone: the task is `queued`,
+	// then `running`, and ends in the state its accounts together give. A
+	// re-run copies only what the destination lacks.
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
+	RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CancelTask Stop the task's run.
 	//
 	// The task is `canceling` until its running accounts have stopped
@@ -627,9 +648,14 @@ type ClientInterface interface {
 	// ends `completed`, `completed_with_errors` (some messages refused, or
 	// a folder that does not verify) or `failed`, and the task ends
 	// `completed`, `completed_with_errors` or `failed` from them. A later
-	// run copies only what the destination lacks. The event log tells
-	// `account.started`, `account.done` or `account.failed`, and
-	// `run.finished`.
+	// run copies only what the destination lacks. At most the task's
+	// `options.parallel_accounts` accounts run at once, and no server host
+	// gets more IMAP connections than the service's limit. The event log
+	// tells `run.started`, then per account `account.started`,
+	// `account.progress` (at most every few seconds), `folder.done`,
+	// `account.done` or `account.failed`, and `run.finished`. A run
+	// survives a restart of the service: an account whose process died
+	// is queued again and resumes where it stopped.
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 	RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1021,6 +1047,25 @@ func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId Account
 	return c.Client.Do(req)
 }
 
+// RunAccount Migrate one account of the task again (retry).
+//
+// Like running the task, for this account alone: the task is `queued`,
+// then `running`, and ends in the state its accounts together give. A
+// re-run copies only what the destination lacks.
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
+func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunAccountRequest(c.Server, id, accountId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CancelTask Stop the task's run.
 //
 // The task is `canceling` until its running accounts have stopped
@@ -1083,9 +1128,14 @@ func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...Req
 // ends `completed`, `completed_with_errors` (some messages refused, or
 // a folder that does not verify) or `failed`, and the task ends
 // `completed`, `completed_with_errors` or `failed` from them. A later
-// run copies only what the destination lacks. The event log tells
-// `account.started`, `account.done` or `account.failed`, and
-// `run.finished`.
+// run copies only what the destination lacks. At most the task's
+// `options.parallel_accounts` accounts run at once, and no server host
+// gets more IMAP connections than the service's limit. The event log
+// tells `run.started`, then per account `account.started`,
+// `account.progress` (at most every few seconds), `folder.done`,
+// `account.done` or `account.failed`, and `run.finished`. A run
+// survives a restart of the service: an account whose process died
+// is queued again and resumes where it stopped.
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 func (c *Client) RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1778,6 +1828,47 @@ func NewUpdateAccountRequestWithBody(server string, id TaskID, accountId Account
 	return req, nil
 }
 
+// NewRunAccountRequest constructs an http.Request for the RunAccount method
+func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/run", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCancelTaskRequest constructs an http.Request for the CancelTask method
 func NewCancelTaskRequest(server string, id TaskID) (*http.Request, error) {
 	var err error
@@ -2203,6 +2294,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
 
+	// RunAccountWithResponse Migrate one account of the task again (retry).
+	//
+	// Like running the task, for this account alone: the task is `queued`,
+	// then `running`, and ends in the state its accounts together give. A
+	// re-run copies only what the destination lacks.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
+	RunAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*RunAccountResponse, error)
+
 	// CancelTaskWithResponse Stop the task's run.
 	//
 	// The task is `canceling` until its running accounts have stopped
@@ -2241,9 +2343,14 @@ type ClientWithResponsesInterface interface {
 	// ends `completed`, `completed_with_errors` (some messages refused, or
 	// a folder that does not verify) or `failed`, and the task ends
 	// `completed`, `completed_with_errors` or `failed` from them. A later
-	// run copies only what the destination lacks. The event log tells
-	// `account.started`, `account.done` or `account.failed`, and
-	// `run.finished`.
+	// run copies only what the destination lacks. At most the task's
+	// `options.parallel_accounts` accounts run at once, and no server host
+	// gets more IMAP connections than the service's limit. The event log
+	// tells `run.started`, then per account `account.started`,
+	// `account.progress` (at most every few seconds), `folder.done`,
+	// `account.done` or `account.failed`, and `run.finished`. A run
+	// survives a restart of the service: an account whose process died
+	// is queued again and resumes where it stopped.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2879,6 +2986,40 @@ func (r UpdateAccountResponse) ContentType() string {
 	return ""
 }
 
+type RunAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RunAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RunAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RunAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RunAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CancelTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3367,6 +3508,23 @@ func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id 
 	return ParseUpdateAccountResponse(rsp)
 }
 
+// RunAccountWithResponse Migrate one account of the task again (retry).
+//
+// Like running the task, for this account alone: the task is `queued`,
+// then `running`, and ends in the state its accounts together give. A
+// re-run copies only what the destination lacks.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
+func (c *ClientWithResponses) RunAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*RunAccountResponse, error) {
+	rsp, err := c.RunAccount(ctx, id, accountId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunAccountResponse(rsp)
+}
+
 // CancelTaskWithResponse Stop the task's run.
 //
 // The task is `canceling` until its running accounts have stopped
@@ -3423,9 +3581,14 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 // ends `completed`, `completed_with_errors` (some messages refused, or
 // a folder that does not verify) or `failed`, and the task ends
 // `completed`, `completed_with_errors` or `failed` from them. A later
-// run copies only what the destination lacks. The event log tells
-// `account.started`, `account.done` or `account.failed`, and
-// `run.finished`.
+// run copies only what the destination lacks. At most the task's
+// `options.parallel_accounts` accounts run at once, and no server host
+// gets more IMAP connections than the service's limit. The event log
+// tells `run.started`, then per account `account.started`,
+// `account.progress` (at most every few seconds), `folder.done`,
+// `account.done` or `account.failed`, and `run.finished`. A run
+// survives a restart of the service: an account whose process died
+// is queued again and resumes where it stopped.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3814,6 +3977,22 @@ func ParseUpdateAccountResponse(rsp *http.Response) (*UpdateAccountResponse, err
 	return response, nil
 }
 
+// ParseRunAccountResponse parses an HTTP response from a RunAccountWithResponse call
+func ParseRunAccountResponse(rsp *http.Response) (*RunAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RunAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseCancelTaskResponse parses an HTTP response from a CancelTaskWithResponse call
 func ParseCancelTaskResponse(rsp *http.Response) (*CancelTaskResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -3967,6 +4146,9 @@ type ServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// RunAccount Migrate one account of the task again (retry).
+	// (POST /tasks/{id}/accounts/{accountId}/run)
+	RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// CancelTask Stop the task's run.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -4081,6 +4263,12 @@ func (_ Unimplemented) GetAccount(w http.ResponseWriter, r *http.Request, id Tas
 // UpdateAccount Replace an account's logins, and its passwords where given.
 // (PUT /tasks/{id}/accounts/{accountId})
 func (_ Unimplemented) UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// RunAccount Migrate one account of the task again (retry).
+// (POST /tasks/{id}/accounts/{accountId}/run)
+func (_ Unimplemented) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -4547,6 +4735,41 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// RunAccount operation middleware
+func (siw *ServerInterfaceWrapper) RunAccount(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RunAccount(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // CancelTask operation middleware
 func (siw *ServerInterfaceWrapper) CancelTask(w http.ResponseWriter, r *http.Request) {
 
@@ -4875,6 +5098,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/run", wrapper.RunTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/run", wrapper.RunAccount)
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
@@ -5835,6 +6061,67 @@ func (response UpdateAccount500TextResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type RunAccountRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+}
+
+type RunAccountResponseObject interface {
+	VisitRunAccountResponse(w http.ResponseWriter) error
+}
+
+type RunAccount202Response struct {
+}
+
+func (response RunAccount202Response) VisitRunAccountResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type RunAccount400TextResponse BadRequestTextResponse
+
+func (response RunAccount400TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunAccount404TextResponse NotFoundTextResponse
+
+func (response RunAccount404TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunAccount409TextResponse ConflictTextResponse
+
+func (response RunAccount409TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunAccount500TextResponse StoreErrorTextResponse
+
+func (response RunAccount500TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CancelTaskRequestObject struct {
 	Id TaskID `json:"id"`
 }
@@ -6190,6 +6477,9 @@ type StrictServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// RunAccount Migrate one account of the task again (retry).
+	// (POST /tasks/{id}/accounts/{accountId}/run)
+	RunAccount(ctx context.Context, request RunAccountRequestObject) (RunAccountResponseObject, error)
 	// CancelTask Stop the task's run.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
@@ -6695,6 +6985,33 @@ func (sh *strictHandler) UpdateAccount(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(UpdateAccountResponseObject); ok {
 		if err := validResponse.VisitUpdateAccountResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RunAccount operation middleware
+func (sh *strictHandler) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request RunAccountRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.RunAccount(ctx, request.(RunAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunAccount")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(RunAccountResponseObject); ok {
+		if err := validResponse.VisitRunAccountResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -256,51 +256,6 @@ func (q *Queries) AccountProgressSet(ctx context.Context, arg AccountProgressSet
 	return err
 }
 
-const accountRunFinish = `-- name: AccountRunFinish :exec
-UPDATE accounts
-SET state = $1, last_error = $2, finished_at = now(), updated_at = now()
-WHERE task_id = $3 AND id = $4
-`
-
-type AccountRunFinishParams struct {
-	State     string
-	LastError string
-	TaskID    int64
-	ID        int64
-}
-
-func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishParams) error {
-	_, err := q.db.Exec(ctx, accountRunFinish,
-		arg.State,
-		arg.LastError,
-		arg.TaskID,
-		arg.ID,
-	)
-	return err
-}
-
-const accountRunStart = `-- name: AccountRunStart :execrows
-UPDATE accounts
-SET state = 'running', started_at = now(), finished_at = NULL, last_error = '',
-    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
-    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
-WHERE task_id = $1 AND id = $2 AND state = 'queued'
-`
-
-type AccountRunStartParams struct {
-	TaskID int64
-	ID     int64
-}
-
-// Starts a queued account; no row when a cancel came first.
-func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountRunStart, arg.TaskID, arg.ID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const accountStatsByTask = `-- name: AccountStatsByTask :many
 SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
@@ -459,13 +414,4 @@ func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) (int64
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const accountsQueue = `-- name: AccountsQueue :exec
-UPDATE accounts SET state = 'queued', updated_at = now() WHERE task_id = $1
-`
-
-func (q *Queries) AccountsQueue(ctx context.Context, taskID int64) error {
-	_, err := q.db.Exec(ctx, accountsQueue, taskID)
-	return err
 }

@@ -12,8 +12,8 @@ import (
 )
 
 const eventAppend = `-- name: EventAppend :one
-INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 RETURNING seq, time
 `
 
@@ -27,6 +27,8 @@ type EventAppendParams struct {
 	Port      int32
 	Error     string
 	Message   string
+	Folder    string
+	Progress  []byte
 }
 
 type EventAppendRow struct {
@@ -45,6 +47,8 @@ func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) (Event
 		arg.Port,
 		arg.Error,
 		arg.Message,
+		arg.Folder,
+		arg.Progress,
 	)
 	var i EventAppendRow
 	err := row.Scan(&i.Seq, &i.Time)
@@ -52,7 +56,7 @@ func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) (Event
 }
 
 const eventListAll = `-- name: EventListAll :many
-SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message FROM events
+SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message, folder, progress FROM events
 WHERE seq > $1
 ORDER BY seq
 LIMIT $2
@@ -84,6 +88,8 @@ func (q *Queries) EventListAll(ctx context.Context, arg EventListAllParams) ([]E
 			&i.Port,
 			&i.Error,
 			&i.Message,
+			&i.Folder,
+			&i.Progress,
 		); err != nil {
 			return nil, err
 		}
@@ -96,7 +102,7 @@ func (q *Queries) EventListAll(ctx context.Context, arg EventListAllParams) ([]E
 }
 
 const eventListByTask = `-- name: EventListByTask :many
-SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message FROM events
+SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message, folder, progress FROM events
 WHERE task_id = $1 AND seq > $2
 ORDER BY seq
 LIMIT $3
@@ -129,6 +135,8 @@ func (q *Queries) EventListByTask(ctx context.Context, arg EventListByTaskParams
 			&i.Port,
 			&i.Error,
 			&i.Message,
+			&i.Folder,
+			&i.Progress,
 		); err != nil {
 			return nil, err
 		}

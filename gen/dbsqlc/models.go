@@ -35,6 +35,8 @@ type Account struct {
 	StartedAt            pgtype.Timestamptz
 	FinishedAt           pgtype.Timestamptz
 	SyncState            []byte
+	RunGeneration        int64
+	HeartbeatAt          pgtype.Timestamptz
 }
 
 type AccountView struct {
@@ -86,6 +88,8 @@ type Event struct {
 	Port      int32
 	Error     string
 	Message   string
+	Folder    string
+	Progress  []byte
 }
 
 type SecretKeyCheck struct {

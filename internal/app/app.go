@@ -30,6 +30,15 @@ type Config struct {
 	// FetchPollInterval is how often idle workers look for jobs when no
 	// notification arrives; River's default when zero.
 	FetchPollInterval time.Duration
+	// Workers tune the jobs: limits, lease renewal, progress events.
+	Workers worker.Options
+	// LeaseExpiry is how long a running account's lease lasts without
+	// renewal before its process is taken for dead and the account is
+	// queued again; 60 s when zero.
+	LeaseExpiry time.Duration
+	// WorkerID names this process in the job queue; River's default
+	// (host name and time) when empty.
+	WorkerID string
 }
 
 // App is one running process of the service.
@@ -40,6 +49,9 @@ type App struct {
 
 	jobs       *river.Client[pgx.Tx]
 	stopBroker context.CancelFunc
+	stopReaper context.CancelFunc
+	reaperDone chan struct{}
+	logger     *slog.Logger
 }
 
 // Start builds the process on pool (already migrated) and starts its
@@ -48,14 +60,18 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	if cfg.MaxWorkers <= 0 {
 		cfg.MaxWorkers = 16
 	}
+	if cfg.LeaseExpiry <= 0 {
+		cfg.LeaseExpiry = time.Minute
+	}
 	store := postgres.New(pool, box)
 	workers := river.NewWorkers()
-	worker.Register(workers, store, logger)
+	worker.Register(workers, store, logger, cfg.Workers)
 	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           workers,
 		Logger:            logger,
 		FetchPollInterval: cfg.FetchPollInterval,
+		ID:                cfg.WorkerID,
 	})
 	if err != nil {
 		return nil, err
@@ -75,12 +91,41 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		Logger:  logger,
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
 	})
-	return &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker}, nil
+	reaperCtx, stopReaper := context.WithCancel(context.Background())
+	a := &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker,
+		stopReaper: stopReaper, reaperDone: make(chan struct{}), logger: logger}
+	go a.requeueExpiredRuns(reaperCtx, cfg.LeaseExpiry)
+	return a, nil
+}
+
+// requeueExpiredRuns looks for accounts whose process died mid-run, a few
+// times per lease, and queues them again. Every process does it; the
+// store's row locks keep two from taking the same account.
+func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
+	defer close(a.reaperDone)
+	ticker := time.NewTicker(expiry / 4)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		n, err := a.Store.RequeueExpiredRuns(ctx, expiry)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.logger.Warn("could not look for runs of stopped processes", "err", err)
+		case n > 0:
+			a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
+		}
+	}
 }
 
 // Stop lets running jobs finish until ctx ends; those still running then
 // resume on the next start.
 func (a *App) Stop(ctx context.Context) error {
 	defer a.stopBroker()
+	a.stopReaper()
+	<-a.reaperDone
 	return a.jobs.Stop(ctx)
 }

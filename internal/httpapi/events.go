@@ -49,6 +49,14 @@ func (s *Server) RunTask(ctx context.Context, req api.RunTaskRequestObject) (api
 	return api.RunTask202Response{}, nil
 }
 
+// RunAccount answers POST /tasks/{id}/accounts/{accountId}/run.
+func (s *Server) RunAccount(ctx context.Context, req api.RunAccountRequestObject) (api.RunAccountResponseObject, error) {
+	if err := s.service.RunAccount(ctx, req.Id, req.AccountId); err != nil {
+		return nil, err
+	}
+	return api.RunAccount202Response{}, nil
+}
+
 // CancelTask answers POST /tasks/{id}/cancel.
 func (s *Server) CancelTask(ctx context.Context, req api.CancelTaskRequestObject) (api.CancelTaskResponseObject, error) {
 	if err := s.service.CancelTask(ctx, req.Id); err != nil {

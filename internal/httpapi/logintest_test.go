@@ -22,8 +22,13 @@ import (
 // serve process does.
 func (s *testService) startWorkers(t *testing.T, maxWorkers int) {
 	t.Helper()
+	s.startWorkersWith(t, maxWorkers, worker.Options{})
+}
+
+func (s *testService) startWorkersWith(t *testing.T, maxWorkers int, opts worker.Options) {
+	t.Helper()
 	workers := river.NewWorkers()
-	worker.Register(workers, s.store, slog.New(slog.DiscardHandler))
+	worker.Register(workers, s.store, slog.New(slog.DiscardHandler), opts)
 	jobs, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
 		Workers:           workers,

@@ -148,8 +148,15 @@ func (s *stream) sendNew(ctx context.Context) error {
 }
 
 func eventToAPI(e migration.Event) api.Event {
-	return api.Event{
+	out := api.Event{
 		Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), TaskId: e.TaskID, AccountId: e.AccountID,
 		Side: e.Side, Login: e.Login, Host: e.Host, Port: e.Port, Error: e.Error, Message: e.Message,
+		Folder: e.Folder,
 	}
+	if p := e.Progress; p != nil {
+		out.FoldersTotal, out.FoldersDone, out.MessagesTotal = &p.FoldersTotal, &p.FoldersDone, &p.MessagesTotal
+		out.MessagesCopied, out.MessagesSkipped, out.MessagesFailed = &p.MessagesCopied, &p.MessagesSkipped, &p.MessagesFailed
+		out.BytesCopied = &p.BytesCopied
+	}
+	return out
 }

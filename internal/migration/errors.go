@@ -88,3 +88,7 @@ func (e *ImportError) Error() string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// ErrLeaseLost tells a job that the account it was migrating is no longer
+// its own: its lease expired and a newer job holds the account.
+var ErrLeaseLost = errors.New("the account's run passed to another job")

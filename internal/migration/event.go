@@ -13,13 +13,17 @@ type EventKind string
 
 // The kinds of event.
 const (
-	EventTestOK         EventKind = "test.ok"
-	EventTestFailed     EventKind = "test.failed"
-	EventAccountStarted EventKind = "account.started"
-	EventAccountDone    EventKind = "account.done"
-	EventAccountFailed  EventKind = "account.failed"
-	EventRunFinished    EventKind = "run.finished"
-	EventRunCanceled    EventKind = "run.canceled"
+	EventTestOK          EventKind = "test.ok"
+	EventTestFailed      EventKind = "test.failed"
+	EventRunStarted      EventKind = "run.started"
+	EventAccountStarted  EventKind = "account.started"
+	EventAccountProgress EventKind = "account.progress"
+	EventFolderDone      EventKind = "folder.done"
+	EventAccountDone     EventKind = "account.done"
+	EventAccountFailed   EventKind = "account.failed"
+	EventRunFinished     EventKind = "run.finished"
+	EventRunCanceled     EventKind = "run.canceled"
+	EventError           EventKind = "error"
 )
 
 // Event is one entry of a task's event log. Seq orders all events of the
@@ -36,6 +40,10 @@ type Event struct {
 	Port      int
 	Error     string
 	Message   string // a sentence for people
+	Folder    string // the source folder an event is about, or empty
+	// Progress is the account's figures at the time of the event, on
+	// account.progress, folder.done, account.done and account.failed.
+	Progress *Progress
 }
 
 // Limits of an event page.

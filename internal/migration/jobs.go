@@ -12,10 +12,14 @@ type AccountTestJob struct {
 // Kind implements river.JobArgs.
 func (AccountTestJob) Kind() string { return "account_test" }
 
-// AccountRunJob migrates one account of a task run.
+// AccountRunJob migrates one account of a task run. Generation is the
+// account's run generation when it was queued: only the job of the
+// current generation may start or finish the account (a job whose process
+// died is replaced by one of a newer generation).
 type AccountRunJob struct {
-	TaskID    int64 `json:"task_id"`
-	AccountID int64 `json:"account_id"`
+	TaskID     int64 `json:"task_id"`
+	AccountID  int64 `json:"account_id"`
+	Generation int64 `json:"generation"`
 }
 
 // Kind implements river.JobArgs.
@@ -24,6 +28,7 @@ func (AccountRunJob) Kind() string { return "account_run" }
 // AccountRunOutcome is how the migration of one account ended.
 type AccountRunOutcome struct {
 	TaskID, AccountID int64
+	Generation        int64        // the job's: an outcome of an older generation is dropped
 	State             AccountState // completed, completed_with_errors or failed
 	Progress          Progress
 	LastError         string
@@ -47,6 +52,9 @@ type JobStore interface {
 	// TaskStartRun likewise puts the task into TaskQueued, its accounts
 	// too, and queues one AccountRunJob per account.
 	TaskStartRun(ctx context.Context, taskID int64) error
+	// AccountStartRun likewise runs one account of the task again (a
+	// retry): the task is queued with that account alone.
+	AccountStartRun(ctx context.Context, taskID, accountID int64) error
 	// TaskCancel stops a queued or running run (ErrTaskNotRunning else).
 	TaskCancel(ctx context.Context, taskID int64) error
 }
@@ -61,6 +69,12 @@ func (s *Service) CancelTask(ctx context.Context, taskID int64) error {
 // everything, a later one only what the destination lacks.
 func (s *Service) RunTask(ctx context.Context, taskID int64) error {
 	return s.store.TaskStartRun(ctx, taskID)
+}
+
+// RunAccount runs one account of a task again, e.g. after fixing its
+// password; the task's state is then derived from all its accounts.
+func (s *Service) RunAccount(ctx context.Context, taskID, accountID int64) error {
+	return s.store.AccountStartRun(ctx, taskID, accountID)
 }
 
 // TestTask starts the connection test of every account of a task.
@@ -85,3 +99,29 @@ func (s *Service) Events(ctx context.Context, taskID, afterSeq int64, limit int)
 	}
 	return s.store.EventList(ctx, taskID, afterSeq, limit)
 }
+
+// RunStart is what a job found when it tried to start its account.
+type RunStart int
+
+// What a job finds.
+const (
+	RunStarted RunStart = iota // the account runs now, in this job
+	RunGone                    // nothing to do: canceled, or a newer job holds it
+	RunWait                    // the task or a server is at its limit: try again soon
+)
+
+// RunLimits bound the runs of the whole service (DESIGN §4 Limits).
+type RunLimits struct {
+	// ConnectionsPerHost bounds the IMAP connections that running
+	// accounts hold on one server host, across tasks and processes;
+	// 0: no bound.
+	ConnectionsPerHost int
+}
+
+// The IMAP connections one running account holds on each side: the copy
+// engine reads the source on one, and writes the destination on one plus
+// one for MULTIAPPEND.
+const (
+	SourceConnections      = 1
+	DestinationConnections = 2
+)

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -16,59 +17,114 @@ import (
 // test per account, in one transaction: either the task is testing and
 // every job is queued, or nothing changed.
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64) error {
-	return s.startJobs(ctx, taskID, migration.TaskTesting, func(id int64) river.JobArgs {
-		return migration.AccountTestJob{TaskID: taskID, AccountID: id}
+	return s.startJobs(ctx, taskID, func(q *dbsqlc.Queries) ([]river.JobArgs, error) {
+		ids, err := q.AccountIDsByTask(ctx, taskID)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, len(ids)); err != nil {
+			return nil, err
+		}
+		jobs := make([]river.JobArgs, len(ids))
+		for i, id := range ids {
+			jobs[i] = migration.AccountTestJob{TaskID: taskID, AccountID: id}
+		}
+		return jobs, nil
 	})
 }
 
 // TaskStartRun moves a task and its accounts into TaskQueued and queues
-// one migration job per account, in one transaction.
+// one migration job per account, in one transaction, with a run.started
+// event.
 func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
-	return s.startJobs(ctx, taskID, migration.TaskQueued, func(id int64) river.JobArgs {
-		return migration.AccountRunJob{TaskID: taskID, AccountID: id}
+	return s.startJobs(ctx, taskID, func(q *dbsqlc.Queries) ([]river.JobArgs, error) {
+		ids, err := q.AccountIDsByTask(ctx, taskID)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, len(ids)); err != nil {
+			return nil, err
+		}
+		queued, err := q.AccountsQueue(ctx, taskID)
+		if err != nil {
+			return nil, err
+		}
+		jobs := make([]river.JobArgs, len(queued))
+		for i, a := range queued {
+			jobs[i] = migration.AccountRunJob{TaskID: taskID, AccountID: a.ID, Generation: a.RunGeneration}
+		}
+		return jobs, appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted, TaskID: taskID,
+			Message: fmt.Sprintf("run started: %d accounts", len(jobs))})
 	})
 }
 
-func (s *Store) startJobs(ctx context.Context, taskID int64, state migration.TaskState, job func(accountID int64) river.JobArgs) error {
-	// The task's id in the jobs' metadata finds them for a cancel.
-	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, taskID))
+// AccountStartRun queues one account of a task that is not running, and
+// the task with it; the task's end state is derived from all its accounts.
+func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) error {
+	return s.startJobs(ctx, taskID, func(q *dbsqlc.Queries) ([]river.JobArgs, error) {
+		if _, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: taskID, ID: accountID}); err != nil {
+			return nil, err
+		}
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1); err != nil {
+			return nil, err
+		}
+		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID})
+		if err != nil {
+			return nil, err
+		}
+		job := migration.AccountRunJob{TaskID: taskID, AccountID: a.ID, Generation: a.RunGeneration}
+		return []river.JobArgs{job}, appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted,
+			TaskID: taskID, AccountID: accountID, Login: a.SourceLogin,
+			Message: fmt.Sprintf("run started: account %s again", a.SourceLogin)})
+	})
+}
+
+// startJobs runs queue in a transaction that holds EventsLock and the
+// task's state, and inserts the jobs it returns; none means the task has
+// no accounts.
+func (s *Store) startJobs(ctx context.Context, taskID int64, queue func(q *dbsqlc.Queries) ([]river.JobArgs, error)) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
+	// The task's id in the jobs' metadata finds them for a cancel.
+	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, taskID))
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil { // before any row lock: see EventsLock
+			return err
+		}
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
-		ids, err := q.AccountIDsByTask(ctx, taskID)
+		args, err := queue(q)
 		if err != nil {
 			return err
 		}
-		if len(ids) == 0 {
+		if len(args) == 0 {
 			return migration.ErrNoAccounts
 		}
-		if _, err := q.TaskStartJobs(ctx, dbsqlc.TaskStartJobsParams{
-			ID: taskID, State: string(state), Jobs: int32(len(ids)), RunningStates: runningStates(),
-		}); err != nil {
-			if err == pgx.ErrNoRows {
-				return migration.ErrTaskRunning
-			}
-			return err
-		}
-		if state == migration.TaskQueued {
-			if err := q.AccountsQueue(ctx, taskID); err != nil {
-				return err
-			}
-		}
-		jobs := make([]river.InsertManyParams, len(ids))
-		for i, id := range ids {
+		jobs := make([]river.InsertManyParams, len(args))
+		for i, a := range args {
 			// One attempt: the engine retries transient failures itself,
-			// and a repeated failed login can lock an account out.
-			jobs[i] = river.InsertManyParams{Args: job(id), InsertOpts: &river.InsertOpts{MaxAttempts: 1, Metadata: metadata}}
+			// a repeated failed login can lock an account out, and a job
+			// whose process died is replaced by the lease expiry.
+			jobs[i] = river.InsertManyParams{Args: a, InsertOpts: &river.InsertOpts{MaxAttempts: 1, Metadata: metadata}}
 		}
 		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
 		return err
 	}))
+}
+
+// startTaskJobs moves a task that is not running into state with n jobs
+// to wait for (ErrTaskRunning when it is running).
+func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state migration.TaskState, n int) error {
+	_, err := q.TaskStartJobs(ctx, dbsqlc.TaskStartJobsParams{
+		ID: taskID, State: string(state), Jobs: int32(n), RunningStates: runningStates(),
+	})
+	if err == pgx.ErrNoRows {
+		return migration.ErrTaskRunning
+	}
+	return err
 }
 
 // RecordAccountTest stores a test's outcome on the account, appends its
@@ -124,6 +180,14 @@ func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int
 			Seq: row.Seq, Time: row.Time.Time, Kind: migration.EventKind(row.Kind),
 			TaskID: row.TaskID.Int64, AccountID: row.AccountID.Int64, Side: row.Side,
 			Login: row.Login, Host: row.Host, Port: int(row.Port), Error: row.Error, Message: row.Message,
+			Folder: row.Folder,
+		}
+		if row.Progress != nil {
+			var p eventProgress
+			if err := json.Unmarshal(row.Progress, &p); err != nil {
+				return nil, fmt.Errorf("event %d: progress: %w", row.Seq, err)
+			}
+			events[i].Progress = (*migration.Progress)(&p)
 		}
 	}
 	return events, nil
@@ -132,9 +196,14 @@ func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int
 // appendEvent adds an event in a transaction that took EventsLock first,
 // and wakes the live streams when it commits.
 func appendEvent(ctx context.Context, q *dbsqlc.Queries, e migration.Event) error {
+	var progress []byte
+	if e.Progress != nil {
+		progress, _ = json.Marshal(eventProgress(*e.Progress)) // plain integers: cannot fail
+	}
 	_, err := q.EventAppend(ctx, dbsqlc.EventAppendParams{
 		Kind: string(e.Kind), TaskID: int8Value(e.TaskID), AccountID: int8Value(e.AccountID),
 		Side: e.Side, Login: e.Login, Host: e.Host, Port: int32(e.Port), Error: e.Error, Message: e.Message,
+		Folder: e.Folder, Progress: progress,
 	})
 	if err != nil {
 		return err
@@ -151,6 +220,17 @@ func (s *Store) EventAppend(ctx context.Context, e migration.Event) error {
 		}
 		return appendEvent(ctx, q, e)
 	}))
+}
+
+// eventProgress is how an event's figures are kept in events.progress.
+type eventProgress struct {
+	FoldersTotal    int64 `json:"folders_total"`
+	FoldersDone     int64 `json:"folders_done"`
+	MessagesTotal   int64 `json:"messages_total"`
+	MessagesCopied  int64 `json:"messages_copied"`
+	MessagesSkipped int64 `json:"messages_skipped"`
+	MessagesFailed  int64 `json:"messages_failed"`
+	BytesCopied     int64 `json:"bytes_copied"`
 }
 
 func boolValue(b bool) pgtype.Bool { return pgtype.Bool{Bool: b, Valid: true} }

@@ -106,6 +106,9 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		r.finished[plan.Source.Name] = true
 		r.progress.FoldersDone++
 		r.report()
+		if r.job.OnFolderDone != nil {
+			r.job.OnFolderDone(result, r.progress)
+		}
 	}
 	return nil
 }

@@ -134,6 +134,9 @@ type Job struct {
 	// OnCheckpoint, when set, is called with a folder's state whenever it
 	// advances, so that it can be stored before the migration ends.
 	OnCheckpoint func(folder string, state FolderState)
+	// OnFolderDone, when set, is called after each folder with its result
+	// and the account's progress.
+	OnFolderDone func(FolderResult, Progress)
 	Logger       *slog.Logger
 	Tuning       Tuning
 }

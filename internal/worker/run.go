@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"net"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -18,10 +21,13 @@ import (
 // RunStore is what the migration worker needs of storage.
 type RunStore interface {
 	Store
-	AccountRunStarted(ctx context.Context, taskID, accountID int64, event migration.Event) (bool, error)
+	AccountRunStart(ctx context.Context, job migration.AccountRunJob, limits migration.RunLimits) (migration.RunStart, error)
+	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error)
 	AccountSyncState(ctx context.Context, taskID, accountID int64) (json.RawMessage, error)
 	AccountSyncStateSet(ctx context.Context, taskID, accountID int64, state json.RawMessage) error
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
+	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, event migration.Event) error
+	EventAppend(ctx context.Context, e migration.Event) error
 	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
 }
 
@@ -34,48 +40,93 @@ type AccountRun struct {
 	river.WorkerDefaults[migration.AccountRunJob]
 	store  RunStore
 	logger *slog.Logger
+	opts   Options
 }
 
 // Timeout lets a large mailbox take as long as it takes.
 func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration { return -1 }
 
-// Work migrates the account. It first claims the account (a cancel may
-// have ended it before it started: then there is nothing to do); from
-// then on, whatever goes wrong ends up in the outcome, so that the run
-// always finishes.
+// Work migrates the account. It first starts the account: a cancel may
+// have ended it, or a newer job may hold it (nothing to do then), or the
+// limits may have no room yet (the job waits and looks again). From then
+// on, whatever goes wrong ends up in the outcome, so that the run always
+// finishes.
 func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
 	args := job.Args
-	engineJob, creds, prepareErr := w.prepare(ctx, args)
-	event := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
-		Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
-		Message: fmt.Sprintf("%s: migration started", creds.SourceLogin)}
-	started, err := w.store.AccountRunStarted(context.WithoutCancel(ctx), args.TaskID, args.AccountID, event)
-	if err != nil || !started {
+	start, err := w.store.AccountRunStart(ctx, args, w.opts.Limits)
+	switch {
+	case err != nil:
 		return err
+	case start == migration.RunWait:
+		return river.JobSnooze(w.opts.WaitRetry + time.Duration(rand.Int64N(int64(w.opts.WaitRetry))))
+	case start == migration.RunGone:
+		return nil
 	}
-	var outcome migration.AccountRunOutcome
-	if prepareErr != nil {
-		outcome = migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID,
-			State: migration.AccountFailed, LastError: prepareErr.Error()}
-		outcome.Events = []migration.Event{{Kind: migration.EventAccountFailed, TaskID: args.TaskID, AccountID: args.AccountID,
-			Error: prepareErr.Error(), Message: "account could not start: " + prepareErr.Error()}}
-	} else {
-		outcome = w.migrate(ctx, args, engineJob, creds)
-	}
+	ctx, release := w.holdLease(ctx, args)
+	defer release()
+	outcome := w.run(ctx, args)
+	outcome.Generation = args.Generation
 	return w.store.RecordAccountRun(context.WithoutCancel(ctx), outcome)
 }
 
-func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials) migration.AccountRunOutcome {
-	var last time.Time
-	job.OnProgress = func(p transfer.Progress) {
-		if time.Since(last) < progressInterval {
-			return
-		}
-		last = time.Now()
-		if err := w.store.AccountProgressSet(ctx, args.TaskID, args.AccountID, progressOf(p)); err != nil {
-			w.logger.Warn("could not store progress", "account", args.AccountID, "err", err)
-		}
+// run prepares and migrates a started account.
+func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob) migration.AccountRunOutcome {
+	engineJob, creds, err := w.prepare(ctx, args)
+	if err != nil {
+		return migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID,
+			State: migration.AccountFailed, LastError: err.Error(),
+			Events: []migration.Event{{Kind: migration.EventAccountFailed, TaskID: args.TaskID, AccountID: args.AccountID,
+				Error: err.Error(), Message: "account could not start: " + err.Error()}}}
 	}
+	started := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
+		Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
+		Message: fmt.Sprintf("%s: migration started from %s to %s", creds.SourceLogin,
+			address(engineJob.Source), address(engineJob.Destination))}
+	if err := w.store.EventAppend(ctx, started); err != nil {
+		w.logger.Warn("could not log the start of an account", "account", args.AccountID, "err", err)
+	}
+	return w.migrate(ctx, args, engineJob, creds)
+}
+
+// holdLease renews the account's lease while the job works, and cancels
+// the returned context when the task is being canceled or the lease was
+// lost (the job was taken for dead and replaced).
+func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		ticker := time.NewTicker(w.opts.LeaseRenewal)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+			}
+			state, err := w.store.AccountRunRenew(ctx, args)
+			switch {
+			case errors.Is(err, migration.ErrLeaseLost):
+				w.logger.Warn("lease lost: another job holds the account now", "account", args.AccountID)
+				cancel(err)
+				return
+			case err != nil:
+				w.logger.Warn("could not renew an account's lease", "account", args.AccountID, "err", err)
+			case state == migration.TaskCanceling:
+				cancel(context.Canceled)
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel(nil)
+	}
+}
+
+func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials) migration.AccountRunOutcome {
+	reporter := &progressReporter{worker: w, args: args, login: creds.SourceLogin, ctx: ctx}
+	job.OnProgress = reporter.progress
+	job.OnFolderDone = reporter.folderDone
 	state := job.State
 	job.OnCheckpoint = func(folder string, st transfer.FolderState) {
 		state[folder] = st
@@ -85,9 +136,10 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		}
 	}
 	res, err := transfer.Migrate(ctx, job)
-	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Progress: progressOf(res.Progress)}
+	progress := progressOf(res.Progress)
+	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Progress: progress}
 	event := migration.Event{TaskID: args.TaskID, AccountID: args.AccountID, Login: creds.SourceLogin,
-		Host: job.Destination.Host, Port: job.Destination.Port}
+		Host: job.Destination.Host, Port: job.Destination.Port, Progress: &progress}
 	switch problems := folderProblems(res); {
 	case errors.Is(err, context.Canceled):
 		outcome.State, outcome.LastError = migration.AccountCanceled, "canceled"
@@ -186,3 +238,5 @@ func progressOf(p transfer.Progress) migration.Progress {
 		MessagesFailed: int64(p.MessagesFailed), BytesCopied: p.BytesCopied,
 	}
 }
+
+func address(side transfer.Side) string { return net.JoinHostPort(side.Host, strconv.Itoa(side.Port)) }

@@ -24,10 +24,38 @@ type Store interface {
 	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
 }
 
+// Options tune the workers of a process.
+type Options struct {
+	Limits migration.RunLimits
+	// LeaseRenewal is how often a running account's lease is renewed (and
+	// its task checked for a cancel); 10 s when zero. Leases expire after
+	// a few missed renewals (app.Config.LeaseExpiry).
+	LeaseRenewal time.Duration
+	// WaitRetry is how long a job waits for room under the limits before
+	// it looks again; 2 s when zero.
+	WaitRetry time.Duration
+	// ProgressEvents spaces the account.progress events of an account;
+	// 5 s when zero.
+	ProgressEvents time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.LeaseRenewal <= 0 {
+		o.LeaseRenewal = 10 * time.Second
+	}
+	if o.WaitRetry <= 0 {
+		o.WaitRetry = 2 * time.Second
+	}
+	if o.ProgressEvents <= 0 {
+		o.ProgressEvents = 5 * time.Second
+	}
+	return o
+}
+
 // Register adds every worker to workers.
-func Register(workers *river.Workers, store RunStore, logger *slog.Logger) {
+func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts Options) {
 	river.AddWorker(workers, &AccountTest{store: store, logger: logger})
-	river.AddWorker(workers, &AccountRun{store: store, logger: logger})
+	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults()})
 }
 
 // loginTuning bounds a connection test: no retries (lock-outs), and a

@@ -64,14 +64,6 @@ SELECT sync_state FROM accounts WHERE task_id = @task_id AND id = @id;
 -- name: AccountSyncStateSet :exec
 UPDATE accounts SET sync_state = @sync_state WHERE task_id = @task_id AND id = @id;
 
--- name: AccountRunStart :execrows
--- Starts a queued account; no row when a cancel came first.
-UPDATE accounts
-SET state = 'running', started_at = now(), finished_at = NULL, last_error = '',
-    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
-    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
-WHERE task_id = @task_id AND id = @id AND state = 'queued';
-
 -- name: AccountsCancelQueued :execrows
 -- A cancel ends the accounts whose run has not started.
 UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()
@@ -83,11 +75,3 @@ SET folders_total = @folders_total, folders_done = @folders_done, messages_total
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
     messages_failed = @messages_failed, bytes_copied = @bytes_copied, updated_at = now()
 WHERE task_id = @task_id AND id = @id;
-
--- name: AccountRunFinish :exec
-UPDATE accounts
-SET state = @state, last_error = @last_error, finished_at = now(), updated_at = now()
-WHERE task_id = @task_id AND id = @id;
-
--- name: AccountsQueue :exec
-UPDATE accounts SET state = 'queued', updated_at = now() WHERE task_id = @task_id;

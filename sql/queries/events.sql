@@ -1,6 +1,6 @@
 -- name: EventAppend :one
-INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message)
-VALUES (@kind, @task_id, @account_id, @side, @login, @host, @port, @error, @message)
+INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
+VALUES (@kind, @task_id, @account_id, @side, @login, @host, @port, @error, @message, @folder, @progress)
 RETURNING seq, time;
 
 -- name: EventListByTask :many

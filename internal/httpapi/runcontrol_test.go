@@ -1,0 +1,286 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
+)
+
+// migrationFixture is a task between two real Dovecots whose accounts
+// hold a corpus each.
+type migrationFixture struct {
+	taskID   int64
+	old, neu *imaptest.Dovecot
+	logins   []string
+}
+
+// newMigration loads n accounts of messages each and makes a task of them
+// with options (JSON, may be empty).
+func (s *testService) newMigration(t *testing.T, n, messages int, options string) migrationFixture {
+	t.Helper()
+	users := map[string]string{}
+	var csv strings.Builder
+	f := migrationFixture{}
+	for i := range n {
+		login := fmt.Sprintf("user%d", i)
+		users[login] = "secret-pw-" + login
+		f.logins = append(f.logins, login)
+		fmt.Fprintf(&csv, "%s,%s\n", login, users[login])
+	}
+	f.old = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	f.neu = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: users})
+	for i, login := range f.logins {
+		f.old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: messages}))
+	}
+	src := s.createEndpoint(t, api.EndpointInput{Host: f.old.Host, Port: f.old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: f.neu.Host, Port: f.neu.Port, TlsMode: api.TLSModePlain})
+	if options == "" {
+		options = "{}"
+	}
+	got := s.do(t, "POST", "/tasks", fmt.Sprintf(`{"name":"m","source_endpoint_id":%d,"destination_endpoint_id":%d,"options":%s}`, src, dst, options))
+	var created api.Created
+	if got.status != http.StatusCreated || json.Unmarshal([]byte(got.body), &created) != nil {
+		t.Fatalf("create task: %d %s", got.status, got.body)
+	}
+	f.taskID = created.Id
+	s.importCSV(t, f.taskID, csv.String())
+	return f
+}
+
+// wantExact fails unless every account's destination equals its source.
+func (f migrationFixture) wantExact(t *testing.T) {
+	t.Helper()
+	for _, login := range f.logins {
+		if diff := imaptest.Diff(f.old.Read(t, login), f.neu.Read(t, login)); len(diff) > 0 {
+			t.Fatalf("%s differs:\n%s", login, strings.Join(diff, "\n"))
+		}
+	}
+}
+
+// readUntil reads events from conn until one of kind arrives, returning
+// them all with the raw frames.
+func readUntil(t *testing.T, conn *websocket.Conn, kind string) ([]api.Event, string) {
+	t.Helper()
+	var events []api.Event
+	var raw strings.Builder
+	for {
+		conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+		_, frame, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("after %d events: %v", len(events), err)
+		}
+		raw.Write(frame)
+		var e api.Event
+		if err := json.Unmarshal(frame, &e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+		if e.Kind == kind {
+			return events, raw.String()
+		}
+	}
+}
+
+// TestRunEventsTellTheRunInOrder watches a run over the WebSocket: it
+// opens with run.started, each account's events run from account.started
+// through throttled account.progress and one folder.done per folder to
+// account.done, with figures; run.finished closes it; seq only grows and
+// no frame holds a password.
+func TestRunEventsTellTheRunInOrder(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkersWith(t, 4, worker.Options{ProgressEvents: 20 * time.Millisecond})
+	f := s.newMigration(t, 2, 400, "")
+	conn := s.dialStream(t, fmt.Sprintf("?task_id=%d", f.taskID))
+	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST run: %d %s", got.status, got.body)
+	}
+	events, raw := readUntil(t, conn, "run.finished")
+	f.wantExact(t)
+	if strings.Contains(raw, "secret-pw") {
+		t.Fatal("an event frame holds a password")
+	}
+	if events[0].Kind != "run.started" {
+		t.Errorf("first event %s %q, want run.started", events[0].Kind, events[0].Message)
+	}
+	type story struct {
+		kinds      []string
+		folderDone int64
+		progressed bool
+		done       api.Event
+	}
+	stories := map[int64]*story{}
+	for i, e := range events {
+		if i > 0 && e.Seq <= events[i-1].Seq {
+			t.Fatalf("seq %d after %d", e.Seq, events[i-1].Seq)
+		}
+		if e.AccountId == 0 {
+			continue
+		}
+		st := stories[e.AccountId]
+		if st == nil {
+			st = &story{}
+			stories[e.AccountId] = st
+		}
+		st.kinds = append(st.kinds, e.Kind)
+		switch e.Kind {
+		case "folder.done":
+			st.folderDone++
+			if e.Folder == "" || e.MessagesTotal == nil {
+				t.Errorf("folder.done without folder or figures: %+v", e)
+			}
+		case "account.progress":
+			st.progressed = st.progressed || (e.MessagesCopied != nil && *e.MessagesCopied > 0 && *e.MessagesTotal >= *e.MessagesCopied)
+		case "account.done":
+			st.done = e
+		}
+	}
+	if len(stories) != 2 {
+		t.Fatalf("events of %d accounts, want 2", len(stories))
+	}
+	for id, st := range stories {
+		if st.kinds[0] != "account.started" || st.kinds[len(st.kinds)-1] != "account.done" {
+			t.Errorf("account %d: %v", id, st.kinds)
+		}
+		if !st.progressed {
+			t.Errorf("account %d: no account.progress with figures: %v", id, st.kinds)
+		}
+		if st.done.FoldersTotal == nil || st.folderDone != *st.done.FoldersTotal || *st.done.MessagesCopied == 0 {
+			t.Errorf("account %d: %d folder.done events, account.done %+v", id, st.folderDone, st.done)
+		}
+	}
+}
+
+// TestRunAccountRetriesOneAccount: after a run in which one account
+// failed, fixing its password and running that account alone copies it,
+// leaves the other untouched, and the task's state comes from both.
+func TestRunAccountRetriesOneAccount(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkers(t, 4)
+	f := s.newMigration(t, 2, 60, "")
+	ids := s.accountIDs(t, f.taskID)
+	path := fmt.Sprintf("/tasks/%d", f.taskID)
+	if got := s.do(t, "PUT", fmt.Sprintf("%s/accounts/%d", path, ids[1]), `{"source_login":"user1","source_password":"wrong"}`); got.status != http.StatusNoContent {
+		t.Fatalf("PUT: %d %s", got.status, got.body)
+	}
+	s.do(t, "POST", path+"/run", "")
+	s.waitForState(t, f.taskID, api.TaskStateCompletedWithErrors)
+
+	retry := fmt.Sprintf("%s/accounts/%d/run", path, ids[1])
+	wantText(t, s.do(t, "POST", fmt.Sprintf("%s/accounts/%d/run", path, ids[1]+1000), ""), http.StatusNotFound, "not found")
+	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/accounts/%d/run", f.taskID+1000, ids[1]), ""), http.StatusNotFound, "not found")
+	wantText(t, s.do(t, "POST", path+"/accounts/x/run", ""), http.StatusBadRequest, "bad id")
+	if got := s.do(t, "PUT", fmt.Sprintf("%s/accounts/%d", path, ids[1]), `{"source_login":"user1","source_password":"secret-pw-user1"}`); got.status != http.StatusNoContent {
+		t.Fatalf("PUT: %d %s", got.status, got.body)
+	}
+	if got := s.do(t, "POST", retry, ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST %s: %d %s", retry, got.status, got.body)
+	}
+	wantText(t, s.do(t, "POST", retry, ""), http.StatusConflict, "task is running")
+	s.waitForState(t, f.taskID, api.TaskStateCompleted)
+	f.wantExact(t)
+	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), f.taskID, nil)
+	first, second := (*accounts.JSON200)[0], (*accounts.JSON200)[1]
+	if first.State != api.AccountStateCompleted || first.Progress.MessagesCopied == 0 || *first.FinishedAt == *second.StartedAt {
+		t.Errorf("the account not retried changed: %+v", first)
+	}
+	if second.State != api.AccountStateCompleted || second.LastError != "" || second.Progress.MessagesCopied == 0 {
+		t.Errorf("retried account: %+v", second)
+	}
+}
+
+// TestLimitsHoldRunsBack: a task's parallel_accounts, and the service's
+// limit of connections per host, each keep accounts from running at the
+// same time; the waiting ones start as others end, and all finish exact.
+func TestLimitsHoldRunsBack(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		options string
+		limits  migration.RunLimits
+	}{
+		{"parallel_accounts", `{"parallel_accounts":1}`, migration.RunLimits{}},
+		// Both Dovecots listen on 127.0.0.1: one run holds all 3.
+		{"connections_per_host", `{"parallel_accounts":4}`, migration.RunLimits{ConnectionsPerHost: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newTestService(t)
+			s.startWorkersWith(t, 4, worker.Options{Limits: tc.limits, WaitRetry: 50 * time.Millisecond})
+			f := s.newMigration(t, 3, 60, tc.options)
+			conn := s.dialStream(t, fmt.Sprintf("?task_id=%d", f.taskID))
+			s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
+			events, _ := readUntil(t, conn, "run.finished")
+			running := 0
+			for _, e := range events {
+				switch e.Kind {
+				case "account.started":
+					if running++; running > 1 {
+						t.Fatalf("two accounts run at once: %s", messages(events))
+					}
+				case "account.done", "account.failed":
+					running--
+				}
+			}
+			s.waitForState(t, f.taskID, api.TaskStateCompleted)
+			f.wantExact(t)
+		})
+	}
+}
+
+// TestExpiredLeaseRequeuesTheAccount plays a process that died while
+// migrating an account: its lease expires, the account is queued again
+// under a new generation, another worker finishes it exactly, and what
+// the dead generation might still report is ignored.
+func TestExpiredLeaseRequeuesTheAccount(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	ctx := context.Background()
+	f := s.newMigration(t, 1, 60, "")
+	accountID := s.accountIDs(t, f.taskID)[0]
+	s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
+	var generation int64
+	if err := s.pool.QueryRow(ctx, "SELECT run_generation FROM accounts WHERE id = $1", accountID).Scan(&generation); err != nil {
+		t.Fatal(err)
+	}
+	dead := migration.AccountRunJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
+	if start, err := s.store.AccountRunStart(ctx, dead, migration.RunLimits{}); err != nil || start != migration.RunStarted {
+		t.Fatalf("start: %v %v", start, err)
+	}
+	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {
+		t.Fatalf("a fresh lease was taken for expired: %d %v", n, err)
+	}
+	if _, err := s.pool.Exec(ctx, "UPDATE accounts SET heartbeat_at = now() - interval '2 minutes' WHERE id = $1", accountID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 1 {
+		t.Fatalf("requeued %d (%v), want 1", n, err)
+	}
+	if _, err := s.store.AccountRunRenew(ctx, dead); err != migration.ErrLeaseLost {
+		t.Fatalf("the dead job renewed its lease: %v", err)
+	}
+	late := migration.AccountRunOutcome{TaskID: f.taskID, AccountID: accountID, Generation: generation, State: migration.AccountFailed, LastError: "late"}
+	if err := s.store.RecordAccountRun(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	s.startWorkers(t, 2)
+	s.waitForState(t, f.taskID, api.TaskStateCompleted)
+	f.wantExact(t)
+	var events []api.Event
+	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("/tasks/%d/events", f.taskID), "").body), &events)
+	if !strings.Contains(messages(events), "stopped answering") {
+		t.Errorf("no event tells of the requeue: %s", messages(events))
+	}
+}

@@ -1,0 +1,69 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+)
+
+// progressReporter stores an account's progress at most once a second and
+// logs it as an account.progress event at most once per
+// Options.ProgressEvents (DESIGN §4: progress events are throttled per
+// account), and logs each folder that is done.
+type progressReporter struct {
+	worker               *AccountRun
+	args                 migration.AccountRunJob
+	login                string
+	ctx                  context.Context // the job's: progress of a canceled run is dropped
+	lastStored, lastSent time.Time
+}
+
+func (r *progressReporter) progress(p transfer.Progress) {
+	now := time.Now()
+	if now.Sub(r.lastStored) < min(progressInterval, r.worker.opts.ProgressEvents) {
+		return
+	}
+	r.lastStored = now
+	figures := progressOf(p)
+	var err error
+	if now.Sub(r.lastSent) < r.worker.opts.ProgressEvents {
+		err = r.worker.store.AccountProgressSet(r.ctx, r.args.TaskID, r.args.AccountID, figures)
+	} else {
+		r.lastSent = now
+		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, migration.Event{
+			Kind: migration.EventAccountProgress, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
+			Login: r.login, Folder: p.Folder, Progress: &figures,
+			Message: fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.login,
+				figures.MessagesCopied, figures.MessagesTotal, megabytes(figures.BytesCopied),
+				figures.FoldersDone+1, figures.FoldersTotal, p.Folder),
+		})
+	}
+	if err != nil && r.ctx.Err() == nil {
+		r.worker.logger.Warn("could not store progress", "account", r.args.AccountID, "err", err)
+	}
+}
+
+func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progress) {
+	figures := progressOf(p)
+	event := migration.Event{
+		Kind: migration.EventFolderDone, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
+		Login: r.login, Folder: f.Source, Error: f.Error, Progress: &figures,
+		Message: fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
+			r.login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages),
+	}
+	if f.Error != "" {
+		event.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.login, f.Source, f.Error)
+	} else if len(f.Failures) > 0 {
+		event.Error = fmt.Sprintf("%d messages refused, e.g. %s", len(f.Failures), f.Failures[0].Reason)
+		event.Message += "; " + event.Error
+	}
+	r.lastStored = time.Now()
+	if err := r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, event); err != nil && r.ctx.Err() == nil {
+		r.worker.logger.Warn("could not log a folder", "account", r.args.AccountID, "err", err)
+	}
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -1,0 +1,80 @@
+-- Run control: queueing accounts, starting them within the limits, their
+-- leases, and how they end. Every query here that changes an account's
+-- state runs in a transaction that took EventsLock first, which also
+-- serializes the limit checks of all processes.
+
+-- name: AccountsQueue :many
+-- Queues every account of a task, each with a new generation for its job.
+UPDATE accounts
+SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = @task_id
+RETURNING id, run_generation;
+
+-- name: AccountQueue :one
+-- Queues one account of a task with a new generation for its job.
+UPDATE accounts
+SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = @task_id AND id = @id
+RETURNING id, run_generation, source_login;
+
+-- name: AccountRunLock :one
+-- The account a job is about to start, locked; with its task's
+-- parallelism and the hosts its run connects to.
+SELECT a.state, a.run_generation,
+       coalesce((t.options ->> 'parallel_accounts')::int, 4)::int AS parallel_accounts,
+       lower(se.host) AS source_host, lower(de.host) AS destination_host
+FROM accounts a
+JOIN tasks t ON t.id = a.task_id
+JOIN endpoints se ON se.id = t.source_endpoint_id
+JOIN endpoints de ON de.id = t.destination_endpoint_id
+WHERE a.task_id = @task_id AND a.id = @id
+FOR UPDATE OF a;
+
+-- name: AccountsRunningByTask :one
+SELECT count(*)::int FROM accounts WHERE task_id = @task_id AND state = 'running';
+
+-- name: HostConnectionsInUse :one
+-- IMAP connections that running accounts hold on a host, across every
+-- task and process: a run holds one to its source and up to two to its
+-- destination (one of them for MULTIAPPEND).
+SELECT coalesce(sum(
+    CASE WHEN lower(se.host) = @host::text THEN @source_connections::int ELSE 0 END +
+    CASE WHEN lower(de.host) = @host::text THEN @destination_connections::int ELSE 0 END), 0)::int
+FROM accounts a
+JOIN tasks t ON t.id = a.task_id
+JOIN endpoints se ON se.id = t.source_endpoint_id
+JOIN endpoints de ON de.id = t.destination_endpoint_id
+WHERE a.state = 'running' AND (lower(se.host) = @host::text OR lower(de.host) = @host::text);
+
+-- name: AccountRunStart :exec
+UPDATE accounts
+SET state = 'running', started_at = now(), finished_at = NULL, last_error = '', heartbeat_at = now(),
+    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
+WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountRunRenew :one
+-- Renews the lease of a running account and tells its job the task's
+-- state. No row: the lease has passed to another generation.
+UPDATE accounts a
+SET heartbeat_at = now()
+FROM tasks t
+WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
+  AND a.state = 'running' AND t.id = a.task_id
+RETURNING t.state;
+
+-- name: AccountRunFinish :execrows
+-- Ends the run of the generation that holds the account; no row for an
+-- outcome that came too late (the account was requeued meanwhile).
+UPDATE accounts
+SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now()
+WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running';
+
+-- name: AccountsRunExpired :many
+-- Running accounts whose lease was not renewed in time: their process died.
+SELECT a.id, a.task_id, a.run_generation, a.source_login, t.state AS task_state
+FROM accounts a JOIN tasks t ON t.id = a.task_id
+WHERE a.state = 'running' AND a.heartbeat_at < now() - make_interval(secs => @expiry_seconds::float8)
+ORDER BY a.id
+LIMIT 100
+FOR UPDATE OF a SKIP LOCKED;
