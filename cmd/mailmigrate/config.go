@@ -31,6 +31,8 @@ type config struct {
 	// LeaseExpiry is how soon the accounts of a process that died are
 	// taken over by another (or by this one after a restart).
 	LeaseExpiry time.Duration
+	// WorkerID names this process in the job queue.
+	WorkerID string
 }
 
 // parseConfig reads flags for command name, falling back to the environment.
@@ -69,6 +71,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		perHost = v
 		return nil
 	})
+	fs.StringVar(&cfg.WorkerID, "worker-id", getenv("MAILMIGRATE_WORKER_ID"),
+		"name of this process in the job queue (river_job.attempted_by); default: host name and start time (MAILMIGRATE_WORKER_ID)")
 	lease := env("MAILMIGRATE_LEASE_EXPIRY", "60s")
 	fs.Func("lease-expiry", "how long a running account may go without a sign of life before its process is taken "+
 		"for dead and the account resumes elsewhere (MAILMIGRATE_LEASE_EXPIRY, default 60s)", func(v string) error {

@@ -42,6 +42,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	service, err := app.Start(db.pool, box, logger, app.Config{
 		MaxWorkers:  cfg.Workers,
 		LeaseExpiry: cfg.LeaseExpiry,
+		WorkerID:    cfg.WorkerID,
 		Workers: worker.Options{
 			Limits:       migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
 			LeaseRenewal: cfg.LeaseExpiry / 6,

@@ -37,6 +37,7 @@ type Account struct {
 	SyncState            []byte
 	RunGeneration        int64
 	HeartbeatAt          pgtype.Timestamptz
+	RunRetries           int32
 }
 
 type AccountView struct {

@@ -11,12 +11,14 @@ import (
 
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $1 AND id = $2
+SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END
+WHERE task_id = $2 AND id = $3
 RETURNING id, run_generation, source_login
 `
 
 type AccountQueueParams struct {
+	NewRun bool
 	TaskID int64
 	ID     int64
 }
@@ -27,9 +29,10 @@ type AccountQueueRow struct {
 	SourceLogin   string
 }
 
-// Queues one account of a task with a new generation for its job.
+// Queues one account of a task with a new generation for its job; a new
+// run (not a takeover) counts its retries from zero again.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
-	row := q.db.QueryRow(ctx, accountQueue, arg.TaskID, arg.ID)
+	row := q.db.QueryRow(ctx, accountQueue, arg.NewRun, arg.TaskID, arg.ID)
 	var i AccountQueueRow
 	err := row.Scan(&i.ID, &i.RunGeneration, &i.SourceLogin)
 	return i, err
@@ -129,6 +132,43 @@ func (q *Queries) AccountRunRenew(ctx context.Context, arg AccountRunRenewParams
 	return state, err
 }
 
+const accountRunRetry = `-- name: AccountRunRetry :one
+UPDATE accounts
+SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
+    last_error = $1, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = $2 AND id = $3 AND run_generation = $4 AND state = 'running'
+  AND run_retries < $5::int
+RETURNING run_generation, run_retries
+`
+
+type AccountRunRetryParams struct {
+	LastError     string
+	TaskID        int64
+	ID            int64
+	RunGeneration int64
+	MaxRetries    int32
+}
+
+type AccountRunRetryRow struct {
+	RunGeneration int64
+	RunRetries    int32
+}
+
+// Queues again the running account of a generation whose run failed on a
+// transient fault, unless it has had max_retries already (no row then).
+func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams) (AccountRunRetryRow, error) {
+	row := q.db.QueryRow(ctx, accountRunRetry,
+		arg.LastError,
+		arg.TaskID,
+		arg.ID,
+		arg.RunGeneration,
+		arg.MaxRetries,
+	)
+	var i AccountRunRetryRow
+	err := row.Scan(&i.RunGeneration, &i.RunRetries)
+	return i, err
+}
+
 const accountRunStart = `-- name: AccountRunStart :exec
 UPDATE accounts
 SET state = 'running', started_at = now(), finished_at = NULL, last_error = '', heartbeat_at = now(),
@@ -150,7 +190,7 @@ func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams
 const accountsQueue = `-- name: AccountsQueue :many
 
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now()
+SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = $1
 RETURNING id, run_generation
 `

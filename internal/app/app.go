@@ -72,6 +72,10 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		Logger:            logger,
 		FetchPollInterval: cfg.FetchPollInterval,
 		ID:                cfg.WorkerID,
+		// Accounts of a dead process are taken over by their leases
+		// (RequeueExpiredRuns); River's own rescue would discard a long
+		// migration that is still running after an hour.
+		RescueStuckJobsAfter: 7 * 24 * time.Hour,
 	})
 	if err != nil {
 		return nil, err

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
@@ -282,5 +286,93 @@ func TestExpiredLeaseRequeuesTheAccount(t *testing.T) {
 	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("/tasks/%d/events", f.taskID), "").body), &events)
 	if !strings.Contains(messages(events), "stopped answering") {
 		t.Errorf("no event tells of the requeue: %s", messages(events))
+	}
+}
+
+// flakyProxy forwards TCP connections to target, but closes the next
+// refuse ones at once, as a server restarting or a network outage would.
+type flakyProxy struct {
+	listener net.Listener
+	target   string
+	refuse   atomic.Int64
+}
+
+func startFlakyProxy(t *testing.T, target string) *flakyProxy {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &flakyProxy{listener: l, target: target}
+	t.Cleanup(func() { l.Close() })
+	go p.serve()
+	return p
+}
+
+func (p *flakyProxy) serve() {
+	for {
+		conn, err := p.listener.Accept()
+		if err != nil {
+			return
+		}
+		if p.refuse.Add(-1) >= 0 {
+			conn.Close()
+			continue
+		}
+		go func() {
+			defer conn.Close()
+			upstream, err := net.Dial("tcp", p.target)
+			if err != nil {
+				return
+			}
+			defer upstream.Close()
+			go io.Copy(upstream, conn)
+			io.Copy(conn, upstream)
+		}()
+	}
+}
+
+// TestTransientFailuresRetryTheAccount: a source that drops connections
+// fails the account's run, which is queued again after a delay; when the
+// source answers again the retry completes the account exactly, and when
+// it never does the account fails after its last retry.
+func TestTransientFailuresRetryTheAccount(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	s.startWorkersWith(t, 2, worker.Options{
+		Tuning:      transfer.Tuning{Attempts: 1, GreetingTimeout: 5 * time.Second},
+		// River makes a scheduled job available within 5 s, whatever its delay.
+		RetryDelays: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond},
+	})
+	users := map[string]string{"alice": "pw"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: users})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 1, Messages: 60}))
+	proxy := startFlakyProxy(t, old.Addr())
+	port := proxy.listener.Addr().(*net.TCPAddr).Port
+	src := s.createEndpoint(t, api.EndpointInput{Host: "127.0.0.1", Port: port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, src, dst)
+	s.importCSV(t, taskID, "alice,pw\n")
+	path := fmt.Sprintf("/tasks/%d", taskID)
+
+	proxy.refuse.Store(1)
+	s.do(t, "POST", path+"/run", "")
+	s.waitForState(t, taskID, api.TaskStateCompleted)
+	if diff := imaptest.Diff(old.Read(t, "alice"), neu.Read(t, "alice")); len(diff) > 0 {
+		t.Fatalf("alice differs after the retries:\n%s", strings.Join(diff, "\n"))
+	}
+	var events []api.Event
+	json.Unmarshal([]byte(s.do(t, "GET", path+"/events", "").body), &events)
+	if got := messages(events); !strings.Contains(got, "retry 1 of 2") || strings.Contains(got, "retry 2 of 2") {
+		t.Errorf("events of one retry: %s", got)
+	}
+
+	proxy.refuse.Store(1000)
+	s.do(t, "POST", path+"/run", "")
+	s.waitForState(t, taskID, api.TaskStateFailed)
+	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("%s/events?after=%d", path, events[len(events)-1].Seq), "").body), &events)
+	if got := messages(events); !strings.Contains(got, "retry 2 of 2") || events[len(events)-2].Kind != "account.failed" {
+		t.Errorf("events of a run whose retries ran out: %s", got)
 	}
 }

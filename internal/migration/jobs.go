@@ -1,6 +1,9 @@
 package migration
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // AccountTestJob logs in to both sides of one account and records the
 // outcome. Its Kind names it in the job queue (River's JobArgs).
@@ -33,7 +36,16 @@ type AccountRunOutcome struct {
 	Progress          Progress
 	LastError         string
 	Events            []Event
+	// RetryDelays, set on a run that failed on a transient fault, queue
+	// the account again after RetryDelays[n] for its n-th retry since the
+	// run began, instead of failing it, while retries remain.
+	RetryDelays []time.Duration
 }
+
+// DefaultRetryDelays space the retries of an account whose run failed on
+// a transient fault after the copy engine's own reconnects: a server down
+// for maintenance or a network outage of minutes.
+var DefaultRetryDelays = []time.Duration{30 * time.Second, 2 * time.Minute, 8 * time.Minute}
 
 // AccountTestOutcome is what a connection test of both sides found.
 type AccountTestOutcome struct {

@@ -68,7 +68,7 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1); err != nil {
 			return nil, err
 		}
-		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID})
+		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true})
 		if err != nil {
 			return nil, err
 		}

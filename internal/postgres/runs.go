@@ -121,33 +121,75 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 				return err
 			}
 		}
-		handled = len(expired)
-		return nil
+		stranded, err := s.requeueStranded(ctx, tx, q, expiry)
+		handled = len(expired) + stranded
+		return err
 	})
 	return handled, interpretError(err)
 }
 
+// requeueStranded queues again the accounts whose job a process took from
+// the queue but never started: it died between the two. Such a job stays
+// running in the queue with its account still queued; starting takes
+// milliseconds, so one older than expiry belongs to a dead process.
+func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, expiry time.Duration) (int, error) {
+	params := river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).
+		States(rivertype.JobStateRunning).First(10000)
+	running, err := s.jobs.JobListTx(ctx, tx, params)
+	if err != nil {
+		return 0, err
+	}
+	requeued := 0
+	for _, job := range running.Jobs {
+		if job.AttemptedAt == nil || time.Since(*job.AttemptedAt) < expiry {
+			continue
+		}
+		var args migration.AccountRunJob
+		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
+			return requeued, err
+		}
+		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: args.TaskID, ID: args.AccountID})
+		if err == pgx.ErrNoRows || (err == nil && (a.State != string(migration.AccountQueued) || a.RunGeneration != args.Generation)) {
+			continue
+		}
+		if err != nil {
+			return requeued, err
+		}
+		if err := s.requeue(ctx, tx, q, args.TaskID, args.AccountID); err != nil {
+			return requeued, err
+		}
+		requeued++
+	}
+	return requeued, nil
+}
+
 func (s *Store) requeueExpired(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a dbsqlc.AccountsRunExpiredRow) error {
 	if a.TaskState == string(migration.TaskCanceling) {
-		return finishRun(ctx, q, migration.AccountRunOutcome{
+		return s.finishRun(ctx, tx, q, migration.AccountRunOutcome{
 			TaskID: a.TaskID, AccountID: a.ID, Generation: a.RunGeneration,
 			State: migration.AccountCanceled, LastError: "canceled",
 			Events: []migration.Event{{Kind: migration.EventAccountFailed, TaskID: a.TaskID, AccountID: a.ID,
 				Login: a.SourceLogin, Error: "canceled", Message: a.SourceLogin + ": canceled"}},
 		})
 	}
-	queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: a.TaskID, ID: a.ID})
+	return s.requeue(ctx, tx, q, a.TaskID, a.ID)
+}
+
+// requeue queues an account of a running task again under a new
+// generation, with a new job, and says so in the event log.
+func (s *Store) requeue(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID, accountID int64) error {
+	queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: false})
 	if err != nil {
 		return err
 	}
-	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, a.TaskID))
-	job := migration.AccountRunJob{TaskID: a.TaskID, AccountID: a.ID, Generation: queued.RunGeneration}
+	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, taskID))
+	job := migration.AccountRunJob{TaskID: taskID, AccountID: accountID, Generation: queued.RunGeneration}
 	if _, err := s.jobs.InsertTx(ctx, tx, job, &river.InsertOpts{MaxAttempts: 1, Metadata: metadata}); err != nil {
 		return err
 	}
-	return appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: a.TaskID, AccountID: a.ID,
-		Login: a.SourceLogin, Error: "worker lost",
-		Message: a.SourceLogin + ": the process migrating it stopped answering; queued again, it resumes where it stopped"})
+	return appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID, AccountID: accountID,
+		Login: queued.SourceLogin, Error: "worker lost",
+		Message: queued.SourceLogin + ": the process migrating it stopped answering; queued again, it resumes where it stopped"})
 }
 
 // TaskCancel asks a queued or running run to stop: accounts not started
@@ -245,12 +287,49 @@ func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountR
 		if err := q.EventsLock(ctx); err != nil {
 			return err
 		}
-		return finishRun(ctx, q, outcome)
+		return s.finishRun(ctx, tx, q, outcome)
 	}))
 }
 
+// retryRun queues the account of a run that failed on a transient fault
+// again, with a job scheduled after the delay of its retry; false when its
+// retries are spent (or its generation passed).
+func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
+	retry, err := q.AccountRunRetry(ctx, dbsqlc.AccountRunRetryParams{
+		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
+		LastError: outcome.LastError, MaxRetries: int32(len(outcome.RetryDelays)),
+	})
+	if err == pgx.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	delay := outcome.RetryDelays[retry.RunRetries-1]
+	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, outcome.TaskID))
+	job := migration.AccountRunJob{TaskID: outcome.TaskID, AccountID: outcome.AccountID, Generation: retry.RunGeneration}
+	opts := &river.InsertOpts{MaxAttempts: 1, Metadata: metadata, ScheduledAt: time.Now().Add(delay)}
+	if _, err := s.jobs.InsertTx(ctx, tx, job, opts); err != nil {
+		return false, err
+	}
+	for _, e := range outcome.Events {
+		e.Kind = migration.EventError
+		e.Message = fmt.Sprintf("%s; retry %d of %d in %s", e.Message, retry.RunRetries, len(outcome.RetryDelays), delay)
+		if err := appendEvent(ctx, q, e); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
 // finishRun ends an account's run in a transaction that holds EventsLock.
-func finishRun(ctx context.Context, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
+func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
+	if len(outcome.RetryDelays) > 0 {
+		retried, err := s.retryRun(ctx, tx, q, outcome)
+		if err != nil || retried {
+			return err
+		}
+	}
 	n, err := q.AccountRunFinish(ctx, dbsqlc.AccountRunFinishParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
 		State: string(outcome.State), LastError: outcome.LastError,

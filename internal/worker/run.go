@@ -149,6 +149,9 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		outcome.State, outcome.LastError = migration.AccountFailed, loginError(err)
 		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError
 		event.Message = fmt.Sprintf("%s: failed: %s", creds.SourceLogin, outcome.LastError)
+		if transfer.KindOf(err) == transfer.KindTransient {
+			outcome.RetryDelays = w.opts.RetryDelays
+		}
 	case problems != "":
 		outcome.State, outcome.LastError = migration.AccountCompletedWithErrors, problems
 		event.Kind, event.Error = migration.EventAccountDone, problems
@@ -201,7 +204,7 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob) 
 	if err := json.Unmarshal(raw, &state); err != nil {
 		state = transfer.State{} // unreadable: identities still prevent duplicates
 	}
-	return transfer.Job{Source: src, Destination: dst, Options: opts, State: state, Logger: w.logger}, creds, nil
+	return transfer.Job{Source: src, Destination: dst, Options: opts, State: state, Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.

@@ -37,6 +37,11 @@ type Options struct {
 	// ProgressEvents spaces the account.progress events of an account;
 	// 5 s when zero.
 	ProgressEvents time.Duration
+	// RetryDelays space the retries of a run that failed on a transient
+	// fault; migration.DefaultRetryDelays when nil.
+	RetryDelays []time.Duration
+	// Tuning tunes the copy engine (timeouts, its own reconnects).
+	Tuning transfer.Tuning
 }
 
 func (o Options) withDefaults() Options {
@@ -48,6 +53,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProgressEvents <= 0 {
 		o.ProgressEvents = 5 * time.Second
+	}
+	if o.RetryDelays == nil {
+		o.RetryDelays = migration.DefaultRetryDelays
 	}
 	return o
 }

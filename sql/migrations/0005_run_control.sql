@@ -8,6 +8,9 @@ ALTER TABLE accounts ADD COLUMN run_generation bigint NOT NULL DEFAULT 0;
 -- The lease of a running account: its job renews it while it works; one
 -- that stops being renewed belongs to a process that died.
 ALTER TABLE accounts ADD COLUMN heartbeat_at timestamptz;
+-- Retries of a run that failed on a transient fault (the network, a server
+-- that is unavailable), counted from the run's start.
+ALTER TABLE accounts ADD COLUMN run_retries integer NOT NULL DEFAULT 0;
 CREATE INDEX accounts_running_heartbeat_idx ON accounts (heartbeat_at) WHERE state = 'running';
 
 -- Events may carry the folder they are about and an account's figures

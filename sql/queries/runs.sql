@@ -6,16 +6,28 @@
 -- name: AccountsQueue :many
 -- Queues every account of a task, each with a new generation for its job.
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now()
+SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = @task_id
 RETURNING id, run_generation;
 
 -- name: AccountQueue :one
--- Queues one account of a task with a new generation for its job.
+-- Queues one account of a task with a new generation for its job; a new
+-- run (not a takeover) counts its retries from zero again.
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now()
+SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END
 WHERE task_id = @task_id AND id = @id
 RETURNING id, run_generation, source_login;
+
+-- name: AccountRunRetry :one
+-- Queues again the running account of a generation whose run failed on a
+-- transient fault, unless it has had max_retries already (no row then).
+UPDATE accounts
+SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
+    last_error = @last_error, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running'
+  AND run_retries < @max_retries::int
+RETURNING run_generation, run_retries;
 
 -- name: AccountRunLock :one
 -- The account a job is about to start, locked; with its task's
