@@ -340,7 +340,7 @@ func TestTransientFailuresRetryTheAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	s.startWorkersWith(t, 2, worker.Options{
-		Tuning:      transfer.Tuning{Attempts: 1, GreetingTimeout: 5 * time.Second},
+		Tuning: transfer.Tuning{Attempts: 1, GreetingTimeout: 5 * time.Second},
 		// River makes a scheduled job available within 5 s, whatever its delay.
 		RetryDelays: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond},
 	})
