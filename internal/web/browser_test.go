@@ -15,6 +15,7 @@ import (
 func TestBrowser(t *testing.T) {
 	browser := startBrowser(t)
 	t.Run("Endpoints", func(t *testing.T) { t.Parallel(); testEndpoints(t, browser) })
+	t.Run("TaskRun", func(t *testing.T) { t.Parallel(); testTaskRun(t, browser) })
 }
 
 // testEndpoints adds an endpoint through the form, edits it, and tries to

@@ -4,31 +4,17 @@
 
 import { eventSocketURL, request } from './api.js';
 
-const kindWords = {
-  'test.ok': 'login ok',
-  'test.failed': 'login failed',
-  'run.started': 'run started',
-  'account.started': 'started',
-  'account.progress': 'progress',
-  'folder.done': 'folder done',
-  'account.done': 'done',
-  'account.failed': 'failed',
-  'run.finished': 'run finished',
-  'run.canceled': 'run canceled',
-  error: 'error',
-};
-
 // isFailure says whether an event reports something that went wrong.
 export function isFailure(event) {
   return event.error !== '' || event.kind.endsWith('.failed') || event.kind === 'error';
 }
 
-// describeEvent is an event in plain words, e.g.
-// "login failed · source: alice@old → imap.old.example:993: authentication failed".
+// describeEvent is an event in plain words: the service's sentence, after
+// the side it is about, e.g.
+// "source: alice@old.example → imap.old.example:993: authentication failed".
 export function describeEvent(event) {
-  const what = kindWords[event.kind] || event.kind;
-  const where = event.side ? `${what} · ${event.side}` : what;
-  return `${where}: ${event.message || composeMessage(event)}`;
+  const text = event.message || composeMessage(event);
+  return event.side ? `${event.side}: ${text}` : text;
 }
 
 // composeMessage says what an event without a sentence is about.
