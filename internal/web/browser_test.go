@@ -16,6 +16,8 @@ func TestBrowser(t *testing.T) {
 	browser := startBrowser(t)
 	t.Run("Endpoints", func(t *testing.T) { t.Parallel(); testEndpoints(t, browser) })
 	t.Run("TaskRun", func(t *testing.T) { t.Parallel(); testTaskRun(t, browser) })
+	t.Run("ConnectionTestLog", func(t *testing.T) { t.Parallel(); testConnectionTestLog(t, browser) })
+	t.Run("TokenPrompt", func(t *testing.T) { t.Parallel(); testTokenPrompt(t, browser) })
 }
 
 // testEndpoints adds an endpoint through the form, edits it, and tries to
