@@ -33,6 +33,18 @@ export function field(labelText, control, hint) {
   return h('div', { class: 'field' }, h('label', { for: control.id, text: labelText }), control, hintEl);
 }
 
+// dataTable is a table of rows (<tr> elements) under headers. Each cell
+// carries its column's header as data-label, which a narrow screen shows
+// above the cell when the rows stack as cards.
+export function dataTable(id, headers, rows) {
+  for (const row of rows) {
+    [...row.children].forEach((cell, i) => { if (headers[i]) cell.dataset.label = headers[i]; });
+  }
+  return h('table', { id, class: 'stack' },
+    h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows));
+}
+
 // notice is a message area; set(kind, text) shows text, clear() hides it.
 export function notice() {
   const el = h('div', { class: 'notice', role: 'status', hidden: true });

@@ -3,7 +3,7 @@
 // endpoint in the form for editing.
 
 import { request } from './api.js';
-import { h, field, notice, confirmAction } from './dom.js';
+import { h, field, notice, confirmAction, dataTable } from './dom.js';
 import { flash, takeFlash } from './flash.js';
 
 const tlsModes = [
@@ -61,9 +61,8 @@ export async function endpointsPage(main, editId) {
 
 function endpointTable(endpoints, remove) {
   if (endpoints.length === 0) return h('p', { text: 'No endpoint yet: add the old and the new server below.' });
-  return h('table', { id: 'endpoint-list' },
-    h('thead', {}, h('tr', {}, ['Role', 'Host', 'Port', 'Security', ''].map((t) => h('th', { scope: 'col', text: t })))),
-    h('tbody', {}, endpoints.map((endpoint) => h('tr', { 'data-id': endpoint.id },
+  return dataTable('endpoint-list', ['Role', 'Host', 'Port', 'Security', ''],
+    endpoints.map((endpoint) => h('tr', { 'data-id': endpoint.id },
       h('td', { text: endpoint.role_label || '—' }),
       h('td', { class: 'wrap', text: endpoint.host }),
       h('td', { text: String(endpoint.port) }),
@@ -71,7 +70,7 @@ function endpointTable(endpoints, remove) {
         endpoint.tls_skip_verify ? h('span', { class: 'badge unsafe', title: 'any certificate is accepted', text: 'unsafe: certificate not checked' }) : null),
       h('td', { class: 'actions' },
         h('a', { class: 'button', href: `#/endpoints/${endpoint.id}`, 'aria-label': `Edit ${endpointName(endpoint)}`, text: 'Edit' }),
-        h('button', { class: 'danger', 'aria-label': `Delete ${endpointName(endpoint)}`, text: 'Delete', onclick: () => remove(endpoint) }))))));
+        h('button', { class: 'danger', 'aria-label': `Delete ${endpointName(endpoint)}`, text: 'Delete', onclick: () => remove(endpoint) })))));
 }
 
 // endpointForm adds (endpoint null) or edits an endpoint; save(input)

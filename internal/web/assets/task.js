@@ -3,7 +3,7 @@
 // file, and the live event log.
 
 import { request, fetchWithToken, apiBase, apiToken } from './api.js';
-import { h, field, notice, confirmAction, formatTime, formatBytes, plural } from './dom.js';
+import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataTable } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure } from './events.js';
@@ -110,10 +110,8 @@ function reportLink(taskId) {
 function accountTable(task, list, message, after) {
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
-  return h('table', { id: 'account-list' },
-    h('thead', {}, h('tr', {}, ['Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', '']
-      .map((t) => h('th', { scope: 'col', text: t })))),
-    h('tbody', {}, list.map((account) => h('tr', { 'data-id': account.id, 'data-state': account.state },
+  return dataTable('account-list', ['Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
+    list.map((account) => h('tr', { 'data-id': account.id, 'data-state': account.state },
       h('td', { class: 'wrap login' }, account.source_login,
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
       h('td', {}, stateBadge(account.state)),
@@ -124,7 +122,7 @@ function accountTable(task, list, message, after) {
         h('button', { 'data-action': 'retry', disabled: busy, 'aria-label': `Retry ${account.source_login}`, text: 'Retry',
           onclick: () => retryAccount(task, account, message, after) }),
         h('button', { class: 'danger', 'data-action': 'delete', disabled: busy, 'aria-label': `Delete ${account.source_login}`, text: 'Delete',
-          onclick: () => deleteAccount(task, account, message, after) }))))));
+          onclick: () => deleteAccount(task, account, message, after) })))));
 }
 
 // accountProgress is a bar of folders done out of the folders planned:

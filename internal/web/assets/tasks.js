@@ -2,7 +2,7 @@
 // run, test, cancel and delete it, and the form that creates one.
 
 import { request } from './api.js';
-import { h, field, notice, confirmAction, plural } from './dom.js';
+import { h, field, notice, confirmAction, plural, dataTable } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { takeFlash } from './flash.js';
 
@@ -94,14 +94,13 @@ export async function tasksPage(main, keepAlive) {
 function taskTable(tasks, endpointsById, message, reload) {
   if (tasks.length === 0) return h('p', { text: 'No task yet: create one below.' });
   const name = (id) => (endpointsById.has(id) ? endpointName(endpointsById.get(id)) : `endpoint ${id}`);
-  return h('table', { id: 'task-list' },
-    h('thead', {}, h('tr', {}, ['Task', 'From → to', 'State', 'Accounts done', ''].map((t) => h('th', { scope: 'col', text: t })))),
-    h('tbody', {}, tasks.map((task) => h('tr', { 'data-id': task.id },
+  return dataTable('task-list', ['Task', 'From → to', 'State', 'Accounts done', ''],
+    tasks.map((task) => h('tr', { 'data-id': task.id },
       h('td', {}, h('a', { href: `#/tasks/${task.id}`, text: task.name || `Task ${task.id}` })),
       h('td', { class: 'wrap', text: `${name(task.source_endpoint_id)} → ${name(task.destination_endpoint_id)}` }),
       h('td', {}, stateBadge(task.state)),
       h('td', {}, accountsProgress(task.accounts)),
-      h('td', { class: 'actions' }, taskActions(task, message, reload))))));
+      h('td', { class: 'actions' }, taskActions(task, message, reload)))));
 }
 
 // accountsProgress is a bar of finished accounts out of all of them.
