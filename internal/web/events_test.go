@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -91,7 +92,8 @@ func (tb *tab) requireNoMarkupRan() {
 
 // testTokenPrompt: a service that wants a token answers 401; the page asks
 // for it once, keeps it in sessionStorage, and the REST calls and the
-// event stream then carry it.
+// event stream then carry it. An account added there leaves no password
+// in the page.
 func testTokenPrompt(t *testing.T, browser context.Context) {
 	s := startSite(t, "s3cret-token")
 	ep := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", TlsMode: api.TLSModeSsl})
@@ -116,4 +118,20 @@ func testTokenPrompt(t *testing.T, browser context.Context) {
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
 	tb.waitText("#task-summary h1", "with a token")
 	tb.waitText("#stream-state", "live")
+
+	tb.fill(map[string]string{
+		"#account-form [name=source_login]":         "carol@old.example",
+		"#account-form [name=source_password]":      "carol-old-secret",
+		"#account-form [name=destination_password]": "carol-new-secret",
+	})
+	tb.click("#account-form button.primary")
+	tb.waitText("#account-form .notice.ok", "Account carol@old.example added.")
+	tb.waitText("#account-list", "carol@old.example")
+	left := evaluate[[]string](tb, `[...document.querySelectorAll('#account-form input[type=password]')].map((i) => i.value)`)
+	if len(left) != 2 || left[0] != "" || left[1] != "" {
+		t.Errorf("password inputs after submit hold %q, want them empty", left)
+	}
+	if page := evaluate[string](tb, `document.documentElement.outerHTML`); strings.Contains(page, "secret") {
+		t.Error("a password is still in the page")
+	}
 }
