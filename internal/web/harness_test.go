@@ -73,7 +73,7 @@ func startBrowser(t *testing.T) context.Context {
 // strict CSP, can require an API token, and can drop every WebSocket.
 type site struct {
 	*servicetest.Service
-	URL   string // the front server's root
+	front string // the root of the front server, which the browser visits
 	token string // when set, /api/v1 answers 401 without it
 
 	mu      sync.Mutex
@@ -85,7 +85,7 @@ func startSite(t *testing.T, token string) *site {
 	s := &site{Service: servicetest.Start(t, servicetest.Options{}), token: token}
 	front := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(front.Close)
-	s.URL = front.URL
+	s.front = front.URL
 	return s
 }
 
@@ -204,7 +204,7 @@ func (tb *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 // open loads the page afresh at a route, e.g. "#/endpoints".
 func (tb *tab) open(route string) {
 	tb.t.Helper()
-	url := tb.site.URL + "/" + route
+	url := tb.site.front + "/" + route
 	load := chromedp.Navigate(url)
 	// Navigating to the URL the tab shows only changes the hash: no load.
 	if current, err := chromedp.Run(tb.ctx, chromedp.Location()); err == nil && current == url {

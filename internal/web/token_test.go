@@ -21,7 +21,7 @@ func testTokenPrompt(t *testing.T, browser context.Context) {
 	taskID := s.createTask(t, "with a token", ep, ep)
 
 	tb := openTab(t, browser, s)
-	tb.run(chromedp.Navigate(tb.site.URL + "/#/endpoints")) // not open: the page waits behind the dialog
+	tb.run(chromedp.Navigate(tb.site.front + "/#/endpoints")) // not open: the page waits behind the dialog
 	tb.waitText("dialog[open]", "This service needs an API token.")
 	tb.screenshot("token-prompt")
 	tb.fill(map[string]string{"#token-input": "wrong"})
