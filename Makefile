@@ -1,6 +1,7 @@
 # mailmigrate — `make run` starts the service, `make test` runs every test.
 # Both install what they need from the system when it is missing: PostgreSQL
-# server binaries for both, Dovecot for the tests, isync for `make bench`.
+# server binaries for both, Dovecot and Chromium for the tests, isync for
+# `make bench`.
 
 GO       ?= go
 BIN      := bin/mailmigrate
@@ -14,9 +15,9 @@ run: build
 	@.ci/system-deps postgres
 	$(BIN) serve
 
-## test: run every test against real PostgreSQL and real Dovecot servers
+## test: run every test against real PostgreSQL and Dovecot servers and a real Chromium
 test:
-	@.ci/system-deps postgres dovecot
+	@.ci/system-deps postgres dovecot chromium
 	$(GO) test -race -count=1 ./...
 
 ## bench: run the Go benchmarks against real PostgreSQL, then compare the copy engine with mbsync and doveadm (≈600 MB, a few minutes)

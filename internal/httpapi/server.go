@@ -1,7 +1,8 @@
 // Package httpapi serves mailmigrate's REST API: strict handlers that
 // implement the interface generated from api/openapi.yaml, the table that
 // turns domain errors into plain-text responses, the router with its
-// middleware, health checks, the served OpenAPI file and Swagger UI.
+// middleware, health checks, the served OpenAPI file, Swagger UI and the
+// browser front end.
 package httpapi
 
 import (
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/web"
 )
 
 // BasePath is where the versioned API lives.
@@ -52,6 +54,9 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", readyz(opts.Ready, logger))
 	mountDocs(r)
+	ui := web.Handler()
+	r.Get("/", ui.ServeHTTP)
+	r.Get(web.AssetPrefix+"*", ui.ServeHTTP)
 	if opts.Events != nil {
 		r.Get(BasePath+"/events/ws", streamEvents(opts.Service, opts.Events, logger))
 	}

@@ -1,0 +1,80 @@
+// The page's client of the REST API. Every call goes through request(),
+// which sends the API token when there is one and asks for it when the
+// service answers 401. The token lives in sessionStorage only: it is gone
+// when the tab closes and never written anywhere else.
+
+export const apiBase = '/api/v1';
+const tokenKey = 'mailmigrate.apiToken';
+
+// ApiError is a non-2xx answer; the service's plain-text body is the message.
+export class ApiError extends Error {
+  constructor(status, text) {
+    super(text || `the service answered ${status}`);
+    this.status = status;
+  }
+}
+
+export function apiToken() {
+  return sessionStorage.getItem(tokenKey) || '';
+}
+
+let tokenPrompt = async () => null;
+
+// setTokenPrompt installs the function that asks a person for the token.
+export function setTokenPrompt(prompt) {
+  tokenPrompt = prompt;
+}
+
+// One prompt answers every call that got a 401 at the same time.
+let pendingPrompt = null;
+
+function promptForToken(rejected) {
+  pendingPrompt ||= tokenPrompt(rejected).finally(() => { pendingPrompt = null; });
+  return pendingPrompt;
+}
+
+// authHeaders are the headers that carry the token, if any.
+export function authHeaders() {
+  const token = apiToken();
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+// fetchWithToken is fetch on an API path that handles 401 by asking for
+// the token and trying again; it gives up when the person cancels.
+export async function fetchWithToken(path, init = {}) {
+  for (;;) {
+    const sent = apiToken();
+    const resp = await fetch(apiBase + path, { ...init, headers: { ...init.headers, ...authHeaders() } });
+    if (resp.status !== 401) return resp;
+    const token = await promptForToken(sent !== '');
+    if (token === null) throw new ApiError(401, 'the service needs an API token');
+    sessionStorage.setItem(tokenKey, token);
+  }
+}
+
+// request sends a JSON body (or text with another content type) and
+// returns the decoded JSON answer, or null when there is none.
+export async function request(method, path, body, contentType = 'application/json') {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = contentType;
+    init.body = contentType === 'application/json' ? JSON.stringify(body) : body;
+  }
+  const resp = await fetchWithToken(path, init);
+  const text = await resp.text();
+  if (!resp.ok) throw new ApiError(resp.status, text.trim());
+  return text ? JSON.parse(text) : null;
+}
+
+// eventSocketURL is the address of the live event stream of a task,
+// starting after seq. A browser's WebSocket cannot send headers, so the
+// token rides as a query parameter.
+export function eventSocketURL(taskId, after) {
+  const url = new URL(`${apiBase}/events/ws`, location.href);
+  url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.searchParams.set('task_id', String(taskId));
+  url.searchParams.set('after', String(after));
+  const token = apiToken();
+  if (token) url.searchParams.set('access_token', token);
+  return url.href;
+}

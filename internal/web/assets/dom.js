@@ -1,0 +1,125 @@
+// DOM helpers. Everything that comes from a server or a user reaches the
+// page as text (textContent, text nodes, attribute values), never as HTML:
+// no helper here parses markup.
+
+// h builds an element. props: class, text (textContent), on<event>
+// (listeners), value/checked (properties), anything else an attribute.
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'style') throw new Error('inline styles break the CSP: use a class');
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (key === 'value' || key === 'checked') el[key] = value;
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child)); // strings become text nodes
+  }
+  return el;
+}
+
+// field is a labelled form control; the label names it for screen readers
+// and a click on it focuses the control.
+let fieldCount = 0;
+export function field(labelText, control, hint) {
+  fieldCount += 1;
+  control.id ||= `field-${fieldCount}`;
+  const hintEl = hint ? h('small', { class: 'hint', id: `${control.id}-hint`, text: hint }) : null;
+  if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: 'field' }, h('label', { for: control.id, text: labelText }), control, hintEl);
+}
+
+// dataTable is a table of rows (<tr> elements) under headers. Each cell
+// carries its column's header as data-label, which a narrow screen shows
+// above the cell when the rows stack as cards.
+export function dataTable(id, headers, rows) {
+  for (const row of rows) {
+    [...row.children].forEach((cell, i) => { if (headers[i]) cell.dataset.label = headers[i]; });
+  }
+  return h('table', { id, class: 'stack' },
+    h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows));
+}
+
+// notice is a message area; set(kind, text) shows text, clear() hides it.
+export function notice() {
+  const el = h('div', { class: 'notice', role: 'status', hidden: true });
+  return {
+    el,
+    set(kind, text, lines = []) {
+      el.className = `notice ${kind}`;
+      el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+      el.replaceChildren(h('p', { text }));
+      if (lines.length) el.append(h('ul', {}, lines.map((line) => h('li', { text: line }))));
+      el.hidden = false;
+    },
+    clear() { el.hidden = true; el.replaceChildren(); },
+  };
+}
+
+// modal shows a <dialog> built by build(dialog) and resolves with what
+// result(dialog) says once it closes (Escape closes it as a cancel).
+function modal(build, result) {
+  return new Promise((resolve) => {
+    const dialog = h('dialog', { class: 'modal' });
+    build(dialog);
+    dialog.addEventListener('close', () => { resolve(result(dialog)); dialog.remove(); });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+// confirmAction asks before something that cannot be undone; Cancel has
+// the focus, so Enter alone does not delete anything.
+export function confirmAction(question, actionLabel = 'Delete') {
+  return modal((dialog) => {
+    dialog.setAttribute('aria-labelledby', 'confirm-question');
+    dialog.append(h('form', { method: 'dialog' },
+      h('p', { id: 'confirm-question', text: question }),
+      h('div', { class: 'actions' },
+        h('button', { id: 'confirm-cancel', value: 'cancel', autofocus: true, text: 'Cancel' }),
+        h('button', { id: 'confirm-ok', class: 'danger', value: 'ok', text: actionLabel }))));
+  }, (dialog) => dialog.returnValue === 'ok');
+}
+
+// askToken asks for the API token; it resolves with the token, or null
+// when the person cancels. The input is emptied before the dialog goes.
+export function askToken(rejected) {
+  let token = null;
+  return modal((dialog) => {
+    const input = h('input', { type: 'password', id: 'token-input', autocomplete: 'off', required: true });
+    const form = h('form', { method: 'dialog' },
+      h('h2', { text: 'API token needed' }),
+      h('p', { text: rejected ? 'The service did not accept that token. Enter it again.'
+        : 'This service needs an API token. It is kept in this browser tab only, until you close it.' }),
+      field('API token', input),
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', id: 'token-cancel', text: 'Cancel', onclick: () => dialog.close() }),
+        h('button', { id: 'token-ok', class: 'primary', text: 'Use token' })));
+    form.addEventListener('submit', () => { token = input.value.trim() || null; input.value = ''; });
+    dialog.append(form);
+  }, () => token);
+}
+
+// formatTime shows an API timestamp in the reader's local time.
+export function formatTime(iso) {
+  return iso ? new Date(iso).toLocaleString() : '';
+}
+
+// formatBytes shows a byte count for people.
+export function formatBytes(n) {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = Number(n) || 0;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit += 1; }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+// plural says "1 task", "2 tasks".
+export function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}

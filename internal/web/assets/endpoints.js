@@ -1,0 +1,116 @@
+// The Endpoints page: the IMAP servers that tasks migrate from and to.
+// #/endpoints lists them with a form to add one; #/endpoints/ID puts that
+// endpoint in the form for editing.
+
+import { request } from './api.js';
+import { h, field, notice, confirmAction, dataTable } from './dom.js';
+import { flash, takeFlash } from './flash.js';
+
+const tlsModes = [
+  ['ssl', 'SSL/TLS (usually port 993)'],
+  ['starttls', 'STARTTLS (usually port 143)'],
+  ['plain', 'None: unencrypted (usually port 143)'],
+];
+
+// endpointName is how the pages name an endpoint.
+export function endpointName(endpoint) {
+  const address = `${endpoint.host}:${endpoint.port}`;
+  return endpoint.role_label ? `${endpoint.role_label} (${address})` : address;
+}
+
+export async function endpointsPage(main, editId) {
+  const message = notice();
+  const list = h('div', { class: 'table-wrap' });
+  const formSection = h('section', { 'aria-labelledby': 'endpoint-form-title' });
+  main.append(h('h1', { text: 'Endpoints' }),
+    h('p', { class: 'lead', text: 'The IMAP servers that tasks migrate from and to.' }),
+    message.el, list, formSection);
+  takeFlash(message);
+
+  async function reload() {
+    const endpoints = await request('GET', '/endpoints');
+    list.replaceChildren(endpointTable(endpoints, remove));
+  }
+
+  async function remove(endpoint) {
+    if (!await confirmAction(`Delete endpoint ${endpointName(endpoint)}?`)) return;
+    try {
+      await request('DELETE', `/endpoints/${endpoint.id}`);
+      message.set('ok', `Endpoint ${endpointName(endpoint)} deleted.`);
+    } catch (err) {
+      const why = err.status === 409 ? `${err.message}. Delete those tasks first, or keep the endpoint.` : err.message;
+      message.set('error', `Endpoint ${endpointName(endpoint)} was not deleted: ${why}`);
+    }
+    await reload();
+  }
+
+  const editing = editId === undefined ? null : await request('GET', `/endpoints/${editId}`);
+  formSection.append(endpointForm(editing, async (input) => {
+    if (editing) {
+      await request('PUT', `/endpoints/${editing.id}`, input);
+      flash('ok', `Endpoint ${editing.id} saved.`);
+      location.hash = '#/endpoints';
+      return;
+    }
+    const created = await request('POST', '/endpoints', input);
+    message.set('ok', `Endpoint ${created.id} added.`);
+    await reload();
+  }));
+  await reload();
+}
+
+function endpointTable(endpoints, remove) {
+  if (endpoints.length === 0) return h('p', { text: 'No endpoint yet: add the old and the new server below.' });
+  return dataTable('endpoint-list', ['Role', 'Host', 'Port', 'Security', ''],
+    endpoints.map((endpoint) => h('tr', { 'data-id': endpoint.id },
+      h('td', { text: endpoint.role_label || '—' }),
+      h('td', { class: 'wrap', text: endpoint.host }),
+      h('td', { text: String(endpoint.port) }),
+      h('td', {}, endpoint.tls_mode,
+        endpoint.tls_skip_verify ? h('span', { class: 'badge unsafe', title: 'any certificate is accepted', text: 'unsafe: certificate not checked' }) : null),
+      h('td', { class: 'actions' },
+        h('a', { class: 'button', href: `#/endpoints/${endpoint.id}`, 'aria-label': `Edit ${endpointName(endpoint)}`, text: 'Edit' }),
+        h('button', { class: 'danger', 'aria-label': `Delete ${endpointName(endpoint)}`, text: 'Delete', onclick: () => remove(endpoint) })))));
+}
+
+// endpointForm adds (endpoint null) or edits an endpoint; save(input)
+// stores it and throws the service's error, which the form shows.
+function endpointForm(endpoint, save) {
+  const formMessage = notice();
+  const role = h('input', { name: 'role_label', maxlength: 1024, placeholder: 'old provider', value: endpoint?.role_label ?? '' });
+  const host = h('input', { name: 'host', required: true, maxlength: 253, autocomplete: 'off', spellcheck: 'false', placeholder: 'imap.example.com', value: endpoint?.host ?? '' });
+  const port = h('input', { name: 'port', type: 'number', min: 0, max: 65535, inputmode: 'numeric', value: endpoint ? String(endpoint.port) : '' });
+  const mode = h('select', { name: 'tls_mode' }, tlsModes.map(([value, label]) => h('option', { value, text: label })));
+  mode.value = endpoint?.tls_mode ?? 'ssl';
+  const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
+  const title = endpoint ? `Edit endpoint ${endpoint.id}` : 'Add an endpoint';
+  const form = h('form', { id: 'endpoint-form', class: 'card' },
+    h('h2', { id: 'endpoint-form-title', text: title }),
+    formMessage.el,
+    field('Role', role, 'Free text, e.g. "old provider" or "new provider".'),
+    field('Host', host),
+    field('Port', port, 'Empty: the usual port of the security mode.'),
+    field('Security', mode),
+    h('div', { class: 'field check unsafe-choice' },
+      skipVerify,
+      h('label', { for: skipVerify.id, text: 'Accept any certificate' }),
+      h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
+    h('div', { class: 'actions' },
+      h('button', { class: 'primary', text: endpoint ? 'Save' : 'Add endpoint' }),
+      endpoint ? h('a', { class: 'button', href: '#/endpoints', text: 'Cancel' }) : null));
+  form.addEventListener('submit', async (submit) => {
+    submit.preventDefault();
+    formMessage.clear();
+    const input = {
+      role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
+      tls_mode: mode.value, tls_skip_verify: skipVerify.checked,
+    };
+    try {
+      await save(input);
+      if (!endpoint) form.reset();
+    } catch (err) {
+      formMessage.set('error', `Not saved: ${err.message}`);
+    }
+  });
+  return form;
+}

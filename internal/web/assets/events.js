@@ -1,0 +1,95 @@
+// The live event log of a task: a WebSocket that first replays the stored
+// events, then sends new ones. When the connection drops, it reconnects
+// with after=<last seq seen>, so nothing is missed and nothing repeats.
+
+import { eventSocketURL, request } from './api.js';
+
+// isFailure says whether an event reports something that went wrong.
+export function isFailure(event) {
+  return event.error !== '' || event.kind.endsWith('.failed') || event.kind === 'error';
+}
+
+// describeEvent is an event in plain words: the service's sentence, after
+// the side it is about, e.g.
+// "source: alice@old.example → imap.old.example:993: authentication failed".
+export function describeEvent(event) {
+  const text = event.message || composeMessage(event);
+  return event.side ? `${event.side}: ${text}` : text;
+}
+
+// composeMessage says what an event without a sentence is about.
+function composeMessage(event) {
+  const parts = [];
+  if (event.login) parts.push(event.login);
+  if (event.host) parts.push(`${event.host}:${event.port}`);
+  let text = parts.join(' → ');
+  if (event.error) text = text ? `${text}: ${event.error}` : event.error;
+  return text || event.kind;
+}
+
+// EventStream follows one task's events until stop().
+export class EventStream {
+  // onEvent(event) receives each event once, in seq order; onStatus(text)
+  // hears "live", "reconnecting…" or "stopped: …"; onReconnect() is called
+  // after a reconnection, to refresh what the events do not carry.
+  constructor(taskId, { onEvent, onStatus, onReconnect }) {
+    Object.assign(this, { taskId, onEvent, onStatus, onReconnect });
+    this.lastSeq = 0;
+    this.stopped = false;
+    this.failures = 0;
+    this.connect();
+  }
+
+  connect() {
+    const socket = new WebSocket(eventSocketURL(this.taskId, this.lastSeq));
+    this.socket = socket;
+    socket.addEventListener('open', () => {
+      this.onStatus('live');
+      if (this.failures > 0) this.onReconnect();
+      this.failures = 0;
+    });
+    socket.addEventListener('message', (message) => this.receive(message.data));
+    socket.addEventListener('close', () => {
+      if (this.stopped || socket !== this.socket) return;
+      this.failures += 1;
+      this.onStatus('reconnecting…');
+      // Backs off up to 10 s, so that a restarting service is not hammered.
+      const wait = Math.min(10000, 500 * 2 ** Math.min(this.failures - 1, 5));
+      this.timer = setTimeout(() => this.reconnect(), wait);
+    });
+  }
+
+  // reconnect first asks the REST API about the task: a WebSocket cannot
+  // tell why it was refused, the API can (401 asks for the token, 404
+  // means the task is gone).
+  async reconnect() {
+    if (this.stopped) return;
+    try {
+      await request('GET', `/tasks/${this.taskId}`);
+    } catch (err) {
+      if (err.status === 404 || err.status === 401) {
+        this.onStatus(`stopped: ${err.message}`);
+        return;
+      }
+    }
+    if (!this.stopped) this.connect();
+  }
+
+  receive(data) {
+    let event;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return; // not an event: nothing to show
+    }
+    if (typeof event.seq !== 'number' || event.seq <= this.lastSeq) return;
+    this.lastSeq = event.seq;
+    this.onEvent(event);
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.socket?.close();
+  }
+}

@@ -1,0 +1,184 @@
+// The Tasks page: every task with its state and progress, the buttons to
+// run, test, cancel and delete it, and the form that creates one.
+
+import { request } from './api.js';
+import { h, field, notice, confirmAction, plural, dataTable } from './dom.js';
+import { endpointName } from './endpoints.js';
+import { takeFlash } from './flash.js';
+
+// runningStates are the states in which a task is busy (DESIGN §4).
+export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);
+
+// stateLabel is a task or account state in words.
+export function stateLabel(state) {
+  return state.replaceAll('_', ' ');
+}
+
+export function stateBadge(state) {
+  return h('span', { class: `badge state-${state}`, text: stateLabel(state) });
+}
+
+// finishedAccounts counts the accounts a run is done with.
+export function finishedAccounts(counts) {
+  return counts.completed + counts.completed_with_errors + counts.failed + counts.canceled;
+}
+
+// taskActions are the Run, Test, Cancel and Delete buttons of a task;
+// after(verb, ok) runs once the service has answered, ok when it agreed.
+export function taskActions(task, message, after) {
+  const busy = runningStates.has(task.state);
+  const act = (verb, label) => h('button', {
+    class: verb === 'run' ? 'primary' : '',
+    'data-action': verb,
+    'aria-label': `${label} ${task.name || `task ${task.id}`}`,
+    disabled: (verb === 'cancel') !== busy,
+    text: label,
+    onclick: () => taskAction(task, verb, message, after),
+  });
+  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', 'Cancel run'),
+    h('button', { class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${task.name || `task ${task.id}`}`,
+      disabled: busy, text: 'Delete', onclick: () => deleteTask(task, message, after) })];
+}
+
+const actionDone = { run: 'Run started', test: 'Login test started', cancel: 'Canceling the run' };
+
+async function taskAction(task, verb, message, after) {
+  let ok = false;
+  try {
+    await request('POST', `/tasks/${task.id}/${verb}`);
+    message.set('ok', `${actionDone[verb]}: ${task.name || `task ${task.id}`}.`);
+    ok = true;
+  } catch (err) {
+    message.set('error', `${task.name || `Task ${task.id}`}: ${err.message}`);
+  }
+  await after(verb, ok);
+}
+
+async function deleteTask(task, message, after) {
+  const name = task.name || `task ${task.id}`;
+  if (!await confirmAction(`Delete task ${name} and its ${plural(task.accounts.total, 'account', 'accounts')}?`)) return;
+  let ok = false;
+  try {
+    await request('DELETE', `/tasks/${task.id}`);
+    message.set('ok', `Task ${name} deleted.`);
+    ok = true;
+  } catch (err) {
+    message.set('error', `Task ${name} was not deleted: ${err.message}`);
+  }
+  await after('delete', ok);
+}
+
+export async function tasksPage(main, keepAlive) {
+  const message = notice();
+  const list = h('div', { class: 'table-wrap' });
+  const formSection = h('section');
+  main.append(h('h1', { text: 'Tasks' }), message.el, list, formSection);
+  takeFlash(message);
+  const endpoints = await request('GET', '/endpoints');
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+
+  // While a task is busy the page asks again every two seconds: account
+  // progress is stored as it goes, without an event.
+  let timer = null;
+  async function reload() {
+    clearTimeout(timer);
+    const tasks = await request('GET', '/tasks');
+    list.replaceChildren(taskTable(tasks, byId, message, reload));
+    if (tasks.some((t) => runningStates.has(t.state))) timer = setTimeout(() => reload().catch(() => {}), 2000);
+  }
+  keepAlive(() => clearTimeout(timer));
+  formSection.append(newTaskForm(endpoints));
+  await reload();
+}
+
+function taskTable(tasks, endpointsById, message, reload) {
+  if (tasks.length === 0) return h('p', { text: 'No task yet: create one below.' });
+  const name = (id) => (endpointsById.has(id) ? endpointName(endpointsById.get(id)) : `endpoint ${id}`);
+  return dataTable('task-list', ['Task', 'From → to', 'State', 'Accounts done', ''],
+    tasks.map((task) => h('tr', { 'data-id': task.id },
+      h('td', {}, h('a', { href: `#/tasks/${task.id}`, text: task.name || `Task ${task.id}` })),
+      h('td', { class: 'wrap', text: `${name(task.source_endpoint_id)} → ${name(task.destination_endpoint_id)}` }),
+      h('td', {}, stateBadge(task.state)),
+      h('td', {}, accountsProgress(task.accounts)),
+      h('td', { class: 'actions' }, taskActions(task, message, reload)))));
+}
+
+// accountsProgress is a bar of finished accounts out of all of them.
+export function accountsProgress(counts) {
+  const done = finishedAccounts(counts);
+  const label = `${done} of ${counts.total}`;
+  return h('div', { class: 'progress' },
+    h('progress', { max: Math.max(counts.total, 1), value: done, 'aria-label': `accounts done: ${label}` }),
+    h('span', { text: counts.failed ? `${label} · ${counts.failed} failed` : label }));
+}
+
+// newTaskForm creates a task and opens its page.
+function newTaskForm(endpoints) {
+  if (endpoints.length === 0) {
+    return h('p', { class: 'card' }, 'To create a task, first ', h('a', { href: '#/endpoints', text: 'add the old and the new server' }), '.');
+  }
+  const formMessage = notice();
+  const endpointSelect = (name) => h('select', { name, required: true },
+    endpoints.map((e) => h('option', { value: String(e.id), text: endpointName(e) })));
+  const name = h('input', { name: 'name', maxlength: 1024, placeholder: 'acme cut-over' });
+  const source = endpointSelect('source_endpoint_id');
+  const destination = endpointSelect('destination_endpoint_id');
+  if (endpoints.length > 1) destination.value = String(endpoints[1].id);
+  const include = h('textarea', { name: 'include_folders', rows: 2, spellcheck: 'false' });
+  const exclude = h('textarea', { name: 'exclude_folders', rows: 2, spellcheck: 'false', placeholder: '^Trash$' });
+  const folderMap = h('textarea', { name: 'folder_map', rows: 2, spellcheck: 'false', placeholder: 'Sent Items = Sent' });
+  const maxBytes = h('input', { name: 'max_message_bytes', type: 'number', min: 0, inputmode: 'numeric' });
+  const since = h('input', { name: 'since', type: 'date' });
+  const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: 64, inputmode: 'numeric', placeholder: '4' });
+  const form = h('form', { id: 'task-form', class: 'card' },
+    h('h2', { text: 'New task' }),
+    formMessage.el,
+    field('Name', name),
+    field('From (source)', source),
+    field('To (destination)', destination),
+    h('details', {},
+      h('summary', { text: 'Options' }),
+      field('Only folders matching', include, 'Regular expressions, one per line. Empty: every folder.'),
+      field('Skip folders matching', exclude, 'Regular expressions, one per line.'),
+      field('Rename folders', folderMap, 'One per line: source name = destination name.'),
+      field('Skip messages larger than (bytes)', maxBytes, 'Empty: no limit.'),
+      field('Only messages since', since, 'Empty: all messages.'),
+      field('Accounts at once', parallel, 'Empty: 4.')),
+    h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Create task' })));
+  form.addEventListener('submit', async (submit) => {
+    submit.preventDefault();
+    formMessage.clear();
+    try {
+      const options = {
+        include_folders: lines(include.value), exclude_folders: lines(exclude.value),
+        folder_map: folderRenames(folderMap.value), max_message_bytes: Number(maxBytes.value) || 0,
+        since: since.value, parallel_accounts: Number(parallel.value) || 0,
+      };
+      const created = await request('POST', '/tasks', {
+        name: name.value.trim(), source_endpoint_id: Number(source.value),
+        destination_endpoint_id: Number(destination.value), options,
+      });
+      location.hash = `#/tasks/${created.id}`;
+    } catch (err) {
+      formMessage.set('error', `Not created: ${err.message}`);
+    }
+  });
+  return form;
+}
+
+function lines(text) {
+  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+}
+
+// folderRenames reads "source = destination" lines; a line without "="
+// is refused with its number rather than guessed.
+function folderRenames(text) {
+  const renames = {};
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    const at = line.indexOf('=');
+    if (at < 0) throw new Error(`rename line ${i + 1} needs "source = destination"`);
+    renames[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  });
+  return renames;
+}

@@ -1,0 +1,13 @@
+package web_test
+
+import "testing"
+
+// TestBrowser drives the front end in a real Chromium. The subtests share
+// one browser, each in its own tab and browser context.
+func TestBrowser(t *testing.T) {
+	browser := startBrowser(t)
+	t.Run("Endpoints", func(t *testing.T) { t.Parallel(); testEndpoints(t, browser) })
+	t.Run("TaskRun", func(t *testing.T) { t.Parallel(); testTaskRun(t, browser) })
+	t.Run("ConnectionTestLog", func(t *testing.T) { t.Parallel(); testConnectionTestLog(t, browser) })
+	t.Run("TokenPrompt", func(t *testing.T) { t.Parallel(); testTokenPrompt(t, browser) })
+}

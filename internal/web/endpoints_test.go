@@ -1,0 +1,82 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+// testEndpoints adds an endpoint through the form, edits it, and tries to
+// delete one that a task uses: cancel keeps it, confirm shows the 409.
+func testEndpoints(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	tb := openTab(t, browser, s)
+	tb.open("#/endpoints")
+	tb.waitText("main", "No endpoint yet")
+
+	tb.fill(map[string]string{
+		"#endpoint-form [name=role_label]": "old provider",
+		"#endpoint-form [name=host]":       "imap.old.example",
+		"#endpoint-form [name=tls_mode]":   "ssl",
+	})
+	tb.click("#endpoint-form button.primary")
+	tb.waitText("#endpoint-list", "imap.old.example")
+	if got := tb.text(`#endpoint-list tbody tr:first-child`); !strings.Contains(got, "993") || strings.Contains(got, "unsafe") {
+		t.Errorf("new endpoint row %q, want the default port 993 and no unsafe mark", got)
+	}
+
+	// Edit: the form comes back filled in; the change shows on the list.
+	id := firstRowID(tb, "#endpoint-list")
+	tb.click(`#endpoint-list a[href="#/endpoints/` + id + `"]`)
+	tb.waitText("#endpoint-form h2", "Edit endpoint "+id)
+	if host := evaluate[string](tb, `document.querySelector('#endpoint-form [name=host]').value`); host != "imap.old.example" {
+		t.Errorf("edit form host %q", host)
+	}
+	tb.fill(map[string]string{
+		"#endpoint-form [name=host]":     "mail.new.example",
+		"#endpoint-form [name=port]":     "143",
+		"#endpoint-form [name=tls_mode]": "starttls",
+	})
+	tb.click("#endpoint-skip-verify")
+	tb.click("#endpoint-form button.primary")
+	tb.waitText(".notice.ok", "Endpoint "+id+" saved.")
+	tb.waitText("#endpoint-list", "mail.new.example")
+	row := tb.text(`#endpoint-list tr[data-id="` + id + `"]`)
+	for _, want := range []string{"mail.new.example", "143", "starttls", "unsafe: certificate not checked"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("edited row %q lacks %q", row, want)
+		}
+	}
+	tb.screenshot("endpoints")
+
+	// A task uses it: the service refuses, and the page says why.
+	epID, _ := strconv.ParseInt(id, 10, 64)
+	s.createTask(t, "uses it", epID, epID)
+	tb.click(`#endpoint-list tr[data-id="` + id + `"] button.danger`)
+	tb.confirm("Delete endpoint old provider (mail.new.example:143)?", true)
+	tb.waitText(".notice.error", "Endpoint old provider (mail.new.example:143) was not deleted: endpoint is used by 1 task.")
+	tb.waitText(`#endpoint-list tr[data-id="`+id+`"]`, "mail.new.example")
+	tb.screenshot("endpoint-in-use")
+
+	// An unused one stays when the dialog is canceled, and goes once confirmed.
+	unused := s.createEndpoint(t, api.EndpointInput{RoleLabel: "spare", Host: "spare.example", TlsMode: api.TLSModeSsl})
+	tb.open("#/endpoints")
+	spareDelete := fmt.Sprintf(`#endpoint-list tr[data-id="%d"] button.danger`, unused)
+	tb.click(spareDelete)
+	tb.confirm("Delete endpoint spare (spare.example:993)?", false)
+	tb.open("#/endpoints") // a DELETE sent anyway would have landed by now
+	tb.waitText(fmt.Sprintf(`#endpoint-list tr[data-id="%d"]`, unused), "spare.example")
+	tb.click(spareDelete)
+	tb.confirm("Delete endpoint spare (spare.example:993)?", true)
+	tb.waitText(".notice.ok", "Endpoint spare (spare.example:993) deleted.")
+	tb.waitJS(fmt.Sprintf(`document.querySelector('#endpoint-list tr[data-id="%d"]') === null`, unused), "the deleted row to go")
+}
+
+func firstRowID(tb *tab, table string) string {
+	tb.t.Helper()
+	return evaluate[string](tb, `document.querySelector(`+quote(table+" tbody tr")+`).dataset.id`)
+}

@@ -1,0 +1,328 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// strictCSP is the policy the service is meant to send: the page must work
+// under it, so the tests serve it.
+const strictCSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+
+// pageWait bounds every wait for the page; a run of a few small mailboxes
+// takes seconds.
+const pageWait = 60 * time.Second
+
+// findChromium finds Debian's chromium (or Ubuntu's chromium-browser). A
+// missing browser fails the test: `make test` installs it.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Fatal("no chromium or chromium-browser on PATH: run .ci/system-deps chromium")
+	return ""
+}
+
+// startBrowser runs one headless Chromium for the whole test binary's
+// browser tests; each test opens its own tab in a fresh browser context
+// (its own sessionStorage), which is much cheaper than a browser each.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(findChromium(t)),
+		chromedp.WindowSize(1280, 900),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to start its sandbox as root
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return browserCtx
+}
+
+// site is the service under test behind a front server that adds the
+// strict CSP, can require an API token, and can drop every WebSocket.
+type site struct {
+	*servicetest.Service
+	front string // the root of the front server, which the browser visits
+	token string // when set, /api/v1 answers 401 without it
+
+	mu      sync.Mutex
+	sockets []net.Conn
+}
+
+func startSite(t *testing.T, token string) *site {
+	t.Helper()
+	s := &site{Service: servicetest.Start(t, servicetest.Options{}), token: token}
+	front := httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(front.Close)
+	s.front = front.URL
+	return s
+}
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Security-Policy", strictCSP)
+	if s.token != "" && strings.HasPrefix(r.URL.Path, "/api/") {
+		given := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if strings.HasSuffix(r.URL.Path, "/events/ws") {
+			given = r.URL.Query().Get("access_token")
+		}
+		if given != s.token {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, "unauthorized")
+			return
+		}
+	}
+	s.App.Handler.ServeHTTP(recordingHijacks{ResponseWriter: w, site: s}, r)
+}
+
+// dropSockets closes every WebSocket connection, as a restart or a flaky
+// network would.
+func (s *site) dropSockets() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.sockets {
+		c.Close()
+	}
+	s.sockets = nil
+}
+
+// recordingHijacks keeps the connections that WebSockets take over.
+type recordingHijacks struct {
+	http.ResponseWriter
+	site *site
+}
+
+func (w recordingHijacks) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil {
+		w.site.mu.Lock()
+		w.site.sockets = append(w.site.sockets, conn)
+		w.site.mu.Unlock()
+	}
+	return conn, rw, err
+}
+
+// recordProblems is injected before the page's own scripts: it keeps every
+// CSP violation, which the tests require to be none.
+const recordProblems = `window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`
+
+// tab is one browser tab on the site.
+type tab struct {
+	ctx  context.Context
+	t    *testing.T
+	site *site
+
+	mu         sync.Mutex
+	exceptions []string
+}
+
+// openTab opens a tab in its own browser context; it fails the test if the
+// page threw an uncaught exception or broke the CSP.
+func openTab(t *testing.T, browser context.Context, s *site) *tab {
+	t.Helper()
+	tb := &tab{t: t, site: s}
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(tb.recordException))
+	tb.ctx = ctx
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recordProblems}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var violations []string
+		if ctx.Err() == nil {
+			violations, _ = chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations || []`))
+		}
+		if len(violations) > 0 {
+			t.Errorf("CSP violations: %v", violations)
+		}
+		tb.mu.Lock()
+		if len(tb.exceptions) > 0 {
+			t.Errorf("uncaught exceptions in the page: %v", tb.exceptions)
+		}
+		tb.mu.Unlock()
+		cancel()
+	})
+	return tb
+}
+
+// recordException keeps the page's uncaught exceptions.
+func (tb *tab) recordException(ev any) {
+	e, ok := ev.(*runtime.EventExceptionThrown)
+	if !ok {
+		return
+	}
+	text := e.ExceptionDetails.Text
+	if e.ExceptionDetails.Exception != nil {
+		text += " " + e.ExceptionDetails.Exception.Description
+	}
+	tb.mu.Lock()
+	tb.exceptions = append(tb.exceptions, text)
+	tb.mu.Unlock()
+}
+
+func (tb *tab) run(actions ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, pageWait)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		tb.screenshot("failure")
+		tb.t.Fatal(err)
+	}
+}
+
+// open loads the page afresh at a route, e.g. "#/endpoints".
+func (tb *tab) open(route string) {
+	tb.t.Helper()
+	url := tb.site.front + "/" + route
+	load := chromedp.Navigate(url)
+	// Navigating to the URL the tab shows only changes the hash: no load.
+	if current, err := chromedp.Run(tb.ctx, chromedp.Location()); err == nil && current == url {
+		load = chromedp.Reload()
+	}
+	tb.run(load, chromedp.WaitVisible(chromedp.CSS(`main .view:not([aria-busy])`)))
+}
+
+// waitText waits until the element sel exists and its text contains want.
+func (tb *tab) waitText(sel, want string) {
+	tb.t.Helper()
+	tb.waitJS(fmt.Sprintf(`(document.querySelector(%s)?.textContent ?? '').includes(%s)`, quote(sel), quote(want)),
+		fmt.Sprintf("%s to say %q", sel, want))
+}
+
+// waitJS waits until the JavaScript expression is true.
+func (tb *tab) waitJS(expr, what string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, pageWait)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+		tb.screenshot("failure")
+		text, _ := chromedp.Run(tb.ctx, chromedp.Text(chromedp.CSS("main")))
+		tb.t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, text)
+	}
+}
+
+// text is the text of the first element matching sel.
+func (tb *tab) text(sel string) string {
+	tb.t.Helper()
+	return evaluate[string](tb, fmt.Sprintf(`document.querySelector(%s).textContent`, quote(sel)))
+}
+
+// evaluate evaluates a JavaScript expression in the tab.
+func evaluate[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, pageWait)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		tb.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// fill sets form fields by selector.
+func (tb *tab) fill(values map[string]string) {
+	tb.t.Helper()
+	for sel, value := range values {
+		tb.run(chromedp.SetValue(chromedp.CSS(sel), value))
+	}
+}
+
+func (tb *tab) click(sel string) {
+	tb.t.Helper()
+	tb.run(chromedp.Click(chromedp.CSS(sel)))
+}
+
+// confirm answers the page's confirmation dialog, after checking its question.
+func (tb *tab) confirm(question string, yes bool) {
+	tb.t.Helper()
+	tb.waitText("dialog[open] #confirm-question", question)
+	if yes {
+		tb.click("dialog[open] #confirm-ok")
+	} else {
+		tb.click("dialog[open] #confirm-cancel")
+	}
+	tb.waitJS(`document.querySelector('dialog[open]') === null`, "the dialog to close")
+}
+
+// screenshot saves the whole page as an artifact (go test -artifacts).
+func (tb *tab) screenshot(name string) {
+	ctx, cancel := context.WithTimeout(tb.ctx, pageWait)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100 makes a PNG
+	if err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(tb.t.ArtifactDir(), name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+	}
+}
+
+// phoneWidth narrows the tab to a phone's viewport for a screenshot.
+func (tb *tab) phoneWidth() {
+	tb.t.Helper()
+	tb.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// createEndpoint registers an endpoint through the API.
+func (s *site) createEndpoint(t *testing.T, in api.EndpointInput) int64 {
+	t.Helper()
+	resp, err := s.Client.CreateEndpointWithResponse(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.JSON201 == nil {
+		t.Fatalf("create endpoint: %d %s", resp.StatusCode(), resp.Body)
+	}
+	return resp.JSON201.Id
+}
+
+// createTask creates a task through the API.
+func (s *site) createTask(t *testing.T, name string, src, dst int64) int64 {
+	t.Helper()
+	resp, err := s.Client.CreateTaskWithResponse(context.Background(), api.TaskInput{Name: name, SourceEndpointId: src, DestinationEndpointId: dst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.JSON201 == nil {
+		t.Fatalf("create task: %d %s", resp.StatusCode(), resp.Body)
+	}
+	return resp.JSON201.Id
+}

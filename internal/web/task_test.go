@@ -1,0 +1,124 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+)
+
+// testTaskRun creates a task through the form, uploads a CSV file with a
+// bad line (named, nothing stored) and then a good one, runs the task
+// against two real Dovecots and sees the progress and the finished state
+// arrive without a reload; then deletes an account.
+func testTaskRun(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a2", "bob": "b2"}})
+	for i, login := range []string{"alice", "bob"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: 40}))
+	}
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+
+	tb := openTab(t, browser, s)
+	tb.open("#/tasks")
+	tb.waitText("main", "No task yet")
+	tb.fill(map[string]string{
+		"#task-form [name=name]":                    "acme cut-over",
+		"#task-form [name=source_endpoint_id]":      fmt.Sprint(src),
+		"#task-form [name=destination_endpoint_id]": fmt.Sprint(dst),
+		"#task-form [name=exclude_folders]":         "^Nothing here$",
+		"#task-form [name=parallel_accounts]":       "1",
+	})
+	tb.click("#task-form button.primary")
+	tb.waitText("#task-summary h1", "acme cut-over")
+	tb.waitText("#task-summary", "From old ("+old.Addr()+") to new ("+neu.Addr()+")")
+	taskID := evaluate[int64](tb, `Number(location.hash.split('/')[2])`)
+	task, err := s.Client.GetTaskWithResponse(context.Background(), taskID)
+	if err != nil || task.JSON200 == nil {
+		t.Fatalf("GET the created task: %v", err)
+	}
+	if opts := task.JSON200.Options; opts.ParallelAccounts != 1 || len(opts.ExcludeFolders) != 1 || opts.ExcludeFolders[0] != "^Nothing here$" {
+		t.Errorf("task options from the form: %+v", opts)
+	}
+
+	// A file with a bad line: the page names it, and nothing is stored.
+	tb.upload("#import-form [name=file]", "accounts.csv", "alice,a,alice,a2\n,orphan-password\nbob,b,bob,b2\n")
+	tb.click("#import-form button.primary")
+	tb.waitText("#import-form .notice.error", "Nothing was imported: accounts.csv has 1 bad line.")
+	tb.waitText("#import-form .notice.error li", "line 2: ")
+	tb.screenshot("task-csv-error")
+	if got := tb.text("#accounts"); !strings.Contains(got, "No account yet") {
+		t.Errorf("accounts after a refused import: %q", got)
+	}
+	tb.upload("#import-form [name=file]", "accounts.csv", "alice,a,alice,a2\nbob,b,bob,b2\n")
+	tb.click("#import-form button.primary")
+	tb.waitText("#import-form .notice.ok", "2 accounts imported from accounts.csv.")
+	tb.waitText("#account-list", "bob")
+
+	// Run: the page must follow it on its own, so a reload would lose this mark.
+	tb.run(chromedp.Evaluate[chromedp.Void](`window.__samePage = true`))
+	tb.click(`#task-summary button[data-action="run"]`)
+	tb.waitText("#task-summary .notice, main .notice.ok", "Run started")
+	tb.waitText("#task-summary h1 .badge", "completed")
+	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="completed"]').length === 2`, "both accounts completed")
+	tb.waitText("#event-log", "run finished: completed")
+	if !evaluate[bool](tb, `window.__samePage === true`) {
+		t.Error("the page reloaded during the run")
+	}
+	accounts, err := s.Client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	if err != nil || accounts.JSON200 == nil {
+		t.Fatalf("list accounts: %v", err)
+	}
+	for _, a := range *accounts.JSON200 {
+		p := a.Progress
+		row := fmt.Sprintf(`#account-list tr[data-id="%d"]`, a.Id)
+		want := fmt.Sprintf("%d/%d folders · %d copied", p.FoldersDone, p.FoldersTotal, p.MessagesCopied)
+		if got := tb.text(row); p.MessagesCopied == 0 || !strings.Contains(got, want) {
+			t.Errorf("row of %s says %q, want %q (and messages copied)", a.SourceLogin, got, want)
+		}
+		bar := evaluate[[]float64](tb, fmt.Sprintf(`[document.querySelector('%s progress').value, document.querySelector('%s progress').max]`, row, row))
+		if bar[0] != bar[1] || bar[1] != float64(p.FoldersTotal) {
+			t.Errorf("progress bar of %s at %v of %v, want full at %d folders", a.SourceLogin, bar[0], bar[1], p.FoldersTotal)
+		}
+	}
+	for _, want := range []string{"alice: migration started", "bob: migration started"} {
+		tb.waitText("#event-log", want)
+	}
+	if href := evaluate[string](tb, `document.querySelector('#report-link').getAttribute('href')`); href != fmt.Sprintf("/api/v1/tasks/%d/report.csv", taskID) {
+		t.Errorf("report link %q", href)
+	}
+	tb.screenshot("task-completed")
+	tb.phoneWidth()
+	tb.screenshot("task-completed-phone")
+
+	// Delete an account, once confirmed.
+	bob := (*accounts.JSON200)[1]
+	tb.click(fmt.Sprintf(`#account-list tr[data-id="%d"] button[data-action="delete"]`, bob.Id))
+	tb.confirm("Delete account bob from this task?", true)
+	tb.waitText("main .notice.ok", "Account bob deleted.")
+	tb.waitJS(fmt.Sprintf(`document.querySelector('#account-list tr[data-id="%d"]') === null`, bob.Id), "bob's row to go")
+
+	tb.open("#/tasks")
+	tb.waitText("#task-list", "acme cut-over")
+	tb.waitText("#task-list", "1 of 1")
+	tb.screenshot("tasks")
+}
+
+// upload puts a file with that name and content in a file input.
+func (tb *tab) upload(sel, name, content string) {
+	tb.t.Helper()
+	path := filepath.Join(tb.t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.run(chromedp.SetUploadFiles(chromedp.CSS(sel), []string{path}))
+}
