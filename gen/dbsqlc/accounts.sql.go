@@ -20,6 +20,36 @@ type AccountCopyFromParams struct {
 	DestinationPassword []byte
 }
 
+const accountCountsByState = `-- name: AccountCountsByState :many
+SELECT state, count(*)::bigint AS accounts FROM accounts GROUP BY state ORDER BY state
+`
+
+type AccountCountsByStateRow struct {
+	State    string
+	Accounts int64
+}
+
+// Accounts of every task by state, for /metrics.
+func (q *Queries) AccountCountsByState(ctx context.Context) ([]AccountCountsByStateRow, error) {
+	rows, err := q.db.Query(ctx, accountCountsByState)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AccountCountsByStateRow{}
+	for rows.Next() {
+		var i AccountCountsByStateRow
+		if err := rows.Scan(&i.State, &i.Accounts); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const accountCredentialsGet = `-- name: AccountCredentialsGet :one
 SELECT source_login, source_password, destination_login, destination_password
 FROM accounts WHERE task_id = $1 AND id = $2

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/event"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
@@ -64,6 +65,8 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		cfg.LeaseExpiry = time.Minute
 	}
 	store := postgres.New(pool, box)
+	counters := metrics.New(store, logger)
+	cfg.Workers.Metrics = counters
 	workers := river.NewWorkers()
 	worker.Register(workers, store, logger, cfg.Workers)
 	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
@@ -94,6 +97,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		Service: service,
 		Logger:  logger,
 		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+		Metrics: counters,
 	})
 	reaperCtx, stopReaper := context.WithCancel(context.Background())
 	a := &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker,

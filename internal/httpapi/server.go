@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/web"
 )
@@ -37,6 +38,9 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// Events wakes the live event streams (event.Broker).
 	Events Waker
+	// Metrics, when set, counts requests and streams and is served at
+	// /metrics.
+	Metrics *metrics.Metrics
 }
 
 // NewHandler returns the whole HTTP surface of the service.
@@ -46,19 +50,22 @@ func NewHandler(opts Options) http.Handler {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, exposeRequestID, recoverPanics(logger), logRequests(logger))
+	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, recoverPanics(logger), logRequests(logger))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", readyz(opts.Ready, logger))
+	if opts.Metrics != nil {
+		r.Get("/metrics", opts.Metrics.Handler().ServeHTTP)
+	}
 	mountDocs(r)
 	ui := web.Handler()
 	r.Get("/", ui.ServeHTTP)
 	r.Get(web.AssetPrefix+"*", ui.ServeHTTP)
 	if opts.Events != nil {
-		r.Get(BasePath+"/events/ws", streamEvents(opts.Service, opts.Events, logger))
+		r.Get(BasePath+"/events/ws", streamEvents(opts.Service, opts.Events, opts.Metrics, logger))
 	}
 
 	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service}, nil, api.StrictHTTPServerOptions{

@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
@@ -33,7 +34,7 @@ var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 1
 // streamEvents serves GET /api/v1/events/ws?task_id=&after=: first the
 // stored events after `after`, then the live ones, one JSON event per
 // text frame, with no gap and no duplicate (events commit in seq order).
-func streamEvents(service *migration.Service, waker Waker, logger *slog.Logger) http.HandlerFunc {
+func streamEvents(service *migration.Service, waker Waker, counter *metrics.Metrics, logger *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		taskID, after, ok := streamParams(w, r)
 		if !ok {
@@ -53,6 +54,7 @@ func streamEvents(service *migration.Service, waker Waker, logger *slog.Logger) 
 			return // the upgrader answered the client
 		}
 		defer conn.Close()
+		defer counter.StreamOpened()()
 		s := &stream{conn: conn, service: service, taskID: taskID, last: after}
 		if err := s.serve(r.Context(), wake); err != nil {
 			logger.DebugContext(r.Context(), "event stream ended", "err", err)

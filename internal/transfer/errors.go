@@ -36,6 +36,20 @@ func (k Kind) String() string {
 	}
 }
 
+// Name is a short, stable name of k for machines, e.g. a metric label.
+func (k Kind) Name() string {
+	switch k {
+	case KindAuth:
+		return "auth"
+	case KindQuota:
+		return "quota"
+	case KindPermanent:
+		return "refused"
+	default:
+		return "transient"
+	}
+}
+
 // Error is a failure on one side of a migration. Its text names the side,
 // host and port and carries the server's own words; never a password.
 type Error struct {

@@ -19,9 +19,18 @@ type progressReporter struct {
 	login                string
 	ctx                  context.Context // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
+	counted              transfer.Progress // what the metrics have of this run
+}
+
+// count adds what was copied since the last call to the metrics.
+func (r *progressReporter) count(p transfer.Progress) {
+	r.worker.opts.Metrics.Copied(int64(p.MessagesCopied-r.counted.MessagesCopied), p.BytesCopied-r.counted.BytesCopied)
+	r.worker.opts.Metrics.Refused(p.MessagesFailed - r.counted.MessagesFailed)
+	r.counted = p
 }
 
 func (r *progressReporter) progress(p transfer.Progress) {
+	r.count(p)
 	now := time.Now()
 	if now.Sub(r.lastStored) < min(progressInterval, r.worker.opts.ProgressEvents) {
 		return

@@ -136,6 +136,15 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		}
 	}
 	res, err := transfer.Migrate(ctx, job)
+	reporter.count(res.Progress)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		side := "source"
+		var imapErr *transfer.Error
+		if errors.As(err, &imapErr) {
+			side = imapErr.Side
+		}
+		w.opts.Metrics.IMAPError(side, transfer.KindOf(err).Name())
+	}
 	progress := progressOf(res.Progress)
 	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Progress: progress}
 	event := migration.Event{TaskID: args.TaskID, AccountID: args.AccountID, Login: creds.SourceLogin,

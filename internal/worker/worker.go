@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
@@ -42,6 +43,8 @@ type Options struct {
 	RetryDelays []time.Duration
 	// Tuning tunes the copy engine (timeouts, its own reconnects).
 	Tuning transfer.Tuning
+	// Metrics counts what the jobs copy and the IMAP errors; may be nil.
+	Metrics *metrics.Metrics
 }
 
 func (o Options) withDefaults() Options {
@@ -62,7 +65,7 @@ func (o Options) withDefaults() Options {
 
 // Register adds every worker to workers.
 func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts Options) {
-	river.AddWorker(workers, &AccountTest{store: store, logger: logger})
+	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics})
 	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults()})
 }
 
@@ -74,8 +77,9 @@ var loginTuning = transfer.Tuning{GreetingTimeout: 20 * time.Second, IdleTimeout
 // on the account and in the event log.
 type AccountTest struct {
 	river.WorkerDefaults[migration.AccountTestJob]
-	store  Store
-	logger *slog.Logger
+	store   Store
+	logger  *slog.Logger
+	metrics *metrics.Metrics
 }
 
 // Work runs one connection test. Whatever goes wrong ends up in the
@@ -89,13 +93,21 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
 		return w.store.RecordAccountTest(ctx, outcome)
 	}
-	outcome.SourceError = loginError(transfer.CheckLogin(ctx, src, "source", loginTuning))
-	outcome.DestinationError = loginError(transfer.CheckLogin(ctx, dst, "destination", loginTuning))
+	outcome.SourceError = w.loginError(transfer.CheckLogin(ctx, src, "source", loginTuning), "source")
+	outcome.DestinationError = w.loginError(transfer.CheckLogin(ctx, dst, "destination", loginTuning), "destination")
 	outcome.Events = []migration.Event{
 		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
 	}
 	return w.store.RecordAccountTest(ctx, outcome)
+}
+
+// loginError is the text of a login test's failure on side, counted.
+func (w *AccountTest) loginError(err error, side string) string {
+	if err != nil {
+		w.metrics.IMAPError(side, transfer.KindOf(err).Name())
+	}
+	return loginError(err)
 }
 
 // sides reads the account's credentials and its task's endpoints.

@@ -75,3 +75,7 @@ SET folders_total = @folders_total, folders_done = @folders_done, messages_total
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
     messages_failed = @messages_failed, bytes_copied = @bytes_copied, updated_at = now()
 WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountCountsByState :many
+-- Accounts of every task by state, for /metrics.
+SELECT state, count(*)::bigint AS accounts FROM accounts GROUP BY state ORDER BY state;
