@@ -376,3 +376,35 @@ func TestTransientFailuresRetryTheAccount(t *testing.T) {
 		t.Errorf("events of a run whose retries ran out: %s", got)
 	}
 }
+
+// TestDeadProcessesTestsEnd: connection tests a killed process was running
+// end as failed ("test again") once they are older than any live test
+// could be, so that the task leaves testing, and never count twice.
+func TestDeadProcessesTestsEnd(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	ctx := context.Background()
+	taskID, _, _ := s.newTask(t)
+	s.importCSV(t, taskID, "a@old,pw\nb@old,pw\n")
+	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""); got.status != http.StatusAccepted {
+		t.Fatalf("POST test: %d %s", got.status, got.body)
+	}
+	// What a process leaves when it is killed while testing.
+	if _, err := s.pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_by = '{dead}',
+		attempted_at = now() - interval '10 minutes' WHERE kind = 'account_test'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 2 {
+		t.Fatalf("ended %d tests (%v), want 2", n, err)
+	}
+	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {
+		t.Fatalf("ended %d tests a second time (%v)", n, err)
+	}
+	s.waitForState(t, taskID, api.TaskStateIdle)
+	accounts, _ := s.client.ListAccountsWithResponse(ctx, taskID, nil)
+	for _, a := range *accounts.JSON200 {
+		if a.SourceTest == nil || a.SourceTest.Ok || !strings.Contains(a.SourceTest.Error, "process testing it stopped") {
+			t.Errorf("account %s: %+v", a.SourceLogin, a.SourceTest)
+		}
+	}
+}

@@ -136,22 +136,28 @@ func (s *Store) RecordAccountTest(ctx context.Context, outcome migration.Account
 		if err := q.EventsLock(ctx); err != nil {
 			return err
 		}
-		err := q.AccountTestRecord(ctx, dbsqlc.AccountTestRecordParams{
-			TaskID: outcome.TaskID, ID: outcome.AccountID,
-			SourceOk: boolValue(outcome.SourceError == ""), SourceError: outcome.SourceError,
-			DestinationOk: boolValue(outcome.DestinationError == ""), DestinationError: outcome.DestinationError,
-		})
-		if err != nil {
+		return recordTest(ctx, q, outcome)
+	}))
+}
+
+// recordTest stores a test's outcome in a transaction that holds
+// EventsLock.
+func recordTest(ctx context.Context, q *dbsqlc.Queries, outcome migration.AccountTestOutcome) error {
+	err := q.AccountTestRecord(ctx, dbsqlc.AccountTestRecordParams{
+		TaskID: outcome.TaskID, ID: outcome.AccountID,
+		SourceOk: boolValue(outcome.SourceError == ""), SourceError: outcome.SourceError,
+		DestinationOk: boolValue(outcome.DestinationError == ""), DestinationError: outcome.DestinationError,
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range outcome.Events {
+		if err := appendEvent(ctx, q, e); err != nil {
 			return err
 		}
-		for _, e := range outcome.Events {
-			if err := appendEvent(ctx, q, e); err != nil {
-				return err
-			}
-		}
-		_, err = q.TaskFinishJob(ctx, outcome.TaskID)
-		return err
-	}))
+	}
+	_, err = q.TaskFinishJob(ctx, outcome.TaskID)
+	return err
 }
 
 // EventList returns a page of a task's events after afterSeq, or of every

@@ -101,7 +101,8 @@ func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob
 // process died) and queues each again under a new generation with a new
 // job, so that another process continues where the stored sync state
 // says; an account of a task being canceled ends canceled instead. It
-// returns how many accounts it handled.
+// also ends the connection tests of dead processes. It returns how many
+// accounts it handled.
 func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (int, error) {
 	if s.jobsErr != nil {
 		return 0, s.jobsErr
@@ -122,10 +123,57 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 			}
 		}
 		stranded, err := s.requeueStranded(ctx, tx, q, expiry)
-		handled = len(expired) + stranded
+		if err != nil {
+			return err
+		}
+		tests, err := s.endDeadTests(ctx, tx, q)
+		handled = len(expired) + stranded + tests
 		return err
 	})
 	return handled, interpretError(err)
+}
+
+// DeadTestAfter is how long a connection test job may run before it is
+// taken for the job of a dead process: a test gives up on each side within
+// about a minute (worker.loginTuning), so one this old has no process.
+const DeadTestAfter = 5 * time.Minute
+
+// discardJobSQL takes a dead process's job out of River's running jobs;
+// River's table is not in sqlc's schema.
+const discardJobSQL = `UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE id = $1 AND state = 'running'`
+
+// endDeadTests ends the connection tests that a dead process was running:
+// each is recorded as failed on both sides, so that the task leaves
+// testing, and its job is discarded so it is never counted twice.
+func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) (int, error) {
+	params := river.NewJobListParams().Kinds(migration.AccountTestJob{}.Kind()).
+		States(rivertype.JobStateRunning).First(10000)
+	running, err := s.jobs.JobListTx(ctx, tx, params)
+	if err != nil {
+		return 0, err
+	}
+	ended := 0
+	for _, job := range running.Jobs {
+		if job.AttemptedAt == nil || time.Since(*job.AttemptedAt) < DeadTestAfter {
+			continue
+		}
+		var args migration.AccountTestJob
+		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
+			return ended, err
+		}
+		if tag, err := tx.Exec(ctx, discardJobSQL, job.ID); err != nil || tag.RowsAffected() == 0 {
+			continue
+		}
+		const lost = "not tested: the process testing it stopped"
+		outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, SourceError: lost, DestinationError: lost,
+			Events: []migration.Event{{Kind: migration.EventTestFailed, TaskID: args.TaskID, AccountID: args.AccountID,
+				Error: lost, Message: "connection test interrupted: the process testing it stopped; test again"}}}
+		if err := recordTest(ctx, q, outcome); err != nil {
+			return ended, err
+		}
+		ended++
+	}
+	return ended, nil
 }
 
 // requeueStranded queues again the accounts whose job a process took from
