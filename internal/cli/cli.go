@@ -54,11 +54,12 @@ func dispatch(ctx context.Context, args []string, sys System) error {
 		return usageErrorf(Usage, "want endpoints, tasks or accounts")
 	}
 	commands := commandsOf(args[0])
-	if len(args) < 2 || args[1] == "help" || args[1] == "-h" || args[1] == "--help" {
+	if len(args) < 2 {
+		fmt.Fprint(sys.Stderr, commandsUsage(args[0], commands))
+		return errUsageShown
+	}
+	if args[1] == "help" || args[1] == "-h" || args[1] == "--help" {
 		fmt.Fprint(sys.Stdout, commandsUsage(args[0], commands))
-		if len(args) < 2 {
-			return errUsageShown
-		}
 		return nil
 	}
 	for _, c := range commands {

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -67,4 +68,8 @@ func (u *user) id(args ...string) string {
 		u.t.Fatalf("mailmigrate %s printed %q, want an id", strings.Join(args, " "), out)
 	}
 	return out
+}
+
+func regexpMatch(pattern, text string) bool {
+	return regexp.MustCompile(pattern).MatchString(text)
 }
