@@ -65,6 +65,7 @@ func dispatch(ctx context.Context, args []string, sys System) error {
 	for _, c := range commands {
 		if c.name == args[1] {
 			s := newSession(sys, args[0]+" "+c.name+" "+c.args, c.summary)
+			defer s.close()
 			return c.run(ctx, s, args[2:])
 		}
 	}

@@ -108,6 +108,14 @@ func (s *session) connect() error {
 	return err
 }
 
+// close lets go of the connections kept for reuse: the process may go on
+// (tests, or a program that embeds the CLI).
+func (s *session) close() {
+	if s.http != nil {
+		s.http.CloseIdleConnections()
+	}
+}
+
 // authorize adds the token to a request. The server side of tokens may be
 // off (loopback without a token); sending one then does no harm.
 func (s *session) authorize(_ context.Context, req *http.Request) error {
