@@ -36,7 +36,7 @@ func newSession(sys System, usage, summary string) *session {
 	s.flags = flag.NewFlagSet("mailmigrate "+s.usage, flag.ContinueOnError)
 	s.flags.SetOutput(sys.Stderr)
 	s.flags.Usage = func() {
-		fmt.Fprintf(sys.Stderr, "Usage: mailmigrate %s [flags]\n\n%s.\n\nFlags:\n", s.usage, summary)
+		fmt.Fprintf(s.flags.Output(), "Usage: mailmigrate %s [flags]\n\n%s.\n\nFlags:\n", s.usage, summary)
 		s.flags.PrintDefaults()
 	}
 	s.flags.StringVar(&s.url, "url", envOr(sys.Getenv, "MAILMIGRATE_URL", defaultURL), "the service's address (MAILMIGRATE_URL)")
@@ -71,8 +71,11 @@ func (s *session) parse(args []string, positional int) ([]string, error) {
 		rest = append(rest, s.flags.Arg(0))
 		args = s.flags.Args()[1:]
 	}
+	if positional == 0 && len(rest) > 0 {
+		return nil, s.usageErrorf("unexpected argument %q", rest[0])
+	}
 	if len(rest) != positional {
-		return nil, s.usageErrorf("want %d arguments (%s), got %d", positional, argsOf(s.usage), len(rest))
+		return nil, s.usageErrorf("want %s, got %d arguments", argsOf(s.usage), len(rest))
 	}
 	if s.output != "table" && s.output != "json" {
 		return nil, s.usageErrorf("--output %q: want table or json", s.output)
@@ -83,10 +86,7 @@ func (s *session) parse(args []string, positional int) ([]string, error) {
 // argsOf returns the positional part of a usage line such as "tasks run ID".
 func argsOf(usage string) string {
 	fields := strings.Fields(usage)
-	if len(fields) <= 2 {
-		return "none"
-	}
-	return strings.Join(fields[2:], " ")
+	return strings.Join(fields[min(2, len(fields)):], " ")
 }
 
 func (s *session) usageErrorf(format string, args ...any) error {
