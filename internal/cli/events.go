@@ -152,20 +152,22 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // lastEventSeq is the seq of the task's newest event, 0 without any: a
 // follow starts after it, so that it shows only what happens from now on.
 func lastEventSeq(ctx context.Context, s *session, taskID int64) (int64, error) {
-	const page = 1000
 	var after int64
 	for {
-		limit := page
-		resp, err := s.client.ListTaskEventsWithResponse(ctx, taskID, &api.ListTaskEventsParams{After: &after, Limit: &limit})
-		if err := expect(resp, err, http.StatusOK); err != nil {
-			return 0, err
+		events, err := eventPage(ctx, s, taskID, after)
+		if err != nil || len(events) == 0 {
+			return after, err
 		}
-		events := *resp.JSON200
-		if len(events) > 0 {
-			after = events[len(events)-1].Seq
-		}
-		if len(events) < page {
-			return after, nil
-		}
+		after = events[len(events)-1].Seq
 	}
+}
+
+// eventPage is a page of the task's stored events after seq after.
+func eventPage(ctx context.Context, s *session, taskID, after int64) ([]api.Event, error) {
+	limit := 1000 // the most the service gives at once
+	resp, err := s.client.ListTaskEventsWithResponse(ctx, taskID, &api.ListTaskEventsParams{After: &after, Limit: &limit})
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return *resp.JSON200, nil
 }

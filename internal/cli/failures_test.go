@@ -11,8 +11,8 @@ import (
 )
 
 // TestRunWithAWrongPasswordExitsNonZero: one account's password is wrong,
-// so the followed run ends completed_with_errors; the CLI names the
-// account and the server's error, and exits 1. The login test said so
+// so the run, followed on a terminal, ends completed_with_errors; the CLI
+// names the account and the server's error, and exits 1. The login test said so
 // first, with exit 1 too.
 func TestRunWithAWrongPasswordExitsNonZero(t *testing.T) {
 	t.Parallel()
@@ -30,12 +30,18 @@ func TestRunWithAWrongPasswordExitsNonZero(t *testing.T) {
 		t.Errorf("tasks test --follow: exit %d\nstdout:\n%s\nstderr:\n%s", tested.code, tested.stdout, tested.stderr)
 	}
 
+	u.terminal = true
 	ran := u.run("tasks", "run", task, "--follow")
+	u.terminal = false
 	if ran.code != 1 {
 		t.Fatalf("tasks run --follow: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", ran.code, ran.stdout, ran.stderr)
 	}
 	if !strings.Contains(ran.stderr, "task "+task+" ended completed_with_errors: 1 of 2 accounts not completed") {
 		t.Errorf("stderr: %s", ran.stderr)
+	}
+	// On a terminal the figures are redrawn in place (ESC[nF: up n lines).
+	if !regexpMatch(`\x1b\[\dF\x1b\[J(.*\n)?task `+task+` running: `, ran.stdout) {
+		t.Errorf("no redrawn figures on a terminal: %q", ran.stdout)
 	}
 	// The summary lists bob, with the server's words.
 	if !strings.Contains(ran.stdout, "account.failed") || !regexpMatch(`(?m)^2 +bob +failed .*authentication failed`, ran.stdout) {

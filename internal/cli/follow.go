@@ -21,6 +21,7 @@ const refreshEvery = time.Second
 type follower struct {
 	s        *session
 	taskID   int64
+	lastSeq  int64 // of the last event handled
 	board    *board
 	display  display
 	testing  bool // the task was testing when the follow began
@@ -31,19 +32,27 @@ type follower struct {
 // task is no longer running, then prints a summary. It fails when the
 // run did not complete or a login test failed.
 func (s *session) follow(ctx context.Context, taskID, after int64, interval time.Duration) error {
-	f := &follower{s: s, taskID: taskID, board: newBoard(), display: s.newDisplay(interval)}
-	ctx, cancel := context.WithCancel(ctx)
+	f := &follower{s: s, taskID: taskID, lastSeq: after, board: newBoard(), display: s.newDisplay(interval)}
+	streamCtx, stopStream := context.WithCancel(ctx)
 	messages := make(chan streamMessage, 64)
 	streamDone := make(chan error, 1)
 	var wg sync.WaitGroup
-	wg.Go(func() { streamDone <- s.streamEvents(ctx, taskID, after, messages) })
-	defer wg.Wait()
-	defer cancel() // before the Wait: deferred calls run last first
-	if err := f.start(ctx); err != nil {
-		return err
+	wg.Go(func() { streamDone <- s.streamEvents(streamCtx, taskID, after, messages) })
+	defer stopStream()
+	err := f.start(ctx)
+	if err == nil {
+		err = f.loop(ctx, messages, streamDone)
 	}
-	err := f.loop(ctx, messages, streamDone)
+	stopStream() // then no event arrives but through catchUp
+	wg.Wait()
+	if err == nil {
+		err = f.catchUp(ctx, messages)
+	}
 	f.display.close()
+	if err != nil && ctx.Err() != nil {
+		// Interrupted (Ctrl-C): the run itself goes on in the service.
+		return &errUnfinished{reason: fmt.Sprintf("stopped following task %d, which goes on; see it again with: mailmigrate tasks watch %d", taskID, taskID)}
+	}
 	if err != nil {
 		return err
 	}
@@ -124,23 +133,56 @@ func (f *follower) loop(ctx context.Context, messages <-chan streamMessage, stre
 	return nil
 }
 
+// catchUp prints the events that the stream had not delivered when the
+// task was seen finished: those the stream left in messages, then the
+// stored ones after them. The task's final state commits with its last
+// events, so the stored log now holds every event of the run.
+func (f *follower) catchUp(ctx context.Context, messages <-chan streamMessage) error {
+	for len(messages) > 0 {
+		f.print(<-messages)
+	}
+	for {
+		events, err := eventPage(ctx, f.s, f.taskID, f.lastSeq)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		for _, ev := range events {
+			f.print(streamMessage{event: ev})
+		}
+	}
+}
+
 // handle prints an event and refreshes what it is about.
 func (f *follower) handle(ctx context.Context, m streamMessage) error {
+	f.print(m)
 	if m.notice != "" {
-		f.display.notice(m.notice)
 		return nil
 	}
 	ev := m.event
-	if ev.Kind != kindAccountProgress && ev.Kind != kindFolderDone {
-		f.display.line(eventLine(ev))
-	}
 	switch ev.Kind {
 	case kindAccountStarted, kindAccountDone, kindAccountFailed:
-		return f.refreshAccount(ctx, ev.AccountId)
+		if err := f.refreshAccount(ctx, ev.AccountId); err != nil {
+			return err
+		}
+		return f.refresh(ctx)
 	case kindRunFinished, kindRunCanceled:
 		return f.refresh(ctx)
 	}
 	return nil
+}
+
+// print shows a notice, or an event that is news to the follow.
+func (f *follower) print(m streamMessage) {
+	switch {
+	case m.notice != "":
+		f.display.notice(m.notice)
+	case m.event.Seq <= f.lastSeq:
+	default:
+		f.lastSeq = m.event.Seq
+		if m.event.Kind != kindAccountProgress && m.event.Kind != kindFolderDone {
+			f.display.line(eventLine(m.event))
+		}
+	}
 }
 
 // eventLine is an event for people, e.g.

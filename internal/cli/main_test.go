@@ -24,9 +24,10 @@ type result struct {
 
 // user drives the CLI against one service, as a person at a shell would.
 type user struct {
-	t     *testing.T
-	env   map[string]string
-	stdin string // for the next command only
+	t        *testing.T
+	env      map[string]string
+	stdin    string // for the next command only
+	terminal bool   // stdout is a terminal
 }
 
 func newUser(t *testing.T, svc *servicetest.Service) *user {
@@ -44,6 +45,8 @@ func (u *user) run(args ...string) result {
 		Stdin:  strings.NewReader(u.stdin),
 		Stdout: &stdout,
 		Stderr: &stderr,
+
+		StdoutIsTerminal: u.terminal,
 	}
 	u.stdin = ""
 	code := cli.Run(context.Background(), args, sys)

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -91,5 +90,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
-func readFile(name string) ([]byte, error) { return os.ReadFile(name) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -177,7 +178,7 @@ func (s *session) readSecret(file, env string) (string, error) {
 	if file == "-" {
 		data, err = io.ReadAll(io.LimitReader(s.sys.Stdin, 64<<10))
 	} else {
-		data, err = readFile(file)
+		data, err = os.ReadFile(file)
 	}
 	if err != nil {
 		return "", fmt.Errorf("password file: %w", err)
