@@ -32,7 +32,7 @@ func isResource(name string) bool {
 // Usage is the CLI's part of mailmigrate's usage text.
 const Usage = `  mailmigrate endpoints list|get|create|update|delete   manage IMAP servers
   mailmigrate tasks list|get|create|update|delete       manage migration tasks
-  mailmigrate tasks test|run|cancel|watch|report ID     test logins, migrate, follow, report
+  mailmigrate tasks test|run|cancel|watch|events|report ID   test logins, migrate, follow, report
   mailmigrate accounts list|get|create|update|delete|import TASK ...   manage mailboxes
 `
 

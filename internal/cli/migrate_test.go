@@ -82,6 +82,15 @@ func TestScriptedMigration(t *testing.T) {
 		}
 	}
 
+	var events []api.Event
+	decodeJSON(t, u.ok("tasks", "events", task, "--output", "json"), &events)
+	if len(events) < 8 || events[len(events)-1].Kind != "run.finished" { // 4 test.ok, 2 started, 2 done, finished
+		t.Errorf("tasks events: %+v", events)
+	}
+	if limited := u.ok("tasks", "events", task, "--limit", "2"); strings.Count(limited, "\n") != 3 || !strings.Contains(limited, "test.ok") {
+		t.Errorf("tasks events --limit 2:\n%s", limited)
+	}
+
 	var got api.Task
 	decodeJSON(t, u.ok("tasks", "get", task, "--output", "json"), &got)
 	if got.State != api.TaskStateCompleted || got.Accounts.Completed != 2 || got.Totals.MessagesCopied == 0 {

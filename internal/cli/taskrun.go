@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
 // defaultProgressInterval spaces the progress lines of each account when
@@ -87,6 +89,38 @@ func tasksWatch(ctx context.Context, s *session, args []string) error {
 		}
 	}
 	return s.follow(ctx, id, *after, ff.interval)
+}
+
+// tasksEvents lists the stored log, page by page up to --limit events.
+func tasksEvents(ctx context.Context, s *session, args []string) error {
+	after := s.flags.Int64("after", 0, "only events after this seq")
+	limit := s.flags.Int("limit", 0, "at most this many events; 0: all")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	var events []api.Event
+	for *limit == 0 || len(events) < *limit {
+		page, err := eventPage(ctx, s, id, *after)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			break
+		}
+		events = append(events, page...)
+		*after = page[len(page)-1].Seq
+	}
+	if *limit > 0 && len(events) > *limit {
+		events = events[:*limit]
+	}
+	return s.printOutput(events, func() error {
+		rows := make([][]string, 0, len(events))
+		for _, ev := range events {
+			rows = append(rows, []string{itoa(ev.Seq), ev.Time.Local().Format(time.DateTime), ev.Kind, ev.Message})
+		}
+		return s.printTable([]string{"SEQ", "TIME", "KIND", "MESSAGE"}, rows)
+	})
 }
 
 func tasksCancel(ctx context.Context, s *session, args []string) error {

@@ -22,6 +22,7 @@ func taskCommands() []command {
 		{"run", "ID", "Migrate every account (--follow: show the progress until it ends)", tasksRun},
 		{"cancel", "ID", "Stop a run", tasksCancel},
 		{"watch", "ID", "Show a task's live progress until its run ends", tasksWatch},
+		{"events", "ID", "List a task's stored event log", tasksEvents},
 		{"report", "ID", "Write the per-account results as CSV", tasksReport},
 	}
 }
