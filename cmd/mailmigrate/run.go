@@ -43,7 +43,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "endpoints", "tasks", "accounts":
-		return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, StdoutIsTerminal: isTerminal(stdout)})
+		return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+			StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) }})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "mailmigrate", buildVersion())
 	case "help", "-h", "--help":
@@ -73,6 +74,19 @@ var errUsage = errors.New("usage")
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is the width of the terminal w, 0 if unknown.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
 }
 
 func buildVersion() string {

@@ -204,3 +204,19 @@ func (s *session) openInput(name string) (io.Reader, func(), error) {
 	}
 	return f, func() { f.Close() }, nil
 }
+
+func getAccount(ctx context.Context, s *session, taskID, id int64) (api.Account, error) {
+	resp, err := s.client.GetAccountWithResponse(ctx, taskID, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return api.Account{}, err
+	}
+	return *resp.JSON200, nil
+}
+
+func listAccounts(ctx context.Context, s *session, taskID int64) ([]api.Account, error) {
+	resp, err := s.client.ListAccountsWithResponse(ctx, taskID, nil)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return *resp.JSON200, nil
+}

@@ -22,6 +22,10 @@ type System struct {
 	Stdout           io.Writer
 	Stderr           io.Writer
 	StdoutIsTerminal bool // redraw progress in place instead of printing lines
+	// TerminalWidth is the terminal's width in columns now (it may be
+	// resized); lines drawn in place are cut to it, since a wrapped line
+	// would throw the redraw off. Nil means 80.
+	TerminalWidth func() int
 }
 
 // isResource says whether Run handles the top-level word name.

@@ -22,7 +22,8 @@ const maxBars = 20
 // line and a bar per running account.
 type ttyDisplay struct {
 	out   io.Writer
-	drawn []string // lines of the figures now on screen
+	width func() int // nil: 80 columns
+	drawn []string   // lines of the figures now on screen
 }
 
 func (d *ttyDisplay) line(text string) {
@@ -58,11 +59,25 @@ func (d *ttyDisplay) erase() {
 	}
 }
 
+// draw writes the figures, each line cut to the terminal's width so that
+// none wraps: erase counts lines, not screen rows.
 func (d *ttyDisplay) draw(lines []string) {
+	width := 80
+	if d.width != nil && d.width() > 0 {
+		width = d.width()
+	}
 	for _, l := range lines {
-		fmt.Fprintln(d.out, l)
+		fmt.Fprintln(d.out, cutToWidth(l, width-1))
 	}
 	d.drawn = lines
+}
+
+func cutToWidth(line string, width int) string {
+	runes := []rune(line)
+	if len(runes) <= width {
+		return line
+	}
+	return string(runes[:max(width-1, 0)]) + "…"
 }
 
 // plainDisplay writes lines for a file, a pipe or a log: the event log as

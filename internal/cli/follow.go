@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -64,7 +63,7 @@ func (s *session) newDisplay(interval time.Duration) display {
 	case s.output == "json":
 		return silentDisplay{}
 	case s.sys.StdoutIsTerminal:
-		return &ttyDisplay{out: s.sys.Stdout}
+		return &ttyDisplay{out: s.sys.Stdout, width: s.sys.TerminalWidth}
 	default:
 		return newPlainDisplay(s.sys.Stdout, s.sys.Stderr, interval)
 	}
@@ -253,20 +252,4 @@ func (f *follower) passing(err error) bool {
 
 func isCanceled(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-func getAccount(ctx context.Context, s *session, taskID, id int64) (api.Account, error) {
-	resp, err := s.client.GetAccountWithResponse(ctx, taskID, id)
-	if err := expect(resp, err, http.StatusOK); err != nil {
-		return api.Account{}, err
-	}
-	return *resp.JSON200, nil
-}
-
-func listAccounts(ctx context.Context, s *session, taskID int64) ([]api.Account, error) {
-	resp, err := s.client.ListAccountsWithResponse(ctx, taskID, nil)
-	if err := expect(resp, err, http.StatusOK); err != nil {
-		return nil, err
-	}
-	return *resp.JSON200, nil
 }

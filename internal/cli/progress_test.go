@@ -106,7 +106,7 @@ func TestPlainDisplayThrottles(t *testing.T) {
 func TestTTYDisplayRedrawsInPlace(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	d := &ttyDisplay{out: &out}
+	d := &ttyDisplay{out: &out, width: func() int { return 40 }}
 	b := newBoard()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	b.setTask(api.Task{Id: 1, State: api.TaskStateRunning}, now)
@@ -117,5 +117,12 @@ func TestTTYDisplayRedrawsInPlace(t *testing.T) {
 	want := "\x1b[2F\x1b[J12:00:00  account.done  bob: done\ntask 1 running"
 	if !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), "\n  alice  [") {
 		t.Errorf("after an event line: %q", out.String())
+	}
+	// Figures are cut to the terminal's width: a wrapped line would take
+	// two rows where erase moves up one.
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")[1:] {
+		if n := len([]rune(line)); n > 39 || !strings.HasSuffix(line, "…") {
+			t.Errorf("%d columns on a terminal of 40: %q", n, line)
+		}
 	}
 }
