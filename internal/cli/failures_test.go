@@ -67,6 +67,8 @@ func TestErrorsAndUsage(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
+	ep := u.id("endpoints", "create", "--host", "imap.example", "--tls-mode", "ssl")
+	task := u.id("tasks", "create", "--source", ep, "--destination", ep)
 	tests := []struct {
 		args       []string
 		wantCode   int
@@ -77,6 +79,9 @@ func TestErrorsAndUsage(t *testing.T) {
 		{[]string{"tasks", "run", "999", "--follow"}, 1, "mailmigrate: not found\n"},
 		{[]string{"endpoints", "create", "--host", "x", "--tls-mode", "tls"}, 1, "mailmigrate: tls_mode must be ssl|starttls|plain\n"},
 		{[]string{"tasks", "create", "--source", "5", "--destination", "6"}, 1, "mailmigrate: "},
+		{[]string{"tasks", "cancel", task}, 1, "mailmigrate: task is not running\n"},
+		{[]string{"tasks", "run", task}, 1, "mailmigrate: task has no accounts\n"},
+		{[]string{"endpoints", "delete", ep}, 1, "mailmigrate: endpoint is used by 1 task\n"},
 		{[]string{"tasks", "get"}, 2, "want ID, got 0 arguments"},
 		{[]string{"tasks", "get", "seven"}, 2, `ID "seven": want a positive integer`},
 		{[]string{"tasks", "get", "1", "2"}, 2, "want ID, got 2 arguments"},
