@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
 // display shows a follow's event log and figures.
@@ -104,6 +106,9 @@ func (d *plainDisplay) notice(text string) { fmt.Fprintln(d.errs, "mailmigrate: 
 
 func (d *plainDisplay) progress(b *board) {
 	for _, v := range b.running() {
+		if v.account.Progress == (api.Progress{}) {
+			continue // just started: nothing to tell yet
+		}
 		d.printEvery(b.now, v.account.SourceLogin, "progress "+v.figures(false), "  "+v.pace(b.now))
 	}
 	figures, pace := b.overall()

@@ -96,6 +96,12 @@ func TestPlainDisplayThrottles(t *testing.T) {
 		b.setAccount(alice, now)
 		d.progress(b)
 	}
+	bob := api.Account{Id: 2, SourceLogin: "bob", State: api.AccountStateRunning} // started, nothing counted yet
+	b.setAccount(bob, start.Add(time.Hour))
+	d.progress(b)
+	if strings.Contains(out.String(), "progress bob") {
+		t.Errorf("a line for an account without figures:\n%s", out.String())
+	}
 	if n := strings.Count(out.String(), "progress alice "); n != 5 { // at 0, 10, 20, 30 and 40 s; then stuck, so quiet
 		t.Errorf("%d progress lines in a minute, want 5:\n%s", n, out.String())
 	}
