@@ -120,15 +120,15 @@ func usageErrorf(usage, format string, args ...any) error {
 // errUsageShown is a usage error whose text is already printed.
 var errUsageShown = errors.New("usage")
 
-// errUnfinished ends a followed run that did not complete cleanly; the
+// unfinishedError ends a followed run that did not complete cleanly; the
 // summary has said why.
-type errUnfinished struct{ reason string }
+type unfinishedError struct{ reason string }
 
-func (e *errUnfinished) Error() string { return e.reason }
+func (e *unfinishedError) Error() string { return e.reason }
 
 func exitCode(err error, stderr io.Writer) int {
 	var usage *usageError
-	var unfinished *errUnfinished
+	var unfinished *unfinishedError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK

@@ -50,7 +50,7 @@ func (s *session) follow(ctx context.Context, taskID, after int64, interval time
 	f.display.close()
 	if err != nil && ctx.Err() != nil {
 		// Interrupted (Ctrl-C): the run itself goes on in the service.
-		return &errUnfinished{reason: fmt.Sprintf("stopped following task %d, which goes on; see it again with: mailmigrate tasks watch %d", taskID, taskID)}
+		return &unfinishedError{reason: fmt.Sprintf("stopped following task %d, which goes on; see it again with: mailmigrate tasks watch %d", taskID, taskID)}
 	}
 	if err != nil {
 		return err

@@ -47,7 +47,7 @@ func (f *follower) runSummary(task api.Task, accounts []api.Account) error {
 	if task.State == api.TaskStateCompleted || task.State == api.TaskStateIdle {
 		return nil
 	}
-	return &errUnfinished{reason: fmt.Sprintf("task %d ended %s: %d of %d accounts not completed", task.Id, task.State, len(unfinished), len(accounts))}
+	return &unfinishedError{reason: fmt.Sprintf("task %d ended %s: %d of %d accounts not completed", task.Id, task.State, len(unfinished), len(accounts))}
 }
 
 func (f *follower) printUnfinished(accounts []api.Account) error {
@@ -87,7 +87,7 @@ func (f *follower) testSummary(task api.Task, accounts []api.Account) error {
 	if len(refused) == 0 {
 		return nil
 	}
-	return &errUnfinished{reason: fmt.Sprintf("task %d: the login test failed for %d of %d accounts", task.Id, len(refused), len(accounts))}
+	return &unfinishedError{reason: fmt.Sprintf("task %d: the login test failed for %d of %d accounts", task.Id, len(refused), len(accounts))}
 }
 
 func testFailed(t *api.TestResult) bool { return t != nil && !t.Ok }
