@@ -35,6 +35,13 @@ type config struct {
 	WorkerID string
 }
 
+// settingsHelp heads the flags in -h: where else settings come from.
+const settingsHelp = `Each flag may be given as the environment variable named in its help
+instead (for a systemd EnvironmentFile); a flag wins over its variable.
+MAILMIGRATE_SECRET_KEY (base64 of 32 bytes) is read from the environment
+only, so that ps never shows it; it overrides --secret-key-file.
+`
+
 // parseConfig reads flags for command name, falling back to the environment.
 func parseConfig(name string, args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	env := func(key, fallback string) string {
@@ -46,6 +53,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	var cfg config
 	fs := flag.NewFlagSet("mailmigrate "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: mailmigrate %s [flags]\n\n%s\nFlags:\n", name, settingsHelp)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&cfg.Listen, "listen", env("MAILMIGRATE_LISTEN", "127.0.0.1:8080"), "address to serve HTTP on (MAILMIGRATE_LISTEN)")
 	fs.StringVar(&cfg.DataDir, "data-dir", env("MAILMIGRATE_DATA_DIR", defaultDataDir(getenv)), "directory for the private database and keys (MAILMIGRATE_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("MAILMIGRATE_DATABASE_URL", getenv("DATABASE_URL")),

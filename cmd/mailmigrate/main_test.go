@@ -64,6 +64,11 @@ func TestRunExitCodes(t *testing.T) {
 			wantStderr: []string{`unexpected argument "extra"`}},
 		{name: "unknown flag", args: []string{"serve", "--colour"}, wantCode: 2,
 			wantStderr: []string{"flag provided but not defined: -colour"}},
+		{name: "client command without its arguments", args: []string{"tasks", "get"}, wantCode: 2,
+			wantStderr: []string{"want ID, got 0 arguments", "Usage: mailmigrate tasks get ID"}},
+		{name: "client command without a service", args: []string{"endpoints", "list"}, env: map[string]string{"MAILMIGRATE_URL": "http://127.0.0.1:1"},
+			wantCode: 1, wantStderr: []string{"mailmigrate: ", "connection refused"}},
+		{name: "help lists the client commands", args: []string{"help"}, wantStdout: "mailmigrate moves mailboxes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +107,7 @@ func TestServeHelpListsEveryFlagWithItsVariable(t *testing.T) {
 			help[name] += line + "\n"
 		}
 	}
-	for _, want := range []string{"listen", "data-dir", "database-url", "log-level", "log-format", "shutdown-timeout"} {
+	for _, want := range []string{"listen", "data-dir", "database-url", "secret-key-file", "log-level", "log-format", "shutdown-timeout"} {
 		if help[want] == "" {
 			t.Errorf("serve -h does not list -%s:\n%s", want, stderr.String())
 		}
@@ -112,6 +117,9 @@ func TestServeHelpListsEveryFlagWithItsVariable(t *testing.T) {
 		if !strings.Contains(text, variable) {
 			t.Errorf("serve -h does not name %s for -%s:\n%s", variable, name, text)
 		}
+	}
+	if !strings.Contains(stderr.String(), "MAILMIGRATE_SECRET_KEY (base64") {
+		t.Errorf("serve -h does not name the environment-only MAILMIGRATE_SECRET_KEY:\n%s", stderr.String())
 	}
 	if !strings.Contains(help["database-url"], "or DATABASE_URL") {
 		t.Errorf("serve -h does not mention the plain DATABASE_URL fallback:\n%s", help["database-url"])

@@ -6,7 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
+
+	"golang.org/x/term"
+
+	"github.com/mailmigrate/mailmigrate/internal/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -18,8 +23,10 @@ Usage:
   mailmigrate serve [flags]     run the service (API, Swagger UI at /docs/)
   mailmigrate migrate [flags]   apply database migrations and exit
   mailmigrate version           print the version
-
+` + cli.Usage + `
 Run "mailmigrate serve -h" for the settings; each has a MAILMIGRATE_* variable.
+The client commands talk to a running service: --url or MAILMIGRATE_URL
+(default http://127.0.0.1:8080), --token or MAILMIGRATE_API_TOKEN.
 `
 
 // run is the whole program behind main, with its inputs passed in so that
@@ -35,6 +42,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, args[1:], getenv, stderr)
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "endpoints", "tasks", "accounts":
+		return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+			StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) }})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "mailmigrate", buildVersion())
 	case "help", "-h", "--help":
@@ -58,6 +68,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // errUsage marks an error the flag package has already reported.
 var errUsage = errors.New("usage")
+
+// isTerminal says whether w is a terminal, where progress is redrawn in
+// place rather than printed line by line.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is the width of the terminal w, 0 if unknown.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
+}
 
 func buildVersion() string {
 	if version != "" {

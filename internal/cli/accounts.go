@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+// Variables that may hold the passwords of accounts create and update,
+// so that they appear neither in ps nor in the shell's history.
+const (
+	sourcePasswordEnv      = "MAILMIGRATE_SOURCE_PASSWORD"
+	destinationPasswordEnv = "MAILMIGRATE_DESTINATION_PASSWORD"
+)
+
+func accountCommands() []command {
+	return []command{
+		{"list", "TASK", "List a task's accounts", accountsList},
+		{"get", "TASK ID", "Show one account", accountsGet},
+		{"create", "TASK", "Add an account to a task; prints its id", accountsCreate},
+		{"update", "TASK ID", "Change the given fields of an account", accountsUpdate},
+		{"delete", "TASK ID", "Delete an account", accountsDelete},
+		{"import", "TASK FILE.csv", "Add accounts from CSV (- for stdin), all or nothing", accountsImport},
+	}
+}
+
+func accountsList(ctx context.Context, s *session, args []string) error {
+	taskID, err := s.parseOneID(args, "TASK")
+	if err != nil {
+		return err
+	}
+	accounts, err := listAccounts(ctx, s, taskID)
+	if err != nil {
+		return err
+	}
+	return s.printOutput(accounts, func() error {
+		rows := make([][]string, 0, len(accounts))
+		for _, a := range accounts {
+			p := a.Progress
+			rows = append(rows, []string{itoa(a.Id), a.SourceLogin, a.DestinationLogin, string(a.State), testText(a.SourceTest),
+				testText(a.DestinationTest), fmt.Sprintf("%d/%d", messagesDone(p), p.MessagesTotal), megabytes(p.BytesCopied), orDash(a.LastError)})
+		}
+		return s.printTable([]string{"ID", "SOURCE LOGIN", "DESTINATION LOGIN", "STATE", "SOURCE TEST", "DESTINATION TEST", "MESSAGES", "MB", "LAST ERROR"}, rows)
+	})
+}
+
+// parseTaskAndAccount parses the flags and the positional TASK ID.
+func (s *session) parseTaskAndAccount(args []string) (taskID, id int64, err error) {
+	pos, err := s.parse(args, 2)
+	if err != nil {
+		return 0, 0, err
+	}
+	if taskID, err = s.parseID("TASK", pos[0]); err != nil {
+		return 0, 0, err
+	}
+	id, err = s.parseID("ID", pos[1])
+	return taskID, id, err
+}
+
+func accountsGet(ctx context.Context, s *session, args []string) error {
+	taskID, id, err := s.parseTaskAndAccount(args)
+	if err != nil {
+		return err
+	}
+	a, err := getAccount(ctx, s, taskID, id)
+	if err != nil {
+		return err
+	}
+	return s.printOutput(a, func() error {
+		p := a.Progress
+		return s.printFields([][2]string{
+			{"ID", itoa(a.Id)}, {"Task", itoa(a.TaskId)}, {"Source login", a.SourceLogin}, {"Destination login", a.DestinationLogin},
+			{"State", string(a.State)}, {"Source test", testText(a.SourceTest)}, {"Destination test", testText(a.DestinationTest)},
+			{"Folders", fmt.Sprintf("%d/%d", p.FoldersDone, p.FoldersTotal)},
+			{"Messages", fmt.Sprintf("%d of %d: %d copied, %d skipped, %d failed", messagesDone(p), p.MessagesTotal, p.MessagesCopied, p.MessagesSkipped, p.MessagesFailed)},
+			{"Copied", megabytes(p.BytesCopied) + " MB"}, {"Last error", orDash(a.LastError)},
+			{"Started", timeOrDash(a.StartedAt)}, {"Finished", timeOrDash(a.FinishedAt)},
+		})
+	})
+}
+
+// accountFlags binds an account's logins and password sources to flags.
+type accountFlags struct {
+	input                   api.AccountInput
+	sourcePasswordFile      string
+	destinationPasswordFile string
+}
+
+func (af *accountFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&af.input.SourceLogin, "source-login", "", "login on the source server")
+	fs.StringVar(&af.input.DestinationLogin, "destination-login", "", "login on the destination server; default: the source login")
+	fs.StringVar(&af.sourcePasswordFile, "source-password-file", "",
+		"file holding the source password, - for stdin; default: the variable "+sourcePasswordEnv)
+	fs.StringVar(&af.destinationPasswordFile, "destination-password-file", "",
+		"file holding the destination password, - for stdin; default: the variable "+destinationPasswordEnv+", else the source password")
+}
+
+// readPasswords fills in the passwords from their files or variables.
+func (af *accountFlags) readPasswords(s *session) error {
+	if af.sourcePasswordFile == "-" && af.destinationPasswordFile == "-" {
+		return s.usageErrorf("only one password can come from stdin")
+	}
+	var err error
+	if af.input.SourcePassword, err = s.readSecret(af.sourcePasswordFile, sourcePasswordEnv); err != nil {
+		return err
+	}
+	af.input.DestinationPassword, err = s.readSecret(af.destinationPasswordFile, destinationPasswordEnv)
+	return err
+}
+
+func accountsCreate(ctx context.Context, s *session, args []string) error {
+	var af accountFlags
+	af.bind(s.flags)
+	taskID, err := s.parseOneID(args, "TASK")
+	if err != nil {
+		return err
+	}
+	if err := af.readPasswords(s); err != nil {
+		return err
+	}
+	if af.input.SourceLogin == "" || af.input.SourcePassword == "" {
+		return s.usageErrorf("want --source-login and a source password (--source-password-file or %s)", sourcePasswordEnv)
+	}
+	resp, err := s.client.CreateAccountWithResponse(ctx, taskID, af.input)
+	if err := expect(resp, err, http.StatusCreated); err != nil {
+		return err
+	}
+	return s.printCreated(resp.JSON201.Id)
+}
+
+// accountsUpdate changes the logins given as flags and the passwords
+// given as files or variables; the server keeps a password left empty.
+func accountsUpdate(ctx context.Context, s *session, args []string) error {
+	var af accountFlags
+	af.bind(s.flags)
+	taskID, id, err := s.parseTaskAndAccount(args)
+	if err != nil {
+		return err
+	}
+	if err := af.readPasswords(s); err != nil {
+		return err
+	}
+	current, err := getAccount(ctx, s, taskID, id)
+	if err != nil {
+		return err
+	}
+	in := af.input
+	if in.SourceLogin == "" {
+		in.SourceLogin = current.SourceLogin
+	}
+	if in.DestinationLogin == "" {
+		in.DestinationLogin = current.DestinationLogin
+	}
+	resp, err := s.client.UpdateAccountWithResponse(ctx, taskID, id, in)
+	return expect(resp, err, http.StatusNoContent)
+}
+
+func accountsDelete(ctx context.Context, s *session, args []string) error {
+	taskID, id, err := s.parseTaskAndAccount(args)
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.DeleteAccountWithResponse(ctx, taskID, id)
+	return expect(resp, err, http.StatusNoContent)
+}
+
+func accountsImport(ctx context.Context, s *session, args []string) error {
+	pos, err := s.parse(args, 2)
+	if err != nil {
+		return err
+	}
+	taskID, err := s.parseID("TASK", pos[0])
+	if err != nil {
+		return err
+	}
+	body, closeBody, err := s.openInput(pos[1])
+	if err != nil {
+		return err
+	}
+	defer closeBody()
+	resp, err := s.client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", body)
+	if err := expect(resp, err, http.StatusCreated); err != nil {
+		return err
+	}
+	return s.printOutput(resp.JSON201, func() error {
+		_, err := fmt.Fprintf(s.sys.Stdout, "%d accounts added to task %d\n", resp.JSON201.Created, taskID)
+		return err
+	})
+}
+
+// openInput opens a file named on the command line, "-" being stdin.
+func (s *session) openInput(name string) (io.Reader, func(), error) {
+	if name == "-" {
+		return s.sys.Stdin, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+func getAccount(ctx context.Context, s *session, taskID, id int64) (api.Account, error) {
+	resp, err := s.client.GetAccountWithResponse(ctx, taskID, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return api.Account{}, err
+	}
+	return *resp.JSON200, nil
+}
+
+func listAccounts(ctx context.Context, s *session, taskID int64) ([]api.Account, error) {
+	resp, err := s.client.ListAccountsWithResponse(ctx, taskID, nil)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return *resp.JSON200, nil
+}

@@ -1,0 +1,58 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes: PUT replaces whole
+// records, so update reads the record first; delete removes what it names.
+func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	u := newUser(t, svc)
+	ep := u.id("endpoints", "create", "--host", "imap.old.example", "--role-label", "old", "--tls-mode", "starttls", "--tls-skip-verify")
+	u.ok("endpoints", "update", ep, "--port", "1143")
+	var endpoint api.Endpoint
+	decodeJSON(t, u.ok("endpoints", "get", ep, "--output", "json"), &endpoint)
+	if endpoint.Port != 1143 || endpoint.Host != "imap.old.example" || endpoint.RoleLabel != "old" ||
+		endpoint.TlsMode != api.TLSModeStarttls || !endpoint.TlsSkipVerify {
+		t.Errorf("endpoint after update --port: %+v", endpoint)
+	}
+
+	task := u.id("tasks", "create", "--name", "n", "--source", ep, "--destination", ep,
+		"--include-folder", "^INBOX", "--include-folder", "^Archive", "--folder-map", "Sent Items=Sent", "--since", "2024-01-01")
+	u.ok("tasks", "update", task, "--name", "renamed", "--include-folder", "^Projects")
+	var got api.Task
+	decodeJSON(t, u.ok("tasks", "get", task, "--output", "json"), &got)
+	o := got.Options
+	if got.Name != "renamed" || strings.Join(o.IncludeFolders, " ") != "^Projects" || o.FolderMap["Sent Items"] != "Sent" || o.Since != "2024-01-01" {
+		t.Errorf("task after update: %+v", got)
+	}
+
+	u.env["MAILMIGRATE_SOURCE_PASSWORD"] = "pw"
+	alice := u.id("accounts", "create", task, "--source-login", "alice")
+	var bob api.Created
+	decodeJSON(t, u.ok("accounts", "create", task, "--source-login", "bob", "--output", "json"), &bob)
+	if bob.Id == 0 {
+		t.Errorf("create --output json printed no id")
+	}
+	u.ok("accounts", "delete", task, alice)
+	var accounts []api.Account
+	decodeJSON(t, u.ok("accounts", "list", task, "--output", "json"), &accounts)
+	if len(accounts) != 1 || accounts[0].SourceLogin != "bob" {
+		t.Errorf("accounts after deleting alice: %+v", accounts)
+	}
+
+	u.ok("tasks", "delete", task)
+	u.ok("endpoints", "delete", ep)
+	if out := u.ok("endpoints", "list", "--output", "json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("endpoints after delete: %s", out)
+	}
+	if out := u.ok("tasks", "list"); out != "ID  NAME  STATE  SOURCE  DESTINATION  ACCOUNTS  FAILED  MESSAGES  MB\n" {
+		t.Errorf("empty task table: %q", out)
+	}
+}

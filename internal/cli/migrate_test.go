@@ -1,0 +1,138 @@
+package cli_test
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// Passwords distinctive enough to find in any output that leaked them.
+const (
+	alicePassword    = "alice-Secret-7f3a"
+	aliceNewPassword = "alice-New-Secret-91c2"
+	bobPassword      = "bob-Secret-0d4e"
+	bobNewPassword   = "bob-New-Secret-55ab"
+)
+
+// TestScriptedMigration goes from an empty service to a report with the
+// CLI only, between two real Dovecots: endpoints, a task, accounts from
+// CSV, a login test, a followed run, the report; the destination ends
+// exact and no password is ever printed.
+func TestScriptedMigration(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": alicePassword, "bob": bobPassword}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": aliceNewPassword, "bob": bobNewPassword}})
+	for i, login := range []string{"alice", "bob"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: 40}))
+	}
+	u := newUser(t, svc)
+	var printed strings.Builder // every output, searched for passwords at the end
+	defer func() { checkNoPassword(t, printed.String()) }()
+
+	src := u.id("endpoints", "create", "--host", old.Host, "--port", strconv.Itoa(old.Port), "--tls-mode", "plain", "--role-label", "old provider")
+	dst := u.id("endpoints", "create", "--host", neu.Host, "--port", strconv.Itoa(neu.TLSPort), "--tls-mode", "ssl", "--tls-skip-verify")
+	var endpoints []api.Endpoint
+	decodeJSON(t, u.ok("endpoints", "list", "--output", "json"), &endpoints)
+	if len(endpoints) != 2 || endpoints[0].RoleLabel != "old provider" || endpoints[1].TlsMode != api.TLSModeSsl || !endpoints[1].TlsSkipVerify {
+		t.Fatalf("endpoints: %+v", endpoints)
+	}
+	if table := u.ok("endpoints", "list"); !strings.Contains(table, "old provider") || !strings.HasPrefix(table, "ID ") {
+		t.Errorf("endpoints table:\n%s", table)
+	}
+
+	task := u.id("tasks", "create", "--name", "acme cut-over", "--source", src, "--destination", dst)
+	u.ok("tasks", "update", task, "--parallel-accounts", "1")
+	var created api.Task
+	decodeJSON(t, u.ok("tasks", "get", task, "--output", "json"), &created)
+	if created.Name != "acme cut-over" || created.Options.ParallelAccounts != 1 || strconv.FormatInt(created.SourceEndpointId, 10) != src {
+		t.Errorf("task after update: %+v", created)
+	}
+	csvFile := filepath.Join(t.TempDir(), "accounts.csv")
+	os.WriteFile(csvFile, []byte("source_login;source_password;destination_login;destination_password\n"+
+		"alice;"+alicePassword+";alice;"+aliceNewPassword+"\nbob;"+bobPassword+";bob;"+bobNewPassword+"\n"), 0o600)
+	if out := u.ok("accounts", "import", task, csvFile); !strings.Contains(out, "2 accounts added to task "+task) {
+		t.Errorf("import said %q", out)
+	}
+
+	out := u.ok("tasks", "test", task, "--follow")
+	printed.WriteString(out)
+	if strings.Count(out, "test.ok") != 4 || !strings.Contains(out, "logins of 2 of 2 accounts work on both sides") {
+		t.Errorf("tasks test --follow:\n%s", out)
+	}
+
+	out = u.ok("tasks", "run", task, "--follow")
+	printed.WriteString(out)
+	for _, want := range []string{"account.started", "account.done", "run.finished", "task " + task + " completed in "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tasks run --follow does not say %q:\n%s", want, out)
+		}
+	}
+	for _, login := range []string{"alice", "bob"} {
+		if diff := imaptest.Diff(old.Read(t, login), neu.Read(t, login)); len(diff) > 0 {
+			t.Fatalf("%s differs after the run:\n%s", login, strings.Join(diff, "\n"))
+		}
+	}
+
+	var events []api.Event
+	decodeJSON(t, u.ok("tasks", "events", task, "--output", "json"), &events)
+	if len(events) < 8 || events[len(events)-1].Kind != "run.finished" { // 4 test.ok, 2 started, 2 done, finished
+		t.Errorf("tasks events: %+v", events)
+	}
+	if limited := u.ok("tasks", "events", task, "--limit", "2"); strings.Count(limited, "\n") != 3 || !strings.Contains(limited, "test.ok") {
+		t.Errorf("tasks events --limit 2:\n%s", limited)
+	}
+
+	var got api.Task
+	decodeJSON(t, u.ok("tasks", "get", task, "--output", "json"), &got)
+	if got.State != api.TaskStateCompleted || got.Accounts.Completed != 2 || got.Totals.MessagesCopied == 0 {
+		t.Errorf("task after the run: %+v", got)
+	}
+	var accounts []api.Account
+	listed := u.ok("accounts", "list", task, "--output", "json")
+	printed.WriteString(listed + u.ok("accounts", "list", task))
+	decodeJSON(t, listed, &accounts)
+	var copied int64
+	for _, a := range accounts {
+		copied += a.Progress.MessagesCopied
+	}
+	if len(accounts) != 2 || copied != got.Totals.MessagesCopied {
+		t.Errorf("accounts %+v, task copied %d", accounts, got.Totals.MessagesCopied)
+	}
+
+	reportFile := filepath.Join(t.TempDir(), "report.csv")
+	u.ok("tasks", "report", task, "-o", reportFile)
+	report, _ := os.ReadFile(reportFile)
+	printed.Write(report)
+	rows, err := csv.NewReader(strings.NewReader(string(report))).ReadAll()
+	if err != nil || len(rows) != 3 || rows[0][0] != "account_id" || rows[1][3] != "completed" || rows[2][3] != "completed" {
+		t.Errorf("report (%v):\n%s", err, report)
+	}
+	if stdoutReport := u.ok("tasks", "report", task); stdoutReport != string(report) {
+		t.Errorf("report on stdout differs from the file:\n%s", stdoutReport)
+	}
+}
+
+func decodeJSON(t *testing.T, text string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(text), v); err != nil {
+		t.Fatalf("not JSON (%v):\n%s", err, text)
+	}
+}
+
+func checkNoPassword(t *testing.T, output string) {
+	t.Helper()
+	for _, pw := range []string{alicePassword, aliceNewPassword, bobPassword, bobNewPassword} {
+		if strings.Contains(output, pw) {
+			t.Errorf("a password was printed: %q", pw)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+// defaultProgressInterval spaces the progress lines of each account when
+// stdout is not a terminal.
+const defaultProgressInterval = 10 * time.Second
+
+// followFlags are the flags of the commands that follow a run.
+type followFlags struct {
+	interval time.Duration
+}
+
+func (ff *followFlags) bind(fs *flag.FlagSet) {
+	fs.DurationVar(&ff.interval, "interval", defaultProgressInterval,
+		"when stdout is not a terminal: at most one progress line per account per interval")
+}
+
+func tasksRun(ctx context.Context, s *session, args []string) error {
+	var ff followFlags
+	ff.bind(s.flags)
+	follow := s.flags.Bool("follow", false, "show the progress until the run ends; exit 1 unless every account completed")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	return startAndFollow(ctx, s, id, *follow, ff, "run", func() (response, error) {
+		return s.client.RunTaskWithResponse(ctx, id)
+	})
+}
+
+func tasksTest(ctx context.Context, s *session, args []string) error {
+	var ff followFlags
+	ff.bind(s.flags)
+	follow := s.flags.Bool("follow", false, "wait for the results; exit 1 if a login failed")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	return startAndFollow(ctx, s, id, *follow, ff, "test", func() (response, error) {
+		return s.client.TestTaskWithResponse(ctx, id)
+	})
+}
+
+// startAndFollow starts a run or test of task id and, when asked, follows
+// it from the first event it causes.
+func startAndFollow(ctx context.Context, s *session, id int64, follow bool, ff followFlags, what string, start func() (response, error)) error {
+	var after int64
+	if follow {
+		var err error
+		if after, err = lastEventSeq(ctx, s, id); err != nil {
+			return err
+		}
+	}
+	resp, err := start()
+	if err := expect(resp, err, http.StatusAccepted); err != nil {
+		return err
+	}
+	if !follow {
+		if s.output == "table" {
+			fmt.Fprintf(s.sys.Stdout, "%s of task %d started; follow it with: mailmigrate tasks watch %d\n", what, id, id)
+		}
+		return nil
+	}
+	return s.follow(ctx, id, after, ff.interval)
+}
+
+func tasksWatch(ctx context.Context, s *session, args []string) error {
+	var ff followFlags
+	ff.bind(s.flags)
+	after := s.flags.Int64("after", -1, "show the events after this seq too (0: the whole log); default: from now on")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	if *after < 0 {
+		if *after, err = lastEventSeq(ctx, s, id); err != nil {
+			return err
+		}
+	}
+	return s.follow(ctx, id, *after, ff.interval)
+}
+
+// tasksEvents lists the stored log, page by page up to --limit events.
+func tasksEvents(ctx context.Context, s *session, args []string) error {
+	after := s.flags.Int64("after", 0, "only events after this seq")
+	limit := s.flags.Int("limit", 0, "at most this many events; 0: all")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	var events []api.Event
+	for *limit == 0 || len(events) < *limit {
+		page, err := eventPage(ctx, s, id, *after)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			break
+		}
+		events = append(events, page...)
+		*after = page[len(page)-1].Seq
+	}
+	if *limit > 0 && len(events) > *limit {
+		events = events[:*limit]
+	}
+	return s.printOutput(events, func() error {
+		rows := make([][]string, 0, len(events))
+		for _, ev := range events {
+			rows = append(rows, []string{itoa(ev.Seq), ev.Time.Local().Format(time.DateTime), ev.Kind, ev.Message})
+		}
+		return s.printTable([]string{"SEQ", "TIME", "KIND", "MESSAGE"}, rows)
+	})
+}
+
+func tasksCancel(ctx context.Context, s *session, args []string) error {
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.CancelTaskWithResponse(ctx, id)
+	return expect(resp, err, http.StatusAccepted)
+}
+
+func tasksReport(ctx context.Context, s *session, args []string) error {
+	file := s.flags.String("o", "", "write the report to this file instead of stdout")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.GetTaskReportWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	if *file == "" {
+		_, err := s.sys.Stdout.Write(resp.Body)
+		return err
+	}
+	return writeFileAtomically(*file, resp.Body)
+}
+
+// writeFileAtomically writes data to name through a temporary file, so
+// that a report is never left half written. The file is private (0600):
+// a report names people's mailboxes.
+func writeFileAtomically(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".report-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
