@@ -26,7 +26,21 @@ func accountCommands() []command {
 		{"update", "TASK ID", "Change the given fields of an account", accountsUpdate},
 		{"delete", "TASK ID", "Delete an account", accountsDelete},
 		{"import", "TASK FILE.csv", "Add accounts from CSV (- for stdin), all or nothing", accountsImport},
+		{"run", "TASK ID", "Migrate one account again, e.g. after fixing its password (--follow: show the progress)", accountsRun},
 	}
+}
+
+func accountsRun(ctx context.Context, s *session, args []string) error {
+	var ff followFlags
+	ff.bind(s.flags)
+	follow := s.flags.Bool("follow", false, "show the progress until the run ends; exit 1 unless every account completed")
+	taskID, id, err := s.parseTaskAndAccount(args)
+	if err != nil {
+		return err
+	}
+	return startAndFollow(ctx, s, taskID, *follow, ff, "run of account "+itoa(id), func() (response, error) {
+		return s.client.RunAccountWithResponse(ctx, taskID, id)
+	})
 }
 
 func accountsList(ctx context.Context, s *session, args []string) error {

@@ -59,6 +59,18 @@ func TestRunWithAWrongPasswordExitsNonZero(t *testing.T) {
 		summary.Accounts[1].State != api.AccountStateFailed {
 		t.Errorf("tasks watch --output json: exit %d, %+v", watched.code, summary)
 	}
+
+	// With bob's password fixed, running bob alone completes the task.
+	bob := strconv.FormatInt(summary.Accounts[1].Id, 10)
+	u.stdin = "b\n"
+	u.ok("accounts", "update", task, bob, "--source-password-file", "-")
+	retried := u.run("accounts", "run", task, bob, "--follow")
+	if retried.code != 0 || !strings.Contains(retried.stdout, "account.done") {
+		t.Errorf("accounts run --follow: exit %d\nstdout:\n%s\nstderr:\n%s", retried.code, retried.stdout, retried.stderr)
+	}
+	if again := u.run("accounts", "run", task, "999"); again.code != 1 || strings.TrimSpace(again.stderr) != "mailmigrate: not found" {
+		t.Errorf("accounts run of a missing account: exit %d, stderr %q", again.code, again.stderr)
+	}
 }
 
 // TestErrorsAndUsage: the server's plain-text errors reach stderr with
