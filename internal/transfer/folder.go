@@ -110,7 +110,7 @@ func (res FolderResult) failed(s *session, err error) (FolderResult, error) {
 func (r *accountRun) prepareDestination(plan folderPlan) error {
 	dst := r.destination
 	if plan.Create {
-		err := dst.Create(plan.Destination, nil).Wait()
+		err := r.createFolder(plan)
 		var imapErr *imap.Error
 		if err != nil && !(errors.As(err, &imapErr) && imapErr.Code == imap.ResponseCodeAlreadyExists) {
 			return err
@@ -122,6 +122,29 @@ func (r *accountRun) prepareDestination(plan folderPlan) error {
 		}
 	}
 	return nil
+}
+
+// responseCodeUseAttr is the refusal of a special-use attribute (RFC 6154
+// §6); go-imap has no constant for it.
+const responseCodeUseAttr imap.ResponseCode = "USEATTR"
+
+// createFolder creates a destination folder, with its source folder's
+// role where the destination supports that (RFC 6154 §3) and has no
+// folder of the role yet, so that its mail clients find Sent or Trash
+// there. A server that refuses the role ([USEATTR]) gets a plain CREATE.
+func (r *accountRun) createFolder(plan folderPlan) error {
+	dst := r.destination
+	if plan.CreateRole == "" || !dst.Caps().Has(imap.CapCreateSpecialUse) {
+		return dst.Create(plan.Destination, nil).Wait()
+	}
+	err := dst.Create(plan.Destination, &imap.CreateOptions{SpecialUse: []imap.MailboxAttr{plan.CreateRole}}).Wait()
+	var imapErr *imap.Error
+	if errors.As(err, &imapErr) && imapErr.Code == responseCodeUseAttr {
+		r.logger.Warn("the destination refused a folder's role; created without it",
+			"folder", plan.Destination, "role", plan.CreateRole, "err", err)
+		return dst.Create(plan.Destination, nil).Wait()
+	}
+	return err
 }
 
 // missing returns the eligible messages whose identity the destination

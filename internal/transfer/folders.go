@@ -26,6 +26,9 @@ type folderPlan struct {
 	Source      mailbox
 	Destination string
 	Create      bool             // the destination lacks it
+	// CreateRole is the source folder's role where the destination has no
+	// folder of that role: the new folder gets it (CREATE-SPECIAL-USE).
+	CreateRole imap.MailboxAttr
 	Subscribe   bool             // the source folder is subscribed, the destination's is not
 	DestStatus  *imap.StatusData // of an existing destination folder, from LIST-STATUS
 }
@@ -149,6 +152,10 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options) []fo
 		} else {
 			plan.Create = true
 			existing[name] = &mailbox{Name: name, Subscribed: b.Subscribed}
+			if !mapped && b.Role != "" && byRole[b.Role] == "" {
+				plan.CreateRole = b.Role
+				byRole[b.Role] = name
+			}
 		}
 		plans = append(plans, plan)
 	}
