@@ -30,6 +30,12 @@ type Config struct {
 	// FetchPollInterval is how often idle workers look for jobs when no
 	// notification arrives; River's default when zero.
 	FetchPollInterval time.Duration
+	// APIToken, when set, is the bearer token the API and the event
+	// stream require (httpapi.Options.APIToken).
+	APIToken string
+	// Limits bound request bodies, timeouts and event streams; zero
+	// fields take httpapi's defaults.
+	Limits httpapi.Limits
 }
 
 // App is one running process of the service.
@@ -70,10 +76,12 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	go broker.Run(brokerCtx)
 	service := migration.NewService(store)
 	handler := httpapi.NewHandler(httpapi.Options{
-		Events:  broker,
-		Service: service,
-		Logger:  logger,
-		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+		Events:   broker,
+		Service:  service,
+		Logger:   logger,
+		Ready:    func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+		APIToken: cfg.APIToken,
+		Limits:   cfg.Limits,
 	})
 	return &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker}, nil
 }
