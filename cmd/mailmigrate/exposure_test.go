@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIsLoopbackHost(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]bool{
+		"127.0.0.1":         true,
+		"127.1.2.3":         true,
+		"::1":               true,
+		"localhost":         true,
+		"LocalHost":         true,
+		"::ffff:127.0.0.1":  true,
+		"":                  false, // ":8080" listens on every interface
+		"0.0.0.0":           false,
+		"::":                false,
+		"192.168.1.10":      false,
+		"10.0.0.1":          false,
+		"128.0.0.1":         false,
+		"localhost.example": false,
+		"example.com":       false,
+		"fe80::1":           false,
+	} {
+		if got := isLoopbackHost(host); got != want {
+			t.Errorf("isLoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+func TestCheckExposure(t *testing.T) {
+	t.Parallel()
+	const token = "0123456789abcdef0123"
+	for _, tc := range []struct {
+		listen   string
+		token    string
+		insecure bool
+		refused  bool
+	}{
+		{"127.0.0.1:8080", "", false, false},
+		{"[::1]:8080", "", false, false},
+		{"localhost:8080", "", false, false},
+		{":8080", "", false, true},
+		{"0.0.0.0:8080", "", false, true},
+		{"[::]:8080", "", false, true},
+		{"192.0.2.1:8080", "", false, true},
+		{"0.0.0.0:8080", token, false, false},
+		{"0.0.0.0:8080", "", true, false},
+		{":8080", token, true, false},
+	} {
+		err := checkExposure(tc.listen, tc.token, tc.insecure)
+		if (err != nil) != tc.refused {
+			t.Errorf("checkExposure(%q, token %v, insecure %v) = %v, want refused %v", tc.listen, tc.token != "", tc.insecure, err, tc.refused)
+		}
+	}
+	if err := checkExposure("no-port", "", false); err == nil {
+		t.Error("an address without a port was accepted")
+	}
+}
+
+func TestLoadAPIToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const good = "0123456789abcdef0123"
+	for _, tc := range []struct {
+		name    string
+		cfg     config
+		want    string
+		wantErr string
+	}{
+		{"none", config{}, "", ""},
+		{"value", config{APIToken: good}, good, ""},
+		{"file, newline trimmed", config{APITokenFile: file("t", good+"\n")}, good, ""},
+		{"base64 with padding", config{APIToken: "q83vEjRWeJq83vEjRWeJ+/=="}, "q83vEjRWeJq83vEjRWeJ+/==", ""},
+		{"empty file", config{APITokenFile: file("empty", " \n")}, "", "is empty"},
+		{"missing file", config{APITokenFile: filepath.Join(dir, "nope")}, "", "no such file"},
+		{"too short", config{APIToken: "short"}, "", "at least 16"},
+		{"a space", config{APIToken: "0123456789 abcdef0123"}, "", "characters a bearer token cannot carry"},
+		{"a comma", config{APIToken: "0123456789,abcdef0123"}, "", "characters a bearer token cannot carry"},
+		{"only padding", config{APIToken: "================"}, "", "characters a bearer token cannot carry"},
+	} {
+		got, err := loadAPIToken(tc.cfg)
+		if got != tc.want || (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("%s: %q, %v; want %q, error with %q", tc.name, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestServeRefusesExposureWithoutAToken runs serve on every interface:
+// it stops before touching the database (which does not exist here), with
+// one line saying why and what to do.
+func TestServeRefusesExposureWithoutAToken(t *testing.T) {
+	t.Parallel()
+	const noDatabase = "postgres://mailmigrate@127.0.0.1:1/none?connect_timeout=2"
+	for _, listen := range []string{"0.0.0.0:0", ":0"} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--listen", listen, "--database-url", noDatabase},
+			envFunc(nil), &bytes.Buffer{}, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "refusing to listen on "+listen) ||
+			!strings.Contains(lines[0], "MAILMIGRATE_API_TOKEN") || !strings.Contains(lines[0], "--insecure-no-auth") {
+			t.Errorf("serve --listen %s without a token: exit %d, stderr:\n%s\nwant exit 1 and one line refusing", listen, code, stderr.String())
+		}
+	}
+	// With a token, or told to, it goes on (and fails on the database).
+	for name, env := range map[string]map[string]string{
+		"token":            {"MAILMIGRATE_API_TOKEN": "0123456789abcdef0123"},
+		"insecure-no-auth": {"MAILMIGRATE_INSECURE_NO_AUTH": "true"},
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--listen", "0.0.0.0:0", "--database-url", noDatabase}, envFunc(env), &bytes.Buffer{}, &stderr)
+		if code != 1 || strings.Contains(stderr.String(), "refusing") || !strings.Contains(stderr.String(), "database") {
+			t.Errorf("serve with %s: exit %d, stderr:\n%s\nwant it to get as far as the database", name, code, stderr.String())
+		}
+	}
+}
