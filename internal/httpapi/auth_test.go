@@ -33,11 +33,20 @@ func specRoutes(t *testing.T) []specRoute {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The spec tells clients (Swagger UI, the generated client) about the
+	// token: a bearer scheme required globally, and the 401 of each operation.
+	scheme := doc.Components.SecuritySchemes["bearerToken"]
+	if scheme == nil || scheme.Value.Type != "http" || scheme.Value.Scheme != "bearer" || len(doc.Security) != 1 || doc.Security[0]["bearerToken"] == nil {
+		t.Error("the OpenAPI file does not require the bearerToken http bearer scheme globally")
+	}
 	fill := strings.NewReplacer("{id}", "1", "{accountId}", "1")
 	var routes []specRoute
 	for path, item := range doc.Paths.Map() {
-		for method := range item.Operations() {
+		for method, op := range item.Operations() {
 			routes = append(routes, specRoute{method: method, path: fill.Replace(path)})
+			if op.Responses.Value("401") == nil || op.Security != nil {
+				t.Errorf("%s %s: documents no 401, or overrides the global security", method, path)
+			}
 		}
 	}
 	sort.Slice(routes, func(i, j int) bool { return routes[i].String() < routes[j].String() })
