@@ -74,7 +74,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	for i := range durations {
 		durations[i].register(fs, env)
 	}
-	fs.StringVar(&cfg.APIToken, "api-token", getenv("MAILMIGRATE_API_TOKEN"),
+	// The token's flag has no default from the environment: -h prints
+	// defaults, and would print the token.
+	fs.StringVar(&cfg.APIToken, "api-token", "",
 		"bearer token every API request and event stream must carry (at least 16 characters, e.g. openssl rand -hex 32); "+
 			"empty: no authentication, loopback only. Prefer the variable or --api-token-file: other users see flags in ps (MAILMIGRATE_API_TOKEN)")
 	fs.StringVar(&cfg.APITokenFile, "api-token-file", getenv("MAILMIGRATE_API_TOKEN_FILE"),
@@ -84,7 +86,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return cfg, err
 	}
 	fs.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", insecure,
-		"serve on a non-loopback address without an API token: anyone who reaches the port reads and changes every task and its passwords (MAILMIGRATE_INSECURE_NO_AUTH)")
+		"serve without an API token on an address other than loopback (127.0.0.0/8, ::1, localhost; an empty host or 0.0.0.0 is every interface): "+
+			"anyone who reaches the port reads and changes every task and its passwords (MAILMIGRATE_INSECURE_NO_AUTH)")
 	fs.Int64Var(&cfg.MaxJSONBodyBytes, "max-json-body", envInt(getenv, "MAILMIGRATE_MAX_JSON_BODY", httpapi.DefaultMaxJSONBodyBytes),
 		"largest JSON request body in bytes; larger answers 413 (MAILMIGRATE_MAX_JSON_BODY)")
 	fs.Int64Var(&cfg.MaxCSVBodyBytes, "max-csv-body", envInt(getenv, "MAILMIGRATE_MAX_CSV_BODY", httpapi.DefaultMaxCSVBodyBytes),
@@ -103,6 +106,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return cfg, errUsage
 	}
 	cfg.SecretKey = getenv("MAILMIGRATE_SECRET_KEY")
+	if cfg.APIToken == "" {
+		cfg.APIToken = getenv("MAILMIGRATE_API_TOKEN")
+	}
 	if cfg.SecretKeyFile == "" && cfg.DataDir != "" {
 		cfg.SecretKeyFile = filepath.Join(cfg.DataDir, "secret.key")
 	}

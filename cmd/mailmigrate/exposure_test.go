@@ -127,3 +127,17 @@ func TestServeRefusesExposureWithoutAToken(t *testing.T) {
 		}
 	}
 }
+
+func TestServeHelpDoesNotPrintTheToken(t *testing.T) {
+	t.Parallel()
+	const token = "0123456789abcdef-do-not-print"
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), []string{"serve", "-h"}, envFunc(map[string]string{"MAILMIGRATE_API_TOKEN": token}), &stdout, &stderr)
+	if strings.Contains(stdout.String()+stderr.String(), token) {
+		t.Errorf("serve -h printed the token from the environment:\n%s", stderr.String())
+	}
+	cfg, err := parseConfig("serve", []string{"--data-dir", t.TempDir()}, envFunc(map[string]string{"MAILMIGRATE_API_TOKEN": token}), &stderr)
+	if err != nil || cfg.APIToken != token {
+		t.Errorf("the token from the environment: %q, %v", cfg.APIToken, err)
+	}
+}

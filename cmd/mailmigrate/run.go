@@ -20,6 +20,8 @@ Usage:
   mailmigrate version           print the version
 
 Run "mailmigrate serve -h" for the settings; each has a MAILMIGRATE_* variable.
+Without an API token (MAILMIGRATE_API_TOKEN) serve listens on loopback only,
+unless --insecure-no-auth is given.
 `
 
 // run is the whole program behind main, with its inputs passed in so that
