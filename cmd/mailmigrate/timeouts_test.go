@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -86,3 +87,23 @@ func TestHTTPServerTakesItsTimeoutsFromTheSettings(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestOversizedHeadersAre431: a client cannot make the server buffer
+// headers without bound.
+func TestOversizedHeadersAre431(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config = httpServer(config{ReadHeaderTimeout: time.Second, IdleTimeout: time.Second}, http.NotFoundHandler(), discardLogger())
+	srv.Start()
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	req.Header.Set("X-Big", strings.Repeat("a", 100<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("100 KiB of headers: %d, want 431", resp.StatusCode)
+	}
+}
