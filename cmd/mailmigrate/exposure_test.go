@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 )
 
 func TestIsLoopbackHost(t *testing.T) {
@@ -139,5 +144,52 @@ func TestServeHelpDoesNotPrintTheToken(t *testing.T) {
 	cfg, err := parseConfig("serve", []string{"--data-dir", t.TempDir()}, envFunc(map[string]string{"MAILMIGRATE_API_TOKEN": token}), &stderr)
 	if err != nil || cfg.APIToken != token {
 		t.Errorf("the token from the environment: %q, %v", cfg.APIToken, err)
+	}
+}
+
+// TestServeWithATokenOnEveryInterface: with a token, serve listens beyond
+// loopback, and its API requires the token (the setting reaches the
+// handler), while /healthz stays open.
+func TestServeWithATokenOnEveryInterface(t *testing.T) {
+	t.Parallel()
+	const token = "0123456789abcdef0123"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	args := []string{"serve", "--database-url", dbtest.URL(t), "--listen", "0.0.0.0:0", "--data-dir", t.TempDir()}
+	stderr := &syncBuffer{}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		run(ctx, args, envFunc(map[string]string{"MAILMIGRATE_API_TOKEN_FILE": tokenFile}), io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-finished
+	})
+	base := strings.Replace(waitListening(t, stderr, finished, 30*time.Second), "0.0.0.0", "127.0.0.1", 1)
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	if status, _ := doRequest(t, client, "GET", base+"/api/v1/endpoints", ""); status != http.StatusUnauthorized {
+		t.Errorf("GET /api/v1/endpoints without the token: %d, want 401", status)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/v1/endpoints", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/v1/endpoints with the token: %d, want 200", resp.StatusCode)
+	}
+	if status, _ := doRequest(t, client, "GET", base+"/healthz", ""); status != http.StatusOK {
+		t.Errorf("GET /healthz without a token: %d, want 200", status)
+	}
+	if !strings.Contains(stderr.String(), "api_token_required=true") || strings.Contains(stderr.String(), token) {
+		t.Errorf("the log should say a token is required and never show it:\n%s", stderr)
 	}
 }
