@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -141,9 +142,17 @@ func fuzzJSONBody(f *testing.F, collection, item string, seeds []string) {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
 	}
+	send := newFuzzSender(collection, item)
+	f.Fuzz(func(t *testing.T, body []byte, put bool) { send(t, body, put) })
+}
+
+// newFuzzSender returns the request-and-check step of the JSON fuzz
+// targets, on one handler for the whole run.
+func newFuzzSender(collection, item string) func(t *testing.T, body []byte, put bool) {
 	store := &vettingStore{}
 	handler := httpapi.NewHandler(httpapi.Options{Service: migration.NewService(store)})
-	f.Fuzz(func(t *testing.T, body []byte, put bool) {
+	return func(t *testing.T, body []byte, put bool) {
+		t.Helper()
 		method, path := http.MethodPost, collection
 		if put {
 			method, path = http.MethodPut, item
@@ -164,7 +173,19 @@ func fuzzJSONBody(f *testing.F, collection, item string, seeds []string) {
 		if v := store.takeViolation(); v != "" {
 			t.Fatalf("%s %s %q answered %d, and the store got: %s", method, path, body, rec.Code, v)
 		}
-	})
+	}
+}
+
+// mustJSON encodes v; the field-wise fuzz targets build well-formed
+// bodies from fuzzed values, so that the fuzzer explores the validation
+// rather than the JSON syntax.
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func FuzzEndpointJSON(f *testing.F) {
@@ -196,5 +217,47 @@ func FuzzAccountJSON(f *testing.F) {
 		`{"source_login":" a@x ","source_password":"p","destination_login":"b@y","destination_password":"q"}`,
 		`{"source_login":"a\nb","source_password":"pw"}`, `{"source_login":"a@x","source_password":"p\u0000w"}`,
 		`{"source_login":"","source_password":""}`, `{"source_login":"a@x"}`, `{"source_login":1}`,
+	})
+}
+
+func FuzzEndpointFields(f *testing.F) {
+	f.Add("old", "imap.old.example", 993, "ssl", false)
+	f.Add("", "", 0, "starttls", true)
+	f.Add("\x00", "h\r\nX: y", -1, "plain", false)
+	f.Add(strings.Repeat("é", 513), strings.Repeat("h", 254), 65536, "SSL", true)
+	send := newFuzzSender("/endpoints", "/endpoints/1")
+	f.Fuzz(func(t *testing.T, label, host string, port int, mode string, put bool) {
+		send(t, mustJSON(t, map[string]any{"role_label": label, "host": host, "port": port, "tls_mode": mode}), put)
+	})
+}
+
+func FuzzTaskFields(f *testing.F) {
+	f.Add("move", "^INBOX", "(?i)trash", "Sent Items", "Sent", "2024-01-31", 8, int64(1000), false)
+	f.Add("", "(", "[", "", "", "2024-02-30", 0, int64(-1), true)
+	f.Add(strings.Repeat("n", 1025), "a{1001}", "\\p{Greek}", "x\n", "\x7f", "31.01.2024", 65, int64(0), false)
+	send := newFuzzSender("/tasks", "/tasks/1")
+	f.Fuzz(func(t *testing.T, name, include, exclude, from, to, since string, parallel int, maxBytes int64, put bool) {
+		send(t, mustJSON(t, map[string]any{
+			"name": name, "source_endpoint_id": 1, "destination_endpoint_id": 2,
+			"options": map[string]any{
+				"include_folders": []string{include}, "exclude_folders": []string{exclude},
+				"folder_map": map[string]string{from: to}, "since": since,
+				"parallel_accounts": parallel, "max_message_bytes": maxBytes,
+			},
+		}), put)
+	})
+}
+
+func FuzzAccountFields(f *testing.F) {
+	f.Add("alice@old.example", "pw", "", "", false)
+	f.Add(" a@x ", "p", "b@y", "q", true)
+	f.Add("a\nb", "p\x00w", "\t", "\r", false)
+	f.Add("", "", strings.Repeat("l", 1025), strings.Repeat("p", 1025), true)
+	send := newFuzzSender("/tasks/1/accounts", "/tasks/1/accounts/1")
+	f.Fuzz(func(t *testing.T, sourceLogin, sourcePassword, destinationLogin, destinationPassword string, put bool) {
+		send(t, mustJSON(t, map[string]string{
+			"source_login": sourceLogin, "source_password": sourcePassword,
+			"destination_login": destinationLogin, "destination_password": destinationPassword,
+		}), put)
 	})
 }
