@@ -181,7 +181,7 @@ type Endpoint struct {
 
 // EndpointInput defines model for EndpointInput.
 type EndpointInput struct {
-	// Host Host name or IP address.
+	// Host Host name or IP address (no control characters).
 	Host string `json:"host,omitempty"`
 
 	// Port TCP port; omitted or 0 means the default for tls_mode (993 for ssl, 143 otherwise).

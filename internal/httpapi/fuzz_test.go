@@ -99,7 +99,7 @@ func endpointProblem(e migration.Endpoint) string {
 	if e.TLSMode != migration.TLSModeSSL && e.TLSMode != migration.TLSModeSTARTTLS && e.TLSMode != migration.TLSModePlain {
 		return fmt.Sprintf("tls_mode %q stored", e.TLSMode)
 	}
-	return textProblem("role_label", e.RoleLabel, 1024, true) + textProblem("host", e.Host, 253, true)
+	return textProblem("role_label", e.RoleLabel, 1024, true) + textProblem("host", e.Host, 253, false)
 }
 
 func taskProblem(spec migration.TaskSpec) string {
