@@ -8,7 +8,7 @@ BIN      := bin/mailmigrate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: run test bench build generate check-generated lint
+.PHONY: run test fuzz bench build generate check-generated lint
 
 ## run: build and start the service on http://127.0.0.1:8080 (private PostgreSQL unless DATABASE_URL is set)
 run: build
@@ -19,6 +19,16 @@ run: build
 test:
 	@.ci/system-deps postgres dovecot chromium
 	$(GO) test -race -count=1 ./...
+
+## fuzz: run every fuzz target (func Fuzz... in a _test.go file) for FUZZTIME, from its committed seed corpus in testdata/fuzz
+FUZZTIME ?= 5s
+fuzz:
+	@set -e; for file in $$(git ls-files -co --exclude-standard '*_test.go' | xargs grep -l '^func Fuzz'); do \
+	  for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+	    echo "$(GO) test -run '^\$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) ./$$(dirname $$file)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$(dirname $$file); \
+	  done; \
+	done
 
 ## bench: run the Go benchmarks against real PostgreSQL, then compare the copy engine with mbsync and doveadm (≈600 MB, a few minutes)
 bench:
@@ -41,7 +51,8 @@ check-generated: generate
 	@git diff --exit-code -- gen || { echo "generated code is stale: run 'make generate' and commit gen/" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- gen)" || { git status --porcelain -- gen; echo "untracked generated files: run 'make generate' and commit gen/" >&2; exit 1; }
 
-## lint: formatting and go vet
+## lint: formatting, go vet and govulncheck (skipped, saying so, when vuln.go.dev is unreachable)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'); echo "gofmt needed" >&2; exit 1; }
 	$(GO) vet ./...
+	@GO=$(GO) .ci/govulncheck

@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 )
 
 // config is every setting of the service, from flags with MAILMIGRATE_*
@@ -33,6 +36,22 @@ type config struct {
 	LeaseExpiry time.Duration
 	// WorkerID names this process in the job queue.
 	WorkerID string
+
+	// APIToken is the bearer token the API requires; empty: none. It comes
+	// from APITokenFile when that is set.
+	APIToken       string
+	APITokenFile   string
+	InsecureNoAuth bool // serve without a token on a non-loopback address
+
+	// HTTP server timeouts (the event stream is exempt from Read and Write).
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+
+	MaxJSONBodyBytes int64
+	MaxCSVBodyBytes  int64
+	MaxEventStreams  int
 }
 
 // settingsHelp heads the flags in -h: where else settings come from.
@@ -66,11 +85,37 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 			"MAILMIGRATE_SECRET_KEY (base64 of 32 bytes) overrides it (MAILMIGRATE_SECRET_KEY_FILE)")
 	fs.StringVar(&cfg.LogLevel, "log-level", env("MAILMIGRATE_LOG_LEVEL", "info"), "debug, info, warn or error (MAILMIGRATE_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MAILMIGRATE_LOG_FORMAT", "text"), "text or json (MAILMIGRATE_LOG_FORMAT)")
-	shutdown := env("MAILMIGRATE_SHUTDOWN_TIMEOUT", "30s")
-	fs.Func("shutdown-timeout", "how long in-flight requests may finish after SIGTERM (MAILMIGRATE_SHUTDOWN_TIMEOUT, default 30s)", func(v string) error {
-		shutdown = v
-		return nil
-	})
+	durations := []durationSetting{
+		{&cfg.ShutdownTimeout, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM"},
+		{&cfg.ReadHeaderTimeout, "read-header-timeout", "10s", "time a client has to send a request's headers (slow clients cannot hold connections)"},
+		{&cfg.ReadTimeout, "read-timeout", httpapi.DefaultReadTimeout.String(), "time a client has to send a whole request, body included (not the event stream)"},
+		{&cfg.WriteTimeout, "write-timeout", httpapi.DefaultWriteTimeout.String(), "time from a request's start to the end of its response (not the event stream)"},
+		{&cfg.IdleTimeout, "idle-timeout", "2m", "how long an idle keep-alive connection stays open"},
+	}
+	for i := range durations {
+		durations[i].register(fs, env)
+	}
+	// The token's flag has no default from the environment: -h prints
+	// defaults, and would print the token.
+	fs.StringVar(&cfg.APIToken, "api-token", "",
+		"bearer token every API request and event stream must carry (at least 16 characters, e.g. openssl rand -hex 32); "+
+			"empty: no authentication, loopback only. Prefer the variable or --api-token-file: other users see flags in ps (MAILMIGRATE_API_TOKEN)")
+	fs.StringVar(&cfg.APITokenFile, "api-token-file", getenv("MAILMIGRATE_API_TOKEN_FILE"),
+		"file holding the API token (surrounding whitespace ignored) (MAILMIGRATE_API_TOKEN_FILE)")
+	insecure, err := envBool(getenv, "MAILMIGRATE_INSECURE_NO_AUTH")
+	if err != nil {
+		return cfg, err
+	}
+	fs.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", insecure,
+		"serve without an API token on an address other than loopback (127.0.0.0/8, ::1, localhost; an empty host or 0.0.0.0 is every interface): "+
+			"anyone who reaches the port reads and changes every task and its passwords (MAILMIGRATE_INSECURE_NO_AUTH)")
+	fs.Int64Var(&cfg.MaxJSONBodyBytes, "max-json-body", envInt(getenv, "MAILMIGRATE_MAX_JSON_BODY", httpapi.DefaultMaxJSONBodyBytes),
+		"largest JSON request body in bytes; larger answers 413 (MAILMIGRATE_MAX_JSON_BODY)")
+	fs.Int64Var(&cfg.MaxCSVBodyBytes, "max-csv-body", envInt(getenv, "MAILMIGRATE_MAX_CSV_BODY", httpapi.DefaultMaxCSVBodyBytes),
+		"largest imported CSV file in bytes; larger answers 413 (MAILMIGRATE_MAX_CSV_BODY)")
+	var maxStreams int64
+	fs.Int64Var(&maxStreams, "max-event-streams", envInt(getenv, "MAILMIGRATE_MAX_EVENT_STREAMS", httpapi.DefaultMaxEventStreams),
+		"live event streams (WebSockets) open at once; one more answers 503 (MAILMIGRATE_MAX_EVENT_STREAMS)")
 	workers := env("MAILMIGRATE_WORKERS", "16")
 	fs.Func("workers", "accounts this process migrates or tests at once (MAILMIGRATE_WORKERS, default 16)", func(v string) error {
 		workers = v
@@ -101,12 +146,16 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return cfg, errUsage
 	}
 	cfg.SecretKey = getenv("MAILMIGRATE_SECRET_KEY")
+	if cfg.APIToken == "" {
+		cfg.APIToken = getenv("MAILMIGRATE_API_TOKEN")
+	}
 	if cfg.SecretKeyFile == "" && cfg.DataDir != "" {
 		cfg.SecretKeyFile = filepath.Join(cfg.DataDir, "secret.key")
 	}
-	var err error
-	if cfg.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || cfg.ShutdownTimeout < 0 {
-		return cfg, fmt.Errorf("shutdown timeout %q: want a duration such as 30s", shutdown)
+	for _, d := range durations {
+		if err := d.parse(); err != nil {
+			return cfg, err
+		}
 	}
 	if cfg.Workers, err = strconv.Atoi(workers); err != nil || cfg.Workers < 1 || cfg.Workers > 1000 {
 		return cfg, fmt.Errorf("workers %q: want a number from 1 to 1000", workers)
@@ -117,6 +166,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	if cfg.LeaseExpiry, err = time.ParseDuration(lease); err != nil || cfg.LeaseExpiry < 2*time.Second {
 		return cfg, fmt.Errorf("lease expiry %q: want a duration of 2s or more, such as 60s", lease)
 	}
+	cfg.MaxEventStreams = int(maxStreams)
 	return cfg, cfg.validate()
 }
 
@@ -133,7 +183,83 @@ func (c config) validate() error {
 	if c.SecretKey == "" && c.SecretKeyFile == "" {
 		return errors.New("no secret key: set MAILMIGRATE_SECRET_KEY, --secret-key-file or --data-dir")
 	}
+	if c.APIToken != "" && c.APITokenFile != "" {
+		return errors.New("API token given twice: set either MAILMIGRATE_API_TOKEN (--api-token) or MAILMIGRATE_API_TOKEN_FILE (--api-token-file)")
+	}
+	if c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 {
+		return errors.New("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be positive")
+	}
+	if c.MaxJSONBodyBytes <= 0 || c.MaxCSVBodyBytes <= 0 || c.MaxEventStreams <= 0 {
+		return errors.New("--max-json-body, --max-csv-body and --max-event-streams must be positive")
+	}
 	return nil
+}
+
+// limits are the HTTP limits of the settings.
+func (c config) limits() httpapi.Limits {
+	return httpapi.Limits{
+		MaxJSONBodyBytes: c.MaxJSONBodyBytes,
+		MaxCSVBodyBytes:  c.MaxCSVBodyBytes,
+		MaxEventStreams:  c.MaxEventStreams,
+		ReadTimeout:      c.ReadTimeout,
+		WriteTimeout:     c.WriteTimeout,
+	}
+}
+
+// durationSetting is a duration flag with a MAILMIGRATE_* fallback,
+// parsed after the flags so that a bad value names its setting.
+type durationSetting struct {
+	dst      *time.Duration
+	name     string
+	fallback string
+	usage    string
+}
+
+func (d *durationSetting) variable() string {
+	return "MAILMIGRATE_" + strings.ToUpper(strings.ReplaceAll(d.name, "-", "_"))
+}
+
+func (d *durationSetting) register(fs *flag.FlagSet, env func(key, fallback string) string) {
+	d.fallback = env(d.variable(), d.fallback)
+	fs.Func(d.name, fmt.Sprintf("%s (%s, default %s)", d.usage, d.variable(), d.fallback), func(v string) error {
+		d.fallback = v
+		return nil
+	})
+}
+
+func (d *durationSetting) parse() error {
+	v, err := time.ParseDuration(d.fallback)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%s %q: want a duration such as 30s", strings.ReplaceAll(d.name, "-", " "), d.fallback)
+	}
+	*d.dst = v
+	return nil
+}
+
+func envBool(getenv func(string) string, key string) (bool, error) {
+	v := getenv(key)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want true or false", key, v)
+	}
+	return b, nil
+}
+
+// envInt is the variable's integer, or fallback when unset. A malformed
+// value is passed on as -1, which validate rejects with the flag's name.
+func envInt(getenv func(string) string, key string, fallback int64) int64 {
+	v := getenv(key)
+	if v == "" {
+		return fallback
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func (c config) slogLevel() (slog.Level, error) {

@@ -58,6 +58,14 @@ func TestRunExitCodes(t *testing.T) {
 			wantStderr: []string{`log format "xml"`}},
 		{name: "bad shutdown timeout", args: []string{"serve", "--shutdown-timeout", "soon"}, wantCode: 1,
 			wantStderr: []string{`shutdown timeout "soon"`}},
+		{name: "zero read timeout", args: []string{"serve", "--read-timeout", "0s"}, wantCode: 1,
+			wantStderr: []string{"--read-timeout", "must be positive"}},
+		{name: "bad insecure-no-auth from env", args: []string{"serve"}, env: map[string]string{"MAILMIGRATE_INSECURE_NO_AUTH": "maybe"},
+			wantCode: 1, wantStderr: []string{`MAILMIGRATE_INSECURE_NO_AUTH="maybe"`}},
+		{name: "bad body limit from env", args: []string{"serve"}, env: map[string]string{"MAILMIGRATE_MAX_JSON_BODY": "1MiB"},
+			wantCode: 1, wantStderr: []string{"--max-json-body", "must be positive"}},
+		{name: "token twice", args: []string{"serve", "--api-token", "0123456789abcdef0123", "--api-token-file", "/tmp/t"}, wantCode: 1,
+			wantStderr: []string{"API token given twice"}},
 		{name: "unexpected argument", args: []string{"serve", "extra"}, wantCode: 2,
 			wantStderr: []string{`unexpected argument "extra"`}},
 		{name: "unexpected argument to migrate", args: []string{"migrate", "--log-level", "debug", "extra"}, wantCode: 2,
@@ -107,7 +115,12 @@ func TestServeHelpListsEveryFlagWithItsVariable(t *testing.T) {
 			help[name] += line + "\n"
 		}
 	}
-	for _, want := range []string{"listen", "data-dir", "database-url", "secret-key-file", "log-level", "log-format", "shutdown-timeout"} {
+	for _, want := range []string{
+		"listen", "data-dir", "database-url", "secret-key-file", "log-level", "log-format", "shutdown-timeout",
+		"api-token", "api-token-file", "insecure-no-auth", "read-header-timeout", "read-timeout", "write-timeout",
+		"idle-timeout", "max-json-body", "max-csv-body", "max-event-streams",
+		"workers", "max-connections-per-host", "lease-expiry", "worker-id",
+	} {
 		if help[want] == "" {
 			t.Errorf("serve -h does not list -%s:\n%s", want, stderr.String())
 		}

@@ -27,6 +27,8 @@ Usage:
 Run "mailmigrate serve -h" for the settings; each has a MAILMIGRATE_* variable.
 The client commands talk to a running service: --url or MAILMIGRATE_URL
 (default http://127.0.0.1:8080), --token or MAILMIGRATE_API_TOKEN.
+Without an API token (MAILMIGRATE_API_TOKEN) serve listens on loopback only,
+unless --insecure-no-auth is given.
 `
 
 // run is the whole program behind main, with its inputs passed in so that

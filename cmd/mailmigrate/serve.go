@@ -27,6 +27,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	logger := cfg.logger(stderr)
+	// Checked before anything starts, so that a refused exposure costs
+	// nothing and says only that.
+	token, err := loadAPIToken(cfg)
+	if err != nil {
+		return err
+	}
+	if err := checkExposure(cfg.Listen, token, cfg.InsecureNoAuth); err != nil {
+		return err
+	}
 	db, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -47,6 +56,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Limits:       migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
 			LeaseRenewal: cfg.LeaseExpiry / 6,
 		},
+		APIToken: token,
+		Limits:   cfg.limits(),
 	})
 	if err != nil {
 		return err
@@ -56,15 +67,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           service.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := httpServer(cfg, service.Handler, logger)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
-	logger.Info("listening", "url", "http://"+listener.Addr().String(), "docs", "http://"+listener.Addr().String()+"/docs/")
+	logger.Info("listening", "url", "http://"+listener.Addr().String(), "docs", "http://"+listener.Addr().String()+"/docs/",
+		"api_token_required", token != "")
+	if token == "" && !isLoopbackHost(listenHost(cfg.Listen)) {
+		logger.Warn("serving the API without authentication on a non-loopback address (--insecure-no-auth)")
+	}
 
 	select {
 	case err := <-served:
@@ -82,6 +92,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// httpServer is the HTTP server of the settings. ReadHeaderTimeout and
+// IdleTimeout apply to every connection; the whole-request read and write
+// deadlines are set per route by the handler (httpapi.Limits), because the
+// event stream must outlive them.
+func httpServer(cfg config, handler http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
+func listenHost(listen string) string {
+	host, _, _ := net.SplitHostPort(listen)
+	return host
 }
 
 func stopService(service *app.App, timeout time.Duration, logger *slog.Logger) {

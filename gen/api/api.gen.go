@@ -181,7 +181,7 @@ type Endpoint struct {
 
 // EndpointInput defines model for EndpointInput.
 type EndpointInput struct {
-	// Host Host name or IP address.
+	// Host Host name or IP address (no control characters).
 	Host string `json:"host,omitempty"`
 
 	// Port TCP port; omitted or 0 means the default for tls_mode (993 for ssl, 143 otherwise).
@@ -215,7 +215,7 @@ type Event struct {
 	FoldersTotal *int64 `json:"folders_total,omitempty"`
 	Host         string `json:"host"`
 
-	// Kind What happened, e.g. test.ok, test.failed.
+	// Kind What happened: test.ok, test.failed, run.started, account.started, account.progress, folder.done, account.done, account.failed, run.finished, run.canceled, error.
 	Kind  string `json:"kind"`
 	Login string `json:"login"`
 
@@ -5122,6 +5122,8 @@ type StoreErrorTextResponse string
 
 type TooLargeTextResponse string
 
+type UnauthorizedTextResponse string
+
 type ListEndpointsRequestObject struct {
 }
 
@@ -5140,6 +5142,17 @@ func (response ListEndpoints200JSONResponse) VisitListEndpointsResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEndpoints401TextResponse UnauthorizedTextResponse
+
+func (response ListEndpoints401TextResponse) VisitListEndpointsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
 }
 
@@ -5182,6 +5195,17 @@ func (response CreateEndpoint400TextResponse) VisitCreateEndpointResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateEndpoint401TextResponse UnauthorizedTextResponse
+
+func (response CreateEndpoint401TextResponse) VisitCreateEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5231,6 +5255,17 @@ func (response DeleteEndpoint400TextResponse) VisitDeleteEndpointResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteEndpoint401TextResponse UnauthorizedTextResponse
+
+func (response DeleteEndpoint401TextResponse) VisitDeleteEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5302,6 +5337,17 @@ func (response GetEndpoint400TextResponse) VisitGetEndpointResponse(w http.Respo
 	return err
 }
 
+type GetEndpoint401TextResponse UnauthorizedTextResponse
+
+func (response GetEndpoint401TextResponse) VisitGetEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetEndpoint404TextResponse NotFoundTextResponse
 
 func (response GetEndpoint404TextResponse) VisitGetEndpointResponse(w http.ResponseWriter) error {
@@ -5347,6 +5393,17 @@ func (response UpdateEndpoint400TextResponse) VisitUpdateEndpointResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type UpdateEndpoint401TextResponse UnauthorizedTextResponse
+
+func (response UpdateEndpoint401TextResponse) VisitUpdateEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5406,6 +5463,17 @@ func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseW
 	return err
 }
 
+type ListTasks401TextResponse UnauthorizedTextResponse
+
+func (response ListTasks401TextResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListTasks500TextResponse StoreErrorTextResponse
 
 func (response ListTasks500TextResponse) VisitListTasksResponse(w http.ResponseWriter) error {
@@ -5445,6 +5513,17 @@ func (response CreateTask400TextResponse) VisitCreateTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateTask401TextResponse UnauthorizedTextResponse
+
+func (response CreateTask401TextResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5494,6 +5573,17 @@ func (response DeleteTask400TextResponse) VisitDeleteTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteTask401TextResponse UnauthorizedTextResponse
+
+func (response DeleteTask401TextResponse) VisitDeleteTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5565,6 +5655,17 @@ func (response GetTask400TextResponse) VisitGetTaskResponse(w http.ResponseWrite
 	return err
 }
 
+type GetTask401TextResponse UnauthorizedTextResponse
+
+func (response GetTask401TextResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTask404TextResponse NotFoundTextResponse
 
 func (response GetTask404TextResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
@@ -5610,6 +5711,17 @@ func (response UpdateTask400TextResponse) VisitUpdateTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type UpdateTask401TextResponse UnauthorizedTextResponse
+
+func (response UpdateTask401TextResponse) VisitUpdateTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5693,6 +5805,17 @@ func (response ListAccounts400TextResponse) VisitListAccountsResponse(w http.Res
 	return err
 }
 
+type ListAccounts401TextResponse UnauthorizedTextResponse
+
+func (response ListAccounts401TextResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListAccounts404TextResponse NotFoundTextResponse
 
 func (response ListAccounts404TextResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
@@ -5744,6 +5867,17 @@ func (response CreateAccount400TextResponse) VisitCreateAccountResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateAccount401TextResponse UnauthorizedTextResponse
+
+func (response CreateAccount401TextResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -5827,6 +5961,17 @@ func (response ImportAccounts400TextResponse) VisitImportAccountsResponse(w http
 	return err
 }
 
+type ImportAccounts401TextResponse UnauthorizedTextResponse
+
+func (response ImportAccounts401TextResponse) VisitImportAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ImportAccounts404TextResponse NotFoundTextResponse
 
 func (response ImportAccounts404TextResponse) VisitImportAccountsResponse(w http.ResponseWriter) error {
@@ -5899,6 +6044,17 @@ func (response DeleteAccount400TextResponse) VisitDeleteAccountResponse(w http.R
 	return err
 }
 
+type DeleteAccount401TextResponse UnauthorizedTextResponse
+
+func (response DeleteAccount401TextResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type DeleteAccount404TextResponse NotFoundTextResponse
 
 func (response DeleteAccount404TextResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
@@ -5966,6 +6122,17 @@ func (response GetAccount400TextResponse) VisitGetAccountResponse(w http.Respons
 	return err
 }
 
+type GetAccount401TextResponse UnauthorizedTextResponse
+
+func (response GetAccount401TextResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetAccount404TextResponse NotFoundTextResponse
 
 func (response GetAccount404TextResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
@@ -6012,6 +6179,17 @@ func (response UpdateAccount400TextResponse) VisitUpdateAccountResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type UpdateAccount401TextResponse UnauthorizedTextResponse
+
+func (response UpdateAccount401TextResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -6149,6 +6327,17 @@ func (response CancelTask400TextResponse) VisitCancelTaskResponse(w http.Respons
 	return err
 }
 
+type CancelTask401TextResponse UnauthorizedTextResponse
+
+func (response CancelTask401TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CancelTask404TextResponse NotFoundTextResponse
 
 func (response CancelTask404TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
@@ -6211,6 +6400,17 @@ func (response ListTaskEvents400TextResponse) VisitListTaskEventsResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskEvents401TextResponse UnauthorizedTextResponse
+
+func (response ListTaskEvents401TextResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -6285,6 +6485,17 @@ func (response GetTaskReport400TextResponse) VisitGetTaskReportResponse(w http.R
 	return err
 }
 
+type GetTaskReport401TextResponse UnauthorizedTextResponse
+
+func (response GetTaskReport401TextResponse) VisitGetTaskReportResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskReport404TextResponse NotFoundTextResponse
 
 func (response GetTaskReport404TextResponse) VisitGetTaskReportResponse(w http.ResponseWriter) error {
@@ -6329,6 +6540,17 @@ func (response RunTask400TextResponse) VisitRunTaskResponse(w http.ResponseWrite
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunTask401TextResponse UnauthorizedTextResponse
+
+func (response RunTask401TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -6389,6 +6611,17 @@ func (response TestTask400TextResponse) VisitTestTaskResponse(w http.ResponseWri
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTask401TextResponse UnauthorizedTextResponse
+
+func (response TestTask401TextResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err

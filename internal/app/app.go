@@ -40,6 +40,12 @@ type Config struct {
 	// WorkerID names this process in the job queue; River's default
 	// (host name and time) when empty.
 	WorkerID string
+	// APIToken, when set, is the bearer token the API and the event
+	// stream require (httpapi.Options.APIToken).
+	APIToken string
+	// Limits bound request bodies, timeouts and event streams; zero
+	// fields take httpapi's defaults.
+	Limits httpapi.Limits
 }
 
 // App is one running process of the service.
@@ -93,11 +99,13 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	go broker.Run(brokerCtx)
 	service := migration.NewService(store)
 	handler := httpapi.NewHandler(httpapi.Options{
-		Events:  broker,
-		Service: service,
-		Logger:  logger,
-		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
-		Metrics: counters,
+		Events:   broker,
+		Service:  service,
+		Logger:   logger,
+		Ready:    func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+		Metrics:  counters,
+		APIToken: cfg.APIToken,
+		Limits:   cfg.Limits,
 	})
 	reaperCtx, stopReaper := context.WithCancel(context.Background())
 	a := &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker,

@@ -33,6 +33,7 @@ type testService struct {
 	pool   *pgxpool.Pool
 	store  *postgres.Store
 	logs   *syncBuffer // everything the handler logged
+	token  string      // the API token, sent by do and client; "" when none is required
 }
 
 // syncBuffer collects log output from concurrent requests.
@@ -55,6 +56,12 @@ func (b *syncBuffer) String() string {
 
 func newTestService(t *testing.T) *testService {
 	t.Helper()
+	return newTestServiceWith(t, httpapi.Options{})
+}
+
+// newTestServiceWith is newTestService with opts' APIToken and Limits.
+func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
+	t.Helper()
 	pool := dbtest.Pool(t)
 	box, err := secret.NewBox(secret.NewKey())
 	if err != nil {
@@ -67,18 +74,30 @@ func newTestService(t *testing.T) *testService {
 	t.Cleanup(stopBroker)
 	go broker.Run(brokerCtx)
 	handler := httpapi.NewHandler(httpapi.Options{
-		Events:  broker,
-		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Service: migration.NewService(store),
-		Ready:   func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+		Events:   broker,
+		Logger:   slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Service:  migration.NewService(store),
+		Ready:    func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
+		APIToken: opts.APIToken,
+		Limits:   opts.Limits,
 	})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	client, err := api.NewClientWithResponses(srv.URL + httpapi.BasePath)
+	client, err := api.NewClientWithResponses(srv.URL+httpapi.BasePath, api.WithRequestEditorFn(bearer(opts.APIToken)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool, store: store, logs: logs}
+	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool, store: store, logs: logs, token: opts.APIToken}
+}
+
+// bearer sets the Authorization header of a request to token, if any.
+func bearer(token string) api.RequestEditorFn {
+	return func(_ context.Context, req *http.Request) error {
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return nil
+	}
 }
 
 // reply is what a raw request got back.
@@ -86,6 +105,7 @@ type reply struct {
 	status      int
 	contentType string
 	body        string
+	header      http.Header
 }
 
 // do sends a raw request, for what the generated client cannot express
@@ -99,6 +119,7 @@ func (s *testService) do(t *testing.T, method, path, body string) reply {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	bearer(s.token)(req.Context(), req) //nolint:errcheck // never fails
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -10,12 +10,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
-)
 
-// Body limits (DESIGN §4).
-const (
-	MaxJSONBodyBytes = 1 << 20
-	MaxCSVBodyBytes  = 32 << 20
+	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
 // exposeRequestID returns the request id to the client, so that a report
@@ -64,41 +60,53 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 }
 
 // checkJSONBody enforces the body rules every JSON operation shares before
-// the generated server decodes it: at most MaxJSONBodyBytes (413), and a
+// the generated server decodes it: at most limits.MaxJSONBodyBytes (413), and a
 // well-formed JSON object with nothing after it (400 "bad json"). The
 // generated decoder alone would accept `{"a":1} trailing` and `null`.
 // The CSV import gets its own, larger limit and passes unchecked, whatever
 // its Content-Type (curl's --data-binary says form-urlencoded).
-func checkJSONBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost && r.Method != http.MethodPut && r.Method != http.MethodPatch {
+func checkJSONBody(limits Limits) api.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost && r.Method != http.MethodPut && r.Method != http.MethodPatch {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if strings.HasSuffix(r.URL.Path, "/accounts/import") {
+				r.Body = http.MaxBytesReader(w, r.Body, limits.MaxCSVBodyBytes)
+				next.ServeHTTP(w, r)
+				return
+			}
+			body, ok := readJSONBody(w, r, limits.MaxJSONBodyBytes)
+			if !ok {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			next.ServeHTTP(w, r)
-			return
-		}
-		if strings.HasSuffix(r.URL.Path, "/accounts/import") {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxCSVBodyBytes)
-			next.ServeHTTP(w, r)
-			return
-		}
-		if r.ContentLength > MaxJSONBodyBytes {
-			writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxJSONBodyBytes+1))
-		switch {
-		case err != nil:
-			writeText(w, http.StatusBadRequest, bodyBadJSON)
-			return
-		case len(body) > MaxJSONBodyBytes:
-			writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
-			return
-		case len(body) > 0 && !isJSONObject(body):
-			writeText(w, http.StatusBadRequest, bodyBadJSON)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
-	})
+		})
+	}
+}
+
+// readJSONBody reads a body of at most maxBytes that is a JSON object (or
+// empty), or answers 413 or 400.
+func readJSONBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, bool) {
+	if r.ContentLength > maxBytes {
+		writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	switch {
+	case err != nil:
+		writeText(w, http.StatusBadRequest, bodyBadJSON)
+		return nil, false
+	case int64(len(body)) > maxBytes:
+		writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
+		return nil, false
+	case len(body) > 0 && !isJSONObject(body):
+		writeText(w, http.StatusBadRequest, bodyBadJSON)
+		return nil, false
+	}
+	return body, true
 }
 
 func isJSONObject(body []byte) bool {

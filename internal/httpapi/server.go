@@ -41,6 +41,13 @@ type Options struct {
 	// Metrics, when set, counts requests and streams and is served at
 	// /metrics.
 	Metrics *metrics.Metrics
+	// APIToken, when set, is the bearer token every API request and event
+	// stream must carry (401 otherwise). Empty: no authentication, for a
+	// service reachable from loopback only (the serve command enforces it).
+	APIToken string
+	// Limits bound request bodies, timeouts and event streams; zero fields
+	// take the defaults.
+	Limits Limits
 }
 
 // NewHandler returns the whole HTTP surface of the service.
@@ -49,12 +56,18 @@ func NewHandler(opts Options) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	limits := opts.Limits.withDefaults()
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, recoverPanics(logger), logRequests(logger))
+	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, securityHeaders, recoverPanics(logger), logRequests(logger), requestDeadlines(limits))
+	if opts.APIToken != "" {
+		r.Use(requireToken(opts.APIToken))
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
+	// Open routes, outside BasePath: health, readiness (and Prometheus'
+	// /metrics when it comes), the docs and the front end at /.
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", readyz(opts.Ready, logger))
 	if opts.Metrics != nil {
@@ -65,7 +78,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/", ui.ServeHTTP)
 	r.Get(web.AssetPrefix+"*", ui.ServeHTTP)
 	if opts.Events != nil {
-		r.Get(BasePath+"/events/ws", streamEvents(opts.Service, opts.Events, opts.Metrics, logger))
+		r.Get(streamPath, streamEvents(opts.Service, opts.Events, make(streamSlots, limits.MaxEventStreams), opts.Metrics, logger))
 	}
 
 	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service}, nil, api.StrictHTTPServerOptions{
@@ -77,7 +90,7 @@ func NewHandler(opts Options) http.Handler {
 		BaseRouter: r,
 		// Operation middlewares run after path parameters are bound, so a
 		// bad id is reported before a bad body, as the interface orders it.
-		Middlewares:      []api.MiddlewareFunc{checkJSONBody},
+		Middlewares:      []api.MiddlewareFunc{checkJSONBody(limits)},
 		ErrorHandlerFunc: paramErrorHandler,
 	})
 	return r

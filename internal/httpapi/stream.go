@@ -29,13 +29,28 @@ type Waker interface {
 	Subscribe() (<-chan struct{}, func())
 }
 
-var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10}
+// streamPath is the WebSocket route of the live event log.
+const streamPath = BasePath + "/events/ws"
+
+// maxClientMessageBytes caps a frame from a client: the stream expects
+// nothing from it but pongs and the close handshake.
+const maxClientMessageBytes = 512
+
+// upgrader accepts the `bearer` subprotocol, by which a browser passes the
+// API token (see requireToken), and answers it alone.
+var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 16 << 10, Subprotocols: []string{wsTokenProtocol}}
 
 // streamEvents serves GET /api/v1/events/ws?task_id=&after=: first the
 // stored events after `after`, then the live ones, one JSON event per
 // text frame, with no gap and no duplicate (events commit in seq order).
-func streamEvents(service *migration.Service, waker Waker, counter *metrics.Metrics, logger *slog.Logger) http.HandlerFunc {
+// At most cap(slots) streams are open at once; one more answers 503.
+func streamEvents(service *migration.Service, waker Waker, slots streamSlots, counter *metrics.Metrics, logger *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if !slots.acquire() {
+			writeText(w, http.StatusServiceUnavailable, "too many event streams")
+			return
+		}
+		defer slots.release()
 		taskID, after, ok := streamParams(w, r)
 		if !ok {
 			return
@@ -117,7 +132,7 @@ func (s *stream) serve(ctx context.Context, wake <-chan struct{}) error {
 // the close handshake are processed, and says when the client has gone.
 func (s *stream) readUntilGone(gone chan<- struct{}) {
 	defer close(gone)
-	s.conn.SetReadLimit(512)
+	s.conn.SetReadLimit(maxClientMessageBytes)
 	s.conn.SetReadDeadline(time.Now().Add(pongWait)) //nolint:errcheck // fails only on a closed conn
 	s.conn.SetPongHandler(func(string) error {
 		return s.conn.SetReadDeadline(time.Now().Add(pongWait))

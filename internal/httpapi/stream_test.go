@@ -17,7 +17,11 @@ import (
 func (s *testService) dialStream(t *testing.T, query string) *websocket.Conn {
 	t.Helper()
 	url := "ws" + strings.TrimPrefix(s.api, "http") + "/events/ws" + query
-	conn, resp, err := websocket.DefaultDialer.Dial(url, nil)
+	header := http.Header{}
+	if s.token != "" {
+		header.Set("Authorization", "Bearer "+s.token)
+	}
+	conn, resp, err := websocket.DefaultDialer.Dial(url, header)
 	if err != nil {
 		t.Fatalf("dial %s: %v (%v)", url, err, resp)
 	}

@@ -58,7 +58,15 @@ func (e *Endpoint) Normalize() error {
 	if err := checkText("role_label", e.RoleLabel, MaxLabelBytes); err != nil {
 		return err
 	}
-	return checkText("host", e.Host, MaxHostBytes)
+	if err := checkText("host", e.Host, MaxHostBytes); err != nil {
+		return err
+	}
+	// No host name or address has one, and the host is written into
+	// events, log lines and the TLS server name.
+	if hasControl(e.Host) {
+		return invalid("host", "must not contain control characters")
+	}
+	return nil
 }
 
 func checkText(field, value string, maxBytes int) error {

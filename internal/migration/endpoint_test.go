@@ -27,6 +27,7 @@ func TestEndpointNormalize(t *testing.T) {
 		{"host too long", Endpoint{TLSMode: TLSModeSSL, Host: strings.Repeat("h", 254)}, 0, "host must be at most 253 bytes"},
 		{"label too long", Endpoint{TLSMode: TLSModeSSL, RoleLabel: strings.Repeat("l", 1025)}, 0, "role_label must be at most 1024 bytes"},
 		{"label not UTF-8", Endpoint{TLSMode: TLSModeSSL, RoleLabel: "\xff"}, 0, "role_label must be valid UTF-8"},
+		{"control character in host", Endpoint{TLSMode: TLSModeSSL, Host: "imap.example\r\nX: y"}, 0, "host must not contain control characters"},
 		{"empty host and label allowed", Endpoint{TLSMode: TLSModePlain, Port: 10143}, 10143, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ type Options struct {
 	MaxWorkers int
 	// Log receives the service's log lines; discarded when nil.
 	Log io.Writer
+	// APIToken, when set, is required by the API (httpapi.Options.APIToken);
+	// Client sends it.
+	APIToken string
 }
 
 // Service is a running service.
@@ -55,7 +59,9 @@ func Start(t testing.TB, opts Options) *Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.Start(pool, box, logger, app.Config{MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond})
+	a, err := app.Start(pool, box, logger, app.Config{
+		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +72,14 @@ func Start(t testing.TB, opts Options) *Service {
 		defer cancel()
 		a.Stop(ctx) //nolint:errcheck // the test is over; jobs left are dropped with the database
 	})
-	client, err := api.NewClientWithResponses(srv.URL + httpapi.BasePath)
+	var clientOpts []api.ClientOption
+	if opts.APIToken != "" {
+		clientOpts = append(clientOpts, api.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+opts.APIToken)
+			return nil
+		}))
+	}
+	client, err := api.NewClientWithResponses(srv.URL+httpapi.BasePath, clientOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}

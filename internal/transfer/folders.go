@@ -25,12 +25,12 @@ type namespace struct {
 type folderPlan struct {
 	Source      mailbox
 	Destination string
-	Create      bool             // the destination lacks it
+	Create      bool // the destination lacks it
 	// CreateRole is the source folder's role where the destination has no
 	// folder of that role: the new folder gets it (CREATE-SPECIAL-USE).
 	CreateRole imap.MailboxAttr
-	Subscribe   bool             // the source folder is subscribed, the destination's is not
-	DestStatus  *imap.StatusData // of an existing destination folder, from LIST-STATUS
+	Subscribe  bool             // the source folder is subscribed, the destination's is not
+	DestStatus *imap.StatusData // of an existing destination folder, from LIST-STATUS
 }
 
 // roles that a folder is mapped by (RFC 6154). \All and \Flagged are views

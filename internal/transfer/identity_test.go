@@ -110,3 +110,20 @@ func TestLastSettled(t *testing.T) {
 		t.Errorf("nothing new: %d, want 4", got)
 	}
 }
+
+// TestIdentityReadsPastAMalformedLine: a stray control character or a line
+// without a colon must not hide the fields after it; two messages of one
+// size that differ only in their Message-ID stay two.
+func TestIdentityReadsPastAMalformedLine(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"Date: \x10\r\n", "no colon here\r\n", "X-Bin: a\x00b\r\n"} {
+		a := identity([]byte(bad+"Message-ID: <a@x>\r\n"), 10)
+		b := identity([]byte(bad+"Message-ID: <b@x>\r\n"), 10)
+		if a != "id:<a@x>/10" || b != "id:<b@x>/10" {
+			t.Errorf("after %q: identities %q and %q, want each its Message-ID", bad, a, b)
+		}
+	}
+	if got := identity([]byte("Subject: x\r\n\r\nMessage-ID: <in the body>\r\n"), 1); strings.HasPrefix(got, "id:") {
+		t.Errorf("a Message-ID after the header's end was used: %q", got)
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strings"
+)
+
+// minAPITokenLength keeps guessable tokens out: 16 random characters are
+// beyond any online guessing.
+const minAPITokenLength = 16
+
+// loadAPIToken returns the configured API token, read from its file when
+// one is named, checked: long enough, and of the characters a bearer token
+// may have (RFC 6750 §2.1 b64token), so that every client can send it.
+func loadAPIToken(cfg config) (string, error) {
+	token := cfg.APIToken
+	if cfg.APITokenFile != "" {
+		data, err := os.ReadFile(cfg.APITokenFile)
+		if err != nil {
+			return "", fmt.Errorf("API token file: %w", err)
+		}
+		if token = strings.TrimSpace(string(data)); token == "" {
+			return "", fmt.Errorf("API token file %s is empty", cfg.APITokenFile)
+		}
+	}
+	if token == "" {
+		return "", nil
+	}
+	if len(token) < minAPITokenLength {
+		return "", fmt.Errorf("API token is %d characters; use at least %d, e.g. from `openssl rand -hex 32`", len(token), minAPITokenLength)
+	}
+	if !isB64Token(token) {
+		return "", fmt.Errorf("API token has characters a bearer token cannot carry; use letters, digits and -._~+/ only, e.g. from `openssl rand -hex 32`")
+	}
+	return token, nil
+}
+
+// isB64Token reports whether s matches RFC 6750's b64token:
+// 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
+func isB64Token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for _, c := range body {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.ContainsRune("-._~+/", c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// checkExposure refuses to serve the API without a token on an address
+// that other machines can reach, unless the operator said so.
+func checkExposure(listen, token string, insecureNoAuth bool) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", listen, err)
+	}
+	if token != "" || insecureNoAuth || isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s, which is not loopback, without an API token: "+
+		"set MAILMIGRATE_API_TOKEN (or MAILMIGRATE_API_TOKEN_FILE), listen on 127.0.0.1, or pass --insecure-no-auth", listen)
+}
+
+// isLoopbackHost reports whether host names the loopback interface only:
+// localhost, 127.0.0.0/8 or ::1. An empty host and 0.0.0.0 or :: mean
+// every interface, so they are not loopback.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,123 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+)
+
+// bodyUnauthorized is the plain-text body of every 401.
+const bodyUnauthorized = "unauthorized"
+
+// wsTokenProtocol is the WebSocket subprotocol that carries the token for
+// browsers, whose WebSocket API cannot set an Authorization header: the
+// client offers `Sec-WebSocket-Protocol: bearer, <token>` and the server
+// accepts `bearer` alone, so the token is never echoed back.
+const wsTokenProtocol = "bearer"
+
+// accessTokenParam is the query parameter that may carry the token on the
+// WebSocket route only: a URL ends up in logs and histories, so the other
+// routes take the header alone.
+const accessTokenParam = "access_token"
+
+// requireToken answers 401 to every API request (path under BasePath, the
+// served OpenAPI file aside) that does not carry token. It decides on the
+// same path string chi routes on, so no encoding of the path reaches an
+// API handler unchecked.
+func requireToken(token string) func(http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !needsToken(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			presented := presentedTokens(r)
+			if len(presented) == 0 {
+				unauthorized(w, `Bearer realm="mailmigrate"`)
+				return
+			}
+			for _, candidate := range presented {
+				// Comparing fixed-size digests takes the same time whatever
+				// the candidate, its length included.
+				got := sha256.Sum256([]byte(candidate))
+				if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+					stripAccessToken(r)
+					next.ServeHTTP(w, r)
+					return
+				}
+			}
+			unauthorized(w, `Bearer realm="mailmigrate", error="invalid_token"`)
+		})
+	}
+}
+
+// needsToken reports whether r is an API request. The OpenAPI file stays
+// open: it is the public contract (the same file as in the repository),
+// holds no data, and Swagger UI must load it before anyone has entered a
+// token.
+func needsToken(r *http.Request) bool {
+	path := routingPath(r)
+	return (path == BasePath || strings.HasPrefix(path, BasePath+"/")) && path != specPath
+}
+
+// routingPath is the path chi matches routes against.
+func routingPath(r *http.Request) string {
+	if r.URL.RawPath != "" {
+		return r.URL.RawPath
+	}
+	return r.URL.Path
+}
+
+// presentedTokens lists the tokens r carries: the Authorization header's
+// bearer token, and on the event stream the access_token parameter and the
+// token after the `bearer` subprotocol.
+func presentedTokens(r *http.Request) []string {
+	var tokens []string
+	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		tokens = append(tokens, strings.TrimSpace(token))
+	}
+	if routingPath(r) != streamPath {
+		return tokens
+	}
+	if token := r.URL.Query().Get(accessTokenParam); token != "" {
+		tokens = append(tokens, token)
+	}
+	if token, ok := subprotocolToken(r); ok {
+		tokens = append(tokens, token)
+	}
+	return tokens
+}
+
+// subprotocolToken finds the token in `Sec-WebSocket-Protocol: bearer, <token>`.
+func subprotocolToken(r *http.Request) (string, bool) {
+	var offered []string
+	for _, header := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(header, ",") {
+			offered = append(offered, strings.TrimSpace(p))
+		}
+	}
+	for i := 0; i+1 < len(offered); i++ {
+		if offered[i] == wsTokenProtocol {
+			return offered[i+1], true
+		}
+	}
+	return "", false
+}
+
+// stripAccessToken removes the token from the URL once it has been checked,
+// so that nothing further down (handlers, logs) can see or log it.
+func stripAccessToken(r *http.Request) {
+	q := r.URL.Query()
+	if !q.Has(accessTokenParam) {
+		return
+	}
+	q.Del(accessTokenParam)
+	r.URL.RawQuery = q.Encode()
+}
+
+func unauthorized(w http.ResponseWriter, challenge string) {
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeText(w, http.StatusUnauthorized, bodyUnauthorized)
+}

@@ -1,0 +1,167 @@
+package transfer
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeMailboxName is modified UTF-7's decoder (RFC 3501 §5.1.3), strict
+// as the RFC is, for the round-trip property of encodeMailboxName.
+func decodeMailboxName(t *testing.T, s string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e {
+			t.Fatalf("%q: byte %#x is not printable ASCII", s, c)
+		}
+		if c != '&' {
+			b.WriteByte(c)
+			continue
+		}
+		end := strings.IndexByte(s[i:], '-')
+		if end < 0 {
+			t.Fatalf("%q: a shift at %d is never closed", s, i)
+		}
+		shifted := s[i+1 : i+end]
+		i += end
+		if shifted == "" {
+			b.WriteByte('&')
+			continue
+		}
+		raw, err := mailboxUTF7.DecodeString(shifted)
+		if err != nil || len(raw)%2 != 0 {
+			t.Fatalf("%q: shifted run %q does not decode: %v", s, shifted, err)
+		}
+		units := make([]uint16, len(raw)/2)
+		for j := range units {
+			units[j] = uint16(raw[2*j])<<8 | uint16(raw[2*j+1])
+		}
+		b.WriteString(string(utf16.Decode(units)))
+	}
+	return b.String()
+}
+
+var encodingRE = regexp.MustCompile(`^([\x20-\x25\x27-\x7e]|&-|&[A-Za-z0-9+,]+-)*$`)
+
+// FuzzMailboxNameUTF7 checks that any UTF-8 folder name encodes to
+// printable ASCII of RFC 3501's grammar and decodes back to itself, and
+// that printable ASCII without "&" is left alone.
+func FuzzMailboxNameUTF7(f *testing.F) {
+	for _, name := range []string{"INBOX", "Entwürfe", "日本語", "Tom & Jerry", "Sent/Ünïcode", "~peter/mail/台北", "a😀b", "&&", "&-", "", "\x7f\x00\t", "é&é"} {
+		f.Add(name)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if !utf8.ValidString(name) {
+			t.Skip("folder names are UTF-8 (the domain refuses others)")
+		}
+		encoded := encodeMailboxName(name)
+		if !encodingRE.MatchString(encoded) {
+			t.Fatalf("encodeMailboxName(%q) = %q: not modified UTF-7", name, encoded)
+		}
+		if decoded := decodeMailboxName(t, encoded); decoded != name {
+			t.Fatalf("encodeMailboxName(%q) = %q, which decodes to %q", name, encoded, decoded)
+		}
+		if !strings.Contains(name, "&") && isPrintableASCII(name) && encoded != name {
+			t.Fatalf("printable ASCII %q encoded as %q", name, encoded)
+		}
+	})
+}
+
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzTranslateNameRoundTrip checks that translating a folder name to
+// another server's hierarchy and back gives the name again, for every pair
+// of the usual namespaces (personal prefix "" or "INBOX" + delimiter, with
+// "/" or "."), wherever the translation is not lossy by design (a part
+// holding the other delimiter becomes "_"; children of INBOX on a server
+// without prefix cannot be told from top-level folders on one with it).
+func FuzzTranslateNameRoundTrip(f *testing.F) {
+	for _, rel := range []string{"Projects/2024", "Projects.2024", "Sent", "a//b", "", "Ünïcode/日本", "x/", "/y", "inboxes/x"} {
+		for _, flags := range []uint8{0, 1, 2, 3, 5, 15} {
+			f.Add(rel, flags)
+		}
+	}
+	f.Fuzz(func(t *testing.T, rel string, flags uint8) {
+		src, dst := usualNamespace(flags&1 != 0, flags&2 != 0), usualNamespace(flags&4 != 0, flags&8 != 0)
+		parts := strings.Split(rel, string(src.Delim))
+		if strings.EqualFold(parts[0], "INBOX") {
+			t.Skip("children of INBOX are ambiguous between the layouts")
+		}
+		for _, p := range parts {
+			if strings.ContainsRune(p, dst.Delim) {
+				t.Skip("a part with the destination's delimiter is renamed by design")
+			}
+		}
+		name := src.Prefix + rel
+		there := translateName(name, src, dst)
+		if !strings.HasPrefix(there, dst.Prefix) {
+			t.Fatalf("translateName(%q, %+v, %+v) = %q, outside the destination's prefix", name, src, dst, there)
+		}
+		if back := translateName(there, dst, src); back != name {
+			t.Fatalf("%q → %q → %q (%q%c → %q%c)", name, there, back, src.Prefix, src.Delim, dst.Prefix, dst.Delim)
+		}
+	})
+}
+
+func usualNamespace(prefixed, slash bool) namespace {
+	ns := namespace{Delim: '.'}
+	if slash {
+		ns.Delim = '/'
+	}
+	if prefixed {
+		ns.Prefix = "INBOX" + string(ns.Delim)
+	}
+	return ns
+}
+
+var identityRE = regexp.MustCompile(`^(id:.+|hash:[0-9a-f]{32})/(-?[0-9]+)$`)
+
+// FuzzIdentity checks, for any header block, that the identity is well
+// formed and ends in the size; and for headers built from fuzzed values,
+// that it ignores what servers change in transit (folding, the order and
+// case of the fields) and uses the Message-ID exactly when there is one.
+func FuzzIdentity(f *testing.F) {
+	f.Add("<abc@example.com>", "Mon, 1 Jan 2024 10:00:00 +0000", "Alice <a@x>", "b@x", "hello world", int64(10))
+	f.Add("", "Mon, 1 Jan 2024 10:00:00 +0000", "a@x", "b@x, c@x", "a  long   subject", int64(0))
+	f.Add("  ", "", "", "", "", int64(-1))
+	f.Add("<a b>", "x", "=?utf-8?q?=C3=A9?=", "", "Ünïcode", int64(1<<40))
+	f.Fuzz(func(t *testing.T, messageID, date, from, to, subject string, size int64) {
+		values := []string{messageID, date, from, to, subject}
+		raw := []byte(strings.Join(values, "\r\n"))
+		if id := identity(raw, size); !identityRE.MatchString(id) || !strings.HasSuffix(id, "/"+strconv.FormatInt(size, 10)) {
+			t.Fatalf("identity(%q, %d) = %q: malformed", raw, size, id)
+		}
+		for _, v := range values {
+			if strings.ContainsAny(v, "\r\n\x00") || strings.TrimSpace(v) != v || !utf8.ValidString(v) {
+				t.Skip("header values come unfolded and trimmed from the parser")
+			}
+		}
+		names := []string{"Message-ID", "Date", "From", "To", "Subject"}
+		var plain, transit []string
+		for i, v := range values {
+			plain = append(plain, names[i]+": "+v)
+			// In transit: names in another case, long lines refolded at
+			// their first space, the fields in reverse order.
+			transit = append([]string{strings.ToUpper(names[i]) + ":\r\n " + strings.Replace(v, " ", "\r\n\t", 1)}, transit...)
+		}
+		id := identity([]byte(strings.Join(plain, "\r\n")+"\r\n"), size)
+		if again := identity([]byte(strings.Join(transit, "\r\n")+"\r\n"), size); again != id {
+			t.Fatalf("identity changed in transit: %q, then %q", id, again)
+		}
+		if hasID := strings.HasPrefix(id, "id:"); hasID != (messageID != "") {
+			t.Fatalf("Message-ID %q gave identity %q", messageID, id)
+		}
+	})
+}
