@@ -6267,6 +6267,17 @@ func (response RunAccount400TextResponse) VisitRunAccountResponse(w http.Respons
 	return err
 }
 
+type RunAccount401TextResponse UnauthorizedTextResponse
+
+func (response RunAccount401TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type RunAccount404TextResponse NotFoundTextResponse
 
 func (response RunAccount404TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/event"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
@@ -80,6 +81,7 @@ func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
 		Ready:    func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
 		APIToken: opts.APIToken,
 		Limits:   opts.Limits,
+		Metrics:  metrics.New(store, slog.New(slog.DiscardHandler)),
 	})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)

@@ -141,7 +141,7 @@ func TestRunEventsTellTheRunInOrder(t *testing.T) {
 		switch e.Kind {
 		case "folder.done":
 			st.folderDone++
-			if e.Folder == "" || e.MessagesTotal == nil {
+			if e.Folder == "" || e.MessagesTotal == nil || e.Login == "" || e.Host == "" || e.Port == 0 {
 				t.Errorf("folder.done without folder or figures: %+v", e)
 			}
 		case "account.progress":

@@ -17,6 +17,8 @@ type progressReporter struct {
 	worker               *AccountRun
 	args                 migration.AccountRunJob
 	login                string
+	host                 string // the destination's, where the copies go
+	port                 int
 	ctx                  context.Context // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
 	counted              transfer.Progress // what the metrics have of this run
@@ -44,7 +46,7 @@ func (r *progressReporter) progress(p transfer.Progress) {
 		r.lastSent = now
 		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, migration.Event{
 			Kind: migration.EventAccountProgress, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
-			Login: r.login, Folder: p.Folder, Progress: &figures,
+			Login: r.login, Host: r.host, Port: r.port, Folder: p.Folder, Progress: &figures,
 			Message: fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.login,
 				figures.MessagesCopied, figures.MessagesTotal, megabytes(figures.BytesCopied),
 				figures.FoldersDone+1, figures.FoldersTotal, p.Folder),
@@ -59,7 +61,7 @@ func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progre
 	figures := progressOf(p)
 	event := migration.Event{
 		Kind: migration.EventFolderDone, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
-		Login: r.login, Folder: f.Source, Error: f.Error, Progress: &figures,
+		Login: r.login, Host: r.host, Port: r.port, Folder: f.Source, Error: f.Error, Progress: &figures,
 		Message: fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
 			r.login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages),
 	}

@@ -124,7 +124,8 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 }
 
 func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials) migration.AccountRunOutcome {
-	reporter := &progressReporter{worker: w, args: args, login: creds.SourceLogin, ctx: ctx}
+	reporter := &progressReporter{worker: w, args: args, login: creds.SourceLogin,
+		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
 	state := job.State
