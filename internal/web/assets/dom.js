@@ -105,6 +105,24 @@ export function askToken(rejected) {
   }, () => token);
 }
 
+// keepFocus runs draw(), which replaces what container shows, and gives
+// the focus back to the same control if it was inside: a live update must
+// not throw a keyboard user back to the top of the page. The control is
+// found again by its row's data-id and its data-action, id or href.
+export function keepFocus(container, draw) {
+  const active = document.activeElement;
+  if (!active || active === container || !container.contains(active)) {
+    draw();
+    return;
+  }
+  const rowId = active.closest('[data-id]')?.dataset.id;
+  const attr = ['data-action', 'id', 'href'].find((name) => active.hasAttribute(name));
+  draw();
+  if (!attr || container.contains(active)) return;
+  const scope = rowId === undefined ? container : container.querySelector(`[data-id="${CSS.escape(rowId)}"]`);
+  scope?.querySelector(`[${attr}="${CSS.escape(active.getAttribute(attr))}"]`)?.focus({ preventScroll: true });
+}
+
 // formatTime shows an API timestamp in the reader's local time.
 export function formatTime(iso) {
   return iso ? new Date(iso).toLocaleString() : '';
