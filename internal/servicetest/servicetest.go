@@ -21,6 +21,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // Options tune Start.
@@ -29,6 +30,10 @@ type Options struct {
 	MaxWorkers int
 	// Log receives the service's log lines; discarded when nil.
 	Log io.Writer
+	// Workers tune the jobs, e.g. ProgressEvents for frequent
+	// account.progress events or LeaseRenewal for a prompt cancel; the
+	// workers' defaults when zero.
+	Workers worker.Options
 }
 
 // Service is a running service.
@@ -55,7 +60,7 @@ func Start(t testing.TB, opts Options) *Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.Start(pool, box, logger, app.Config{MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond})
+	a, err := app.Start(pool, box, logger, app.Config{MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, Workers: opts.Workers})
 	if err != nil {
 		t.Fatal(err)
 	}

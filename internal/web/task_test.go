@@ -91,8 +91,8 @@ func testTaskRun(t *testing.T, browser context.Context) {
 			}
 		}
 		bar := evaluate[[]float64](tb, fmt.Sprintf(`[document.querySelector('%s progress').value, document.querySelector('%s progress').max]`, row, row))
-		if bar[0] != bar[1] || bar[1] != float64(p.MessagesTotal) {
-			t.Errorf("progress bar of %s at %v of %v, want full at %d messages", a.SourceLogin, bar[0], bar[1], p.MessagesTotal)
+		if bar[0] != bar[1] || bar[1] != float64(p.FoldersTotal) {
+			t.Errorf("progress bar of %s at %v of %v, want full at %d folders", a.SourceLogin, bar[0], bar[1], p.FoldersTotal)
 		}
 	}
 	for _, want := range []string{"alice: migration started", "bob: migration started"} {

@@ -147,25 +147,25 @@ function accountTable(task, list, message, after, edit) {
           onclick: () => deleteAccount(task, account, message, after) })))));
 }
 
-// accountProgress is a bar of the messages copied (or refused) out of
-// those planned so far: a folder's messages are planned when the run
-// reaches it. Before any is planned, the bar counts folders.
+// accountProgress is a bar of the folders done out of those planned, and
+// the figures in words. The messages to copy are only counted as the run
+// reaches each folder (a folder's are fetched before they are counted),
+// so "copied of total" is nearly always full while the run goes on: the
+// folders say how far it is.
 function accountProgress(account) {
   const p = account.progress;
   const finished = !runningStates.has(account.state) && account.state !== 'idle';
-  let max = Math.max(p.folders_total, 1);
-  let value = finished && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
-  let words = `${p.folders_done}/${p.folders_total} folders · ${p.messages_copied} copied`;
-  if (p.messages_total > 0) {
-    max = p.messages_total;
-    value = Math.min(p.messages_copied + p.messages_failed, max);
-    words = `${p.messages_copied} of ${p.messages_total} messages copied · ${formatBytes(p.bytes_copied)} · ${p.folders_done}/${p.folders_total} folders`;
-  }
-  words += (p.messages_skipped ? ` · ${p.messages_skipped} skipped` : '')
-    + (p.messages_failed ? ` · ${p.messages_failed} failed` : '');
+  const max = Math.max(p.folders_total, 1);
+  const value = finished && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
+  const words = [`${p.folders_done}/${p.folders_total} folders`,
+    p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`];
+  if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
+  if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
+  if (p.messages_failed) words.push(`${p.messages_failed} failed`);
+  const text = words.join(' · ');
   return h('div', { class: 'progress' },
-    h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${words}` }),
-    h('span', { text: words }));
+    h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
+    h('span', { text }));
 }
 
 function testResult(side, result) {
