@@ -79,7 +79,8 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 
 // testCancelRun runs three slow accounts one at a time and cancels the
 // run from the task page; a second tab on the tasks list follows the run
-// started elsewhere, then its cancel, without a reload.
+// started elsewhere, then its cancel, without a reload and without losing
+// the keyboard focus.
 func testCancelRun(t *testing.T, browser context.Context) {
 	s := startSiteWith(t, "", servicetest.Options{Workers: worker.Options{LeaseRenewal: 300 * time.Millisecond}})
 	users := map[string]string{"alice": "a", "bob": "b", "carol": "c"}
@@ -107,6 +108,9 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	list.run(chromedp.Evaluate[chromedp.Void](`window.__samePage = true`))
 	listRow := fmt.Sprintf(`#task-list tr[data-id="%d"]`, taskID)
 	list.waitText(listRow, "idle")
+	// A keyboard user on the task's link keeps the focus there while the
+	// list redraws.
+	list.run(chromedp.Focus(chromedp.CSS(listRow + " a")))
 
 	tb := openTab(t, browser, s)
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
@@ -115,6 +119,9 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="running"]').length === 1`, "one account running")
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="queued"]').length === 2`, "two accounts queued")
 	list.waitText(listRow+" .badge", "running")
+	if focused := evaluate[string](list, `document.activeElement.getAttribute('href') ?? document.activeElement.tagName`); focused != fmt.Sprintf("#/tasks/%d", taskID) {
+		t.Errorf("after a live redraw the focus is on %q, want the task's link", focused)
+	}
 	list.screenshot("tasks-running")
 
 	tb.waitJS(`!document.querySelector('#task-summary button[data-action="cancel"]').disabled`, "Cancel run to be enabled")

@@ -154,9 +154,11 @@ function accountTable(task, list, message, after, edit) {
 // folders say how far it is.
 function accountProgress(account) {
   const p = account.progress;
-  const finished = !runningStates.has(account.state) && account.state !== 'idle';
+  // A run that found no folder to copy is complete, one that failed
+  // before listing them is not.
+  const completed = account.state === 'completed' || account.state === 'completed_with_errors';
   const max = Math.max(p.folders_total, 1);
-  const value = finished && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
+  const value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
   const words = [`${p.folders_done}/${p.folders_total} folders`,
     p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`];
   if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
