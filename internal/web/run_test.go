@@ -125,6 +125,11 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	list.screenshot("tasks-running")
 
 	tb.waitJS(`!document.querySelector('#task-summary button[data-action="cancel"]').disabled`, "Cancel run to be enabled")
+	// Run had the focus and is disabled now: the focus moved on to the
+	// next button, Cancel run, not to the top of the page.
+	if focused := evaluate[string](tb, `document.activeElement.dataset.action ?? document.activeElement.tagName`); focused != "cancel" {
+		t.Errorf("after Run the focus is on %q, want Cancel run", focused)
+	}
 	tb.click(`#task-summary button[data-action="cancel"]`)
 	tb.waitText("main .notice.ok", "Canceling the run: slow one.")
 	tb.waitText("#task-summary h1 .badge", "canceled")
