@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,7 +149,8 @@ func testCancelRun(t *testing.T, browser context.Context) {
 }
 
 // testProgressEvents watches one slow account: its row's bar and figures
-// (folders, messages copied of the total, megabytes) move as
+// (folders, messages copied of the total, megabytes, the folder being
+// copied) move as
 // account.progress and folder.done events come, many more times than the
 // page asks the API for the accounts.
 func testProgressEvents(t *testing.T, browser context.Context) {
@@ -167,7 +169,7 @@ func testProgressEvents(t *testing.T, browser context.Context) {
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
 	tb.waitText("#stream-state", "live")
 	// Every figure the row shows while alice runs, before the final one.
-	tb.run(chromedp.Evaluate[chromedp.Void](`window.__seen = new Set(); window.__bars = new Set();
+	tb.run(chromedp.Evaluate[chromedp.Void](`window.__seen = new Set(); window.__bars = new Set(); window.__folders = new Set();
 new MutationObserver(() => {
   const row = document.querySelector(` + quote(row) + `);
   const m = row?.textContent.match(/(\d+)\/(\d+) folders · (\d+) of (\d+) messages copied · ([\d.]+ [KM]?B)/);
@@ -175,6 +177,8 @@ new MutationObserver(() => {
   if (row?.dataset.state === 'running' && m && m[3] !== '0' && bar.value < bar.max && bar.value === Number(m[1])) {
     window.__seen.add(m[0]);
     window.__bars.add(bar.value);
+    const folder = row.querySelector('.progress-cell span').textContent.match(/ · copying (.+)$/);
+    if (folder) window.__folders.add(folder[1]);
   }
 }).observe(document.querySelector('#accounts'), { subtree: true, childList: true, characterData: true });`))
 	accountsPath := fmt.Sprintf("/api/v1/tasks/%d/accounts", taskID)
@@ -187,6 +191,14 @@ new MutationObserver(() => {
 	tb.waitJS(`document.querySelector(`+quote(row)+`)?.dataset.state === "completed"`, "alice to complete")
 	fetches := s.getCount(accountsPath) - fetchesBefore
 	seen := evaluate[[]string](tb, `[...window.__seen]`)
+	if folders := evaluate[[]string](tb, `[...window.__folders]`); len(folders) == 0 {
+		t.Error("the row never said which folder was being copied")
+	} else {
+		t.Logf("folders named while copying: %q", folders)
+	}
+	if got := tb.text(row + " .progress-cell"); strings.Contains(got, "copying") {
+		t.Errorf("the completed row still says %q", got)
+	}
 	t.Logf("the row showed %d figures while running, with %d requests for the accounts: %q", len(seen), fetches, seen)
 	if len(seen) <= fetches {
 		t.Errorf("the row showed %d figures while running with %d requests for the accounts: the figures must come from the events", len(seen), fetches)

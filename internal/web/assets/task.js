@@ -31,6 +31,9 @@ export async function taskPage(main, taskId, keepAlive) {
   let timer = null;
   let stopped = false;
   let shown = null; // the task and its accounts as drawn
+  // The folder each running account is copying, as its last
+  // account.progress event said: the API does not store it.
+  const folders = new Map();
   // refresh redraws the task and its accounts from the API; calls that
   // come while one runs are folded into one more.
   const refresh = coalesce(async () => {
@@ -39,7 +42,8 @@ export async function taskPage(main, taskId, keepAlive) {
     if (stopped) return;
     shown = { task, list };
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
-    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, message, () => refresh(), accountForm.edit)));
+    for (const account of list) if (account.state !== 'running') folders.delete(account.id);
+    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, folders, message, () => refresh(), accountForm.edit)));
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
@@ -53,11 +57,13 @@ export async function taskPage(main, taskId, keepAlive) {
     const figures = progressFigures(event);
     const account = shown?.list.find((a) => a.id === event.account_id);
     if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return;
+    if (event.kind === 'account.progress' && event.folder) folders.set(account.id, event.folder);
+    else folders.delete(account.id); // done with it; the next is not known yet
     const totals = shown.task.totals;
     for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
     account.progress = figures;
     account.updated_at = event.time;
-    accounts.querySelector(`#account-list tr[data-id="${account.id}"] td.progress-cell`)?.replaceChildren(accountProgress(account));
+    accounts.querySelector(`#account-list tr[data-id="${account.id}"] td.progress-cell`)?.replaceChildren(accountProgress(account, folders.get(account.id)));
     summary.querySelector('#task-copied')?.replaceChildren(copiedText(totals));
     summary.querySelector('#task-skipped')?.replaceChildren(skippedText(totals));
   }
@@ -127,7 +133,7 @@ function reportLink(taskId) {
   });
 }
 
-function accountTable(task, list, message, after, edit) {
+function accountTable(task, list, folders, message, after, edit) {
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
   return dataTable('account-list', ['Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
@@ -135,7 +141,7 @@ function accountTable(task, list, message, after, edit) {
       h('td', { class: 'wrap login' }, account.source_login,
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
       h('td', {}, stateBadge(account.state)),
-      h('td', { class: 'progress-cell' }, accountProgress(account)),
+      h('td', { class: 'progress-cell' }, accountProgress(account, folders.get(account.id))),
       h('td', {}, testResult('source', account.source_test), testResult('destination', account.destination_test)),
       h('td', { class: 'wrap error-text', text: account.last_error }),
       h('td', { class: 'actions' },
@@ -151,8 +157,8 @@ function accountTable(task, list, message, after, edit) {
 // the figures in words. The messages to copy are only counted as the run
 // reaches each folder (a folder's are fetched before they are counted),
 // so "copied of total" is nearly always full while the run goes on: the
-// folders say how far it is.
-function accountProgress(account) {
+// folders say how far it is. folder is the one being copied, if known.
+function accountProgress(account, folder) {
   const p = account.progress;
   // A run that found no folder to copy is complete, one that failed
   // before listing them is not.
@@ -164,6 +170,7 @@ function accountProgress(account) {
   if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
+  if (folder && account.state === 'running') words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
