@@ -30,7 +30,7 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
 	taskID := s.createTask(t, "retry me", src, dst)
 	alice := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "alice", SourcePassword: "wrong", DestinationPassword: "a2"})
-	s.createAccount(t, taskID, api.AccountInput{SourceLogin: "bob", SourcePassword: "b", DestinationPassword: "b2"})
+	bob := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "bob", SourcePassword: "b", DestinationPassword: "b2"})
 	aliceRow := fmt.Sprintf(`#account-list tr[data-id="%d"]`, alice)
 
 	tb := openTab(t, browser, s)
@@ -44,8 +44,15 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.waitText(`#event-log li[data-kind="account.failed"]`, "alice")
 	tb.screenshot("task-account-failed")
 
-	// The edit form: logins filled in, passwords empty; a new source
-	// password alone is changed.
+	// The edit form: logins filled in, passwords empty; Cancel goes back
+	// to adding one; a new source password alone is changed.
+	tb.click(fmt.Sprintf(`#account-list tr[data-id="%d"] button[data-action="edit"]`, bob))
+	tb.waitText("#account-form h2", "Edit account bob")
+	tb.click(`#account-form button[data-action="cancel-edit"]`)
+	tb.waitText("#account-form h2", "Add an account")
+	if got := evaluate[string](tb, `document.querySelector('#account-form [name=source_login]').value`); got != "" {
+		t.Errorf("the add form after Cancel holds %q", got)
+	}
 	tb.click(aliceRow + ` button[data-action="edit"]`)
 	tb.waitText("#account-form h2", "Edit account alice")
 	if got := evaluate[[]string](tb, `['source_login', 'destination_login', 'source_password', 'destination_password'].map((n) => document.querySelector('#account-form [name=' + n + ']').value)`); fmt.Sprint(got) != "[alice alice  ]" {

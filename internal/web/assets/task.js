@@ -224,7 +224,7 @@ function addAccountForm(taskId, after) {
   const destinationPasswordField = field('Destination password', destinationPassword, ' ');
   const destinationPasswordHint = destinationPasswordField.querySelector('.hint');
   const submitButton = h('button', { class: 'primary' });
-  const cancelButton = h('button', { type: 'button', 'data-action': 'cancel-edit', text: 'Cancel', onclick: () => setMode(null) });
+  const cancelButton = h('button', { type: 'button', 'data-action': 'cancel-edit', text: 'Cancel', onclick: () => { setMode(null); formMessage.clear(); sourceLogin.focus(); } });
   const form = h('form', { id: 'account-form', class: 'card', 'aria-labelledby': title.id },
     title, formMessage.el,
     field('Source login', sourceLogin),
