@@ -22,6 +22,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // Options tune Start.
@@ -33,6 +34,10 @@ type Options struct {
 	// APIToken, when set, is required by the API (httpapi.Options.APIToken);
 	// Client sends it.
 	APIToken string
+	// Workers tune the jobs, e.g. ProgressEvents for frequent
+	// account.progress events or LeaseRenewal for a prompt cancel; the
+	// workers' defaults when zero.
+	Workers worker.Options
 }
 
 // Service is a running service.
@@ -60,7 +65,7 @@ func Start(t testing.TB, opts Options) *Service {
 		t.Fatal(err)
 	}
 	a, err := app.Start(pool, box, logger, app.Config{
-		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken,
+		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -78,11 +78,18 @@ type site struct {
 
 	mu      sync.Mutex
 	sockets []net.Conn
+	gets    map[string]int // GET requests by path
 }
 
 func startSite(t *testing.T, token string) *site {
 	t.Helper()
-	s := &site{Service: servicetest.Start(t, servicetest.Options{}), token: token}
+	return startSiteWith(t, token, servicetest.Options{})
+}
+
+// startSiteWith is startSite with the service tuned, e.g. its workers.
+func startSiteWith(t *testing.T, token string, opts servicetest.Options) *site {
+	t.Helper()
+	s := &site{Service: servicetest.Start(t, opts), token: token, gets: map[string]int{}}
 	front := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(front.Close)
 	s.front = front.URL
@@ -91,6 +98,11 @@ func startSite(t *testing.T, token string) *site {
 
 func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", strictCSP)
+	if r.Method == http.MethodGet {
+		s.mu.Lock()
+		s.gets[r.URL.Path]++
+		s.mu.Unlock()
+	}
 	if s.token != "" && strings.HasPrefix(r.URL.Path, "/api/") {
 		given := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if strings.HasSuffix(r.URL.Path, "/events/ws") {
@@ -104,6 +116,13 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.App.Handler.ServeHTTP(recordingHijacks{ResponseWriter: w, site: s}, r)
+}
+
+// getCount is how many GET requests the path has had.
+func (s *site) getCount(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets[path]
 }
 
 // dropSockets closes every WebSocket connection, as a restart or a flaky

@@ -66,13 +66,13 @@ export async function request(method, path, body, contentType = 'application/jso
   return text ? JSON.parse(text) : null;
 }
 
-// eventSocketURL is the address of the live event stream of a task,
-// starting after seq. A browser's WebSocket cannot send headers, so the
-// token rides as a query parameter.
+// eventSocketURL is the address of the live event stream of a task (of
+// every task when taskId is null), starting after seq. A browser's
+// WebSocket cannot send headers, so the token rides as a query parameter.
 export function eventSocketURL(taskId, after) {
   const url = new URL(`${apiBase}/events/ws`, location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  url.searchParams.set('task_id', String(taskId));
+  if (taskId !== null) url.searchParams.set('task_id', String(taskId));
   url.searchParams.set('after', String(after));
   const token = apiToken();
   if (token) url.searchParams.set('access_token', token);

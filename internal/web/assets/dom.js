@@ -105,6 +105,28 @@ export function askToken(rejected) {
   }, () => token);
 }
 
+// keepFocus runs draw(), which replaces what container shows, and gives
+// the focus back to the same control if it was inside: a live update must
+// not throw a keyboard user back to the top of the page. The control is
+// found again by its row's data-id and its data-action, id or href; when
+// it is gone or disabled now (Run, once the run started), the first one
+// enabled in its row (or the container) gets the focus.
+export function keepFocus(container, draw) {
+  const active = document.activeElement;
+  if (!active || active === container || !container.contains(active)) {
+    draw();
+    return;
+  }
+  const rowId = active.closest('[data-id]')?.dataset.id;
+  const attr = ['data-action', 'id', 'href'].find((name) => active.hasAttribute(name));
+  draw();
+  if (container.contains(active)) return;
+  const scope = (rowId === undefined ? null : container.querySelector(`[data-id="${CSS.escape(rowId)}"]`)) ?? container;
+  const same = attr ? scope.querySelector(`[${attr}="${CSS.escape(active.getAttribute(attr))}"]`) : null;
+  const target = same && !same.disabled ? same : scope.querySelector('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled])');
+  target?.focus({ preventScroll: true });
+}
+
 // formatTime shows an API timestamp in the reader's local time.
 export function formatTime(iso) {
   return iso ? new Date(iso).toLocaleString() : '';

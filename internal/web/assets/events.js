@@ -1,8 +1,52 @@
-// The live event log of a task: a WebSocket that first replays the stored
-// events, then sends new ones. When the connection drops, it reconnects
-// with after=<last seq seen>, so nothing is missed and nothing repeats.
+// The live event log of a task, or of every task: a WebSocket that first
+// replays the stored events, then sends new ones. When the connection
+// drops, it reconnects with after=<last seq seen>, so nothing is missed
+// and nothing repeats.
 
 import { eventSocketURL, request } from './api.js';
+
+// Seqs order all events of the service, and every stream sees them
+// committed in that order: the highest seq this tab has seen is a safe
+// place for a stream of every task to start from when the page has just
+// loaded what it shows (see tasksPage).
+let highestSeq = 0;
+
+export function latestSeqSeen() {
+  return highestSeq;
+}
+
+// progressFigures are the account's figures an event carries
+// (account.progress, folder.done, account.done, account.failed), in the
+// shape of an account's progress; null when it carries none.
+export function progressFigures(event) {
+  if (typeof event.folders_total !== 'number') return null;
+  const figures = {};
+  for (const key of ['folders_total', 'folders_done', 'messages_total', 'messages_copied',
+    'messages_skipped', 'messages_failed', 'bytes_copied']) figures[key] = Number(event[key]) || 0;
+  return figures;
+}
+
+// throttle calls fn at once, then at most once per wait ms however often
+// it is asked: a call that comes too early runs at the end of the wait.
+// stop() drops a waiting call.
+export function throttle(fn, wait) {
+  let timer = null;
+  let last = -Infinity;
+  const fire = () => {
+    timer = null;
+    last = Date.now();
+    fn();
+  };
+  return {
+    call() {
+      if (timer) return;
+      const early = wait - (Date.now() - last);
+      if (early <= 0) fire();
+      else timer = setTimeout(fire, early);
+    },
+    stop() { clearTimeout(timer); timer = null; },
+  };
+}
 
 // isFailure says whether an event reports something that went wrong.
 export function isFailure(event) {
@@ -27,14 +71,40 @@ function composeMessage(event) {
   return text || event.kind;
 }
 
-// EventStream follows one task's events until stop().
+// coalesce wraps an async fn so that calls made while it runs are folded
+// into one more run once it ends: a burst of events costs two requests,
+// and answers are drawn in the order they were asked for.
+export function coalesce(fn) {
+  let running = null;
+  let again = false;
+  return async function call() {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await fn();
+        } while (again);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+}
+
+// EventStream follows one task's events (every task's when taskId is
+// null) after seq `after` until stop().
 export class EventStream {
   // onEvent(event) receives each event once, in seq order; onStatus(text)
   // hears "live", "reconnecting…" or "stopped: …"; onReconnect() is called
   // after a reconnection, to refresh what the events do not carry.
-  constructor(taskId, { onEvent, onStatus, onReconnect }) {
+  constructor(taskId, { onEvent, onStatus = () => {}, onReconnect = () => {}, after = 0 }) {
     Object.assign(this, { taskId, onEvent, onStatus, onReconnect });
-    this.lastSeq = 0;
+    this.lastSeq = after;
     this.stopped = false;
     this.failures = 0;
     this.connect();
@@ -65,7 +135,7 @@ export class EventStream {
   async reconnect() {
     if (this.stopped) return;
     try {
-      await request('GET', `/tasks/${this.taskId}`);
+      await request('GET', this.taskId === null ? '/tasks' : `/tasks/${this.taskId}`);
     } catch (err) {
       if (err.status === 404 || err.status === 401) {
         this.onStatus(`stopped: ${err.message}`);
@@ -84,6 +154,7 @@ export class EventStream {
     }
     if (typeof event.seq !== 'number' || event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
+    highestSeq = Math.max(highestSeq, event.seq);
     this.onEvent(event);
   }
 

@@ -3,60 +3,86 @@
 // file, and the live event log.
 
 import { request, fetchWithToken, apiBase, apiToken } from './api.js';
-import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataTable } from './dom.js';
+import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
-import { EventStream, describeEvent, isFailure } from './events.js';
-import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress } from './tasks.js';
+import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce } from './events.js';
+import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, pollWhileBusy } from './tasks.js';
 
 const maxLogLines = 2000;
+
+// figuresOnly events move an account's figures and nothing else.
+const figuresOnly = new Set(['account.progress', 'folder.done']);
 
 export async function taskPage(main, taskId, keepAlive) {
   const message = notice();
   const summary = h('section', { id: 'task-summary', 'aria-live': 'polite' });
   const accounts = h('div', { class: 'table-wrap', id: 'accounts' });
   const log = eventLog();
+  const accountForm = addAccountForm(taskId, () => refresh());
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ` / task ${taskId}`),
     summary, message.el,
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }), accounts),
-    h('div', { class: 'columns' }, addAccountForm(taskId, () => refresh()), importForm(taskId, () => refresh())),
+    h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
     log.section);
 
   const endpoints = new Map((await request('GET', '/endpoints')).map((e) => [e.id, e]));
   let timer = null;
-  let refreshing = null;
-  // refresh redraws the task and its accounts; calls that come while one
-  // runs are folded into one more, so a burst of events costs two requests.
-  async function refresh() {
-    if (refreshing) { refreshing.again = true; return; }
-    refreshing = { again: false };
-    try {
-      do {
-        refreshing.again = false;
-        await redraw();
-      } while (refreshing.again);
-    } finally {
-      refreshing = null;
-    }
-  }
-  async function redraw() {
+  let stopped = false;
+  let shown = null; // the task and its accounts as drawn
+  // The folder each running account is copying, as its last
+  // account.progress event said: the API does not store it.
+  const folders = new Map();
+  // refresh redraws the task and its accounts from the API; calls that
+  // come while one runs are folded into one more.
+  const refresh = coalesce(async () => {
     clearTimeout(timer);
     const [task, list] = await Promise.all([request('GET', `/tasks/${taskId}`), request('GET', `/tasks/${taskId}/accounts`)]);
-    summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh()));
-    accounts.replaceChildren(accountTable(task, list, message, () => refresh()));
-    // Progress is stored every second without an event: ask while busy.
-    if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), 1500);
+    if (stopped) return;
+    shown = { task, list };
+    keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
+    for (const account of list) if (account.state !== 'running') folders.delete(account.id);
+    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, folders, message, () => refresh(), accountForm.edit)));
+    // The events tell what changes; asking now and then while busy
+    // catches what a lost connection would hide.
+    if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
+  });
+  const refreshSoon = throttle(() => refresh().catch(() => {}), 1000);
+
+  // showFigures puts the figures an event carries in its account's row
+  // and the task's totals at once, without asking the API. Figures older
+  // than the drawn ones (a replayed event) are left out.
+  function showFigures(event) {
+    const figures = progressFigures(event);
+    const account = shown?.list.find((a) => a.id === event.account_id);
+    if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return;
+    if (event.kind === 'account.progress' && event.folder) folders.set(account.id, event.folder);
+    else folders.delete(account.id); // done with it; the next is not known yet
+    const totals = shown.task.totals;
+    for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
+    account.progress = figures;
+    account.updated_at = event.time;
+    accounts.querySelector(`#account-list tr[data-id="${account.id}"] td.progress-cell`)?.replaceChildren(accountProgress(account, folders.get(account.id)));
+    summary.querySelector('#task-copied')?.replaceChildren(copiedText(totals));
+    summary.querySelector('#task-skipped')?.replaceChildren(skippedText(totals));
   }
 
   await refresh();
   const stream = new EventStream(taskId, {
-    onEvent: (event) => { log.add(event); refresh().catch(() => {}); },
+    onEvent: (event) => {
+      log.add(event);
+      showFigures(event);
+      if (!figuresOnly.has(event.kind)) refreshSoon.call();
+    },
     onStatus: log.status,
-    onReconnect: () => refresh().catch(() => {}),
+    onReconnect: () => refreshSoon.call(),
   });
-  keepAlive(() => { clearTimeout(timer); stream.stop(); });
+  keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); });
 }
+
+const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`;
+const skippedText = (t) => `${t.messages_skipped} / ${t.messages_failed} messages`;
 
 function taskSummary(task, endpoints, message, after) {
   const name = (id) => (endpoints.has(id) ? endpointName(endpoints.get(id)) : `endpoint ${id}`);
@@ -70,8 +96,8 @@ function taskSummary(task, endpoints, message, after) {
     h('dl', { class: 'facts' },
       fact('Accounts', plural(task.accounts.total, 'account', 'accounts') + (counts ? ` (${counts})` : '')),
       fact('Progress', accountsProgress(task.accounts)),
-      fact('Copied', `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`),
-      fact('Skipped / failed', `${t.messages_skipped} / ${t.messages_failed} messages`),
+      fact('Copied', copiedText(t), 'task-copied'),
+      fact('Skipped / failed', skippedText(t), 'task-skipped'),
       task.started_at ? fact('Started', formatTime(task.started_at)) : null,
       task.finished_at ? fact('Finished', formatTime(task.finished_at)) : null),
     h('div', { class: 'actions toolbar' }, taskActions(task, message, async (verb, ok) => {
@@ -85,8 +111,8 @@ function taskSummary(task, endpoints, message, after) {
   ];
 }
 
-function fact(term, value) {
-  return h('div', {}, h('dt', { text: term }), h('dd', {}, value));
+function fact(term, value, id) {
+  return h('div', {}, h('dt', { text: term }), h('dd', { id }, value));
 }
 
 // reportLink downloads the CSV report. A plain link cannot send the API
@@ -107,7 +133,7 @@ function reportLink(taskId) {
   });
 }
 
-function accountTable(task, list, message, after) {
+function accountTable(task, list, folders, message, after, edit) {
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
   return dataTable('account-list', ['Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
@@ -115,29 +141,40 @@ function accountTable(task, list, message, after) {
       h('td', { class: 'wrap login' }, account.source_login,
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
       h('td', {}, stateBadge(account.state)),
-      h('td', {}, accountProgress(account)),
+      h('td', { class: 'progress-cell' }, accountProgress(account, folders.get(account.id))),
       h('td', {}, testResult('source', account.source_test), testResult('destination', account.destination_test)),
       h('td', { class: 'wrap error-text', text: account.last_error }),
       h('td', { class: 'actions' },
         h('button', { 'data-action': 'retry', disabled: busy, 'aria-label': `Retry ${account.source_login}`, text: 'Retry',
           onclick: () => retryAccount(task, account, message, after) }),
+        h('button', { 'data-action': 'edit', disabled: busy, 'aria-label': `Edit ${account.source_login}`, text: 'Edit',
+          onclick: () => edit(account) }),
         h('button', { class: 'danger', 'data-action': 'delete', disabled: busy, 'aria-label': `Delete ${account.source_login}`, text: 'Delete',
           onclick: () => deleteAccount(task, account, message, after) })))));
 }
 
-// accountProgress is a bar of folders done out of the folders planned:
-// the number of messages to copy is only known folder by folder.
-function accountProgress(account) {
+// accountProgress is a bar of the folders done out of those planned, and
+// the figures in words. The messages to copy are only counted as the run
+// reaches each folder (a folder's are fetched before they are counted),
+// so "copied of total" is nearly always full while the run goes on: the
+// folders say how far it is. folder is the one being copied, if known.
+function accountProgress(account, folder) {
   const p = account.progress;
-  const finished = !runningStates.has(account.state) && account.state !== 'idle';
+  // A run that found no folder to copy is complete, one that failed
+  // before listing them is not.
+  const completed = account.state === 'completed' || account.state === 'completed_with_errors';
   const max = Math.max(p.folders_total, 1);
-  const value = finished && p.folders_total === 0 ? max : p.folders_done;
-  const words = `${p.folders_done}/${p.folders_total} folders · ${p.messages_copied} copied`
-    + (p.messages_skipped ? ` · ${p.messages_skipped} skipped` : '')
-    + (p.messages_failed ? ` · ${p.messages_failed} failed` : '');
+  const value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
+  const words = [`${p.folders_done}/${p.folders_total} folders`,
+    p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`];
+  if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
+  if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
+  if (p.messages_failed) words.push(`${p.messages_failed} failed`);
+  if (folder && account.state === 'running') words.push(`copying ${folder}`);
+  const text = words.join(' · ');
   return h('div', { class: 'progress' },
-    h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${words}` }),
-    h('span', { text: words }));
+    h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
+    h('span', { text }));
 }
 
 function testResult(side, result) {
@@ -167,8 +204,10 @@ async function deleteAccount(task, account, message, after) {
   await after();
 }
 
-// addAccountForm adds one account. The password inputs are write-only:
-// they are emptied once the form is sent, whatever the answer.
+// addAccountForm adds one account, or with edit(account) changes one.
+// The password inputs are write-only: they are emptied once the form is
+// sent, whatever the answer, and an edit leaves a password empty to keep
+// the stored one.
 function addAccountForm(taskId, after) {
   const formMessage = notice();
   const input = (name, type = 'text') => h('input', { name, type, autocomplete: type === 'password' ? 'new-password' : 'off', spellcheck: 'false', maxlength: 1024 });
@@ -177,12 +216,39 @@ function addAccountForm(taskId, after) {
   const sourcePassword = input('source_password', 'password');
   const destinationLogin = input('destination_login');
   const destinationPassword = input('destination_password', 'password');
-  const form = h('form', { id: 'account-form', class: 'card' },
-    h('h2', { text: 'Add an account' }), formMessage.el,
-    field('Source login', sourceLogin), field('Source password', sourcePassword),
+  const title = h('h2', { id: 'account-form-title' });
+  // The password hints say what an empty field means, which depends on
+  // whether the form adds or edits.
+  const sourcePasswordField = field('Source password', sourcePassword, ' ');
+  const sourcePasswordHint = sourcePasswordField.querySelector('.hint');
+  const destinationPasswordField = field('Destination password', destinationPassword, ' ');
+  const destinationPasswordHint = destinationPasswordField.querySelector('.hint');
+  const submitButton = h('button', { class: 'primary' });
+  const cancelButton = h('button', { type: 'button', 'data-action': 'cancel-edit', text: 'Cancel', onclick: () => { setMode(null); formMessage.clear(); sourceLogin.focus(); } });
+  const form = h('form', { id: 'account-form', class: 'card', 'aria-labelledby': title.id },
+    title, formMessage.el,
+    field('Source login', sourceLogin),
+    sourcePasswordField,
     field('Destination login', destinationLogin, 'Empty: the same as the source.'),
-    field('Destination password', destinationPassword, 'Empty: the same as the source.'),
-    h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Add account' })));
+    destinationPasswordField,
+    h('div', { class: 'actions' }, submitButton, cancelButton));
+
+  let editing = null; // the account being edited, or null to add one
+  function setMode(account) {
+    editing = account;
+    title.textContent = account ? `Edit account ${account.source_login}` : 'Add an account';
+    submitButton.textContent = account ? 'Save account' : 'Add account';
+    cancelButton.hidden = !account;
+    sourcePasswordHint.textContent = account ? 'Empty: keep the stored password.' : '';
+    sourcePasswordHint.hidden = !account;
+    destinationPasswordHint.textContent = account ? 'Empty: keep the stored password.' : 'Empty: the same as the source.';
+    sourceLogin.value = account?.source_login ?? '';
+    destinationLogin.value = account?.destination_login ?? '';
+    sourcePassword.value = '';
+    destinationPassword.value = '';
+  }
+  setMode(null);
+
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
     formMessage.clear();
@@ -192,17 +258,31 @@ function addAccountForm(taskId, after) {
     };
     sourcePassword.value = '';
     destinationPassword.value = '';
+    const account = editing;
     try {
-      await request('POST', `/tasks/${taskId}/accounts`, body);
-      formMessage.set('ok', `Account ${body.source_login} added.`);
-      sourceLogin.value = '';
-      destinationLogin.value = '';
+      if (account) {
+        await request('PUT', `/tasks/${taskId}/accounts/${account.id}`, body);
+        formMessage.set('ok', `Account ${body.source_login} saved.`);
+      } else {
+        await request('POST', `/tasks/${taskId}/accounts`, body);
+        formMessage.set('ok', `Account ${body.source_login} added.`);
+      }
+      setMode(null);
     } catch (err) {
-      formMessage.set('error', `Not added: ${err.message}`);
+      formMessage.set('error', `Not ${account ? 'saved' : 'added'}: ${err.message}`);
     }
     await after();
   });
-  return form;
+
+  return {
+    form,
+    edit(account) {
+      formMessage.clear();
+      setMode(account);
+      form.scrollIntoView({ block: 'nearest' });
+      sourcePassword.focus();
+    },
+  };
 }
 
 // importForm uploads a CSV file; the service takes all of it or none, and

@@ -2,8 +2,9 @@
 // run, test, cancel and delete it, and the form that creates one.
 
 import { request } from './api.js';
-import { h, field, notice, confirmAction, plural, dataTable } from './dom.js';
+import { h, field, notice, confirmAction, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
+import { EventStream, latestSeqSeen, throttle, coalesce } from './events.js';
 import { takeFlash } from './flash.js';
 
 // runningStates are the states in which a task is busy (DESIGN §4).
@@ -68,26 +69,49 @@ async function deleteTask(task, message, after) {
   await after('delete', ok);
 }
 
+// pollWhileBusy is how often a page asks again while a task is busy: the
+// events say what changes, this only catches what a dropped connection
+// or a missed event would hide.
+export const pollWhileBusy = 5000;
+
+// figuresOnly events only move an account's figures, which the
+// tasks list does not show.
+const figuresOnly = new Set(['account.progress', 'folder.done']);
+
 export async function tasksPage(main, keepAlive) {
   const message = notice();
   const list = h('div', { class: 'table-wrap' });
   const formSection = h('section');
-  main.append(h('h1', { text: 'Tasks' }), message.el, list, formSection);
+  const streamState = h('span', { id: 'stream-state', class: 'muted', text: 'connecting…' });
+  main.append(h('h1', {}, 'Tasks ', streamState), message.el, list, formSection);
   takeFlash(message);
   const endpoints = await request('GET', '/endpoints');
   const byId = new Map(endpoints.map((e) => [e.id, e]));
 
-  // While a task is busy the page asks again every two seconds: account
-  // progress is stored as it goes, without an event.
+  // The list follows the events of every task, a refresh at most once a
+  // second; while a task is busy it also asks every few seconds, in case
+  // an event was missed.
   let timer = null;
-  async function reload() {
+  let stopped = false;
+  const reload = coalesce(async () => {
     clearTimeout(timer);
     const tasks = await request('GET', '/tasks');
-    list.replaceChildren(taskTable(tasks, byId, message, reload));
-    if (tasks.some((t) => runningStates.has(t.state))) timer = setTimeout(() => reload().catch(() => {}), 2000);
-  }
-  keepAlive(() => clearTimeout(timer));
+    if (stopped) return;
+    keepFocus(list, () => list.replaceChildren(taskTable(tasks, byId, message, reload)));
+    if (tasks.some((t) => runningStates.has(t.state))) timer = setTimeout(() => reload().catch(() => {}), pollWhileBusy);
+  });
+  const live = throttle(() => reload().catch(() => {}), 1000);
+  keepAlive(() => { stopped = true; clearTimeout(timer); live.stop(); });
   formSection.append(newTaskForm(endpoints));
+  // Events after the last one this tab has seen: the list loaded next
+  // shows everything before. (A fresh tab replays the log once.)
+  const stream = new EventStream(null, {
+    after: latestSeqSeen(),
+    onEvent: (event) => { if (!figuresOnly.has(event.kind)) live.call(); },
+    onStatus: (text) => { streamState.textContent = text; },
+    onReconnect: () => live.call(),
+  });
+  keepAlive(() => stream.stop());
   await reload();
 }
 

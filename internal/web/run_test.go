@@ -1,0 +1,227 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
+)
+
+// testRetryAccount runs a task whose account alice has a wrong source
+// password: her row says why she failed; her password is fixed through
+// the edit form, Retry runs her alone, and the row and the task's state
+// follow without a reload.
+func testRetryAccount(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a2", "bob": "b2"}})
+	for i, login := range []string{"alice", "bob"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1)}))
+	}
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "retry me", src, dst)
+	alice := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "alice", SourcePassword: "wrong", DestinationPassword: "a2"})
+	bob := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "bob", SourcePassword: "b", DestinationPassword: "b2"})
+	aliceRow := fmt.Sprintf(`#account-list tr[data-id="%d"]`, alice)
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#stream-state", "live")
+	tb.run(chromedp.Evaluate[chromedp.Void](`window.__samePage = true`))
+	tb.click(`#task-summary button[data-action="run"]`)
+	tb.waitJS(`document.querySelector(`+quote(aliceRow)+`)?.dataset.state === "failed"`, "alice to fail")
+	tb.waitText(aliceRow+" .error-text", "authentication failed")
+	tb.waitText("#task-summary h1 .badge", "completed with errors")
+	tb.waitText(`#event-log li[data-kind="account.failed"]`, "alice")
+	tb.screenshot("task-account-failed")
+
+	// The edit form: logins filled in, passwords empty; Cancel goes back
+	// to adding one; a new source password alone is changed.
+	tb.click(fmt.Sprintf(`#account-list tr[data-id="%d"] button[data-action="edit"]`, bob))
+	tb.waitText("#account-form h2", "Edit account bob")
+	tb.click(`#account-form button[data-action="cancel-edit"]`)
+	tb.waitText("#account-form h2", "Add an account")
+	if got := evaluate[string](tb, `document.querySelector('#account-form [name=source_login]').value`); got != "" {
+		t.Errorf("the add form after Cancel holds %q", got)
+	}
+	tb.click(aliceRow + ` button[data-action="edit"]`)
+	tb.waitText("#account-form h2", "Edit account alice")
+	if got := evaluate[[]string](tb, `['source_login', 'destination_login', 'source_password', 'destination_password'].map((n) => document.querySelector('#account-form [name=' + n + ']').value)`); fmt.Sprint(got) != "[alice alice  ]" {
+		t.Errorf("edit form holds %q", got)
+	}
+	if focused := evaluate[string](tb, `document.activeElement.name`); focused != "source_password" {
+		t.Errorf("the focus is on %q, want the source password", focused)
+	}
+	tb.screenshot("task-account-edit")
+	tb.fill(map[string]string{"#account-form [name=source_password]": "a"})
+	tb.click("#account-form button.primary")
+	tb.waitText("#account-form .notice.ok", "Account alice saved.")
+	tb.waitText("#account-form h2", "Add an account")
+
+	tb.click(aliceRow + ` button[data-action="retry"]`)
+	tb.waitText("main .notice.ok", "Retrying alice.")
+	tb.waitJS(`document.querySelector(`+quote(aliceRow)+`)?.dataset.state === "completed"`, "alice to complete")
+	tb.waitText("#task-summary h1 .badge", "completed")
+	tb.waitText(aliceRow, " messages copied")
+	if !evaluate[bool](tb, `window.__samePage === true`) {
+		t.Error("the page reloaded")
+	}
+	got, err := s.Client.GetAccountWithResponse(context.Background(), taskID, alice)
+	if err != nil || got.JSON200 == nil {
+		t.Fatalf("get alice: %v", err)
+	}
+	if p := got.JSON200.Progress; p.MessagesCopied == 0 || got.JSON200.LastError != "" {
+		t.Errorf("alice after the retry: %+v, last error %q", p, got.JSON200.LastError)
+	}
+	tb.screenshot("task-account-retried")
+}
+
+// testCancelRun runs three slow accounts one at a time and cancels the
+// run from the task page; a second tab on the tasks list follows the run
+// started elsewhere, then its cancel, without a reload and without losing
+// the keyboard focus.
+func testCancelRun(t *testing.T, browser context.Context) {
+	s := startSiteWith(t, "", servicetest.Options{Workers: worker.Options{LeaseRenewal: 300 * time.Millisecond}})
+	users := map[string]string{"alice": "a", "bob": "b", "carol": "c"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: users})
+	for i, login := range []string{"alice", "bob", "carol"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1)}))
+	}
+	slowHost, slowPort := slowProxy(t, old.Addr(), 50_000)
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old (slow)", Host: slowHost, Port: slowPort, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	created, err := s.Client.CreateTaskWithResponse(context.Background(), api.TaskInput{Name: "slow one", SourceEndpointId: src,
+		DestinationEndpointId: dst, Options: &api.TaskOptions{ParallelAccounts: 1}})
+	if err != nil || created.JSON201 == nil {
+		t.Fatalf("create task: %v", err)
+	}
+	taskID := created.JSON201.Id
+	for _, login := range []string{"alice", "bob", "carol"} {
+		s.createAccount(t, taskID, api.AccountInput{SourceLogin: login, SourcePassword: users[login]})
+	}
+
+	list := openTab(t, browser, s)
+	list.open("#/tasks")
+	list.waitText("#stream-state", "live")
+	list.run(chromedp.Evaluate[chromedp.Void](`window.__samePage = true`))
+	listRow := fmt.Sprintf(`#task-list tr[data-id="%d"]`, taskID)
+	list.waitText(listRow, "idle")
+	// A keyboard user on the task's link keeps the focus there while the
+	// list redraws.
+	list.run(chromedp.Focus(chromedp.CSS(listRow + " a")))
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#stream-state", "live")
+	tb.click(`#task-summary button[data-action="run"]`)
+	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="running"]').length === 1`, "one account running")
+	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="queued"]').length === 2`, "two accounts queued")
+	list.waitText(listRow+" .badge", "running")
+	if focused := evaluate[string](list, `document.activeElement.getAttribute('href') ?? document.activeElement.tagName`); focused != fmt.Sprintf("#/tasks/%d", taskID) {
+		t.Errorf("after a live redraw the focus is on %q, want the task's link", focused)
+	}
+	list.screenshot("tasks-running")
+
+	tb.waitJS(`!document.querySelector('#task-summary button[data-action="cancel"]').disabled`, "Cancel run to be enabled")
+	// Run had the focus and is disabled now: the focus moved on to the
+	// next button, Cancel run, not to the top of the page.
+	if focused := evaluate[string](tb, `document.activeElement.dataset.action ?? document.activeElement.tagName`); focused != "cancel" {
+		t.Errorf("after Run the focus is on %q, want Cancel run", focused)
+	}
+	tb.click(`#task-summary button[data-action="cancel"]`)
+	tb.waitText("main .notice.ok", "Canceling the run: slow one.")
+	tb.waitText("#task-summary h1 .badge", "canceled")
+	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="canceled"]').length === 3`, "the three accounts canceled")
+	tb.waitText(`#event-log li[data-kind="run.canceled"]`, "")
+	if disabled := evaluate[bool](tb, `document.querySelector('#task-summary button[data-action="run"]').disabled`); disabled {
+		t.Error("Run is still disabled after the cancel")
+	}
+	tb.screenshot("task-canceled")
+
+	list.waitText(listRow+" .badge", "canceled")
+	if !evaluate[bool](list, `window.__samePage === true`) {
+		t.Error("the tasks list reloaded")
+	}
+	list.screenshot("tasks-canceled")
+}
+
+// testProgressEvents watches one slow account: its row's bar and figures
+// (folders, messages copied of the total, megabytes, the folder being
+// copied) move as
+// account.progress and folder.done events come, many more times than the
+// page asks the API for the accounts.
+func testProgressEvents(t *testing.T, browser context.Context) {
+	s := startSiteWith(t, "", servicetest.Options{Workers: worker.Options{ProgressEvents: 100 * time.Millisecond}})
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a"}})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 7, Messages: 60, LargeMessages: 4, LargeSize: 250_000}))
+	slowHost, slowPort := slowProxy(t, old.Addr(), 300_000)
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old (slow)", Host: slowHost, Port: slowPort, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "progress", src, dst)
+	alice := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "alice", SourcePassword: "a"})
+	row := fmt.Sprintf(`#account-list tr[data-id="%d"]`, alice)
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#stream-state", "live")
+	// Every figure the row shows while alice runs, before the final one.
+	tb.run(chromedp.Evaluate[chromedp.Void](`window.__seen = new Set(); window.__bars = new Set(); window.__folders = new Set();
+new MutationObserver(() => {
+  const row = document.querySelector(` + quote(row) + `);
+  const m = row?.textContent.match(/(\d+)\/(\d+) folders · (\d+) of (\d+) messages copied · ([\d.]+ [KM]?B)/);
+  const bar = row?.querySelector('progress');
+  if (row?.dataset.state === 'running' && m && m[3] !== '0' && bar.value < bar.max && bar.value === Number(m[1])) {
+    window.__seen.add(m[0]);
+    window.__bars.add(bar.value);
+    const folder = row.querySelector('.progress-cell span').textContent.match(/ · copying (.+)$/);
+    if (folder) window.__folders.add(folder[1]);
+  }
+}).observe(document.querySelector('#accounts'), { subtree: true, childList: true, characterData: true });`))
+	accountsPath := fmt.Sprintf("/api/v1/tasks/%d/accounts", taskID)
+	fetchesBefore := s.getCount(accountsPath)
+	tb.click(`#task-summary button[data-action="run"]`)
+	tb.waitJS(`window.__seen.size >= 3 && window.__bars.size >= 2`, "the row's figures and bar to move while running")
+	tb.screenshot("task-progress")
+	tb.phoneWidth()
+	tb.screenshot("task-progress-phone")
+	tb.waitJS(`document.querySelector(`+quote(row)+`)?.dataset.state === "completed"`, "alice to complete")
+	fetches := s.getCount(accountsPath) - fetchesBefore
+	seen := evaluate[[]string](tb, `[...window.__seen]`)
+	if folders := evaluate[[]string](tb, `[...window.__folders]`); len(folders) == 0 {
+		t.Error("the row never said which folder was being copied")
+	} else {
+		t.Logf("folders named while copying: %q", folders)
+	}
+	if got := tb.text(row + " .progress-cell"); strings.Contains(got, "copying") {
+		t.Errorf("the completed row still says %q", got)
+	}
+	t.Logf("the row showed %d figures while running, with %d requests for the accounts: %q", len(seen), fetches, seen)
+	if len(seen) <= fetches {
+		t.Errorf("the row showed %d figures while running with %d requests for the accounts: the figures must come from the events", len(seen), fetches)
+	}
+	tb.waitText(`#event-log li[data-kind="account.progress"]`, "alice: ")
+}
+
+// createAccount adds an account through the API.
+func (s *site) createAccount(t *testing.T, taskID int64, in api.AccountInput) int64 {
+	t.Helper()
+	resp, err := s.Client.CreateAccountWithResponse(context.Background(), taskID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.JSON201 == nil {
+		t.Fatalf("create account: %d %s", resp.StatusCode(), resp.Body)
+	}
+	return resp.JSON201.Id
+}
