@@ -408,3 +408,28 @@ func TestDeadProcessesTestsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestJobTakenButNeverStartedIsRequeued: a process that died after taking
+// an account's job from the queue but before starting the account leaves
+// the job running and the account queued; once that is older than a
+// lease, the account gets a new job and the run completes.
+func TestJobTakenButNeverStartedIsRequeued(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	ctx := context.Background()
+	f := s.newMigration(t, 1, 20, "")
+	s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
+	if _, err := s.pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_by = '{dead}',
+		attempted_at = now() - interval '2 minutes' WHERE kind = 'account_run'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.store.RequeueExpiredRuns(ctx, 5*time.Minute); err != nil || n != 0 {
+		t.Fatalf("requeued %d (%v) before the lease time", n, err)
+	}
+	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 1 {
+		t.Fatalf("requeued %d (%v), want 1", n, err)
+	}
+	s.startWorkers(t, 2)
+	s.waitForState(t, f.taskID, api.TaskStateCompleted)
+	f.wantExact(t)
+}

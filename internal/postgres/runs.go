@@ -146,17 +146,12 @@ const discardJobSQL = `UPDATE river_job SET state = 'discarded', finalized_at = 
 // each is recorded as failed on both sides, so that the task leaves
 // testing, and its job is discarded so it is never counted twice.
 func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) (int, error) {
-	params := river.NewJobListParams().Kinds(migration.AccountTestJob{}.Kind()).
-		States(rivertype.JobStateRunning).First(10000)
-	running, err := s.jobs.JobListTx(ctx, tx, params)
+	running, err := s.runningSince(ctx, tx, migration.AccountTestJob{}.Kind(), DeadTestAfter)
 	if err != nil {
 		return 0, err
 	}
 	ended := 0
-	for _, job := range running.Jobs {
-		if job.AttemptedAt == nil || time.Since(*job.AttemptedAt) < DeadTestAfter {
-			continue
-		}
+	for _, job := range running {
 		var args migration.AccountTestJob
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return ended, err
@@ -176,22 +171,34 @@ func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) 
 	return ended, nil
 }
 
+// runningSince returns the jobs of kind that have been running for at
+// least age.
+func (s *Store) runningSince(ctx context.Context, tx pgx.Tx, kind string, age time.Duration) ([]*rivertype.JobRow, error) {
+	params := river.NewJobListParams().Kinds(kind).States(rivertype.JobStateRunning).First(10000)
+	running, err := s.jobs.JobListTx(ctx, tx, params)
+	if err != nil {
+		return nil, err
+	}
+	var old []*rivertype.JobRow
+	for _, job := range running.Jobs {
+		if job.AttemptedAt != nil && time.Since(*job.AttemptedAt) >= age {
+			old = append(old, job)
+		}
+	}
+	return old, nil
+}
+
 // requeueStranded queues again the accounts whose job a process took from
 // the queue but never started: it died between the two. Such a job stays
 // running in the queue with its account still queued; starting takes
 // milliseconds, so one older than expiry belongs to a dead process.
 func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, expiry time.Duration) (int, error) {
-	params := river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).
-		States(rivertype.JobStateRunning).First(10000)
-	running, err := s.jobs.JobListTx(ctx, tx, params)
+	running, err := s.runningSince(ctx, tx, migration.AccountRunJob{}.Kind(), expiry)
 	if err != nil {
 		return 0, err
 	}
 	requeued := 0
-	for _, job := range running.Jobs {
-		if job.AttemptedAt == nil || time.Since(*job.AttemptedAt) < expiry {
-			continue
-		}
+	for _, job := range running {
 		var args migration.AccountRunJob
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return requeued, err

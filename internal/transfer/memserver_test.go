@@ -42,13 +42,19 @@ func startMemServer(t *testing.T, users map[string]string) *memServer {
 		InsecureAuth: true,
 		Logger:       discardLogger{},
 	})
+	return &memServer{addr: serveIMAP(t, srv)}
+}
+
+// serveIMAP runs srv on a loopback port until the test ends.
+func serveIMAP(t *testing.T, srv *imapserver.Server) *net.TCPAddr {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return &memServer{addr: ln.Addr().(*net.TCPAddr)}
+	return ln.Addr().(*net.TCPAddr)
 }
 
 type discardLogger struct{}

@@ -2,7 +2,6 @@ package transfer
 
 import (
 	"context"
-	"net"
 	"sync"
 	"testing"
 
@@ -66,13 +65,7 @@ func startCreateRecorder(t *testing.T, login, password string, refuseRole bool) 
 		InsecureAuth: true,
 		Logger:       discardLogger{},
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := serveIMAP(t, srv).Port
 	return Side{Server: Server{Host: "127.0.0.1", Port: port, Security: SecurityPlain}, Login: login, Password: password}, log
 }
 
