@@ -18,16 +18,19 @@ type message struct {
 	Identity string
 }
 
-// fetchMessages reads the metadata and identity of every message of the
-// selected folder with a UID of at least from. The source is only read:
-// BODY.PEEK sets no \Seen (RFC 9051 §6.4.5).
-func (s *session) fetchMessages(from imap.UID) ([]message, error) {
+// fetchMessages reads the metadata, and when asked the identity, of every
+// message of the selected folder with a UID of at least from. The source
+// is only read: BODY.PEEK sets no \Seen (RFC 9051 §6.4.5).
+func (s *session) fetchMessages(from imap.UID, withIdentity bool) ([]message, error) {
 	var uids imap.UIDSet
 	uids.AddRange(from, 0) // from:*
-	cmd := s.Fetch(uids, &imap.FetchOptions{
-		UID: true, Flags: true, InternalDate: true, RFC822Size: true,
-		BodySection: []*imap.FetchItemBodySection{identitySection},
-	})
+	options := &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}
+	if withIdentity {
+		// The header fields make the server read every message's header
+		// (a file each in a maildir): only worth it to compare.
+		options.BodySection = []*imap.FetchItemBodySection{identitySection}
+	}
+	cmd := s.Fetch(uids, options)
 	var messages []message
 	for {
 		data := cmd.Next()
@@ -49,8 +52,10 @@ func (s *session) fetchMessages(from imap.UID) ([]message, error) {
 			Flags:    buf.Flags,
 			Date:     buf.InternalDate,
 			Size:     buf.RFC822Size,
-			Identity: identity(buf.FindBodySection(identitySection), buf.RFC822Size),
 		})
+		if withIdentity {
+			messages[len(messages)-1].Identity = identity(buf.FindBodySection(identitySection), buf.RFC822Size)
+		}
 	}
 	if err := cmd.Close(); err != nil {
 		return nil, s.side.fail(s.name, classify(err), err)

@@ -39,7 +39,8 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	}
 	var fetched []message
 	if sd.NumMessages > 0 {
-		if fetched, err = src.fetchMessages(from); err != nil {
+		// Identities are compared only with a destination that holds mail.
+		if fetched, err = src.fetchMessages(from, dd.NumMessages > 0); err != nil {
 			return res, err
 		}
 	}
@@ -155,7 +156,7 @@ func (r *accountRun) missing(eligible []message, destinationHasMail bool, dstFro
 	if len(eligible) == 0 || !destinationHasMail {
 		return eligible, nil
 	}
-	present, err := r.destination.fetchMessages(dstFrom)
+	present, err := r.destination.fetchMessages(dstFrom, true)
 	if err != nil {
 		return nil, err
 	}
