@@ -67,6 +67,10 @@ namespace inbox {
 {{- end}}
 }
 
+{{- if .Capability}}
+
+imap_capability = {{.Capability}}
+{{- end}}
 {{- if .QuotaBytes}}
 
 # A storage quota per user (RFC 9208): an APPEND beyond it fails with
@@ -116,6 +120,7 @@ type configData struct {
 	MailLocation, Separator, Prefix string
 	SpecialUse                      []specialUse
 	QuotaBytes                      int64
+	Capability                      string
 }
 
 // writeConfig writes the configuration for the given ports and returns its
@@ -128,6 +133,7 @@ func (d *Dovecot) writeConfig(port, tlsPort int) (string, error) {
 		Prefix:       d.Layout.Prefix(),
 		SpecialUse:   d.Layout.specialUse(),
 		QuotaBytes:   d.quotaBytes,
+		Capability:   d.capability,
 	}
 	data.Acct.InternalUser = d.acct.internalUser
 	data.Acct.InternalGroup = d.acct.internalGroup

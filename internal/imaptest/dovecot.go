@@ -24,6 +24,10 @@ type Options struct {
 	// QuotaBytes, when positive, limits every user's mail to that many
 	// bytes: an APPEND beyond it fails with NO [OVERQUOTA] (RFC 9208).
 	QuotaBytes int64
+	// Capability, when set, is the capability list the server announces
+	// after login (imap_capability), e.g. to play an older server without
+	// LIST-EXTENDED; Dovecot still understands what it does not announce.
+	Capability string
 }
 
 // Dovecot is a running Dovecot instance. It is stopped, and its directory
@@ -37,6 +41,7 @@ type Dovecot struct {
 	Layout  Layout
 
 	quotaBytes int64
+	capability string
 	acct       *account
 	proc       *process
 	usersMu    sync.Mutex        // guards passwords and the users directory
@@ -61,7 +66,7 @@ func StartDovecot(t testing.TB, opts Options) *Dovecot {
 		t.Fatalf("imaptest: %v", err)
 	}
 	d := &Dovecot{Host: "127.0.0.1", Dir: dir, Layout: opts.Layout, acct: acct,
-		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes}
+		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, capability: opts.Capability}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("imaptest: log of the Dovecot on %s:\n%s", d.Addr(), d.LogTail())

@@ -5,52 +5,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// decodeMailboxName is modified UTF-7's decoder (RFC 3501 §5.1.3), strict
-// as the RFC is, for the round-trip property of encodeMailboxName.
-func decodeMailboxName(t *testing.T, s string) string {
-	t.Helper()
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e {
-			t.Fatalf("%q: byte %#x is not printable ASCII", s, c)
-		}
-		if c != '&' {
-			b.WriteByte(c)
-			continue
-		}
-		end := strings.IndexByte(s[i:], '-')
-		if end < 0 {
-			t.Fatalf("%q: a shift at %d is never closed", s, i)
-		}
-		shifted := s[i+1 : i+end]
-		i += end
-		if shifted == "" {
-			b.WriteByte('&')
-			continue
-		}
-		raw, err := mailboxUTF7.DecodeString(shifted)
-		if err != nil || len(raw)%2 != 0 {
-			t.Fatalf("%q: shifted run %q does not decode: %v", s, shifted, err)
-		}
-		units := make([]uint16, len(raw)/2)
-		for j := range units {
-			units[j] = uint16(raw[2*j])<<8 | uint16(raw[2*j+1])
-		}
-		b.WriteString(string(utf16.Decode(units)))
-	}
-	return b.String()
-}
 
 var encodingRE = regexp.MustCompile(`^([\x20-\x25\x27-\x7e]|&-|&[A-Za-z0-9+,]+-)*$`)
 
 // FuzzMailboxNameUTF7 checks that any UTF-8 folder name encodes to
-// printable ASCII of RFC 3501's grammar and decodes back to itself, and
-// that printable ASCII without "&" is left alone.
+// printable ASCII of RFC 3501's grammar (so the lenient decoder's
+// fallbacks never apply) and decodes back to itself, and that printable
+// ASCII without "&" is left alone.
 func FuzzMailboxNameUTF7(f *testing.F) {
 	for _, name := range []string{"INBOX", "Entwürfe", "日本語", "Tom & Jerry", "Sent/Ünïcode", "~peter/mail/台北", "a😀b", "&&", "&-", "", "\x7f\x00\t", "é&é"} {
 		f.Add(name)
@@ -63,7 +26,7 @@ func FuzzMailboxNameUTF7(f *testing.F) {
 		if !encodingRE.MatchString(encoded) {
 			t.Fatalf("encodeMailboxName(%q) = %q: not modified UTF-7", name, encoded)
 		}
-		if decoded := decodeMailboxName(t, encoded); decoded != name {
+		if decoded := decodeMailboxName(encoded); decoded != name {
 			t.Fatalf("encodeMailboxName(%q) = %q, which decodes to %q", name, encoded, decoded)
 		}
 		if !strings.Contains(name, "&") && isPrintableASCII(name) && encoded != name {

@@ -23,8 +23,8 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 	if err != nil {
 		return nil, ns, s.side.fail(s.name, classify(err), err)
 	}
-	// Without LIST-EXTENDED subscriptions would need LSUB, which go-imap
-	// v2 lacks: such servers get no subscriptions copied.
+	// Without LIST-EXTENDED the source's subscriptions come from LSUB
+	// (accountRun.readSubscriptions).
 	subscribed := map[string]bool{}
 	boxes := make([]mailbox, 0, len(listed))
 	for _, data := range listed {

@@ -23,6 +23,15 @@ type memServer struct {
 
 func startMemServer(t *testing.T, users map[string]string) *memServer {
 	t.Helper()
+	return startMemServerWith(t, users, imap.CapSet{
+		imap.CapIMAP4rev1: {}, imap.CapNamespace: {}, imap.CapUIDPlus: {},
+		imap.CapListExtended: {}, imap.CapLiteralPlus: {},
+	})
+}
+
+// startMemServerWith runs the in-memory server announcing caps.
+func startMemServerWith(t *testing.T, users map[string]string, caps imap.CapSet) *memServer {
+	t.Helper()
 	mem := imapmemserver.New()
 	for login, password := range users {
 		u := imapmemserver.NewUser(login, password)
@@ -35,10 +44,7 @@ func startMemServer(t *testing.T, users map[string]string) *memServer {
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
 			return mem.NewSession(), nil, nil
 		},
-		Caps: imap.CapSet{
-			imap.CapIMAP4rev1: {}, imap.CapNamespace: {}, imap.CapUIDPlus: {},
-			imap.CapListExtended: {}, imap.CapLiteralPlus: {},
-		},
+		Caps:         caps,
 		InsecureAuth: true,
 		Logger:       discardLogger{},
 	})

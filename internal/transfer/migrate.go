@@ -85,6 +85,9 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	if dst.err != nil {
 		return dst.err
 	}
+	if !src.session.Caps().Has(imap.CapListExtended) {
+		r.readSubscriptions(ctx, src.boxes)
+	}
 	r.source, r.destination, r.appender, r.appenderTried = src.session, dst.session, nil, false
 	defer func() {
 		if r.appender != nil {
@@ -111,6 +114,20 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readSubscriptions marks the source folders that LSUB lists as
+// subscribed, for a source without LIST-EXTENDED. Subscriptions are worth
+// a warning, not the account: without them the copy goes on.
+func (r *accountRun) readSubscriptions(ctx context.Context, boxes []mailbox) {
+	subscribed, err := subscriptionsByLSUB(ctx, &r.job.Source, "source", r.job.Tuning)
+	if err != nil {
+		r.logger.Warn("could not read the source's subscriptions (LSUB); they are not copied", "err", err)
+		return
+	}
+	for i := range boxes {
+		boxes[i].Subscribed = boxes[i].Subscribed || subscribed[boxes[i].Name]
+	}
 }
 
 // openedSide is a logged-in session and its folders, or why there is none.

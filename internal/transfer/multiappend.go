@@ -18,7 +18,8 @@ import (
 // batch of messages: the destination commits them at once, which costs a
 // server such as Dovecot a fraction of one APPEND per message. With
 // LITERAL+ (RFC 7888) bodies stream without waiting for the server, and
-// several batches may be on the wire at once.
+// several batches may be on the wire at once. The same hand-written
+// connection serves LSUB (lsub.go), which go-imap v2 lacks too.
 type appender struct {
 	conn        *idleConn
 	r           *bufio.Reader
@@ -29,6 +30,12 @@ type appender struct {
 	name        string
 	// onCapability, while set, receives the words of a CAPABILITY response.
 	onCapability func(words []string)
+	// onUntagged, while set, receives every other untagged response
+	// without its "* ".
+	onUntagged func(response string)
+	// keepLiterals makes readLine put literals into the line as quoted
+	// strings instead of dropping them.
+	keepLiterals bool
 	stop         func() bool
 }
 
@@ -38,9 +45,24 @@ const appendBufferSize = 64 << 10
 // dialAppender connects and logs in a second time to the destination. It
 // returns nil, nil when the server lacks MULTIAPPEND.
 func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, error) {
+	a, caps, err := dialHandWritten(ctx, side, name, tuning)
+	if err != nil {
+		return nil, err
+	}
+	if !caps[imap.CapMultiAppend] {
+		a.close()
+		return nil, nil
+	}
+	a.literalPlus = caps[imap.CapLiteralPlus]
+	return a, nil
+}
+
+// dialHandWritten connects to side and logs in on a connection that this
+// package writes by hand, and returns the server's capabilities.
+func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, map[imap.Cap]bool, error) {
 	raw, err := dialRaw(ctx, side, tuning.GreetingTimeout)
 	if err != nil {
-		return nil, side.fail(name, classify(err), err)
+		return nil, nil, side.fail(name, classify(err), err)
 	}
 	conn := &idleConn{Conn: raw}
 	conn.timeout.Store(int64(tuning.GreetingTimeout))
@@ -53,17 +75,12 @@ func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (
 		a.stop()
 		raw.Close()
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
-		return nil, side.fail(name, loginKind(err), err)
+		return nil, nil, side.fail(name, loginKind(err), err)
 	}
-	if !caps[imap.CapMultiAppend] {
-		a.close()
-		return nil, nil
-	}
-	a.literalPlus = caps[imap.CapLiteralPlus]
 	conn.timeout.Store(int64(tuning.IdleTimeout))
-	return a, nil
+	return a, caps, nil
 }
 
 // open reads the greeting, secures the connection as configured, logs in
@@ -197,8 +214,14 @@ func (a *appender) wait(tag string) error {
 			return err
 		}
 		if rest, ok := strings.CutPrefix(line, "* "); ok {
-			if words := strings.Fields(rest); len(words) > 0 && strings.EqualFold(words[0], "CAPABILITY") && a.onCapability != nil {
-				a.onCapability(words[1:])
+			words := strings.Fields(rest)
+			switch {
+			case len(words) > 0 && strings.EqualFold(words[0], "CAPABILITY"):
+				if a.onCapability != nil {
+					a.onCapability(words[1:])
+				}
+			case a.onUntagged != nil:
+				a.onUntagged(rest)
 			}
 			continue
 		}
@@ -212,8 +235,8 @@ func (a *appender) wait(tag string) error {
 }
 
 // readLine reads one response line without its CRLF. A line announcing a
-// literal gets the literal read and dropped: no response this appender
-// waits for needs one.
+// literal gets the literal read and dropped (no response to MULTIAPPEND
+// needs one) or, with keepLiterals, put in its place as a quoted string.
 func (a *appender) readLine() (string, error) {
 	line, err := a.r.ReadString('\n')
 	if err != nil {
@@ -222,14 +245,31 @@ func (a *appender) readLine() (string, error) {
 	line = strings.TrimRight(line, "\r\n")
 	if i := strings.LastIndexByte(line, '{'); i >= 0 && strings.HasSuffix(line, "}") {
 		if n, err := strconv.ParseInt(strings.TrimSuffix(line[i+1:len(line)-1], "+"), 10, 64); err == nil {
-			if _, err := io.CopyN(io.Discard, a.r, n); err != nil {
+			literal, err := a.readLiteral(n)
+			if err != nil {
 				return "", err
 			}
 			more, err := a.readLine()
-			return line[:i] + more, err
+			return line[:i] + literal + more, err
 		}
 	}
 	return line, nil
+}
+
+// maxKeptLiteral bounds a literal kept in a line: a folder name is short.
+const maxKeptLiteral = 64 << 10
+
+// readLiteral reads a literal of n bytes: dropped, or as a quoted string.
+func (a *appender) readLiteral(n int64) (string, error) {
+	if !a.keepLiterals || n > maxKeptLiteral {
+		_, err := io.CopyN(io.Discard, a.r, n)
+		return "", err
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(a.r, buf); err != nil {
+		return "", err
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(buf)) + `"`, nil
 }
 
 // responseError turns "tag NO [CODE ...] text" into an *imap.Error, so that

@@ -45,3 +45,39 @@ func encodeMailboxName(name string) string {
 	flush()
 	return b.String()
 }
+
+// decodeMailboxName reads a mailbox name in modified UTF-7, the inverse of
+// encodeMailboxName. A malformed shifted run is kept as it stands: a
+// name is never lost, at worst shown as the server sent it.
+func decodeMailboxName(wire string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(wire, '&')
+		if i < 0 {
+			b.WriteString(wire)
+			return b.String()
+		}
+		b.WriteString(wire[:i])
+		j := strings.IndexByte(wire[i:], '-')
+		if j < 0 {
+			b.WriteString(wire[i:])
+			return b.String()
+		}
+		run := wire[i+1 : i+j]
+		wire = wire[i+j+1:]
+		if run == "" {
+			b.WriteByte('&')
+			continue
+		}
+		raw, err := mailboxUTF7.DecodeString(run)
+		if err != nil || len(raw)%2 != 0 {
+			b.WriteString("&" + run + "-")
+			continue
+		}
+		units := make([]uint16, len(raw)/2)
+		for k := range units {
+			units[k] = uint16(raw[2*k])<<8 | uint16(raw[2*k+1])
+		}
+		b.WriteString(string(utf16.Decode(units)))
+	}
+}

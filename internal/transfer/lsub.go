@@ -1,0 +1,76 @@
+package transfer
+
+import (
+	"context"
+	"strings"
+)
+
+// subscriptionsByLSUB returns the subscribed folders of side's account as
+// LSUB lists them (RFC 3501 §6.3.9). Servers without LIST-EXTENDED have no
+// other way to tell, and go-imap v2's client has no LSUB: the command goes
+// on a connection of its own, written by hand like the MULTIAPPEND one.
+func subscriptionsByLSUB(ctx context.Context, side *Side, name string, tuning Tuning) (map[string]bool, error) {
+	c, _, err := dialHandWritten(ctx, side, name, tuning)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	subscribed := map[string]bool{}
+	c.keepLiterals = true
+	c.onUntagged = func(response string) {
+		if folder, ok := parseLSUB(response); ok {
+			subscribed[folder] = true
+		}
+	}
+	if err := c.command(`LSUB "" "*"`); err != nil {
+		return nil, side.fail(name, classify(err), err)
+	}
+	return subscribed, nil
+}
+
+// parseLSUB reads the folder of an untagged `LSUB (attributes) delimiter
+// name` response. A folder marked \Noselect is listed only because a child
+// of it is subscribed (RFC 3501 §6.3.9): it is not.
+func parseLSUB(response string) (string, bool) {
+	verb, rest, _ := strings.Cut(response, " ")
+	if !strings.EqualFold(verb, "LSUB") || !strings.HasPrefix(rest, "(") {
+		return "", false
+	}
+	attrs, rest, ok := strings.Cut(rest[1:], ")")
+	if !ok || strings.Contains(strings.ToLower(attrs), `\noselect`) {
+		return "", false
+	}
+	if _, rest, ok = cutAString(strings.TrimPrefix(rest, " ")); !ok { // the delimiter, or NIL
+		return "", false
+	}
+	folder, _, ok := cutAString(strings.TrimPrefix(rest, " "))
+	if !ok {
+		return "", false
+	}
+	if strings.EqualFold(folder, "INBOX") {
+		folder = "INBOX"
+	}
+	return decodeMailboxName(folder), true
+}
+
+// cutAString reads an atom or a quoted string (RFC 9051 §4.3) from the
+// start of s; literals arrive as quoted strings (see readLine).
+func cutAString(s string) (value, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		value, rest, _ = strings.Cut(s, " ")
+		return value, rest, value != ""
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case c == '"':
+			return b.String(), s[i+1:], true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false
+}
