@@ -48,10 +48,10 @@ func (s *session) fetchMessages(from imap.UID, withIdentity bool) ([]message, er
 			continue
 		}
 		messages = append(messages, message{
-			UID:      buf.UID,
-			Flags:    buf.Flags,
-			Date:     buf.InternalDate,
-			Size:     buf.RFC822Size,
+			UID:   buf.UID,
+			Flags: buf.Flags,
+			Date:  buf.InternalDate,
+			Size:  buf.RFC822Size,
 		})
 		if withIdentity {
 			messages[len(messages)-1].Identity = identity(buf.FindBodySection(identitySection), buf.RFC822Size)
