@@ -70,19 +70,20 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 
 const accountRunLock = `-- name: AccountRunLock :one
 SELECT a.state, a.run_generation,
-       coalesce((t.options ->> 'parallel_accounts')::int, 4)::int AS parallel_accounts,
+       coalesce((t.options ->> 'parallel_accounts')::int, $1::int)::int AS parallel_accounts,
        lower(se.host) AS source_host, lower(de.host) AS destination_host
 FROM accounts a
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints se ON se.id = t.source_endpoint_id
 JOIN endpoints de ON de.id = t.destination_endpoint_id
-WHERE a.task_id = $1 AND a.id = $2
+WHERE a.task_id = $2 AND a.id = $3
 FOR UPDATE OF a
 `
 
 type AccountRunLockParams struct {
-	TaskID int64
-	ID     int64
+	DefaultParallel int32
+	TaskID          int64
+	ID              int64
 }
 
 type AccountRunLockRow struct {
@@ -96,7 +97,7 @@ type AccountRunLockRow struct {
 // The account a job is about to start, locked; with its task's
 // parallelism and the hosts its run connects to.
 func (q *Queries) AccountRunLock(ctx context.Context, arg AccountRunLockParams) (AccountRunLockRow, error) {
-	row := q.db.QueryRow(ctx, accountRunLock, arg.TaskID, arg.ID)
+	row := q.db.QueryRow(ctx, accountRunLock, arg.DefaultParallel, arg.TaskID, arg.ID)
 	var i AccountRunLockRow
 	err := row.Scan(
 		&i.State,

@@ -16,7 +16,7 @@ import (
 
 // AccountRunStart starts the account of a job when its task and the
 // hosts it connects to have room (migration.RunWait otherwise), marking
-// the task running with its first account, and logs event. A job that no
+// the task running with its first account. A job that no
 // longer holds its account (canceled, or requeued under a newer
 // generation) gets migration.RunGone and changes nothing.
 func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob, limits migration.RunLimits) (migration.RunStart, error) {
@@ -28,7 +28,7 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err := q.EventsLock(ctx); err != nil {
 			return err
 		}
-		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
+		a, err := q.AccountRunLock(ctx, accountRunLockParams(job.TaskID, job.AccountID))
 		if err == pgx.ErrNoRows || (err == nil && (a.State != string(migration.AccountQueued) || a.RunGeneration != job.Generation)) {
 			return nil
 		}
@@ -51,6 +51,10 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 	return start, nil
 }
 
+func accountRunLockParams(taskID, accountID int64) dbsqlc.AccountRunLockParams {
+	return dbsqlc.AccountRunLockParams{TaskID: taskID, ID: accountID, DefaultParallel: migration.DefaultParallelAccounts}
+}
+
 // hasRoom reports whether the account's task runs fewer accounts than its
 // parallelism, and each host the account connects to has connections to
 // spare.
@@ -62,7 +66,11 @@ func hasRoom(ctx context.Context, q *dbsqlc.Queries, taskID int64, a dbsqlc.Acco
 	if limits.ConnectionsPerHost <= 0 {
 		return true, nil
 	}
-	for _, host := range []string{a.SourceHost, a.DestinationHost} {
+	hosts := []string{a.SourceHost}
+	if a.DestinationHost != a.SourceHost {
+		hosts = append(hosts, a.DestinationHost)
+	}
+	for _, host := range hosts {
 		inUse, err := q.HostConnectionsInUse(ctx, dbsqlc.HostConnectionsInUseParams{
 			Host: host, SourceConnections: migration.SourceConnections, DestinationConnections: migration.DestinationConnections,
 		})
@@ -203,7 +211,7 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return requeued, err
 		}
-		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: args.TaskID, ID: args.AccountID})
+		a, err := q.AccountRunLock(ctx, accountRunLockParams(args.TaskID, args.AccountID))
 		if err == pgx.ErrNoRows || (err == nil && (a.State != string(migration.AccountQueued) || a.RunGeneration != args.Generation)) {
 			continue
 		}

@@ -33,7 +33,7 @@ RETURNING run_generation, run_retries;
 -- The account a job is about to start, locked; with its task's
 -- parallelism and the hosts its run connects to.
 SELECT a.state, a.run_generation,
-       coalesce((t.options ->> 'parallel_accounts')::int, 4)::int AS parallel_accounts,
+       coalesce((t.options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts,
        lower(se.host) AS source_host, lower(de.host) AS destination_host
 FROM accounts a
 JOIN tasks t ON t.id = a.task_id
