@@ -56,7 +56,9 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 	start, err := w.store.AccountRunStart(ctx, args, w.opts.Limits)
 	switch {
 	case err != nil:
-		return err
+		// The account is still queued: failing the job would strand it.
+		w.logger.Warn("could not start an account; trying again", "account", args.AccountID, "err", err)
+		return river.JobSnooze(w.opts.WaitRetry)
 	case start == migration.RunWait:
 		return river.JobSnooze(w.opts.WaitRetry + time.Duration(rand.Int64N(int64(w.opts.WaitRetry))))
 	case start == migration.RunGone:
@@ -66,7 +68,8 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 	defer release()
 	outcome := w.run(ctx, args)
 	outcome.Generation = args.Generation
-	return w.store.RecordAccountRun(context.WithoutCancel(ctx), outcome)
+	// Should this fail too, the lease expires and the account resumes.
+	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountRun(ctx, outcome) })
 }
 
 // run prepares and migrates a started account.

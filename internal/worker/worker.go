@@ -91,7 +91,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	if err != nil {
 		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
-		return w.store.RecordAccountTest(ctx, outcome)
+		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
 	outcome.SourceError = w.loginError(transfer.CheckLogin(ctx, src, "source", loginTuning), "source")
 	outcome.DestinationError = w.loginError(transfer.CheckLogin(ctx, dst, "destination", loginTuning), "destination")
@@ -99,7 +99,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
 	}
-	return w.store.RecordAccountTest(ctx, outcome)
+	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 }
 
 // loginError is the text of a login test's failure on side, counted.
@@ -155,4 +155,25 @@ func loginError(err error) string {
 		return te.Kind.String() + ": " + te.Err.Error()
 	}
 	return err.Error()
+}
+
+// persistDelays space the tries of persist.
+var persistDelays = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
+
+// persist stores the outcome of a job's work, trying again for half a
+// minute while the database is unreachable: the work is done and must not
+// be redone (logins again) or lost (a task left testing). It runs even
+// when the job's context has ended.
+func persist(ctx context.Context, logger *slog.Logger, store func(context.Context) error) error {
+	ctx = context.WithoutCancel(ctx)
+	err := store(ctx)
+	for _, delay := range persistDelays {
+		if err == nil {
+			return nil
+		}
+		logger.Warn("could not store a job's outcome; trying again", "err", err, "wait", delay)
+		time.Sleep(delay)
+		err = store(ctx)
+	}
+	return err
 }
