@@ -31,7 +31,10 @@ func TestFollowIsQuietAndMissesNothingAcrossReconnects(t *testing.T) {
 		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i), Messages: 500}))
 	}
 	u := newUser(t, svc)
-	src := u.id("endpoints", "create", "--host", old.Host, "--port", strconv.Itoa(old.Port), "--tls-mode", "plain")
+	// The source answers at 2 MB/s a connection, so the run lasts seconds
+	// (about 6 MB an account) however fast the machine.
+	slowHost, slowPort := imaptest.SlowProxy(t, old.Addr(), 2_000_000)
+	src := u.id("endpoints", "create", "--host", slowHost, "--port", strconv.Itoa(slowPort), "--tls-mode", "plain")
 	dst := u.id("endpoints", "create", "--host", neu.Host, "--port", strconv.Itoa(neu.Port), "--tls-mode", "plain")
 	task := u.id("tasks", "create", "--source", src, "--destination", dst)
 	u.stdin = "ann,pw\nben,pw\ncid,pw\n"

@@ -97,7 +97,7 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	for i, login := range []string{"alice", "bob", "carol"} {
 		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1)}))
 	}
-	slowHost, slowPort := slowProxy(t, old.Addr(), 50_000)
+	slowHost, slowPort := imaptest.SlowProxy(t, old.Addr(), 50_000)
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old (slow)", Host: slowHost, Port: slowPort, TlsMode: api.TLSModePlain})
 	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
 	created, err := s.Client.CreateTaskWithResponse(context.Background(), api.TaskInput{Name: "slow one", SourceEndpointId: src,
@@ -165,7 +165,7 @@ func testProgressEvents(t *testing.T, browser context.Context) {
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a"}})
 	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a"}})
 	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 7, Messages: 60, LargeMessages: 4, LargeSize: 250_000}))
-	slowHost, slowPort := slowProxy(t, old.Addr(), 300_000)
+	slowHost, slowPort := imaptest.SlowProxy(t, old.Addr(), 300_000)
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old (slow)", Host: slowHost, Port: slowPort, TlsMode: api.TLSModePlain})
 	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
 	taskID := s.createTask(t, "progress", src, dst)

@@ -1,4 +1,4 @@
-package web_test
+package imaptest
 
 import (
 	"io"
@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// slowProxy forwards TCP connections to addr and sends what the server
+// SlowProxy forwards TCP connections to addr and sends what the server
 // answers at about bytesPerSecond per connection: a small mailbox then
 // takes seconds to copy, long enough to watch its progress or cancel it.
-// It returns the proxy's host and port.
-func slowProxy(t *testing.T, addr string, bytesPerSecond int) (string, int) {
+// It returns the proxy's host and port; it stops when t ends.
+func SlowProxy(t testing.TB, addr string, bytesPerSecond int) (string, int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
