@@ -66,8 +66,8 @@ func NewHandler(opts Options) http.Handler {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
-	// Open routes, outside BasePath: health, readiness (and Prometheus'
-	// /metrics when it comes), the docs and the front end at /.
+	// Open routes, outside BasePath: health, readiness, Prometheus'
+	// /metrics, the docs and the front end at /.
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", readyz(opts.Ready, logger))
 	if opts.Metrics != nil {
