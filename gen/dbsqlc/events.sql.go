@@ -55,6 +55,18 @@ func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) (Event
 	return i, err
 }
 
+const eventLatestSeq = `-- name: EventLatestSeq :one
+SELECT coalesce(max(seq), 0)::bigint FROM events
+`
+
+// The seq of the newest event; 0 when there is none.
+func (q *Queries) EventLatestSeq(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, eventLatestSeq)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const eventListAll = `-- name: EventListAll :many
 SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message, folder, progress FROM events
 WHERE seq > $1

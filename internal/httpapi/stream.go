@@ -51,7 +51,7 @@ func streamEvents(service *migration.Service, waker Waker, slots streamSlots, co
 			return
 		}
 		defer slots.release()
-		taskID, after, ok := streamParams(w, r)
+		taskID, after, live, ok := streamParams(w, r)
 		if !ok {
 			return
 		}
@@ -64,6 +64,16 @@ func streamEvents(service *migration.Service, waker Waker, slots streamSlots, co
 		}
 		wake, unsubscribe := waker.Subscribe() // before the replay: nothing falls between
 		defer unsubscribe()
+		if live {
+			// Read after subscribing: an event committed in between is
+			// either at most this seq or wakes the stream.
+			var err error
+			if after, err = service.LatestEventSeq(r.Context()); err != nil {
+				status, body := statusOf(err)
+				writeText(w, status, body)
+				return
+			}
+		}
 		conn, err := upgrader.Upgrade(w, r, nil)
 		if err != nil {
 			return // the upgrader answered the client
@@ -77,7 +87,7 @@ func streamEvents(service *migration.Service, waker Waker, slots streamSlots, co
 	}
 }
 
-func streamParams(w http.ResponseWriter, r *http.Request) (taskID, after int64, ok bool) {
+func streamParams(w http.ResponseWriter, r *http.Request) (taskID, after int64, live, ok bool) {
 	for name, dst := range map[string]*int64{"task_id": &taskID, "after": &after} {
 		text := r.URL.Query().Get(name)
 		if text == "" {
@@ -86,11 +96,18 @@ func streamParams(w http.ResponseWriter, r *http.Request) (taskID, after int64, 
 		v, err := strconv.ParseInt(text, 10, 64)
 		if err != nil || v < 0 {
 			writeText(w, http.StatusBadRequest, "bad "+name)
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		*dst = v
 	}
-	return taskID, after, true
+	if text := r.URL.Query().Get("live"); text != "" {
+		var err error
+		if live, err = strconv.ParseBool(text); err != nil {
+			writeText(w, http.StatusBadRequest, "bad live")
+			return 0, 0, false, false
+		}
+	}
+	return taskID, after, live, true
 }
 
 // stream is one client's live event stream.

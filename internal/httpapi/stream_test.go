@@ -91,10 +91,17 @@ func TestEventStreamReplaysThenStreamsLive(t *testing.T) {
 	if got := messages(nextEvents(t, all, 5)); got != "a1,b1,a2,b2,a3" {
 		t.Errorf("all tasks: %s", got)
 	}
+	// live=true skips the stored log: the first event is the next one.
+	fresh := s.dialStream(t, "?live=true&after=1")
+	s.appendEvent(t, b, "b3")
+	if got := nextEvents(t, fresh, 1); messages(got) != "b3" {
+		t.Errorf("live stream began with %s, want b3", messages(got))
+	}
 
 	for query, want := range map[string]reply{
 		"?task_id=x":  {status: http.StatusBadRequest, body: "bad task_id"},
 		"?after=-1":   {status: http.StatusBadRequest, body: "bad after"},
+		"?live=maybe": {status: http.StatusBadRequest, body: "bad live"},
 		"?task_id=99": {status: http.StatusNotFound, body: "not found"},
 	} {
 		wantText(t, s.do(t, "GET", "/events/ws"+query, ""), want.status, want.body)

@@ -55,6 +55,8 @@ const (
 // EventStore keeps events.
 type EventStore interface {
 	EventList(ctx context.Context, taskID, afterSeq int64, limit int) ([]Event, error)
+	// EventLatestSeq is the seq of the newest event, 0 with none.
+	EventLatestSeq(ctx context.Context) (int64, error)
 }
 
 // testEventMessage is the sentence of a connection test event, e.g.

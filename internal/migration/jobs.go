@@ -94,6 +94,12 @@ func (s *Service) TestTask(ctx context.Context, taskID int64) error {
 	return s.store.TaskStartTests(ctx, taskID)
 }
 
+// LatestEventSeq returns the seq of the newest event of the service, 0
+// with none: a stream that starts after it sends only what is new.
+func (s *Service) LatestEventSeq(ctx context.Context) (int64, error) {
+	return s.store.EventLatestSeq(ctx)
+}
+
 // Events returns a page of a task's event log after seq afterSeq; task 0
 // means every task's.
 func (s *Service) Events(ctx context.Context, taskID, afterSeq int64, limit int) ([]Event, error) {

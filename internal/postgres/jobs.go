@@ -199,6 +199,12 @@ func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int
 	return events, nil
 }
 
+// EventLatestSeq returns the seq of the newest event, 0 with none.
+func (s *Store) EventLatestSeq(ctx context.Context) (int64, error) {
+	seq, err := s.queries.EventLatestSeq(ctx)
+	return seq, interpretError(err)
+}
+
 // appendEvent adds an event in a transaction that took EventsLock first,
 // and wakes the live streams when it commits.
 func appendEvent(ctx context.Context, q *dbsqlc.Queries, e migration.Event) error {

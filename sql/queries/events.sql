@@ -24,3 +24,7 @@ SELECT pg_advisory_xact_lock(7306050001);
 -- name: EventsNotify :exec
 -- Wakes the live streams of every process once the transaction commits.
 SELECT pg_notify('mailmigrate_events', '');
+
+-- name: EventLatestSeq :one
+-- The seq of the newest event; 0 when there is none.
+SELECT coalesce(max(seq), 0)::bigint FROM events;

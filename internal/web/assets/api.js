@@ -67,13 +67,15 @@ export async function request(method, path, body, contentType = 'application/jso
 }
 
 // eventSocketURL is the address of the live event stream of a task (of
-// every task when taskId is null), starting after seq. A browser's
-// WebSocket cannot send headers, so the token rides as a query parameter.
-export function eventSocketURL(taskId, after) {
+// every task when taskId is null), starting after seq, or with live only
+// at the events committed from now on. A browser's WebSocket cannot send
+// headers, so the token rides as a query parameter.
+export function eventSocketURL(taskId, after, live = false) {
   const url = new URL(`${apiBase}/events/ws`, location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   if (taskId !== null) url.searchParams.set('task_id', String(taskId));
   url.searchParams.set('after', String(after));
+  if (live) url.searchParams.set('live', 'true');
   const token = apiToken();
   if (token) url.searchParams.set('access_token', token);
   return url.href;

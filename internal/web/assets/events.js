@@ -97,13 +97,14 @@ export function coalesce(fn) {
 }
 
 // EventStream follows one task's events (every task's when taskId is
-// null) after seq `after` until stop().
+// null) after seq `after` until stop(); with liveOnly and no seq seen yet,
+// from the events committed once it connects (the stored log is skipped).
 export class EventStream {
   // onEvent(event) receives each event once, in seq order; onStatus(text)
   // hears "live", "reconnecting…" or "stopped: …"; onReconnect() is called
   // after a reconnection, to refresh what the events do not carry.
-  constructor(taskId, { onEvent, onStatus = () => {}, onReconnect = () => {}, after = 0 }) {
-    Object.assign(this, { taskId, onEvent, onStatus, onReconnect });
+  constructor(taskId, { onEvent, onStatus = () => {}, onReconnect = () => {}, after = 0, liveOnly = false }) {
+    Object.assign(this, { taskId, onEvent, onStatus, onReconnect, liveOnly });
     this.lastSeq = after;
     this.stopped = false;
     this.failures = 0;
@@ -111,7 +112,7 @@ export class EventStream {
   }
 
   connect() {
-    const socket = new WebSocket(eventSocketURL(this.taskId, this.lastSeq));
+    const socket = new WebSocket(eventSocketURL(this.taskId, this.lastSeq, this.liveOnly && this.lastSeq === 0));
     this.socket = socket;
     socket.addEventListener('open', () => {
       this.onStatus('live');

@@ -103,10 +103,11 @@ export async function tasksPage(main, keepAlive) {
   const live = throttle(() => reload().catch(() => {}), 1000);
   keepAlive(() => { stopped = true; clearTimeout(timer); live.stop(); });
   formSection.append(newTaskForm(endpoints));
-  // Events after the last one this tab has seen: the list loaded next
-  // shows everything before. (A fresh tab replays the log once.)
+  // Events after the last one this tab has seen, or in a fresh tab only
+  // those from now on: the list loaded next shows everything before.
   const stream = new EventStream(null, {
     after: latestSeqSeen(),
+    liveOnly: true,
     onEvent: (event) => { if (!figuresOnly.has(event.kind)) live.call(); },
     onStatus: (text) => { streamState.textContent = text; },
     onReconnect: () => live.call(),
