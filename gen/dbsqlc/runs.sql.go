@@ -270,6 +270,21 @@ func (q *Queries) AccountsRunExpired(ctx context.Context, expirySeconds float64)
 	return items, nil
 }
 
+const accountsRunExpiredExist = `-- name: AccountsRunExpiredExist :one
+SELECT EXISTS (
+    SELECT 1 FROM accounts
+    WHERE state = 'running' AND heartbeat_at < now() - make_interval(secs => $1::float8)
+)
+`
+
+// Whether any running account's lease expired, without locking anything.
+func (q *Queries) AccountsRunExpiredExist(ctx context.Context, expirySeconds float64) (bool, error) {
+	row := q.db.QueryRow(ctx, accountsRunExpiredExist, expirySeconds)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const accountsRunningByTask = `-- name: AccountsRunningByTask :one
 SELECT count(*)::int FROM accounts WHERE task_id = $1 AND state = 'running'
 `

@@ -86,8 +86,6 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, queue func(q *dbsql
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
-	// The task's id in the jobs' metadata finds them for a cancel.
-	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, taskID))
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
 		if err := q.EventsLock(ctx); err != nil { // before any row lock: see EventsLock
@@ -105,14 +103,24 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, queue func(q *dbsql
 		}
 		jobs := make([]river.InsertManyParams, len(args))
 		for i, a := range args {
-			// One attempt: the engine retries transient failures itself,
-			// a repeated failed login can lock an account out, and a job
-			// whose process died is replaced by the lease expiry.
-			jobs[i] = river.InsertManyParams{Args: a, InsertOpts: &river.InsertOpts{MaxAttempts: 1, Metadata: metadata}}
+			jobs[i] = river.InsertManyParams{Args: a, InsertOpts: jobOptions(taskID)}
 		}
 		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
 		return err
 	}))
+}
+
+// taskMetadata is the metadata of a task's jobs: it finds them for a
+// cancel.
+func taskMetadata(taskID int64) string { return fmt.Sprintf(`{"task_id": %d}`, taskID) }
+
+// jobOptions are those of every job of a task. One attempt: the engine
+// retries transient failures itself, a repeated failed login can lock an
+// account out, a run that fails on a transient fault is queued again as a
+// new job (retryRun), and a job whose process died is replaced by the
+// lease expiry.
+func jobOptions(taskID int64) *river.InsertOpts {
+	return &river.InsertOpts{MaxAttempts: 1, Metadata: []byte(taskMetadata(taskID))}
 }
 
 // startTaskJobs moves a task that is not running into state with n jobs

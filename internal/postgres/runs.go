@@ -28,11 +28,8 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err := q.EventsLock(ctx); err != nil {
 			return err
 		}
-		a, err := q.AccountRunLock(ctx, accountRunLockParams(job.TaskID, job.AccountID))
-		if err == pgx.ErrNoRows || (err == nil && (a.State != string(migration.AccountQueued) || a.RunGeneration != job.Generation)) {
-			return nil
-		}
-		if err != nil {
+		a, held, err := lockQueuedAccount(ctx, q, job)
+		if err != nil || !held {
 			return err
 		}
 		if room, err := hasRoom(ctx, q, job.TaskID, a, limits); err != nil || !room {
@@ -51,8 +48,17 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 	return start, nil
 }
 
-func accountRunLockParams(taskID, accountID int64) dbsqlc.AccountRunLockParams {
-	return dbsqlc.AccountRunLockParams{TaskID: taskID, ID: accountID, DefaultParallel: migration.DefaultParallelAccounts}
+// lockQueuedAccount locks the account of job and reports whether the job
+// holds it: the account is still queued under the job's generation (not
+// canceled, deleted, or queued again for a newer job).
+func lockQueuedAccount(ctx context.Context, q *dbsqlc.Queries, job migration.AccountRunJob) (dbsqlc.AccountRunLockRow, bool, error) {
+	a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{
+		TaskID: job.TaskID, ID: job.AccountID, DefaultParallel: migration.DefaultParallelAccounts,
+	})
+	if err == pgx.ErrNoRows {
+		return a, false, nil
+	}
+	return a, err == nil && a.State == string(migration.AccountQueued) && a.RunGeneration == job.Generation, err
 }
 
 // hasRoom reports whether the account's task runs fewer accounts than its
@@ -115,6 +121,11 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 	if s.jobsErr != nil {
 		return 0, s.jobsErr
 	}
+	// Most of the time nothing died: look before taking the lock that
+	// every event writer waits for.
+	if found, err := s.deadWorkFound(ctx, expiry); err != nil || !found {
+		return 0, interpretError(err)
+	}
 	handled := 0
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
@@ -141,6 +152,41 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 	return handled, interpretError(err)
 }
 
+// deadWorkFound reports whether RequeueExpiredRuns has anything to do.
+func (s *Store) deadWorkFound(ctx context.Context, expiry time.Duration) (bool, error) {
+	expired, err := s.queries.AccountsRunExpiredExist(ctx, expiry.Seconds())
+	if err != nil || expired {
+		return expired, err
+	}
+	for _, params := range []*river.JobListParams{strandedRunJobs(expiry), deadTestJobs()} {
+		jobs, err := s.jobs.JobList(ctx, params.First(1))
+		if err != nil || len(jobs.Jobs) > 0 {
+			return err == nil, err
+		}
+	}
+	return false, nil
+}
+
+// strandedRunJobs lists the migration jobs a process took from the queue
+// but never started: it died between the two. Such a job stays running in
+// the queue with its account still queued under its generation; starting
+// takes milliseconds, so one older than expiry belongs to a dead process.
+// (River's table is not in sqlc's schema: hence SQL here.)
+func strandedRunJobs(expiry time.Duration) *river.JobListParams {
+	return river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
+		Where(`attempted_at < now() - make_interval(secs => @age) AND EXISTS (
+			SELECT 1 FROM accounts a WHERE a.id = (river_job.args ->> 'account_id')::bigint
+			AND a.state = 'queued' AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
+			river.NamedArgs{"age": expiry.Seconds()})
+}
+
+// deadTestJobs lists the connection tests running for longer than
+// DeadTestAfter.
+func deadTestJobs() *river.JobListParams {
+	return river.NewJobListParams().Kinds(migration.AccountTestJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
+		Where(`attempted_at < now() - make_interval(secs => @age)`, river.NamedArgs{"age": DeadTestAfter.Seconds()})
+}
+
 // DeadTestAfter is how long a connection test job may run before it is
 // taken for the job of a dead process: a test gives up on each side within
 // about a minute (worker.loginTuning), so one this old has no process.
@@ -154,12 +200,12 @@ const discardJobSQL = `UPDATE river_job SET state = 'discarded', finalized_at = 
 // each is recorded as failed on both sides, so that the task leaves
 // testing, and its job is discarded so it is never counted twice.
 func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) (int, error) {
-	running, err := s.runningSince(ctx, tx, migration.AccountTestJob{}.Kind(), DeadTestAfter)
+	dead, err := s.jobs.JobListTx(ctx, tx, deadTestJobs())
 	if err != nil {
 		return 0, err
 	}
 	ended := 0
-	for _, job := range running {
+	for _, job := range dead.Jobs {
 		var args migration.AccountTestJob
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return ended, err
@@ -179,44 +225,25 @@ func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) 
 	return ended, nil
 }
 
-// runningSince returns the jobs of kind that have been running for at
-// least age.
-func (s *Store) runningSince(ctx context.Context, tx pgx.Tx, kind string, age time.Duration) ([]*rivertype.JobRow, error) {
-	params := river.NewJobListParams().Kinds(kind).States(rivertype.JobStateRunning).First(10000)
-	running, err := s.jobs.JobListTx(ctx, tx, params)
-	if err != nil {
-		return nil, err
-	}
-	var old []*rivertype.JobRow
-	for _, job := range running.Jobs {
-		if job.AttemptedAt != nil && time.Since(*job.AttemptedAt) >= age {
-			old = append(old, job)
-		}
-	}
-	return old, nil
-}
-
-// requeueStranded queues again the accounts whose job a process took from
-// the queue but never started: it died between the two. Such a job stays
-// running in the queue with its account still queued; starting takes
-// milliseconds, so one older than expiry belongs to a dead process.
+// requeueStranded queues again the accounts of stranded jobs
+// (strandedRunJobs), checked again under the account's row lock.
 func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, expiry time.Duration) (int, error) {
-	running, err := s.runningSince(ctx, tx, migration.AccountRunJob{}.Kind(), expiry)
+	stranded, err := s.jobs.JobListTx(ctx, tx, strandedRunJobs(expiry))
 	if err != nil {
 		return 0, err
 	}
 	requeued := 0
-	for _, job := range running {
+	for _, job := range stranded.Jobs {
 		var args migration.AccountRunJob
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return requeued, err
 		}
-		a, err := q.AccountRunLock(ctx, accountRunLockParams(args.TaskID, args.AccountID))
-		if err == pgx.ErrNoRows || (err == nil && (a.State != string(migration.AccountQueued) || a.RunGeneration != args.Generation)) {
-			continue
-		}
+		_, held, err := lockQueuedAccount(ctx, q, args)
 		if err != nil {
 			return requeued, err
+		}
+		if !held {
+			continue
 		}
 		if err := s.requeue(ctx, tx, q, args.TaskID, args.AccountID); err != nil {
 			return requeued, err
@@ -245,9 +272,8 @@ func (s *Store) requeue(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskI
 	if err != nil {
 		return err
 	}
-	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, taskID))
 	job := migration.AccountRunJob{TaskID: taskID, AccountID: accountID, Generation: queued.RunGeneration}
-	if _, err := s.jobs.InsertTx(ctx, tx, job, &river.InsertOpts{MaxAttempts: 1, Metadata: metadata}); err != nil {
+	if _, err := s.jobs.InsertTx(ctx, tx, job, jobOptions(taskID)); err != nil {
 		return err
 	}
 	return appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID, AccountID: accountID,
@@ -295,7 +321,7 @@ func (s *Store) cancelRunningJobs(ctx context.Context, tx pgx.Tx, taskID int64) 
 	params := river.NewJobListParams().
 		Kinds(migration.AccountRunJob{}.Kind()).
 		States(rivertype.JobStateRunning).
-		Metadata(fmt.Sprintf(`{"task_id": %d}`, taskID)).
+		Metadata(taskMetadata(taskID)).
 		First(10000)
 	running, err := s.jobs.JobListTx(ctx, tx, params)
 	if err != nil {
@@ -369,9 +395,9 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 		return false, err
 	}
 	delay := outcome.RetryDelays[retry.RunRetries-1]
-	metadata := []byte(fmt.Sprintf(`{"task_id": %d}`, outcome.TaskID))
 	job := migration.AccountRunJob{TaskID: outcome.TaskID, AccountID: outcome.AccountID, Generation: retry.RunGeneration}
-	opts := &river.InsertOpts{MaxAttempts: 1, Metadata: metadata, ScheduledAt: time.Now().Add(delay)}
+	opts := jobOptions(outcome.TaskID)
+	opts.ScheduledAt = time.Now().Add(delay)
 	if _, err := s.jobs.InsertTx(ctx, tx, job, opts); err != nil {
 		return false, err
 	}

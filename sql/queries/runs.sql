@@ -90,3 +90,10 @@ WHERE a.state = 'running' AND a.heartbeat_at < now() - make_interval(secs => @ex
 ORDER BY a.id
 LIMIT 100
 FOR UPDATE OF a SKIP LOCKED;
+
+-- name: AccountsRunExpiredExist :one
+-- Whether any running account's lease expired, without locking anything.
+SELECT EXISTS (
+    SELECT 1 FROM accounts
+    WHERE state = 'running' AND heartbeat_at < now() - make_interval(secs => @expiry_seconds::float8)
+);
