@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -77,9 +76,8 @@ func loginKind(err error) Kind {
 }
 
 func dialRaw(ctx context.Context, side *Side, timeout time.Duration) (net.Conn, error) {
-	address := net.JoinHostPort(side.Host, strconv.Itoa(side.Port))
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	conn, err := dialer.DialContext(ctx, "tcp", address)
+	conn, err := dialer.DialContext(ctx, "tcp", side.Address())
 	if err != nil {
 		return nil, err
 	}

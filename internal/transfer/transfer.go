@@ -11,7 +11,9 @@ package transfer
 import (
 	"crypto/x509"
 	"log/slog"
+	"net"
 	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -33,6 +35,9 @@ type Server struct {
 	SkipVerify bool           // accept any certificate
 	RootCAs    *x509.CertPool // nil: the system's
 }
+
+// Address is the server's host:port.
+func (s Server) Address() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 
 // Side is one account on one server.
 type Side struct {

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -84,7 +82,7 @@ func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob) migr
 	started := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
 		Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
 		Message: fmt.Sprintf("%s: migration started from %s to %s", creds.SourceLogin,
-			address(engineJob.Source), address(engineJob.Destination))}
+			engineJob.Source.Address(), engineJob.Destination.Address())}
 	if err := w.store.EventAppend(ctx, started); err != nil {
 		w.logger.Warn("could not log the start of an account", "account", args.AccountID, "err", err)
 	}
@@ -254,5 +252,3 @@ func progressOf(p transfer.Progress) migration.Progress {
 		MessagesFailed: int64(p.MessagesFailed), BytesCopied: p.BytesCopied,
 	}
 }
-
-func address(side transfer.Side) string { return net.JoinHostPort(side.Host, strconv.Itoa(side.Port)) }
