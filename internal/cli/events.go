@@ -19,8 +19,6 @@ import (
 
 // Event kinds the CLI acts on (DESIGN §4).
 const (
-	kindTestOK          = "test.ok"
-	kindTestFailed      = "test.failed"
 	kindAccountStarted  = "account.started"
 	kindAccountProgress = "account.progress"
 	kindFolderDone      = "folder.done"
@@ -159,12 +157,18 @@ func lastEventSeq(ctx context.Context, s *session, taskID int64) (int64, error) 
 			return after, err
 		}
 		after = events[len(events)-1].Seq
+		if len(events) < eventPageSize { // a short page is the last
+			return after, nil
+		}
 	}
 }
 
+// eventPageSize is the most events the service gives at once.
+const eventPageSize = 1000
+
 // eventPage is a page of the task's stored events after seq after.
 func eventPage(ctx context.Context, s *session, taskID, after int64) ([]api.Event, error) {
-	limit := 1000 // the most the service gives at once
+	limit := eventPageSize
 	resp, err := s.client.ListTaskEventsWithResponse(ctx, taskID, &api.ListTaskEventsParams{After: &after, Limit: &limit})
 	if err := expect(resp, err, http.StatusOK); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
 // refreshEvery spaces the refreshes of the figures while a run goes on;
@@ -100,13 +101,7 @@ func (f *follower) showProgress() {
 	}
 }
 
-func isRunning(state api.TaskState) bool {
-	switch state {
-	case api.TaskStateQueued, api.TaskStateRunning, api.TaskStateTesting, api.TaskStateCanceling:
-		return true
-	}
-	return false
-}
+func isRunning(state api.TaskState) bool { return migration.TaskState(state).Running() }
 
 func (f *follower) loop(ctx context.Context, messages <-chan streamMessage, streamDone <-chan error) error {
 	ticker := time.NewTicker(refreshEvery)
@@ -142,11 +137,14 @@ func (f *follower) catchUp(ctx context.Context, messages <-chan streamMessage) e
 	}
 	for {
 		events, err := eventPage(ctx, f.s, f.taskID, f.lastSeq)
-		if err != nil || len(events) == 0 {
+		if err != nil {
 			return err
 		}
 		for _, ev := range events {
 			f.print(streamMessage{event: ev})
+		}
+		if len(events) < eventPageSize { // a short page is the last
+			return nil
 		}
 	}
 }
@@ -160,10 +158,15 @@ func (f *follower) handle(ctx context.Context, m streamMessage) error {
 	ev := m.event
 	switch ev.Kind {
 	case kindAccountStarted, kindAccountDone, kindAccountFailed:
+		// The other running accounts come with the next tick.
 		if err := f.refreshAccount(ctx, ev.AccountId); err != nil {
 			return err
 		}
-		return f.refresh(ctx)
+		if err := f.refreshTask(ctx); err != nil {
+			return err
+		}
+		f.showProgress()
+		return nil
 	case kindRunFinished, kindRunCanceled:
 		return f.refresh(ctx)
 	}
@@ -202,14 +205,10 @@ func eventLine(ev api.Event) string {
 
 // refresh takes fresh figures of the task and of its running accounts.
 func (f *follower) refresh(ctx context.Context) error {
-	task, err := getTask(ctx, f.s, f.taskID)
-	if f.passing(err) {
-		return nil
-	} else if err != nil {
+	if err := f.refreshTask(ctx); err != nil {
 		return err
 	}
 	now := time.Now()
-	f.board.setTask(task, now)
 	for _, v := range f.board.running() {
 		a, err := getAccount(ctx, f.s, f.taskID, v.account.Id)
 		if f.passing(err) {
@@ -220,6 +219,18 @@ func (f *follower) refresh(ctx context.Context) error {
 		f.board.setAccount(a, now)
 	}
 	f.showProgress()
+	return nil
+}
+
+// refreshTask takes fresh figures of the task.
+func (f *follower) refreshTask(ctx context.Context) error {
+	task, err := getTask(ctx, f.s, f.taskID)
+	if f.passing(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	f.board.setTask(task, time.Now())
 	return nil
 }
 

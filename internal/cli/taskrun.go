@@ -105,10 +105,10 @@ func tasksEvents(ctx context.Context, s *session, args []string) error {
 		if err != nil {
 			return err
 		}
-		if len(page) == 0 {
+		events = append(events, page...)
+		if len(page) < eventPageSize { // a short page is the last
 			break
 		}
-		events = append(events, page...)
 		*after = page[len(page)-1].Seq
 	}
 	if *limit > 0 && len(events) > *limit {
