@@ -62,7 +62,8 @@ func NewHandler(opts Options) http.Handler {
 	if opts.APIToken != "" {
 		r.Use(requireToken(opts.APIToken))
 	}
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") })
+	notFound := func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") }
+	r.NotFound(notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
@@ -74,7 +75,7 @@ func NewHandler(opts Options) http.Handler {
 		r.Get("/metrics", opts.Metrics.Handler().ServeHTTP)
 	}
 	mountDocs(r)
-	ui := web.Handler()
+	ui := web.Handler(http.HandlerFunc(notFound))
 	r.Get("/", ui.ServeHTTP)
 	r.Get(web.AssetPrefix+"*", ui.ServeHTTP)
 	if opts.Events != nil {

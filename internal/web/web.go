@@ -19,9 +19,9 @@ const AssetPrefix = "/assets/"
 var assetFiles embed.FS
 
 // Handler serves the page at / and its files under AssetPrefix. Any other
-// path answers the API's plain-text 404, so a mistyped URL looks the same
+// path goes to notFound: the router's, so a mistyped URL looks the same
 // wherever it lands.
-func Handler() http.Handler {
+func Handler(notFound http.Handler) http.Handler {
 	assets, err := fs.Sub(assetFiles, "assets")
 	if err != nil {
 		panic(err) // the directory is embedded at compile time
@@ -29,13 +29,12 @@ func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name, ok := assetName(r.URL.Path)
 		if !ok || !exists(assets, name) {
-			notFound(w)
+			notFound.ServeHTTP(w, r)
 			return
 		}
 		// Embedded files carry no modification time: without this a browser
 		// could keep the previous release's script after an upgrade.
 		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
 		http.ServeFileFS(w, r, assets, name)
 	})
 }
@@ -56,11 +55,4 @@ func assetName(urlPath string) (string, bool) {
 func exists(assets fs.FS, name string) bool {
 	info, err := fs.Stat(assets, name)
 	return err == nil && !info.IsDir()
-}
-
-func notFound(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusNotFound)
-	w.Write([]byte("not found")) //nolint:errcheck // the client went away
 }

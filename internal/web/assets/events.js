@@ -71,6 +71,10 @@ function composeMessage(event) {
   return text || event.kind;
 }
 
+// figuresOnly events move an account's figures and nothing else: pages
+// show their numbers without asking the API again.
+export const figuresOnly = new Set(['account.progress', 'folder.done']);
+
 // coalesce wraps an async fn so that calls made while it runs are folded
 // into one more run once it ends: a burst of events costs two requests,
 // and answers are drawn in the order they were asked for.

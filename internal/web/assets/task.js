@@ -6,13 +6,11 @@ import { request, fetchWithToken, apiBase, apiToken } from './api.js';
 import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
-import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce } from './events.js';
+import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, pollWhileBusy } from './tasks.js';
 
 const maxLogLines = 2000;
 
-// figuresOnly events move an account's figures and nothing else.
-const figuresOnly = new Set(['account.progress', 'folder.done']);
 
 export async function taskPage(main, taskId, keepAlive) {
   const message = notice();

@@ -4,7 +4,7 @@
 import { request } from './api.js';
 import { h, field, notice, confirmAction, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
-import { EventStream, latestSeqSeen, throttle, coalesce } from './events.js';
+import { EventStream, latestSeqSeen, throttle, coalesce, figuresOnly } from './events.js';
 import { takeFlash } from './flash.js';
 
 // runningStates are the states in which a task is busy (DESIGN §4).
@@ -73,10 +73,6 @@ async function deleteTask(task, message, after) {
 // events say what changes, this only catches what a dropped connection
 // or a missed event would hide.
 export const pollWhileBusy = 5000;
-
-// figuresOnly events only move an account's figures, which the
-// tasks list does not show.
-const figuresOnly = new Set(['account.progress', 'folder.done']);
 
 export async function tasksPage(main, keepAlive) {
   const message = notice();
