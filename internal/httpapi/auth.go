@@ -59,7 +59,12 @@ func requireToken(token string) func(http.Handler) http.Handler {
 // token.
 func needsToken(r *http.Request) bool {
 	path := routingPath(r)
-	return (path == BasePath || strings.HasPrefix(path, BasePath+"/")) && path != specPath
+	return isAPIPath(path) && path != specPath
+}
+
+// isAPIPath reports whether path is under BasePath.
+func isAPIPath(path string) bool {
+	return path == BasePath || strings.HasPrefix(path, BasePath+"/")
 }
 
 // routingPath is the path chi matches routes against.

@@ -85,8 +85,7 @@ func paramErrorHandler(w http.ResponseWriter, r *http.Request, err error) {
 // writeText sends a plain-text response: every error body of the API.
 func writeText(w http.ResponseWriter, status int, body string) {
 	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Type", "text/plain; charset=utf-8") // nosniff: securityHeaders
 	w.WriteHeader(status)
 	w.Write([]byte(body)) //nolint:errcheck // the client went away
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 )
 
 // Content-Security-Policies. None allows inline script: every script is a
@@ -36,7 +35,7 @@ func securityHeaders(next http.Handler) http.Handler {
 
 func policyFor(path string) string {
 	switch {
-	case path == BasePath || strings.HasPrefix(path, BasePath+"/"):
+	case isAPIPath(path):
 		return cspAPI
 	default:
 		return cspPages

@@ -55,29 +55,29 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// requestDeadlines gives every request but the event stream a deadline to
-// be read and one to be answered: a client that trickles its body or does
-// not read the response cannot hold a connection and a goroutine forever.
-// They are set per request (not as http.Server's ReadTimeout and
-// WriteTimeout) because the event stream must outlive them.
+// requestDeadlines gives every request a deadline to be read and one to
+// be answered: a client that trickles its body or does not read the
+// response cannot hold a connection and a goroutine forever. They are set
+// per request (not as http.Server's ReadTimeout and WriteTimeout) because
+// the event stream must outlive them: it clears them (clearDeadlines).
 func requestDeadlines(limits Limits) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rc := http.NewResponseController(w)
-			if routingPath(r) == streamPath {
-				// A previous request on this keep-alive connection may have
-				// left its deadlines; the stream sets its own.
-				rc.SetReadDeadline(time.Time{})  //nolint:errcheck // unsupported only by test recorders
-				rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // as above
-				next.ServeHTTP(w, r)
-				return
-			}
 			now := time.Now()
-			rc.SetReadDeadline(now.Add(limits.ReadTimeout))   //nolint:errcheck // as above
+			rc.SetReadDeadline(now.Add(limits.ReadTimeout))   //nolint:errcheck // unsupported only by test recorders
 			rc.SetWriteDeadline(now.Add(limits.WriteTimeout)) //nolint:errcheck // as above
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// clearDeadlines lifts requestDeadlines for a request that lives as long
+// as its client, such as the event stream, which keeps its own.
+func clearDeadlines(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{})  //nolint:errcheck // unsupported only by test recorders
+	rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // as above
 }
 
 // streamSlots caps the event streams open at once.

@@ -49,7 +49,10 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			ww, wrapped := w.(middleware.WrapResponseWriter) // the metrics' wrapper, when there is one
+			if !wrapped {
+				ww = middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			}
 			next.ServeHTTP(ww, r)
 			logger.InfoContext(r.Context(), "request",
 				"method", r.Method, "path", r.URL.Path, "status", ww.Status(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -51,11 +52,12 @@ func streamEvents(service *migration.Service, waker Waker, slots streamSlots, co
 			return
 		}
 		defer slots.release()
-		taskID, after, live, ok := streamParams(w, r)
+		query := r.URL.Query()
+		taskID, after, live, ok := streamParams(w, query)
 		if !ok {
 			return
 		}
-		if r.URL.Query().Has("task_id") {
+		if query.Has("task_id") {
 			if _, err := service.TaskState(r.Context(), taskID); err != nil {
 				status, body := statusOf(err)
 				writeText(w, status, body)
@@ -74,6 +76,7 @@ func streamEvents(service *migration.Service, waker Waker, slots streamSlots, co
 				return
 			}
 		}
+		clearDeadlines(w)
 		conn, err := upgrader.Upgrade(w, r, nil)
 		if err != nil {
 			return // the upgrader answered the client
@@ -87,20 +90,25 @@ func streamEvents(service *migration.Service, waker Waker, slots streamSlots, co
 	}
 }
 
-func streamParams(w http.ResponseWriter, r *http.Request) (taskID, after int64, live, ok bool) {
-	for name, dst := range map[string]*int64{"task_id": &taskID, "after": &after} {
-		text := r.URL.Query().Get(name)
+// streamParams reads the stream's parameters, in a fixed order so that a
+// request with several bad ones always gets the same answer.
+func streamParams(w http.ResponseWriter, query url.Values) (taskID, after int64, live, ok bool) {
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"task_id", &taskID}, {"after", &after}} {
+		text := query.Get(p.name)
 		if text == "" {
 			continue
 		}
 		v, err := strconv.ParseInt(text, 10, 64)
 		if err != nil || v < 0 {
-			writeText(w, http.StatusBadRequest, "bad "+name)
+			writeText(w, http.StatusBadRequest, "bad "+p.name)
 			return 0, 0, false, false
 		}
-		*dst = v
+		*p.dst = v
 	}
-	if text := r.URL.Query().Get("live"); text != "" {
+	if text := query.Get("live"); text != "" {
 		var err error
 		if live, err = strconv.ParseBool(text); err != nil {
 			writeText(w, http.StatusBadRequest, "bad live")
