@@ -56,16 +56,20 @@ func isB64Token(s string) bool {
 }
 
 // checkExposure refuses to serve the API without a token on an address
-// that other machines can reach, unless the operator said so.
-func checkExposure(listen, token string, insecureNoAuth bool) error {
+// that other machines can reach, unless the operator said so; exposed
+// reports that they did.
+func checkExposure(listen, token string, insecureNoAuth bool) (exposed bool, err error) {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
-		return fmt.Errorf("listen address %q: %w", listen, err)
+		return false, fmt.Errorf("listen address %q: %w", listen, err)
 	}
-	if token != "" || insecureNoAuth || isLoopbackHost(host) {
-		return nil
+	if token != "" || isLoopbackHost(host) {
+		return false, nil
 	}
-	return fmt.Errorf("refusing to listen on %s, which is not loopback, without an API token: "+
+	if insecureNoAuth {
+		return true, nil
+	}
+	return false, fmt.Errorf("refusing to listen on %s, which is not loopback, without an API token: "+
 		"set MAILMIGRATE_API_TOKEN (or MAILMIGRATE_API_TOKEN_FILE), listen on 127.0.0.1, or pass --insecure-no-auth", listen)
 }
 

@@ -59,12 +59,12 @@ func TestCheckExposure(t *testing.T) {
 		{"0.0.0.0:8080", "", true, false},
 		{":8080", token, true, false},
 	} {
-		err := checkExposure(tc.listen, tc.token, tc.insecure)
+		_, err := checkExposure(tc.listen, tc.token, tc.insecure)
 		if (err != nil) != tc.refused {
 			t.Errorf("checkExposure(%q, token %v, insecure %v) = %v, want refused %v", tc.listen, tc.token != "", tc.insecure, err, tc.refused)
 		}
 	}
-	if err := checkExposure("no-port", "", false); err == nil {
+	if _, err := checkExposure("no-port", "", false); err == nil {
 		t.Error("an address without a port was accepted")
 	}
 }

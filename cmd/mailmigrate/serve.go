@@ -33,7 +33,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
-	if err := checkExposure(cfg.Listen, token, cfg.InsecureNoAuth); err != nil {
+	exposed, err := checkExposure(cfg.Listen, token, cfg.InsecureNoAuth)
+	if err != nil {
 		return err
 	}
 	db, err := openDatabase(ctx, cfg, logger)
@@ -72,7 +73,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	go func() { served <- srv.Serve(listener) }()
 	logger.Info("listening", "url", "http://"+listener.Addr().String(), "docs", "http://"+listener.Addr().String()+"/docs/",
 		"api_token_required", token != "")
-	if token == "" && !isLoopbackHost(listenHost(cfg.Listen)) {
+	if exposed {
 		logger.Warn("serving the API without authentication on a non-loopback address (--insecure-no-auth)")
 	}
 
@@ -106,11 +107,6 @@ func httpServer(cfg config, handler http.Handler, logger *slog.Logger) *http.Ser
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-}
-
-func listenHost(listen string) string {
-	host, _, _ := net.SplitHostPort(listen)
-	return host
 }
 
 func stopService(service *app.App, timeout time.Duration, logger *slog.Logger) {
