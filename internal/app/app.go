@@ -51,10 +51,11 @@ type Config struct {
 // App is one running process of the service.
 type App struct {
 	Store   *postgres.Store
-	Service *migration.Service
 	Handler http.Handler
 
-	jobs       *river.Client[pgx.Tx]
+	pool       *pgxpool.Pool
+	metrics    *metrics.Metrics
+	jobs       *river.Client[pgx.Tx] // nil until StartWorkers
 	stopBroker context.CancelFunc
 	stopReaper context.CancelFunc
 	reaperDone chan struct{}
@@ -62,38 +63,28 @@ type App struct {
 }
 
 // Start builds the process on pool (already migrated) and starts its
-// workers and its event broker.
+// event broker, its workers and its watch for dead processes' runs.
 func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) (*App, error) {
-	if cfg.MaxWorkers <= 0 {
-		cfg.MaxWorkers = 16
-	}
 	if cfg.LeaseExpiry <= 0 {
 		cfg.LeaseExpiry = time.Minute
 	}
+	a := New(pool, box, logger, cfg)
+	if err := a.StartWorkers(cfg); err != nil {
+		a.Stop(context.Background()) //nolint:errcheck // no job has started
+		return nil, err
+	}
+	reaperCtx, stopReaper := context.WithCancel(context.Background())
+	a.stopReaper, a.reaperDone = stopReaper, make(chan struct{})
+	go a.requeueExpiredRuns(reaperCtx, cfg.LeaseExpiry)
+	return a, nil
+}
+
+// New builds the process on pool (already migrated) and starts its event
+// broker: the API works, and jobs queued wait for workers (StartWorkers),
+// here or in another process. Tests that drive the jobs themselves use it.
+func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *App {
 	store := postgres.New(pool, box)
 	counters := metrics.New(store, logger)
-	cfg.Workers.Metrics = counters
-	workers := river.NewWorkers()
-	worker.Register(workers, store, logger, cfg.Workers)
-	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
-		Workers:           workers,
-		Logger:            logger,
-		FetchPollInterval: cfg.FetchPollInterval,
-		ID:                cfg.WorkerID,
-		// Accounts of a dead process are taken over by their leases
-		// (RequeueExpiredRuns); River's own rescue would discard a long
-		// migration that is still running after an hour.
-		RescueStuckJobsAfter: 7 * 24 * time.Hour,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The workers live until Stop, not until a request context ends:
-	// in-flight jobs get the shutdown timeout to finish.
-	if err := jobs.Start(context.Background()); err != nil {
-		return nil, err
-	}
 	broker := event.NewBroker(pool.Config().ConnConfig.Copy(), logger)
 	brokerCtx, stopBroker := context.WithCancel(context.Background())
 	go broker.Run(brokerCtx)
@@ -107,11 +98,39 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		APIToken: cfg.APIToken,
 		Limits:   cfg.Limits,
 	})
-	reaperCtx, stopReaper := context.WithCancel(context.Background())
-	a := &App{Store: store, Service: service, Handler: handler, jobs: jobs, stopBroker: stopBroker,
-		stopReaper: stopReaper, reaperDone: make(chan struct{}), logger: logger}
-	go a.requeueExpiredRuns(reaperCtx, cfg.LeaseExpiry)
-	return a, nil
+	return &App{Store: store, Handler: handler, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
+}
+
+// StartWorkers runs the background jobs in this process with cfg's
+// MaxWorkers (16 when zero), FetchPollInterval, WorkerID and Workers.
+func (a *App) StartWorkers(cfg Config) error {
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = 16
+	}
+	cfg.Workers.Metrics = a.metrics
+	workers := river.NewWorkers()
+	worker.Register(workers, a.Store, a.logger, cfg.Workers)
+	jobs, err := river.NewClient(riverpgxv5.New(a.pool), &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
+		Workers:           workers,
+		Logger:            a.logger,
+		FetchPollInterval: cfg.FetchPollInterval,
+		ID:                cfg.WorkerID,
+		// Accounts of a dead process are taken over by their leases
+		// (RequeueExpiredRuns); River's own rescue would discard a long
+		// migration that is still running after an hour.
+		RescueStuckJobsAfter: 7 * 24 * time.Hour,
+	})
+	if err != nil {
+		return err
+	}
+	// The workers live until Stop, not until a request context ends:
+	// in-flight jobs get the shutdown timeout to finish.
+	if err := jobs.Start(context.Background()); err != nil {
+		return err
+	}
+	a.jobs = jobs
+	return nil
 }
 
 // requeueExpiredRuns looks for accounts whose process died mid-run, a few
@@ -141,7 +160,12 @@ func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
 // resume on the next start.
 func (a *App) Stop(ctx context.Context) error {
 	defer a.stopBroker()
-	a.stopReaper()
-	<-a.reaperDone
+	if a.stopReaper != nil {
+		a.stopReaper()
+		<-a.reaperDone
+	}
+	if a.jobs == nil {
+		return nil
+	}
 	return a.jobs.Stop(ctx)
 }

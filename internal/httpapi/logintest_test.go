@@ -4,16 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
@@ -25,26 +22,14 @@ func (s *testService) startWorkers(t *testing.T, maxWorkers int) {
 	s.startWorkersWith(t, maxWorkers, worker.Options{})
 }
 
+// startWorkersWith runs them as app.Start does, but with no watch for
+// dead processes: tests that need it call the store themselves.
 func (s *testService) startWorkersWith(t *testing.T, maxWorkers int, opts worker.Options) {
 	t.Helper()
-	workers := river.NewWorkers()
-	worker.Register(workers, s.store, slog.New(slog.DiscardHandler), opts)
-	jobs, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
-		Workers:           workers,
-		FetchPollInterval: 100 * time.Millisecond,
-	})
+	err := s.process.StartWorkers(app.Config{MaxWorkers: maxWorkers, FetchPollInterval: 100 * time.Millisecond, Workers: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := jobs.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		jobs.Stop(ctx)
-	})
 }
 
 // TestConnectionTest runs POST /tasks/{id}/test against real Dovecots:

@@ -10,15 +10,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
-	"github.com/mailmigrate/mailmigrate/internal/event"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
-	"github.com/mailmigrate/mailmigrate/internal/metrics"
-	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
@@ -28,13 +27,14 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 // testService is the real router on a fresh database, behind a real
 // HTTP server, with the generated client pointed at it.
 type testService struct {
-	url    string // server root
-	api    string // server root + /api/v1
-	client *api.ClientWithResponses
-	pool   *pgxpool.Pool
-	store  *postgres.Store
-	logs   *syncBuffer // everything the handler logged
-	token  string      // the API token, sent by do and client; "" when none is required
+	url     string // server root
+	api     string // server root + /api/v1
+	client  *api.ClientWithResponses
+	pool    *pgxpool.Pool
+	store   *postgres.Store
+	logs    *syncBuffer // everything the handler logged
+	token   string      // the API token, sent by do and client; "" when none is required
+	process *app.App
 }
 
 // syncBuffer collects log output from concurrent requests.
@@ -68,28 +68,24 @@ func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := postgres.New(pool, box)
 	logs := &syncBuffer{}
-	broker := event.NewBroker(pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler))
-	brokerCtx, stopBroker := context.WithCancel(context.Background())
-	t.Cleanup(stopBroker)
-	go broker.Run(brokerCtx)
-	handler := httpapi.NewHandler(httpapi.Options{
-		Events:   broker,
-		Logger:   slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Service:  migration.NewService(store),
-		Ready:    func(ctx context.Context) error { return postgres.Ready(ctx, pool) },
-		APIToken: opts.APIToken,
-		Limits:   opts.Limits,
-		Metrics:  metrics.New(store, slog.New(slog.DiscardHandler)),
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	// The process as serve builds it, without workers: tests start them
+	// when they want them (startWorkers).
+	process := app.New(pool, box, logger, app.Config{APIToken: opts.APIToken, Limits: opts.Limits})
+	srv := httptest.NewServer(process.Handler)
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		process.Stop(ctx) //nolint:errcheck // the test is over
 	})
-	srv := httptest.NewServer(handler)
-	t.Cleanup(srv.Close)
 	client, err := api.NewClientWithResponses(srv.URL+httpapi.BasePath, api.WithRequestEditorFn(bearer(opts.APIToken)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool, store: store, logs: logs, token: opts.APIToken}
+	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool, store: process.Store,
+		logs: logs, token: opts.APIToken, process: process}
 }
 
 // bearer sets the Authorization header of a request to token, if any.
