@@ -85,15 +85,20 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 			"MAILMIGRATE_SECRET_KEY (base64 of 32 bytes) overrides it (MAILMIGRATE_SECRET_KEY_FILE)")
 	fs.StringVar(&cfg.LogLevel, "log-level", env("MAILMIGRATE_LOG_LEVEL", "info"), "debug, info, warn or error (MAILMIGRATE_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MAILMIGRATE_LOG_FORMAT", "text"), "text or json (MAILMIGRATE_LOG_FORMAT)")
-	durations := []durationSetting{
-		{&cfg.ShutdownTimeout, "shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM"},
-		{&cfg.ReadHeaderTimeout, "read-header-timeout", "10s", "time a client has to send a request's headers (slow clients cannot hold connections)"},
-		{&cfg.ReadTimeout, "read-timeout", httpapi.DefaultReadTimeout.String(), "time a client has to send a whole request, body included (not the event stream)"},
-		{&cfg.WriteTimeout, "write-timeout", httpapi.DefaultWriteTimeout.String(), "time from a request's start to the end of its response (not the event stream)"},
-		{&cfg.IdleTimeout, "idle-timeout", "2m", "how long an idle keep-alive connection stays open"},
+	staged := []stagedSetting{
+		{"shutdown-timeout", "30s", "how long in-flight requests may finish after SIGTERM", duration(&cfg.ShutdownTimeout, 0)},
+		{"read-header-timeout", "10s", "time a client has to send a request's headers (slow clients cannot hold connections)", duration(&cfg.ReadHeaderTimeout, 0)},
+		{"read-timeout", httpapi.DefaultReadTimeout.String(), "time a client has to send a whole request, body included (not the event stream)", duration(&cfg.ReadTimeout, 0)},
+		{"write-timeout", httpapi.DefaultWriteTimeout.String(), "time from a request's start to the end of its response (not the event stream)", duration(&cfg.WriteTimeout, 0)},
+		{"idle-timeout", "2m", "how long an idle keep-alive connection stays open", duration(&cfg.IdleTimeout, 0)},
+		{"workers", "16", "accounts this process migrates or tests at once", number(&cfg.Workers, 1, 1000)},
+		{"max-connections-per-host", "30", "IMAP connections to one server host across all processes; an account holds 1 " +
+			"to its source and up to 2 to its destination; 0: no limit", number(&cfg.ConnectionsPerHost, 0, 0)},
+		{"lease-expiry", "60s", "how long a running account may go without a sign of life before its process is taken " +
+			"for dead and the account resumes elsewhere", duration(&cfg.LeaseExpiry, 2*time.Second)},
 	}
-	for i := range durations {
-		durations[i].register(fs, env)
+	for i := range staged {
+		staged[i].register(fs, env)
 	}
 	// The token's flag has no default from the environment: -h prints
 	// defaults, and would print the token.
@@ -113,28 +118,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"largest JSON request body in bytes; larger answers 413 (MAILMIGRATE_MAX_JSON_BODY)")
 	fs.Int64Var(&cfg.MaxCSVBodyBytes, "max-csv-body", envInt(getenv, "MAILMIGRATE_MAX_CSV_BODY", httpapi.DefaultMaxCSVBodyBytes),
 		"largest imported CSV file in bytes; larger answers 413 (MAILMIGRATE_MAX_CSV_BODY)")
-	var maxStreams int64
-	fs.Int64Var(&maxStreams, "max-event-streams", envInt(getenv, "MAILMIGRATE_MAX_EVENT_STREAMS", httpapi.DefaultMaxEventStreams),
+	fs.IntVar(&cfg.MaxEventStreams, "max-event-streams", int(envInt(getenv, "MAILMIGRATE_MAX_EVENT_STREAMS", httpapi.DefaultMaxEventStreams)),
 		"live event streams (WebSockets) open at once; one more answers 503 (MAILMIGRATE_MAX_EVENT_STREAMS)")
-	workers := env("MAILMIGRATE_WORKERS", "16")
-	fs.Func("workers", "accounts this process migrates or tests at once (MAILMIGRATE_WORKERS, default 16)", func(v string) error {
-		workers = v
-		return nil
-	})
-	perHost := env("MAILMIGRATE_MAX_CONNECTIONS_PER_HOST", "30")
-	fs.Func("max-connections-per-host", "IMAP connections to one server host across all processes; an account holds 1 "+
-		"to its source and up to 2 to its destination; 0: no limit (MAILMIGRATE_MAX_CONNECTIONS_PER_HOST, default 30)", func(v string) error {
-		perHost = v
-		return nil
-	})
 	fs.StringVar(&cfg.WorkerID, "worker-id", getenv("MAILMIGRATE_WORKER_ID"),
 		"name of this process in the job queue (river_job.attempted_by); default: host name and start time (MAILMIGRATE_WORKER_ID)")
-	lease := env("MAILMIGRATE_LEASE_EXPIRY", "60s")
-	fs.Func("lease-expiry", "how long a running account may go without a sign of life before its process is taken "+
-		"for dead and the account resumes elsewhere (MAILMIGRATE_LEASE_EXPIRY, default 60s)", func(v string) error {
-		lease = v
-		return nil
-	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err
@@ -152,21 +139,11 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	if cfg.SecretKeyFile == "" && cfg.DataDir != "" {
 		cfg.SecretKeyFile = filepath.Join(cfg.DataDir, "secret.key")
 	}
-	for _, d := range durations {
-		if err := d.parse(); err != nil {
-			return cfg, err
+	for _, st := range staged {
+		if err := st.parse(st.value); err != nil {
+			return cfg, fmt.Errorf("%s %q: %w", strings.ReplaceAll(st.name, "-", " "), st.value, err)
 		}
 	}
-	if cfg.Workers, err = strconv.Atoi(workers); err != nil || cfg.Workers < 1 || cfg.Workers > 1000 {
-		return cfg, fmt.Errorf("workers %q: want a number from 1 to 1000", workers)
-	}
-	if cfg.ConnectionsPerHost, err = strconv.Atoi(perHost); err != nil || cfg.ConnectionsPerHost < 0 {
-		return cfg, fmt.Errorf("max connections per host %q: want 0 (no limit) or more", perHost)
-	}
-	if cfg.LeaseExpiry, err = time.ParseDuration(lease); err != nil || cfg.LeaseExpiry < 2*time.Second {
-		return cfg, fmt.Errorf("lease expiry %q: want a duration of 2s or more, such as 60s", lease)
-	}
-	cfg.MaxEventStreams = int(maxStreams)
 	return cfg, cfg.validate()
 }
 
@@ -206,34 +183,56 @@ func (c config) limits() httpapi.Limits {
 	}
 }
 
-// durationSetting is a duration flag with a MAILMIGRATE_* fallback,
-// parsed after the flags so that a bad value names its setting.
-type durationSetting struct {
-	dst      *time.Duration
-	name     string
-	fallback string
-	usage    string
+// stagedSetting is a flag with a MAILMIGRATE_* fallback whose value is
+// parsed after all flags, so that a bad value names its setting whether
+// it came from the flag or the variable.
+type stagedSetting struct {
+	name  string
+	value string // the default, then the variable's, then the flag's
+	usage string
+	parse func(string) error
 }
 
-func (d *durationSetting) variable() string {
-	return "MAILMIGRATE_" + strings.ToUpper(strings.ReplaceAll(d.name, "-", "_"))
+func (st *stagedSetting) variable() string {
+	return "MAILMIGRATE_" + strings.ToUpper(strings.ReplaceAll(st.name, "-", "_"))
 }
 
-func (d *durationSetting) register(fs *flag.FlagSet, env func(key, fallback string) string) {
-	d.fallback = env(d.variable(), d.fallback)
-	fs.Func(d.name, fmt.Sprintf("%s (%s, default %s)", d.usage, d.variable(), d.fallback), func(v string) error {
-		d.fallback = v
+func (st *stagedSetting) register(fs *flag.FlagSet, env func(key, fallback string) string) {
+	st.value = env(st.variable(), st.value)
+	fs.Func(st.name, fmt.Sprintf("%s (%s, default %s)", st.usage, st.variable(), st.value), func(v string) error {
+		st.value = v
 		return nil
 	})
 }
 
-func (d *durationSetting) parse() error {
-	v, err := time.ParseDuration(d.fallback)
-	if err != nil || v < 0 {
-		return fmt.Errorf("%s %q: want a duration such as 30s", strings.ReplaceAll(d.name, "-", " "), d.fallback)
+// duration parses a duration of at least least into dst.
+func duration(dst *time.Duration, least time.Duration) func(string) error {
+	return func(text string) error {
+		v, err := time.ParseDuration(text)
+		if err != nil || v < least {
+			if least > 0 {
+				return fmt.Errorf("want a duration of %s or more, such as 60s", least)
+			}
+			return errors.New("want a duration such as 30s")
+		}
+		*dst = v
+		return nil
 	}
-	*d.dst = v
-	return nil
+}
+
+// number parses an integer from least to most (0: no bound) into dst.
+func number(dst *int, least, most int) func(string) error {
+	return func(text string) error {
+		v, err := strconv.Atoi(text)
+		if err != nil || v < least || (most > 0 && v > most) {
+			if most == 0 {
+				return fmt.Errorf("want %d or more", least)
+			}
+			return fmt.Errorf("want a number from %d to %d", least, most)
+		}
+		*dst = v
+		return nil
+	}
 }
 
 func envBool(getenv func(string) string, key string) (bool, error) {
