@@ -32,13 +32,12 @@ func accountCommands() []command {
 
 func accountsRun(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
-	ff.bind(s.flags)
-	follow := s.flags.Bool("follow", false, "show the progress until the run ends; exit 1 unless every account completed")
+	ff.bind(s.flags, followRunHelp)
 	taskID, id, err := s.parseTaskAndAccount(args)
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, taskID, *follow, ff, "run of account "+itoa(id), func() (response, error) {
+	return startAndFollow(ctx, s, taskID, ff, "run of account "+itoa(id), func() (response, error) {
 		return s.client.RunAccountWithResponse(ctx, taskID, id)
 	})
 }

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 )
 
@@ -28,9 +27,11 @@ type System struct {
 	TerminalWidth func() int
 }
 
-// isResource says whether Run handles the top-level word name.
-func isResource(name string) bool {
-	return slices.Contains([]string{"endpoints", "tasks", "accounts"}, name)
+// resources are the top-level words Run handles, with their commands.
+var resources = map[string]func() []command{
+	"endpoints": endpointCommands,
+	"tasks":     taskCommands,
+	"accounts":  accountCommands,
 }
 
 // Usage is the CLI's part of mailmigrate's usage text.
@@ -54,10 +55,10 @@ func Run(ctx context.Context, args []string, sys System) int {
 }
 
 func dispatch(ctx context.Context, args []string, sys System) error {
-	if len(args) == 0 || !isResource(args[0]) {
+	if len(args) == 0 || resources[args[0]] == nil {
 		return usageErrorf(Usage, "want endpoints, tasks or accounts")
 	}
-	commands := commandsOf(args[0])
+	commands := resources[args[0]]()
 	if len(args) < 2 {
 		fmt.Fprint(sys.Stderr, commandsUsage(args[0], commands))
 		return errUsageShown
@@ -82,17 +83,6 @@ type command struct {
 	args    string // the positional arguments, e.g. "TASK ID"
 	summary string
 	run     func(ctx context.Context, s *session, args []string) error
-}
-
-func commandsOf(resource string) []command {
-	switch resource {
-	case "endpoints":
-		return endpointCommands()
-	case "tasks":
-		return taskCommands()
-	default:
-		return accountCommands()
-	}
 }
 
 func commandsUsage(resource string, commands []command) string {

@@ -18,45 +18,52 @@ const defaultProgressInterval = 10 * time.Second
 
 // followFlags are the flags of the commands that follow a run.
 type followFlags struct {
+	follow   bool
 	interval time.Duration
 }
 
-func (ff *followFlags) bind(fs *flag.FlagSet) {
+// bind adds --interval, and --follow described by followHelp when the
+// command may or may not follow.
+func (ff *followFlags) bind(fs *flag.FlagSet, followHelp string) {
+	if followHelp != "" {
+		fs.BoolVar(&ff.follow, "follow", false, followHelp)
+	}
 	fs.DurationVar(&ff.interval, "interval", defaultProgressInterval,
 		"when stdout is not a terminal: at most one progress line per account per interval")
 }
 
+// followRunHelp is the --follow of the commands that start a run.
+const followRunHelp = "show the progress until the run ends; exit 1 unless every account completed"
+
 func tasksRun(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
-	ff.bind(s.flags)
-	follow := s.flags.Bool("follow", false, "show the progress until the run ends; exit 1 unless every account completed")
+	ff.bind(s.flags, followRunHelp)
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, id, *follow, ff, "run", func() (response, error) {
+	return startAndFollow(ctx, s, id, ff, "run", func() (response, error) {
 		return s.client.RunTaskWithResponse(ctx, id)
 	})
 }
 
 func tasksTest(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
-	ff.bind(s.flags)
-	follow := s.flags.Bool("follow", false, "wait for the results; exit 1 if a login failed")
+	ff.bind(s.flags, "wait for the results; exit 1 if a login failed")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, id, *follow, ff, "test", func() (response, error) {
+	return startAndFollow(ctx, s, id, ff, "test", func() (response, error) {
 		return s.client.TestTaskWithResponse(ctx, id)
 	})
 }
 
-// startAndFollow starts a run or test of task id and, when asked, follows
-// it from the first event it causes.
-func startAndFollow(ctx context.Context, s *session, id int64, follow bool, ff followFlags, what string, start func() (response, error)) error {
+// startAndFollow starts a run or test of task id and, when ff says so,
+// follows it from the first event it causes.
+func startAndFollow(ctx context.Context, s *session, id int64, ff followFlags, what string, start func() (response, error)) error {
 	var after int64
-	if follow {
+	if ff.follow {
 		var err error
 		if after, err = lastEventSeq(ctx, s, id); err != nil {
 			return err
@@ -66,7 +73,7 @@ func startAndFollow(ctx context.Context, s *session, id int64, follow bool, ff f
 	if err := expect(resp, err, http.StatusAccepted); err != nil {
 		return err
 	}
-	if !follow {
+	if !ff.follow {
 		if s.output == "table" {
 			fmt.Fprintf(s.sys.Stdout, "%s of task %d started; follow it with: mailmigrate tasks watch %d\n", what, id, id)
 		}
@@ -77,7 +84,7 @@ func startAndFollow(ctx context.Context, s *session, id int64, follow bool, ff f
 
 func tasksWatch(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
-	ff.bind(s.flags)
+	ff.bind(s.flags, "") // watching is following
 	after := s.flags.Int64("after", -1, "show the events after this seq too (0: the whole log); default: from now on")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
