@@ -18,6 +18,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 )
 
 // cluster is mailmigrate serve processes on one database, with a task
@@ -166,47 +167,6 @@ func apiClient(t *testing.T, s *service) *api.ClientWithResponses {
 	return client
 }
 
-func waitTaskState(t *testing.T, s *service, taskID int64, want api.TaskState) {
-	t.Helper()
-	client := apiClient(t, s)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		resp, err := client.GetTaskWithResponse(context.Background(), taskID)
-		if err != nil || resp.JSON200 == nil {
-			t.Fatalf("get task: %v %v", err, resp)
-		}
-		if resp.JSON200.State == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %d still %s, want %s", taskID, resp.JSON200.State, want)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// streamUntil reads a process's event stream of a task until an event of
-// kind arrives.
-func streamUntil(t *testing.T, conn *websocket.Conn, kind string) []api.Event {
-	t.Helper()
-	var events []api.Event
-	for {
-		conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
-		var e api.Event
-		if err := conn.ReadJSON(&e); err != nil {
-			var told strings.Builder
-			for _, e := range events {
-				fmt.Fprintf(&told, "%d %s %d %s\n", e.Seq, e.Kind, e.AccountId, e.Message)
-			}
-			t.Fatalf("after %d events: %v\n%s", len(events), err, told.String())
-		}
-		events = append(events, e)
-		if e.Kind == kind {
-			return events
-		}
-	}
-}
-
 // TestTwoProcessesShareARunAndOneFinishesWhatAKilledOneLeft runs two
 // serve processes on one database: the accounts of one run spread over
 // both, a WebSocket on A sees the work B does, and after B is killed
@@ -228,8 +188,8 @@ func TestTwoProcessesShareARunAndOneFinishesWhatAKilledOneLeft(t *testing.T) {
 	killed := c.waitRunningOn(t, "B")
 	b.kill(t)
 
-	events := streamUntil(t, conn, "run.finished")
-	waitTaskState(t, a, taskID, api.TaskStateCompleted)
+	events, _ := servicetest.ReadEventsUntil(t, conn, "run.finished")
+	servicetest.WaitTaskState(t, apiClient(t, a), taskID, api.TaskStateCompleted)
 	c.wantExact(t)
 	if workers := c.workedOn(t); !workers["A"] || !workers["B"] {
 		t.Errorf("migration jobs ran on %v, want both A and B", workers)
@@ -264,7 +224,7 @@ func TestKilledServiceFinishesItsRunAfterARestart(t *testing.T) {
 	first.kill(t)
 
 	second := c.start(t, "second", 1)
-	waitTaskState(t, second, taskID, api.TaskStateCompleted)
+	servicetest.WaitTaskState(t, apiClient(t, second), taskID, api.TaskStateCompleted)
 	c.wantExact(t)
 	status, body := doRequest(t, http.DefaultClient, "GET", fmt.Sprintf("%s/api/v1/tasks/%d/events?limit=1000", second.base, taskID), "")
 	var events []api.Event

@@ -12,6 +12,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
@@ -126,18 +127,5 @@ func TestConnectionTestRefusedWhileRunning(t *testing.T) {
 
 func (s *testService) waitForState(t *testing.T, taskID int64, want api.TaskState) api.Task {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := s.client.GetTaskWithResponse(context.Background(), taskID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.JSON200.State == want {
-			return *resp.JSON200
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %d still %s, want %s", taskID, resp.JSON200.State, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return servicetest.WaitTaskState(t, s.client, taskID, want)
 }

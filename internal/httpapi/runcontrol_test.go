@@ -12,11 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
@@ -72,30 +71,6 @@ func (f migrationFixture) wantExact(t *testing.T) {
 	}
 }
 
-// readUntil reads events from conn until one of kind arrives, returning
-// them all with the raw frames.
-func readUntil(t *testing.T, conn *websocket.Conn, kind string) ([]api.Event, string) {
-	t.Helper()
-	var events []api.Event
-	var raw strings.Builder
-	for {
-		conn.SetReadDeadline(time.Now().Add(60 * time.Second))
-		_, frame, err := conn.ReadMessage()
-		if err != nil {
-			t.Fatalf("after %d events: %v", len(events), err)
-		}
-		raw.Write(frame)
-		var e api.Event
-		if err := json.Unmarshal(frame, &e); err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-		if e.Kind == kind {
-			return events, raw.String()
-		}
-	}
-}
-
 // TestRunEventsTellTheRunInOrder watches a run over the WebSocket: it
 // opens with run.started, each account's events run from account.started
 // through throttled account.progress and one folder.done per folder to
@@ -110,7 +85,7 @@ func TestRunEventsTellTheRunInOrder(t *testing.T) {
 	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), ""); got.status != http.StatusAccepted {
 		t.Fatalf("POST run: %d %s", got.status, got.body)
 	}
-	events, raw := readUntil(t, conn, "run.finished")
+	events, raw := servicetest.ReadEventsUntil(t, conn, "run.finished")
 	f.wantExact(t)
 	if strings.Contains(raw, "secret-pw") {
 		t.Fatal("an event frame holds a password")
@@ -226,7 +201,7 @@ func TestLimitsHoldRunsBack(t *testing.T) {
 			f := s.newMigration(t, 3, 60, tc.options)
 			conn := s.dialStream(t, fmt.Sprintf("?task_id=%d", f.taskID))
 			s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
-			events, _ := readUntil(t, conn, "run.finished")
+			events, _ := servicetest.ReadEventsUntil(t, conn, "run.finished")
 			running := 0
 			for _, e := range events {
 				switch e.Kind {

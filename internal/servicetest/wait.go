@@ -1,0 +1,63 @@
+package servicetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+// WaitTaskState polls the task through client until it is in state want,
+// and returns it; it fails t after two minutes.
+func WaitTaskState(t testing.TB, client *api.ClientWithResponses, taskID int64, want api.TaskState) api.Task {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := client.GetTaskWithResponse(context.Background(), taskID)
+		if err != nil || resp.JSON200 == nil {
+			t.Fatalf("get task %d: %v %v", taskID, err, resp)
+		}
+		if resp.JSON200.State == want {
+			return *resp.JSON200
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %d still %s, want %s", taskID, resp.JSON200.State, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// ReadEventsUntil reads events from an event stream until one of kind
+// arrives, and returns them all with the raw frames; it fails t, listing
+// what came, when the stream is silent for two minutes or breaks.
+func ReadEventsUntil(t testing.TB, conn *websocket.Conn, kind string) ([]api.Event, string) {
+	t.Helper()
+	var events []api.Event
+	var raw strings.Builder
+	for {
+		conn.SetReadDeadline(time.Now().Add(2 * time.Minute)) //nolint:errcheck // a failed read says it
+		_, frame, err := conn.ReadMessage()
+		var e api.Event
+		if err == nil {
+			err = json.Unmarshal(frame, &e)
+		}
+		if err != nil {
+			var told strings.Builder
+			for _, e := range events {
+				fmt.Fprintf(&told, "%d %s %d %s\n", e.Seq, e.Kind, e.AccountId, e.Message)
+			}
+			t.Fatalf("after %d events: %v\n%s", len(events), err, told.String())
+		}
+		raw.Write(frame)
+		events = append(events, e)
+		if e.Kind == kind {
+			return events, raw.String()
+		}
+	}
+}
