@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -67,16 +66,7 @@ func rawRequest(t *testing.T, method, url, authorization string) reply {
 	if authorization != "" {
 		req.Header.Set("Authorization", authorization)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: string(b), header: resp.Header}
+	return send(t, req)
 }
 
 func TestEveryAPIRouteNeedsTheToken(t *testing.T) {

@@ -118,6 +118,12 @@ func (s *testService) do(t *testing.T, method, path, body string) reply {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	bearer(s.token)(req.Context(), req) //nolint:errcheck // never fails
+	return send(t, req)
+}
+
+// send sends req and reads the whole reply.
+func send(t *testing.T, req *http.Request) reply {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +133,7 @@ func (s *testService) do(t *testing.T, method, path, body string) reply {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: string(b)}
+	return reply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: string(b), header: resp.Header}
 }
 
 // wantText asserts a plain-text error response, body to the letter.
