@@ -305,6 +305,9 @@ type TaskOptions struct {
 	// MaxMessageBytes Skip messages larger than this; 0 means no limit.
 	MaxMessageBytes int64 `json:"max_message_bytes,omitempty"`
 
+	// MirrorDeletions Messages this task copied and that were since expunged from the source are expunged from the destination on the next run. Nothing the task did not copy is ever touched. Off by default: a re-run carries new messages and flag changes only.
+	MirrorDeletions bool `json:"mirror_deletions,omitempty"`
+
 	// ParallelAccounts Accounts migrated at once; omitted or 0 means 4.
 	ParallelAccounts int `json:"parallel_accounts,omitempty"`
 

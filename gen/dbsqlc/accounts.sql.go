@@ -337,37 +337,6 @@ func (q *Queries) AccountStatsByTask(ctx context.Context, taskIds []int64) ([]Ac
 	return items, nil
 }
 
-const accountSyncStateGet = `-- name: AccountSyncStateGet :one
-SELECT sync_state FROM accounts WHERE task_id = $1 AND id = $2
-`
-
-type AccountSyncStateGetParams struct {
-	TaskID int64
-	ID     int64
-}
-
-func (q *Queries) AccountSyncStateGet(ctx context.Context, arg AccountSyncStateGetParams) ([]byte, error) {
-	row := q.db.QueryRow(ctx, accountSyncStateGet, arg.TaskID, arg.ID)
-	var sync_state []byte
-	err := row.Scan(&sync_state)
-	return sync_state, err
-}
-
-const accountSyncStateSet = `-- name: AccountSyncStateSet :exec
-UPDATE accounts SET sync_state = $1 WHERE task_id = $2 AND id = $3
-`
-
-type AccountSyncStateSetParams struct {
-	SyncState []byte
-	TaskID    int64
-	ID        int64
-}
-
-func (q *Queries) AccountSyncStateSet(ctx context.Context, arg AccountSyncStateSetParams) error {
-	_, err := q.db.Exec(ctx, accountSyncStateSet, arg.SyncState, arg.TaskID, arg.ID)
-	return err
-}
-
 const accountTestRecord = `-- name: AccountTestRecord :exec
 UPDATE accounts
 SET source_test_ok = $1, source_test_error = $2, source_tested_at = now(),

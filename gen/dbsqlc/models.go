@@ -34,7 +34,6 @@ type Account struct {
 	UpdatedAt            pgtype.Timestamptz
 	StartedAt            pgtype.Timestamptz
 	FinishedAt           pgtype.Timestamptz
-	SyncState            []byte
 	RunGeneration        int64
 	HeartbeatAt          pgtype.Timestamptz
 	RunRetries           int32
@@ -96,6 +95,21 @@ type Event struct {
 type SecretKeyCheck struct {
 	ID     bool
 	Sealed []byte
+}
+
+type SyncFolder struct {
+	AccountID int64
+	Folder    string
+	State     []byte
+}
+
+type SyncMapChunk struct {
+	AccountID      int64
+	Folder         string
+	FirstSource    int64
+	LastSource     int64
+	MaxDestination int64
+	Entries        []byte
 }
 
 type Task struct {

@@ -111,6 +111,9 @@ func optionsText(o api.TaskOptions) string {
 	if o.Since != "" {
 		add("since %s", o.Since)
 	}
+	if o.MirrorDeletions {
+		add("mirror deletions")
+	}
 	if o.ParallelAccounts > 0 {
 		add("%d accounts at once", o.ParallelAccounts)
 	}
@@ -152,6 +155,7 @@ func taskFlags(fs *flag.FlagSet, in *api.TaskInput) {
 	fs.Int64Var(&o.MaxMessageBytes, "max-message-bytes", o.MaxMessageBytes, "skip larger messages; 0: no limit")
 	fs.StringVar(&o.Since, "since", o.Since, "YYYY-MM-DD: copy only messages received later")
 	fs.IntVar(&o.ParallelAccounts, "parallel-accounts", o.ParallelAccounts, "accounts migrated at once; 0: 4")
+	fs.BoolVar(&o.MirrorDeletions, "mirror-deletions", o.MirrorDeletions, "expunge the task's copies of messages expunged from the source")
 }
 
 // stringList is a repeatable flag; given again in an update, it replaces
@@ -236,6 +240,8 @@ func applyTaskFlag(name string, from api.TaskInput, to *api.TaskInput) {
 		o.Since = f.Since
 	case "parallel-accounts":
 		o.ParallelAccounts = f.ParallelAccounts
+	case "mirror-deletions":
+		o.MirrorDeletions = f.MirrorDeletions
 	}
 }
 

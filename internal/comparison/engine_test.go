@@ -157,7 +157,7 @@ func migrateAccount(ctx context.Context, a engineAccount) engineOutcome {
 		}
 	}
 	if err == nil {
-		err = writeState(a.StatePath, res.State)
+		err = writeState(a.StatePath, state)
 	}
 	if err != nil {
 		o.Error = err.Error()
@@ -172,20 +172,21 @@ func (e endpoint) side() transfer.Side {
 	}
 }
 
-// readState returns the state stored at path, or nil before the first pass.
-func readState(path string) (transfer.State, error) {
+// readState returns the state stored at path, or an empty one before the
+// first pass.
+func readState(path string) (*transfer.MemoryState, error) {
+	state := transfer.NewMemoryState()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return state, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var state transfer.State
-	return state, json.Unmarshal(data, &state)
+	return state, json.Unmarshal(data, state)
 }
 
-func writeState(path string, state transfer.State) error {
+func writeState(path string, state *transfer.MemoryState) error {
 	data, err := json.Marshal(state)
 	if err != nil {
 		return err

@@ -93,8 +93,23 @@ func TestRunWithAWrongPasswordFailsThatAccount(t *testing.T) {
 	}
 	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), taskID, nil)
 	bob := (*accounts.JSON200)[1]
-	if bob.State != api.AccountStateFailed || !strings.HasPrefix(bob.LastError, "authentication failed: ") {
-		t.Errorf("bob: %s %q", bob.State, bob.LastError)
+	// The failure names its side, that side's login, host and port: the
+	// operator is sent to the right server.
+	wantError := fmt.Sprintf("source bob at %s:%d: authentication failed: ", d.Host, d.Port)
+	if bob.State != api.AccountStateFailed || !strings.HasPrefix(bob.LastError, wantError) {
+		t.Errorf("bob: %s %q, want the error to start %q", bob.State, bob.LastError, wantError)
+	}
+	var events []api.Event
+	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("/tasks/%d/events", taskID), "").body), &events)
+	var failed []api.Event
+	for _, e := range events {
+		if e.Kind == "account.failed" {
+			failed = append(failed, e)
+		}
+	}
+	if len(failed) != 1 || failed[0].Side != "source" || failed[0].Login != "bob" ||
+		failed[0].Host != d.Host || failed[0].Port != d.Port {
+		t.Errorf("account.failed events %+v, want one naming the source, bob and %s:%d", failed, d.Host, d.Port)
 	}
 }
 

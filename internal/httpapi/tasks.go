@@ -84,6 +84,7 @@ func taskSpecFromAPI(in *api.TaskInput) migration.TaskSpec {
 			MaxMessageBytes:  o.MaxMessageBytes,
 			Since:            o.Since,
 			ParallelAccounts: o.ParallelAccounts,
+			MirrorDeletions:  o.MirrorDeletions,
 		}
 	}
 	return spec
@@ -104,6 +105,7 @@ func taskToAPI(t migration.Task) api.Task {
 			MaxMessageBytes:  o.MaxMessageBytes,
 			Since:            o.Since,
 			ParallelAccounts: o.ParallelAccounts,
+			MirrorDeletions:  o.MirrorDeletions,
 		},
 		State: api.TaskState(t.State),
 		Accounts: api.AccountCounts{

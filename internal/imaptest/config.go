@@ -71,10 +71,10 @@ namespace inbox {
 
 imap_capability = {{.Capability}}
 {{- end}}
-{{- if .QuotaBytes}}
+{{- if or .QuotaBytes .MaxMailSize}}
 
 # A storage quota per user (RFC 9208): an APPEND beyond it fails with
-# NO [OVERQUOTA].
+# NO [OVERQUOTA]; a message over quota_max_mail_size with NO [LIMIT].
 mail_plugins = $mail_plugins quota
 protocol imap {
   mail_plugins = $mail_plugins imap_quota
@@ -83,6 +83,9 @@ plugin {
   quota = count:User quota
   quota_vsizes = yes
   quota_rule = *:storage={{.QuotaBytes}}b
+{{- if .MaxMailSize}}
+  quota_max_mail_size = {{.MaxMailSize}}b
+{{- end}}
 }
 {{- end}}
 
@@ -119,7 +122,7 @@ type configData struct {
 	}
 	MailLocation, Separator, Prefix string
 	SpecialUse                      []specialUse
-	QuotaBytes                      int64
+	QuotaBytes, MaxMailSize         int64
 	Capability                      string
 }
 
@@ -133,6 +136,7 @@ func (d *Dovecot) writeConfig(port, tlsPort int) (string, error) {
 		Prefix:       d.Layout.Prefix(),
 		SpecialUse:   d.Layout.specialUse(),
 		QuotaBytes:   d.quotaBytes,
+		MaxMailSize:  d.maxMailSize,
 		Capability:   d.capability,
 	}
 	data.Acct.InternalUser = d.acct.internalUser

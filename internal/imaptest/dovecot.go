@@ -24,6 +24,9 @@ type Options struct {
 	// QuotaBytes, when positive, limits every user's mail to that many
 	// bytes: an APPEND beyond it fails with NO [OVERQUOTA] (RFC 9208).
 	QuotaBytes int64
+	// MaxMailSize, when positive, refuses a message larger than that many
+	// bytes with NO [LIMIT] (quota_max_mail_size).
+	MaxMailSize int64
 	// Capability, when set, is the capability list the server announces
 	// after login (imap_capability), e.g. to play an older server without
 	// LIST-EXTENDED; Dovecot still understands what it does not announce.
@@ -40,12 +43,13 @@ type Dovecot struct {
 	CertPEM []byte // the self-signed certificate the server presents (for "127.0.0.1" and "localhost")
 	Layout  Layout
 
-	quotaBytes int64
-	capability string
-	acct       *account
-	proc       *process
-	usersMu    sync.Mutex        // guards passwords and the users directory
-	passwords  map[string]string // login → password, for Load
+	quotaBytes  int64
+	maxMailSize int64
+	capability  string
+	acct        *account
+	proc        *process
+	usersMu     sync.Mutex        // guards passwords and the users directory
+	passwords   map[string]string // login → password, for Load
 }
 
 // StartDovecot starts a Dovecot on free loopback ports in a new directory,
@@ -66,7 +70,7 @@ func StartDovecot(t testing.TB, opts Options) *Dovecot {
 		t.Fatalf("imaptest: %v", err)
 	}
 	d := &Dovecot{Host: "127.0.0.1", Dir: dir, Layout: opts.Layout, acct: acct,
-		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, capability: opts.Capability}
+		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, maxMailSize: opts.MaxMailSize, capability: opts.Capability}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("imaptest: log of the Dovecot on %s:\n%s", d.Addr(), d.LogTail())

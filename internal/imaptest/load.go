@@ -17,19 +17,25 @@ const appendWindow = 32
 // in order, so that UIDs follow the corpus order within each folder.
 func (d *Dovecot) Load(t testing.TB, login string, c Corpus) {
 	t.Helper()
-	password, ok := d.password(login)
+	load(t, d, login, c)
+}
+
+// load is Load on any server.
+func load(t testing.TB, s imapServer, login string, c Corpus) {
+	t.Helper()
+	password, ok := s.password(login)
 	if !ok {
 		t.Fatalf("imaptest: Load: no user %q", login)
 	}
-	client := d.Login(t, login, password)
-	d.createFolders(t, client, c)
-	d.appendMessages(t, client, c.Messages)
+	client := loginAs(t, s, login, password)
+	createFolders(t, s, client, c)
+	appendMessages(t, s, client, c.Messages)
 	if err := client.Logout().Wait(); err != nil {
 		t.Fatalf("imaptest: Load: LOGOUT: %v", err)
 	}
 }
 
-func (d *Dovecot) createFolders(t testing.TB, client *imapclient.Client, c Corpus) {
+func createFolders(t testing.TB, s imapServer, client *imapclient.Client, c Corpus) {
 	t.Helper()
 	existing, err := client.List("", "*", nil).Collect()
 	if err != nil {
@@ -46,10 +52,10 @@ func (d *Dovecot) createFolders(t testing.TB, client *imapclient.Client, c Corpu
 		folders = append(folders, Folder{Name: m.Folder})
 	}
 	for _, f := range folders {
-		name := d.mailboxName(t, f.Name)
+		name := s.mailboxName(t, f.Name)
 		if !have[name] {
 			if err := client.Create(name, nil).Wait(); err != nil {
-				t.Fatalf("imaptest: Load: CREATE %q: %v\n%s", name, err, d.LogTail())
+				t.Fatalf("imaptest: Load: CREATE %q: %v\n%s", name, err, s.LogTail())
 			}
 			have[name] = true
 		}
@@ -73,8 +79,9 @@ func (d *Dovecot) mailboxName(t testing.TB, folder string) string {
 }
 
 // appendMessages pipelines the APPENDs (RFC 9051 §6.3.12), waiting for
-// the oldest when appendWindow are in flight. Dovecot runs them in order.
-func (d *Dovecot) appendMessages(t testing.TB, client *imapclient.Client, msgs []Message) {
+// the oldest when appendWindow are in flight. Dovecot and mox both run a
+// connection's commands in order.
+func appendMessages(t testing.TB, s imapServer, client *imapclient.Client, msgs []Message) {
 	t.Helper()
 	type pending struct {
 		cmd *imapclient.AppendCommand
@@ -83,12 +90,12 @@ func (d *Dovecot) appendMessages(t testing.TB, client *imapclient.Client, msgs [
 	var inFlight []pending
 	wait := func(p pending) {
 		if _, err := p.cmd.Wait(); err != nil {
-			t.Fatalf("imaptest: Load: APPEND message %d to %q: %v\n%s", p.i, msgs[p.i].Folder, err, d.LogTail())
+			t.Fatalf("imaptest: Load: APPEND message %d to %q: %v\n%s", p.i, msgs[p.i].Folder, err, s.LogTail())
 		}
 	}
 	for i, m := range msgs {
 		opts := &imap.AppendOptions{Flags: m.Flags, Time: m.Date}
-		cmd := client.Append(d.mailboxName(t, m.Folder), int64(len(m.Body)), opts)
+		cmd := client.Append(s.mailboxName(t, m.Folder), int64(len(m.Body)), opts)
 		if _, err := cmd.Write(m.Body); err != nil {
 			t.Fatalf("imaptest: Load: APPEND message %d: %v", i, err)
 		}

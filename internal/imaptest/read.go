@@ -19,11 +19,17 @@ import (
 // It checks that STATUS and RFC822.SIZE agree with what it fetched.
 func (d *Dovecot) Read(t testing.TB, login string) Corpus {
 	t.Helper()
-	password, ok := d.password(login)
+	return read(t, d, login)
+}
+
+// read is Read on any server.
+func read(t testing.TB, s imapServer, login string) Corpus {
+	t.Helper()
+	password, ok := s.password(login)
 	if !ok {
 		t.Fatalf("imaptest: Read: no user %q", login)
 	}
-	client := d.Login(t, login, password)
+	client := loginAs(t, s, login, password)
 	list, err := client.List("", "*", &imap.ListOptions{ReturnSubscribed: true, ReturnSpecialUse: true}).Collect()
 	if err != nil {
 		t.Fatalf("imaptest: Read: LIST: %v", err)
@@ -33,7 +39,7 @@ func (d *Dovecot) Read(t testing.TB, login string) Corpus {
 		if hasAttr(l.Attrs, imap.MailboxAttrNoSelect) || hasAttr(l.Attrs, imap.MailboxAttrNonExistent) {
 			continue
 		}
-		folder := d.corpusName(l)
+		folder := corpusName(l, s.namespacePrefix())
 		c.Folders = append(c.Folders, Folder{Name: folder, Subscribed: hasAttr(l.Attrs, imap.MailboxAttrSubscribed)})
 		c.Messages = append(c.Messages, readFolder(t, client, l.Mailbox, folder)...)
 	}
@@ -43,8 +49,13 @@ func (d *Dovecot) Read(t testing.TB, login string) Corpus {
 	return c
 }
 
-// corpusName translates a LIST entry back to a corpus folder name.
-func (d *Dovecot) corpusName(l *imap.ListData) string {
+func (d *Dovecot) namespacePrefix() string { return d.Layout.Prefix() }
+
+// corpusName translates a LIST entry back to a corpus folder name: the
+// role of a special-use folder (RFC 6154), "INBOX" in any case (RFC 9051
+// §5.1), else the name without the namespace prefix, with "/" as the
+// delimiter.
+func corpusName(l *imap.ListData, prefix string) string {
 	for _, role := range Roles {
 		if hasAttr(l.Attrs, role) {
 			return string(role)
@@ -53,7 +64,7 @@ func (d *Dovecot) corpusName(l *imap.ListData) string {
 	if strings.EqualFold(l.Mailbox, "INBOX") {
 		return "INBOX"
 	}
-	name := strings.TrimPrefix(l.Mailbox, d.Layout.Prefix())
+	name := strings.TrimPrefix(l.Mailbox, prefix)
 	if l.Delim != 0 && l.Delim != '/' {
 		name = strings.ReplaceAll(name, string(l.Delim), "/")
 	}

@@ -26,6 +26,7 @@ type TaskOptions struct {
 	MaxMessageBytes  int64             // skip larger messages; 0: no limit
 	Since            string            // YYYY-MM-DD: only messages with a later INTERNALDATE; "": all
 	ParallelAccounts int               // accounts migrated at once; 0: DefaultParallelAccounts
+	MirrorDeletions  bool              // expunge the task's copies of messages expunged from the source
 }
 
 // Normalize checks o and fills in defaults.

@@ -335,17 +335,6 @@ func (s *Store) cancelRunningJobs(ctx context.Context, tx pgx.Tx, taskID int64) 
 	return nil
 }
 
-// AccountSyncState returns the copy engine's state of an account, as JSON.
-func (s *Store) AccountSyncState(ctx context.Context, taskID, accountID int64) (json.RawMessage, error) {
-	state, err := s.queries.AccountSyncStateGet(ctx, dbsqlc.AccountSyncStateGetParams{TaskID: taskID, ID: accountID})
-	return state, interpretError(err)
-}
-
-// AccountSyncStateSet stores the copy engine's state of an account.
-func (s *Store) AccountSyncStateSet(ctx context.Context, taskID, accountID int64, state json.RawMessage) error {
-	return interpretError(s.queries.AccountSyncStateSet(ctx, dbsqlc.AccountSyncStateSetParams{TaskID: taskID, ID: accountID, SyncState: state}))
-}
-
 // AccountProgressSet stores how far an account's run is.
 func (s *Store) AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error {
 	return interpretError(progressSet(ctx, s.queries, taskID, accountID, p))

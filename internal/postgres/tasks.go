@@ -21,6 +21,7 @@ type taskOptions struct {
 	MaxMessageBytes  int64             `json:"max_message_bytes,omitempty"`
 	Since            string            `json:"since,omitempty"`
 	ParallelAccounts int               `json:"parallel_accounts,omitempty"`
+	MirrorDeletions  bool              `json:"mirror_deletions,omitempty"`
 }
 
 // TaskCreate stores a new idle task.

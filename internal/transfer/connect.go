@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -37,7 +38,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		return nil, side.fail(name, classify(err), err)
 	}
 	conn := &idleConn{Conn: raw}
-	conn.timeout.Store(int64(tuning.GreetingTimeout))
+	conn.setTimeout(tuning.GreetingTimeout)
 	opts := &imapclient.Options{TLSConfig: side.tlsConfig()}
 	var client *imapclient.Client
 	if side.Security == SecurityStartTLS {
@@ -54,7 +55,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	// Cancelling closes the connection under the client; the engine's
 	// goroutine sees its reads and writes fail and winds down (see close).
 	s.stop = context.AfterFunc(ctx, func() { s.abandon() })
-	conn.timeout.Store(int64(loginTimeout))
+	conn.setTimeout(loginTimeout)
 	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
 		s.close()
 		if ctx.Err() != nil {
@@ -62,7 +63,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		}
 		return nil, side.fail(name, loginKind(err), err)
 	}
-	conn.timeout.Store(int64(tuning.IdleTimeout))
+	conn.setTimeout(tuning.IdleTimeout)
 	return s, nil
 }
 
@@ -141,12 +142,33 @@ func (s *session) abandon() {
 // APPEND, and a silent one must fail sooner than that before the greeting.
 type idleConn struct {
 	net.Conn
-	timeout atomic.Int64 // time.Duration
+	timeout  atomic.Int64 // time.Duration
+	timedOut atomic.Value // the error of a read that timed out
+}
+
+// setTimeout changes the timeout, for the read or write in flight too: a
+// read that started under the long timeout of LOGIN must not keep it.
+func (c *idleConn) setTimeout(d time.Duration) {
+	c.timeout.Store(int64(d))
+	deadline := time.Now().Add(d)
+	c.Conn.SetReadDeadline(deadline)  //nolint:errcheck // fails only on a closed conn
+	c.Conn.SetWriteDeadline(deadline) //nolint:errcheck // likewise
 }
 
 func (c *idleConn) Read(p []byte) (int, error) {
+	if err, _ := c.timedOut.Load().(error); err != nil {
+		return 0, err
+	}
 	c.Conn.SetReadDeadline(time.Now().Add(time.Duration(c.timeout.Load()))) //nolint:errcheck // fails only on a closed conn
-	return c.Conn.Read(p)
+	n, err := c.Conn.Read(p)
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		// Sticky: go-imap's decoder reads again after an error (a byte at
+		// a time, up to four times per response), which would wait the
+		// timeout out once per read.
+		c.timedOut.Store(err)
+	}
+	return n, err
 }
 
 func (c *idleConn) Write(p []byte) (int, error) {

@@ -2,33 +2,30 @@ package transfer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/emersion/go-imap/v2"
-	"github.com/emersion/go-imap/v2/imapclient"
 )
 
-// Copy pipeline sizes: bodies are fetched fetchBatch at a time, and up to
-// appendWindow APPENDs are on the wire before the oldest is waited for,
-// so that both connections stay busy (RFC 7888 LITERAL+ lets the client
-// send a body without waiting for the server's go-ahead).
+// Copy pipeline sizes: bodies are fetched fetchBatch at a time and go out
+// as one MULTIAPPEND per batch where the destination has it, else one
+// APPEND each; up to window(...) commands are on the wire before the
+// oldest is waited for, so that both connections stay busy (RFC 7888
+// LITERAL+ lets the client send a body without waiting for the server's
+// go-ahead).
 const (
-	fetchBatch   = 50
+	fetchBatch = 50
+	// appendWindow single APPENDs, or batchWindow MULTIAPPENDs.
 	appendWindow = 16
-	// batchWindow MULTIAPPEND commands may be on the wire at once.
-	batchWindow = 2
+	batchWindow  = 2
 )
 
-// pendingAppend is an APPEND sent and not yet answered.
+// pendingAppend is an APPEND command sent and not yet answered: one
+// message, or a batch with MULTIAPPEND.
 type pendingAppend struct {
-	msg message
-	cmd *imapclient.AppendCommand
-}
-
-// pendingBatch is a MULTIAPPEND sent and not yet answered.
-type pendingBatch struct {
 	tag  string
 	msgs []message
 }
@@ -38,26 +35,31 @@ type folderCopy struct {
 	m           *accountRun
 	destination string
 	flags       flagFilter
-	appender    *appender // nil: one APPEND per message
+	appender    *appender
 	pending     []pendingAppend
-	batches     []pendingBatch
 	failures    []MessageFailure
-	// done holds every UID whose fate is settled: copied, or refused.
-	done map[imap.UID]bool
+	// sourceRefusal is the source's words for the messages a FETCH did not
+	// deliver.
+	sourceRefusal string
+	// copied receives each message the destination took, with its UID
+	// there (0 where the server did not say: no UIDPLUS).
+	copied func(msg message, written []imap.Flag, uid imap.UID)
+	// keepAlive is called between commands, so that the destination's
+	// main session does not sit idle for long while this one works.
+	keepAlive func() error
 }
 
 // copyMessages streams each message from a source FETCH into a destination
 // APPEND with its flags and INTERNALDATE.
 func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error {
-	byUID := make(map[imap.UID]message, len(messages))
-	for _, msg := range messages {
-		byUID[msg.UID] = msg
-	}
 	for batch := range slices.Chunk(messages, fetchBatch) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := f.copyBatch(batch, byUID); err != nil {
+		if err := f.copyBatch(batch, f.appender.multiAppend); err != nil {
+			return err
+		}
+		if err := f.keepAlive(); err != nil {
 			return err
 		}
 	}
@@ -65,12 +67,81 @@ func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error
 }
 
 // copyBatch fetches the bodies of batch and appends them: as one
-// MULTIAPPEND where the destination has it, else one APPEND each.
-func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) error {
-	if f.appender != nil {
-		return f.copyBatchMulti(batch, byUID)
+// MULTIAPPEND, or one APPEND each.
+func (f *folderCopy) copyBatch(batch []message, multi bool) error {
+	byUID := make(map[imap.UID]message, len(batch))
+	for _, msg := range batch {
+		byUID[msg.UID] = msg
 	}
-	return f.streamBodies(batch, byUID, f.send)
+	fetched := map[imap.UID]bool{}
+	var cmd *appendBatch
+	var sent []message
+	err := f.streamBodies(batch, byUID, func(msg message, body imap.LiteralReader) error {
+		fetched[msg.UID] = true
+		if !multi {
+			return f.send(msg, body)
+		}
+		var err error
+		if cmd == nil {
+			if cmd, err = f.appender.begin(f.destination); err != nil {
+				return err
+			}
+		}
+		msg.Size = body.Size()
+		sent = append(sent, msg)
+		return cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
+	})
+	if multi && cmd != nil && cmd.refused != nil && !isSourceError(err) {
+		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", cmd.refused)
+		return f.copyBatch(batch, false)
+	}
+	if multi {
+		err = f.endBatch(cmd, sent, err)
+	}
+	if err != nil {
+		return err
+	}
+	f.unreadable(batch, fetched)
+	return nil
+}
+
+// endBatch sends the MULTIAPPEND on its way.
+func (f *folderCopy) endBatch(cmd *appendBatch, sent []message, streamErr error) error {
+	switch {
+	case cmd == nil:
+		return streamErr // every message of the batch is gone from the source, or unreadable
+	case streamErr != nil:
+		return f.destinationFailed(streamErr)
+	}
+	if err := cmd.end(); err != nil {
+		return f.destinationFailed(err)
+	}
+	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: sent})
+	if len(f.pending) >= batchWindow {
+		return f.settleOldest()
+	}
+	return nil
+}
+
+// unreadable records the messages of batch that the source's FETCH did
+// not deliver although it answered OK or NO (a server that cannot read a
+// message): they are retried by the next run, and the folder goes on.
+func (f *folderCopy) unreadable(batch []message, fetched map[imap.UID]bool) {
+	for _, msg := range batch {
+		if !fetched[msg.UID] {
+			f.fail(msg, "source", f.sourceRefusal)
+		}
+	}
+	f.sourceRefusal = ""
+}
+
+func (f *folderCopy) fail(msg message, side, reason string) {
+	if reason == "" {
+		reason = "the server did not deliver the message"
+	}
+	f.failures = append(f.failures, MessageFailure{UID: uint32(msg.UID), Side: side, Reason: reason})
+	f.m.figures.failed(f.m.progress.Folder)
+	f.m.report()
 }
 
 // streamBodies fetches the bodies of batch from the source and hands each
@@ -79,7 +150,8 @@ func (f *folderCopy) copyBatch(batch []message, byUID map[imap.UID]message) erro
 // fault) the rest of the FETCH is read and dropped; once reading the
 // source fails, the FETCH is never touched again (reading a failed
 // literal a second time races with that reader) and the connection is
-// dropped.
+// dropped. A FETCH the source ends with NO (it could not read some
+// message) keeps what it delivered; the caller records the rest.
 func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, sink func(message, imap.LiteralReader) error) error {
 	var uids imap.UIDSet
 	for _, msg := range batch {
@@ -95,7 +167,7 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		fetched, cleanup, err := nextBody(cmd)
 		if err != nil {
 			src.abandon()
-			return src.side.fail(src.name, KindTransient, err)
+			return sourceError{src.side.fail(src.name, KindTransient, err)}
 		}
 		if fetched == nil {
 			break
@@ -110,13 +182,28 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		cleanup()
 		if body.err != nil {
 			src.abandon()
-			return src.side.fail(src.name, KindTransient, body.err)
+			return sourceError{src.side.fail(src.name, KindTransient, body.err)}
 		}
 	}
 	if err := cmd.Close(); err != nil && sinkErr == nil {
-		return src.side.fail(src.name, classify(err), err)
+		if classify(err) == KindPermanent {
+			f.sourceRefusal = src.side.fail(src.name, KindPermanent, err).Error()
+			return nil
+		}
+		return sourceError{src.side.fail(src.name, classify(err), err)}
 	}
 	return sinkErr
+}
+
+// sourceError marks a failure of the source's FETCH, as opposed to the
+// destination's APPEND, while a body streams from one to the other.
+type sourceError struct{ error }
+
+func (e sourceError) Unwrap() error { return e.error }
+
+func isSourceError(err error) bool {
+	var s sourceError
+	return errors.As(err, &s)
 }
 
 // sourceBody records a failure to read a body from the source, as opposed
@@ -134,129 +221,85 @@ func (b *sourceBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// send starts the APPEND of one message, streaming its body, and settles
-// the oldest APPEND when the window is full.
+// send appends one message on its own, streaming its body, and settles
+// the oldest APPEND when the window is full. A message the server refuses
+// before its body is sent is recorded, and the connection goes on.
 func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
-	dst := f.m.destination
-	cmd := dst.Append(f.destination, body.Size(), &imap.AppendOptions{
-		Flags: f.flags.keep(msg.Flags),
-		Time:  msg.Date,
-	})
-	if _, err := io.Copy(cmd, body); err != nil {
-		// Half a literal leaves the connection unusable.
-		dst.abandon()
-		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("append: %w", err))
+	cmd, err := f.appender.begin(f.destination)
+	if err == nil {
+		err = cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
 	}
-	if err := cmd.Close(); err != nil {
-		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("append: %w", err))
+	if cmd != nil && cmd.refused != nil {
+		f.fail(msg, "destination", f.m.job.Destination.fail("destination", KindPermanent, cmd.refused).Error())
+		return nil
+	}
+	if err == nil {
+		err = cmd.end()
+	}
+	if err != nil {
+		return f.destinationFailed(err)
 	}
 	msg.Size = body.Size() // what went over the wire
-	f.pending = append(f.pending, pendingAppend{msg: msg, cmd: cmd})
+	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: []message{msg}})
 	if len(f.pending) >= appendWindow {
 		return f.settleOldest()
 	}
 	return nil
 }
 
-// settleOldest waits for the oldest APPEND's answer. A refused message is
-// recorded and skipped; a full mailbox or a broken connection ends the
-// folder.
+// destinationFailed fails the attempt for a broken APPEND connection:
+// half a literal leaves it unusable.
+func (f *folderCopy) destinationFailed(err error) error {
+	if isSourceError(err) {
+		return err
+	}
+	return f.m.job.Destination.fail("destination", KindTransient, fmt.Errorf("append: %w", err))
+}
+
+// settleOldest waits for the oldest APPEND's answer. A refused single
+// message is recorded and skipped; a refused batch is sent again one
+// message at a time (the server appends all of a batch or none, RFC 3502
+// §6.3.11), so that only the messages the server refuses are left out; a
+// full mailbox or a broken connection ends the folder.
 func (f *folderCopy) settleOldest() error {
 	p := f.pending[0]
 	f.pending = f.pending[1:]
-	_, err := p.cmd.Wait()
-	if err != nil {
-		kind := classify(err)
-		if kind != KindPermanent {
-			dst := f.m.destination
-			return dst.side.fail(dst.name, kind, err)
+	done := f.appender.wait(p.tag)
+	switch kind := classify(done.err); {
+	case done.err == nil:
+		f.settled(p.msgs, done.uids)
+		return nil
+	case kind != KindPermanent:
+		return f.m.job.Destination.fail("destination", kind, done.err)
+	case len(p.msgs) == 1:
+		f.fail(p.msgs[0], "destination", f.m.job.Destination.fail("destination", KindPermanent, done.err).Error())
+		return nil
+	default:
+		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", done.err)
+		if err := f.settleAll(); err != nil {
+			return err
 		}
-		f.failures = append(f.failures, MessageFailure{UID: uint32(p.msg.UID), Reason: err.Error()})
-		f.m.progress.MessagesFailed++
-	} else {
-		f.m.progress.MessagesCopied++
-		f.m.progress.BytesCopied += p.msg.Size
+		return f.copyBatch(p.msgs, false)
 	}
-	f.done[p.msg.UID] = true
+}
+
+// settled records the messages of an APPEND the server took.
+func (f *folderCopy) settled(msgs []message, uids []imap.UID) {
+	if len(uids) != len(msgs) {
+		uids = nil // no APPENDUID, or one that does not add up: found by identity
+	}
+	for i, msg := range msgs {
+		var uid imap.UID
+		if uids != nil {
+			uid = uids[i]
+		}
+		f.m.figures.copied(f.m.progress.Folder, msg.Size)
+		f.copied(msg, f.flags.keep(msg.Flags), uid)
+	}
 	f.m.report()
-	return nil
 }
 
 func (f *folderCopy) settleAll() error {
-	for len(f.batches) > 0 {
-		if err := f.settleOldestBatch(); err != nil {
-			return err
-		}
-	}
-	return f.settleSingles()
-}
-
-// copyBatchMulti streams the bodies of batch into one MULTIAPPEND.
-func (f *folderCopy) copyBatchMulti(batch []message, byUID map[imap.UID]message) error {
-	var cmd *appendBatch
-	var sent []message
-	err := f.streamBodies(batch, byUID, func(msg message, body imap.LiteralReader) error {
-		var err error
-		if cmd == nil {
-			if cmd, err = f.appender.begin(f.destination); err != nil {
-				return err
-			}
-		}
-		msg.Size = body.Size()
-		sent = append(sent, msg)
-		return cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
-	})
-	if err == nil && cmd != nil {
-		err = cmd.end()
-	}
-	if err != nil {
-		dst := f.m.destination
-		return dst.side.fail(dst.name, KindTransient, fmt.Errorf("multiappend: %w", err))
-	}
-	if cmd == nil {
-		return nil // every message of the batch is gone from the source
-	}
-	f.batches = append(f.batches, pendingBatch{tag: cmd.tag, msgs: sent})
-	if len(f.batches) >= batchWindow {
-		return f.settleOldestBatch()
-	}
-	return nil
-}
-
-// settleOldestBatch waits for the oldest MULTIAPPEND. The server appends
-// all of a batch or none (RFC 3502 §6.3.11): a refused batch is sent again
-// one message at a time, so that only the messages the server refuses are
-// left out.
-func (f *folderCopy) settleOldestBatch() error {
-	b := f.batches[0]
-	f.batches = f.batches[1:]
-	err := f.appender.wait(b.tag)
-	switch kind := classify(err); {
-	case err == nil:
-		for _, msg := range b.msgs {
-			f.m.progress.MessagesCopied++
-			f.m.progress.BytesCopied += msg.Size
-			f.done[msg.UID] = true
-		}
-		f.m.report()
-		return nil
-	case kind == KindPermanent:
-		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", err)
-		byUID := make(map[imap.UID]message, len(b.msgs))
-		for _, msg := range b.msgs {
-			byUID[msg.UID] = msg
-		}
-		if err := f.streamBodies(b.msgs, byUID, f.send); err != nil {
-			return err
-		}
-		return f.settleSingles()
-	default:
-		dst := f.m.destination
-		return dst.side.fail(dst.name, kind, err)
-	}
-}
-
-func (f *folderCopy) settleSingles() error {
 	for len(f.pending) > 0 {
 		if err := f.settleOldest(); err != nil {
 			return err

@@ -23,13 +23,14 @@ type dovecotPair struct {
 	job      Job
 }
 
-func newDovecotPair(t *testing.T, srcLayout, dstLayout imaptest.Layout) *dovecotPair {
+func newDovecotPair(t testing.TB, srcLayout, dstLayout imaptest.Layout) *dovecotPair {
 	t.Helper()
 	src := imaptest.StartDovecot(t, imaptest.Options{Layout: srcLayout, Users: map[string]string{"alice": "old-pw"}})
 	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: dstLayout, Users: map[string]string{"alice@new": "new-pw"}})
 	return &dovecotPair{src: src, dst: dst, job: Job{
 		Source:      dovecotSide(src, "alice", "old-pw"),
 		Destination: dovecotSide(dst, "alice@new", "new-pw"),
+		State:       NewMemoryState(),
 	}}
 }
 
@@ -44,7 +45,6 @@ func (p *dovecotPair) migrate(t *testing.T) Result {
 			t.Errorf("folder %s → %s not verified: %+v", f.Source, f.Destination, f)
 		}
 	}
-	p.job.State = res.State
 	return res
 }
 
@@ -105,7 +105,7 @@ func TestMigrationBetweenDovecotsIsExact(t *testing.T) {
 			wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
 
 			// A lost state falls back to identities: nothing is copied twice.
-			p.job.State = nil
+			p.job.State = NewMemoryState()
 			if again := p.migrate(t); again.MessagesCopied != 0 {
 				t.Errorf("run without state copied %d", again.MessagesCopied)
 			}

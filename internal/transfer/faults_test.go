@@ -22,8 +22,10 @@ import (
 type cuttingProxy struct {
 	ln    net.Listener
 	after int64
-	cuts  atomic.Int32
-	conns atomic.Int32
+	// downstream counts the bytes the server sends instead.
+	downstream atomic.Bool
+	cuts       atomic.Int32
+	conns      atomic.Int32
 }
 
 func startCuttingProxy(t *testing.T, target string, after int64, cuts int32) *cuttingProxy {
@@ -61,11 +63,15 @@ func (p *cuttingProxy) serve(target string) {
 			defer client.Close()
 			defer server.Close()
 			var wg sync.WaitGroup
-			wg.Go(func() { io.Copy(client, server) })
+			from, to := client, server
+			if p.downstream.Load() {
+				from, to = server, client
+			}
+			wg.Go(func() { io.Copy(from, to) })
 			if limit >= 0 {
-				io.CopyN(server, client, limit) // then both ends are closed
+				io.CopyN(to, from, limit) // then both ends are closed
 			} else {
-				io.Copy(server, client)
+				io.Copy(to, from)
 			}
 			client.Close()
 			server.Close()
@@ -90,7 +96,7 @@ func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
 	dst := startMemServer(t, map[string]string{"a": "pw"})
 	seedInbox(t, src, "a", "pw", 200, 2000)
 	ctx, cancel := context.WithCancel(context.Background())
-	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw")}
+	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), State: NewMemoryState()}
 	job.OnProgress = func(p Progress) {
 		if p.MessagesCopied >= 20 {
 			cancel()
@@ -108,7 +114,6 @@ func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
 		t.Fatalf("cancel came too late to test anything (%d copied)", res.MessagesCopied)
 	}
 	job.OnProgress = nil
-	job.State = res.State
 	if _, err := Migrate(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}

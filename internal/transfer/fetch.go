@@ -1,8 +1,10 @@
 package transfer
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -18,19 +20,25 @@ type message struct {
 	Identity string
 }
 
-// fetchMessages reads the metadata, and when asked the identity, of every
-// message of the selected folder with a UID of at least from. The source
-// is only read: BODY.PEEK sets no \Seen (RFC 9051 §6.4.5).
-func (s *session) fetchMessages(from imap.UID, withIdentity bool) ([]message, error) {
-	var uids imap.UIDSet
-	uids.AddRange(from, 0) // from:*
-	options := &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}
-	if withIdentity {
-		// The header fields make the server read every message's header
-		// (a file each in a maildir): only worth it to compare.
-		options.BodySection = []*imap.FetchItemBodySection{identitySection}
-	}
-	cmd := s.Fetch(uids, options)
+// listMessages reads the UID, flags, INTERNALDATE and size of the
+// messages with sequence numbers first to last of the selected folder,
+// in UID order (RFC 9051 §6.4.5).
+func (s *session) listMessages(first, last uint32) ([]message, error) {
+	var seqs imap.SeqSet
+	seqs.AddRange(first, last)
+	return s.collectMessages(s.Fetch(seqs, &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}), false)
+}
+
+// identities reads the flags, size and identity of the messages uids of
+// the selected folder. The source is only read: BODY.PEEK sets no \Seen.
+// The header fields make the server read every message's header (a file
+// each in a maildir): only worth it to compare.
+func (s *session) identities(uids imap.UIDSet) ([]message, error) {
+	return s.collectMessages(s.Fetch(uids, &imap.FetchOptions{UID: true, Flags: true, RFC822Size: true,
+		BodySection: []*imap.FetchItemBodySection{identitySection}}), true)
+}
+
+func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity bool) ([]message, error) {
 	var messages []message
 	for {
 		data := cmd.Next()
@@ -42,24 +50,19 @@ func (s *session) fetchMessages(from imap.UID, withIdentity bool) ([]message, er
 			s.abandon() // see streamBodies: a failed FETCH is not touched again
 			return nil, s.side.fail(s.name, classify(err), err)
 		}
-		// "from:*" names the last message even when its UID is below from
-		// (RFC 9051 §6.4.8): drop it.
-		if buf.UID < from {
-			continue
+		if buf.UID == 0 {
+			continue // an unsolicited FETCH of a flag change, say
 		}
-		messages = append(messages, message{
-			UID:   buf.UID,
-			Flags: buf.Flags,
-			Date:  buf.InternalDate,
-			Size:  buf.RFC822Size,
-		})
+		msg := message{UID: buf.UID, Flags: buf.Flags, Date: buf.InternalDate, Size: buf.RFC822Size}
 		if withIdentity {
-			messages[len(messages)-1].Identity = identity(buf.FindBodySection(identitySection), buf.RFC822Size)
+			msg.Identity = identity(buf.FindBodySection(identitySection), buf.RFC822Size)
 		}
+		messages = append(messages, msg)
 	}
 	if err := cmd.Close(); err != nil {
 		return nil, s.side.fail(s.name, classify(err), err)
 	}
+	slices.SortFunc(messages, func(a, b message) int { return cmp.Compare(a.UID, b.UID) })
 	return messages, nil
 }
 

@@ -8,20 +8,9 @@ import (
 	"github.com/emersion/go-imap/v2"
 )
 
-// filter splits messages into those the options let through and a count
-// of those left out: flagged \Deleted (unless CopyDeleted), larger than
-// MaxMessageBytes, or dated before Since.
-func (o *Options) filter(messages []message) (eligible []message, leftOut int) {
-	for _, msg := range messages {
-		if o.wantsMessage(msg.Flags, msg.Size, msg.Date) {
-			eligible = append(eligible, msg)
-		} else {
-			leftOut++
-		}
-	}
-	return eligible, leftOut
-}
-
+// wantsMessage reports whether the options let a message through: not
+// flagged \Deleted (unless CopyDeleted), not larger than MaxMessageBytes,
+// not dated before Since.
 func (o *Options) wantsMessage(flags []imap.Flag, size int64, date time.Time) bool {
 	if !o.CopyDeleted && slices.ContainsFunc(flags, func(f imap.Flag) bool {
 		return canonicalFlag(f) == canonicalFlag(imap.FlagDeleted)
@@ -48,19 +37,4 @@ func (o *Options) filterKey() string {
 func dayOf(t time.Time) time.Time {
 	y, m, d := t.Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-// searchCriteria selects on the server what filter lets through, among
-// the messages up to lastUID.
-func (o *Options) searchCriteria(lastUID imap.UID) *imap.SearchCriteria {
-	var uids imap.UIDSet
-	uids.AddRange(1, lastUID)
-	c := &imap.SearchCriteria{UID: []imap.UIDSet{uids}, Since: o.Since}
-	if !o.CopyDeleted {
-		c.NotFlag = []imap.Flag{imap.FlagDeleted}
-	}
-	if o.MaxMessageBytes > 0 {
-		c.Smaller = o.MaxMessageBytes + 1
-	}
-	return c
 }

@@ -3,98 +3,61 @@ package transfer
 import (
 	"context"
 	"errors"
-	"sort"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 )
 
 // copyFolder brings one destination folder up to date with its source
-// folder and verifies the counts. A folder the servers refuse fails alone
-// (FolderResult.Error); a broken connection fails the attempt.
+// folder, window by window of source messages, and verifies it by its UID
+// map. A folder the servers refuse fails alone (FolderResult.Error); a
+// broken connection fails the attempt.
 func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderResult, error) {
 	res := FolderResult{Source: plan.Source.Name, Destination: plan.Destination}
-	prev, known := r.state[plan.Source.Name]
-	known = known && prev.Destination == plan.Destination && prev.Filter == r.job.Options.filterKey()
-	if known && unchanged(prev, plan) {
-		res.SourceMessages, res.DestinationMessages = prev.Covered, int(*plan.DestStatus.NumMessages)
+	prev, known := r.states[plan.Source.Name]
+	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination
+	if known && r.unchanged(prev, plan) {
+		res.SourceMessages, res.DestinationMessages = prev.Covered, prev.Covered
 		return res, nil
 	}
-	src, dst := r.source, r.destination
+	r.figures.restart(plan.Source.Name)
 	// EXAMINE: the source folder is opened read-only (RFC 9051 §6.3.3).
-	sd, err := src.Select(plan.Source.Name, &imap.SelectOptions{ReadOnly: true}).Wait()
+	sd, err := r.source.Select(plan.Source.Name, &imap.SelectOptions{ReadOnly: true}).Wait()
 	if err != nil {
-		return res.failed(src, err)
+		return res.failed(r.source, err)
 	}
 	if err := r.prepareDestination(plan); err != nil {
-		return res.failed(dst, err)
+		return res.failed(r.destination, err)
 	}
-	dd, err := dst.Select(plan.Destination, nil).Wait()
+	dd, err := r.destination.Select(plan.Destination, nil).Wait()
 	if err != nil {
-		return res.failed(dst, err)
+		return res.failed(r.destination, err)
 	}
-	incremental := known && prev.UIDValidity == sd.UIDValidity
-	from := imap.UID(1)
-	if incremental {
-		from = imap.UID(prev.LastUID) + 1
-	}
-	var fetched []message
-	if sd.NumMessages > 0 {
-		// Identities are compared only with a destination that holds mail.
-		if fetched, err = src.fetchMessages(from, dd.NumMessages > 0); err != nil {
-			return res, err
-		}
-	}
-	eligible, filtered := r.job.Options.filter(fetched)
-	r.progress.MessagesSkipped += filtered
-	dstFrom := imap.UID(1)
-	if incremental && prev.DestUIDValidity == dd.UIDValidity && prev.DestUIDNext > 0 {
-		dstFrom = imap.UID(prev.DestUIDNext)
-	}
-	toCopy, err := r.missing(eligible, dd.NumMessages > 0, dstFrom)
+	r.lastDestinationUse = time.Now()
+	fs, err := r.startFolderSync(ctx, plan, prev, known, sd, dd)
 	if err != nil {
 		return res, err
 	}
-	r.progress.MessagesTotal += len(toCopy)
-	r.report()
-
-	fc := &folderCopy{m: r, destination: plan.Destination, flags: newFlagFilter(dd.PermanentFlags), done: map[imap.UID]bool{}}
-	if len(toCopy) > 0 {
-		if fc.appender, err = r.multiAppender(ctx); err != nil {
-			return res, err
-		}
+	err = fs.run(ctx)
+	res.Failures, res.SourceMessages, res.DestinationMessages = fs.failures, fs.covered, fs.onDestination
+	if saveErr := fs.finish(ctx, err == nil); err == nil {
+		err = saveErr
 	}
-	copyErr := fc.copyMessages(ctx, toCopy)
-	res.Failures = fc.failures
-	next := FolderState{
-		Destination:     plan.Destination,
-		Filter:          r.job.Options.filterKey(),
-		UIDValidity:     sd.UIDValidity,
-		LastUID:         lastSettled(prev.LastUID, incremental, fetched, toCopy, fc.done, fc.failures),
-		DestUIDValidity: dd.UIDValidity,
-		DestUIDNext:     uint32(dd.UIDNext),
-	}
-	r.checkpoint(plan.Source.Name, next)
-	if copyErr != nil {
-		return res, copyErr
-	}
-	if err := r.verify(&res, fetched); err != nil {
-		return res, err
-	}
-	next.SourceUIDNext, next.SourceMessages = uint32(sd.UIDNext), sd.NumMessages
-	next.Covered, next.Complete = res.SourceMessages, len(fc.failures) == 0
-	r.checkpoint(plan.Source.Name, next)
-	return res, nil
+	return res, err
 }
 
-// unchanged reports whether a folder is as the last run left it, complete,
-// on both sides (LIST-STATUS): then there is nothing to copy, and the
-// verified count stands, as long as the destination still holds as many.
-func unchanged(prev FolderState, plan folderPlan) bool {
+// unchanged reports whether a folder is as the last run left it, with
+// nothing left to do, on both sides (LIST-STATUS): no new or expunged
+// message on either side, and no flag changed on the source, which only
+// a source with CONDSTORE can tell (RFC 7162 §3.1.2.1, HIGHESTMODSEQ).
+func (r *accountRun) unchanged(prev FolderState, plan folderPlan) bool {
 	src, dst := plan.Source.Status, plan.DestStatus
-	return prev.Complete && src != nil && dst != nil &&
+	return prev.Complete && prev.Filter == r.job.Options.filterKey() && src != nil && dst != nil &&
+		src.HighestModSeq != 0 && src.HighestModSeq == prev.SourceHighestModSeq &&
 		src.UIDValidity == prev.UIDValidity && uint32(src.UIDNext) == prev.SourceUIDNext &&
 		src.NumMessages != nil && *src.NumMessages == prev.SourceMessages &&
-		dst.UIDValidity == prev.DestUIDValidity && dst.NumMessages != nil && int(*dst.NumMessages) >= prev.Covered
+		dst.UIDValidity == prev.DestUIDValidity && uint32(dst.UIDNext) == prev.DestUIDNext &&
+		dst.NumMessages != nil && *dst.NumMessages == prev.DestMessages
 }
 
 // failed ends a folder the server refused, or passes a connection failure on.
@@ -146,63 +109,4 @@ func (r *accountRun) createFolder(plan folderPlan) error {
 		return dst.Create(plan.Destination, nil).Wait()
 	}
 	return err
-}
-
-// missing returns the eligible messages whose identity the destination
-// folder does not hold as often as the source does. Only destination
-// messages from dstFrom on can be the ones this engine added since its
-// state was saved, so only those are compared.
-func (r *accountRun) missing(eligible []message, destinationHasMail bool, dstFrom imap.UID) ([]message, error) {
-	if len(eligible) == 0 || !destinationHasMail {
-		return eligible, nil
-	}
-	present, err := r.destination.fetchMessages(dstFrom, true)
-	if err != nil {
-		return nil, err
-	}
-	have := multiset{}
-	for _, msg := range present {
-		have[msg.Identity]++
-	}
-	var toCopy []message
-	for _, msg := range eligible {
-		if have.take(msg.Identity) {
-			r.progress.MessagesSkipped++
-			continue
-		}
-		toCopy = append(toCopy, msg)
-	}
-	return toCopy, nil
-}
-
-// lastSettled is the highest source UID up to which every fetched message
-// is settled: left out, present already, or copied. A message the
-// destination refused, or one not reached, stops it there, so that the
-// next run tries again from that message.
-func lastSettled(prev uint32, incremental bool, fetched, toCopy []message, copied map[imap.UID]bool, failures []MessageFailure) uint32 {
-	last := uint32(0)
-	if incremental {
-		last = prev
-	}
-	pending := map[imap.UID]bool{}
-	for _, msg := range toCopy {
-		if !copied[msg.UID] {
-			pending[msg.UID] = true
-		}
-	}
-	for _, f := range failures {
-		pending[imap.UID(f.UID)] = true
-	}
-	sorted := make([]imap.UID, len(fetched))
-	for i, msg := range fetched {
-		sorted[i] = msg.UID
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	for _, uid := range sorted {
-		if pending[uid] {
-			break
-		}
-		last = uint32(uid)
-	}
-	return last
 }

@@ -41,16 +41,21 @@ var copiedRoles = []imap.MailboxAttr{
 }
 
 // roleNames guesses the role of a top-level folder of a server without
-// SPECIAL-USE from its usual names (lower case), as mail clients do.
-var roleNames = map[string]imap.MailboxAttr{
-	"sent": imap.MailboxAttrSent, "sent items": imap.MailboxAttrSent, "sent messages": imap.MailboxAttrSent,
-	"sent mail": imap.MailboxAttrSent, "gesendet": imap.MailboxAttrSent, "gesendete objekte": imap.MailboxAttrSent,
-	"drafts": imap.MailboxAttrDrafts, "draft": imap.MailboxAttrDrafts, "entwürfe": imap.MailboxAttrDrafts,
-	"trash": imap.MailboxAttrTrash, "deleted items": imap.MailboxAttrTrash, "deleted messages": imap.MailboxAttrTrash,
-	"papierkorb": imap.MailboxAttrTrash, "gelöschte elemente": imap.MailboxAttrTrash,
-	"junk": imap.MailboxAttrJunk, "spam": imap.MailboxAttrJunk, "junk e-mail": imap.MailboxAttrJunk,
-	"junk email": imap.MailboxAttrJunk, "bulk mail": imap.MailboxAttrJunk,
-	"archive": imap.MailboxAttrArchive, "archives": imap.MailboxAttrArchive, "archiv": imap.MailboxAttrArchive,
+// SPECIAL-USE from its usual names (lower case), as mail clients do, with
+// a rank: the role's own English name first, other English names next,
+// translations last.
+var roleNames = map[string]struct {
+	role imap.MailboxAttr
+	rank int
+}{
+	"sent": {imap.MailboxAttrSent, 0}, "sent items": {imap.MailboxAttrSent, 1}, "sent messages": {imap.MailboxAttrSent, 1},
+	"sent mail": {imap.MailboxAttrSent, 1}, "gesendet": {imap.MailboxAttrSent, 2}, "gesendete objekte": {imap.MailboxAttrSent, 2},
+	"drafts": {imap.MailboxAttrDrafts, 0}, "draft": {imap.MailboxAttrDrafts, 1}, "entwürfe": {imap.MailboxAttrDrafts, 2},
+	"trash": {imap.MailboxAttrTrash, 0}, "deleted items": {imap.MailboxAttrTrash, 1}, "deleted messages": {imap.MailboxAttrTrash, 1},
+	"papierkorb": {imap.MailboxAttrTrash, 2}, "gelöschte elemente": {imap.MailboxAttrTrash, 2},
+	"junk": {imap.MailboxAttrJunk, 0}, "spam": {imap.MailboxAttrJunk, 1}, "junk e-mail": {imap.MailboxAttrJunk, 1},
+	"junk email": {imap.MailboxAttrJunk, 1}, "bulk mail": {imap.MailboxAttrJunk, 1},
+	"archive": {imap.MailboxAttrArchive, 0}, "archives": {imap.MailboxAttrArchive, 1}, "archiv": {imap.MailboxAttrArchive, 2},
 }
 
 // mailboxFromList reads a LIST response.
@@ -73,21 +78,39 @@ func mailboxFromList(data *imap.ListData, subscribedOnly map[string]bool) mailbo
 }
 
 // guessRoles gives a role to top-level folders named as roles usually are,
-// for servers that announce none. A role already announced is not guessed
-// again.
+// for servers that announce none. A role already announced is not
+// guessed, and a role is given only where one folder is the best
+// candidate (Drafts beats Entwürfe; Sent and Sent Items tie, and neither
+// gets the role): a wrong guess would merge two folders.
 func guessRoles(boxes []mailbox, ns namespace) {
+	type candidates struct {
+		rank    int
+		indexes []int
+	}
 	announced := map[imap.MailboxAttr]bool{}
 	for _, b := range boxes {
 		announced[b.Role] = true
 	}
-	for i := range boxes {
-		rel, ok := strings.CutPrefix(boxes[i].Name, ns.Prefix)
-		if boxes[i].Role != "" || !ok || (ns.Delim != 0 && strings.ContainsRune(rel, ns.Delim)) {
+	best := map[imap.MailboxAttr]*candidates{}
+	for i, b := range boxes {
+		rel, ok := strings.CutPrefix(b.Name, ns.Prefix)
+		if b.Role != "" || !ok || (ns.Delim != 0 && strings.ContainsRune(rel, ns.Delim)) {
 			continue
 		}
-		if role, ok := roleNames[strings.ToLower(rel)]; ok && !announced[role] {
-			boxes[i].Role = role
-			announced[role] = true
+		guess, ok := roleNames[strings.ToLower(rel)]
+		if !ok || announced[guess.role] {
+			continue
+		}
+		switch c := best[guess.role]; {
+		case c == nil || guess.rank < c.rank:
+			best[guess.role] = &candidates{rank: guess.rank, indexes: []int{i}}
+		case guess.rank == c.rank:
+			c.indexes = append(c.indexes, i)
+		}
+	}
+	for role, c := range best {
+		if len(c.indexes) == 1 {
+			boxes[c.indexes[0]].Role = role
 		}
 	}
 }
@@ -119,47 +142,6 @@ func translateName(name string, src, dst namespace) string {
 		return "INBOX" + delim + child
 	}
 	return dst.Prefix + strings.Join(parts, delim)
-}
-
-// planFolders decides, for every selectable source folder that the options
-// let through, its destination: the explicit map first, then the folder of
-// the same role, then the translated name.
-func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options) []folderPlan {
-	byRole := map[imap.MailboxAttr]string{}
-	existing := map[string]*mailbox{"INBOX": {Name: "INBOX"}}
-	for i, b := range dst {
-		existing[b.Name] = &dst[i]
-		if b.Role != "" && byRole[b.Role] == "" {
-			byRole[b.Role] = b.Name
-		}
-	}
-	var plans []folderPlan
-	for _, b := range src {
-		if !b.Selectable || !opts.wants(b.Name) {
-			continue
-		}
-		name, mapped := opts.FolderMap[b.Name]
-		if !mapped && b.Role != "" {
-			name = byRole[b.Role]
-		}
-		if name == "" {
-			name = translateName(b.Name, srcNS, dstNS)
-		}
-		plan := folderPlan{Source: b, Destination: name, Subscribe: b.Subscribed}
-		if there := existing[name]; there != nil {
-			plan.Subscribe = b.Subscribed && !there.Subscribed
-			plan.DestStatus = there.Status
-		} else {
-			plan.Create = true
-			existing[name] = &mailbox{Name: name, Subscribed: b.Subscribed}
-			if !mapped && b.Role != "" && byRole[b.Role] == "" {
-				plan.CreateRole = b.Role
-				byRole[b.Role] = name
-			}
-		}
-		plans = append(plans, plan)
-	}
-	return plans
 }
 
 // wants reports whether the options let source folder name through.

@@ -1,7 +1,9 @@
 package transfer
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/emersion/go-imap/v2"
@@ -60,7 +62,7 @@ func TestPlanFoldersMapsRolesPatternsAndNames(t *testing.T) {
 		FolderMap:      map[string]string{"Old Stuff": "INBOX.Archive.Old"},
 	}
 	got := map[string]folderPlan{}
-	for _, p := range planFolders(src, dst, slashNS, dotNS, opts) {
+	for _, p := range planFolders(src, dst, slashNS, dotNS, opts, nil) {
 		got[p.Source.Name] = p
 	}
 	want := map[string]struct {
@@ -114,4 +116,83 @@ func TestGuessRolesOfServersWithoutSpecialUse(t *testing.T) {
 	if announced[0].Role != "" {
 		t.Error("guessed \\Sent for a folder while the server names another")
 	}
+}
+
+// Case 6 of the re-run cases: two source folders never land in one
+// destination folder, whatever order the server lists them in, and a
+// re-run keeps every folder where the first run put it.
+func TestPlanFoldersNeverMerges(t *testing.T) {
+	t.Parallel()
+	src := []mailbox{
+		{Name: "INBOX", Selectable: true}, {Name: "a.b", Selectable: true}, {Name: "a_b", Selectable: true},
+		{Name: "INBOX/foo", Selectable: true}, {Name: "foo", Selectable: true},
+	}
+	want := map[string]string{
+		"INBOX": "INBOX", "a_b": "INBOX.a_b", "a.b": "INBOX.a_b (2)",
+		"foo": "INBOX.foo", "INBOX/foo": "INBOX.foo (2)", // "foo" keeps its name; "INBOX/foo" would lose its parent
+	}
+	for _, order := range [][]mailbox{src, reversed(src)} {
+		got := destinations(planFolders(order, []mailbox{{Name: "INBOX"}}, slashNS, dotNS, &Options{}, nil))
+		if !maps.Equal(got, want) {
+			t.Errorf("plan %v, want %v", got, want)
+		}
+	}
+	// The destination of a previous run holds, even where the names would
+	// now be handed out otherwise.
+	previous := map[string]string{"INBOX/foo": "INBOX.foo", "foo": "INBOX.foo (2)"}
+	got := destinations(planFolders(src, []mailbox{{Name: "INBOX"}, {Name: "INBOX.foo"}, {Name: "INBOX.foo (2)"}}, slashNS, dotNS, &Options{}, previous))
+	if got["INBOX/foo"] != "INBOX.foo" || got["foo"] != "INBOX.foo (2)" {
+		t.Errorf("with the previous plan: %v", got)
+	}
+	// Only the folder map may merge folders.
+	opts := &Options{FolderMap: map[string]string{"a.b": "INBOX.a_b", "a_b": "INBOX.a_b"}}
+	if got := destinations(planFolders(src, nil, slashNS, dotNS, opts, nil)); got["a.b"] != got["a_b"] {
+		t.Errorf("the folder map was not followed: %v", got)
+	}
+}
+
+// Case 6 on a server without SPECIAL-USE (Courier): Drafts and Entwürfe
+// stay two folders both ways, in either listing order.
+func TestRoleGuessesNeverMergeFolders(t *testing.T) {
+	t.Parallel()
+	courier := []mailbox{{Name: "INBOX", Selectable: true}, {Name: "INBOX.Drafts", Selectable: true}, {Name: "INBOX.Entwürfe", Selectable: true}}
+	dovecot := []mailbox{{Name: "INBOX", Selectable: true}, {Name: "Drafts", Role: imap.MailboxAttrDrafts, Selectable: true}, {Name: "Entwürfe", Selectable: true}}
+	for _, order := range [][]mailbox{courier, reversed(courier)} {
+		boxes := slices.Clone(order)
+		guessRoles(boxes, dotNS)
+		roles := map[string]imap.MailboxAttr{}
+		for _, b := range boxes {
+			roles[b.Name] = b.Role
+		}
+		if roles["INBOX.Drafts"] != imap.MailboxAttrDrafts || roles["INBOX.Entwürfe"] != "" {
+			t.Errorf("guessed roles %v: the English name must win", roles)
+		}
+		toDovecot := destinations(planFolders(boxes, dovecot, dotNS, slashNS, &Options{}, nil))
+		if toDovecot["INBOX.Drafts"] != "Drafts" || toDovecot["INBOX.Entwürfe"] != "Entwürfe" {
+			t.Errorf("Courier → Dovecot: %v", toDovecot)
+		}
+		toCourier := destinations(planFolders(dovecot, boxes, slashNS, dotNS, &Options{}, nil))
+		if toCourier["Drafts"] != "INBOX.Drafts" || toCourier["Entwürfe"] != "INBOX.Entwürfe" {
+			t.Errorf("Dovecot → Courier: %v", toCourier)
+		}
+	}
+	tie := []mailbox{{Name: "Sent Messages"}, {Name: "Sent Items"}}
+	guessRoles(tie, slashNS)
+	if tie[0].Role != "" || tie[1].Role != "" {
+		t.Errorf("two equally good candidates for \\Sent: %+v; neither may get the role", tie)
+	}
+}
+
+func destinations(plans []folderPlan) map[string]string {
+	out := map[string]string{}
+	for _, p := range plans {
+		out[p.Source.Name] = p.Destination
+	}
+	return out
+}
+
+func reversed(boxes []mailbox) []mailbox {
+	out := slices.Clone(boxes)
+	slices.Reverse(out)
+	return out
 }

@@ -79,35 +79,14 @@ func TestFilterMessages(t *testing.T) {
 		{UID: 3, Size: 50, Date: day(9)},                                  // too old (23:30 -05:00 is still the 9th)
 		{UID: 4, Size: 50, Date: day(12), Flags: []imap.Flag{`\DELETED`}}, // deleted
 	}
-	eligible, leftOut := opts.filter(msgs)
-	if len(eligible) != 1 || eligible[0].UID != 1 || leftOut != 3 {
-		t.Errorf("eligible %+v, left out %d", eligible, leftOut)
+	for _, msg := range msgs {
+		if got, want := opts.wantsMessage(msg.Flags, msg.Size, msg.Date), msg.UID == 1; got != want {
+			t.Errorf("message %d let through: %t, want %t", msg.UID, got, want)
+		}
 	}
 	opts.CopyDeleted = true
-	if eligible, _ := opts.filter(msgs[3:]); len(eligible) != 1 {
+	if m := msgs[3]; !opts.wantsMessage(m.Flags, m.Size, m.Date) {
 		t.Error("CopyDeleted did not copy a \\Deleted message")
-	}
-}
-
-func TestLastSettled(t *testing.T) {
-	t.Parallel()
-	fetched := []message{{UID: 5}, {UID: 7}, {UID: 9}, {UID: 11}}
-	toCopy := []message{{UID: 7}, {UID: 9}, {UID: 11}}
-	all := map[imap.UID]bool{7: true, 9: true, 11: true}
-	if got := lastSettled(4, true, fetched, toCopy, all, nil); got != 11 {
-		t.Errorf("all copied: %d, want 11", got)
-	}
-	if got := lastSettled(4, true, fetched, toCopy, map[imap.UID]bool{7: true}, nil); got != 7 {
-		t.Errorf("interrupted after 7: %d, want 7", got)
-	}
-	if got := lastSettled(4, true, fetched, toCopy, all, []MessageFailure{{UID: 9}}); got != 7 {
-		t.Errorf("9 refused: %d, want 7 so the next run retries it", got)
-	}
-	if got := lastSettled(4, false, nil, nil, nil, nil); got != 0 {
-		t.Errorf("a fresh folder with nothing: %d, want 0", got)
-	}
-	if got := lastSettled(4, true, nil, nil, nil, nil); got != 4 {
-		t.Errorf("nothing new: %d, want 4", got)
 	}
 }
 

@@ -2,10 +2,12 @@ package transfer
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -60,4 +62,82 @@ func bigMessage(size int) []byte {
 	}
 	b.WriteString("--XX--\r\n")
 	return b.Bytes()
+}
+
+// largeFolderMessages is the size of the folder of TestLargeFolderInBoundedMemory:
+// a twentieth of the million of BenchmarkMillionMessageFolder, so that it fits
+// the test suite's time on a small machine.
+const largeFolderMessages = 50_000
+
+// TestLargeFolderInBoundedMemory copies a folder of many small messages,
+// written straight into the source's maildir, and runs again: the engine's
+// heap stays bounded by its window, not the folder, on both runs, and the
+// second run copies nothing.
+//
+// Not parallel: the heap measured is the whole process's.
+func TestLargeFolderInBoundedMemory(t *testing.T) {
+	copyLargeFolder(t, largeFolderMessages, 64<<20)
+}
+
+// copyLargeFolder copies n small messages and runs again, failing tb
+// when the peak heap of either run passes limit.
+func copyLargeFolder(tb testing.TB, n int, limit uint64) {
+	p := newDovecotPair(tb, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	p.src.WriteInbox(tb, "alice", n, func(i int) []byte {
+		return []byte(fmt.Sprintf("From: a@example.com\r\nTo: b@example.com\r\nSubject: %d\r\nMessage-ID: <%d@large>\r\n\r\nmessage %d\r\n", i, i, i))
+	})
+	for run, wantCopied := range []int{n, 0} {
+		start := time.Now()
+		var res Result
+		peak := peakHeap(tb, func() {
+			var err error
+			if res, err = Migrate(context.Background(), p.job); err != nil {
+				tb.Fatalf("run %d: %v", run+1, err)
+			}
+		})
+		tb.Logf("run %d: %d messages copied in %s, peak heap %.1f MiB", run+1, res.MessagesCopied, time.Since(start).Round(time.Millisecond), float64(peak)/(1<<20))
+		if res.MessagesCopied != wantCopied || !folderResult(tb, res, "INBOX").Verified() {
+			tb.Errorf("run %d copied %d, want %d; INBOX %+v", run+1, res.MessagesCopied, wantCopied, folderResult(tb, res, "INBOX"))
+		}
+		if peak > limit {
+			tb.Errorf("run %d: peak heap %d MiB, over %d MiB", run+1, peak>>20, limit>>20)
+		}
+	}
+}
+
+// peakHeap runs f and returns the highest heap in use meanwhile, sampled.
+func peakHeap(tb testing.TB, f func()) uint64 {
+	tb.Helper()
+	runtime.GC()
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var highest uint64
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		ticker := time.NewTicker(5 * time.Millisecond)
+		defer ticker.Stop()
+		for {
+			metrics.Read(sample)
+			highest = max(highest, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				peak <- highest
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	return <-peak
+}
+
+
+// BenchmarkMillionMessageFolder copies a folder of a million small
+// messages and runs again (make bench), with the same heap limit as
+// TestLargeFolderInBoundedMemory.
+func BenchmarkMillionMessageFolder(b *testing.B) {
+	for b.Loop() {
+		copyLargeFolder(b, 1_000_000, 64<<20)
+	}
 }

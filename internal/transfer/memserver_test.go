@@ -165,7 +165,7 @@ func TestMigrateCopiesAndThenOnlyWhatIsNew(t *testing.T) {
 		testMessage{Flags: []imap.Flag{imap.FlagFlagged}, Date: date, Body: dup},
 		testMessage{Flags: []imap.Flag{imap.FlagDeleted}, Date: date, Body: mail("gone@x", "deleted", 5)},
 	)
-	job := Job{Source: src.side("alice", "pw1"), Destination: dst.side("alice2", "pw2")}
+	job := Job{Source: src.side("alice", "pw1"), Destination: dst.side("alice2", "pw2"), State: NewMemoryState()}
 	res, err := Migrate(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -184,14 +184,12 @@ func TestMigrateCopiesAndThenOnlyWhatIsNew(t *testing.T) {
 	}
 
 	// A second run with the state copies nothing and fetches nothing.
-	job.State = res.State
 	res2, err := Migrate(context.Background(), job)
 	if err != nil || res2.MessagesCopied != 0 || res2.MessagesTotal != 0 {
 		t.Errorf("second run: %+v %v", res2.Progress, err)
 	}
 	// A new message is the only one copied by the third.
 	appendMessages(t, sc, "INBOX", testMessage{Date: date, Body: mail("new@x", "new", 30)})
-	job.State = res2.State
 	res3, err := Migrate(context.Background(), job)
 	if err != nil || res3.MessagesCopied != 1 {
 		t.Errorf("third run: %+v %v", res3.Progress, err)
@@ -201,7 +199,7 @@ func TestMigrateCopiesAndThenOnlyWhatIsNew(t *testing.T) {
 	}
 	// Without the state (lost, or UIDVALIDITY changed) identities still
 	// prevent any duplicate.
-	job.State = nil
+	job.State = NewMemoryState()
 	res4, err := Migrate(context.Background(), job)
 	if err != nil || res4.MessagesCopied != 0 {
 		t.Errorf("run without state: %+v %v", res4.Progress, err)
@@ -238,12 +236,12 @@ func TestChangedOptionsVoidTheState(t *testing.T) {
 		testMessage{Date: date, Body: mail("small@x", "small", 10)},
 		testMessage{Date: date, Body: mail("big@x", "big", 5000)},
 	)
-	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), Options: Options{MaxMessageBytes: 1000}}
+	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), Options: Options{MaxMessageBytes: 1000}, State: NewMemoryState()}
 	res, err := Migrate(context.Background(), job)
 	if err != nil || res.MessagesCopied != 1 {
 		t.Fatalf("with a size limit: copied %d, %v", res.MessagesCopied, err)
 	}
-	job.State, job.Options = res.State, Options{}
+	job.Options = Options{}
 	res, err = Migrate(context.Background(), job)
 	if err != nil || res.MessagesCopied != 1 {
 		t.Fatalf("without the limit: copied %d, %v; want the big message", res.MessagesCopied, err)

@@ -3,8 +3,8 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"maps"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -22,15 +22,18 @@ type accountRun struct {
 	job         *Job
 	source      *session
 	destination *session
-	appender    *appender // MULTIAPPEND to the destination; nil without
-	// appenderTried: the appender was dialled (or found impossible) in
-	// this attempt, at the first folder with something to copy.
-	appenderTried bool
-	progress      Progress
-	state         State
-	folders       []FolderResult
-	finished      map[string]bool // source folders done in this run
-	logger        *slog.Logger
+	appender    *appender // APPENDs to the destination; dialled at the first folder with something to copy
+	store       StateStore
+	states      map[string]FolderState // by source folder, as the last run left them
+	servers     string                 // FolderState.Servers of this job
+	progress    Progress
+	figures     figures
+	folders     []FolderResult
+	finished    map[string]bool // source folders done in this run
+	logger      *slog.Logger
+	// lastDestinationUse is when the destination's main session last
+	// spoke: it idles while the appender works (see keepDestinationAlive).
+	lastDestinationUse time.Time
 }
 
 // Migrate copies what the destination lacks of job's account. It returns
@@ -38,14 +41,26 @@ type accountRun struct {
 // the caller can store them.
 func Migrate(ctx context.Context, job Job) (Result, error) {
 	job.Tuning = job.Tuning.withDefaults()
-	r := &accountRun{job: &job, state: State{}, finished: map[string]bool{}, logger: job.Logger}
+	r := &accountRun{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
+		servers: job.Source.key() + " → " + job.Destination.key()}
+	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
-	maps.Copy(r.state, job.State)
-	err := r.withRetries(ctx)
-	return Result{Progress: r.progress, Folders: r.folders, State: r.state}, err
+	if r.store == nil {
+		r.store = NewMemoryState()
+	}
+	states, err := r.store.FolderStates(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("reading the sync state: %w", err)
+	}
+	r.states = states
+	err = r.withRetries(ctx)
+	return Result{Progress: r.progress, Folders: r.folders}, err
 }
+
+// key names the mailbox a side is: server and login.
+func (s *Side) key() string { return s.Address() + "/" + s.Login }
 
 func (r *accountRun) withRetries(ctx context.Context) error {
 	backoff := r.job.Tuning.Backoff
@@ -88,13 +103,13 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	if !src.session.Caps().Has(imap.CapListExtended) {
 		r.readSubscriptions(ctx, src.boxes)
 	}
-	r.source, r.destination, r.appender, r.appenderTried = src.session, dst.session, nil, false
+	r.source, r.destination, r.appender = src.session, dst.session, nil
 	defer func() {
 		if r.appender != nil {
 			r.appender.close()
 		}
 	}()
-	plans := planFolders(src.boxes, dst.boxes, src.ns, dst.ns, &r.job.Options)
+	plans := planFolders(src.boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations())
 	r.progress.FoldersTotal = len(plans)
 	for _, plan := range plans {
 		if r.finished[plan.Source.Name] {
@@ -147,18 +162,46 @@ func openSide(ctx context.Context, side *Side, name string, tuning Tuning) opene
 	return openedSide{session: s, boxes: boxes, ns: ns, err: err}
 }
 
-// multiAppender returns the MULTIAPPEND connection, dialling it the first
-// time a folder has something to copy; nil where the destination lacks
-// MULTIAPPEND or Tuning.SingleAppend is set.
-func (r *accountRun) multiAppender(ctx context.Context) (*appender, error) {
-	if r.appenderTried || r.job.Tuning.SingleAppend || !r.destination.Caps().Has(imap.CapMultiAppend) {
+// previousDestinations returns where each source folder went at the last
+// run, with the same servers: the plan keeps it there.
+func (r *accountRun) previousDestinations() map[string]string {
+	prev := map[string]string{}
+	for folder, st := range r.states {
+		if st.Servers == r.servers {
+			prev[folder] = st.Destination
+		}
+	}
+	return prev
+}
+
+// appenderFor returns the APPEND connection, dialling it the first time a
+// folder has something to copy.
+func (r *accountRun) appenderFor(ctx context.Context) (*appender, error) {
+	if r.appender != nil {
 		return r.appender, nil
 	}
-	r.appenderTried = true
 	var err error
 	r.appender, err = dialAppender(ctx, &r.job.Destination, "destination", r.job.Tuning)
 	return r.appender, err
 }
+
+// keepDestinationAlive sends the destination's main session a NOOP when
+// it has been quiet for a while: it waits while the appender works, and a
+// server's idle timeout (RFC 9051 §5.4: at least 30 minutes, often much
+// less in practice) must not end it in the middle of a long folder.
+func (r *accountRun) keepDestinationAlive() error {
+	if time.Since(r.lastDestinationUse) < keepAliveInterval {
+		return nil
+	}
+	r.lastDestinationUse = time.Now()
+	if err := r.destination.Noop().Wait(); err != nil {
+		return r.job.Destination.fail("destination", classify(err), err)
+	}
+	return nil
+}
+
+// keepAliveInterval spaces the NOOPs of keepDestinationAlive.
+const keepAliveInterval = time.Minute
 
 func (r *accountRun) report() {
 	if r.job.OnProgress != nil {
@@ -166,12 +209,14 @@ func (r *accountRun) report() {
 	}
 }
 
-// checkpoint records a folder's advanced state.
-func (r *accountRun) checkpoint(folder string, st FolderState) {
-	r.state[folder] = st
-	if r.job.OnCheckpoint != nil {
-		r.job.OnCheckpoint(folder, st)
+// saveFolderState stores a folder's state, for this run's later attempts
+// and for the next run.
+func (r *accountRun) saveFolderState(ctx context.Context, folder string, st FolderState) error {
+	r.states[folder] = st
+	if err := r.store.SetFolderState(ctx, folder, st); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
 	}
+	return nil
 }
 
 // refused reports whether err is the server saying no to this folder (as

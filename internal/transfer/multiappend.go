@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,21 +14,32 @@ import (
 	"github.com/emersion/go-imap/v2"
 )
 
-// appender sends MULTIAPPEND commands (RFC 3502) on a connection of its
-// own, since go-imap v2's client has none. One command carries a whole
+// appender sends every APPEND of a migration on a connection of its own,
+// written by hand: go-imap v2's client has no MULTIAPPEND (RFC 3502), and
+// it closes its connection when a server refuses a message instead of
+// asking for its literal (RFC 9051 §7.5), which a server without LITERAL+
+// does for a message over its size limit. One MULTIAPPEND carries a whole
 // batch of messages: the destination commits them at once, which costs a
 // server such as Dovecot a fraction of one APPEND per message. With
 // LITERAL+ (RFC 7888) bodies stream without waiting for the server, and
-// several batches may be on the wire at once. The same hand-written
+// several commands may be on the wire at once. The same hand-written
 // connection serves LSUB (lsub.go), which go-imap v2 lacks too.
 type appender struct {
 	conn        *idleConn
 	r           *bufio.Reader
 	w           *bufio.Writer
 	literalPlus bool
+	multiAppend bool
+	uidPlus     bool
 	tags        int
-	side        *Side
-	name        string
+	// completed holds the completions read while waiting for something
+	// else (a continuation request), by tag.
+	completed map[string]completion
+	// writing is set while an APPEND is half written: a LOGOUT then would
+	// be read as part of its message.
+	writing bool
+	side      *Side
+	name      string
 	// onCapability, while set, receives the words of a CAPABILITY response.
 	onCapability func(words []string)
 	// onUntagged, while set, receives every other untagged response
@@ -42,18 +54,23 @@ type appender struct {
 // appendBufferSize is the appender's write buffer.
 const appendBufferSize = 64 << 10
 
-// dialAppender connects and logs in a second time to the destination. It
-// returns nil, nil when the server lacks MULTIAPPEND.
+// completion is a command's tagged answer: nil for OK, else an
+// *imap.Error; and for an APPEND, the UIDs of the appended messages where
+// the server tells them (RFC 4315 §3, APPENDUID).
+type completion struct {
+	err  error
+	uids []imap.UID
+}
+
+// dialAppender connects and logs in a second time to the destination.
 func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, error) {
 	a, caps, err := dialHandWritten(ctx, side, name, tuning)
 	if err != nil {
 		return nil, err
 	}
-	if !caps[imap.CapMultiAppend] {
-		a.close()
-		return nil, nil
-	}
 	a.literalPlus = caps[imap.CapLiteralPlus]
+	a.multiAppend = caps[imap.CapMultiAppend] && !tuning.SingleAppend
+	a.uidPlus = caps[imap.CapUIDPlus] || caps[imap.CapIMAP4rev2]
 	return a, nil
 }
 
@@ -65,9 +82,10 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 		return nil, nil, side.fail(name, classify(err), err)
 	}
 	conn := &idleConn{Conn: raw}
-	conn.timeout.Store(int64(tuning.GreetingTimeout))
+	conn.setTimeout(tuning.GreetingTimeout)
 	// A large write buffer sends bodies in few syscalls.
-	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize), side: side, name: name}
+	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize),
+		side: side, name: name, completed: map[string]completion{}}
 	// Cancelling closes the connection, now or in the middle of a batch.
 	a.stop = context.AfterFunc(ctx, func() { raw.Close() })
 	caps, err := a.open(side)
@@ -79,7 +97,7 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 		}
 		return nil, nil, side.fail(name, loginKind(err), err)
 	}
-	conn.timeout.Store(int64(tuning.IdleTimeout))
+	conn.setTimeout(tuning.IdleTimeout)
 	return a, caps, nil
 }
 
@@ -101,7 +119,7 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 		a.r.Reset(a.conn)
 		a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
 	}
-	a.conn.timeout.Store(int64(loginTimeout))
+	a.conn.setTimeout(loginTimeout)
 	if err := a.command("LOGIN " + a.astring(side.Login) + " " + a.astring(side.Password)); err != nil {
 		return nil, err
 	}
@@ -130,7 +148,7 @@ func (a *appender) command(text string) error {
 	if err := a.w.Flush(); err != nil {
 		return err
 	}
-	return a.wait(tag)
+	return a.wait(tag).err
 }
 
 func (a *appender) nextTag() string {
@@ -138,20 +156,28 @@ func (a *appender) nextTag() string {
 	return "M" + strconv.Itoa(a.tags)
 }
 
-// appendBatch is one MULTIAPPEND command being written.
+// appendBatch is one APPEND command being written: one message, or a
+// batch of them with MULTIAPPEND.
 type appendBatch struct {
 	a   *appender
 	tag string
+	// refused is set when the server refused the command instead of
+	// asking for a literal: the command is over, nothing of it was saved.
+	refused error
 }
 
-// begin starts a MULTIAPPEND to mailbox.
+// begin starts an APPEND to mailbox.
 func (a *appender) begin(mailbox string) (*appendBatch, error) {
 	tag := a.nextTag()
+	a.writing = true
 	_, err := a.w.WriteString(tag + " APPEND " + a.astring(encodeMailboxName(mailbox)))
 	return &appendBatch{a: a, tag: tag}, err
 }
 
-// add writes one message of the batch, streaming its body.
+// add writes one message of the batch, streaming its body. A server that
+// refuses the message instead of asking for its body ends the command:
+// add returns the refusal, the caller drops the rest of the body and
+// must not end the batch.
 func (b *appendBatch) add(flags []imap.Flag, date time.Time, body imap.LiteralReader) error {
 	w := b.a.w
 	w.WriteString(" (")
@@ -162,16 +188,28 @@ func (b *appendBatch) add(flags []imap.Flag, date time.Time, body imap.LiteralRe
 		w.WriteString(string(f))
 	}
 	w.WriteString(") \"" + date.Format("_2-Jan-2006 15:04:05 -0700") + "\" ")
-	if err := b.a.literal(body.Size()); err != nil {
+	if err := b.a.literal(b.tag, body.Size()); err != nil {
+		if isRefusal(err) {
+			b.refused, b.a.writing = err, false
+		}
 		return err
 	}
 	_, err := io.Copy(w, body)
 	return err
 }
 
-// literal announces n bytes: at once with LITERAL+, else after the
-// server's continuation request (RFC 9051 §7.5).
-func (a *appender) literal(n int64) error {
+// isRefusal reports whether err is a server's tagged NO or BAD, as
+// opposed to a broken connection.
+func isRefusal(err error) bool {
+	var imapErr *imap.Error
+	return errors.As(err, &imapErr)
+}
+
+// literal announces n bytes of command tag: at once with LITERAL+, else
+// after the server's continuation request (RFC 9051 §7.5). A tagged
+// answer to tag instead of the request is the server refusing the
+// command, returned as an *imap.Error.
+func (a *appender) literal(tag string, n int64) error {
 	if a.literalPlus {
 		_, err := a.w.WriteString("{" + strconv.FormatInt(n, 10) + "+}\r\n")
 		return err
@@ -190,8 +228,13 @@ func (a *appender) literal(n int64) error {
 		if strings.HasPrefix(line, "+") {
 			return nil
 		}
-		if !strings.HasPrefix(line, "* ") { // a tagged refusal ends the command
-			return responseError(line)
+		if done, ok := a.dispatch(line); ok && done == tag {
+			c := a.completed[tag]
+			delete(a.completed, tag)
+			if c.err == nil {
+				return fmt.Errorf("the server completed an APPEND before its message was sent")
+			}
+			return c.err
 		}
 	}
 }
@@ -201,37 +244,85 @@ func (b *appendBatch) end() error {
 	if _, err := b.a.w.WriteString("\r\n"); err != nil {
 		return err
 	}
+	b.a.writing = false
 	return b.a.w.Flush()
 }
 
-// wait reads responses up to the completion of tag: nil for OK, an
-// *imap.Error for NO or BAD. Completions of earlier tags must have been
-// waited for already.
-func (a *appender) wait(tag string) error {
+// wait reads responses up to the completion of tag.
+func (a *appender) wait(tag string) completion {
 	for {
+		if c, ok := a.completed[tag]; ok {
+			delete(a.completed, tag)
+			return c
+		}
 		line, err := a.readLine()
 		if err != nil {
-			return err
+			return completion{err: err}
 		}
-		if rest, ok := strings.CutPrefix(line, "* "); ok {
-			words := strings.Fields(rest)
-			switch {
-			case len(words) > 0 && strings.EqualFold(words[0], "CAPABILITY"):
-				if a.onCapability != nil {
-					a.onCapability(words[1:])
-				}
-			case a.onUntagged != nil:
-				a.onUntagged(rest)
+		a.dispatch(line)
+	}
+}
+
+// dispatch handles one response line: untagged ones go to the hooks, a
+// completion is kept by its tag, which dispatch returns.
+func (a *appender) dispatch(line string) (tag string, completed bool) {
+	if rest, ok := strings.CutPrefix(line, "* "); ok {
+		words := strings.Fields(rest)
+		switch {
+		case len(words) > 0 && strings.EqualFold(words[0], "CAPABILITY"):
+			if a.onCapability != nil {
+				a.onCapability(words[1:])
 			}
-			continue
+		case a.onUntagged != nil:
+			a.onUntagged(rest)
 		}
-		if rest, ok := strings.CutPrefix(line, tag+" "); ok {
-			if strings.HasPrefix(strings.ToUpper(rest), "OK") {
-				return nil
-			}
-			return responseError(line)
+		return "", false
+	}
+	tag, rest, ok := strings.Cut(line, " ")
+	if !ok || strings.HasPrefix(line, "+") {
+		return "", false
+	}
+	if strings.HasPrefix(strings.ToUpper(rest), "OK") {
+		a.completed[tag] = completion{uids: appendUIDs(rest)}
+	} else {
+		a.completed[tag] = completion{err: responseError(line)}
+	}
+	return tag, true
+}
+
+// appendUIDs reads the UIDs of "OK [APPENDUID uidvalidity uid-set] ..."
+// (RFC 4315 §3), in the order of the appended messages; nil without.
+func appendUIDs(ok string) []imap.UID {
+	text := strings.TrimSpace(ok[2:])
+	code, _, found := strings.Cut(strings.TrimPrefix(text, "["), "]")
+	if !found || !strings.HasPrefix(text, "[") {
+		return nil
+	}
+	words := strings.Fields(code)
+	if len(words) != 3 || !strings.EqualFold(words[0], "APPENDUID") {
+		return nil
+	}
+	return parseUIDSequence(words[2])
+}
+
+// parseUIDSequence reads "4,7:9" as 4 7 8 9; nil when malformed.
+func parseUIDSequence(set string) []imap.UID {
+	var uids []imap.UID
+	for _, part := range strings.Split(set, ",") {
+		lo, hi, isRange := strings.Cut(part, ":")
+		first, err := strconv.ParseUint(lo, 10, 32)
+		last := first
+		if err == nil && isRange {
+			last, err = strconv.ParseUint(hi, 10, 32)
+		}
+		if err != nil || first == 0 || last < first || last-first > 1<<20 {
+			return nil
+		}
+		for uid := first; uid <= last; uid++ {
+			uids = append(uids, imap.UID(uid))
 		}
 	}
+	return uids
 }
 
 // readLine reads one response line without its CRLF. A line announcing a
@@ -285,9 +376,13 @@ func responseError(line string) error {
 	return e
 }
 
+// close logs out, or only closes the connection in the middle of a
+// command: the server then drops the half-sent message.
 func (a *appender) close() {
 	a.stop()
-	a.w.WriteString(a.nextTag() + " LOGOUT\r\n")
-	a.w.Flush()
+	if !a.writing {
+		a.w.WriteString(a.nextTag() + " LOGOUT\r\n")
+		a.w.Flush()
+	}
 	a.conn.Close()
 }

@@ -54,33 +54,11 @@ type Options struct {
 	MaxMessageBytes int64             // larger messages are skipped; 0: no limit
 	Since           time.Time         // older messages (INTERNALDATE) are skipped; zero: none
 	CopyDeleted     bool              // copy messages flagged \Deleted too
+	// MirrorDeletions expunges from the destination the copies this
+	// engine made of messages since expunged from the source; nothing it
+	// did not copy is ever touched.
+	MirrorDeletions bool
 }
-
-// FolderState is what a run remembers of one source folder, so that the
-// next run fetches only newer messages (DESIGN §5).
-type FolderState struct {
-	// Destination and Filter (Options.filterKey) are what the state was
-	// written for: another destination folder or other message filters
-	// make it void, so that no message is left behind by a changed plan.
-	Destination string
-	Filter      string
-	UIDValidity uint32 // of the source folder
-	LastUID     uint32 // every source message up to this UID is done
-	// DestUIDValidity and DestUIDNext bound where a message this engine
-	// appended but did not record (a crash) can be in the destination.
-	DestUIDValidity uint32
-	DestUIDNext     uint32
-	// What the source folder looked like when the run that wrote this
-	// state ended, and what it verified: a folder still alike is skipped
-	// by the next run without being opened (RFC 5819 LIST-STATUS).
-	SourceUIDNext  uint32
-	SourceMessages uint32
-	Covered        int  // source messages the destination was verified to hold
-	Complete       bool // every message was settled: nothing to retry
-}
-
-// State is the sync state of an account: source folder name → FolderState.
-type State map[string]FolderState
 
 // Progress reports what a migration has done so far.
 type Progress struct {
@@ -98,8 +76,11 @@ type Progress struct {
 type FolderResult struct {
 	Source      string
 	Destination string
-	// Verification (DESIGN §5): messages the source folder holds that this
-	// migration covers, and messages the destination folder holds after it.
+	// Verification (DESIGN §5): the source messages this migration covers
+	// (those the options let through, and those it copied before), and how
+	// many of them have their own copy on the destination: mapped by UID
+	// to a destination message that exists, found by APPENDUID (RFC 4315)
+	// or by identity.
 	SourceMessages      int
 	DestinationMessages int
 	Failures            []MessageFailure
@@ -108,23 +89,27 @@ type FolderResult struct {
 	Error string
 }
 
-// Verified reports whether the destination holds at least every covered
-// source message.
+// Missing is how many covered source messages the destination lacks.
+func (r FolderResult) Missing() int { return r.SourceMessages - r.DestinationMessages }
+
+// Verified reports whether every covered source message has its copy on
+// the destination.
 func (r FolderResult) Verified() bool {
-	return r.Error == "" && r.DestinationMessages >= r.SourceMessages
+	return r.Error == "" && r.Missing() == 0
 }
 
-// MessageFailure is a message the destination refused.
+// MessageFailure is a message that could not be copied: refused by the
+// destination, or unreadable on the source. The next run tries it again.
 type MessageFailure struct {
-	UID    uint32
-	Reason string
+	UID    uint32 `json:"uid"` // in the source folder
+	Side   string `json:"side"`
+	Reason string `json:"reason"`
 }
 
 // Result is the outcome of a migration.
 type Result struct {
 	Progress
 	Folders []FolderResult
-	State   State
 }
 
 // Job is one account to migrate.
@@ -132,13 +117,12 @@ type Job struct {
 	Source      Side
 	Destination Side
 	Options     Options
-	State       State // from the last run; nil for the first
+	// State keeps the sync state between runs; nil: a fresh MemoryState,
+	// so that every folder is compared by identity.
+	State StateStore
 	// OnProgress, when set, is called after each message and folder; it
 	// must be quick (throttle in it if it writes anywhere).
 	OnProgress func(Progress)
-	// OnCheckpoint, when set, is called with a folder's state whenever it
-	// advances, so that it can be stored before the migration ends.
-	OnCheckpoint func(folder string, state FolderState)
 	// OnFolderDone, when set, is called after each folder with its result
 	// and the account's progress.
 	OnFolderDone func(FolderResult, Progress)
@@ -155,6 +139,10 @@ type Tuning struct {
 	// SingleAppend sends one APPEND per message even where the destination
 	// offers MULTIAPPEND: for measuring, and for servers that mishandle it.
 	SingleAppend bool
+	// Window is how many source messages are compared with the UID map at
+	// once: memory is bounded by it whatever the folder's size; default
+	// 4096.
+	Window int
 }
 
 func (t Tuning) withDefaults() Tuning {
@@ -169,6 +157,9 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.Backoff <= 0 {
 		t.Backoff = time.Second
+	}
+	if t.Window <= 0 {
+		t.Window = 4096
 	}
 	return t
 }

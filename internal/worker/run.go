@@ -2,12 +2,14 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -21,8 +23,8 @@ type RunStore interface {
 	Store
 	AccountRunStart(ctx context.Context, job migration.AccountRunJob, limits migration.RunLimits) (migration.RunStart, error)
 	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error)
-	AccountSyncState(ctx context.Context, taskID, accountID int64) (json.RawMessage, error)
-	AccountSyncStateSet(ctx context.Context, taskID, accountID int64, state json.RawMessage) error
+	// SyncState is where the copy engine keeps an account's sync state.
+	SyncState(accountID int64) transfer.StateStore
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, event migration.Event) error
 	EventAppend(ctx context.Context, e migration.Event) error
@@ -129,14 +131,6 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
-	state := job.State
-	job.OnCheckpoint = func(folder string, st transfer.FolderState) {
-		state[folder] = st
-		encoded, _ := json.Marshal(state)
-		if err := w.store.AccountSyncStateSet(ctx, args.TaskID, args.AccountID, encoded); err != nil {
-			w.logger.Warn("could not store sync state", "account", args.AccountID, "err", err)
-		}
-	}
 	res, err := transfer.Migrate(ctx, job)
 	reporter.count(res.Progress)
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -157,9 +151,10 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		event.Kind, event.Error = migration.EventAccountFailed, "canceled"
 		event.Message = fmt.Sprintf("%s: canceled after %d messages", creds.SourceLogin, res.MessagesCopied)
 	case err != nil:
-		outcome.State, outcome.LastError = migration.AccountFailed, loginError(err)
+		outcome.State, outcome.LastError = migration.AccountFailed, failureText(err, creds)
 		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError
 		event.Message = fmt.Sprintf("%s: failed: %s", creds.SourceLogin, outcome.LastError)
+		blame(&event, err, creds)
 		if transfer.KindOf(err) == transfer.KindTransient {
 			outcome.RetryDelays = w.opts.RetryDelays
 		}
@@ -176,20 +171,64 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	return outcome
 }
 
-// folderProblems sums up what went wrong in single folders.
+// maxFolderProblems bounds how many folders an account's last error names.
+const maxFolderProblems = 5
+
+// folderProblems sums up what went wrong in single folders, each folder
+// with its problem and the side it came from.
 func folderProblems(res transfer.Result) string {
-	var text string
+	var problems []string
 	for _, f := range res.Folders {
-		switch {
-		case f.Error != "":
-			text = fmt.Sprintf("folder %s: %s", f.Source, f.Error)
-		case len(f.Failures) > 0:
-			text = fmt.Sprintf("folder %s: %d messages refused, e.g. %s", f.Source, len(f.Failures), f.Failures[0].Reason)
-		case !f.Verified():
-			text = fmt.Sprintf("folder %s: the destination holds %d of %d messages", f.Source, f.DestinationMessages, f.SourceMessages)
+		if text := folderProblem(f); text != "" {
+			problems = append(problems, fmt.Sprintf("folder %s: %s", f.Source, text))
 		}
 	}
-	return text
+	if len(problems) > maxFolderProblems {
+		problems = append(problems[:maxFolderProblems], fmt.Sprintf("and %d more folders", len(problems)-maxFolderProblems))
+	}
+	return strings.Join(problems, "; ")
+}
+
+func folderProblem(f transfer.FolderResult) string {
+	switch {
+	case f.Error != "":
+		return f.Error
+	case len(f.Failures) > 0:
+		first := f.Failures[0]
+		what := "refused by the destination"
+		if first.Side == "source" {
+			what = "unreadable on the source"
+		}
+		return fmt.Sprintf("%d of %d messages not copied (%s, e.g. UID %d: %s)", f.Missing(), f.SourceMessages, what, first.UID, first.Reason)
+	case !f.Verified():
+		return fmt.Sprintf("the destination lacks %d of %d messages", f.Missing(), f.SourceMessages)
+	}
+	return ""
+}
+
+// failureText is an account's last error for a failed run: the side,
+// its login and server, what went wrong, and the server's words.
+func failureText(err error, creds migration.Credentials) string {
+	var te *transfer.Error
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s %s at %s: %s", te.Side, loginOf(te.Side, creds), net.JoinHostPort(te.Host, strconv.Itoa(te.Port)), loginError(err))
+}
+
+// blame points a failure event at the side that failed.
+func blame(e *migration.Event, err error, creds migration.Credentials) {
+	var te *transfer.Error
+	if errors.As(err, &te) {
+		e.Side, e.Login, e.Host, e.Port = te.Side, loginOf(te.Side, creds), te.Host, te.Port
+	}
+}
+
+func loginOf(side string, creds migration.Credentials) string {
+	if side == "destination" {
+		return creds.DestinationLogin
+	}
+	return creds.SourceLogin
 }
 
 // prepare builds the engine's job for an account: servers, credentials,
@@ -207,20 +246,13 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob) 
 	if err != nil {
 		return transfer.Job{}, creds, err
 	}
-	raw, err := w.store.AccountSyncState(ctx, args.TaskID, args.AccountID)
-	if err != nil {
-		return transfer.Job{}, creds, err
-	}
-	state := transfer.State{}
-	if err := json.Unmarshal(raw, &state); err != nil {
-		state = transfer.State{} // unreadable: identities still prevent duplicates
-	}
-	return transfer.Job{Source: src, Destination: dst, Options: opts, State: state, Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
+	return transfer.Job{Source: src, Destination: dst, Options: opts, State: w.store.SyncState(args.AccountID),
+		Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.
 func optionsOf(o migration.TaskOptions) (transfer.Options, error) {
-	opts := transfer.Options{FolderMap: o.FolderMap, MaxMessageBytes: o.MaxMessageBytes}
+	opts := transfer.Options{FolderMap: o.FolderMap, MaxMessageBytes: o.MaxMessageBytes, MirrorDeletions: o.MirrorDeletions}
 	for _, p := range o.IncludeFolders {
 		re, err := regexp.Compile(p)
 		if err != nil {

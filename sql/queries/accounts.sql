@@ -58,12 +58,6 @@ SET source_test_ok = @source_ok, source_test_error = @source_error, source_teste
     destination_tested_at = now(), updated_at = now()
 WHERE task_id = @task_id AND id = @id;
 
--- name: AccountSyncStateGet :one
-SELECT sync_state FROM accounts WHERE task_id = @task_id AND id = @id;
-
--- name: AccountSyncStateSet :exec
-UPDATE accounts SET sync_state = @sync_state WHERE task_id = @task_id AND id = @id;
-
 -- name: AccountsCancelQueued :execrows
 -- A cancel ends the accounts whose run has not started.
 UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()

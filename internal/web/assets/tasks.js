@@ -151,6 +151,7 @@ function newTaskForm(endpoints) {
   const maxBytes = h('input', { name: 'max_message_bytes', type: 'number', min: 0, inputmode: 'numeric' });
   const since = h('input', { name: 'since', type: 'date' });
   const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: 64, inputmode: 'numeric', placeholder: '4' });
+  const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
   const form = h('form', { id: 'task-form', class: 'card' },
     h('h2', { text: 'New task' }),
     formMessage.el,
@@ -164,7 +165,8 @@ function newTaskForm(endpoints) {
       field('Rename folders', folderMap, 'One per line: source name = destination name.'),
       field('Skip messages larger than (bytes)', maxBytes, 'Empty: no limit.'),
       field('Only messages since', since, 'Empty: all messages.'),
-      field('Accounts at once', parallel, 'Empty: 4.')),
+      field('Accounts at once', parallel, 'Empty: 4.'),
+      field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.')),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Create task' })));
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
@@ -173,7 +175,7 @@ function newTaskForm(endpoints) {
       const options = {
         include_folders: lines(include.value), exclude_folders: lines(exclude.value),
         folder_map: folderRenames(folderMap.value), max_message_bytes: Number(maxBytes.value) || 0,
-        since: since.value, parallel_accounts: Number(parallel.value) || 0,
+        since: since.value, parallel_accounts: Number(parallel.value) || 0, mirror_deletions: mirror.checked,
       };
       const created = await request('POST', '/tasks', {
         name: name.value.trim(), source_endpoint_id: Number(source.value),

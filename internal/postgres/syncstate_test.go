@@ -1,0 +1,177 @@
+package postgres_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/postgres"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+)
+
+func addAccount(t testing.TB, store *postgres.Store) (task, account int64) {
+	t.Helper()
+	task = addTask(t, store)
+	ids, err := store.AccountsAdd(context.Background(), task, []migration.AccountInput{
+		{SourceLogin: "a", SourcePassword: "pw", DestinationLogin: "a", DestinationPassword: "pw"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task, ids[0]
+}
+
+// The store must answer as the engine's in-memory state does, whatever
+// the windows: random replacements of UID ranges (splitting chunks,
+// emptying ranges, reaching MaxUID) are applied to both and every read
+// compared.
+func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
+	t.Parallel()
+	store, _, _ := newStore(t)
+	_, account := addAccount(t, store)
+	ctx := context.Background()
+	got, want := store.SyncState(account), transfer.NewMemoryState()
+	rng := rand.New(rand.NewPCG(1, 2))
+	flagSets := [][]string{nil, {`\Seen`}, {`\Seen`, `\Answered`}, {`$Forwarded`, `\Flagged`}}
+	for round := range 60 {
+		folder := []string{"INBOX", "Sent/2024", "Entwürfe"}[round%3]
+		from := uint32(rng.IntN(20_000))
+		to := from + uint32(rng.IntN(9_000))
+		if round%7 == 0 {
+			to = transfer.MaxUID
+		}
+		var entries []transfer.Mapping
+		for uid := from; uid <= min(to, from+9_000); uid++ {
+			if uid > 0 && rng.IntN(3) > 0 {
+				entries = append(entries, transfer.Mapping{Source: uid, Destination: uid*2 + uint32(round), Flags: flagSets[rng.IntN(len(flagSets))]})
+			}
+		}
+		for _, s := range []transfer.StateStore{got, want} {
+			if err := s.ReplaceMappings(ctx, folder, from, to, entries); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lo := uint32(rng.IntN(25_000))
+		hi := lo + uint32(rng.IntN(10_000))
+		at := uint32(rng.IntN(40_000))
+		for name, read := range map[string]func(transfer.StateStore) (any, error){
+			"Mappings":     func(s transfer.StateStore) (any, error) { return s.Mappings(ctx, folder, lo, hi) },
+			"all Mappings": func(s transfer.StateStore) (any, error) { return s.Mappings(ctx, folder, 0, transfer.MaxUID) },
+			"MappedDestinations": func(s transfer.StateStore) (any, error) {
+				return sortedDestinations(s.MappedDestinations(ctx, folder, at))
+			},
+		} {
+			g, err := read(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := read(want)
+			if !reflect.DeepEqual(normalize(g), normalize(w)) {
+				t.Fatalf("round %d, %s of %s: the store and the memory state differ", round, name, folder)
+			}
+		}
+	}
+}
+
+func sortedDestinations(uids []uint32, err error) (any, error) {
+	slices.Sort(uids)
+	return uids, err
+}
+
+// normalize makes empty and nil slices, and nil and empty flag sets, alike.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case []transfer.Mapping:
+		out := []transfer.Mapping{}
+		for _, e := range v {
+			if len(e.Flags) == 0 {
+				e.Flags = nil
+			}
+			out = append(out, e)
+		}
+		return out
+	case []uint32:
+		return append([]uint32{}, v...)
+	}
+	return v
+}
+
+func TestSyncFolderStatesRoundTrip(t *testing.T) {
+	t.Parallel()
+	store, _, _ := newStore(t)
+	_, account := addAccount(t, store)
+	ctx := context.Background()
+	st := store.SyncState(account)
+	want := map[string]transfer.FolderState{
+		"INBOX": {Servers: "a → b", Destination: "INBOX", UIDValidity: 7, DestUIDValidity: 9, ForeignBelow: 31, Complete: true,
+			Failures: []transfer.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}}},
+		"Entwürfe": {Destination: "INBOX.Entwürfe", UIDValidity: 1},
+	}
+	for folder, fs := range want {
+		if err := st.SetFolderState(ctx, folder, fs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inbox := want["INBOX"]
+	inbox.Complete = false
+	want["INBOX"] = inbox
+	if err := st.SetFolderState(ctx, "INBOX", inbox); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.FolderStates(ctx)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("folder states %+v, %v; want %+v", got, err, want)
+	}
+	other, err := store.SyncState(account + 1000).FolderStates(ctx)
+	if err != nil || len(other) != 0 {
+		t.Errorf("another account's states: %+v, %v", other, err)
+	}
+}
+
+// A folder of a million messages costs a few hundred rows of a few bytes
+// an entry, and deleting the account deletes its state.
+func TestSyncMapIsCompact(t *testing.T) {
+	t.Parallel()
+	store, pool, _ := newStore(t)
+	task, account := addAccount(t, store)
+	ctx := context.Background()
+	st := store.SyncState(account)
+	if err := st.SetFolderState(ctx, "INBOX", transfer.FolderState{UIDValidity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	const messages, window = 1_000_000, 4096
+	flags := [][]string{{`\Seen`}, {`\Seen`, `\Answered`}, nil}
+	for from := uint32(1); from <= messages; from += window {
+		entries := make([]transfer.Mapping, 0, window)
+		for uid := from; uid < from+window && uid <= messages; uid++ {
+			entries = append(entries, transfer.Mapping{Source: uid, Destination: uid + 3, Flags: flags[uid%7%3]})
+		}
+		to := from + window - 1
+		if to >= messages {
+			to = transfer.MaxUID
+		}
+		if err := st.ReplaceMappings(ctx, "INBOX", from, to, entries); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows, bytes int64
+	if err := pool.QueryRow(ctx, "SELECT count(*), sum(length(entries)) FROM sync_map_chunks WHERE account_id = $1", account).Scan(&rows, &bytes); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d messages: %d rows, %d bytes (%.1f bytes a message)", messages, rows, bytes, float64(bytes)/messages)
+	if rows > 300 || bytes > 4*messages {
+		t.Errorf("%d rows and %d bytes for %d messages, want at most 300 rows and 4 bytes a message", rows, bytes, messages)
+	}
+	got, err := st.Mappings(ctx, "INBOX", 500_000, 500_009)
+	if err != nil || len(got) != 10 || got[0].Source != 500_000 || got[9].Destination != 500_012 {
+		t.Errorf("Mappings(500000, 500009) = %+v, %v", got, err)
+	}
+	if err := store.AccountDelete(ctx, task, account); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM sync_map_chunks) + (SELECT count(*) FROM sync_folders) ").Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("%d rows of sync state left after the account's deletion, %v", rows, err)
+	}
+}

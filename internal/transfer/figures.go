@@ -1,0 +1,63 @@
+package transfer
+
+// figures keeps an account's counts per folder, so that a folder taken up
+// again after a reconnect replaces what its earlier attempt planned,
+// skipped and saw refused (all of that is looked at again) instead of
+// adding to it, while what it copied stays counted: the account's figures
+// describe the whole pass, however many attempts it took.
+type figures struct {
+	progress *Progress
+	folders  map[string]*folderFigures
+}
+
+type folderFigures struct {
+	planned, copied, skipped, failed int
+}
+
+func newFigures(p *Progress) figures {
+	return figures{progress: p, folders: map[string]*folderFigures{}}
+}
+
+func (f figures) of(folder string) *folderFigures {
+	ff := f.folders[folder]
+	if ff == nil {
+		ff = &folderFigures{}
+		f.folders[folder] = ff
+	}
+	return ff
+}
+
+// restart begins an attempt at folder: what it copied before counts as
+// planned, the rest is counted again.
+func (f figures) restart(folder string) {
+	ff := f.of(folder)
+	f.progress.MessagesTotal -= ff.planned - ff.copied
+	f.progress.MessagesSkipped -= ff.skipped
+	f.progress.MessagesFailed -= ff.failed
+	ff.planned, ff.skipped, ff.failed = ff.copied, 0, 0
+}
+
+// plan counts n more messages to copy in folder.
+func (f figures) plan(folder string, n int) {
+	f.of(folder).planned += n
+	f.progress.MessagesTotal += n
+}
+
+// skip counts n messages of folder present already or left out.
+func (f figures) skip(folder string, n int) {
+	f.of(folder).skipped += n
+	f.progress.MessagesSkipped += n
+}
+
+// copied counts one message copied to folder.
+func (f figures) copied(folder string, size int64) {
+	f.of(folder).copied++
+	f.progress.MessagesCopied++
+	f.progress.BytesCopied += size
+}
+
+// failed counts one message of folder refused or unreadable.
+func (f figures) failed(folder string) {
+	f.of(folder).failed++
+	f.progress.MessagesFailed++
+}

@@ -1,0 +1,130 @@
+package transfer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// planFolders decides, for every selectable source folder that the options
+// let through, its destination, so that two source folders never land in
+// one destination folder unless the folder map says so (DESIGN §5). Claims
+// are made in this order, each on the names still free:
+//  1. the explicit folder map;
+//  2. where the folder went at the previous run (previous), so that a
+//     re-run never maps a folder elsewhere;
+//  3. folders without a role whose name translates unchanged: a folder
+//     that keeps its name never loses it to another;
+//  4. folders with a role, to the destination's folder of that role;
+//  5. the rest by translated name, made unique with " (2)", " (3)", …
+//
+// Within each step, folders go in name order: the plan does not depend on
+// the order in which a server lists them.
+func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, previous map[string]string) []folderPlan {
+	p := newPlanner(dst)
+	var wanted []mailbox
+	for _, b := range src {
+		if b.Selectable && opts.wants(b.Name) {
+			wanted = append(wanted, b)
+		}
+	}
+	slices.SortFunc(wanted, func(a, b mailbox) int { return strings.Compare(a.Name, b.Name) })
+	dest := map[string]string{}
+	explicit := map[string]bool{}
+	for _, b := range wanted {
+		if name, ok := opts.FolderMap[b.Name]; ok {
+			dest[b.Name], explicit[name] = name, true
+			p.claim(name)
+		}
+	}
+	p.claimEach(wanted, dest, func(b mailbox) string {
+		if name := previous[b.Name]; name != "" && !explicit[name] {
+			return name
+		}
+		return ""
+	})
+	p.claimEach(wanted, dest, func(b mailbox) string {
+		name := translateName(b.Name, srcNS, dstNS)
+		if b.Role == "" && translateName(name, dstNS, srcNS) == b.Name {
+			return name
+		}
+		return ""
+	})
+	p.claimEach(wanted, dest, func(b mailbox) string { return p.byRole[b.Role] })
+	for _, b := range wanted {
+		if _, ok := dest[b.Name]; !ok {
+			dest[b.Name] = p.claimUnique(translateName(b.Name, srcNS, dstNS))
+		}
+	}
+	plans := make([]folderPlan, 0, len(wanted))
+	for _, b := range wanted {
+		plans = append(plans, p.plan(b, dest[b.Name], !explicit[dest[b.Name]]))
+	}
+	return plans
+}
+
+// planner hands out destination names.
+type planner struct {
+	existing map[string]*mailbox // destination folders, and those the plan creates
+	byRole   map[imap.MailboxAttr]string
+	claimed  map[string]bool
+}
+
+func newPlanner(dst []mailbox) *planner {
+	p := &planner{existing: map[string]*mailbox{"INBOX": {Name: "INBOX"}}, byRole: map[imap.MailboxAttr]string{}, claimed: map[string]bool{}}
+	for i, b := range dst {
+		p.existing[b.Name] = &dst[i]
+		if b.Role != "" && p.byRole[b.Role] == "" {
+			p.byRole[b.Role] = b.Name
+		}
+	}
+	return p
+}
+
+func (p *planner) claim(name string) { p.claimed[name] = true }
+
+// claimEach gives each folder without a destination yet the name choose
+// returns for it, if that name is still free.
+func (p *planner) claimEach(wanted []mailbox, dest map[string]string, choose func(mailbox) string) {
+	for _, b := range wanted {
+		if _, ok := dest[b.Name]; ok {
+			continue
+		}
+		if name := choose(b); name != "" && !p.claimed[name] {
+			dest[b.Name] = name
+			p.claim(name)
+		}
+	}
+}
+
+// claimUnique claims name, or the first of "name (2)", "name (3)", … that
+// is neither claimed nor an existing destination folder.
+func (p *planner) claimUnique(name string) string {
+	candidate := name
+	for n := 2; p.claimed[candidate] || (candidate != name && p.existing[candidate] != nil); n++ {
+		candidate = fmt.Sprintf("%s (%d)", name, n)
+	}
+	p.claim(candidate)
+	return candidate
+}
+
+// plan says what to do with the destination folder name for source
+// folder b; mayTakeRole lets a created folder take b's role where the
+// destination has no folder of it yet.
+func (p *planner) plan(b mailbox, name string, mayTakeRole bool) folderPlan {
+	plan := folderPlan{Source: b, Destination: name, Subscribe: b.Subscribed}
+	if there := p.existing[name]; there != nil {
+		plan.Subscribe = b.Subscribed && !there.Subscribed
+		plan.DestStatus = there.Status
+		return plan
+	}
+	plan.Create = true
+	p.existing[name] = &mailbox{Name: name, Subscribed: b.Subscribed}
+	if mayTakeRole && b.Role != "" && p.byRole[b.Role] == "" {
+		plan.CreateRole = b.Role
+		p.byRole[b.Role] = name
+	}
+	return plan
+}

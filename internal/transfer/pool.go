@@ -1,0 +1,166 @@
+package transfer
+
+import (
+	"context"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// destinationPool is the destination folder's unmapped messages from
+// ForeignBelow on, by identity: copies this engine made and did not get
+// to record (a crash, a cut connection, an APPEND without APPENDUID), or
+// mail that was there before. A message the map lacks is adopted from the
+// pool instead of being copied again; each pool message is adopted once,
+// so that two identical messages stay two (a multiset, DESIGN §5).
+type destinationPool struct {
+	loaded     bool
+	byIdentity map[string][]message
+}
+
+// take removes and returns a message of identity id.
+func (p *destinationPool) take(id string) (message, bool) {
+	msgs := p.byIdentity[id]
+	if len(msgs) == 0 {
+		return message{}, false
+	}
+	p.byIdentity[id] = msgs[1:]
+	return msgs[0], true
+}
+
+// adopt splits candidates into map entries for those the destination
+// holds unmapped, and the rest, to copy. Candidates are fetched for their
+// identity only when the pool has something to compare.
+func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted []Mapping, rest []message, err error) {
+	if err := fs.loadPool(ctx); err != nil {
+		return nil, nil, err
+	}
+	if len(fs.pool.byIdentity) == 0 {
+		return nil, candidates, nil
+	}
+	withIdentity, err := fs.sourceIdentities(candidates)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, msg := range withIdentity {
+		there, ok := fs.pool.take(msg.Identity)
+		if !ok {
+			rest = append(rest, msg)
+			continue
+		}
+		// The flags it has are the ones written: the source's win below.
+		adopted = append(adopted, Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(fs.wanted(there.Flags))})
+	}
+	if err := fs.writeFlags(fs.adoptedFlagChanges(adopted, withIdentity), adopted); err != nil {
+		return nil, nil, err
+	}
+	return adopted, rest, nil
+}
+
+// adoptedFlagChanges compares the flags of adopted copies with their
+// source messages'.
+func (fs *folderSync) adoptedFlagChanges(adopted []Mapping, sources []message) []flagUpdate {
+	flagsOf := make(map[uint32][]imap.Flag, len(sources))
+	for _, msg := range sources {
+		flagsOf[uint32(msg.UID)] = msg.Flags
+	}
+	var updates []flagUpdate
+	for _, e := range adopted {
+		if add, remove, want := flagChange(e.Flags, fs.wanted(flagsOf[e.Source])); len(add)+len(remove) > 0 {
+			updates = append(updates, flagUpdate{source: e.Source, destination: e.Destination, add: add, remove: remove, want: want})
+		}
+	}
+	return updates
+}
+
+// sourceIdentities returns msgs with their identities, read from the
+// source where they lack one.
+func (fs *folderSync) sourceIdentities(msgs []message) ([]message, error) {
+	var uids imap.UIDSet
+	for _, msg := range msgs {
+		if msg.Identity == "" {
+			uids.AddNum(msg.UID)
+		}
+	}
+	if len(uids) == 0 {
+		return msgs, nil
+	}
+	read, err := fs.r.source.identities(uids)
+	if err != nil {
+		return nil, err
+	}
+	byUID := make(map[imap.UID]string, len(read))
+	for _, m := range read {
+		byUID[m.UID] = m.Identity
+	}
+	out := make([]message, 0, len(msgs))
+	for _, msg := range msgs {
+		if msg.Identity == "" {
+			msg.Identity = byUID[msg.UID]
+		}
+		if msg.Identity != "" { // a message expunged meanwhile is not copied
+			out = append(out, msg)
+		}
+	}
+	return out, nil
+}
+
+// loadPool reads, once per folder and run, the identities of the
+// destination's unmapped messages from ForeignBelow on. Usually there are
+// none, and it costs one UID SEARCH.
+func (fs *folderSync) loadPool(ctx context.Context) error {
+	if fs.pool.loaded {
+		return nil
+	}
+	fs.pool = destinationPool{loaded: true, byIdentity: map[string][]message{}}
+	from := imap.UID(max(fs.state.ForeignBelow, 1))
+	present, err := fs.destinationUIDs(from)
+	if err != nil || len(present) == 0 {
+		return err
+	}
+	mapped, err := fs.r.store.MappedDestinations(ctx, fs.folder, uint32(from))
+	if err != nil {
+		return err
+	}
+	isMapped := make(map[imap.UID]bool, len(mapped))
+	for _, uid := range mapped {
+		isMapped[imap.UID(uid)] = true
+	}
+	var unmapped imap.UIDSet
+	for _, uid := range present {
+		if !isMapped[uid] {
+			unmapped.AddNum(uid)
+		}
+	}
+	if len(unmapped) == 0 {
+		return nil
+	}
+	msgs, err := fs.r.destination.identities(unmapped)
+	if err != nil {
+		return err
+	}
+	for _, msg := range msgs {
+		fs.pool.byIdentity[msg.Identity] = append(fs.pool.byIdentity[msg.Identity], msg)
+	}
+	return nil
+}
+
+// destinationUIDs returns the destination folder's UIDs from from on.
+func (fs *folderSync) destinationUIDs(from imap.UID) ([]imap.UID, error) {
+	var uids imap.UIDSet
+	uids.AddRange(from, 0) // from:*
+	data, err := fs.r.destination.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
+	if err != nil {
+		return nil, fs.r.job.Destination.fail("destination", classify(err), err)
+	}
+	fs.r.lastDestinationUse = time.Now()
+	var out []imap.UID
+	for _, uid := range data.AllUIDs() {
+		// "from:*" names the last message even when its UID is below from
+		// (RFC 9051 §6.4.8): drop it.
+		if uid >= from {
+			out = append(out, uid)
+		}
+	}
+	return out, nil
+}

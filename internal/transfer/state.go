@@ -1,0 +1,221 @@
+package transfer
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// FolderState is what the engine keeps of one folder pair between runs,
+// besides its UID map (DESIGN §5): which servers, folders and UIDVALIDITYs
+// the map was written for, and what the folders looked like when the last
+// run finished, so that an unchanged folder is skipped without opening it.
+type FolderState struct {
+	// Servers names both accounts (host, port, login) the map was written
+	// between: a map is void on any other pair of mailboxes.
+	Servers     string `json:"servers"`
+	Destination string `json:"destination"` // the destination folder: the plan of the first run holds
+	Filter      string `json:"filter"`      // Options.filterKey of the last run
+	UIDValidity uint32 `json:"uid_validity"`
+	// DestUIDValidity: a destination folder deleted and created again has
+	// another, and the map's destination UIDs are void.
+	DestUIDValidity uint32 `json:"dest_uid_validity"`
+	// ForeignBelow: destination messages with a lower UID that the map
+	// lacks were compared with every message the engine wanted to copy at
+	// a run that finished the folder: they are not copies this engine made
+	// and forgot (a crash before the map was written). Those from here on
+	// are compared by identity before anything is copied.
+	ForeignBelow uint32 `json:"foreign_below"`
+	// Failures are the messages that were refused or unreadable at the last
+	// run, by source UID, with the server's words; each run tries them again.
+	Failures []MessageFailure `json:"failures,omitempty"`
+	// What both folders looked like when the last run finished the folder
+	// with nothing left to do (Complete): a folder still alike on both sides
+	// (RFC 5819 LIST-STATUS, with HIGHESTMODSEQ, RFC 7162, for flag changes)
+	// is skipped.
+	SourceUIDNext       uint32 `json:"source_uid_next"`
+	SourceMessages      uint32 `json:"source_messages"`
+	SourceHighestModSeq uint64 `json:"source_highest_modseq"`
+	DestUIDNext         uint32 `json:"dest_uid_next"`
+	DestMessages        uint32 `json:"dest_messages"`
+	Covered             int    `json:"covered"` // source messages verified on the destination
+	Complete            bool   `json:"complete"`
+}
+
+// Mapping is one message this engine copied (or found already copied):
+// its source UID, its destination UID and the flags last written to it.
+type Mapping struct {
+	Source      uint32
+	Destination uint32
+	Flags       []string
+}
+
+// MaxUID is the highest UID there can be (RFC 9051 §2.3.1.1).
+const MaxUID = ^uint32(0)
+
+// StateStore keeps an account's sync state between runs: one FolderState
+// per source folder, and each folder's UID map, which is read and written
+// in ranges of source UIDs so that memory stays bounded whatever the
+// folder's size. The engine calls it from one goroutine.
+type StateStore interface {
+	// FolderStates returns the state of every source folder that has one.
+	FolderStates(ctx context.Context) (map[string]FolderState, error)
+	// SetFolderState stores the state of a source folder.
+	SetFolderState(ctx context.Context, folder string, st FolderState) error
+	// Mappings returns folder's map entries with from ≤ Source ≤ to,
+	// ordered by Source.
+	Mappings(ctx context.Context, folder string, from, to uint32) ([]Mapping, error)
+	// ReplaceMappings replaces folder's entries with from ≤ Source ≤ to by
+	// entries (ordered by Source, all in that range).
+	ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []Mapping) error
+	// MappedDestinations returns the destination UIDs of folder's entries
+	// that are at least atLeast, in any order.
+	MappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error)
+}
+
+// MemoryState is a StateStore in memory: for tests, benchmarks and a
+// one-off migration without a database. It is safe for concurrent use.
+// An entry takes 12 bytes: flag sets are interned, since most messages
+// share a handful.
+type MemoryState struct {
+	mu       sync.Mutex
+	folders  map[string]FolderState
+	maps     map[string][]memoryEntry
+	flagSets [][]string
+	flagSet  map[string]uint32 // key of a flag set → index in flagSets
+}
+
+type memoryEntry struct {
+	source, destination, flags uint32
+}
+
+// NewMemoryState returns an empty MemoryState.
+func NewMemoryState() *MemoryState {
+	return &MemoryState{folders: map[string]FolderState{}, maps: map[string][]memoryEntry{}, flagSet: map[string]uint32{}}
+}
+
+// FolderStates implements StateStore.
+func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]FolderState, len(m.folders))
+	for name, st := range m.folders {
+		st.Failures = slices.Clone(st.Failures)
+		out[name] = st
+	}
+	return out, nil
+}
+
+// SetFolderState implements StateStore.
+func (m *MemoryState) SetFolderState(_ context.Context, folder string, st FolderState) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st.Failures = slices.Clone(st.Failures)
+	m.folders[folder] = st
+	return nil
+}
+
+// Mappings implements StateStore.
+func (m *MemoryState) Mappings(_ context.Context, folder string, from, to uint32) ([]Mapping, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	all := m.maps[folder]
+	lo, hi := span(all, from, to)
+	out := make([]Mapping, hi-lo)
+	for i, e := range all[lo:hi] {
+		out[i] = Mapping{Source: e.source, Destination: e.destination, Flags: slices.Clone(m.flagSets[e.flags])}
+	}
+	return out, nil
+}
+
+// ReplaceMappings implements StateStore.
+func (m *MemoryState) ReplaceMappings(_ context.Context, folder string, from, to uint32, entries []Mapping) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	all := m.maps[folder]
+	lo, hi := span(all, from, to)
+	kept := make([]memoryEntry, 0, len(all)-(hi-lo)+len(entries))
+	kept = append(kept, all[:lo]...)
+	for _, e := range entries {
+		kept = append(kept, memoryEntry{source: e.Source, destination: e.Destination, flags: m.intern(e.Flags)})
+	}
+	m.maps[folder] = append(kept, all[hi:]...)
+	return nil
+}
+
+// intern returns the index of a flag set, adding it when new.
+func (m *MemoryState) intern(flags []string) uint32 {
+	key := strings.Join(flags, "\x00")
+	if i, ok := m.flagSet[key]; ok {
+		return i
+	}
+	i := uint32(len(m.flagSets))
+	m.flagSets = append(m.flagSets, slices.Clone(flags))
+	m.flagSet[key] = i
+	return i
+}
+
+// MappedDestinations implements StateStore.
+func (m *MemoryState) MappedDestinations(_ context.Context, folder string, atLeast uint32) ([]uint32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []uint32
+	for _, e := range m.maps[folder] {
+		if e.destination >= atLeast {
+			out = append(out, e.destination)
+		}
+	}
+	return out, nil
+}
+
+// Len returns how many messages folder's map holds.
+func (m *MemoryState) Len(folder string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.maps[folder])
+}
+
+// span returns the index range of all's entries with from ≤ source ≤ to.
+func span(all []memoryEntry, from, to uint32) (int, int) {
+	lo := sort.Search(len(all), func(i int) bool { return all[i].source >= from })
+	hi := sort.Search(len(all), func(i int) bool { return all[i].source > to })
+	return lo, max(lo, hi)
+}
+
+// memoryStateJSON is MemoryState written out, for a state kept in a file.
+type memoryStateJSON struct {
+	Folders map[string]FolderState `json:"folders"`
+	Maps    map[string][]Mapping   `json:"maps"`
+}
+
+// MarshalJSON writes the whole state.
+func (m *MemoryState) MarshalJSON() ([]byte, error) {
+	out := memoryStateJSON{Maps: map[string][]Mapping{}}
+	out.Folders, _ = m.FolderStates(context.Background())
+	for folder := range out.Folders {
+		out.Maps[folder], _ = m.Mappings(context.Background(), folder, 0, MaxUID)
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a state written by MarshalJSON.
+func (m *MemoryState) UnmarshalJSON(data []byte) error {
+	var s memoryStateJSON
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.folders, m.maps, m.flagSets, m.flagSet = map[string]FolderState{}, map[string][]memoryEntry{}, nil, map[string]uint32{}
+	maps.Copy(m.folders, s.Folders)
+	m.mu.Unlock()
+	for folder, entries := range s.Maps {
+		if err := m.ReplaceMappings(context.Background(), folder, 0, MaxUID, entries); err != nil {
+			return err
+		}
+	}
+	return nil
+}

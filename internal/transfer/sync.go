@@ -1,0 +1,227 @@
+package transfer
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// folderSync is one folder pair being brought up to date with its UID map.
+type folderSync struct {
+	r      *accountRun
+	plan   folderPlan
+	folder string // source folder: the map's key
+	src    *imap.SelectData
+	dst    *imap.SelectData
+	flags  flagFilter
+	state  FolderState
+	pool   destinationPool
+	// destUIDNext is the destination's UIDNEXT before this window's
+	// appends, as far as this run knows: appends without APPENDUID are
+	// looked for from there.
+	destUIDNext imap.UID
+	// unresolved counts appended messages whose destination UID could not
+	// be found: they keep ForeignBelow where it is.
+	unresolved int
+	failures   []MessageFailure
+	// Verification: listed source messages the destination must hold, and
+	// those it does.
+	covered, onDestination int
+}
+
+// stateSaveTimeout bounds writing the state after a canceled run: the
+// state of what was copied must survive the cancel.
+const stateSaveTimeout = 30 * time.Second
+
+// startFolderSync decides whether the folder's map can be used: it was
+// written between the same mailboxes and folders, and neither folder's
+// UIDVALIDITY changed (a destination folder deleted and created again
+// has a new one). Otherwise the map is dropped and the folder is
+// reconciled by identity: every destination message is compared.
+func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev FolderState, known bool, sd, dd *imap.SelectData) (*folderSync, error) {
+	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
+		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext}
+	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
+	if usable {
+		fs.state = prev
+	} else {
+		if known {
+			r.logger.Info("the folder's UID map no longer applies; comparing by identity",
+				"folder", fs.folder, "source_uidvalidity", sd.UIDValidity, "destination_uidvalidity", dd.UIDValidity)
+		}
+		if err := r.store.ReplaceMappings(ctx, fs.folder, 0, MaxUID, nil); err != nil {
+			return nil, err
+		}
+		fs.state = FolderState{ForeignBelow: 1}
+	}
+	fs.state.Servers, fs.state.Destination = r.servers, plan.Destination
+	fs.state.UIDValidity, fs.state.DestUIDValidity = sd.UIDValidity, dd.UIDValidity
+	fs.state.Complete = false
+	// Until this run finishes the folder, its state says so.
+	return fs, r.saveFolderState(ctx, fs.folder, fs.state)
+}
+
+// run goes through the source folder in windows of Tuning.Window messages
+// (by sequence number), each compared with the map entries of its UID
+// range; the last window's range reaches MaxUID.
+func (fs *folderSync) run(ctx context.Context) error {
+	n, window := fs.src.NumMessages, uint32(fs.r.job.Tuning.Window)
+	from := uint32(1)
+	for seq := uint32(1); ; seq += window {
+		var listing []message
+		if seq <= n {
+			var err error
+			if listing, err = fs.r.source.listMessages(seq, min(seq+window-1, n)); err != nil {
+				return err
+			}
+		}
+		last := seq+window > n || len(listing) == 0
+		to := MaxUID
+		if !last {
+			to = uint32(listing[len(listing)-1].UID)
+		}
+		if err := fs.window(ctx, from, to, listing); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		from = to + 1
+	}
+}
+
+// window brings the source messages with from ≤ UID ≤ to up to date and
+// stores their part of the map, whatever happens: what was copied stays
+// known even when the copy breaks off.
+func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []message) error {
+	r := fs.r
+	entries, err := r.store.Mappings(ctx, fs.folder, from, to)
+	if err != nil {
+		return err
+	}
+	existing, err := fs.existing(entries)
+	if err != nil {
+		return err
+	}
+	diff := compareWindow(listing, entries, func(uid uint32) bool { return existing[imap.UID(uid)] },
+		func(msg message) bool { return r.job.Options.wantsMessage(msg.Flags, msg.Size, msg.Date) }, fs.wanted)
+	r.figures.skip(fs.folder, diff.skipped)
+	keep := diff.keep
+	err = fs.syncWindow(ctx, &keep, diff)
+	fs.covered += diff.covered
+	fs.onDestination += countListed(keep, listing)
+	sortMappings(keep)
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
+	defer cancel()
+	if saveErr := r.store.ReplaceMappings(saveCtx, fs.folder, from, to, keep); err == nil {
+		err = saveErr
+	}
+	return err
+}
+
+// syncWindow writes the window's flag changes, adopts the candidates the
+// destination already holds, and copies the rest, adding to keep.
+func (fs *folderSync) syncWindow(ctx context.Context, keep *[]Mapping, diff windowDiff) error {
+	if err := fs.writeFlags(diff.updates, *keep); err != nil {
+		return err
+	}
+	if fs.r.job.Options.MirrorDeletions && len(diff.unlisted) > 0 {
+		if err := fs.mirror(keep, diff.unlisted); err != nil {
+			return err
+		}
+	}
+	candidates := diff.candidates
+	if len(candidates) == 0 {
+		return nil
+	}
+	adopted, rest, err := fs.adopt(ctx, candidates)
+	if err != nil {
+		return err
+	}
+	*keep = append(*keep, adopted...)
+	fs.r.figures.skip(fs.folder, len(adopted))
+	fs.r.figures.plan(fs.folder, len(rest))
+	fs.r.report()
+	return fs.copy(ctx, keep, rest)
+}
+
+// wanted is the flags the destination copy of a message with flags
+// should have: what the destination can keep, without \Deleted unless the
+// options copy deleted messages (a message deleted on the source after
+// its copy is not deleted on the destination by a flag).
+func (fs *folderSync) wanted(flags []imap.Flag) []imap.Flag {
+	kept := fs.flags.keep(flags)
+	if fs.r.job.Options.CopyDeleted {
+		return kept
+	}
+	return slices.DeleteFunc(kept, func(f imap.Flag) bool { return canonicalFlag(f) == canonicalFlag(imap.FlagDeleted) })
+}
+
+// existing returns which of the entries' destination UIDs the destination
+// folder still holds (RFC 9051 §6.4.4, UID SEARCH).
+func (fs *folderSync) existing(entries []Mapping) (map[imap.UID]bool, error) {
+	found := map[imap.UID]bool{}
+	if len(entries) == 0 {
+		return found, nil
+	}
+	var uids imap.UIDSet
+	for _, e := range entries {
+		uids.AddNum(imap.UID(e.Destination))
+	}
+	dst := fs.r.destination
+	data, err := dst.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
+	if err != nil {
+		return nil, fs.r.job.Destination.fail("destination", classify(err), err)
+	}
+	fs.r.lastDestinationUse = time.Now()
+	for _, uid := range data.AllUIDs() {
+		found[uid] = true
+	}
+	return found, nil
+}
+
+// finish records the folder's state at the end of the run. A folder done
+// without error moves ForeignBelow past every destination message: the
+// unmapped ones among them were all compared, or arrived while this run
+// held the map complete.
+func (fs *folderSync) finish(ctx context.Context, done bool) error {
+	r := fs.r
+	st := fs.state
+	st.Failures = fs.failures
+	if done {
+		if err := r.destination.Noop().Wait(); err != nil {
+			return r.job.Destination.fail("destination", classify(err), err)
+		}
+		st.Filter = r.job.Options.filterKey()
+		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages
+		if status := fs.plan.Source.Status; status != nil {
+			st.SourceHighestModSeq = status.HighestModSeq
+		}
+		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
+		st.Covered = fs.covered
+		st.Complete = len(fs.failures) == 0 && fs.onDestination == fs.covered
+		if fs.unresolved == 0 {
+			st.ForeignBelow = max(st.ForeignBelow, uint32(fs.destUIDNext))
+		}
+	}
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
+	defer cancel()
+	return r.saveFolderState(saveCtx, fs.folder, st)
+}
+
+// countListed counts the entries of keep whose source message is listed.
+func countListed(keep []Mapping, listing []message) int {
+	listed := make(map[uint32]bool, len(listing))
+	for _, msg := range listing {
+		listed[uint32(msg.UID)] = true
+	}
+	n := 0
+	for _, e := range keep {
+		if listed[e.Source] {
+			n++
+		}
+	}
+	return n
+}

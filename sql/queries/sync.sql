@@ -1,0 +1,36 @@
+-- name: SyncFolderList :many
+SELECT folder, state FROM sync_folders WHERE account_id = @account_id ORDER BY folder;
+
+-- name: SyncFolderSet :exec
+INSERT INTO sync_folders (account_id, folder, state) VALUES (@account_id, @folder, @state)
+ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
+
+-- name: SyncChunkListOverlapping :many
+-- The chunks holding entries with from_uid ≤ source ≤ to_uid.
+SELECT first_source, last_source, entries FROM sync_map_chunks
+WHERE account_id = @account_id AND folder = @folder
+  AND first_source <= @to_uid::bigint AND last_source >= @from_uid::bigint
+ORDER BY first_source;
+
+-- name: SyncChunkLockOverlapping :many
+-- As SyncChunkListOverlapping, locked for a replacement.
+SELECT first_source, last_source, entries FROM sync_map_chunks
+WHERE account_id = @account_id AND folder = @folder
+  AND first_source <= @to_uid::bigint AND last_source >= @from_uid::bigint
+ORDER BY first_source
+FOR UPDATE;
+
+-- name: SyncChunkDeleteOverlapping :exec
+DELETE FROM sync_map_chunks
+WHERE account_id = @account_id AND folder = @folder
+  AND first_source <= @to_uid::bigint AND last_source >= @from_uid::bigint;
+
+-- name: SyncChunkInsert :exec
+INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
+VALUES (@account_id, @folder, @first_source, @last_source, @max_destination, @entries);
+
+-- name: SyncChunkListReaching :many
+-- The chunks with a destination UID of at least at_least.
+SELECT entries FROM sync_map_chunks
+WHERE account_id = @account_id AND folder = @folder AND max_destination >= @at_least::bigint
+ORDER BY first_source;
