@@ -132,7 +132,6 @@ func peakHeap(tb testing.TB, f func()) uint64 {
 	return <-peak
 }
 
-
 // BenchmarkMillionMessageFolder copies a folder of a million small
 // messages and runs again (make bench), with the same heap limit as
 // TestLargeFolderInBoundedMemory.

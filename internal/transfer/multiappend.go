@@ -38,8 +38,8 @@ type appender struct {
 	// writing is set while an APPEND is half written: a LOGOUT then would
 	// be read as part of its message.
 	writing bool
-	side      *Side
-	name      string
+	side    *Side
+	name    string
 	// onCapability, while set, receives the words of a CAPABILITY response.
 	onCapability func(words []string)
 	// onUntagged, while set, receives every other untagged response
