@@ -144,13 +144,32 @@ type idleConn struct {
 	net.Conn
 	timeout  atomic.Int64 // time.Duration
 	timedOut atomic.Value // the error of a read that timed out
+	// expiry, when set (Unix nanoseconds), is a deadline no read or write
+	// goes past, whatever the timeout.
+	expiry atomic.Int64
+}
+
+// expire makes every read and write fail from t on; safe from any
+// goroutine.
+func (c *idleConn) expire(t time.Time) {
+	c.expiry.Store(t.UnixNano())
+	c.Conn.SetDeadline(t) //nolint:errcheck // fails only on a closed conn
+}
+
+// deadline is now plus the timeout, or the expiry if sooner.
+func (c *idleConn) deadline() time.Time {
+	d := time.Now().Add(time.Duration(c.timeout.Load()))
+	if e := c.expiry.Load(); e != 0 && e < d.UnixNano() {
+		return time.Unix(0, e)
+	}
+	return d
 }
 
 // setTimeout changes the timeout, for the read or write in flight too: a
 // read that started under the long timeout of LOGIN must not keep it.
 func (c *idleConn) setTimeout(d time.Duration) {
 	c.timeout.Store(int64(d))
-	deadline := time.Now().Add(d)
+	deadline := c.deadline()
 	c.Conn.SetReadDeadline(deadline)  //nolint:errcheck // fails only on a closed conn
 	c.Conn.SetWriteDeadline(deadline) //nolint:errcheck // likewise
 }
@@ -159,7 +178,7 @@ func (c *idleConn) Read(p []byte) (int, error) {
 	if err, _ := c.timedOut.Load().(error); err != nil {
 		return 0, err
 	}
-	c.Conn.SetReadDeadline(time.Now().Add(time.Duration(c.timeout.Load()))) //nolint:errcheck // fails only on a closed conn
+	c.Conn.SetReadDeadline(c.deadline()) //nolint:errcheck // fails only on a closed conn
 	n, err := c.Conn.Read(p)
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
@@ -172,7 +191,7 @@ func (c *idleConn) Read(p []byte) (int, error) {
 }
 
 func (c *idleConn) Write(p []byte) (int, error) {
-	c.Conn.SetWriteDeadline(time.Now().Add(time.Duration(c.timeout.Load()))) //nolint:errcheck // see Read
+	c.Conn.SetWriteDeadline(c.deadline()) //nolint:errcheck // see Read
 	return c.Conn.Write(p)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 )
@@ -53,17 +54,51 @@ type folderCopy struct {
 // APPEND with its flags and INTERNALDATE.
 func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error {
 	for batch := range slices.Chunk(messages, fetchBatch) {
-		if err := ctx.Err(); err != nil {
-			return err
+		err := ctx.Err()
+		if err == nil {
+			err = f.copyBatch(batch, f.appender.multiAppend)
 		}
-		if err := f.copyBatch(batch, f.appender.multiAppend); err != nil {
-			return err
+		if err == nil {
+			err = f.keepAlive()
 		}
-		if err := f.keepAlive(); err != nil {
+		if err != nil {
+			f.stopping(ctx, err)
 			return err
 		}
 	}
 	return f.settleAll()
+}
+
+// stopping learns, where it can, what the destination made of the
+// APPENDs on the wire when the copy stops for a reason other than the
+// destination (a cancel, the source failing), so that their copies are
+// mapped instead of in doubt. The destination gets answerGrace.
+func (f *folderCopy) stopping(ctx context.Context, err error) {
+	if len(f.pending) == 0 || !(isSourceError(err) || ctx.Err() != nil) {
+		return
+	}
+	f.appender.conn.expire(time.Now().Add(answerGrace))
+	for len(f.pending) > 0 {
+		p := f.pending[0]
+		done := f.appender.wait(p.tag)
+		if done.err != nil && classify(done.err) != KindPermanent {
+			return // this one and the rest stay in doubt
+		}
+		f.pending = f.pending[1:]
+		if done.err == nil {
+			f.settled(p.msgs, done.uids)
+		} // refused: nothing of it was saved, and the next run tries again
+	}
+}
+
+// unsettled returns the messages of the APPENDs sent whose answer never
+// came: the server may have saved them, now or later.
+func (f *folderCopy) unsettled() []message {
+	var msgs []message
+	for _, p := range f.pending {
+		msgs = append(msgs, p.msgs...)
+	}
+	return msgs
 }
 
 // copyBatch fetches the bodies of batch and appends them: as one
@@ -113,10 +148,12 @@ func (f *folderCopy) endBatch(cmd *appendBatch, sent []message, streamErr error)
 	case streamErr != nil:
 		return f.destinationFailed(streamErr)
 	}
+	// Pending before it is ended: a failure to send its last bytes may
+	// come after the server has them all.
+	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: sent})
 	if err := cmd.end(); err != nil {
 		return f.destinationFailed(err)
 	}
-	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: sent})
 	if len(f.pending) >= batchWindow {
 		return f.settleOldest()
 	}
@@ -207,14 +244,21 @@ func isSourceError(err error) bool {
 }
 
 // sourceBody records a failure to read a body from the source, as opposed
-// to a failure to write it to the destination.
+// to a failure to write it to the destination. A body that ends before
+// its announced size is a failure too: go-imap's literal reader reports a
+// connection that closed mid-literal as its end.
 type sourceBody struct {
 	imap.LiteralReader
-	err error
+	read int64
+	err  error
 }
 
 func (b *sourceBody) Read(p []byte) (int, error) {
 	n, err := b.LiteralReader.Read(p)
+	b.read += int64(n)
+	if err == io.EOF && b.read < b.Size() {
+		err = io.ErrUnexpectedEOF
+	}
 	if err != nil && err != io.EOF {
 		b.err = err
 	}
@@ -233,14 +277,14 @@ func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
 		f.fail(msg, "destination", f.m.job.Destination.fail("destination", KindPermanent, cmd.refused).Error())
 		return nil
 	}
-	if err == nil {
-		err = cmd.end()
-	}
 	if err != nil {
 		return f.destinationFailed(err)
 	}
 	msg.Size = body.Size() // what went over the wire
 	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: []message{msg}})
+	if err := cmd.end(); err != nil {
+		return f.destinationFailed(err)
+	}
 	if len(f.pending) >= appendWindow {
 		return f.settleOldest()
 	}
@@ -263,14 +307,16 @@ func (f *folderCopy) destinationFailed(err error) error {
 // full mailbox or a broken connection ends the folder.
 func (f *folderCopy) settleOldest() error {
 	p := f.pending[0]
-	f.pending = f.pending[1:]
 	done := f.appender.wait(p.tag)
-	switch kind := classify(done.err); {
+	kind := classify(done.err)
+	if done.err != nil && kind != KindPermanent {
+		return f.m.job.Destination.fail("destination", kind, done.err) // p stays pending: in doubt
+	}
+	f.pending = f.pending[1:]
+	switch {
 	case done.err == nil:
 		f.settled(p.msgs, done.uids)
 		return nil
-	case kind != KindPermanent:
-		return f.m.job.Destination.fail("destination", kind, done.err)
 	case len(p.msgs) == 1:
 		f.fail(p.msgs[0], "destination", f.m.job.Destination.fail("destination", KindPermanent, done.err).Error())
 		return nil

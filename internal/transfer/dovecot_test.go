@@ -2,7 +2,9 @@ package transfer
 
 import (
 	"context"
+	"log/slog"
 	"maps"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +33,17 @@ func newDovecotPair(t testing.TB, srcLayout, dstLayout imaptest.Layout) *dovecot
 		Source:      dovecotSide(src, "alice", "old-pw"),
 		Destination: dovecotSide(dst, "alice@new", "new-pw"),
 		State:       NewMemoryState(),
+		Logger:      debugLogger(),
 	}}
+}
+
+// debugLogger writes the engine's log to stderr when
+// MAILMIGRATE_TEST_DEBUG is set, to follow a failing run's reconnects.
+func debugLogger() *slog.Logger {
+	if os.Getenv("MAILMIGRATE_TEST_DEBUG") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 func (p *dovecotPair) migrate(t *testing.T) Result {

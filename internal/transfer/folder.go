@@ -38,7 +38,10 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	if err != nil {
 		return res, err
 	}
-	err = fs.run(ctx)
+	err = fs.sweepInDoubt(ctx)
+	if err == nil {
+		err = fs.run(ctx)
+	}
 	res.Failures, res.SourceMessages, res.DestinationMessages = fs.failures, fs.covered, fs.onDestination
 	if saveErr := fs.finish(ctx, err == nil); err == nil {
 		err = saveErr

@@ -10,16 +10,8 @@ import (
 // from the source (Options.MirrorDeletions), and drops them from keep.
 // unlisted are the mapped messages the source's listing lacked; each is
 // looked up again by UID first, since a message expunged while the
-// listing ran shifts the sequence numbers it went by. Only a destination
-// with UIDPLUS can expunge a message by UID (RFC 4315 §2.1): elsewhere an
-// EXPUNGE would remove whatever else the user flagged \Deleted, and the
-// copies stay, with a warning.
+// listing ran shifts the sequence numbers it went by.
 func (fs *folderSync) mirror(keep *[]Mapping, unlisted []Mapping) error {
-	r := fs.r
-	if !r.destination.Caps().Has(imap.CapUIDPlus) {
-		r.logger.Warn("the destination cannot expunge by UID (no UIDPLUS); deletions are not mirrored", "folder", fs.plan.Destination)
-		return nil
-	}
 	gone, err := fs.expungedAtSource(unlisted)
 	if err != nil || len(gone) == 0 {
 		return err
@@ -28,18 +20,15 @@ func (fs *folderSync) mirror(keep *[]Mapping, unlisted []Mapping) error {
 	for _, e := range gone {
 		uids.AddNum(imap.UID(e.Destination))
 	}
-	if err := r.destination.Store(uids, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
-		return r.job.Destination.fail("destination", classify(err), err)
-	}
-	if err := r.destination.UIDExpunge(uids).Close(); err != nil {
-		return r.job.Destination.fail("destination", classify(err), err)
+	if expunged, err := fs.expunge(uids); err != nil || !expunged {
+		return err
 	}
 	expunged := map[uint32]bool{}
 	for _, e := range gone {
 		expunged[e.Source] = true
 	}
 	*keep = slices.DeleteFunc(*keep, func(e Mapping) bool { return expunged[e.Source] })
-	r.logger.Info("mirrored deletions", "folder", fs.plan.Destination, "messages", len(gone))
+	fs.r.logger.Info("mirrored deletions", "folder", fs.plan.Destination, "messages", len(gone))
 	return nil
 }
 

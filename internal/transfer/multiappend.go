@@ -51,6 +51,12 @@ type appender struct {
 	stop         func() bool
 }
 
+// answerGrace is how long the destination has to answer the APPENDs on
+// the wire once a migration stops for another reason (a cancel, the
+// source failing): answered, their copies are mapped; unanswered, they
+// are in doubt.
+const answerGrace = 2 * time.Second
+
 // appendBufferSize is the appender's write buffer.
 const appendBufferSize = 64 << 10
 
@@ -86,8 +92,9 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 	// A large write buffer sends bodies in few syscalls.
 	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize),
 		side: side, name: name, completed: map[string]completion{}}
-	// Cancelling closes the connection, now or in the middle of a batch.
-	a.stop = context.AfterFunc(ctx, func() { raw.Close() })
+	// Cancelling leaves the server answerGrace to answer the commands on
+	// the wire (see folderCopy.copyMessages), then the connection fails.
+	a.stop = context.AfterFunc(ctx, func() { conn.expire(time.Now().Add(answerGrace)) })
 	caps, err := a.open(side)
 	if err != nil {
 		a.stop()

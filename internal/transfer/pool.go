@@ -112,15 +112,22 @@ func (fs *folderSync) loadPool(ctx context.Context) error {
 	if fs.pool.loaded {
 		return nil
 	}
-	fs.pool = destinationPool{loaded: true, byIdentity: map[string][]message{}}
-	from := imap.UID(max(fs.state.ForeignBelow, 1))
+	pool, err := fs.unmappedCopies(ctx, imap.UID(max(fs.state.ForeignBelow, 1)))
+	fs.pool = pool
+	return err
+}
+
+// unmappedCopies returns the destination folder's messages from UID from
+// on that the map lacks, by identity.
+func (fs *folderSync) unmappedCopies(ctx context.Context, from imap.UID) (destinationPool, error) {
+	pool := destinationPool{loaded: true, byIdentity: map[string][]message{}}
 	present, err := fs.destinationUIDs(from)
 	if err != nil || len(present) == 0 {
-		return err
+		return pool, err
 	}
 	mapped, err := fs.r.store.MappedDestinations(ctx, fs.folder, uint32(from))
 	if err != nil {
-		return err
+		return pool, err
 	}
 	isMapped := make(map[imap.UID]bool, len(mapped))
 	for _, uid := range mapped {
@@ -133,16 +140,16 @@ func (fs *folderSync) loadPool(ctx context.Context) error {
 		}
 	}
 	if len(unmapped) == 0 {
-		return nil
+		return pool, nil
 	}
 	msgs, err := fs.r.destination.identities(unmapped)
 	if err != nil {
-		return err
+		return pool, err
 	}
 	for _, msg := range msgs {
-		fs.pool.byIdentity[msg.Identity] = append(fs.pool.byIdentity[msg.Identity], msg)
+		pool.byIdentity[msg.Identity] = append(pool.byIdentity[msg.Identity], msg)
 	}
-	return nil
+	return pool, nil
 }
 
 // destinationUIDs returns the destination folder's UIDs from from on.

@@ -328,3 +328,38 @@ func TestMirrorDeletionsTouchesOnlyOwnCopies(t *testing.T) {
 		})
 	}
 }
+
+// Case 12, deterministically: an APPEND went unanswered, was copied again,
+// and the server saved the first one after all (a late commit). The next
+// run expunges that second copy, and only it: a copy of the same message
+// that was on the destination before the run is the user's, and stays.
+func TestLateCopyOfAnUnansweredAppendIsExpunged(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	msgs := numbered(10)
+	p.dst.Load(t, "alice@new", imaptest.Corpus{Messages: msgs[3:4]}) // the user's own copy
+	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs})
+	p.runTimes(t, 1)
+	state := p.job.State.(*MemoryState)
+	states, _ := state.FolderStates(t.Context())
+	inbox := states["INBOX"]
+	inbox.InDoubt, inbox.InDoubtFrom, inbox.InDoubtSince = []uint32{4, 6}, inbox.DestUIDNext, time.Now()
+	inbox.Complete = false
+	if err := state.SetFolderState(t.Context(), "INBOX", inbox); err != nil {
+		t.Fatal(err)
+	}
+	p.dst.Load(t, "alice@new", imaptest.Corpus{Messages: msgs[3:4]}) // the late copy of source UID 4
+	res := p.runTimes(t, 2)
+	if res[0].MessagesCopied != 0 {
+		t.Errorf("copied %d", res[0].MessagesCopied)
+	}
+	p.wantExact(t)
+	// The user's copy, found by the first run (UID 1), is the one kept.
+	if got := p.dst.Read(t, "alice@new").Messages; string(got[0].Body) != string(msgs[3].Body) {
+		t.Error("the user's own copy was expunged instead of the late one")
+	}
+	states, _ = state.FolderStates(t.Context())
+	if st := states["INBOX"]; !slices.Equal(st.InDoubt, []uint32{6}) {
+		t.Errorf("in doubt after the runs: %v, want [6] (not seen yet, within the grace)", st.InDoubt)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // FolderState is what the engine keeps of one folder pair between runs,
@@ -33,6 +34,13 @@ type FolderState struct {
 	// Failures are the messages that were refused or unreadable at the last
 	// run, by source UID, with the server's words; each run tries them again.
 	Failures []MessageFailure `json:"failures,omitempty"`
+	// InDoubt are source messages whose APPEND was sent and never
+	// answered (the connection broke): the destination may have saved
+	// them, even after a later attempt looked. Their copies would have
+	// UIDs from InDoubtFrom on (see folderSync.sweepInDoubt).
+	InDoubt      []uint32  `json:"in_doubt,omitempty"`
+	InDoubtFrom  uint32    `json:"in_doubt_from,omitempty"`
+	InDoubtSince time.Time `json:"in_doubt_since,omitzero"`
 	// What both folders looked like when the last run finished the folder
 	// with nothing left to do (Complete): a folder still alike on both sides
 	// (RFC 5819 LIST-STATUS, with HIGHESTMODSEQ, RFC 7162, for flag changes)
@@ -104,7 +112,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 	defer m.mu.Unlock()
 	out := make(map[string]FolderState, len(m.folders))
 	for name, st := range m.folders {
-		st.Failures = slices.Clone(st.Failures)
+		st.Failures, st.InDoubt = slices.Clone(st.Failures), slices.Clone(st.InDoubt)
 		out[name] = st
 	}
 	return out, nil
@@ -114,7 +122,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 func (m *MemoryState) SetFolderState(_ context.Context, folder string, st FolderState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st.Failures = slices.Clone(st.Failures)
+	st.Failures, st.InDoubt = slices.Clone(st.Failures), slices.Clone(st.InDoubt)
 	m.folders[folder] = st
 	return nil
 }

@@ -188,6 +188,13 @@ func (fs *folderSync) existing(entries []Mapping) (map[imap.UID]bool, error) {
 // held the map complete.
 func (fs *folderSync) finish(ctx context.Context, done bool) error {
 	r := fs.r
+	if done {
+		// Late copies of this run's own unanswered APPENDs have arrived by
+		// now, most likely.
+		if err := fs.sweepInDoubt(ctx); err != nil {
+			return err
+		}
+	}
 	st := fs.state
 	st.Failures = fs.failures
 	if done {
@@ -201,7 +208,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		}
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
 		st.Covered = fs.covered
-		st.Complete = len(fs.failures) == 0 && fs.onDestination == fs.covered
+		st.Complete = len(fs.failures) == 0 && len(st.InDoubt) == 0 && fs.onDestination == fs.covered
 		if fs.unresolved == 0 {
 			st.ForeignBelow = max(st.ForeignBelow, uint32(fs.destUIDNext))
 		}

@@ -100,6 +100,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []mess
 	}
 	err = fc.copyMessages(ctx, messages)
 	fs.failures = append(fs.failures, fc.failures...)
+	fs.noteInDoubt(fc.unsettled())
 	if len(unresolved) > 0 && (err == nil || isSourceError(err)) {
 		if resolveErr := fs.resolve(keep, unresolved); err == nil {
 			err = resolveErr

@@ -1,0 +1,149 @@
+package transfer
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// inDoubtGrace is how long after an APPEND went unanswered its messages
+// are looked for on the destination. A server commits a command it read
+// whole even when the connection is gone (Dovecot, a MULTIAPPEND of 50
+// messages): usually within milliseconds, possibly after the retry has
+// looked and copied them again.
+const inDoubtGrace = 10 * time.Minute
+
+// noteInDoubt records messages whose APPEND was sent but never answered.
+// Their copies, if the server saved them, have UIDs from the destination's
+// UIDNEXT at this folder's SELECT on (RFC 9051 §2.3.1.1: UIDs only grow).
+func (fs *folderSync) noteInDoubt(msgs []message) {
+	if len(msgs) == 0 {
+		return
+	}
+	st := &fs.state
+	from := max(uint32(fs.dst.UIDNext), 1)
+	if len(st.InDoubt) == 0 {
+		st.InDoubtFrom, st.InDoubtSince = from, time.Now()
+	}
+	st.InDoubtFrom = min(st.InDoubtFrom, from)
+	for _, msg := range msgs {
+		st.InDoubt = append(st.InDoubt, uint32(msg.UID))
+	}
+	slices.Sort(st.InDoubt)
+	st.InDoubt = slices.Compact(st.InDoubt)
+}
+
+// sweepInDoubt looks for the copies of the messages in doubt among the
+// destination's unmapped messages from InDoubtFrom on. A copy of a message
+// that was copied again since (and is mapped) is a second copy this engine
+// made: it is expunged. A copy of an unmapped message is left for the
+// pool to adopt. The others stay in doubt for inDoubtGrace.
+func (fs *folderSync) sweepInDoubt(ctx context.Context) error {
+	st := &fs.state
+	if len(st.InDoubt) == 0 {
+		return nil
+	}
+	extra, err := fs.unmappedCopies(ctx, imap.UID(st.InDoubtFrom))
+	if err != nil {
+		return err
+	}
+	var left []uint32
+	if len(extra.byIdentity) > 0 {
+		if left, err = fs.dropSecondCopies(ctx, &extra); err != nil {
+			return err
+		}
+	} else {
+		left = st.InDoubt
+	}
+	if time.Since(st.InDoubtSince) > inDoubtGrace {
+		left = nil
+	}
+	st.InDoubt = left
+	if len(left) == 0 {
+		st.InDoubtFrom, st.InDoubtSince = 0, time.Time{}
+	}
+	return nil
+}
+
+// dropSecondCopies compares the messages in doubt with the destination's
+// unmapped copies, expunges the second copies, and returns the messages
+// still in doubt.
+func (fs *folderSync) dropSecondCopies(ctx context.Context, extra *destinationPool) ([]uint32, error) {
+	var uids imap.UIDSet
+	for _, uid := range fs.state.InDoubt {
+		uids.AddNum(imap.UID(uid))
+	}
+	sources, err := fs.r.source.identities(uids) // those still on the source
+	if err != nil {
+		return nil, err
+	}
+	mapped, err := fs.mappedSources(ctx, fs.state.InDoubt)
+	if err != nil {
+		return nil, err
+	}
+	var second imap.UIDSet
+	var left []uint32
+	for _, msg := range sources {
+		there, found := extra.take(msg.Identity)
+		if found && mapped[uint32(msg.UID)] {
+			second.AddNum(there.UID)
+		} else {
+			// Not there yet, or there and not adopted yet: the copy may
+			// still come, or the next window adopts it.
+			left = append(left, uint32(msg.UID))
+		}
+	}
+	if len(second) > 0 {
+		fs.r.logger.Info("expunging second copies of messages whose APPEND went unanswered", "folder", fs.plan.Destination, "uids", second.String())
+		if _, err := fs.expunge(second); err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
+}
+
+// mappedSources returns which of the source UIDs (ordered) the map holds,
+// reading the map in runs of nearby UIDs so that a few scattered UIDs do
+// not read a whole folder's map.
+func (fs *folderSync) mappedSources(ctx context.Context, uids []uint32) (map[uint32]bool, error) {
+	mapped := map[uint32]bool{}
+	window := uint32(fs.r.job.Tuning.Window)
+	for start := 0; start < len(uids); {
+		end := start + 1
+		for end < len(uids) && uids[end]-uids[end-1] < window {
+			end++
+		}
+		entries, err := fs.r.store.Mappings(ctx, fs.folder, uids[start], uids[end-1])
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			mapped[e.Source] = true
+		}
+		start = end
+	}
+	return mapped, nil
+}
+
+// expunge removes destination messages this engine copied, by UID, and
+// reports whether it could. Only a destination with UIDPLUS can (RFC 4315
+// §2.1): elsewhere EXPUNGE would also remove whatever else the user
+// flagged \Deleted, so the messages stay, with a warning.
+func (fs *folderSync) expunge(uids imap.UIDSet) (bool, error) {
+	r := fs.r
+	if caps := r.destination.Caps(); !caps.Has(imap.CapUIDPlus) && !caps.Has(imap.CapIMAP4rev2) {
+		r.logger.Warn("the destination cannot expunge by UID (no UIDPLUS); messages left", "folder", fs.plan.Destination, "uids", uids.String())
+		return false, nil
+	}
+	err := r.destination.Store(uids, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close()
+	if err == nil {
+		err = r.destination.UIDExpunge(uids).Close()
+	}
+	if err != nil {
+		return false, r.job.Destination.fail("destination", classify(err), err)
+	}
+	r.lastDestinationUse = time.Now()
+	return true, nil
+}
