@@ -10,6 +10,21 @@ import (
 
 const dialTimeout = 5 * time.Second
 
+// Server is what tests use of a running IMAP server, whichever it is, so
+// that one test can run against each.
+type Server interface {
+	Addr() string // host:port of plain IMAP
+	Load(t testing.TB, login string, c Corpus)
+	Read(t testing.TB, login string) Corpus
+	Login(t testing.TB, login, password string) *imapclient.Client
+	LogTail() string
+}
+
+var (
+	_ Server = (*Dovecot)(nil)
+	_ Server = (*Mox)(nil)
+)
+
 // imapServer is what the IMAP-only helpers (Load, Read, Login) need of a
 // running server, so that one implementation serves Dovecot and mox
 // alike.
