@@ -80,7 +80,7 @@ func mailboxFromList(data *imap.ListData, subscribedOnly map[string]bool) mailbo
 // guessRoles gives a role to top-level folders named as roles usually are,
 // for servers that announce none. A role already announced is not
 // guessed, and a role is given only where one folder is the best
-// candidate (Drafts beats Entwürfe; Sent and Sent Items tie, and neither
+// candidate (Drafts beats Entwürfe; Sent Items and Sent Messages tie, and neither
 // gets the role): a wrong guess would merge two folders.
 func guessRoles(boxes []mailbox, ns namespace) {
 	type candidates struct {
