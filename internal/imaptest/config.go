@@ -89,6 +89,13 @@ plugin {
 }
 {{- end}}
 
+# The default 256 MB of address space is too little for Dovecot to index a
+# maildir of a million messages (WriteInbox): its imap process dies with
+# "Out of memory".
+service imap {
+  vsz_limit = 2G
+}
+
 # chroot needs root; it buys a test nothing.
 service imap-login {
   chroot =

@@ -21,6 +21,7 @@ type windowDiff struct {
 	// unmapped copy.
 	candidates []message
 	skipped    int // left out by the options
+	present    int // listed and mapped to a copy that exists
 	covered    int // listed source messages the destination must hold
 	// unlisted are the entries of keep whose source message was not
 	// listed: expunged, most likely (see folderSync.mirror).
@@ -57,6 +58,7 @@ func compareWindow(listing []message, entries []Mapping, destExists func(uint32)
 		switch {
 		case mapped:
 			d.covered++
+			d.present++
 			d.keep = append(d.keep, e)
 			if add, remove, want := flagChange(e.Flags, wanted(msg.Flags)); len(add)+len(remove) > 0 {
 				d.updates = append(d.updates, flagUpdate{source: e.Source, destination: e.Destination, add: add, remove: remove, want: want})

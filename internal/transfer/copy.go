@@ -79,21 +79,41 @@ func (f *folderCopy) stopping(ctx context.Context, err error) {
 	}
 	f.appender.conn.expire(time.Now().Add(answerGrace))
 	for len(f.pending) > 0 {
-		p := f.pending[0]
-		done := f.appender.wait(p.tag)
+		done := f.appender.wait(f.pending[0].tag)
 		if done.err != nil && classify(done.err) != KindPermanent {
 			return // this one and the rest stay in doubt
 		}
-		f.pending = f.pending[1:]
-		if done.err == nil {
-			f.settled(p.msgs, done.uids)
-		} // refused: nothing of it was saved, and the next run tries again
+		f.answered(done)
+	}
+}
+
+// answered takes the answer to the oldest pending APPEND without sending
+// anything: its copies are recorded, or its refusal (nothing of it was
+// saved; a batch's messages are tried again by the next run).
+func (f *folderCopy) answered(done completion) {
+	p := f.pending[0]
+	f.pending = f.pending[1:]
+	switch {
+	case done.err == nil:
+		f.settled(p.msgs, done.uids)
+	case len(p.msgs) == 1:
+		f.fail(p.msgs[0], "destination", f.m.job.Destination.fail("destination", KindPermanent, done.err).Error())
 	}
 }
 
 // unsettled returns the messages of the APPENDs sent whose answer never
 // came: the server may have saved them, now or later.
 func (f *folderCopy) unsettled() []message {
+	// Answers read while waiting for something else (a continuation
+	// request, without LITERAL+) are known, not in doubt.
+	for len(f.pending) > 0 {
+		done, ok := f.appender.completed[f.pending[0].tag]
+		if !ok {
+			break
+		}
+		delete(f.appender.completed, f.pending[0].tag)
+		f.answered(done)
+	}
 	var msgs []message
 	for _, p := range f.pending {
 		msgs = append(msgs, p.msgs...)

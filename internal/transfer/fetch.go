@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -38,6 +39,28 @@ func (s *session) identities(uids imap.UIDSet) ([]message, error) {
 		BodySection: []*imap.FetchItemBodySection{identitySection}}), true)
 }
 
+// readableIdentities is identities for a server that may refuse to read
+// some messages: a FETCH it ends with NO keeps what it delivered, and
+// reports the refusal (partial), so that the caller does not take the
+// messages it lacks for expunged.
+func (s *session) readableIdentities(uids imap.UIDSet) (msgs []message, partial bool, err error) {
+	msgs, err = s.identities(uids)
+	var refusal *fetchRefusal
+	if errors.As(err, &refusal) {
+		return refusal.delivered, true, nil
+	}
+	return msgs, false, err
+}
+
+// fetchRefusal is a FETCH the server ended with NO (RFC 9051 §6.4.5: it
+// could not return some of the data), with what it delivered before.
+type fetchRefusal struct {
+	error
+	delivered []message
+}
+
+func (e *fetchRefusal) Unwrap() error { return e.error }
+
 func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity bool) ([]message, error) {
 	var messages []message
 	for {
@@ -59,10 +82,14 @@ func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity boo
 		}
 		messages = append(messages, msg)
 	}
-	if err := cmd.Close(); err != nil {
-		return nil, s.side.fail(s.name, classify(err), err)
-	}
 	slices.SortFunc(messages, func(a, b message) int { return cmp.Compare(a.UID, b.UID) })
+	if err := cmd.Close(); err != nil {
+		kind := classify(err)
+		if kind == KindPermanent {
+			return nil, &fetchRefusal{error: s.side.fail(s.name, kind, err), delivered: messages}
+		}
+		return nil, s.side.fail(s.name, kind, err)
+	}
 	return messages, nil
 }
 

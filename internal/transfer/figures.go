@@ -12,7 +12,14 @@ type figures struct {
 
 type folderFigures struct {
 	planned, copied, skipped, failed int
+	// present counts the messages found mapped and on the destination;
+	// those copied by this migration's earlier attempts (copiedBefore)
+	// among them are counted as copied, not as skipped.
+	present, copiedBefore int
 }
+
+// presentSkipped is what present adds to the skipped messages.
+func (ff *folderFigures) presentSkipped() int { return max(0, ff.present-ff.copiedBefore) }
 
 func newFigures(p *Progress) figures {
 	return figures{progress: p, folders: map[string]*folderFigures{}}
@@ -32,9 +39,18 @@ func (f figures) of(folder string) *folderFigures {
 func (f figures) restart(folder string) {
 	ff := f.of(folder)
 	f.progress.MessagesTotal -= ff.planned - ff.copied
-	f.progress.MessagesSkipped -= ff.skipped
+	f.progress.MessagesSkipped -= ff.skipped + ff.presentSkipped()
 	f.progress.MessagesFailed -= ff.failed
 	ff.planned, ff.skipped, ff.failed = ff.copied, 0, 0
+	ff.present, ff.copiedBefore = 0, ff.copied
+}
+
+// found counts n messages of folder found on the destination by the map.
+func (f figures) found(folder string, n int) {
+	ff := f.of(folder)
+	before := ff.presentSkipped()
+	ff.present += n
+	f.progress.MessagesSkipped += ff.presentSkipped() - before
 }
 
 // plan counts n more messages to copy in folder.

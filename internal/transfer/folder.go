@@ -18,6 +18,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination
 	if known && r.unchanged(prev, plan) {
 		res.SourceMessages, res.DestinationMessages = prev.Covered, prev.Covered
+		r.figures.found(plan.Source.Name, prev.Covered)
 		return res, nil
 	}
 	r.figures.restart(plan.Source.Name)

@@ -75,7 +75,7 @@ func (fs *folderSync) dropSecondCopies(ctx context.Context, extra *destinationPo
 	for _, uid := range fs.state.InDoubt {
 		uids.AddNum(imap.UID(uid))
 	}
-	sources, err := fs.r.source.identities(uids) // those still on the source
+	sources, _, err := fs.r.source.readableIdentities(uids) // those still on the source and readable
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 		a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
 	}
 	a.conn.setTimeout(loginTimeout)
-	if err := a.command("LOGIN " + a.astring(side.Login) + " " + a.astring(side.Password)); err != nil {
+	if err := a.login(side.Login, side.Password); err != nil {
 		return nil, err
 	}
 	caps := map[imap.Cap]bool{}
@@ -144,6 +144,42 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 // or NUL (the domain refuses them).
 func (a *appender) astring(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// login sends LOGIN. A login or password with 8-bit characters goes as a
+// literal: IMAP4rev1 allows only 7-bit text in a quoted string (RFC 3501
+// §4.3, §9), and a server that holds to it would refuse the login.
+func (a *appender) login(login, password string) error {
+	if isASCII(login) && isASCII(password) {
+		return a.command("LOGIN " + a.astring(login) + " " + a.astring(password))
+	}
+	tag := a.nextTag()
+	a.w.WriteString(tag + " LOGIN ")
+	for i, arg := range []string{login, password} {
+		if i > 0 {
+			a.w.WriteByte(' ')
+		}
+		if err := a.literal(tag, int64(len(arg))); err != nil {
+			return err
+		}
+		a.w.WriteString(arg)
+	}
+	if _, err := a.w.WriteString("\r\n"); err != nil {
+		return err
+	}
+	if err := a.w.Flush(); err != nil {
+		return err
+	}
+	return a.wait(tag).err
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // command sends one simple command and waits for its completion.

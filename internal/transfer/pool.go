@@ -85,7 +85,7 @@ func (fs *folderSync) sourceIdentities(msgs []message) ([]message, error) {
 	if len(uids) == 0 {
 		return msgs, nil
 	}
-	read, err := fs.r.source.identities(uids)
+	read, partial, err := fs.r.source.readableIdentities(uids)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,10 @@ func (fs *folderSync) sourceIdentities(msgs []message) ([]message, error) {
 		if msg.Identity == "" {
 			msg.Identity = byUID[msg.UID]
 		}
-		if msg.Identity != "" { // a message expunged meanwhile is not copied
+		// A message the source did not deliver was expunged meanwhile,
+		// and is not copied; unless the source refused to read some: its
+		// copy then fails and is recorded (folderCopy.unreadable).
+		if msg.Identity != "" || partial {
 			out = append(out, msg)
 		}
 	}

@@ -108,6 +108,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	diff := compareWindow(listing, entries, func(uid uint32) bool { return existing[imap.UID(uid)] },
 		func(msg message) bool { return r.job.Options.wantsMessage(msg.Flags, msg.Size, msg.Date) }, fs.wanted)
 	r.figures.skip(fs.folder, diff.skipped)
+	r.figures.found(fs.folder, diff.present)
 	keep := diff.keep
 	err = fs.syncWindow(ctx, &keep, diff)
 	fs.covered += diff.covered
