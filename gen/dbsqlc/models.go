@@ -37,6 +37,7 @@ type Account struct {
 	RunGeneration        int64
 	HeartbeatAt          pgtype.Timestamptz
 	RunRetries           int32
+	RunResumed           bool
 }
 
 type AccountView struct {

@@ -12,7 +12,8 @@ import (
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
-    run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END
+    run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END,
+    run_resumed = NOT $1::bool
 WHERE task_id = $2 AND id = $3
 RETURNING id, run_generation, source_login
 `
@@ -136,7 +137,7 @@ func (q *Queries) AccountRunRenew(ctx context.Context, arg AccountRunRenewParams
 const accountRunRetry = `-- name: AccountRunRetry :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
-    last_error = $1, heartbeat_at = NULL, updated_at = now()
+    run_resumed = true, last_error = $1, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = $2 AND id = $3 AND run_generation = $4 AND state = 'running'
   AND run_retries < $5::int
 RETURNING run_generation, run_retries
@@ -172,9 +173,15 @@ func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams
 
 const accountRunStart = `-- name: AccountRunStart :exec
 UPDATE accounts
-SET state = 'running', started_at = now(), finished_at = NULL, last_error = '', heartbeat_at = now(),
-    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
-    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
+SET state = 'running', finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+    started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
+    folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
+    folders_done = CASE WHEN run_resumed THEN folders_done ELSE 0 END,
+    messages_total = CASE WHEN run_resumed THEN messages_total ELSE 0 END,
+    messages_copied = CASE WHEN run_resumed THEN messages_copied ELSE 0 END,
+    messages_skipped = CASE WHEN run_resumed THEN messages_skipped ELSE 0 END,
+    messages_failed = CASE WHEN run_resumed THEN messages_failed ELSE 0 END,
+    bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
 WHERE task_id = $1 AND id = $2
 `
 
@@ -183,6 +190,8 @@ type AccountRunStartParams struct {
 	ID     int64
 }
 
+// A new run starts its figures from zero; a resumed one keeps them (its
+// job adds to them).
 func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) error {
 	_, err := q.db.Exec(ctx, accountRunStart, arg.TaskID, arg.ID)
 	return err
@@ -191,7 +200,8 @@ func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams
 const accountsQueue = `-- name: AccountsQueue :many
 
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, heartbeat_at = NULL, updated_at = now()
+SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
+    heartbeat_at = NULL, updated_at = now()
 WHERE task_id = $1
 RETURNING id, run_generation
 `

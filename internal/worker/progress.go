@@ -22,6 +22,23 @@ type progressReporter struct {
 	ctx                  context.Context // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
 	counted              transfer.Progress // what the metrics have of this run
+	// before are the figures of the earlier runs of the pass this run
+	// resumes: zero for a new run.
+	before migration.Progress
+}
+
+// pass returns the figures of the whole pass: what earlier runs copied
+// counts as copied (this run finds it on the destination, and would count
+// it as already there), what they planned and copied as planned.
+// Refusals are counted again, since each run tries them again.
+func (r *progressReporter) pass(p transfer.Progress) migration.Progress {
+	figures := progressOf(p)
+	copiedBefore := r.before.MessagesCopied
+	figures.MessagesTotal += copiedBefore
+	figures.MessagesCopied += copiedBefore
+	figures.BytesCopied += r.before.BytesCopied
+	figures.MessagesSkipped = max(0, figures.MessagesSkipped-copiedBefore)
+	return figures
 }
 
 // count adds what was copied since the last call to the metrics.
@@ -38,7 +55,7 @@ func (r *progressReporter) progress(p transfer.Progress) {
 		return
 	}
 	r.lastStored = now
-	figures := progressOf(p)
+	figures := r.pass(p)
 	var err error
 	if now.Sub(r.lastSent) < r.worker.opts.ProgressEvents {
 		err = r.worker.store.AccountProgressSet(r.ctx, r.args.TaskID, r.args.AccountID, figures)
@@ -58,7 +75,7 @@ func (r *progressReporter) progress(p transfer.Progress) {
 }
 
 func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progress) {
-	figures := progressOf(p)
+	figures := r.pass(p)
 	event := migration.Event{
 		Kind: migration.EventFolderDone, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
 		Login: r.login, Host: r.host, Port: r.port, Folder: f.Source, Error: f.Error, Progress: &figures,

@@ -25,6 +25,7 @@ type RunStore interface {
 	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error)
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) transfer.StateStore
+	AccountGet(ctx context.Context, taskID, id int64) (migration.Account, error)
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, event migration.Event) error
 	EventAppend(ctx context.Context, e migration.Event) error
@@ -88,7 +89,13 @@ func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob) migr
 	if err := w.store.EventAppend(ctx, started); err != nil {
 		w.logger.Warn("could not log the start of an account", "account", args.AccountID, "err", err)
 	}
-	return w.migrate(ctx, args, engineJob, creds)
+	// A resumed run (a retry, a takeover) carries on from the figures of
+	// the runs before it in the pass; a new run's are zero.
+	var before migration.Progress
+	if account, err := w.store.AccountGet(ctx, args.TaskID, args.AccountID); err == nil {
+		before = account.Progress
+	}
+	return w.migrate(ctx, args, engineJob, creds, before)
 }
 
 // holdLease renews the account's lease while the job works, and cancels
@@ -126,9 +133,9 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 	}
 }
 
-func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials) migration.AccountRunOutcome {
+func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, before migration.Progress) migration.AccountRunOutcome {
 	reporter := &progressReporter{worker: w, args: args, login: creds.SourceLogin,
-		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx}
+		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx, before: before}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
 	res, err := transfer.Migrate(ctx, job)
@@ -141,7 +148,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		}
 		w.opts.Metrics.IMAPError(side, transfer.KindOf(err).Name())
 	}
-	progress := progressOf(res.Progress)
+	progress := reporter.pass(res.Progress)
 	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Progress: progress}
 	event := migration.Event{TaskID: args.TaskID, AccountID: args.AccountID, Login: creds.SourceLogin,
 		Host: job.Destination.Host, Port: job.Destination.Port, Progress: &progress}
@@ -149,7 +156,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	case errors.Is(err, context.Canceled):
 		outcome.State, outcome.LastError = migration.AccountCanceled, "canceled"
 		event.Kind, event.Error = migration.EventAccountFailed, "canceled"
-		event.Message = fmt.Sprintf("%s: canceled after %d messages", creds.SourceLogin, res.MessagesCopied)
+		event.Message = fmt.Sprintf("%s: canceled after %d messages", creds.SourceLogin, progress.MessagesCopied)
 	case err != nil:
 		outcome.State, outcome.LastError = migration.AccountFailed, failureText(err, creds)
 		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError
@@ -165,7 +172,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	default:
 		outcome.State, event.Kind = migration.AccountCompleted, migration.EventAccountDone
 		event.Message = fmt.Sprintf("%s: done: %d messages copied, %d already there or left out",
-			creds.SourceLogin, res.MessagesCopied, res.MessagesSkipped)
+			creds.SourceLogin, progress.MessagesCopied, progress.MessagesSkipped)
 	}
 	outcome.Events = []migration.Event{event}
 	return outcome

@@ -31,3 +31,8 @@ CREATE TABLE sync_map_chunks (
 -- The state of the engine before UID maps: a watermark that re-runs
 -- cannot trust. Without it, each folder is reconciled once by identity.
 ALTER TABLE accounts DROP COLUMN sync_state;
+
+-- A queued run that takes up where a run of the same pass stopped (a retry
+-- after a transient fault, or a takeover from a process that died) keeps
+-- the account's figures, so that they describe the whole pass.
+ALTER TABLE accounts ADD COLUMN run_resumed boolean NOT NULL DEFAULT false;

@@ -6,7 +6,8 @@
 -- name: AccountsQueue :many
 -- Queues every account of a task, each with a new generation for its job.
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, heartbeat_at = NULL, updated_at = now()
+SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
+    heartbeat_at = NULL, updated_at = now()
 WHERE task_id = @task_id
 RETURNING id, run_generation;
 
@@ -15,7 +16,8 @@ RETURNING id, run_generation;
 -- run (not a takeover) counts its retries from zero again.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
-    run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END
+    run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END,
+    run_resumed = NOT @new_run::bool
 WHERE task_id = @task_id AND id = @id
 RETURNING id, run_generation, source_login;
 
@@ -24,7 +26,7 @@ RETURNING id, run_generation, source_login;
 -- transient fault, unless it has had max_retries already (no row then).
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
-    last_error = @last_error, heartbeat_at = NULL, updated_at = now()
+    run_resumed = true, last_error = @last_error, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running'
   AND run_retries < @max_retries::int
 RETURNING run_generation, run_retries;
@@ -59,10 +61,18 @@ JOIN endpoints de ON de.id = t.destination_endpoint_id
 WHERE a.state = 'running' AND (lower(se.host) = @host::text OR lower(de.host) = @host::text);
 
 -- name: AccountRunStart :exec
+-- A new run starts its figures from zero; a resumed one keeps them (its
+-- job adds to them).
 UPDATE accounts
-SET state = 'running', started_at = now(), finished_at = NULL, last_error = '', heartbeat_at = now(),
-    folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
-    messages_skipped = 0, messages_failed = 0, bytes_copied = 0, updated_at = now()
+SET state = 'running', finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+    started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
+    folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
+    folders_done = CASE WHEN run_resumed THEN folders_done ELSE 0 END,
+    messages_total = CASE WHEN run_resumed THEN messages_total ELSE 0 END,
+    messages_copied = CASE WHEN run_resumed THEN messages_copied ELSE 0 END,
+    messages_skipped = CASE WHEN run_resumed THEN messages_skipped ELSE 0 END,
+    messages_failed = CASE WHEN run_resumed THEN messages_failed ELSE 0 END,
+    bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
 WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountRunRenew :one
