@@ -63,6 +63,7 @@ SELECT first_source, last_source, entries FROM sync_map_chunks
 WHERE account_id = $1 AND folder = $2
   AND first_source <= $3::bigint AND last_source >= $4::bigint
 ORDER BY first_source
+FOR UPDATE
 `
 
 type SyncChunkListOverlappingParams struct {
@@ -78,7 +79,8 @@ type SyncChunkListOverlappingRow struct {
 	Entries     []byte
 }
 
-// The chunks holding entries with from_uid ≤ source ≤ to_uid.
+// The chunks holding entries with from_uid ≤ source ≤ to_uid, locked
+// until the end of the transaction when there is one (a replacement).
 func (q *Queries) SyncChunkListOverlapping(ctx context.Context, arg SyncChunkListOverlappingParams) ([]SyncChunkListOverlappingRow, error) {
 	rows, err := q.db.Query(ctx, syncChunkListOverlapping,
 		arg.AccountID,
@@ -130,53 +132,6 @@ func (q *Queries) SyncChunkListReaching(ctx context.Context, arg SyncChunkListRe
 			return nil, err
 		}
 		items = append(items, entries)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const syncChunkLockOverlapping = `-- name: SyncChunkLockOverlapping :many
-SELECT first_source, last_source, entries FROM sync_map_chunks
-WHERE account_id = $1 AND folder = $2
-  AND first_source <= $3::bigint AND last_source >= $4::bigint
-ORDER BY first_source
-FOR UPDATE
-`
-
-type SyncChunkLockOverlappingParams struct {
-	AccountID int64
-	Folder    string
-	ToUid     int64
-	FromUid   int64
-}
-
-type SyncChunkLockOverlappingRow struct {
-	FirstSource int64
-	LastSource  int64
-	Entries     []byte
-}
-
-// As SyncChunkListOverlapping, locked for a replacement.
-func (q *Queries) SyncChunkLockOverlapping(ctx context.Context, arg SyncChunkLockOverlappingParams) ([]SyncChunkLockOverlappingRow, error) {
-	rows, err := q.db.Query(ctx, syncChunkLockOverlapping,
-		arg.AccountID,
-		arg.Folder,
-		arg.ToUid,
-		arg.FromUid,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []SyncChunkLockOverlappingRow{}
-	for rows.Next() {
-		var i SyncChunkLockOverlappingRow
-		if err := rows.Scan(&i.FirstSource, &i.LastSource, &i.Entries); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

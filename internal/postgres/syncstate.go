@@ -78,8 +78,8 @@ func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint3
 func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []transfer.Mapping) error {
 	return pgx.BeginFunc(ctx, st.store.pool, func(tx pgx.Tx) error {
 		q := st.store.queries.WithTx(tx)
-		span := dbsqlc.SyncChunkLockOverlappingParams{AccountID: st.accountID, Folder: folder, FromUid: int64(from), ToUid: int64(to)}
-		rows, err := q.SyncChunkLockOverlapping(ctx, span)
+		span := dbsqlc.SyncChunkListOverlappingParams{AccountID: st.accountID, Folder: folder, FromUid: int64(from), ToUid: int64(to)}
+		rows, err := q.SyncChunkListOverlapping(ctx, span)
 		if err != nil {
 			return err
 		}

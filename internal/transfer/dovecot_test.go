@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"context"
 	"log/slog"
 	"maps"
 	"os"
@@ -48,7 +47,14 @@ func debugLogger() *slog.Logger {
 
 func (p *dovecotPair) migrate(t *testing.T) Result {
 	t.Helper()
-	res, err := Migrate(context.Background(), p.job)
+	return migrateVerified(t, p.job)
+}
+
+// migrateVerified migrates once and fails t unless every folder is
+// verified.
+func migrateVerified(t *testing.T, job Job) Result {
+	t.Helper()
+	res, err := Migrate(t.Context(), job)
 	if err != nil {
 		t.Fatalf("migrate: %v", err)
 	}

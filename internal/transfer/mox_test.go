@@ -89,16 +89,7 @@ func eachMoxDirection(t *testing.T, test func(t *testing.T, p *mixedPair)) {
 // unless every folder is verified.
 func (p *mixedPair) run(t *testing.T) Result {
 	t.Helper()
-	res, err := Migrate(t.Context(), p.job)
-	if err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	for _, f := range res.Folders {
-		if !f.Verified() {
-			t.Errorf("folder %s → %s not verified: %+v", f.Source, f.Destination, f)
-		}
-	}
-	return res
+	return migrateVerified(t, p.job)
 }
 
 // wantExact fails t unless the destination holds the source's mail, as

@@ -6,14 +6,8 @@ INSERT INTO sync_folders (account_id, folder, state) VALUES (@account_id, @folde
 ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
 
 -- name: SyncChunkListOverlapping :many
--- The chunks holding entries with from_uid ≤ source ≤ to_uid.
-SELECT first_source, last_source, entries FROM sync_map_chunks
-WHERE account_id = @account_id AND folder = @folder
-  AND first_source <= @to_uid::bigint AND last_source >= @from_uid::bigint
-ORDER BY first_source;
-
--- name: SyncChunkLockOverlapping :many
--- As SyncChunkListOverlapping, locked for a replacement.
+-- The chunks holding entries with from_uid ≤ source ≤ to_uid, locked
+-- until the end of the transaction when there is one (a replacement).
 SELECT first_source, last_source, entries FROM sync_map_chunks
 WHERE account_id = @account_id AND folder = @folder
   AND first_source <= @to_uid::bigint AND last_source >= @from_uid::bigint
