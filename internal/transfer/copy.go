@@ -402,6 +402,18 @@ func newFlagFilter(permanent []imap.Flag) flagFilter {
 	return f
 }
 
+// dropped returns the keywords of flags that keep leaves out.
+func (f flagFilter) dropped(flags []imap.Flag) []string {
+	var out []string
+	for _, flag := range flags {
+		c := canonicalFlag(flag)
+		if len(flag) > 0 && flag[0] != '\\' && f.known && !f.anyKey && !f.allowed[c] {
+			out = append(out, string(flag))
+		}
+	}
+	return out
+}
+
 func (f flagFilter) keep(flags []imap.Flag) []imap.Flag {
 	kept := make([]imap.Flag, 0, len(flags))
 	for _, flag := range flags {

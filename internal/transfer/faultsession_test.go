@@ -49,6 +49,9 @@ func (s *faultSession) Select(name string, options *imap.SelectOptions) (*imap.S
 	data, err := s.UserSession.Select(name, options)
 	if err == nil {
 		s.selected = name
+		if s.conn != nil && s.fs.opts.PermanentFlags != nil {
+			data.PermanentFlags = s.fs.opts.PermanentFlags
+		}
 	}
 	return data, err
 }

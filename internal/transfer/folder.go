@@ -47,6 +47,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	if saveErr := fs.finish(ctx, err == nil); err == nil {
 		err = saveErr
 	}
+	res.DroppedKeywords = fs.newKeywords
 	return res, err
 }
 

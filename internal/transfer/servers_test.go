@@ -621,3 +621,35 @@ func (fs *faultServer) isSubscribed(folder string) bool {
 	defer fs.mu.Unlock()
 	return fs.folder(folder).subscribed
 }
+
+// A destination that keeps only some keywords (PERMANENTFLAGS without
+// "\*"): the others are left out, named once in the folder's result (the
+// first run), not at every run, and never make a re-run copy or store
+// anything.
+func TestServersDestinationKeepingFewKeywords(t *testing.T) {
+	t.Parallel()
+	src := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "old-pw"}})
+	msgs := numbered(6)
+	for i := range msgs {
+		msgs[i].Flags = []imap.Flag{imap.FlagSeen, "$Label1", "Work"}
+	}
+	src.Load(t, "alice", imaptest.Corpus{Messages: msgs})
+	dst := startFaultServer(t, faultOptions{PermanentFlags: []imap.Flag{imap.FlagSeen, imap.FlagAnswered,
+		imap.FlagFlagged, imap.FlagDeleted, imap.FlagDraft, "$Label1"}})
+	job := Job{Source: dovecotSide(src, "alice", "old-pw"), Destination: dst.side(), State: NewMemoryState()}
+	for run, want := range [][]string{{"Work"}, nil, nil} {
+		res, err := Migrate(t.Context(), job)
+		if err != nil {
+			t.Fatalf("run %d: %v", run+1, err)
+		}
+		inbox := folderResult(t, res, "INBOX")
+		if !slices.Equal(inbox.DroppedKeywords, want) || !inbox.Verified() || res.MessagesCopied != map[int]int{0: 6}[run] {
+			t.Errorf("run %d: INBOX %+v, copied %d; want keywords %v reported, verified", run+1, inbox, res.MessagesCopied, want)
+		}
+	}
+	for _, m := range dst.read(t, "INBOX") {
+		if !slices.EqualFunc(m.Flags, []imap.Flag{"$Label1", imap.FlagSeen}, func(a, b imap.Flag) bool { return canonicalFlag(a) == canonicalFlag(b) }) {
+			t.Errorf("destination message flags %v, want $Label1 and \\Seen", m.Flags)
+		}
+	}
+}

@@ -38,9 +38,12 @@ type FolderState struct {
 	// answered (the connection broke): the destination may have saved
 	// them, even after a later attempt looked. Their copies would have
 	// UIDs from InDoubtFrom on (see folderSync.sweepInDoubt).
-	InDoubt      []uint32  `json:"in_doubt,omitempty"`
-	InDoubtFrom  uint32    `json:"in_doubt_from,omitempty"`
-	InDoubtSince time.Time `json:"in_doubt_since,omitzero"`
+	// DroppedKeywords are the source's keywords the destination folder
+	// cannot keep (PERMANENTFLAGS), reported once (FolderResult).
+	DroppedKeywords []string  `json:"dropped_keywords,omitempty"`
+	InDoubt         []uint32  `json:"in_doubt,omitempty"`
+	InDoubtFrom     uint32    `json:"in_doubt_from,omitempty"`
+	InDoubtSince    time.Time `json:"in_doubt_since,omitzero"`
 	// What both folders looked like when the last run finished the folder
 	// with nothing left to do (Complete): a folder still alike on both sides
 	// (RFC 5819 LIST-STATUS, with HIGHESTMODSEQ, RFC 7162, for flag changes)
@@ -112,7 +115,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 	defer m.mu.Unlock()
 	out := make(map[string]FolderState, len(m.folders))
 	for name, st := range m.folders {
-		st.Failures, st.InDoubt = slices.Clone(st.Failures), slices.Clone(st.InDoubt)
+		st.Failures, st.InDoubt, st.DroppedKeywords = slices.Clone(st.Failures), slices.Clone(st.InDoubt), slices.Clone(st.DroppedKeywords)
 		out[name] = st
 	}
 	return out, nil
@@ -122,7 +125,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 func (m *MemoryState) SetFolderState(_ context.Context, folder string, st FolderState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st.Failures, st.InDoubt = slices.Clone(st.Failures), slices.Clone(st.InDoubt)
+	st.Failures, st.InDoubt, st.DroppedKeywords = slices.Clone(st.Failures), slices.Clone(st.InDoubt), slices.Clone(st.DroppedKeywords)
 	m.folders[folder] = st
 	return nil
 }

@@ -29,6 +29,10 @@ type folderSync struct {
 	// Verification: listed source messages the destination must hold, and
 	// those it does.
 	covered, onDestination int
+	// droppedKeywords are the keywords of listed messages that the
+	// destination folder cannot keep.
+	droppedKeywords map[string]bool
+	newKeywords     []string // of droppedKeywords, those no run reported before
 }
 
 // stateSaveTimeout bounds writing the state after a canceled run: the
@@ -107,6 +111,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	}
 	diff := compareWindow(listing, entries, func(uid uint32) bool { return existing[imap.UID(uid)] },
 		func(msg message) bool { return r.job.Options.wantsMessage(msg.Flags, msg.Size, msg.Date) }, fs.wanted)
+	fs.noteDroppedKeywords(listing)
 	r.figures.skip(fs.folder, diff.skipped)
 	r.figures.found(fs.folder, diff.present)
 	keep := diff.keep
@@ -209,6 +214,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		}
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
 		st.Covered = fs.covered
+		st.DroppedKeywords = fs.newlyDroppedKeywords()
 		st.Complete = len(fs.failures) == 0 && len(st.InDoubt) == 0 && fs.onDestination == fs.covered
 		if fs.unresolved == 0 {
 			st.ForeignBelow = max(st.ForeignBelow, uint32(fs.destUIDNext))
@@ -232,4 +238,32 @@ func countListed(keep []Mapping, listing []message) int {
 		}
 	}
 	return n
+}
+
+// noteDroppedKeywords records the keywords of listing that the destination
+// folder cannot keep.
+func (fs *folderSync) noteDroppedKeywords(listing []message) {
+	for _, msg := range listing {
+		for _, kw := range fs.flags.dropped(msg.Flags) {
+			if fs.droppedKeywords == nil {
+				fs.droppedKeywords = map[string]bool{}
+			}
+			fs.droppedKeywords[kw] = true
+		}
+	}
+}
+
+// newlyDroppedKeywords returns every keyword dropped so far, for the
+// state, and sets the folder's result to those not reported before.
+func (fs *folderSync) newlyDroppedKeywords() []string {
+	all := slices.Clone(fs.state.DroppedKeywords)
+	for kw := range fs.droppedKeywords {
+		if !slices.Contains(all, kw) {
+			all = append(all, kw)
+			fs.newKeywords = append(fs.newKeywords, kw)
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(fs.newKeywords)
+	return all
 }

@@ -84,6 +84,10 @@ type FolderResult struct {
 	SourceMessages      int
 	DestinationMessages int
 	Failures            []MessageFailure
+	// DroppedKeywords are keywords of the source's messages that the
+	// destination folder cannot keep (RFC 9051 §7.1, PERMANENTFLAGS), named
+	// by the first run that meets them only.
+	DroppedKeywords []string
 	// Error says why the folder could not be copied at all (the server
 	// refused to open or create it); the other folders go on.
 	Error string

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -87,6 +88,9 @@ func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progre
 	} else if len(f.Failures) > 0 {
 		event.Error = fmt.Sprintf("%d messages refused, e.g. %s", len(f.Failures), f.Failures[0].Reason)
 		event.Message += "; " + event.Error
+	}
+	if len(f.DroppedKeywords) > 0 {
+		event.Message += "; keywords the destination cannot keep, left out: " + strings.Join(f.DroppedKeywords, " ")
 	}
 	r.lastStored = time.Now()
 	if err := r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, event); err != nil && r.ctx.Err() == nil {
