@@ -138,7 +138,7 @@ type configData struct {
 func (d *Dovecot) writeConfig(port, tlsPort int) (string, error) {
 	data := configData{
 		Dir: d.Dir, Name: filepath.Base(d.Dir), Port: port, TLSPort: tlsPort,
-		MailLocation: d.Layout.mailLocation(),
+		MailLocation: d.mailLocation(),
 		Separator:    string(d.Layout.Delimiter()),
 		Prefix:       d.Layout.Prefix(),
 		SpecialUse:   d.Layout.specialUse(),
@@ -156,4 +156,11 @@ func (d *Dovecot) writeConfig(port, tlsPort int) (string, error) {
 	}
 	path := filepath.Join(d.Dir, "dovecot.conf")
 	return path, os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+func (d *Dovecot) mailLocation() string {
+	if d.sdbox {
+		return sdboxLocation
+	}
+	return d.Layout.mailLocation()
 }

@@ -27,6 +27,11 @@ type Options struct {
 	// MaxMailSize, when positive, refuses a message larger than that many
 	// bytes with NO [LIMIT] (quota_max_mail_size).
 	MaxMailSize int64
+	// Sdbox stores mail in Dovecot's sdbox format instead of a maildir:
+	// appends to a folder of a million messages stay fast, where a maildir
+	// rewrites its UID list at each one. WriteInbox and Snapshot need a
+	// maildir.
+	Sdbox bool
 	// Capability, when set, is the capability list the server announces
 	// after login (imap_capability), e.g. to play an older server without
 	// LIST-EXTENDED; Dovecot still understands what it does not announce.
@@ -45,6 +50,7 @@ type Dovecot struct {
 
 	quotaBytes  int64
 	maxMailSize int64
+	sdbox       bool
 	capability  string
 	acct        *account
 	proc        *process
@@ -70,7 +76,7 @@ func StartDovecot(t testing.TB, opts Options) *Dovecot {
 		t.Fatalf("imaptest: %v", err)
 	}
 	d := &Dovecot{Host: "127.0.0.1", Dir: dir, Layout: opts.Layout, acct: acct,
-		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, maxMailSize: opts.MaxMailSize, capability: opts.Capability}
+		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, maxMailSize: opts.MaxMailSize, sdbox: opts.Sdbox, capability: opts.Capability}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("imaptest: log of the Dovecot on %s:\n%s", d.Addr(), d.LogTail())

@@ -107,6 +107,11 @@ func (l Layout) mailLocation() string {
 	return "maildir:~/Maildir:LAYOUT=fs"
 }
 
+// sdboxLocation is mail_location for Options.Sdbox: a file per message
+// and an index, in directories named as the folders.
+const sdboxLocation = "sdbox:~/sdbox"
+
+
 type specialUse struct {
 	Name string // relative to the namespace prefix
 	Role imap.MailboxAttr

@@ -149,12 +149,12 @@ func (m *MemoryState) ReplaceMappings(_ context.Context, folder string, from, to
 	defer m.mu.Unlock()
 	all := m.maps[folder]
 	lo, hi := span(all, from, to)
-	kept := make([]memoryEntry, 0, len(all)-(hi-lo)+len(entries))
-	kept = append(kept, all[:lo]...)
-	for _, e := range entries {
-		kept = append(kept, memoryEntry{source: e.Source, destination: e.Destination, flags: m.intern(e.Flags)})
+	packed := make([]memoryEntry, len(entries))
+	for i, e := range entries {
+		packed[i] = memoryEntry{source: e.Source, destination: e.Destination, flags: m.intern(e.Flags)}
 	}
-	m.maps[folder] = append(kept, all[hi:]...)
+	// In place where it fits: a window is mostly added at the end.
+	m.maps[folder] = slices.Replace(all, lo, hi, packed...)
 	return nil
 }
 
