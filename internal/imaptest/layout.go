@@ -111,7 +111,6 @@ func (l Layout) mailLocation() string {
 // and an index, in directories named as the folders.
 const sdboxLocation = "sdbox:~/sdbox"
 
-
 type specialUse struct {
 	Name string // relative to the namespace prefix
 	Role imap.MailboxAttr
