@@ -34,10 +34,11 @@ fuzz:
 	  done; \
 	done
 
-## bench: run the Go benchmarks against real PostgreSQL, then compare the copy engine with mbsync and doveadm (≈600 MB, a few minutes)
+## bench: run the Go benchmarks against real PostgreSQL, a folder of a million messages (≈10 min), then compare the copy engine with mbsync and doveadm (≈600 MB, a few minutes)
 bench:
 	@.ci/system-deps postgres dovecot isync
-	$(GO) test -run '^$$' -bench . -skip CompareTools -benchmem -benchtime 3x ./...
+	$(GO) test -run '^$$' -bench . -skip 'CompareTools|MillionMessage' -benchmem -benchtime 3x ./...
+	$(GO) test -run '^$$' -bench MillionMessage -benchtime 1x -timeout 60m -v ./internal/transfer
 	$(GO) test -run '^$$' -bench CompareTools -benchtime 1x -timeout 60m ./internal/comparison
 
 ## build: compile bin/mailmigrate
