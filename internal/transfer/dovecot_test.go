@@ -105,6 +105,13 @@ func TestMigrationBetweenDovecotsIsExact(t *testing.T) {
 			if second.MessagesCopied != 0 || second.MessagesTotal != 0 {
 				t.Errorf("second run: %+v", second.Progress)
 			}
+			// Unchanged on both sides (LIST-STATUS with HIGHESTMODSEQ):
+			// no folder is even opened.
+			for _, f := range second.Folders {
+				if !f.Unchanged {
+					t.Errorf("second run opened the unchanged folder %s", f.Source)
+				}
+			}
 			t.Logf("first run %d messages; second run %s", first.MessagesCopied, time.Since(start))
 
 			// New mail on the source: only that is copied.

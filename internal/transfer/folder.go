@@ -17,7 +17,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	prev, known := r.states[plan.Source.Name]
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination
 	if known && r.unchanged(prev, plan) {
-		res.SourceMessages, res.DestinationMessages = prev.Covered, prev.Covered
+		res.SourceMessages, res.DestinationMessages, res.Unchanged = prev.Covered, prev.Covered, true
 		r.figures.found(plan.Source.Name, prev.Covered)
 		return res, nil
 	}

@@ -17,7 +17,11 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 		ReturnSubscribed: caps.Has(imap.CapListExtended), // RFC 5258 §3.1
 	}
 	if caps.Has(imap.CapListStatus) { // RFC 5819: every folder's status in one command
-		opts.ReturnStatus = &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true}
+		// HIGHESTMODSEQ (RFC 7162 §3.1.2.1) tells a flag change, where
+		// the server has CONDSTORE: without it no folder is ever taken
+		// for unchanged (accountRun.unchanged).
+		opts.ReturnStatus = &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true,
+			HighestModSeq: caps.Has(imap.CapCondStore)}
 	}
 	listed, err := s.List("", "*", opts).Collect()
 	if err != nil {

@@ -91,6 +91,9 @@ type FolderResult struct {
 	// Error says why the folder could not be copied at all (the server
 	// refused to open or create it); the other folders go on.
 	Error string
+	// Unchanged: neither folder changed since the last run brought it up
+	// to date, and it was not opened.
+	Unchanged bool
 }
 
 // Missing is how many covered source messages the destination lacks.
