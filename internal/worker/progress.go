@@ -85,6 +85,9 @@ func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progre
 	}
 	if f.Error != "" {
 		event.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.login, f.Source, f.Error)
+	} else if f.Unchanged {
+		event.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d messages)",
+			r.login, f.Source, f.Destination, f.SourceMessages)
 	} else if len(f.Failures) > 0 {
 		event.Error = fmt.Sprintf("%d messages refused, e.g. %s", len(f.Failures), f.Failures[0].Reason)
 		event.Message += "; " + event.Error
