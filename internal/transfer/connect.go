@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,31 @@ type session struct {
 	side      *Side
 	name      string // "source" or "destination"
 	stop      func() bool
+	// expunges are the EXPUNGE responses of the selected folder not
+	// taken yet (see folderSync.run).
+	expunges *expungeLog
+}
+
+// expungeLog records the sequence numbers of EXPUNGE responses (RFC 9051
+// §7.5.1), in order; the client's reader goroutine adds to it.
+type expungeLog struct {
+	mu   sync.Mutex
+	seqs []uint32
+}
+
+func (l *expungeLog) add(seq uint32) {
+	l.mu.Lock()
+	l.seqs = append(l.seqs, seq)
+	l.mu.Unlock()
+}
+
+// take returns the responses recorded since the last take.
+func (l *expungeLog) take() []uint32 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seqs := l.seqs
+	l.seqs = nil
+	return seqs
 }
 
 // connect dials side, waits for the greeting, secures the connection as
@@ -39,7 +65,9 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	}
 	conn := &idleConn{Conn: raw}
 	conn.setTimeout(tuning.GreetingTimeout)
-	opts := &imapclient.Options{TLSConfig: side.tlsConfig()}
+	expunges := &expungeLog{}
+	opts := &imapclient.Options{TLSConfig: side.tlsConfig(),
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{Expunge: expunges.add}}
 	var client *imapclient.Client
 	if side.Security == SecurityStartTLS {
 		client, err = imapclient.NewStartTLS(conn, opts)
@@ -51,7 +79,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		raw.Close()
 		return nil, side.fail(name, classify(err), fmt.Errorf("greeting: %w", err))
 	}
-	s := &session{Client: client, conn: conn, side: side, name: name}
+	s := &session{Client: client, conn: conn, side: side, name: name, expunges: expunges}
 	// Cancelling closes the connection under the client; the engine's
 	// goroutine sees its reads and writes fail and winds down (see close).
 	s.stop = context.AfterFunc(ctx, func() { s.abandon() })

@@ -363,3 +363,43 @@ func TestLateCopyOfAnUnansweredAppendIsExpunged(t *testing.T) {
 		t.Errorf("in doubt after the runs: %v, want [6] (not seen yet, within the grace)", st.InDoubt)
 	}
 }
+
+// Messages expunged from the source while a folder is listed window by
+// window (by sequence number) shift the numbers of the messages after
+// them: the windows follow the server's EXPUNGE responses (RFC 9051
+// §7.5.1), so that no message is passed over by the run.
+func TestExpungeDuringTheListingSkipsNothing(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	p.src.Load(t, "alice", imaptest.Corpus{Messages: numbered(20)})
+	other := p.src.Login(t, "alice", "old-pw")
+	if _, err := other.Select("INBOX", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p.job.Tuning.Window = 4
+	p.job.Tuning.SingleAppend = true
+	var expunged bool
+	p.job.OnProgress = func(pr Progress) {
+		if pr.MessagesCopied == 1 && !expunged { // in the first window
+			expunged = true
+			var two imap.SeqSet
+			two.AddRange(2, 3)
+			if err := other.Store(two, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
+				t.Error(err)
+			}
+			if err := other.Expunge().Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	res := p.runTimes(t, 1)[0]
+	if !expunged {
+		t.Fatal("the expunge was not made")
+	}
+	got := len(p.dst.Read(t, "alice@new").Messages)
+	// 18 are left on the source; the two expunged may have been copied
+	// before they went.
+	if got < 18 || !folderResult(t, res, "INBOX").Verified() {
+		t.Errorf("one run copied %d messages (%d on the destination); want every one of the 18 left", res.MessagesCopied, got)
+	}
+}

@@ -69,11 +69,15 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 
 // run goes through the source folder in windows of Tuning.Window messages
 // (by sequence number), each compared with the map entries of its UID
-// range; the last window's range reaches MaxUID.
+// range; the last window's range reaches MaxUID. Messages expunged
+// meanwhile shift the numbers of those after them, once the server says
+// so: the windows follow.
 func (fs *folderSync) run(ctx context.Context) error {
 	n, window := fs.src.NumMessages, uint32(fs.r.job.Tuning.Window)
 	from := uint32(1)
+	fs.r.source.expunges.take() // of an earlier folder
 	for seq := uint32(1); ; seq += window {
+		seq, n = followExpunges(seq, n, fs.r.source.expunges.take())
 		var listing []message
 		if seq <= n {
 			var err error
@@ -266,4 +270,18 @@ func (fs *folderSync) newlyDroppedKeywords() []string {
 	slices.Sort(all)
 	slices.Sort(fs.newKeywords)
 	return all
+}
+
+// followExpunges moves next, a sequence number not listed yet, and n, the
+// folder's message count, past EXPUNGE responses (in the order the server
+// sent them, each numbered after the ones before): a message expunged
+// below next moves it down by one.
+func followExpunges(next, n uint32, expunged []uint32) (uint32, uint32) {
+	for _, seq := range expunged {
+		if seq < next {
+			next--
+		}
+		n = max(n, 1) - 1
+	}
+	return next, n
 }
