@@ -8,14 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/emersion/go-imap/v2"
+
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // TestRunMigratesEveryAccount runs a task of two accounts through the API
 // between two real Dovecots: the destination ends exact, the task and the
-// accounts completed with their figures, the events tell the story, and a
-// second run copies nothing.
+// accounts completed with their figures, the events tell the story, a
+// second run copies nothing, and a third carries flag changes.
 func TestRunMigratesEveryAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
@@ -71,6 +73,27 @@ func TestRunMigratesEveryAccount(t *testing.T) {
 		if a.Progress.MessagesCopied != 0 {
 			t.Errorf("second run copied %d messages of %s", a.Progress.MessagesCopied, a.SourceLogin)
 		}
+	}
+
+	// Alice reads and tags her mail on the old server: a third run carries
+	// that by the map kept in the database, and copies nothing.
+	c := old.Login(t, "alice", "a")
+	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var all imap.SeqSet
+	all.AddRange(1, 0)
+	if err := c.Store(all, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagSeen, "$Done"}}, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.do(t, "POST", path+"/run", "")
+	s.waitForState(t, taskID, api.TaskStateCompleted)
+	if diff := imaptest.Diff(old.Read(t, "alice"), neu.Read(t, "alice")); len(diff) > 0 {
+		t.Fatalf("alice differs after a flag change and a run:\n%s", strings.Join(diff, "\n"))
+	}
+	alice, _ := s.client.GetAccountWithResponse(context.Background(), taskID, (*accounts.JSON200)[0].Id)
+	if p := alice.JSON200.Progress; p.MessagesCopied != 0 || p.MessagesSkipped == 0 {
+		t.Errorf("third run: %+v, want nothing copied and every message already there", p)
 	}
 }
 
