@@ -115,3 +115,12 @@ func flagStrings(flags []imap.Flag) []string {
 	}
 	return out
 }
+
+// imapFlags converts flags of the map.
+func imapFlags(flags []string) []imap.Flag {
+	out := make([]imap.Flag, len(flags))
+	for i, f := range flags {
+		out[i] = imap.Flag(f)
+	}
+	return out
+}

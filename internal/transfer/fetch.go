@@ -19,6 +19,9 @@ type message struct {
 	Date     time.Time
 	Size     int64
 	Identity string
+	// partial: listed by UID only (listChanged), with Flags where
+	// changed is set; folderSync.complete fills in the rest.
+	partial, changed bool
 }
 
 // listMessages reads the UID, flags, INTERNALDATE and size of the
@@ -28,6 +31,42 @@ func (s *session) listMessages(first, last uint32) ([]message, error) {
 	var seqs imap.SeqSet
 	seqs.AddRange(first, last)
 	return s.collectMessages(s.Fetch(seqs, &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}), false)
+}
+
+// listChanged lists the UIDs of the messages with sequence numbers first
+// to last of the selected folder, with the flags of those whose flags
+// changed since modseq (RFC 7162 §3.1.4, CHANGEDSINCE): for a folder whose
+// flags were all carried as of modseq, a re-run reads little more than
+// its UIDs.
+func (s *session) listChanged(first, last uint32, modseq uint64) ([]message, error) {
+	var seqs imap.SeqSet
+	seqs.AddRange(first, last)
+	found, err := s.UIDSearch(&imap.SearchCriteria{SeqNum: []imap.SeqSet{seqs}}, nil).Wait()
+	if err != nil {
+		return nil, s.side.fail(s.name, classify(err), err)
+	}
+	changed, err := s.collectMessages(s.Fetch(seqs, &imap.FetchOptions{UID: true, Flags: true, ChangedSince: modseq}), false)
+	if err != nil {
+		return nil, err
+	}
+	flagsOf := make(map[imap.UID][]imap.Flag, len(changed))
+	for _, msg := range changed {
+		flagsOf[msg.UID] = msg.Flags
+	}
+	uids := found.AllUIDs()
+	slices.Sort(uids)
+	out := make([]message, len(uids))
+	for i, uid := range uids {
+		flags, ok := flagsOf[uid]
+		out[i] = message{UID: uid, Flags: flags, partial: true, changed: ok}
+	}
+	return out, nil
+}
+
+// readMessages reads the flags, INTERNALDATE and size of the messages uids
+// of the selected folder, in UID order; one expunged meanwhile is missing.
+func (s *session) readMessages(uids imap.UIDSet) ([]message, error) {
+	return s.collectMessages(s.Fetch(uids, &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}), false)
 }
 
 // identities reads the flags, size and identity of the messages uids of

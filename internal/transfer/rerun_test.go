@@ -3,11 +3,13 @@ package transfer
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -402,4 +404,104 @@ func TestExpungeDuringTheListingSkipsNothing(t *testing.T) {
 	if got < 18 || !folderResult(t, res, "INBOX").Verified() {
 		t.Errorf("one run copied %d messages (%d on the destination); want every one of the 18 left", res.MessagesCopied, got)
 	}
+}
+
+// A re-run of a folder whose flags were all carried reads the UIDs of its
+// messages and the flags of only those changed since (RFC 7162,
+// CHANGEDSINCE): measured as the bytes the source sends, against a re-run
+// that must read every message's flags.
+func TestRerunReadsOnlyChangedFlags(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	p.src.WriteInbox(t, "alice", 3000, func(i int) []byte {
+		return []byte(fmt.Sprintf("From: a@example.com\r\nSubject: %d\r\nMessage-ID: <%d@changed>\r\n\r\nmessage %d\r\n", i, i, i))
+	})
+	proxy := startCountingProxy(t, p.src.Addr())
+	p.job.Source.Port = proxy.port()
+	p.runTimes(t, 1)
+	flagOne := func(seq uint32, flag imap.Flag) {
+		c := p.src.Login(t, "alice", "old-pw")
+		if _, err := c.Select("INBOX", nil).Wait(); err != nil {
+			t.Fatal(err)
+		}
+		var one imap.SeqSet
+		one.AddNum(seq)
+		if err := c.Store(one, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{flag}}, nil).Close(); err != nil {
+			t.Fatal(err)
+		}
+		c.Logout().Wait()
+	}
+	rerun := func() int64 {
+		proxy.received.Store(0)
+		if res := p.runTimes(t, 1)[0]; res.MessagesCopied != 0 {
+			t.Errorf("a flag change copied %d messages", res.MessagesCopied)
+		}
+		p.wantExact(t)
+		return proxy.received.Load()
+	}
+	flagOne(1500, imap.FlagFlagged)
+	changedOnly := rerun()
+	// The same change again, with a state that knows no modseq.
+	state := p.job.State.(*MemoryState)
+	states, _ := state.FolderStates(t.Context())
+	inbox := states["INBOX"]
+	inbox.FlagsModSeq = 0
+	state.SetFolderState(t.Context(), "INBOX", inbox)
+	flagOne(1501, imap.FlagFlagged)
+	everything := rerun()
+	t.Logf("re-run after one flag change: %d bytes from the source; reading every message's flags: %d", changedOnly, everything)
+	if changedOnly == 0 || changedOnly*3 > everything {
+		t.Errorf("the re-run read %d bytes, not much less than the %d of a full listing", changedOnly, everything)
+	}
+}
+
+// countingProxy forwards TCP connections to a server and counts the
+// bytes the server sends.
+type countingProxy struct {
+	ln       net.Listener
+	received atomic.Int64
+}
+
+func startCountingProxy(t *testing.T, target string) *countingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &countingProxy{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			go func() {
+				defer client.Close()
+				defer server.Close()
+				go io.Copy(server, client)
+				// Counted before the client can read them: all of a
+				// run's answers are counted when it returns.
+				io.Copy(countingWriter{client, &p.received}, server)
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *countingProxy) port() int { return p.ln.Addr().(*net.TCPAddr).Port }
+
+type countingWriter struct {
+	io.Writer
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(b []byte) (int, error) {
+	w.n.Add(int64(len(b)))
+	return w.Writer.Write(b)
 }

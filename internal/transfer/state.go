@@ -38,6 +38,11 @@ type FolderState struct {
 	// answered (the connection broke): the destination may have saved
 	// them, even after a later attempt looked. Their copies would have
 	// UIDs from InDoubtFrom on (see folderSync.sweepInDoubt).
+	// FlagsModSeq: the flags of every mapped message were carried as of
+	// this HIGHESTMODSEQ of the source folder (RFC 7162), so that a re-run
+	// reads the flags of only the messages changed since (CHANGEDSINCE).
+	// 0: a re-run reads every message's flags.
+	FlagsModSeq uint64 `json:"flags_modseq,omitempty"`
 	// DroppedKeywords are the source's keywords the destination folder
 	// cannot keep (PERMANENTFLAGS), reported once (FolderResult).
 	DroppedKeywords []string  `json:"dropped_keywords,omitempty"`

@@ -33,6 +33,12 @@ type folderSync struct {
 	// destination folder cannot keep.
 	droppedKeywords map[string]bool
 	newKeywords     []string // of droppedKeywords, those no run reported before
+	// changedSince, when not 0, lists the folder by UID with the flags
+	// changed since this modseq only (FolderState.FlagsModSeq).
+	changedSince uint64
+	// flagChangeRefused: a flag change stays to be written, so the next
+	// run must read every message's flags again.
+	flagChangeRefused bool
 }
 
 // stateSaveTimeout bounds writing the state after a canceled run: the
@@ -50,6 +56,11 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
 	if usable {
 		fs.state = prev
+		// The flags of the messages the options let through depend on
+		// them (\Deleted); a modseq that went back is a server reset.
+		if prev.Filter == r.job.Options.filterKey() && prev.FlagsModSeq <= sd.HighestModSeq {
+			fs.changedSince = prev.FlagsModSeq
+		}
 	} else {
 		if known {
 			r.logger.Info("the folder's UID map no longer applies; comparing by identity",
@@ -81,7 +92,7 @@ func (fs *folderSync) run(ctx context.Context) error {
 		var listing []message
 		if seq <= n {
 			var err error
-			if listing, err = fs.r.source.listMessages(seq, min(seq+window-1, n)); err != nil {
+			if listing, err = fs.list(seq, min(seq+window-1, n)); err != nil {
 				return err
 			}
 		}
@@ -111,6 +122,9 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	}
 	existing, err := fs.existing(entries)
 	if err != nil {
+		return err
+	}
+	if listing, err = fs.complete(listing, entries, existing); err != nil {
 		return err
 	}
 	diff := compareWindow(listing, entries, func(uid uint32) bool { return existing[imap.UID(uid)] },
@@ -219,6 +233,10 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
 		st.Covered = fs.covered
 		st.DroppedKeywords = fs.newlyDroppedKeywords()
+		st.FlagsModSeq = 0
+		if !fs.flagChangeRefused {
+			st.FlagsModSeq = fs.src.HighestModSeq // taken before the listing: changes after it are read again
+		}
 		st.Complete = len(fs.failures) == 0 && len(st.InDoubt) == 0 && fs.onDestination == fs.covered
 		if fs.unresolved == 0 {
 			st.ForeignBelow = max(st.ForeignBelow, uint32(fs.destUIDNext))
@@ -284,4 +302,62 @@ func followExpunges(next, n uint32, expunged []uint32) (uint32, uint32) {
 		n = max(n, 1) - 1
 	}
 	return next, n
+}
+
+// list lists the source messages first to last: in full, or by UID with
+// the flags changed since the last run (changedSince).
+func (fs *folderSync) list(first, last uint32) ([]message, error) {
+	if fs.changedSince == 0 {
+		return fs.r.source.listMessages(first, last)
+	}
+	return fs.r.source.listChanged(first, last, fs.changedSince)
+}
+
+// complete fills in the messages a listing by UID left partial. A mapped
+// message whose copy exists has the flags last written to it unless the
+// source changed them since, and needs nothing else (the options and the
+// figures look at the others); every other one is read in full.
+func (fs *folderSync) complete(listing []message, entries []Mapping, existing map[imap.UID]bool) ([]message, error) {
+	written := make(map[imap.UID][]string, len(entries))
+	for _, e := range entries {
+		if existing[imap.UID(e.Destination)] {
+			written[imap.UID(e.Source)] = e.Flags
+		}
+	}
+	var unknown imap.UIDSet
+	for i, msg := range listing {
+		flags, mapped := written[msg.UID]
+		switch {
+		case !msg.partial:
+		case mapped && !msg.changed:
+			listing[i].Flags, listing[i].partial = imapFlags(flags), false
+		case mapped:
+			listing[i].partial = false
+		default:
+			unknown.AddNum(msg.UID)
+		}
+	}
+	if len(unknown) == 0 {
+		return listing, nil
+	}
+	read, err := fs.r.source.readMessages(unknown)
+	if err != nil {
+		return nil, err
+	}
+	byUID := make(map[imap.UID]message, len(read))
+	for _, msg := range read {
+		byUID[msg.UID] = msg
+	}
+	out := listing[:0]
+	for _, msg := range listing {
+		if msg.partial {
+			full, ok := byUID[msg.UID]
+			if !ok {
+				continue // expunged meanwhile
+			}
+			msg = full
+		}
+		out = append(out, msg)
+	}
+	return out, nil
 }

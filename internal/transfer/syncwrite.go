@@ -46,6 +46,7 @@ func (fs *folderSync) writeFlags(updates []flagUpdate, keep []Mapping) error {
 			return fs.r.job.Destination.fail("destination", classify(err), err)
 		case err != nil:
 			fs.r.logger.Warn("the destination refused a flag change", "folder", fs.plan.Destination, "err", err)
+			fs.flagChangeRefused = true
 			uids, _ := c.uids.Nums()
 			for _, uid := range uids {
 				refused[uint32(uid)] = true
