@@ -63,6 +63,10 @@ type faultOptions struct {
 	// SilentInFetch > 0: the FETCH of message bodies of that number
 	// answers its first message and stops.
 	SilentInFetch int
+	// IdleTimeout > 0 closes a connection on the faulty port that sent
+	// nothing for that long, as servers log out idle clients (RFC 9051
+	// §5.4), often much sooner than the 30 minutes it asks for.
+	IdleTimeout time.Duration
 	// PermanentFlags, when set, is what SELECT announces as PERMANENTFLAGS
 	// (RFC 9051 §7.1): a server that keeps only these keywords. Flags
 	// stored anyway are kept: it is the client's job to send none else.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 )
@@ -70,6 +71,9 @@ func (c *faultConn) Read(p []byte) (int, error) {
 		}
 		c.settle()
 		if len(c.raw) == 0 {
+			if idle := c.fs.opts.IdleTimeout; idle > 0 {
+				c.Conn.SetReadDeadline(time.Now().Add(idle))
+			}
 			n, err := c.Conn.Read(c.buf)
 			if err != nil {
 				return 0, err

@@ -190,7 +190,7 @@ func (r *accountRun) appenderFor(ctx context.Context) (*appender, error) {
 // server's idle timeout (RFC 9051 §5.4: at least 30 minutes, often much
 // less in practice) must not end it in the middle of a long folder.
 func (r *accountRun) keepDestinationAlive() error {
-	if time.Since(r.lastDestinationUse) < keepAliveInterval {
+	if time.Since(r.lastDestinationUse) < r.job.Tuning.KeepAlive {
 		return nil
 	}
 	r.lastDestinationUse = time.Now()
@@ -199,9 +199,6 @@ func (r *accountRun) keepDestinationAlive() error {
 	}
 	return nil
 }
-
-// keepAliveInterval spaces the NOOPs of keepDestinationAlive.
-const keepAliveInterval = time.Minute
 
 func (r *accountRun) report() {
 	if r.job.OnProgress != nil {

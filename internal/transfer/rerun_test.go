@@ -116,9 +116,9 @@ func TestDeletedDestinationFolderIsRefilled(t *testing.T) {
 	if err := c.Delete("INBOX.Projects").Wait(); err != nil {
 		t.Fatal(err)
 	}
-	res := p.runTimes(t, 2)
-	if res[0].MessagesCopied != 7 || res[1].MessagesCopied != 0 {
-		t.Errorf("runs after the delete copied %d and %d, want 7 and 0", res[0].MessagesCopied, res[1].MessagesCopied)
+	res := p.runTimes(t, 3)
+	if res[0].MessagesCopied != 7 || res[1].MessagesCopied != 0 || res[2].MessagesCopied != 0 {
+		t.Errorf("runs after the delete copied %d, %d and %d, want 7, 0 and 0", res[0].MessagesCopied, res[1].MessagesCopied, res[2].MessagesCopied)
 	}
 	p.wantExact(t)
 }
@@ -135,9 +135,9 @@ func TestUndeletedMessageIsCopied(t *testing.T) {
 		t.Fatalf("first run copied %d, want 7", res.MessagesCopied)
 	}
 	storeFlags(t, p.src.Login(t, "alice", "old-pw"), "INBOX", imap.StoreFlagsDel, imap.FlagDeleted)
-	res := p.runTimes(t, 2)
-	if res[0].MessagesCopied != 1 || res[1].MessagesCopied != 0 {
-		t.Errorf("runs after the undelete copied %d and %d, want 1 and 0", res[0].MessagesCopied, res[1].MessagesCopied)
+	res := p.runTimes(t, 3)
+	if res[0].MessagesCopied != 1 || res[1].MessagesCopied != 0 || res[2].MessagesCopied != 0 {
+		t.Errorf("runs after the undelete copied %d, %d and %d, want 1, 0 and 0", res[0].MessagesCopied, res[1].MessagesCopied, res[2].MessagesCopied)
 	}
 	p.wantExact(t)
 }
@@ -158,7 +158,7 @@ func TestSourceFlagChangesReachTheDestination(t *testing.T) {
 	c := p.src.Login(t, "alice", "old-pw")
 	storeFlags(t, c, "INBOX", imap.StoreFlagsAdd, imap.FlagSeen, imap.FlagAnswered, "$Forwarded")
 	storeFlags(t, c, "INBOX", imap.StoreFlagsDel, imap.FlagFlagged)
-	for range 2 {
+	for range 3 {
 		if res := p.runTimes(t, 1)[0]; res.MessagesCopied != 0 {
 			t.Errorf("a flag change copied %d messages", res.MessagesCopied)
 		}
