@@ -21,7 +21,7 @@ func TestCheckLogin(t *testing.T) {
 		t.Errorf("over TLS: %v", err)
 	}
 	err := CheckLogin(ctx, dovecotSide(d, "alice", "nope"), "destination", Tuning{})
-	if KindOf(err) != KindAuth || !strings.HasPrefix(err.Error(), "destination 127.0.0.1:") {
+	if KindOf(err) != KindAuth || !strings.HasPrefix(err.Error(), "destination alice at 127.0.0.1:") {
 		t.Errorf("wrong password: %v, want an authentication failure naming the destination", err)
 	}
 	tlsSide.RootCAs = nil

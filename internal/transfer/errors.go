@@ -51,17 +51,19 @@ func (k Kind) Name() string {
 }
 
 // Error is a failure on one side of a migration. Its text names the side,
-// host and port and carries the server's own words; never a password.
+// its login, host and port, and carries the server's own words; never a
+// password: "source bob at imap.old.example:993: authentication failed: …".
 type Error struct {
-	Kind Kind
-	Side string // "source" or "destination"
-	Host string
-	Port int
-	Err  error
+	Kind  Kind
+	Side  string // "source" or "destination"
+	Login string
+	Host  string
+	Port  int
+	Err   error
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s %s: %s: %v", e.Side, net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Kind, e.Err)
+	return fmt.Sprintf("%s %s at %s: %s: %v", e.Side, e.Login, net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Kind, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -108,5 +110,5 @@ func (s *Side) fail(name string, kind Kind, err error) error {
 	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &Error{Kind: kind, Side: name, Host: s.Host, Port: s.Port, Err: err}
+	return &Error{Kind: kind, Side: name, Login: s.Login, Host: s.Host, Port: s.Port, Err: err}
 }

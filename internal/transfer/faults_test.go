@@ -160,7 +160,7 @@ func TestUnreachableHostIsTransient(t *testing.T) {
 	ln.Close() // nothing listens there now
 	closed := Side{Server: Server{Host: "127.0.0.1", Port: port, Security: SecurityPlain}, Login: "a", Password: "pw"}
 	_, err := Migrate(context.Background(), Job{Source: closed, Destination: closed, Tuning: Tuning{Attempts: 1}})
-	if KindOf(err) != KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source 127.0.0.1:%d", port)) {
+	if KindOf(err) != KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source a at 127.0.0.1:%d", port)) {
 		t.Errorf("error %v, want a transient failure naming the source host and port", err)
 	}
 }

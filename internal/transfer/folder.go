@@ -72,7 +72,7 @@ func (res FolderResult) failed(s *session, err error) (FolderResult, error) {
 	if !refused(err) {
 		return res, s.side.fail(s.name, classify(err), err)
 	}
-	res.Error = s.side.fail(s.name, KindPermanent, err).Error()
+	res.Error, res.ErrorSide = s.side.fail(s.name, KindPermanent, err).Error(), s.name
 	return res, nil
 }
 

@@ -218,7 +218,7 @@ func TestWrongPasswordFailsAtOnceAsAuth(t *testing.T) {
 	if time.Since(start) > 2*time.Second {
 		t.Errorf("took %s: an authentication failure must not be retried", time.Since(start))
 	}
-	want := fmt.Sprintf("source 127.0.0.1:%d: authentication failed: ", src.addr.Port)
+	want := fmt.Sprintf("source alice at 127.0.0.1:%d: authentication failed: ", src.addr.Port)
 	if got := err.Error(); len(got) <= len(want) || got[:len(want)] != want {
 		t.Errorf("error text %q, want it to start %q", got, want)
 	}

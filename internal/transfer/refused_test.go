@@ -71,7 +71,7 @@ func TestFullDestinationFailsTheAccountClearly(t *testing.T) {
 	if KindOf(err) != KindQuota {
 		t.Fatalf("error %v, want an over-quota failure", err)
 	}
-	if !strings.Contains(err.Error(), "destination 127.0.0.1:") || !strings.Contains(strings.ToLower(err.Error()), "quota") {
+	if !strings.Contains(err.Error(), "destination alice at 127.0.0.1:") || !strings.Contains(strings.ToLower(err.Error()), "quota") {
 		t.Errorf("error text %q should name the destination and the quota", err)
 	}
 	if elapsed := time.Since(start); elapsed > 10*time.Second {

@@ -686,3 +686,27 @@ func TestServersIdleDestinationSessionIsKeptAlive(t *testing.T) {
 		})
 	}
 }
+
+// A folder the destination refuses to create fails alone, and its result
+// names the side that refused and that side's login, host and port; the
+// other folders are copied.
+func TestServersRefusedFolderNamesItsSide(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 300) // over Dovecot's limit for a name
+	src := startFaultServer(t, faultOptions{Folders: []imap.ListData{{Mailbox: long}, {Mailbox: "Projects"}}})
+	src.seed(t, long, faultMessage{Body: mail("long@example.com", "long", 600)})
+	src.seed(t, "Projects", faultMessage{Body: mail("p@example.com", "projects", 600)})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "new-pw"}})
+	res, err := Migrate(t.Context(), Job{Source: src.side(), Destination: dovecotSide(dst, "alice", "new-pw"), State: NewMemoryState()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := folderResult(t, res, long)
+	wantPrefix := fmt.Sprintf("destination alice at %s: refused: ", dst.Addr())
+	if refused.ErrorSide != "destination" || !strings.HasPrefix(refused.Error, wantPrefix) {
+		t.Errorf("the refused folder: side %q, error %q; want the destination, starting %q", refused.ErrorSide, refused.Error, wantPrefix)
+	}
+	if projects := folderResult(t, res, "Projects"); !projects.Verified() || projects.Error != "" {
+		t.Errorf("Projects: %+v", projects)
+	}
+}

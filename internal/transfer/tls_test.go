@@ -45,7 +45,7 @@ func TestDovecotRefusesAWrongPassword(t *testing.T) {
 	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
 	p.job.Destination.Password = "not-it"
 	_, err := Migrate(context.Background(), p.job)
-	if KindOf(err) != KindAuth || !strings.HasPrefix(err.Error(), "destination 127.0.0.1:") || !strings.Contains(err.Error(), "uthentication failed") {
+	if KindOf(err) != KindAuth || !strings.HasPrefix(err.Error(), "destination alice@new at 127.0.0.1:") || !strings.Contains(err.Error(), "uthentication failed") {
 		t.Fatalf("error %v, want an authentication failure with the server's text", err)
 	}
 	if strings.Contains(err.Error(), "not-it") {

@@ -89,8 +89,9 @@ type FolderResult struct {
 	// by the first run that meets them only.
 	DroppedKeywords []string
 	// Error says why the folder could not be copied at all (the server
-	// refused to open or create it); the other folders go on.
-	Error string
+	// refused to open or create it), and ErrorSide which server said so
+	// ("source" or "destination"); the other folders go on.
+	Error, ErrorSide string
 	// Unchanged: neither folder changed since the last run brought it up
 	// to date, and it was not opened.
 	Unchanged bool

@@ -26,6 +26,13 @@ type progressReporter struct {
 	// before are the figures of the earlier runs of the pass this run
 	// resumes: zero for a new run.
 	before migration.Progress
+	sides  map[string]sideAddress // "source", "destination"
+}
+
+// sideAddress names one side of an account for an event.
+type sideAddress struct {
+	login, host string
+	port        int
 }
 
 // pass returns the figures of the whole pass: what earlier runs copied
@@ -85,6 +92,8 @@ func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progre
 	}
 	if f.Error != "" {
 		event.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.login, f.Source, f.Error)
+		side := r.sides[f.ErrorSide]
+		event.Side, event.Login, event.Host, event.Port = f.ErrorSide, side.login, side.host, side.port
 	} else if f.Unchanged {
 		event.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d messages)",
 			r.login, f.Source, f.Destination, f.SourceMessages)

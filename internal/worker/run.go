@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -135,7 +133,11 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 
 func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, before migration.Progress) migration.AccountRunOutcome {
 	reporter := &progressReporter{worker: w, args: args, login: creds.SourceLogin,
-		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx, before: before}
+		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx, before: before,
+		sides: map[string]sideAddress{
+			"source":      {job.Source.Login, job.Source.Host, job.Source.Port},
+			"destination": {job.Destination.Login, job.Destination.Host, job.Destination.Port},
+		}}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
 	res, err := transfer.Migrate(ctx, job)
@@ -158,10 +160,10 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		event.Kind, event.Error = migration.EventAccountFailed, "canceled"
 		event.Message = fmt.Sprintf("%s: canceled after %d messages", creds.SourceLogin, progress.MessagesCopied)
 	case err != nil:
-		outcome.State, outcome.LastError = migration.AccountFailed, failureText(err, creds)
+		outcome.State, outcome.LastError = migration.AccountFailed, err.Error()
 		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError
 		event.Message = fmt.Sprintf("%s: failed: %s", creds.SourceLogin, outcome.LastError)
-		blame(&event, err, creds)
+		blame(&event, err)
 		if transfer.KindOf(err) == transfer.KindTransient {
 			outcome.RetryDelays = w.opts.RetryDelays
 		}
@@ -213,29 +215,13 @@ func folderProblem(f transfer.FolderResult) string {
 	return ""
 }
 
-// failureText is an account's last error for a failed run: the side,
-// its login and server, what went wrong, and the server's words.
-func failureText(err error, creds migration.Credentials) string {
-	var te *transfer.Error
-	if !errors.As(err, &te) {
-		return err.Error()
-	}
-	return fmt.Sprintf("%s %s at %s: %s", te.Side, loginOf(te.Side, creds), net.JoinHostPort(te.Host, strconv.Itoa(te.Port)), loginError(err))
-}
-
-// blame points a failure event at the side that failed.
-func blame(e *migration.Event, err error, creds migration.Credentials) {
+// blame points a failure event at the side that failed: its login, host
+// and port.
+func blame(e *migration.Event, err error) {
 	var te *transfer.Error
 	if errors.As(err, &te) {
-		e.Side, e.Login, e.Host, e.Port = te.Side, loginOf(te.Side, creds), te.Host, te.Port
+		e.Side, e.Login, e.Host, e.Port = te.Side, te.Login, te.Host, te.Port
 	}
-}
-
-func loginOf(side string, creds migration.Credentials) string {
-	if side == "destination" {
-		return creds.DestinationLogin
-	}
-	return creds.SourceLogin
 }
 
 // prepare builds the engine's job for an account: servers, credentials,
