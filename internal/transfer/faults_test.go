@@ -26,6 +26,9 @@ type cuttingProxy struct {
 	downstream atomic.Bool
 	cuts       atomic.Int32
 	conns      atomic.Int32
+	// received counts the bytes servers sent to clients, as they pass:
+	// all of a run's answers are counted when it returns.
+	received atomic.Int64
 }
 
 func startCuttingProxy(t *testing.T, target string, after int64, cuts int32) *cuttingProxy {
@@ -63,15 +66,18 @@ func (p *cuttingProxy) serve(target string) {
 			defer client.Close()
 			defer server.Close()
 			var wg sync.WaitGroup
-			from, to := client, server
+			var toClient io.Writer = countingWriter{client, &p.received}
+			from, to := io.ReadWriter(client), io.ReadWriter(server)
+			fromW, toW := toClient, io.Writer(server)
 			if p.downstream.Load() {
 				from, to = server, client
+				fromW, toW = server, toClient
 			}
-			wg.Go(func() { io.Copy(from, to) })
+			wg.Go(func() { io.Copy(fromW, to) })
 			if limit >= 0 {
-				io.CopyN(to, from, limit) // then both ends are closed
+				io.CopyN(toW, from, limit) // then both ends are closed
 			} else {
-				io.Copy(to, from)
+				io.Copy(toW, from)
 			}
 			client.Close()
 			server.Close()

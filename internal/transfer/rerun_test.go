@@ -416,7 +416,7 @@ func TestRerunReadsOnlyChangedFlags(t *testing.T) {
 	p.src.WriteInbox(t, "alice", 3000, func(i int) []byte {
 		return []byte(fmt.Sprintf("From: a@example.com\r\nSubject: %d\r\nMessage-ID: <%d@changed>\r\n\r\nmessage %d\r\n", i, i, i))
 	})
-	proxy := startCountingProxy(t, p.src.Addr())
+	proxy := startCuttingProxy(t, p.src.Addr(), 0, 0)
 	p.job.Source.Port = proxy.port()
 	p.runTimes(t, 1)
 	flagOne := func(seq uint32, flag imap.Flag) {
@@ -454,47 +454,6 @@ func TestRerunReadsOnlyChangedFlags(t *testing.T) {
 		t.Errorf("the re-run read %d bytes, not much less than the %d of a full listing", changedOnly, everything)
 	}
 }
-
-// countingProxy forwards TCP connections to a server and counts the
-// bytes the server sends.
-type countingProxy struct {
-	ln       net.Listener
-	received atomic.Int64
-}
-
-func startCountingProxy(t *testing.T, target string) *countingProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &countingProxy{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", target)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			go func() {
-				defer client.Close()
-				defer server.Close()
-				go io.Copy(server, client)
-				// Counted before the client can read them: all of a
-				// run's answers are counted when it returns.
-				io.Copy(countingWriter{client, &p.received}, server)
-			}()
-		}
-	}()
-	return p
-}
-
-func (p *countingProxy) port() int { return p.ln.Addr().(*net.TCPAddr).Port }
 
 type countingWriter struct {
 	io.Writer
