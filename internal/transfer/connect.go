@@ -65,9 +65,13 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	}
 	conn := &idleConn{Conn: raw}
 	conn.setTimeout(tuning.GreetingTimeout)
-	expunges := &expungeLog{}
+	s := &session{conn: conn, side: side, name: name, expunges: &expungeLog{}}
+	// Cancelling closes the connection under the client, from the
+	// greeting on (a server may accept and never greet); the engine's
+	// goroutine sees its reads and writes fail and winds down (see close).
+	s.stop = context.AfterFunc(ctx, func() { s.abandon() })
 	opts := &imapclient.Options{TLSConfig: side.tlsConfig(),
-		UnilateralDataHandler: &imapclient.UnilateralDataHandler{Expunge: expunges.add}}
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{Expunge: s.expunges.add}}
 	var client *imapclient.Client
 	if side.Security == SecurityStartTLS {
 		client, err = imapclient.NewStartTLS(conn, opts)
@@ -76,13 +80,14 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		err = client.WaitGreeting()
 	}
 	if err != nil {
+		s.stop()
 		raw.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, side.fail(name, classify(err), fmt.Errorf("greeting: %w", err))
 	}
-	s := &session{Client: client, conn: conn, side: side, name: name, expunges: expunges}
-	// Cancelling closes the connection under the client; the engine's
-	// goroutine sees its reads and writes fail and winds down (see close).
-	s.stop = context.AfterFunc(ctx, func() { s.abandon() })
+	s.Client = client
 	conn.setTimeout(loginTimeout)
 	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
 		s.close()

@@ -128,26 +128,38 @@ func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
 	}
 }
 
-func TestServerThatNeverGreetsTimesOut(t *testing.T) {
-	t.Parallel()
+// neverGreets is a server that accepts connections and says nothing.
+func neverGreets(t *testing.T) Side {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			defer c.Close() // silent until the test ends
+			conns = append(conns, c) // silent until the test ends
 		}
 	}()
+	return Side{Server: Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+}
+
+func TestServerThatNeverGreetsTimesOut(t *testing.T) {
+	t.Parallel()
 	dst := startMemServer(t, map[string]string{"a": "pw"})
-	silent := Side{Server: Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	silent := neverGreets(t)
 	start := time.Now()
-	_, err = Migrate(context.Background(), Job{
+	_, err := Migrate(context.Background(), Job{
 		Source: silent, Destination: dst.side("a", "pw"),
 		Tuning: Tuning{GreetingTimeout: 200 * time.Millisecond, Attempts: 2, Backoff: 10 * time.Millisecond},
 	})
@@ -186,4 +198,32 @@ func TestDroppedConnectionResumesWithoutDuplicates(t *testing.T) {
 	}
 	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
 	t.Logf("copied %d messages over %d connections", res.MessagesCopied, proxy.conns.Load())
+}
+
+// A cancel while a server has not greeted yet ends the migration at once,
+// not after the greeting timeout: on either side, on the main connections
+// and on the login check.
+func TestCancelWhileWaitingForAGreetingIsPrompt(t *testing.T) {
+	t.Parallel()
+	mem := startMemServer(t, map[string]string{"a": "pw"})
+	silent := neverGreets(t)
+	for name, job := range map[string]Job{
+		"source":      {Source: silent, Destination: mem.side("a", "pw")},
+		"destination": {Source: mem.side("a", "pw"), Destination: silent},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := Migrate(ctx, job) // the greeting timeout is 30 s
+		if elapsed := time.Since(start); err == nil || elapsed > 3*time.Second {
+			t.Errorf("%s silent: canceled after 200 ms, returned after %s: %v", name, elapsed.Round(time.Millisecond), err)
+		}
+		ctx, cancel = context.WithCancel(t.Context())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start = time.Now()
+		err = CheckLogin(ctx, silent, name, Tuning{})
+		if elapsed := time.Since(start); err == nil || elapsed > 3*time.Second {
+			t.Errorf("login check of a silent %s: canceled after 200 ms, returned after %s: %v", name, elapsed.Round(time.Millisecond), err)
+		}
+	}
 }
