@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -277,10 +279,29 @@ func (tb *tab) fill(values map[string]string) {
 	}
 }
 
+// click clicks the element sel. A live redraw can replace the element
+// between chromedp's query and its click ("Could not find node with given
+// id"): a person would click the new one, so the click is tried again on
+// it, a few times.
 func (tb *tab) click(sel string) {
 	tb.t.Helper()
-	tb.run(chromedp.Click(chromedp.CSS(sel)))
+	for try := 1; ; try++ {
+		ctx, cancel := context.WithTimeout(tb.ctx, pageWait)
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		var cdpErr *cdproto.Error
+		if err == nil || try == 3 || !errors.As(err, &cdpErr) || cdpErr.Code != cdpServerError {
+			if err != nil {
+				tb.screenshot("failure")
+				tb.t.Fatal(err)
+			}
+			return
+		}
+	}
 }
+
+// cdpServerError is the DevTools protocol's code of a node gone.
+const cdpServerError = -32000
 
 // confirm answers the page's confirmation dialog, after checking its question.
 func (tb *tab) confirm(question string, yes bool) {
