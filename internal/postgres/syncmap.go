@@ -69,31 +69,27 @@ type chunkReader struct {
 	err error
 }
 
-func (r *chunkReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.buf)
+func (r *chunkReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
+func (r *chunkReader) varint() int64   { return readVarint(r, binary.Varint) }
+
+// readVarint reads one number with decode, binary.Uvarint or Varint.
+func readVarint[T uint64 | int64](r *chunkReader, decode func([]byte) (T, int)) T {
+	v, n := decode(r.buf)
 	if n <= 0 {
-		r.err, r.buf = errBadChunk, nil
+		r.fail()
 		return 0
 	}
 	r.buf = r.buf[n:]
 	return v
 }
 
-func (r *chunkReader) varint() int64 {
-	v, n := binary.Varint(r.buf)
-	if n <= 0 {
-		r.err, r.buf = errBadChunk, nil
-		return 0
-	}
-	r.buf = r.buf[n:]
-	return v
-}
+func (r *chunkReader) fail() { r.err, r.buf = errBadChunk, nil }
 
 // count reads a count of items that take at least one byte each.
 func (r *chunkReader) count() int {
 	n := r.uvarint()
 	if n > uint64(len(r.buf)) {
-		r.err, r.buf = errBadChunk, nil
+		r.fail()
 		return 0
 	}
 	return int(n)

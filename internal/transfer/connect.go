@@ -26,9 +26,8 @@ type session struct {
 	conn net.Conn // under the client, for abandon
 	// abandoned is set once the connection was dropped mid-command.
 	abandoned atomic.Bool
-	side      *Side
-	name      string // "source" or "destination"
-	stop      func() bool
+	sideOf
+	stop func() bool
 	// expunges are the EXPUNGE responses of the selected folder not
 	// taken yet (see folderSync.run).
 	expunges *expungeLog
@@ -65,7 +64,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	}
 	conn := &idleConn{Conn: raw}
 	conn.setTimeout(tuning.GreetingTimeout)
-	s := &session{conn: conn, side: side, name: name, expunges: &expungeLog{}}
+	s := &session{conn: conn, sideOf: sideOf{side, name}, expunges: &expungeLog{}}
 	// Cancelling closes the connection under the client, from the
 	// greeting on (a server may accept and never greet); the engine's
 	// goroutine sees its reads and writes fail and winds down (see close).

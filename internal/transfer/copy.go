@@ -97,7 +97,7 @@ func (f *folderCopy) answered(done completion) {
 	case done.err == nil:
 		f.settled(p.msgs, done.uids)
 	case len(p.msgs) == 1:
-		f.fail(p.msgs[0], "destination", f.m.job.Destination.fail("destination", KindPermanent, done.err).Error())
+		f.fail(p.msgs[0], "destination", f.appender.fail(KindPermanent, done.err).Error())
 	}
 }
 
@@ -224,7 +224,7 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		fetched, cleanup, err := nextBody(cmd)
 		if err != nil {
 			src.abandon()
-			return sourceError{src.side.fail(src.name, KindTransient, err)}
+			return sourceError{src.fail(KindTransient, err)}
 		}
 		if fetched == nil {
 			break
@@ -239,15 +239,15 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		cleanup()
 		if body.err != nil {
 			src.abandon()
-			return sourceError{src.side.fail(src.name, KindTransient, body.err)}
+			return sourceError{src.fail(KindTransient, body.err)}
 		}
 	}
 	if err := cmd.Close(); err != nil && sinkErr == nil {
 		if classify(err) == KindPermanent {
-			f.sourceRefusal = src.side.fail(src.name, KindPermanent, err).Error()
+			f.sourceRefusal = src.fail(KindPermanent, err).Error()
 			return nil
 		}
-		return sourceError{src.side.fail(src.name, classify(err), err)}
+		return sourceError{src.failed(err)}
 	}
 	return sinkErr
 }
@@ -294,7 +294,7 @@ func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
 		err = cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
 	}
 	if cmd != nil && cmd.refused != nil {
-		f.fail(msg, "destination", f.m.job.Destination.fail("destination", KindPermanent, cmd.refused).Error())
+		f.fail(msg, "destination", f.appender.fail(KindPermanent, cmd.refused).Error())
 		return nil
 	}
 	if err != nil {
@@ -317,7 +317,7 @@ func (f *folderCopy) destinationFailed(err error) error {
 	if isSourceError(err) {
 		return err
 	}
-	return f.m.job.Destination.fail("destination", KindTransient, fmt.Errorf("append: %w", err))
+	return f.appender.fail(KindTransient, fmt.Errorf("append: %w", err))
 }
 
 // settleOldest waits for the oldest APPEND's answer. A refused single
@@ -330,7 +330,7 @@ func (f *folderCopy) settleOldest() error {
 	done := f.appender.wait(p.tag)
 	kind := classify(done.err)
 	if done.err != nil && kind != KindPermanent {
-		return f.m.job.Destination.fail("destination", kind, done.err) // p stays pending: in doubt
+		return f.appender.fail(kind, done.err) // p stays pending: in doubt
 	}
 	f.pending = f.pending[1:]
 	switch {
@@ -338,7 +338,7 @@ func (f *folderCopy) settleOldest() error {
 		f.settled(p.msgs, done.uids)
 		return nil
 	case len(p.msgs) == 1:
-		f.fail(p.msgs[0], "destination", f.m.job.Destination.fail("destination", KindPermanent, done.err).Error())
+		f.fail(p.msgs[0], "destination", f.appender.fail(KindPermanent, done.err).Error())
 		return nil
 	default:
 		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", done.err)

@@ -112,3 +112,15 @@ func (s *Side) fail(name string, kind Kind, err error) error {
 	}
 	return &Error{Kind: kind, Side: name, Login: s.Login, Host: s.Host, Port: s.Port, Err: err}
 }
+
+// sideOf is the side a connection talks to, for its errors.
+type sideOf struct {
+	side *Side
+	name string // "source" or "destination"
+}
+
+// fail is side.fail for this connection's side.
+func (c sideOf) fail(kind Kind, err error) error { return c.side.fail(c.name, kind, err) }
+
+// failed is fail with err's own kind.
+func (c sideOf) failed(err error) error { return c.fail(classify(err), err) }

@@ -30,8 +30,11 @@ type message struct {
 func (s *session) listMessages(first, last uint32) ([]message, error) {
 	var seqs imap.SeqSet
 	seqs.AddRange(first, last)
-	return s.collectMessages(s.Fetch(seqs, &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}), false)
+	return s.collectMessages(s.Fetch(seqs, listItems), false)
 }
+
+// listItems are what a listing reads of each message.
+var listItems = &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}
 
 // listChanged lists the UIDs of the messages with sequence numbers first
 // to last of the selected folder, with the flags of those whose flags
@@ -43,7 +46,7 @@ func (s *session) listChanged(first, last uint32, modseq uint64) ([]message, err
 	seqs.AddRange(first, last)
 	found, err := s.UIDSearch(&imap.SearchCriteria{SeqNum: []imap.SeqSet{seqs}}, nil).Wait()
 	if err != nil {
-		return nil, s.side.fail(s.name, classify(err), err)
+		return nil, s.failed(err)
 	}
 	changed, err := s.collectMessages(s.Fetch(seqs, &imap.FetchOptions{UID: true, Flags: true, ChangedSince: modseq}), false)
 	if err != nil {
@@ -66,7 +69,17 @@ func (s *session) listChanged(first, last uint32, modseq uint64) ([]message, err
 // readMessages reads the flags, INTERNALDATE and size of the messages uids
 // of the selected folder, in UID order; one expunged meanwhile is missing.
 func (s *session) readMessages(uids imap.UIDSet) ([]message, error) {
-	return s.collectMessages(s.Fetch(uids, &imap.FetchOptions{UID: true, Flags: true, InternalDate: true, RFC822Size: true}), false)
+	return s.collectMessages(s.Fetch(uids, listItems), false)
+}
+
+// present returns which of uids the selected folder holds (RFC 9051
+// §6.4.4, UID SEARCH).
+func (s *session) present(uids imap.UIDSet) ([]imap.UID, error) {
+	data, err := s.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
+	if err != nil {
+		return nil, s.failed(err)
+	}
+	return data.AllUIDs(), nil
 }
 
 // identities reads the flags, size and identity of the messages uids of
@@ -110,7 +123,7 @@ func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity boo
 		buf, err := data.Collect()
 		if err != nil {
 			s.abandon() // see streamBodies: a failed FETCH is not touched again
-			return nil, s.side.fail(s.name, classify(err), err)
+			return nil, s.failed(err)
 		}
 		if buf.UID == 0 {
 			continue // an unsolicited FETCH of a flag change, say
@@ -125,9 +138,9 @@ func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity boo
 	if err := cmd.Close(); err != nil {
 		kind := classify(err)
 		if kind == KindPermanent {
-			return nil, &fetchRefusal{error: s.side.fail(s.name, kind, err), delivered: messages}
+			return nil, &fetchRefusal{error: s.fail(kind, err), delivered: messages}
 		}
-		return nil, s.side.fail(s.name, kind, err)
+		return nil, s.fail(kind, err)
 	}
 	return messages, nil
 }

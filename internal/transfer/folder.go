@@ -70,9 +70,9 @@ func (r *accountRun) unchanged(prev FolderState, plan folderPlan) bool {
 // failed ends a folder the server refused, or passes a connection failure on.
 func (res FolderResult) failed(s *session, err error) (FolderResult, error) {
 	if !refused(err) {
-		return res, s.side.fail(s.name, classify(err), err)
+		return res, s.failed(err)
 	}
-	res.Error, res.ErrorSide = s.side.fail(s.name, KindPermanent, err).Error(), s.name
+	res.Error, res.ErrorSide = s.fail(KindPermanent, err).Error(), s.name
 	return res, nil
 }
 

@@ -142,7 +142,7 @@ func (fs *folderSync) expunge(uids imap.UIDSet) (bool, error) {
 		err = r.destination.UIDExpunge(uids).Close()
 	}
 	if err != nil {
-		return false, r.job.Destination.fail("destination", classify(err), err)
+		return false, r.destination.failed(err)
 	}
 	r.lastDestinationUse = time.Now()
 	return true, nil

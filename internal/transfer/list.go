@@ -25,7 +25,7 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 	}
 	listed, err := s.List("", "*", opts).Collect()
 	if err != nil {
-		return nil, ns, s.side.fail(s.name, classify(err), err)
+		return nil, ns, s.failed(err)
 	}
 	// Without LIST-EXTENDED the source's subscriptions come from LSUB
 	// (accountRun.readSubscriptions).
@@ -49,7 +49,7 @@ func (s *session) personalNamespace(caps imap.CapSet) (namespace, error) {
 	}
 	data, err := s.Namespace().Wait()
 	if err != nil {
-		return namespace{}, s.side.fail(s.name, classify(err), err)
+		return namespace{}, s.failed(err)
 	}
 	if len(data.Personal) == 0 {
 		return namespace{}, nil

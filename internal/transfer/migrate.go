@@ -195,7 +195,7 @@ func (r *accountRun) keepDestinationAlive() error {
 	}
 	r.lastDestinationUse = time.Now()
 	if err := r.destination.Noop().Wait(); err != nil {
-		return r.job.Destination.fail("destination", classify(err), err)
+		return r.destination.failed(err)
 	}
 	return nil
 }

@@ -38,13 +38,12 @@ func (fs *folderSync) expungedAtSource(entries []Mapping) ([]Mapping, error) {
 	for _, e := range entries {
 		uids.AddNum(imap.UID(e.Source))
 	}
-	src := fs.r.source
-	data, err := src.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
+	found, err := fs.r.source.present(uids)
 	if err != nil {
-		return nil, fs.r.job.Source.fail("source", classify(err), err)
+		return nil, err
 	}
 	present := map[uint32]bool{}
-	for _, uid := range data.AllUIDs() {
+	for _, uid := range found {
 		present[uint32(uid)] = true
 	}
 	var gone []Mapping

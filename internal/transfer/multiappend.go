@@ -38,8 +38,7 @@ type appender struct {
 	// writing is set while an APPEND is half written: a LOGOUT then would
 	// be read as part of its message.
 	writing bool
-	side    *Side
-	name    string
+	sideOf
 	// onCapability, while set, receives the words of a CAPABILITY response.
 	onCapability func(words []string)
 	// onUntagged, while set, receives every other untagged response
@@ -91,7 +90,7 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 	conn.setTimeout(tuning.GreetingTimeout)
 	// A large write buffer sends bodies in few syscalls.
 	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize),
-		side: side, name: name, completed: map[string]completion{}}
+		sideOf: sideOf{side, name}, completed: map[string]completion{}}
 	// Cancelling leaves the server answerGrace to answer the commands on
 	// the wire (see folderCopy.copyMessages), then the connection fails.
 	a.stop = context.AfterFunc(ctx, func() { conn.expire(time.Now().Add(answerGrace)) })
@@ -140,10 +139,14 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 	return caps, a.command("CAPABILITY")
 }
 
+// quoteEscaper escapes a quoted string's backslashes and quotes (RFC 9051
+// §4.3).
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 // astring quotes s (RFC 9051 §4.3). Logins and passwords hold no CR, LF
 // or NUL (the domain refuses them).
 func (a *appender) astring(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+	return `"` + quoteEscaper.Replace(s) + `"`
 }
 
 // login sends LOGIN. A login or password with 8-bit characters goes as a
@@ -403,7 +406,7 @@ func (a *appender) readLiteral(n int64) (string, error) {
 	if _, err := io.ReadFull(a.r, buf); err != nil {
 		return "", err
 	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(buf)) + `"`, nil
+	return `"` + quoteEscaper.Replace(string(buf)) + `"`, nil
 }
 
 // responseError turns "tag NO [CODE ...] text" into an *imap.Error, so that

@@ -2,7 +2,6 @@ package transfer
 
 import (
 	"context"
-	"time"
 
 	"github.com/emersion/go-imap/v2"
 )
@@ -159,13 +158,12 @@ func (fs *folderSync) unmappedCopies(ctx context.Context, from imap.UID) (destin
 func (fs *folderSync) destinationUIDs(from imap.UID) ([]imap.UID, error) {
 	var uids imap.UIDSet
 	uids.AddRange(from, 0) // from:*
-	data, err := fs.r.destination.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
+	present, err := fs.presentAtDestination(uids)
 	if err != nil {
-		return nil, fs.r.job.Destination.fail("destination", classify(err), err)
+		return nil, err
 	}
-	fs.r.lastDestinationUse = time.Now()
 	var out []imap.UID
-	for _, uid := range data.AllUIDs() {
+	for _, uid := range present {
 		// "from:*" names the last message even when its UID is below from
 		// (RFC 9051 §6.4.8): drop it.
 		if uid >= from {

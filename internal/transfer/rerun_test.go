@@ -445,7 +445,7 @@ func TestRerunReadsOnlyChangedFlags(t *testing.T) {
 	state := p.job.State.(*MemoryState)
 	states, _ := state.FolderStates(t.Context())
 	inbox := states["INBOX"]
-	inbox.FlagsModSeq = 0
+	inbox.SourceHighestModSeq = 0
 	state.SetFolderState(t.Context(), "INBOX", inbox)
 	flagOne(1501, imap.FlagFlagged)
 	everything := rerun()

@@ -34,25 +34,24 @@ type FolderState struct {
 	// Failures are the messages that were refused or unreadable at the last
 	// run, by source UID, with the server's words; each run tries them again.
 	Failures []MessageFailure `json:"failures,omitempty"`
+	// DroppedKeywords are the source's keywords the destination folder
+	// cannot keep (PERMANENTFLAGS), reported once (FolderResult).
+	DroppedKeywords []string `json:"dropped_keywords,omitempty"`
 	// InDoubt are source messages whose APPEND was sent and never
 	// answered (the connection broke): the destination may have saved
 	// them, even after a later attempt looked. Their copies would have
 	// UIDs from InDoubtFrom on (see folderSync.sweepInDoubt).
-	// FlagsModSeq: the flags of every mapped message were carried as of
-	// this HIGHESTMODSEQ of the source folder (RFC 7162), so that a re-run
-	// reads the flags of only the messages changed since (CHANGEDSINCE).
-	// 0: a re-run reads every message's flags.
-	FlagsModSeq uint64 `json:"flags_modseq,omitempty"`
-	// DroppedKeywords are the source's keywords the destination folder
-	// cannot keep (PERMANENTFLAGS), reported once (FolderResult).
-	DroppedKeywords []string  `json:"dropped_keywords,omitempty"`
-	InDoubt         []uint32  `json:"in_doubt,omitempty"`
-	InDoubtFrom     uint32    `json:"in_doubt_from,omitempty"`
-	InDoubtSince    time.Time `json:"in_doubt_since,omitzero"`
+	InDoubt      []uint32  `json:"in_doubt,omitempty"`
+	InDoubtFrom  uint32    `json:"in_doubt_from,omitempty"`
+	InDoubtSince time.Time `json:"in_doubt_since,omitzero"`
 	// What both folders looked like when the last run finished the folder
 	// with nothing left to do (Complete): a folder still alike on both sides
 	// (RFC 5819 LIST-STATUS, with HIGHESTMODSEQ, RFC 7162, for flag changes)
-	// is skipped.
+	// is skipped. SourceHighestModSeq, taken at SELECT before the listing,
+	// is also the modseq as of which every mapped message's flags were
+	// carried: a re-run reads the flags of only the messages changed since
+	// (CHANGEDSINCE). 0 (no CONDSTORE, or a flag change the destination
+	// refused): neither.
 	SourceUIDNext       uint32 `json:"source_uid_next"`
 	SourceMessages      uint32 `json:"source_messages"`
 	SourceHighestModSeq uint64 `json:"source_highest_modseq"`
@@ -60,6 +59,12 @@ type FolderState struct {
 	DestMessages        uint32 `json:"dest_messages"`
 	Covered             int    `json:"covered"` // source messages verified on the destination
 	Complete            bool   `json:"complete"`
+}
+
+// clone returns st with slices of its own.
+func (st FolderState) clone() FolderState {
+	st.Failures, st.InDoubt, st.DroppedKeywords = slices.Clone(st.Failures), slices.Clone(st.InDoubt), slices.Clone(st.DroppedKeywords)
+	return st
 }
 
 // Mapping is one message this engine copied (or found already copied):
@@ -120,8 +125,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 	defer m.mu.Unlock()
 	out := make(map[string]FolderState, len(m.folders))
 	for name, st := range m.folders {
-		st.Failures, st.InDoubt, st.DroppedKeywords = slices.Clone(st.Failures), slices.Clone(st.InDoubt), slices.Clone(st.DroppedKeywords)
-		out[name] = st
+		out[name] = st.clone()
 	}
 	return out, nil
 }
@@ -130,8 +134,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 func (m *MemoryState) SetFolderState(_ context.Context, folder string, st FolderState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st.Failures, st.InDoubt, st.DroppedKeywords = slices.Clone(st.Failures), slices.Clone(st.InDoubt), slices.Clone(st.DroppedKeywords)
-	m.folders[folder] = st
+	m.folders[folder] = st.clone()
 	return nil
 }
 

@@ -34,7 +34,7 @@ type folderSync struct {
 	droppedKeywords map[string]bool
 	newKeywords     []string // of droppedKeywords, those no run reported before
 	// changedSince, when not 0, lists the folder by UID with the flags
-	// changed since this modseq only (FolderState.FlagsModSeq).
+	// changed since this modseq only (FolderState.SourceHighestModSeq).
 	changedSince uint64
 	// flagChangeRefused: a flag change stays to be written, so the next
 	// run must read every message's flags again.
@@ -58,8 +58,8 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 		fs.state = prev
 		// The flags of the messages the options let through depend on
 		// them (\Deleted); a modseq that went back is a server reset.
-		if prev.Filter == r.job.Options.filterKey() && prev.FlagsModSeq <= sd.HighestModSeq {
-			fs.changedSince = prev.FlagsModSeq
+		if prev.Filter == r.job.Options.filterKey() && prev.SourceHighestModSeq <= sd.HighestModSeq {
+			fs.changedSince = prev.SourceHighestModSeq
 		}
 	} else {
 		if known {
@@ -184,7 +184,7 @@ func (fs *folderSync) wanted(flags []imap.Flag) []imap.Flag {
 }
 
 // existing returns which of the entries' destination UIDs the destination
-// folder still holds (RFC 9051 §6.4.4, UID SEARCH).
+// folder still holds.
 func (fs *folderSync) existing(entries []Mapping) (map[imap.UID]bool, error) {
 	found := map[imap.UID]bool{}
 	if len(entries) == 0 {
@@ -194,16 +194,21 @@ func (fs *folderSync) existing(entries []Mapping) (map[imap.UID]bool, error) {
 	for _, e := range entries {
 		uids.AddNum(imap.UID(e.Destination))
 	}
-	dst := fs.r.destination
-	data, err := dst.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
-	if err != nil {
-		return nil, fs.r.job.Destination.fail("destination", classify(err), err)
-	}
-	fs.r.lastDestinationUse = time.Now()
-	for _, uid := range data.AllUIDs() {
+	present, err := fs.presentAtDestination(uids)
+	for _, uid := range present {
 		found[uid] = true
 	}
-	return found, nil
+	return found, err
+}
+
+// presentAtDestination returns which of uids the destination folder
+// holds; the destination's session has spoken (keepDestinationAlive).
+func (fs *folderSync) presentAtDestination(uids imap.UIDSet) ([]imap.UID, error) {
+	present, err := fs.r.destination.present(uids)
+	if err == nil {
+		fs.r.lastDestinationUse = time.Now()
+	}
+	return present, err
 }
 
 // finish records the folder's state at the end of the run. A folder done
@@ -223,19 +228,16 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 	st.Failures = fs.failures
 	if done {
 		if err := r.destination.Noop().Wait(); err != nil {
-			return r.job.Destination.fail("destination", classify(err), err)
+			return r.destination.failed(err)
 		}
 		st.Filter = r.job.Options.filterKey()
 		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages
-		if status := fs.plan.Source.Status; status != nil {
-			st.SourceHighestModSeq = status.HighestModSeq
-		}
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
 		st.Covered = fs.covered
 		st.DroppedKeywords = fs.newlyDroppedKeywords()
-		st.FlagsModSeq = 0
+		st.SourceHighestModSeq = 0
 		if !fs.flagChangeRefused {
-			st.FlagsModSeq = fs.src.HighestModSeq // taken before the listing: changes after it are read again
+			st.SourceHighestModSeq = fs.src.HighestModSeq
 		}
 		st.Complete = len(fs.failures) == 0 && len(st.InDoubt) == 0 && fs.onDestination == fs.covered
 		if fs.unresolved == 0 {

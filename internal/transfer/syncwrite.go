@@ -43,7 +43,7 @@ func (fs *folderSync) writeFlags(updates []flagUpdate, keep []Mapping) error {
 		err := fs.r.destination.Store(c.uids, &imap.StoreFlags{Op: op, Silent: true, Flags: c.flags}, nil).Close()
 		switch {
 		case err != nil && classify(err) != KindPermanent:
-			return fs.r.job.Destination.fail("destination", classify(err), err)
+			return fs.r.destination.failed(err)
 		case err != nil:
 			fs.r.logger.Warn("the destination refused a flag change", "folder", fs.plan.Destination, "err", err)
 			fs.flagChangeRefused = true

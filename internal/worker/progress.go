@@ -15,18 +15,17 @@ import (
 // Options.ProgressEvents (DESIGN §4: progress events are throttled per
 // account), and logs each folder that is done.
 type progressReporter struct {
-	worker               *AccountRun
-	args                 migration.AccountRunJob
-	login                string
-	host                 string // the destination's, where the copies go
-	port                 int
+	worker *AccountRun
+	args   migration.AccountRunJob
+	// source and destination name the account's sides; events carry the
+	// source's login and the destination's host, where the copies go.
+	source, destination  sideAddress
 	ctx                  context.Context // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
 	counted              transfer.Progress // what the metrics have of this run
 	// before are the figures of the earlier runs of the pass this run
 	// resumes: zero for a new run.
 	before migration.Progress
-	sides  map[string]sideAddress // "source", "destination"
 }
 
 // sideAddress names one side of an account for an event.
@@ -71,8 +70,8 @@ func (r *progressReporter) progress(p transfer.Progress) {
 		r.lastSent = now
 		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, migration.Event{
 			Kind: migration.EventAccountProgress, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
-			Login: r.login, Host: r.host, Port: r.port, Folder: p.Folder, Progress: &figures,
-			Message: fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.login,
+			Login: r.source.login, Host: r.destination.host, Port: r.destination.port, Folder: p.Folder, Progress: &figures,
+			Message: fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.source.login,
 				figures.MessagesCopied, figures.MessagesTotal, megabytes(figures.BytesCopied),
 				figures.FoldersDone+1, figures.FoldersTotal, p.Folder),
 		})
@@ -86,17 +85,20 @@ func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progre
 	figures := r.pass(p)
 	event := migration.Event{
 		Kind: migration.EventFolderDone, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
-		Login: r.login, Host: r.host, Port: r.port, Folder: f.Source, Error: f.Error, Progress: &figures,
+		Login: r.source.login, Host: r.destination.host, Port: r.destination.port, Folder: f.Source, Error: f.Error, Progress: &figures,
 		Message: fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
-			r.login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages),
+			r.source.login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages),
 	}
 	if f.Error != "" {
-		event.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.login, f.Source, f.Error)
-		side := r.sides[f.ErrorSide]
+		event.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.source.login, f.Source, f.Error)
+		side := r.source
+		if f.ErrorSide == "destination" {
+			side = r.destination
+		}
 		event.Side, event.Login, event.Host, event.Port = f.ErrorSide, side.login, side.host, side.port
 	} else if f.Unchanged {
 		event.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d messages)",
-			r.login, f.Source, f.Destination, f.SourceMessages)
+			r.source.login, f.Source, f.Destination, f.SourceMessages)
 	} else if len(f.Failures) > 0 {
 		event.Error = fmt.Sprintf("%d messages refused, e.g. %s", len(f.Failures), f.Failures[0].Reason)
 		event.Message += "; " + event.Error

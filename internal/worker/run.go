@@ -132,12 +132,9 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 }
 
 func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, before migration.Progress) migration.AccountRunOutcome {
-	reporter := &progressReporter{worker: w, args: args, login: creds.SourceLogin,
-		host: job.Destination.Host, port: job.Destination.Port, ctx: ctx, before: before,
-		sides: map[string]sideAddress{
-			"source":      {job.Source.Login, job.Source.Host, job.Source.Port},
-			"destination": {job.Destination.Login, job.Destination.Host, job.Destination.Port},
-		}}
+	reporter := &progressReporter{worker: w, args: args, ctx: ctx, before: before,
+		source:      sideAddress{creds.SourceLogin, job.Source.Host, job.Source.Port},
+		destination: sideAddress{creds.DestinationLogin, job.Destination.Host, job.Destination.Port}}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
 	res, err := transfer.Migrate(ctx, job)
