@@ -27,12 +27,14 @@ func TestSlowClientCannotHoldTheServer(t *testing.T) {
 	go srv.Serve(listener) //nolint:errcheck // ends with Close
 	t.Cleanup(func() { srv.Close() })
 
+	// Timed from before the dial: the server's deadline starts when it
+	// accepts, which can come before Dial returns here.
+	start := time.Now()
 	conn, err := net.Dial("tcp", listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	closed := make(chan time.Duration, 1)
 	go func() {
 		// The server answers nothing but may close at any time; reading
