@@ -53,12 +53,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		MaxWorkers:  cfg.Workers,
 		LeaseExpiry: cfg.LeaseExpiry,
 		WorkerID:    cfg.WorkerID,
-		Workers: worker.Options{
-			Limits:       migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
-			LeaseRenewal: cfg.LeaseExpiry / 6,
-		},
-		APIToken: token,
-		Limits:   cfg.limits(),
+		RunLimits:   migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
+		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6},
+		APIToken:    token,
+		Limits:      cfg.limits(),
 	})
 	if err != nil {
 		return err

@@ -38,6 +38,8 @@ type Account struct {
 	HeartbeatAt          pgtype.Timestamptz
 	RunRetries           int32
 	RunResumed           bool
+	RunAdmitted          bool
+	RunNotBefore         pgtype.Timestamptz
 }
 
 type AccountView struct {
@@ -126,4 +128,5 @@ type Task struct {
 	FinishedAt            pgtype.Timestamptz
 	PendingJobs           int32
 	ResumeState           string
+	AdmittedAt            pgtype.Timestamptz
 }

@@ -7,11 +7,14 @@ package dbsqlc
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    run_admitted = false, run_not_before = NULL,
     run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END,
     run_resumed = NOT $1::bool
 WHERE task_id = $2 AND id = $3
@@ -30,8 +33,8 @@ type AccountQueueRow struct {
 	SourceLogin   string
 }
 
-// Queues one account of a task with a new generation for its job; a new
-// run (not a takeover) counts its retries from zero again.
+// Queues one account of a task to wait for admission; a new run (not a
+// takeover) counts its retries from zero again.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
 	row := q.db.QueryRow(ctx, accountQueue, arg.NewRun, arg.TaskID, arg.ID)
 	var i AccountQueueRow
@@ -70,43 +73,27 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 }
 
 const accountRunLock = `-- name: AccountRunLock :one
-SELECT a.state, a.run_generation,
-       coalesce((t.options ->> 'parallel_accounts')::int, $1::int)::int AS parallel_accounts,
-       lower(se.host) AS source_host, lower(de.host) AS destination_host
-FROM accounts a
-JOIN tasks t ON t.id = a.task_id
-JOIN endpoints se ON se.id = t.source_endpoint_id
-JOIN endpoints de ON de.id = t.destination_endpoint_id
-WHERE a.task_id = $2 AND a.id = $3
-FOR UPDATE OF a
+SELECT state, run_generation, run_admitted FROM accounts
+WHERE task_id = $1 AND id = $2
+FOR UPDATE
 `
 
 type AccountRunLockParams struct {
-	DefaultParallel int32
-	TaskID          int64
-	ID              int64
+	TaskID int64
+	ID     int64
 }
 
 type AccountRunLockRow struct {
-	State            string
-	RunGeneration    int64
-	ParallelAccounts int32
-	SourceHost       string
-	DestinationHost  string
+	State         string
+	RunGeneration int64
+	RunAdmitted   bool
 }
 
-// The account a job is about to start, locked; with its task's
-// parallelism and the hosts its run connects to.
+// The account a job is about to start, locked.
 func (q *Queries) AccountRunLock(ctx context.Context, arg AccountRunLockParams) (AccountRunLockRow, error) {
-	row := q.db.QueryRow(ctx, accountRunLock, arg.DefaultParallel, arg.TaskID, arg.ID)
+	row := q.db.QueryRow(ctx, accountRunLock, arg.TaskID, arg.ID)
 	var i AccountRunLockRow
-	err := row.Scan(
-		&i.State,
-		&i.RunGeneration,
-		&i.ParallelAccounts,
-		&i.SourceHost,
-		&i.DestinationHost,
-	)
+	err := row.Scan(&i.State, &i.RunGeneration, &i.RunAdmitted)
 	return i, err
 }
 
@@ -137,43 +124,46 @@ func (q *Queries) AccountRunRenew(ctx context.Context, arg AccountRunRenewParams
 const accountRunRetry = `-- name: AccountRunRetry :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
-    run_resumed = true, last_error = $1, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $2 AND id = $3 AND run_generation = $4 AND state = 'running'
-  AND run_retries < $5::int
-RETURNING run_generation, run_retries
+    run_admitted = false, run_not_before = now() + make_interval(secs => ($1::float8[])[run_retries + 1]),
+    run_resumed = true, last_error = $2, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = $3 AND id = $4 AND run_generation = $5 AND state = 'running'
+  AND run_retries < cardinality($1::float8[])
+RETURNING run_generation, run_retries, run_not_before::timestamptz AS not_before
 `
 
 type AccountRunRetryParams struct {
+	Delays        []float64
 	LastError     string
 	TaskID        int64
 	ID            int64
 	RunGeneration int64
-	MaxRetries    int32
 }
 
 type AccountRunRetryRow struct {
 	RunGeneration int64
 	RunRetries    int32
+	NotBefore     pgtype.Timestamptz
 }
 
 // Queues again the running account of a generation whose run failed on a
-// transient fault, unless it has had max_retries already (no row then).
+// transient fault, to be admitted after its delay, unless it has had
+// as many as it has delays (no row then).
 func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams) (AccountRunRetryRow, error) {
 	row := q.db.QueryRow(ctx, accountRunRetry,
+		arg.Delays,
 		arg.LastError,
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,
-		arg.MaxRetries,
 	)
 	var i AccountRunRetryRow
-	err := row.Scan(&i.RunGeneration, &i.RunRetries)
+	err := row.Scan(&i.RunGeneration, &i.RunRetries, &i.NotBefore)
 	return i, err
 }
 
 const accountRunStart = `-- name: AccountRunStart :exec
 UPDATE accounts
-SET state = 'running', finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+SET state = 'running', run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
     started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
     folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
     folders_done = CASE WHEN run_resumed THEN folders_done ELSE 0 END,
@@ -197,43 +187,25 @@ func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams
 	return err
 }
 
-const accountsQueue = `-- name: AccountsQueue :many
+const accountsQueue = `-- name: AccountsQueue :execrows
 
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
-    heartbeat_at = NULL, updated_at = now()
+    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = $1
-RETURNING id, run_generation
 `
-
-type AccountsQueueRow struct {
-	ID            int64
-	RunGeneration int64
-}
 
 // Run control: queueing accounts, starting them within the limits, their
 // leases, and how they end. Every query here that changes an account's
 // state runs in a transaction that took EventsLock first, which also
 // serializes the limit checks of all processes.
-// Queues every account of a task, each with a new generation for its job.
-func (q *Queries) AccountsQueue(ctx context.Context, taskID int64) ([]AccountsQueueRow, error) {
-	rows, err := q.db.Query(ctx, accountsQueue, taskID)
+// Queues every account of a task to wait for admission.
+func (q *Queries) AccountsQueue(ctx context.Context, taskID int64) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsQueue, taskID)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Close()
-	items := []AccountsQueueRow{}
-	for rows.Next() {
-		var i AccountsQueueRow
-		if err := rows.Scan(&i.ID, &i.RunGeneration); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return result.RowsAffected(), nil
 }
 
 const accountsRunExpired = `-- name: AccountsRunExpired :many
@@ -293,42 +265,4 @@ func (q *Queries) AccountsRunExpiredExist(ctx context.Context, expirySeconds flo
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
-}
-
-const accountsRunningByTask = `-- name: AccountsRunningByTask :one
-SELECT count(*)::int FROM accounts WHERE task_id = $1 AND state = 'running'
-`
-
-func (q *Queries) AccountsRunningByTask(ctx context.Context, taskID int64) (int32, error) {
-	row := q.db.QueryRow(ctx, accountsRunningByTask, taskID)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
-}
-
-const hostConnectionsInUse = `-- name: HostConnectionsInUse :one
-SELECT coalesce(sum(
-    CASE WHEN lower(se.host) = $1::text THEN $2::int ELSE 0 END +
-    CASE WHEN lower(de.host) = $1::text THEN $3::int ELSE 0 END), 0)::int
-FROM accounts a
-JOIN tasks t ON t.id = a.task_id
-JOIN endpoints se ON se.id = t.source_endpoint_id
-JOIN endpoints de ON de.id = t.destination_endpoint_id
-WHERE a.state = 'running' AND (lower(se.host) = $1::text OR lower(de.host) = $1::text)
-`
-
-type HostConnectionsInUseParams struct {
-	Host                   string
-	SourceConnections      int32
-	DestinationConnections int32
-}
-
-// IMAP connections that running accounts hold on a host, across every
-// task and process: a run holds one to its source and up to two to its
-// destination (one of them for MULTIAPPEND).
-func (q *Queries) HostConnectionsInUse(ctx context.Context, arg HostConnectionsInUseParams) (int32, error) {
-	row := q.db.QueryRow(ctx, hostConnectionsInUse, arg.Host, arg.SourceConnections, arg.DestinationConnections)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
 }

@@ -9,6 +9,17 @@ import (
 	"context"
 )
 
+const accountCountByTask = `-- name: AccountCountByTask :one
+SELECT count(*)::int FROM accounts WHERE task_id = $1
+`
+
+func (q *Queries) AccountCountByTask(ctx context.Context, taskID int64) (int32, error) {
+	row := q.db.QueryRow(ctx, accountCountByTask, taskID)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const accountIDsByTask = `-- name: AccountIDsByTask :many
 SELECT id FROM accounts WHERE task_id = $1 ORDER BY id
 `
@@ -158,7 +169,7 @@ func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRun
 }
 
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -177,6 +188,7 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.FinishedAt,
 		&i.PendingJobs,
 		&i.ResumeState,
+		&i.AdmittedAt,
 	)
 	return i, err
 }
@@ -211,7 +223,7 @@ func (q *Queries) TaskJobsCanceled(ctx context.Context, arg TaskJobsCanceledPara
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -236,6 +248,7 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.FinishedAt,
 			&i.PendingJobs,
 			&i.ResumeState,
+			&i.AdmittedAt,
 		); err != nil {
 			return nil, err
 		}

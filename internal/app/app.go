@@ -26,8 +26,14 @@ import (
 
 // Config tunes a process.
 type Config struct {
-	// MaxWorkers bounds the jobs this process runs at once.
+	// MaxWorkers bounds the accounts this process migrates at once.
 	MaxWorkers int
+	// TestWorkers bounds the connection tests this process runs at once
+	// (8 when zero); tests have a queue of their own.
+	TestWorkers int
+	// RunLimits bound the runs of the whole service: admission holds
+	// every process to them.
+	RunLimits migration.RunLimits
 	// FetchPollInterval is how often idle workers look for jobs when no
 	// notification arrives; River's default when zero.
 	FetchPollInterval time.Duration
@@ -83,7 +89,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 // broker: the API works, and jobs queued wait for workers (StartWorkers),
 // here or in another process. Tests that drive the jobs themselves use it.
 func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *App {
-	store := postgres.New(pool, box)
+	store := postgres.New(pool, box, cfg.RunLimits)
 	counters := metrics.New(store, logger)
 	broker := event.NewBroker(pool.Config().ConnConfig.Copy(), logger)
 	brokerCtx, stopBroker := context.WithCancel(context.Background())
@@ -102,18 +108,31 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 }
 
 // StartWorkers runs the background jobs in this process with cfg's
-// MaxWorkers (16 when zero), FetchPollInterval, WorkerID and Workers.
+// MaxWorkers (16 when zero), TestWorkers, FetchPollInterval, WorkerID and
+// Workers.
 func (a *App) StartWorkers(cfg Config) error {
 	if cfg.MaxWorkers <= 0 {
 		cfg.MaxWorkers = 16
+	}
+	if cfg.TestWorkers <= 0 {
+		cfg.TestWorkers = 8
 	}
 	cfg.Workers.Metrics = a.metrics
 	workers := river.NewWorkers()
 	worker.Register(workers, a.Store, a.logger, cfg.Workers)
 	jobs, err := river.NewClient(riverpgxv5.New(a.pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
-		Workers:           workers,
-		Logger:            a.logger,
+		Queues: map[string]river.QueueConfig{
+			migration.QueueRuns:    {MaxWorkers: cfg.MaxWorkers},
+			migration.QueueTests:   {MaxWorkers: cfg.TestWorkers},
+			migration.QueueControl: {MaxWorkers: 2},
+			// Jobs queued by versions before the queues were split.
+			river.QueueDefault: {MaxWorkers: 2},
+		},
+		Workers: workers,
+		Logger:  a.logger,
+		// An admitted account's job starts within milliseconds of the
+		// notification of its insert.
+		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.FetchPollInterval,
 		ID:                cfg.WorkerID,
 		// Accounts of a dead process are taken over by their leases
@@ -152,6 +171,11 @@ func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
 			a.logger.Warn("could not look for runs of stopped processes", "err", err)
 		case n > 0:
 			a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
+		}
+		// A safety net: admissions happen where room is freed, but
+		// accounts queued by an older version have no admission yet.
+		if err := a.Store.Admit(ctx); err != nil && ctx.Err() == nil {
+			a.logger.Warn("could not admit waiting accounts", "err", err)
 		}
 	}
 }

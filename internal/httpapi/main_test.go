@@ -63,6 +63,13 @@ func newTestService(t *testing.T) *testService {
 // newTestServiceWith is newTestService with opts' APIToken and Limits.
 func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
 	t.Helper()
+	return newTestServiceConfig(t, app.Config{APIToken: opts.APIToken, Limits: opts.Limits})
+}
+
+// newTestServiceConfig is newTestService with cfg's APIToken, Limits and
+// RunLimits.
+func newTestServiceConfig(t *testing.T, cfg app.Config) *testService {
+	t.Helper()
 	pool := dbtest.Pool(t)
 	box, err := secret.NewBox(secret.NewKey())
 	if err != nil {
@@ -72,7 +79,7 @@ func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// The process as serve builds it, without workers: tests start them
 	// when they want them (startWorkers).
-	process := app.New(pool, box, logger, app.Config{APIToken: opts.APIToken, Limits: opts.Limits})
+	process := app.New(pool, box, logger, cfg)
 	srv := httptest.NewServer(process.Handler)
 	t.Cleanup(func() {
 		srv.Close()
@@ -80,12 +87,12 @@ func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
 		defer cancel()
 		process.Stop(ctx) //nolint:errcheck // the test is over
 	})
-	client, err := api.NewClientWithResponses(srv.URL+httpapi.BasePath, api.WithRequestEditorFn(bearer(opts.APIToken)))
+	client, err := api.NewClientWithResponses(srv.URL+httpapi.BasePath, api.WithRequestEditorFn(bearer(cfg.APIToken)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &testService{url: srv.URL, api: srv.URL + httpapi.BasePath, client: client, pool: pool, store: process.Store,
-		logs: logs, token: opts.APIToken, process: process}
+		logs: logs, token: cfg.APIToken, process: process}
 }
 
 // bearer sets the Authorization header of a request to token, if any.

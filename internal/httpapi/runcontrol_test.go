@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
@@ -196,8 +197,8 @@ func TestLimitsHoldRunsBack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := newTestService(t)
-			s.startWorkersWith(t, 4, worker.Options{Limits: tc.limits, WaitRetry: 50 * time.Millisecond})
+			s := newTestServiceConfig(t, app.Config{RunLimits: tc.limits})
+			s.startWorkers(t, 4)
 			f := s.newMigration(t, 3, 60, tc.options)
 			conn := s.dialStream(t, fmt.Sprintf("?task_id=%d", f.taskID))
 			s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
@@ -235,8 +236,8 @@ func TestExpiredLeaseRequeuesTheAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := migration.AccountRunJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
-	if start, err := s.store.AccountRunStart(ctx, dead, migration.RunLimits{}); err != nil || start != migration.RunStarted {
-		t.Fatalf("start: %v %v", start, err)
+	if started, err := s.store.AccountRunStart(ctx, dead); err != nil || !started {
+		t.Fatalf("start: %v %v", started, err)
 	}
 	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {
 		t.Fatalf("a fresh lease was taken for expired: %d %v", n, err)

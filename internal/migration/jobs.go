@@ -5,6 +5,22 @@ import (
 	"time"
 )
 
+// The job queues. Runs and connection tests have queues of their own, so
+// that a test of many accounts never waits for runs, nor runs for tests.
+const (
+	QueueRuns    = "runs"
+	QueueTests   = "tests"
+	QueueControl = "control" // short jobs that start others (AdmitJob)
+)
+
+// AdmitJob admits the waiting accounts that have room, when a retry's
+// delay ends (all other admissions happen in the transactions that free
+// room).
+type AdmitJob struct{}
+
+// Kind implements river.JobArgs.
+func (AdmitJob) Kind() string { return "admit" }
+
 // AccountTestJob logs in to both sides of one account and records the
 // outcome. Its Kind names it in the job queue (River's JobArgs).
 type AccountTestJob struct {
@@ -117,16 +133,6 @@ func (s *Service) Events(ctx context.Context, taskID, afterSeq int64, limit int)
 	}
 	return s.store.EventList(ctx, taskID, afterSeq, limit)
 }
-
-// RunStart is what a job found when it tried to start its account.
-type RunStart int
-
-// What a job finds.
-const (
-	RunStarted RunStart = iota // the account runs now, in this job
-	RunGone                    // nothing to do: canceled, or a newer job holds it
-	RunWait                    // the task or a server is at its limit: try again soon
-)
 
 // RunLimits bound the runs of the whole service (DESIGN §4 Limits).
 type RunLimits struct {

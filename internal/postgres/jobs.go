@@ -17,72 +17,73 @@ import (
 // test per account, in one transaction: either the task is testing and
 // every job is queued, or nothing changed.
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64) error {
-	return s.startJobs(ctx, taskID, func(q *dbsqlc.Queries) ([]river.JobArgs, error) {
+	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		ids, err := q.AccountIDsByTask(ctx, taskID)
-		if err != nil || len(ids) == 0 {
-			return nil, err
+		if err != nil {
+			return err
 		}
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, len(ids)); err != nil {
-			return nil, err
+			return err
 		}
-		jobs := make([]river.JobArgs, len(ids))
+		jobs := make([]river.InsertManyParams, len(ids))
 		for i, id := range ids {
-			jobs[i] = migration.AccountTestJob{TaskID: taskID, AccountID: id}
+			jobs[i] = river.InsertManyParams{Args: migration.AccountTestJob{TaskID: taskID, AccountID: id}, InsertOpts: testJobOptions(taskID)}
 		}
-		return jobs, nil
+		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
+		return err
 	})
 }
 
-// TaskStartRun moves a task and its accounts into TaskQueued and queues
-// one migration job per account, in one transaction, with a run.started
-// event.
+// TaskStartRun moves a task and its accounts into TaskQueued, with a
+// run.started event, and admits those that have room, in one transaction.
 func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
-	return s.startJobs(ctx, taskID, func(q *dbsqlc.Queries) ([]river.JobArgs, error) {
-		ids, err := q.AccountIDsByTask(ctx, taskID)
-		if err != nil || len(ids) == 0 {
-			return nil, err
-		}
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, len(ids)); err != nil {
-			return nil, err
-		}
-		queued, err := q.AccountsQueue(ctx, taskID)
+	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		n, err := q.AccountCountByTask(ctx, taskID)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		jobs := make([]river.JobArgs, len(queued))
-		for i, a := range queued {
-			jobs[i] = migration.AccountRunJob{TaskID: taskID, AccountID: a.ID, Generation: a.RunGeneration}
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, int(n)); err != nil {
+			return err
 		}
-		return jobs, appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted, TaskID: taskID,
-			Message: fmt.Sprintf("run started: %d accounts", len(jobs))})
+		if _, err := q.AccountsQueue(ctx, taskID); err != nil {
+			return err
+		}
+		err = appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted, TaskID: taskID,
+			Message: fmt.Sprintf("run started: %d accounts", n)})
+		if err != nil {
+			return err
+		}
+		return s.admit(ctx, tx, q)
 	})
 }
 
 // AccountStartRun queues one account of a task that is not running, and
 // the task with it; the task's end state is derived from all its accounts.
 func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) error {
-	return s.startJobs(ctx, taskID, func(q *dbsqlc.Queries) ([]river.JobArgs, error) {
+	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: taskID, ID: accountID}); err != nil {
-			return nil, err
+			return err
 		}
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1); err != nil {
-			return nil, err
+			return err
 		}
 		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		job := migration.AccountRunJob{TaskID: taskID, AccountID: a.ID, Generation: a.RunGeneration}
-		return []river.JobArgs{job}, appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted,
+		err = appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted,
 			TaskID: taskID, AccountID: accountID, Login: a.SourceLogin,
 			Message: fmt.Sprintf("run started: account %s again", a.SourceLogin)})
+		if err != nil {
+			return err
+		}
+		return s.admit(ctx, tx, q)
 	})
 }
 
-// startJobs runs queue in a transaction that holds EventsLock and the
-// task's state, and inserts the jobs it returns; none means the task has
-// no accounts.
-func (s *Store) startJobs(ctx context.Context, taskID int64, queue func(q *dbsqlc.Queries) ([]river.JobArgs, error)) error {
+// startJobs runs start in a transaction that holds EventsLock and the
+// task's state.
+func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
@@ -94,19 +95,7 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, queue func(q *dbsql
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
-		args, err := queue(q)
-		if err != nil {
-			return err
-		}
-		if len(args) == 0 {
-			return migration.ErrNoAccounts
-		}
-		jobs := make([]river.InsertManyParams, len(args))
-		for i, a := range args {
-			jobs[i] = river.InsertManyParams{Args: a, InsertOpts: jobOptions(taskID)}
-		}
-		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
-		return err
+		return start(tx, q)
 	}))
 }
 
@@ -114,18 +103,29 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, queue func(q *dbsql
 // cancel.
 func taskMetadata(taskID int64) string { return fmt.Sprintf(`{"task_id": %d}`, taskID) }
 
-// jobOptions are those of every job of a task. One attempt: the engine
-// retries transient failures itself, a repeated failed login can lock an
-// account out, a run that fails on a transient fault is queued again as a
-// new job (retryRun), and a job whose process died is replaced by the
-// lease expiry.
-func jobOptions(taskID int64) *river.InsertOpts {
-	return &river.InsertOpts{MaxAttempts: 1, Metadata: []byte(taskMetadata(taskID))}
+// runJobOptions are those of a task's migration jobs. One attempt: the
+// engine retries transient failures itself, a run that fails on a
+// transient fault is queued again as a new job (retryRun), and a job
+// whose process died is replaced by the lease expiry.
+func runJobOptions(taskID int64) *river.InsertOpts {
+	return &river.InsertOpts{Queue: migration.QueueRuns, MaxAttempts: 1, Metadata: []byte(taskMetadata(taskID))}
+}
+
+// testJobOptions are those of a task's connection tests. One attempt: a
+// repeated failed login can lock an account out.
+func testJobOptions(taskID int64) *river.InsertOpts {
+	return &river.InsertOpts{Queue: migration.QueueTests, MaxAttempts: 1, Metadata: []byte(taskMetadata(taskID))}
 }
 
 // startTaskJobs moves a task that is not running into state with n jobs
-// to wait for (ErrTaskRunning when it is running).
+// to wait for: ErrTaskRunning when it is running, ErrNoAccounts with none.
 func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state migration.TaskState, n int) error {
+	if n == 0 {
+		if _, err := q.TaskStateGet(ctx, taskID); err != nil {
+			return err
+		}
+		return migration.ErrNoAccounts
+	}
 	_, err := q.TaskStartJobs(ctx, dbsqlc.TaskStartJobsParams{
 		ID: taskID, State: string(state), Jobs: int32(n), RunningStates: runningStates(),
 	})

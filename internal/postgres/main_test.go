@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
@@ -19,5 +20,5 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool, *secret.Box) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return postgres.New(pool, box), pool, box
+	return postgres.New(pool, box, migration.RunLimits{}), pool, box
 }

@@ -14,88 +14,40 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// AccountRunStart starts the account of a job when its task and the
-// hosts it connects to have room (migration.RunWait otherwise), marking
-// the task running with its first account. A job that no
-// longer holds its account (canceled, or requeued under a newer
-// generation) gets migration.RunGone and changes nothing.
-func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob, limits migration.RunLimits) (migration.RunStart, error) {
-	start := migration.RunGone
+// AccountRunStart starts the account of an admitted job, marking the
+// task running with its first account, and reports whether it did. A job
+// that no longer holds its account (canceled, or queued again under a
+// newer generation) changes nothing.
+func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob) (bool, error) {
+	started := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
 		// Every change of an account into or out of running holds this
-		// lock too, so the counts below stay true until commit.
+		// lock too: admission counts what runs.
 		if err := q.EventsLock(ctx); err != nil {
 			return err
 		}
-		a, held, err := lockQueuedAccount(ctx, q, job)
-		if err != nil || !held {
+		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
+		if err == pgx.ErrNoRows || !jobHolds(job, a) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		if room, err := hasRoom(ctx, q, job.TaskID, a, limits); err != nil || !room {
-			start = migration.RunWait
-			return err
-		}
-		start = migration.RunStarted
+		started = true
 		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID}); err != nil {
 			return err
 		}
 		return q.TaskRunStarted(ctx, job.TaskID)
 	})
-	if err != nil {
-		return migration.RunGone, interpretError(err)
-	}
-	return start, nil
+	return started && err == nil, interpretError(err)
 }
 
-// lockQueuedAccount locks the account of job and reports whether the job
-// holds it: the account is still queued under the job's generation (not
-// canceled, deleted, or queued again for a newer job).
-func lockQueuedAccount(ctx context.Context, q *dbsqlc.Queries, job migration.AccountRunJob) (dbsqlc.AccountRunLockRow, bool, error) {
-	a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{
-		TaskID: job.TaskID, ID: job.AccountID, DefaultParallel: migration.DefaultParallelAccounts,
-	})
-	if err == pgx.ErrNoRows {
-		return a, false, nil
-	}
-	return a, err == nil && a.State == string(migration.AccountQueued) && a.RunGeneration == job.Generation, err
-}
-
-// hasRoom reports whether the account's task runs fewer accounts than its
-// parallelism, and each host the account connects to has connections to
-// spare.
-func hasRoom(ctx context.Context, q *dbsqlc.Queries, taskID int64, a dbsqlc.AccountRunLockRow, limits migration.RunLimits) (bool, error) {
-	running, err := q.AccountsRunningByTask(ctx, taskID)
-	if err != nil || running >= a.ParallelAccounts {
-		return false, err
-	}
-	if limits.ConnectionsPerHost <= 0 {
-		return true, nil
-	}
-	hosts := []string{a.SourceHost}
-	if a.DestinationHost != a.SourceHost {
-		hosts = append(hosts, a.DestinationHost)
-	}
-	for _, host := range hosts {
-		inUse, err := q.HostConnectionsInUse(ctx, dbsqlc.HostConnectionsInUseParams{
-			Host: host, SourceConnections: migration.SourceConnections, DestinationConnections: migration.DestinationConnections,
-		})
-		if err != nil {
-			return false, err
-		}
-		needed := 0
-		if a.SourceHost == host {
-			needed += migration.SourceConnections
-		}
-		if a.DestinationHost == host {
-			needed += migration.DestinationConnections
-		}
-		// A run that alone needs more than the limit still runs, alone.
-		if inUse > 0 && inUse+int32(needed) > int32(limits.ConnectionsPerHost) {
-			return false, nil
-		}
-	}
-	return true, nil
+// jobHolds reports whether job may start the account it found: admitted
+// under the job's generation, not canceled, deleted, or queued again for
+// a newer job.
+func jobHolds(job migration.AccountRunJob, a dbsqlc.AccountRunLockRow) bool {
+	return a.State == string(migration.AccountQueued) && a.RunAdmitted && a.RunGeneration == job.Generation
 }
 
 // AccountRunRenew renews the lease of a job's running account and returns
@@ -146,8 +98,11 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 			return err
 		}
 		tests, err := s.endDeadTests(ctx, tx, q)
+		if err != nil {
+			return err
+		}
 		handled = len(expired) + stranded + tests
-		return err
+		return s.admit(ctx, tx, q)
 	})
 	return handled, interpretError(err)
 }
@@ -176,7 +131,7 @@ func strandedRunJobs(expiry time.Duration) *river.JobListParams {
 	return river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
 		Where(`attempted_at < now() - make_interval(secs => @age) AND EXISTS (
 			SELECT 1 FROM accounts a WHERE a.id = (river_job.args ->> 'account_id')::bigint
-			AND a.state = 'queued' AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
+			AND a.state = 'queued' AND a.run_admitted AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
 			river.NamedArgs{"age": expiry.Seconds()})
 }
 
@@ -238,14 +193,14 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return requeued, err
 		}
-		_, held, err := lockQueuedAccount(ctx, q, args)
+		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: args.TaskID, ID: args.AccountID})
+		if err == pgx.ErrNoRows || !jobHolds(args, a) {
+			continue
+		}
 		if err != nil {
 			return requeued, err
 		}
-		if !held {
-			continue
-		}
-		if err := s.requeue(ctx, tx, q, args.TaskID, args.AccountID); err != nil {
+		if err := s.requeue(ctx, q, args.TaskID, args.AccountID); err != nil {
 			return requeued, err
 		}
 		requeued++
@@ -262,18 +217,14 @@ func (s *Store) requeueExpired(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 				Login: a.SourceLogin, Error: "canceled", Message: a.SourceLogin + ": canceled"}},
 		})
 	}
-	return s.requeue(ctx, tx, q, a.TaskID, a.ID)
+	return s.requeue(ctx, q, a.TaskID, a.ID)
 }
 
-// requeue queues an account of a running task again under a new
-// generation, with a new job, and says so in the event log.
-func (s *Store) requeue(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID, accountID int64) error {
+// requeue queues an account of a running task again, to be admitted
+// under a new generation, and says so in the event log.
+func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64) error {
 	queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: false})
 	if err != nil {
-		return err
-	}
-	job := migration.AccountRunJob{TaskID: taskID, AccountID: accountID, Generation: queued.RunGeneration}
-	if _, err := s.jobs.InsertTx(ctx, tx, job, jobOptions(taskID)); err != nil {
 		return err
 	}
 	return appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID, AccountID: accountID,
@@ -310,6 +261,11 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 		}
 		if task.PendingJobs <= 0 {
 			return appendEvent(ctx, q, migration.Event{Kind: migration.EventRunCanceled, TaskID: taskID, Message: "run canceled"})
+		}
+		// Admitted accounts were canceled with the others: their room
+		// goes to other tasks now.
+		if err := s.admit(ctx, tx, q); err != nil {
+			return err
 		}
 		return s.cancelRunningJobs(ctx, tx, taskID)
 	}))
@@ -370,12 +326,17 @@ func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountR
 }
 
 // retryRun queues the account of a run that failed on a transient fault
-// again, with a job scheduled after the delay of its retry; false when its
-// retries are spent (or its generation passed).
+// again, to be admitted after the delay of its retry (an admission is
+// scheduled then); false when its retries are spent (or its generation
+// passed).
 func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
+	delays := make([]float64, len(outcome.RetryDelays))
+	for i, d := range outcome.RetryDelays {
+		delays[i] = d.Seconds()
+	}
 	retry, err := q.AccountRunRetry(ctx, dbsqlc.AccountRunRetryParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
-		LastError: outcome.LastError, MaxRetries: int32(len(outcome.RetryDelays)),
+		LastError: outcome.LastError, Delays: delays,
 	})
 	if err == pgx.ErrNoRows {
 		return false, nil
@@ -383,13 +344,10 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 	if err != nil {
 		return false, err
 	}
-	delay := outcome.RetryDelays[retry.RunRetries-1]
-	job := migration.AccountRunJob{TaskID: outcome.TaskID, AccountID: outcome.AccountID, Generation: retry.RunGeneration}
-	opts := jobOptions(outcome.TaskID)
-	opts.ScheduledAt = time.Now().Add(delay)
-	if _, err := s.jobs.InsertTx(ctx, tx, job, opts); err != nil {
+	if err := s.scheduleAdmission(ctx, tx, retry.NotBefore.Time); err != nil {
 		return false, err
 	}
+	delay := outcome.RetryDelays[retry.RunRetries-1]
 	for _, e := range outcome.Events {
 		e.Kind = migration.EventError
 		e.Message = fmt.Sprintf("%s; retry %d of %d in %s", e.Message, retry.RunRetries, len(outcome.RetryDelays), delay)
@@ -397,7 +355,8 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 			return false, err
 		}
 	}
-	return true, nil
+	// Its room goes to the next account meanwhile.
+	return true, s.admit(ctx, tx, q)
 }
 
 // finishRun ends an account's run in a transaction that holds EventsLock.
@@ -422,6 +381,9 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 		if err := appendEvent(ctx, q, e); err != nil {
 			return err
 		}
+	}
+	if err := s.admit(ctx, tx, q); err != nil {
+		return err
 	}
 	task, err := q.TaskFinishRunJob(ctx, outcome.TaskID)
 	if err != nil || task.PendingJobs > 0 {

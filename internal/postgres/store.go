@@ -6,6 +6,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,15 +26,22 @@ type Store struct {
 	// jobs inserts River jobs in the store's transactions; it runs none.
 	jobs    *river.Client[pgx.Tx]
 	jobsErr error
+	limits  migration.RunLimits // what admission holds every run to
 }
 
 var _ migration.Store = (*Store)(nil)
 
-// New returns a Store on pool that seals passwords with box. The schema
-// must be migrated (Migrate) and box's key checked (CheckSecretKey).
-func New(pool *pgxpool.Pool, box *secret.Box) *Store {
-	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
-	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err}
+// New returns a Store on pool that seals passwords with box and admits
+// runs within limits. The schema must be migrated (Migrate) and box's key
+// checked (CheckSecretKey).
+func New(pool *pgxpool.Pool, box *secret.Box, limits migration.RunLimits) *Store {
+	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		// Every insert wakes the workers at once: River otherwise sends
+		// one notification per queue per 100 ms, and an admission in
+		// between would wait for the workers' next poll.
+		FetchCooldown: time.Millisecond,
+	})
+	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits}
 }
 
 // PostgreSQL error codes the store interprets (Appendix A).

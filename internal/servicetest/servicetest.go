@@ -12,15 +12,19 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
@@ -38,6 +42,10 @@ type Options struct {
 	// account.progress events or LeaseRenewal for a prompt cancel; the
 	// workers' defaults when zero.
 	Workers worker.Options
+	// RunLimits bound the runs (connections per host).
+	RunLimits migration.RunLimits
+	// Queries, when set, counts the SQL statements the service sends.
+	Queries *QueryCounter
 }
 
 // Service is a running service.
@@ -59,13 +67,14 @@ func Start(t testing.TB, opts Options) *Service {
 	if opts.Log != nil {
 		logger = slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	pool := dbtest.Pool(t)
+	pool := pool(t, opts.Queries)
 	box, err := secret.NewBox(secret.NewKey())
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := app.Start(pool, box, logger, app.Config{
 		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers,
+		RunLimits: opts.RunLimits,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -89,4 +98,59 @@ func Start(t testing.TB, opts Options) *Service {
 		t.Fatal(err)
 	}
 	return &Service{URL: srv.URL, API: srv.URL + httpapi.BasePath, Client: client, Pool: pool, App: a}
+}
+
+// pool is a pool on a new database, whose statements counter counts.
+func pool(t testing.TB, counter *QueryCounter) *pgxpool.Pool {
+	t.Helper()
+	if counter == nil {
+		return dbtest.Pool(t)
+	}
+	cfg, err := pgxpool.ParseConfig(dbtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.Tracer = counter
+	p, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// QueryCounter counts SQL statements by whether they name a table: how
+// often the service reads or writes it (a pgx.QueryTracer).
+type QueryCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+	tables []string
+}
+
+// NewQueryCounter counts the statements that name each of tables.
+func NewQueryCounter(tables ...string) *QueryCounter {
+	return &QueryCounter{counts: map[string]int{}, tables: tables}
+}
+
+// TraceQueryStart implements pgx.QueryTracer.
+func (c *QueryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts[""]++
+	for _, table := range c.tables {
+		if strings.Contains(data.SQL, table) {
+			c.counts[table]++
+		}
+	}
+	return ctx
+}
+
+// TraceQueryEnd implements pgx.QueryTracer.
+func (c *QueryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// Count returns how many statements named table so far; "" counts all.
+func (c *QueryCounter) Count(table string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[table]
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"regexp"
 	"strings"
 	"time"
@@ -19,7 +18,7 @@ import (
 // RunStore is what the migration worker needs of storage.
 type RunStore interface {
 	Store
-	AccountRunStart(ctx context.Context, job migration.AccountRunJob, limits migration.RunLimits) (migration.RunStart, error)
+	AccountRunStart(ctx context.Context, job migration.AccountRunJob) (bool, error)
 	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error)
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) transfer.StateStore
@@ -28,10 +27,16 @@ type RunStore interface {
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, event migration.Event) error
 	EventAppend(ctx context.Context, e migration.Event) error
 	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
+	// Admit admits the waiting accounts that have room.
+	Admit(ctx context.Context) error
 }
 
 // progressInterval spaces the progress an account's run stores.
 const progressInterval = time.Second
+
+// startRetry is how long a job whose start failed (the database is away)
+// waits before it tries again.
+const startRetry = 2 * time.Second
 
 // AccountRun migrates one account with the copy engine, keeping its sync
 // state and progress in the store as it goes.
@@ -45,22 +50,19 @@ type AccountRun struct {
 // Timeout lets a large mailbox take as long as it takes.
 func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration { return -1 }
 
-// Work migrates the account. It first starts the account: a cancel may
-// have ended it, or a newer job may hold it (nothing to do then), or the
-// limits may have no room yet (the job waits and looks again). From then
-// on, whatever goes wrong ends up in the outcome, so that the run always
-// finishes.
+// Work migrates the account, which admission gave room. It first starts
+// the account: a cancel may have ended it, or a newer job may hold it
+// (nothing to do then). From then on, whatever goes wrong ends up in the
+// outcome, so that the run always finishes.
 func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
 	args := job.Args
-	start, err := w.store.AccountRunStart(ctx, args, w.opts.Limits)
+	started, err := w.store.AccountRunStart(ctx, args)
 	switch {
 	case err != nil:
-		// The account is still queued: failing the job would strand it.
+		// The account is still admitted: failing the job would strand it.
 		w.logger.Warn("could not start an account; trying again", "account", args.AccountID, "err", err)
-		return river.JobSnooze(w.opts.WaitRetry)
-	case start == migration.RunWait:
-		return river.JobSnooze(w.opts.WaitRetry + time.Duration(rand.Int64N(int64(w.opts.WaitRetry))))
-	case start == migration.RunGone:
+		return river.JobSnooze(startRetry)
+	case !started:
 		return nil
 	}
 	ctx, release := w.holdLease(ctx, args)

@@ -1,7 +1,6 @@
 // Package worker holds the River workers that do a task's background
-// work: connection tests now, migrations later. Each job touches one
-// account; the store counts a task's jobs down and returns the task to its
-// former state after the last.
+// work: connection tests and migrations. Each job touches one account;
+// the store counts a task's jobs down and ends the task after the last.
 package worker
 
 import (
@@ -27,14 +26,10 @@ type Store interface {
 
 // Options tune the workers of a process.
 type Options struct {
-	Limits migration.RunLimits
 	// LeaseRenewal is how often a running account's lease is renewed (and
 	// its task checked for a cancel); 10 s when zero. Leases expire after
 	// a few missed renewals (app.Config.LeaseExpiry).
 	LeaseRenewal time.Duration
-	// WaitRetry is how long a job waits for room under the limits before
-	// it looks again; 2 s when zero.
-	WaitRetry time.Duration
 	// ProgressEvents spaces the account.progress events of an account;
 	// 5 s when zero.
 	ProgressEvents time.Duration
@@ -51,9 +46,6 @@ func (o Options) withDefaults() Options {
 	if o.LeaseRenewal <= 0 {
 		o.LeaseRenewal = 10 * time.Second
 	}
-	if o.WaitRetry <= 0 {
-		o.WaitRetry = 2 * time.Second
-	}
 	if o.ProgressEvents <= 0 {
 		o.ProgressEvents = 5 * time.Second
 	}
@@ -67,6 +59,19 @@ func (o Options) withDefaults() Options {
 func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts Options) {
 	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics})
 	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults()})
+	river.AddWorker(workers, &Admit{store: store})
+}
+
+// Admit admits the waiting accounts that have room when a retry's delay
+// ends.
+type Admit struct {
+	river.WorkerDefaults[migration.AdmitJob]
+	store RunStore
+}
+
+// Work admits.
+func (w *Admit) Work(ctx context.Context, _ *river.Job[migration.AdmitJob]) error {
+	return w.store.Admit(ctx)
 }
 
 // loginTuning bounds a connection test: no retries (lock-outs), and a

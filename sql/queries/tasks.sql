@@ -57,6 +57,9 @@ RETURNING state, pending_jobs;
 -- name: AccountIDsByTask :many
 SELECT id FROM accounts WHERE task_id = @task_id ORDER BY id;
 
+-- name: AccountCountByTask :one
+SELECT count(*)::int FROM accounts WHERE task_id = @task_id;
+
 -- name: TaskRunStarted :exec
 -- The first account of a queued run starts: the task is running.
 UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()

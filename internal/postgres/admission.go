@@ -1,0 +1,95 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// admit starts the waiting accounts that have room now (migration.Admit
+// decides which), each with a new job, in a transaction that holds
+// EventsLock. Every transaction that frees room or queues accounts calls
+// it before it commits: a slot passes to the next account at once, in
+// whatever process, and a waiting account has no job and costs nothing.
+func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
+	rows, err := q.AdmissionTasks(ctx, dbsqlc.AdmissionTasksParams{
+		DefaultParallel: migration.DefaultParallelAccounts, MaxWaiting: migration.MaxParallelAccounts,
+	})
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	tasks := make([]migration.WaitingTask, len(rows))
+	for i, r := range rows {
+		tasks[i] = migration.WaitingTask{ID: r.ID, ParallelAccounts: int(r.ParallelAccounts),
+			SourceHost: r.SourceHost, DestinationHost: r.DestinationHost, Holding: int(r.Holding), Waiting: int(r.Waiting)}
+	}
+	held := map[string]int{}
+	if s.limits.ConnectionsPerHost > 0 {
+		hosts, err := q.HostConnectionsHeld(ctx, dbsqlc.HostConnectionsHeldParams{
+			SourceConnections: migration.SourceConnections, DestinationConnections: migration.DestinationConnections,
+		})
+		if err != nil {
+			return err
+		}
+		for _, h := range hosts {
+			held[h.Host] = int(h.Connections)
+		}
+	}
+	admissions := migration.Admit(tasks, held, s.limits)
+	var jobs []river.InsertManyParams
+	for _, t := range tasks {
+		n := admissions[t.ID]
+		if n == 0 {
+			continue
+		}
+		admitted, err := q.AccountsAdmit(ctx, dbsqlc.AccountsAdmitParams{TaskID: t.ID, Count: int32(n)})
+		if err != nil {
+			return err
+		}
+		for _, a := range admitted {
+			job := migration.AccountRunJob{TaskID: t.ID, AccountID: a.ID, Generation: a.RunGeneration}
+			jobs = append(jobs, river.InsertManyParams{Args: job, InsertOpts: runJobOptions(t.ID)})
+		}
+		if err := q.TaskAdmitted(ctx, t.ID); err != nil {
+			return err
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
+	return err
+}
+
+// Admit starts the waiting accounts that have room: those whose retry
+// delay has passed, and any that a crash left waiting.
+func (s *Store) Admit(ctx context.Context) error {
+	if s.jobsErr != nil {
+		return s.jobsErr
+	}
+	// Most of the time nothing is ready: look before taking the lock
+	// that every event writer waits for.
+	if possible, err := s.queries.AdmissionPossible(ctx); err != nil || !possible {
+		return interpretError(err)
+	}
+	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil {
+			return err
+		}
+		return s.admit(ctx, tx, q)
+	}))
+}
+
+// scheduleAdmission queues an admission for when a retry's delay ends.
+func (s *Store) scheduleAdmission(ctx context.Context, tx pgx.Tx, at time.Time) error {
+	_, err := s.jobs.InsertTx(ctx, tx, migration.AdmitJob{}, &river.InsertOpts{
+		Queue: migration.QueueControl, ScheduledAt: at, MaxAttempts: 3,
+	})
+	return err
+}

@@ -1,0 +1,64 @@
+-- Admission (see migrations/0007_admission.sql). Every query here runs in
+-- a transaction that took EventsLock first: admissions of all processes
+-- are serialized, and the room they count stays true until commit.
+
+-- name: AdmissionTasks :many
+-- The queued and running tasks with accounts ready to be admitted: their
+-- parallelism, the hosts their accounts connect to, how many of their
+-- accounts hold room, and how many wait (counted up to max_waiting).
+SELECT t.id,
+       coalesce((t.options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts,
+       lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
+       (SELECT count(*) FROM accounts h WHERE h.task_id = t.id
+          AND (h.state = 'running' OR (h.state = 'queued' AND h.run_admitted)))::int AS holding,
+       (SELECT count(*) FROM (SELECT 1 FROM accounts w WHERE w.task_id = t.id
+          AND w.state = 'queued' AND NOT w.run_admitted AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+          LIMIT @max_waiting::int) ready)::int AS waiting
+FROM tasks t
+JOIN endpoints se ON se.id = t.source_endpoint_id
+JOIN endpoints de ON de.id = t.destination_endpoint_id
+WHERE t.state IN ('queued', 'running')
+  AND EXISTS (SELECT 1 FROM accounts w WHERE w.task_id = t.id
+          AND w.state = 'queued' AND NOT w.run_admitted AND (w.run_not_before IS NULL OR w.run_not_before <= now()))
+ORDER BY t.admitted_at NULLS FIRST, t.id;
+
+-- name: HostConnectionsHeld :many
+-- IMAP connections that admitted and running accounts hold on each host,
+-- across every task and process: a run holds one to its source and up to
+-- two to its destination (one of them for MULTIAPPEND).
+SELECT host::text, sum(connections)::int AS connections FROM (
+    SELECT lower(se.host) AS host, @source_connections::int AS connections
+    FROM accounts a JOIN tasks t ON t.id = a.task_id JOIN endpoints se ON se.id = t.source_endpoint_id
+    WHERE a.state = 'running' OR (a.state = 'queued' AND a.run_admitted)
+    UNION ALL
+    SELECT lower(de.host), @destination_connections::int
+    FROM accounts a JOIN tasks t ON t.id = a.task_id JOIN endpoints de ON de.id = t.destination_endpoint_id
+    WHERE a.state = 'running' OR (a.state = 'queued' AND a.run_admitted)
+) held
+GROUP BY host;
+
+-- name: AccountsAdmit :many
+-- Admits the task's first count ready accounts, each under a new
+-- generation for the job that is queued for it.
+UPDATE accounts
+SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
+WHERE id IN (
+    SELECT w.id FROM accounts w
+    WHERE w.task_id = @task_id AND w.state = 'queued' AND NOT w.run_admitted
+      AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+    ORDER BY w.id
+    LIMIT @count::int
+    FOR UPDATE)
+RETURNING id, run_generation;
+
+-- name: TaskAdmitted :exec
+UPDATE tasks SET admitted_at = clock_timestamp() WHERE id = @id;
+
+-- name: AdmissionPossible :one
+-- Whether some queued or running task has an account ready to be admitted
+-- (a retry whose delay passed); read without any lock.
+SELECT EXISTS (
+    SELECT 1 FROM accounts w JOIN tasks t ON t.id = w.task_id
+    WHERE t.state IN ('queued', 'running') AND w.state = 'queued' AND NOT w.run_admitted
+      AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+);
