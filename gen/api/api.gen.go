@@ -215,7 +215,7 @@ type Event struct {
 	FoldersTotal *int64 `json:"folders_total,omitempty"`
 	Host         string `json:"host"`
 
-	// Kind What happened: test.ok, test.failed, run.started, account.started, account.progress, folder.done, account.done, account.failed, run.finished, run.canceled, error.
+	// Kind What happened: test.ok, test.failed, test.canceled, run.started, account.started, account.progress, folder.done, account.done, account.failed, run.finished, run.canceled, error.
 	Kind  string `json:"kind"`
 	Login string `json:"login"`
 
@@ -276,9 +276,12 @@ type Task struct {
 	// are the running states; a run ends `completed`,
 	// `completed_with_errors`, `failed` or `canceled`, and any of those can
 	// run again (copying only what is missing).
-	State     TaskState `json:"state"`
-	Totals    Totals    `json:"totals"`
-	UpdatedAt time.Time `json:"updated_at"`
+	State TaskState `json:"state"`
+
+	// Tests How far the task's current or last connection test got.
+	Tests     TestFigures `json:"tests"`
+	Totals    Totals      `json:"totals"`
+	UpdatedAt time.Time   `json:"updated_at"`
 }
 
 // TaskInput defines model for TaskInput.
@@ -320,6 +323,18 @@ type TaskOptions struct {
 // `completed_with_errors`, `failed` or `canceled`, and any of those can
 // run again (copying only what is missing).
 type TaskState string
+
+// TestFigures How far the task's current or last connection test got.
+type TestFigures struct {
+	// Failed Accounts whose login failed on either side.
+	Failed int64 `json:"failed"`
+
+	// Tested Accounts tested so far.
+	Tested int64 `json:"tested"`
+
+	// Total Accounts the test began with.
+	Total int64 `json:"total"`
+}
 
 // TestResult The last connection test of one side.
 type TestResult struct {

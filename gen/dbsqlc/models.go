@@ -40,6 +40,8 @@ type Account struct {
 	RunResumed           bool
 	RunAdmitted          bool
 	RunNotBefore         pgtype.Timestamptz
+	TestState            pgtype.Text
+	TestGeneration       int64
 }
 
 type AccountView struct {
@@ -129,4 +131,7 @@ type Task struct {
 	PendingJobs           int32
 	ResumeState           string
 	AdmittedAt            pgtype.Timestamptz
+	TestsTotal            int32
+	TestsDone             int32
+	TestsFailed           int32
 }

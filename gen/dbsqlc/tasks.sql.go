@@ -45,17 +45,19 @@ func (q *Queries) AccountIDsByTask(ctx context.Context, taskID int64) ([]int64, 
 }
 
 const taskCancel = `-- name: TaskCancel :one
-UPDATE tasks SET state = 'canceling', updated_at = now()
-WHERE id = $1 AND state IN ('queued', 'running')
-RETURNING id
+UPDATE tasks t SET state = 'canceling', updated_at = now()
+FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = $1 FOR UPDATE) before
+WHERE t.id = before.id AND t.state IN ('queued', 'running', 'testing')
+RETURNING before.state
 `
 
-// A queued or running run is asked to stop.
-func (q *Queries) TaskCancel(ctx context.Context, id int64) (int64, error) {
+// A queued or running run, or a test, is asked to stop; returns the state
+// it was in.
+func (q *Queries) TaskCancel(ctx context.Context, id int64) (string, error) {
 	row := q.db.QueryRow(ctx, taskCancel, id)
-	var id_2 int64
-	err := row.Scan(&id_2)
-	return id_2, err
+	var state string
+	err := row.Scan(&state)
+	return state, err
 }
 
 const taskCountByEndpoint = `-- name: TaskCountByEndpoint :one
@@ -113,29 +115,6 @@ func (q *Queries) TaskDelete(ctx context.Context, arg TaskDeleteParams) (int64, 
 	return result.RowsAffected(), nil
 }
 
-const taskFinishJob = `-- name: TaskFinishJob :one
-UPDATE tasks
-SET pending_jobs = pending_jobs - 1,
-    state = CASE WHEN pending_jobs <= 1 THEN resume_state ELSE state END,
-    updated_at = now()
-WHERE id = $1
-RETURNING state, pending_jobs
-`
-
-type TaskFinishJobRow struct {
-	State       string
-	PendingJobs int32
-}
-
-// One job of the task is done; the last one returns the task to the state
-// it had before.
-func (q *Queries) TaskFinishJob(ctx context.Context, id int64) (TaskFinishJobRow, error) {
-	row := q.db.QueryRow(ctx, taskFinishJob, id)
-	var i TaskFinishJobRow
-	err := row.Scan(&i.State, &i.PendingJobs)
-	return i, err
-}
-
 const taskFinishRunJob = `-- name: TaskFinishRunJob :one
 UPDATE tasks t
 SET pending_jobs = t.pending_jobs - 1,
@@ -169,7 +148,7 @@ func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRun
 }
 
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -189,41 +168,56 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.PendingJobs,
 		&i.ResumeState,
 		&i.AdmittedAt,
+		&i.TestsTotal,
+		&i.TestsDone,
+		&i.TestsFailed,
 	)
 	return i, err
 }
 
-const taskJobsCanceled = `-- name: TaskJobsCanceled :one
+const taskJobsEnded = `-- name: TaskJobsEnded :one
 UPDATE tasks
 SET pending_jobs = pending_jobs - $1::int,
-    state = CASE WHEN pending_jobs - $1::int <= 0 THEN 'canceled' ELSE state END,
-    finished_at = CASE WHEN pending_jobs - $1::int <= 0 THEN now() ELSE finished_at END,
+    state = CASE WHEN pending_jobs - $1::int > 0 THEN state
+        WHEN $2::bool THEN resume_state ELSE 'canceled' END,
+    finished_at = CASE WHEN pending_jobs - $1::int <= 0 AND NOT $2::bool THEN now() ELSE finished_at END,
     updated_at = now()
-WHERE id = $2
-RETURNING state, pending_jobs
+WHERE id = $3
+RETURNING state, pending_jobs, tests_total, tests_done, tests_failed
 `
 
-type TaskJobsCanceledParams struct {
+type TaskJobsEndedParams struct {
 	Jobs int32
+	Test bool
 	ID   int64
 }
 
-type TaskJobsCanceledRow struct {
+type TaskJobsEndedRow struct {
 	State       string
 	PendingJobs int32
+	TestsTotal  int32
+	TestsDone   int32
+	TestsFailed int32
 }
 
-// Jobs that a cancel ended before they started; with the last one the task
-// is canceled.
-func (q *Queries) TaskJobsCanceled(ctx context.Context, arg TaskJobsCanceledParams) (TaskJobsCanceledRow, error) {
-	row := q.db.QueryRow(ctx, taskJobsCanceled, arg.Jobs, arg.ID)
-	var i TaskJobsCanceledRow
-	err := row.Scan(&i.State, &i.PendingJobs)
+// Jobs of the task that ended: tests done or dropped, or runs that a
+// cancel ended before they started. After the last, a test returns the
+// task to the state before it, and a run's cancel ends it canceled.
+func (q *Queries) TaskJobsEnded(ctx context.Context, arg TaskJobsEndedParams) (TaskJobsEndedRow, error) {
+	row := q.db.QueryRow(ctx, taskJobsEnded, arg.Jobs, arg.Test, arg.ID)
+	var i TaskJobsEndedRow
+	err := row.Scan(
+		&i.State,
+		&i.PendingJobs,
+		&i.TestsTotal,
+		&i.TestsDone,
+		&i.TestsFailed,
+	)
 	return i, err
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -249,6 +243,9 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.PendingJobs,
 			&i.ResumeState,
 			&i.AdmittedAt,
+			&i.TestsTotal,
+			&i.TestsDone,
+			&i.TestsFailed,
 		); err != nil {
 			return nil, err
 		}

@@ -125,6 +125,7 @@ func taskToAPI(t migration.Task) api.Task {
 			MessagesSkipped: t.Totals.MessagesSkipped,
 			MessagesFailed:  t.Totals.MessagesFailed,
 		},
+		Tests:      api.TestFigures{Total: t.Tests.Total, Tested: t.Tests.Tested, Failed: t.Tests.Failed},
 		CreatedAt:  t.CreatedAt,
 		UpdatedAt:  t.UpdatedAt,
 		StartedAt:  t.StartedAt,

@@ -15,6 +15,7 @@ type EventKind string
 const (
 	EventTestOK          EventKind = "test.ok"
 	EventTestFailed      EventKind = "test.failed"
+	EventTestCanceled    EventKind = "test.canceled"
 	EventRunStarted      EventKind = "run.started"
 	EventAccountStarted  EventKind = "account.started"
 	EventAccountProgress EventKind = "account.progress"

@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -23,9 +24,12 @@ func (AdmitJob) Kind() string { return "admit" }
 
 // AccountTestJob logs in to both sides of one account and records the
 // outcome. Its Kind names it in the job queue (River's JobArgs).
+// Generation is the account's test generation: only the job of the
+// task's current test may record an outcome.
 type AccountTestJob struct {
-	TaskID    int64 `json:"task_id"`
-	AccountID int64 `json:"account_id"`
+	TaskID     int64 `json:"task_id"`
+	AccountID  int64 `json:"account_id"`
+	Generation int64 `json:"generation"`
 }
 
 // Kind implements river.JobArgs.
@@ -66,8 +70,18 @@ var DefaultRetryDelays = []time.Duration{30 * time.Second, 2 * time.Minute, 8 * 
 // AccountTestOutcome is what a connection test of both sides found.
 type AccountTestOutcome struct {
 	TaskID, AccountID             int64
+	Generation                    int64  // the job's: an outcome of an older test is dropped
 	SourceError, DestinationError string // empty: the login worked
 	Events                        []Event
+	// Canceled: the test was canceled before it finished; the account
+	// keeps the result of its last test.
+	Canceled bool
+}
+
+// TestCanceledMessage is the sentence of the event that ends a canceled
+// connection test.
+func TestCanceledMessage(total, done, failed int) string {
+	return fmt.Sprintf("connection test canceled: %d of %d accounts tested, %d failed", done, total, failed)
 }
 
 // JobStore starts background work on tasks.
@@ -83,12 +97,15 @@ type JobStore interface {
 	// AccountStartRun likewise runs one account of the task again (a
 	// retry): the task is queued with that account alone.
 	AccountStartRun(ctx context.Context, taskID, accountID int64) error
-	// TaskCancel stops a queued or running run (ErrTaskNotRunning else).
+	// TaskCancel stops a queued or running run, or a connection test
+	// (ErrTaskNotRunning else).
 	TaskCancel(ctx context.Context, taskID int64) error
 }
 
 // CancelTask stops a task's run: accounts not started end at once, running
-// ones as soon as their worker notices; a re-run later resumes.
+// ones as soon as their worker notices; a re-run later resumes. A
+// connection test stops likewise, and the task returns to the state it
+// had before it.
 func (s *Service) CancelTask(ctx context.Context, taskID int64) error {
 	return s.store.TaskCancel(ctx, taskID)
 }

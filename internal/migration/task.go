@@ -51,6 +51,7 @@ type Task struct {
 	State      TaskState
 	Accounts   AccountCounts
 	Totals     Totals
+	Tests      TestFigures
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	StartedAt  *time.Time
@@ -61,6 +62,11 @@ type Task struct {
 type AccountCounts struct {
 	Total   int64
 	ByState map[AccountState]int64
+}
+
+// TestFigures say how far the task's current or last connection test got.
+type TestFigures struct {
+	Total, Tested, Failed int64
 }
 
 // Totals adds up the progress of a task's accounts.

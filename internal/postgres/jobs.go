@@ -13,25 +13,47 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// TaskStartTests moves a task into TaskTesting and queues one connection
-// test per account, in one transaction: either the task is testing and
-// every job is queued, or nothing changed.
+// TaskStartTests moves a task into TaskTesting with every account waiting
+// for its connection test, and queues the first of them, in one
+// transaction: either the task is testing or nothing changed.
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64) error {
 	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		ids, err := q.AccountIDsByTask(ctx, taskID)
+		n, err := q.AccountCountByTask(ctx, taskID)
 		if err != nil {
 			return err
 		}
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, len(ids)); err != nil {
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, int(n)); err != nil {
 			return err
 		}
-		jobs := make([]river.InsertManyParams, len(ids))
-		for i, id := range ids {
-			jobs[i] = river.InsertManyParams{Args: migration.AccountTestJob{TaskID: taskID, AccountID: id}, InsertOpts: testJobOptions(taskID)}
+		if _, err := q.AccountsTestQueue(ctx, taskID); err != nil {
+			return err
 		}
-		_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
-		return err
+		parallel, err := q.TaskTestsStart(ctx, dbsqlc.TaskTestsStartParams{
+			ID: taskID, Total: n, DefaultParallel: migration.DefaultParallelAccounts,
+		})
+		if err != nil {
+			return err
+		}
+		return s.queueTests(ctx, tx, q, taskID, parallel)
 	})
+}
+
+// queueTests queues the jobs of the task's next count waiting tests. A
+// task has at most its parallelism of tests queued, the next queued as
+// one ends (recordTest): tests of many accounts take turns with other
+// tasks' in the tests queue, and spare the servers' login limits.
+func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, count int32) error {
+	next, err := q.AccountsTestNext(ctx, dbsqlc.AccountsTestNextParams{TaskID: taskID, Count: count})
+	if err != nil || len(next) == 0 {
+		return err
+	}
+	jobs := make([]river.InsertManyParams, len(next))
+	for i, a := range next {
+		job := migration.AccountTestJob{TaskID: taskID, AccountID: a.ID, Generation: a.TestGeneration}
+		jobs[i] = river.InsertManyParams{Args: job, InsertOpts: testJobOptions(taskID)}
+	}
+	_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
+	return err
 }
 
 // TaskStartRun moves a task and its accounts into TaskQueued, with a
@@ -136,21 +158,42 @@ func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state m
 }
 
 // RecordAccountTest stores a test's outcome on the account, appends its
-// events and counts the job done, in one transaction; the task's last job
-// returns it to the state it had before.
+// events, counts it in the task and queues the next test, in one
+// transaction; the task's last test returns it to the state it had
+// before. The outcome of a test canceled or replaced meanwhile is dropped.
 func (s *Store) RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error {
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
 		if err := q.EventsLock(ctx); err != nil {
 			return err
 		}
-		return recordTest(ctx, q, outcome)
+		return s.recordTest(ctx, tx, q, outcome)
 	}))
 }
 
 // recordTest stores a test's outcome in a transaction that holds
 // EventsLock.
-func recordTest(ctx context.Context, q *dbsqlc.Queries, outcome migration.AccountTestOutcome) error {
+func (s *Store) recordTest(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountTestOutcome) error {
+	ended, err := q.AccountTestEnd(ctx, dbsqlc.AccountTestEndParams{
+		TaskID: outcome.TaskID, ID: outcome.AccountID, TestGeneration: outcome.Generation,
+	})
+	if err != nil || ended == 0 {
+		return err
+	}
+	if !outcome.Canceled {
+		if err := storeTestResult(ctx, q, outcome); err != nil {
+			return err
+		}
+		if err := s.queueTests(ctx, tx, q, outcome.TaskID, 1); err != nil {
+			return err
+		}
+	}
+	return finishTestJobs(ctx, q, outcome.TaskID, 1)
+}
+
+// storeTestResult keeps a finished test's result on the account, logs its
+// events and counts it in the task.
+func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.AccountTestOutcome) error {
 	err := q.AccountTestRecord(ctx, dbsqlc.AccountTestRecordParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID,
 		SourceOk: boolValue(outcome.SourceError == ""), SourceError: outcome.SourceError,
@@ -164,8 +207,24 @@ func recordTest(ctx context.Context, q *dbsqlc.Queries, outcome migration.Accoun
 			return err
 		}
 	}
-	_, err = q.TaskFinishJob(ctx, outcome.TaskID)
-	return err
+	return q.TaskTestCounted(ctx, dbsqlc.TaskTestCountedParams{
+		ID: outcome.TaskID, Failed: outcome.SourceError != "" || outcome.DestinationError != "",
+	})
+}
+
+// finishTestJobs counts n of the task's test jobs done; after the last of
+// a canceled test, an event says how far it got.
+func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int) error {
+	before, err := q.TaskStateGet(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(n), Test: true})
+	if err != nil || task.PendingJobs > 0 || before != string(migration.TaskCanceling) {
+		return err
+	}
+	return appendEvent(ctx, q, migration.Event{Kind: migration.EventTestCanceled, TaskID: taskID,
+		Message: migration.TestCanceledMessage(int(task.TestsTotal), int(task.TestsDone), int(task.TestsFailed))})
 }
 
 // EventList returns a page of a task's events after afterSeq, or of every

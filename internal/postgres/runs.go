@@ -169,10 +169,11 @@ func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) 
 			continue
 		}
 		const lost = "not tested: the process testing it stopped"
-		outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, SourceError: lost, DestinationError: lost,
+		outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Generation: args.Generation,
+			SourceError: lost, DestinationError: lost,
 			Events: []migration.Event{{Kind: migration.EventTestFailed, TaskID: args.TaskID, AccountID: args.AccountID,
 				Error: lost, Message: "connection test interrupted: the process testing it stopped; test again"}}}
-		if err := recordTest(ctx, q, outcome); err != nil {
+		if err := s.recordTest(ctx, tx, q, outcome); err != nil {
 			return ended, err
 		}
 		ended++
@@ -235,7 +236,8 @@ func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountI
 // TaskCancel asks a queued or running run to stop: accounts not started
 // are canceled at once, running ones have their job canceled and end
 // canceled when their worker has stopped; the task ends canceled after the
-// last. A task that is not running answers ErrTaskNotRunning.
+// last. A connection test stops likewise (cancelTests). A task that is not
+// running answers ErrTaskNotRunning.
 func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
@@ -245,17 +247,21 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
-		if _, err := q.TaskCancel(ctx, taskID); err != nil {
-			if err == pgx.ErrNoRows {
-				return migration.ErrTaskNotRunning
-			}
+		before, err := q.TaskCancel(ctx, taskID)
+		if err == pgx.ErrNoRows {
+			return migration.ErrTaskNotRunning
+		}
+		if err != nil {
 			return err
+		}
+		if before == string(migration.TaskTesting) {
+			return s.cancelTests(ctx, tx, q, taskID)
 		}
 		canceled, err := q.AccountsCancelQueued(ctx, taskID)
 		if err != nil {
 			return err
 		}
-		task, err := q.TaskJobsCanceled(ctx, dbsqlc.TaskJobsCanceledParams{ID: taskID, Jobs: int32(canceled)})
+		task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(canceled)})
 		if err != nil {
 			return err
 		}
@@ -267,28 +273,67 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 		if err := s.admit(ctx, tx, q); err != nil {
 			return err
 		}
-		return s.cancelRunningJobs(ctx, tx, taskID)
+		_, err = s.cancelJobs(ctx, tx, migration.AccountRunJob{}.Kind(), taskID)
+		return err
 	}))
 }
 
-// cancelRunningJobs cancels the River jobs migrating accounts of the task
-// right now, which cancels their context wherever they run.
-func (s *Store) cancelRunningJobs(ctx context.Context, tx pgx.Tx, taskID int64) error {
-	params := river.NewJobListParams().
-		Kinds(migration.AccountRunJob{}.Kind()).
-		States(rivertype.JobStateRunning).
-		Metadata(taskMetadata(taskID)).
-		First(10000)
-	running, err := s.jobs.JobListTx(ctx, tx, params)
+// cancelTests stops a task's connection test: tests not queued yet are
+// dropped, queued ones whose job has not started end now, and running
+// ones when their worker notices; the task returns to the state it had
+// before the test after the last.
+func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64) error {
+	dropped, err := q.AccountsTestCancelWaiting(ctx, taskID)
 	if err != nil {
 		return err
 	}
-	for _, job := range running.Jobs {
-		if _, err := s.jobs.JobCancelTx(ctx, tx, job.ID); err != nil {
+	unstarted, err := s.cancelJobs(ctx, tx, migration.AccountTestJob{}.Kind(), taskID)
+	if err != nil {
+		return err
+	}
+	for _, job := range unstarted {
+		var args migration.AccountTestJob
+		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			return err
 		}
+		ended, err := q.AccountTestEnd(ctx, dbsqlc.AccountTestEndParams{
+			TaskID: taskID, ID: args.AccountID, TestGeneration: args.Generation,
+		})
+		if err != nil {
+			return err
+		}
+		dropped += ended
 	}
-	return nil
+	if dropped == 0 {
+		return nil
+	}
+	return finishTestJobs(ctx, q, taskID, int(dropped))
+}
+
+// cancelJobs cancels the task's River jobs of kind that have not
+// finished, and returns those that had not started: they never will. A
+// running one has its context canceled, wherever it runs.
+func (s *Store) cancelJobs(ctx context.Context, tx pgx.Tx, kind string, taskID int64) ([]*rivertype.JobRow, error) {
+	params := river.NewJobListParams().
+		Kinds(kind).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
+		Metadata(taskMetadata(taskID)).
+		First(10000)
+	jobs, err := s.jobs.JobListTx(ctx, tx, params)
+	if err != nil {
+		return nil, err
+	}
+	var unstarted []*rivertype.JobRow
+	for _, job := range jobs.Jobs {
+		canceled, err := s.jobs.JobCancelTx(ctx, tx, job.ID)
+		if err != nil {
+			return nil, err
+		}
+		if canceled.State == rivertype.JobStateCancelled {
+			unstarted = append(unstarted, canceled)
+		}
+	}
+	return unstarted, nil
 }
 
 // AccountProgressSet stores how far an account's run is.

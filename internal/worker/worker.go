@@ -88,10 +88,11 @@ type AccountTest struct {
 }
 
 // Work runs one connection test. Whatever goes wrong ends up in the
-// outcome, so that the task always leaves TaskTesting.
+// outcome, so that the task always leaves TaskTesting; a test canceled
+// meanwhile (its context ends) leaves the account's last result alone.
 func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.AccountTestJob]) error {
 	args := job.Args
-	outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID}
+	outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Generation: args.Generation}
 	src, dst, err := w.sides(ctx, args)
 	if err != nil {
 		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
@@ -100,6 +101,10 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	}
 	outcome.SourceError = w.loginError(transfer.CheckLogin(ctx, src, "source", loginTuning), "source")
 	outcome.DestinationError = w.loginError(transfer.CheckLogin(ctx, dst, "destination", loginTuning), "destination")
+	if ctx.Err() != nil {
+		outcome.Canceled = true
+		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+	}
 	outcome.Events = []migration.Event{
 		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),

@@ -44,16 +44,6 @@ SET resume_state = state, state = @state, pending_jobs = @jobs, updated_at = now
 WHERE id = @id AND state <> ALL (@running_states::text[])
 RETURNING id;
 
--- name: TaskFinishJob :one
--- One job of the task is done; the last one returns the task to the state
--- it had before.
-UPDATE tasks
-SET pending_jobs = pending_jobs - 1,
-    state = CASE WHEN pending_jobs <= 1 THEN resume_state ELSE state END,
-    updated_at = now()
-WHERE id = @id
-RETURNING state, pending_jobs;
-
 -- name: AccountIDsByTask :many
 SELECT id FROM accounts WHERE task_id = @task_id ORDER BY id;
 
@@ -85,18 +75,22 @@ WHERE t.id = @id
 RETURNING t.state, t.pending_jobs;
 
 -- name: TaskCancel :one
--- A queued or running run is asked to stop.
-UPDATE tasks SET state = 'canceling', updated_at = now()
-WHERE id = @id AND state IN ('queued', 'running')
-RETURNING id;
+-- A queued or running run, or a test, is asked to stop; returns the state
+-- it was in.
+UPDATE tasks t SET state = 'canceling', updated_at = now()
+FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = @id FOR UPDATE) before
+WHERE t.id = before.id AND t.state IN ('queued', 'running', 'testing')
+RETURNING before.state;
 
--- name: TaskJobsCanceled :one
--- Jobs that a cancel ended before they started; with the last one the task
--- is canceled.
+-- name: TaskJobsEnded :one
+-- Jobs of the task that ended: tests done or dropped, or runs that a
+-- cancel ended before they started. After the last, a test returns the
+-- task to the state before it, and a run's cancel ends it canceled.
 UPDATE tasks
 SET pending_jobs = pending_jobs - @jobs::int,
-    state = CASE WHEN pending_jobs - @jobs::int <= 0 THEN 'canceled' ELSE state END,
-    finished_at = CASE WHEN pending_jobs - @jobs::int <= 0 THEN now() ELSE finished_at END,
+    state = CASE WHEN pending_jobs - @jobs::int > 0 THEN state
+        WHEN @test::bool THEN resume_state ELSE 'canceled' END,
+    finished_at = CASE WHEN pending_jobs - @jobs::int <= 0 AND NOT @test::bool THEN now() ELSE finished_at END,
     updated_at = now()
 WHERE id = @id
-RETURNING state, pending_jobs;
+RETURNING state, pending_jobs, tests_total, tests_done, tests_failed;

@@ -1,0 +1,37 @@
+-- Connection tests (see migrations/0008_connection_tests.sql). Every query
+-- here runs in a transaction that took EventsLock first.
+
+-- name: AccountsTestQueue :execrows
+-- Every account of the task waits for its test, under a new generation.
+UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
+WHERE task_id = @task_id;
+
+-- name: AccountsTestNext :many
+-- Queues the task's next count waiting tests.
+UPDATE accounts SET test_state = 'queued'
+WHERE id IN (
+    SELECT w.id FROM accounts w WHERE w.task_id = @task_id AND w.test_state = 'waiting'
+    ORDER BY w.id LIMIT @count::int FOR UPDATE)
+RETURNING id, test_generation;
+
+-- name: AccountTestEnd :execrows
+-- Ends the queued test of a generation; no row for an outcome that came
+-- too late (canceled, or a newer test began).
+UPDATE accounts SET test_state = NULL
+WHERE task_id = @task_id AND id = @id AND test_generation = @test_generation AND test_state = 'queued';
+
+-- name: AccountsTestCancelWaiting :execrows
+-- A cancel drops the tests not queued yet.
+UPDATE accounts SET test_state = NULL WHERE task_id = @task_id AND test_state = 'waiting';
+
+-- name: TaskTestsStart :one
+-- The task's test begins: its figures start from zero; returns its
+-- parallelism, the number of tests queued at once.
+UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0
+WHERE id = @id
+RETURNING coalesce((options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts;
+
+-- name: TaskTestCounted :exec
+UPDATE tasks
+SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN @failed::bool THEN 1 ELSE 0 END
+WHERE id = @id;
