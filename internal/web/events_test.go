@@ -39,6 +39,7 @@ func testConnectionTestLog(t *testing.T, browser context.Context) {
 	tb.waitJS(`[...document.querySelectorAll('#event-log li[data-kind="test.failed"]')].some((li) => li.textContent.includes(`+quote(destinationLine)+`))`,
 		"the destination's test.failed line, markup as text")
 	tb.waitText("#account-list", "source: authentication failed")
+	tb.waitText("#task-summary", "1 of 1 accounts tested, 1 failed")
 	tb.waitText("#account-list", xss)
 	tb.waitText("#task-summary h1", xss)
 	tb.screenshot("task-test-failed")

@@ -80,6 +80,7 @@ export async function taskPage(main, taskId, keepAlive) {
 }
 
 const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`;
+const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed`;
 const skippedText = (t) => `${t.messages_skipped} / ${t.messages_failed} messages`;
 
 function taskSummary(task, endpoints, message, after) {
@@ -96,6 +97,7 @@ function taskSummary(task, endpoints, message, after) {
       fact('Progress', accountsProgress(task.accounts)),
       fact('Copied', copiedText(t), 'task-copied'),
       fact('Skipped / failed', skippedText(t), 'task-skipped'),
+      task.tests.total > 0 ? fact('Login test', testsText(task.tests)) : null,
       task.started_at ? fact('Started', formatTime(task.started_at)) : null,
       task.finished_at ? fact('Finished', formatTime(task.finished_at)) : null),
     h('div', { class: 'actions toolbar' }, taskActions(task, message, async (verb, ok) => {
