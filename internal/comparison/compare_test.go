@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
@@ -18,7 +19,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(engineChildEnv) != "" {
 		os.Exit(engineChild(context.Background(), os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	dbtest.Main(m) // the service's databases
+
 }
 
 // tool is one way of migrating the accounts of a run.
@@ -30,38 +32,41 @@ type tool interface {
 	migrate(ctx context.Context, r *run) (usage, error)
 }
 
-// parallelisms are the numbers of accounts migrated at once.
-var parallelisms = []int{1, 4}
-
-// BenchmarkCompareTools migrates the same ≈600 MB corpus (8 accounts ×
-// 2 500 messages, MAILMIGRATE_BENCH_SCALE to scale it) from a Dovecot with
-// "/" and no prefix to empty accounts on a Dovecot with "." and "INBOX.",
-// with this engine, mbsync and doveadm backup, 1 and 4 accounts at once,
-// then runs each again (nothing new to copy). It prints one table: speed,
-// peak RSS and CPU of the client, CPU of each Dovecot, second-run time,
-// speed ratios and how exactly each destination matches its source.
-// mbsync or doveadm missing fails it.
+// BenchmarkCompareTools migrates two corpora (corpora; scaled by
+// MAILMIGRATE_BENCH_SCALE) from a Dovecot with "/" and no prefix to empty
+// accounts on a Dovecot with "." and "INBOX.": with the whole service
+// (API, job queue, engine: what a user runs), the copy engine alone,
+// mbsync and doveadm backup, at the corpus's parallelisms, then runs each
+// again (nothing new to copy). It prints one table per corpus: speed, peak
+// RSS and CPU of the client, CPU of each Dovecot, second-run time, speed
+// ratios and how exactly each destination matches its source. mbsync or
+// doveadm missing fails it.
 func BenchmarkCompareTools(b *testing.B) {
 	tools := requireTools(b)
+	tools = append([]tool{serviceTool{bin: buildService(b, b.TempDir())}}, tools...)
 	scale := benchScale(b)
 	storage := storeInMemory(b, 3*int64(accountCount*accountBytes*scale))
-	start := time.Now()
-	src := loadSource(b, scale)
-	b.Logf("source loaded in %s: %d accounts, %d messages, %.1f MB", time.Since(start).Round(time.Second),
-		len(src.accounts), src.messages, float64(src.bytes)/1e6)
-	var rows []row
-	for _, parallel := range parallelisms {
-		for _, t := range tools {
-			b.Run(fmt.Sprintf("%s/p%d", t.name(), parallel), func(b *testing.B) {
-				for b.Loop() {
-					r := measure(b, src, t, parallel)
-					r.report(b, src)
-					rows = append(rows, r)
+	for _, c := range corpora {
+		b.Run(c.name, func(b *testing.B) {
+			start := time.Now()
+			src := loadSource(b, c, scale)
+			b.Logf("source loaded in %s: %d accounts, %d messages, %.1f MB", time.Since(start).Round(time.Second),
+				len(src.accounts), src.messages, float64(src.bytes)/1e6)
+			var rows []row
+			for _, parallel := range c.parallelisms {
+				for _, t := range tools {
+					b.Run(fmt.Sprintf("%s/p%d", t.name(), parallel), func(b *testing.B) {
+						for b.Loop() {
+							r := measure(b, src, t, parallel)
+							r.report(b, src)
+							rows = append(rows, r)
+						}
+					})
 				}
-			})
-		}
+			}
+			printTable(os.Stdout, src, storage, toolNames(tools), rows)
+		})
 	}
-	printTable(os.Stdout, src, storage, toolNames(tools), rows)
 }
 
 // memoryDir is where mail stores go when it has room.
@@ -121,6 +126,7 @@ func toolNames(tools []tool) []string {
 // run is one tool's migration of every account into a destination
 // Dovecot of its own, empty at the start.
 type run struct {
+	b        *testing.B
 	src      *source
 	dst      *imaptest.Dovecot
 	parallel int
@@ -144,7 +150,7 @@ type passResult struct {
 // result; only the first pass is timed by b.
 func measure(b *testing.B, src *source, t tool, parallel int) row {
 	b.StopTimer()
-	r := &run{src: src, dst: startDestination(b, src), parallel: parallel, dir: b.TempDir()}
+	r := &run{b: b, src: src, dst: startDestination(b, src), parallel: parallel, dir: b.TempDir()}
 	b.StartTimer()
 	first := r.runPass(b, t)
 	b.StopTimer()

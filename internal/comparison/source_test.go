@@ -29,12 +29,30 @@ type account struct {
 	dstLogin, dstPassword string
 }
 
-func accounts() []account {
-	list := make([]account, accountCount)
+// corpus is a set of mailboxes to migrate, and the parallelisms it is
+// migrated with.
+type corpus struct {
+	name         string
+	accounts     int
+	parallelisms []int
+	options      func(i int, scale float64) imaptest.CorpusOptions
+}
+
+// corpora are what a hosting migration meets: few large mailboxes, and
+// many small ones (imaptest's corpus has 15 folders).
+var corpora = []corpus{
+	{name: "large", accounts: accountCount, parallelisms: []int{1, 4}, options: corpusOptions},
+	{name: "small", accounts: 200, parallelisms: []int{4}, options: func(i int, _ float64) imaptest.CorpusOptions {
+		return imaptest.CorpusOptions{Seed: int64(2000 + i), Messages: 40}
+	}},
+}
+
+func accounts(n int) []account {
+	list := make([]account, n)
 	for i := range list {
 		list[i] = account{
-			srcLogin: fmt.Sprintf("src%02d", i+1), srcPassword: fmt.Sprintf("src-pw-%d", i+1),
-			dstLogin: fmt.Sprintf("dst%02d", i+1), dstPassword: fmt.Sprintf("dst-pw-%d", i+1),
+			srcLogin: fmt.Sprintf("src%03d", i+1), srcPassword: fmt.Sprintf("src-pw-%d", i+1),
+			dstLogin: fmt.Sprintf("dst%03d", i+1), dstPassword: fmt.Sprintf("dst-pw-%d", i+1),
 		}
 	}
 	return list
@@ -65,17 +83,21 @@ func benchScale(b *testing.B) float64 {
 }
 
 // loadSource starts the source Dovecot (LayoutSlash), fills every account
-// with its own corpus and reads them back.
-func loadSource(b *testing.B, scale float64) *source {
+// of c with its own corpus and reads them back.
+func loadSource(b *testing.B, c corpus, scale float64) *source {
 	b.Helper()
-	s := &source{accounts: accounts()}
+	n := c.accounts
+	if n > accountCount { // many small accounts: scale their number
+		n = max(int(math.Round(float64(n)*scale)), 2)
+	}
+	s := &source{accounts: accounts(n)}
 	users := map[string]string{}
 	for _, a := range s.accounts {
 		users[a.srcLogin] = a.srcPassword
 	}
 	s.dovecot = imaptest.StartDovecot(b, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
 	for i, a := range s.accounts {
-		s.dovecot.Load(b, a.srcLogin, imaptest.BuildCorpus(corpusOptions(i, scale)))
+		s.dovecot.Load(b, a.srcLogin, imaptest.BuildCorpus(c.options(i, scale)))
 		want := s.dovecot.Read(b, a.srcLogin)
 		s.want = append(s.want, want)
 		s.messages += len(want.Messages)
