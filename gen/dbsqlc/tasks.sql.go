@@ -44,6 +44,35 @@ func (q *Queries) AccountIDsByTask(ctx context.Context, taskID int64) ([]int64, 
 	return items, nil
 }
 
+const accountStatesByTask = `-- name: AccountStatesByTask :many
+SELECT state, count(*)::bigint AS accounts FROM accounts WHERE task_id = $1 GROUP BY state
+`
+
+type AccountStatesByTaskRow struct {
+	State    string
+	Accounts int64
+}
+
+func (q *Queries) AccountStatesByTask(ctx context.Context, taskID int64) ([]AccountStatesByTaskRow, error) {
+	rows, err := q.db.Query(ctx, accountStatesByTask, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AccountStatesByTaskRow{}
+	for rows.Next() {
+		var i AccountStatesByTaskRow
+		if err := rows.Scan(&i.State, &i.Accounts); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskCancel = `-- name: TaskCancel :one
 UPDATE tasks t SET state = 'canceling', updated_at = now()
 FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = $1 FOR UPDATE) before
@@ -116,21 +145,9 @@ func (q *Queries) TaskDelete(ctx context.Context, arg TaskDeleteParams) (int64, 
 }
 
 const taskFinishRunJob = `-- name: TaskFinishRunJob :one
-UPDATE tasks t
-SET pending_jobs = t.pending_jobs - 1,
-    state = CASE WHEN t.pending_jobs > 1 THEN t.state
-        WHEN t.state = 'canceling' THEN 'canceled'
-        WHEN s.failed = s.total THEN 'failed'
-        WHEN s.failed > 0 OR s.with_errors > 0 THEN 'completed_with_errors'
-        ELSE 'completed' END,
-    finished_at = CASE WHEN t.pending_jobs > 1 THEN t.finished_at ELSE now() END,
-    updated_at = now()
-FROM (SELECT count(*) AS total,
-             count(*) FILTER (WHERE state = 'failed') AS failed,
-             count(*) FILTER (WHERE state = 'completed_with_errors') AS with_errors
-      FROM accounts WHERE task_id = $1) s
-WHERE t.id = $1
-RETURNING t.state, t.pending_jobs
+UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
+WHERE id = $1
+RETURNING state, pending_jobs
 `
 
 type TaskFinishRunJobRow struct {
@@ -138,8 +155,8 @@ type TaskFinishRunJobRow struct {
 	PendingJobs int32
 }
 
-// One account of a run is done; after the last the task's state says how
-// the run went, from its accounts' states.
+// One account of a run is done; returns how many remain and the task's
+// state (canceling or not).
 func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRunJobRow, error) {
 	row := q.db.QueryRow(ctx, taskFinishRunJob, id)
 	var i TaskFinishRunJobRow
@@ -178,9 +195,7 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 const taskJobsEnded = `-- name: TaskJobsEnded :one
 UPDATE tasks
 SET pending_jobs = pending_jobs - $1::int,
-    state = CASE WHEN pending_jobs - $1::int > 0 THEN state
-        WHEN $2::bool THEN resume_state ELSE 'canceled' END,
-    finished_at = CASE WHEN pending_jobs - $1::int <= 0 AND NOT $2::bool THEN now() ELSE finished_at END,
+    state = CASE WHEN pending_jobs - $1::int <= 0 AND $2::bool THEN resume_state ELSE state END,
     updated_at = now()
 WHERE id = $3
 RETURNING state, pending_jobs, tests_total, tests_done, tests_failed
@@ -202,7 +217,7 @@ type TaskJobsEndedRow struct {
 
 // Jobs of the task that ended: tests done or dropped, or runs that a
 // cancel ended before they started. After the last, a test returns the
-// task to the state before it, and a run's cancel ends it canceled.
+// task to the state before it (a run's end is the domain's: endRun).
 func (q *Queries) TaskJobsEnded(ctx context.Context, arg TaskJobsEndedParams) (TaskJobsEndedRow, error) {
 	row := q.db.QueryRow(ctx, taskJobsEnded, arg.Jobs, arg.Test, arg.ID)
 	var i TaskJobsEndedRow
@@ -255,6 +270,21 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const taskRunEnd = `-- name: TaskRunEnd :exec
+UPDATE tasks SET state = $1, finished_at = now(), updated_at = now() WHERE id = $2
+`
+
+type TaskRunEndParams struct {
+	State string
+	ID    int64
+}
+
+// The run's last account is done: the task takes its end state.
+func (q *Queries) TaskRunEnd(ctx context.Context, arg TaskRunEndParams) error {
+	_, err := q.db.Exec(ctx, taskRunEnd, arg.State, arg.ID)
+	return err
 }
 
 const taskRunStarted = `-- name: TaskRunStarted :exec

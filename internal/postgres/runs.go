@@ -266,7 +266,7 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 			return err
 		}
 		if task.PendingJobs <= 0 {
-			return appendEvent(ctx, q, migration.Event{Kind: migration.EventRunCanceled, TaskID: taskID, Message: "run canceled"})
+			return endRun(ctx, q, taskID, true)
 		}
 		// Admitted accounts were canceled with the others: their room
 		// goes to other tasks now.
@@ -434,11 +434,26 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 	if err != nil || task.PendingJobs > 0 {
 		return err
 	}
-	kind := migration.EventRunFinished
-	if task.State == string(migration.TaskCanceled) {
-		kind = migration.EventRunCanceled
+	return endRun(ctx, q, outcome.TaskID, task.State == string(migration.TaskCanceling))
+}
+
+// endRun gives a task whose run's last account ended the state the
+// domain's rule says, and logs the event that closes the run.
+func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool) error {
+	rows, err := q.AccountStatesByTask(ctx, taskID)
+	if err != nil {
+		return err
 	}
-	return appendEvent(ctx, q, migration.Event{Kind: kind, TaskID: outcome.TaskID, Message: "run finished: " + task.State})
+	accounts := migration.AccountCounts{ByState: map[migration.AccountState]int64{}}
+	for _, r := range rows {
+		accounts.ByState[migration.AccountState(r.State)] = r.Accounts
+		accounts.Total += r.Accounts
+	}
+	state := migration.RunEndState(canceling, accounts)
+	if err := q.TaskRunEnd(ctx, dbsqlc.TaskRunEndParams{ID: taskID, State: string(state)}); err != nil {
+		return err
+	}
+	return appendEvent(ctx, q, migration.RunEndEvent(taskID, state, accounts))
 }
 
 func progressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64, p migration.Progress) error {

@@ -70,7 +70,7 @@ func testTaskRun(t *testing.T, browser context.Context) {
 	tb.waitText("#task-summary .notice, main .notice.ok", "Run started")
 	tb.waitText("#task-summary h1 .badge", "completed")
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="completed"]').length === 2`, "both accounts completed")
-	tb.waitText("#event-log", "run finished: completed")
+	tb.waitText("#event-log", "run finished: completed (2 accounts: 2 completed)")
 	if !evaluate[bool](tb, `window.__samePage === true`) {
 		t.Error("the page reloaded during the run")
 	}

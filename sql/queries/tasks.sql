@@ -56,23 +56,18 @@ UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, upda
 WHERE id = @id AND state = 'queued';
 
 -- name: TaskFinishRunJob :one
--- One account of a run is done; after the last the task's state says how
--- the run went, from its accounts' states.
-UPDATE tasks t
-SET pending_jobs = t.pending_jobs - 1,
-    state = CASE WHEN t.pending_jobs > 1 THEN t.state
-        WHEN t.state = 'canceling' THEN 'canceled'
-        WHEN s.failed = s.total THEN 'failed'
-        WHEN s.failed > 0 OR s.with_errors > 0 THEN 'completed_with_errors'
-        ELSE 'completed' END,
-    finished_at = CASE WHEN t.pending_jobs > 1 THEN t.finished_at ELSE now() END,
-    updated_at = now()
-FROM (SELECT count(*) AS total,
-             count(*) FILTER (WHERE state = 'failed') AS failed,
-             count(*) FILTER (WHERE state = 'completed_with_errors') AS with_errors
-      FROM accounts WHERE task_id = @id) s
-WHERE t.id = @id
-RETURNING t.state, t.pending_jobs;
+-- One account of a run is done; returns how many remain and the task's
+-- state (canceling or not).
+UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
+WHERE id = @id
+RETURNING state, pending_jobs;
+
+-- name: TaskRunEnd :exec
+-- The run's last account is done: the task takes its end state.
+UPDATE tasks SET state = @state, finished_at = now(), updated_at = now() WHERE id = @id;
+
+-- name: AccountStatesByTask :many
+SELECT state, count(*)::bigint AS accounts FROM accounts WHERE task_id = @task_id GROUP BY state;
 
 -- name: TaskCancel :one
 -- A queued or running run, or a test, is asked to stop; returns the state
@@ -85,12 +80,10 @@ RETURNING before.state;
 -- name: TaskJobsEnded :one
 -- Jobs of the task that ended: tests done or dropped, or runs that a
 -- cancel ended before they started. After the last, a test returns the
--- task to the state before it, and a run's cancel ends it canceled.
+-- task to the state before it (a run's end is the domain's: endRun).
 UPDATE tasks
 SET pending_jobs = pending_jobs - @jobs::int,
-    state = CASE WHEN pending_jobs - @jobs::int > 0 THEN state
-        WHEN @test::bool THEN resume_state ELSE 'canceled' END,
-    finished_at = CASE WHEN pending_jobs - @jobs::int <= 0 AND NOT @test::bool THEN now() ELSE finished_at END,
+    state = CASE WHEN pending_jobs - @jobs::int <= 0 AND @test::bool THEN resume_state ELSE state END,
     updated_at = now()
 WHERE id = @id
 RETURNING state, pending_jobs, tests_total, tests_done, tests_failed;

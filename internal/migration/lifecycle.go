@@ -1,0 +1,52 @@
+package migration
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The rules of a run's life, which storage applies atomically: how a run
+// ends, and the sentence that says so.
+
+// RunEndState is the state a run leaves its task in when its last account
+// has ended, from the states of all the task's accounts: canceled when it
+// was being canceled; failed when every account failed; completed with
+// errors when some failed or were incomplete; completed otherwise.
+func RunEndState(canceling bool, accounts AccountCounts) TaskState {
+	failed := accounts.ByState[AccountFailed]
+	switch {
+	case canceling:
+		return TaskCanceled
+	case failed == accounts.Total:
+		return TaskFailed
+	case failed > 0 || accounts.ByState[AccountCompletedWithErrors] > 0:
+		return TaskCompletedWithErrors
+	}
+	return TaskCompleted
+}
+
+// RunEndEvent is the event that closes a run of task: run.finished, or
+// run.canceled, with the accounts' outcomes in words.
+func RunEndEvent(taskID int64, state TaskState, accounts AccountCounts) Event {
+	kind, verb := EventRunFinished, "run finished"
+	if state == TaskCanceled {
+		kind, verb = EventRunCanceled, "run canceled"
+	}
+	var parts []string
+	for _, s := range []struct {
+		state AccountState
+		words string
+	}{
+		{AccountCompleted, "completed"}, {AccountCompletedWithErrors, "completed with errors"},
+		{AccountFailed, "failed"}, {AccountCanceled, "canceled"},
+	} {
+		if n := accounts.ByState[s.state]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.words))
+		}
+	}
+	message := fmt.Sprintf("%s: %s", verb, strings.ReplaceAll(string(state), "_", " "))
+	if len(parts) > 0 {
+		message += fmt.Sprintf(" (%d %s: %s)", accounts.Total, plural(int(accounts.Total), "account", "accounts"), strings.Join(parts, ", "))
+	}
+	return Event{Kind: kind, TaskID: taskID, Message: message}
+}

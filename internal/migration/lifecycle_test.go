@@ -1,0 +1,36 @@
+package migration
+
+import "testing"
+
+func TestRunEnd(t *testing.T) {
+	counts := func(byState map[AccountState]int64) AccountCounts {
+		c := AccountCounts{ByState: byState}
+		for _, n := range byState {
+			c.Total += n
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		canceling bool
+		accounts  AccountCounts
+		want      TaskState
+		message   string
+	}{
+		{false, counts(map[AccountState]int64{AccountCompleted: 3}), TaskCompleted, "run finished: completed (3 accounts: 3 completed)"},
+		{false, counts(map[AccountState]int64{AccountCompleted: 2, AccountFailed: 1}), TaskCompletedWithErrors,
+			"run finished: completed with errors (3 accounts: 2 completed, 1 failed)"},
+		{false, counts(map[AccountState]int64{AccountCompleted: 1, AccountCompletedWithErrors: 1}), TaskCompletedWithErrors,
+			"run finished: completed with errors (2 accounts: 1 completed, 1 completed with errors)"},
+		{false, counts(map[AccountState]int64{AccountFailed: 1}), TaskFailed, "run finished: failed (1 account: 1 failed)"},
+		{true, counts(map[AccountState]int64{AccountCompleted: 1, AccountCanceled: 4}), TaskCanceled,
+			"run canceled: canceled (5 accounts: 1 completed, 4 canceled)"},
+	} {
+		got := RunEndState(tc.canceling, tc.accounts)
+		if got != tc.want {
+			t.Errorf("RunEndState(%v, %v) = %s, want %s", tc.canceling, tc.accounts.ByState, got, tc.want)
+		}
+		if e := RunEndEvent(7, got, tc.accounts); e.Message != tc.message || e.TaskID != 7 {
+			t.Errorf("RunEndEvent: %q, want %q", e.Message, tc.message)
+		}
+	}
+}
