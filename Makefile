@@ -34,7 +34,7 @@ fuzz:
 	  done; \
 	done
 
-## bench: run the Go benchmarks against real PostgreSQL, a folder of a million messages (≈10 min), then compare the copy engine with mbsync and doveadm (≈600 MB, a few minutes)
+## bench: run the Go benchmarks against real PostgreSQL, a folder of a million messages (≈10 min), then compare the service (through its API) and the copy engine with mbsync and doveadm on few large and many small mailboxes (≈5 min)
 bench:
 	@.ci/system-deps postgres dovecot isync
 	$(GO) test -run '^$$' -bench . -skip 'CompareTools|MillionMessage' -benchmem -benchtime 3x ./...
