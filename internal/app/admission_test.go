@@ -144,7 +144,7 @@ func waitAccounts(t *testing.T, s *servicetest.Service, taskID int64, ok func(ap
 	}
 }
 
-func createEndpoint(t *testing.T, s *servicetest.Service, host string, port int) int64 {
+func createEndpoint(t testing.TB, s *servicetest.Service, host string, port int) int64 {
 	t.Helper()
 	resp, err := s.Client.CreateEndpointWithResponse(context.Background(), api.EndpointInput{Host: host, Port: port, TlsMode: api.TLSModePlain})
 	if err != nil || resp.JSON201 == nil {
@@ -153,7 +153,7 @@ func createEndpoint(t *testing.T, s *servicetest.Service, host string, port int)
 	return resp.JSON201.Id
 }
 
-func createTask(t *testing.T, s *servicetest.Service, src, dst int64, options string) int64 {
+func createTask(t testing.TB, s *servicetest.Service, src, dst int64, options string) int64 {
 	t.Helper()
 	if options == "" {
 		options = "{}"
@@ -166,7 +166,7 @@ func createTask(t *testing.T, s *servicetest.Service, src, dst int64, options st
 	return resp.JSON201.Id
 }
 
-func importAccounts(t *testing.T, s *servicetest.Service, taskID int64, csv string) {
+func importAccounts(t testing.TB, s *servicetest.Service, taskID int64, csv string) {
 	t.Helper()
 	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader(csv))
 	if err != nil || resp.StatusCode() != http.StatusCreated {

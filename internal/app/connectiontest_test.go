@@ -111,7 +111,7 @@ func TestConnectionTestCountsFailures(t *testing.T) {
 	}
 }
 
-func getTask(t *testing.T, s *servicetest.Service, id int64) api.Task {
+func getTask(t testing.TB, s *servicetest.Service, id int64) api.Task {
 	t.Helper()
 	resp, err := s.Client.GetTaskWithResponse(context.Background(), id)
 	if err != nil || resp.JSON200 == nil {
@@ -120,7 +120,7 @@ func getTask(t *testing.T, s *servicetest.Service, id int64) api.Task {
 	return *resp.JSON200
 }
 
-func taskEvents(t *testing.T, s *servicetest.Service, id int64) []api.Event {
+func taskEvents(t testing.TB, s *servicetest.Service, id int64) []api.Event {
 	t.Helper()
 	resp, err := http.Get(fmt.Sprintf("%s/tasks/%d/events?limit=1000", s.API, id))
 	if err != nil {
