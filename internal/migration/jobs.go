@@ -56,6 +56,10 @@ type AccountRunOutcome struct {
 	Progress          Progress
 	LastError         string
 	Events            []Event
+	// Pending are events of the run not logged yet (folder.done events
+	// are logged with the next progress, or with the outcome), logged as
+	// they are before Events.
+	Pending []Event
 	// RetryDelays, set on a run that failed on a transient fault, queue
 	// the account again after RetryDelays[n] for its n-th retry since the
 	// run began, instead of failing it, while retries remain.

@@ -341,9 +341,9 @@ func (s *Store) AccountProgressSet(ctx context.Context, taskID, accountID int64,
 	return interpretError(progressSet(ctx, s.queries, taskID, accountID, p))
 }
 
-// AccountProgressReport stores how far an account's run is and logs event
-// (account.progress, folder.done) with it.
-func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, event migration.Event) error {
+// AccountProgressReport stores how far an account's run is and logs
+// events (account.progress, folder.done) with it, in order.
+func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error {
 	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
 		if err := q.EventsLock(ctx); err != nil {
@@ -352,8 +352,17 @@ func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int
 		if err := progressSet(ctx, q, taskID, accountID, p); err != nil {
 			return err
 		}
-		return appendEvent(ctx, q, event)
+		return appendEvents(ctx, q, events)
 	}))
+}
+
+func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Event) error {
+	for _, e := range events {
+		if err := appendEvent(ctx, q, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RecordAccountRun stores how an account's run ended, with its events,
@@ -392,6 +401,13 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 	if err := s.scheduleAdmission(ctx, tx, retry.NotBefore.Time); err != nil {
 		return false, err
 	}
+	// The retry carries on from the figures of this run.
+	if err := progressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress); err != nil {
+		return false, err
+	}
+	if err := appendEvents(ctx, q, outcome.Pending); err != nil {
+		return false, err
+	}
 	delay := outcome.RetryDelays[retry.RunRetries-1]
 	for _, e := range outcome.Events {
 		e.Kind = migration.EventError
@@ -422,10 +438,8 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 	if err := progressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress); err != nil {
 		return err
 	}
-	for _, e := range outcome.Events {
-		if err := appendEvent(ctx, q, e); err != nil {
-			return err
-		}
+	if err := appendEvents(ctx, q, append(outcome.Pending, outcome.Events...)); err != nil {
+		return err
 	}
 	if err := s.admit(ctx, tx, q); err != nil {
 		return err

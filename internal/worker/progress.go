@@ -13,7 +13,9 @@ import (
 // progressReporter stores an account's progress at most once a second and
 // logs it as an account.progress event at most once per
 // Options.ProgressEvents (DESIGN §4: progress events are throttled per
-// account), and logs each folder that is done.
+// account), and logs each folder that is done: with the next progress
+// stored, or with the run's outcome. A small account's folders then cost
+// one transaction, not one each.
 type progressReporter struct {
 	worker *AccountRun
 	args   migration.AccountRunJob
@@ -26,6 +28,8 @@ type progressReporter struct {
 	// before are the figures of the earlier runs of the pass this run
 	// resumes: zero for a new run.
 	before migration.Progress
+	// pending are the folder.done events not logged yet.
+	pending []migration.Event
 }
 
 // sideAddress names one side of an account for an event.
@@ -57,24 +61,39 @@ func (r *progressReporter) count(p transfer.Progress) {
 
 func (r *progressReporter) progress(p transfer.Progress) {
 	r.count(p)
-	now := time.Now()
-	if now.Sub(r.lastStored) < min(progressInterval, r.worker.opts.ProgressEvents) {
+	if time.Since(r.lastStored) < r.storeInterval() {
 		return
 	}
+	r.store(p)
+}
+
+func (r *progressReporter) storeInterval() time.Duration {
+	return min(progressInterval, r.worker.opts.ProgressEvents)
+}
+
+// store stores the figures p with the folders done since the last time,
+// and an account.progress event when one is due.
+func (r *progressReporter) store(p transfer.Progress) {
+	now := time.Now()
 	r.lastStored = now
 	figures := r.pass(p)
+	events := r.pending
+	r.pending = nil
 	var err error
-	if now.Sub(r.lastSent) < r.worker.opts.ProgressEvents {
+	switch {
+	case now.Sub(r.lastSent) < r.worker.opts.ProgressEvents && len(events) == 0:
 		err = r.worker.store.AccountProgressSet(r.ctx, r.args.TaskID, r.args.AccountID, figures)
-	} else {
+	case now.Sub(r.lastSent) < r.worker.opts.ProgressEvents:
+		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, events...)
+	default:
 		r.lastSent = now
-		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, migration.Event{
+		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, append(events, migration.Event{
 			Kind: migration.EventAccountProgress, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
 			Login: r.source.login, Host: r.destination.host, Port: r.destination.port, Folder: p.Folder, Progress: &figures,
 			Message: fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.source.login,
 				figures.MessagesCopied, figures.MessagesTotal, megabytes(figures.BytesCopied),
 				figures.FoldersDone+1, figures.FoldersTotal, p.Folder),
-		})
+		})...)
 	}
 	if err != nil && r.ctx.Err() == nil {
 		r.worker.logger.Warn("could not store progress", "account", r.args.AccountID, "err", err)
@@ -106,9 +125,9 @@ func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progre
 	if len(f.DroppedKeywords) > 0 {
 		event.Message += "; keywords the destination cannot keep, left out: " + strings.Join(f.DroppedKeywords, " ")
 	}
-	r.lastStored = time.Now()
-	if err := r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, event); err != nil && r.ctx.Err() == nil {
-		r.worker.logger.Warn("could not log a folder", "account", r.args.AccountID, "err", err)
+	r.pending = append(r.pending, event)
+	if time.Since(r.lastStored) >= r.storeInterval() {
+		r.store(p)
 	}
 }
 

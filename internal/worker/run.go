@@ -24,7 +24,7 @@ type RunStore interface {
 	SyncState(accountID int64) transfer.StateStore
 	AccountGet(ctx context.Context, taskID, id int64) (migration.Account, error)
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
-	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, event migration.Event) error
+	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error
 	EventAppend(ctx context.Context, e migration.Event) error
 	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
 	// Admit admits the waiting accounts that have room.
@@ -176,6 +176,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 			creds.SourceLogin, progress.MessagesCopied, progress.MessagesSkipped)
 	}
 	outcome.Events = []migration.Event{event}
+	outcome.Pending = reporter.pending
 	return outcome
 }
 
