@@ -57,9 +57,13 @@ func TestWaitingAccountsCostNothing(t *testing.T) {
 		t.Errorf("%d migration jobs for 2 running and %d waiting accounts, want 2", jobs, accounts-2)
 	}
 
+	// What may fall in the window does not depend on how many wait: the
+	// two running accounts' lease renewals (every 10 s) and one tick of
+	// the watch for dead processes (every 15 s: a few reads and one
+	// admission). Polling waiting accounts made thousands a second.
 	before := queries.Count("accounts")
 	time.Sleep(2 * time.Second)
-	if n := queries.Count("accounts") - before; n > 4 {
+	if n := queries.Count("accounts") - before; n > 20 {
 		t.Errorf("%d statements on accounts in 2 s while %d accounts wait", n, accounts-2)
 	}
 

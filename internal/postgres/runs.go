@@ -28,10 +28,10 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 			return err
 		}
 		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
-		if err == pgx.ErrNoRows || !jobHolds(job, a) {
-			return nil
+		if err == pgx.ErrNoRows {
+			return nil // deleted
 		}
-		if err != nil {
+		if err != nil || !jobHolds(job, a) {
 			return err
 		}
 		started = true
@@ -195,11 +195,14 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 			return requeued, err
 		}
 		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: args.TaskID, ID: args.AccountID})
-		if err == pgx.ErrNoRows || !jobHolds(args, a) {
-			continue
+		if err == pgx.ErrNoRows {
+			continue // deleted
 		}
 		if err != nil {
 			return requeued, err
+		}
+		if !jobHolds(args, a) {
+			continue
 		}
 		if err := s.requeue(ctx, q, args.TaskID, args.AccountID); err != nil {
 			return requeued, err
