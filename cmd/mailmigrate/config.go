@@ -91,7 +91,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		{"read-timeout", httpapi.DefaultReadTimeout.String(), "time a client has to send a whole request, body included (not the event stream)", duration(&cfg.ReadTimeout, 0)},
 		{"write-timeout", httpapi.DefaultWriteTimeout.String(), "time from a request's start to the end of its response (not the event stream)", duration(&cfg.WriteTimeout, 0)},
 		{"idle-timeout", "2m", "how long an idle keep-alive connection stays open", duration(&cfg.IdleTimeout, 0)},
-		{"workers", "16", "accounts this process migrates or tests at once", number(&cfg.Workers, 1, 1000)},
+		{"workers", "16", "accounts this process migrates at once (connection tests have 8 workers of their own)", number(&cfg.Workers, 1, 1000)},
 		{"max-connections-per-host", "30", "IMAP connections to one server host across all processes; an account holds 1 " +
 			"to its source and up to 2 to its destination; 0: no limit", number(&cfg.ConnectionsPerHost, 0, 0)},
 		{"lease-expiry", "60s", "how long a running account may go without a sign of life before its process is taken " +
