@@ -26,7 +26,7 @@ type config struct {
 	LogLevel        string
 	LogFormat       string
 	ShutdownTimeout time.Duration
-	// Workers bounds the accounts this process migrates or tests at once.
+	// Workers bounds the accounts this process migrates at once.
 	Workers int
 	// ConnectionsPerHost bounds the IMAP connections to one server host
 	// across every process on the database (0: no bound).
