@@ -193,12 +193,13 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 }
 
 const taskJobsEnded = `-- name: TaskJobsEnded :one
-UPDATE tasks
-SET pending_jobs = pending_jobs - $1::int,
-    state = CASE WHEN pending_jobs - $1::int <= 0 AND $2::bool THEN resume_state ELSE state END,
+UPDATE tasks t
+SET pending_jobs = t.pending_jobs - $1::int,
+    state = CASE WHEN t.pending_jobs - $1::int <= 0 AND $2::bool THEN t.resume_state ELSE t.state END,
     updated_at = now()
-WHERE id = $3
-RETURNING state, pending_jobs, tests_total, tests_done, tests_failed
+FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = $3 FOR UPDATE) before
+WHERE t.id = before.id
+RETURNING before.state AS previous_state, t.pending_jobs, t.tests_total, t.tests_done, t.tests_failed
 `
 
 type TaskJobsEndedParams struct {
@@ -208,21 +209,22 @@ type TaskJobsEndedParams struct {
 }
 
 type TaskJobsEndedRow struct {
-	State       string
-	PendingJobs int32
-	TestsTotal  int32
-	TestsDone   int32
-	TestsFailed int32
+	PreviousState string
+	PendingJobs   int32
+	TestsTotal    int32
+	TestsDone     int32
+	TestsFailed   int32
 }
 
 // Jobs of the task that ended: tests done or dropped, or runs that a
 // cancel ended before they started. After the last, a test returns the
 // task to the state before it (a run's end is the domain's: endRun).
+// Returns the state the task had before.
 func (q *Queries) TaskJobsEnded(ctx context.Context, arg TaskJobsEndedParams) (TaskJobsEndedRow, error) {
 	row := q.db.QueryRow(ctx, taskJobsEnded, arg.Jobs, arg.Test, arg.ID)
 	var i TaskJobsEndedRow
 	err := row.Scan(
-		&i.State,
+		&i.PreviousState,
 		&i.PendingJobs,
 		&i.TestsTotal,
 		&i.TestsDone,

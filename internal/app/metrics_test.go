@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -65,22 +64,8 @@ func TestMetricsMoveWithARun(t *testing.T) {
 		t.Fatalf("a fresh service counts copies or streams: %v", before)
 	}
 
-	var endpoints [2]int64
-	for i, d := range []*imaptest.Dovecot{old, neu} {
-		resp, err := s.Client.CreateEndpointWithResponse(ctx, api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain})
-		if err != nil || resp.JSON201 == nil {
-			t.Fatalf("create endpoint: %v %v", err, resp)
-		}
-		endpoints[i] = resp.JSON201.Id
-	}
-	task, err := s.Client.CreateTaskWithResponse(ctx, api.TaskInput{Name: "m", SourceEndpointId: endpoints[0], DestinationEndpointId: endpoints[1]})
-	if err != nil || task.JSON201 == nil {
-		t.Fatalf("create task: %v %v", err, task)
-	}
-	taskID := task.JSON201.Id
-	if _, err := s.Client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", strings.NewReader("alice,a\nbob,wrong\n")); err != nil {
-		t.Fatal(err)
-	}
+	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+	importAccounts(t, s, taskID, "alice,a\nbob,wrong\n")
 	conn, _, err := websocket.DefaultDialer.Dial(fmt.Sprintf("ws%s/events/ws?task_id=%d", strings.TrimPrefix(s.API, "http"), taskID), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -89,20 +74,7 @@ func TestMetricsMoveWithARun(t *testing.T) {
 	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got, err := s.Client.GetTaskWithResponse(ctx, taskID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.JSON200.State == api.TaskStateCompletedWithErrors {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task still %s", got.JSON200.State)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
 	accounts, _ := s.Client.ListAccountsWithResponse(ctx, taskID, nil)
 	alice := (*accounts.JSON200)[0]
 

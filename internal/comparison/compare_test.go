@@ -132,6 +132,9 @@ type run struct {
 	parallel int
 	dir      string // the tool's files: configurations, sync state
 	pass     int    // 1, then 2 for the re-run
+	// service is the service process that serviceTool started for the
+	// first pass; the re-run goes through it too.
+	service *serviceRun
 }
 
 // passResult is what one pass cost the client and the two servers.

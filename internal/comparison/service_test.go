@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,24 +35,15 @@ type serviceRun struct {
 	taskID int64
 }
 
-var (
-	serviceRuns   = map[*run]*serviceRun{}
-	serviceRunsMu sync.Mutex
-)
-
 func (t serviceTool) migrate(ctx context.Context, r *run) (usage, error) {
-	serviceRunsMu.Lock()
-	s := serviceRuns[r]
-	serviceRunsMu.Unlock()
-	if s == nil {
-		var err error
-		if s, err = t.start(r); err != nil {
+	if r.service == nil {
+		s, err := t.start(r)
+		if err != nil {
 			return usage{}, err
 		}
-		serviceRunsMu.Lock()
-		serviceRuns[r] = s
-		serviceRunsMu.Unlock()
+		r.service = s
 	}
+	s := r.service
 	cpuBefore := groupCPU(s.cmd.Process.Pid) + postgresCPU()
 	start := time.Now()
 	if resp, err := s.client.RunTaskWithResponse(ctx, s.taskID); err != nil || resp.StatusCode() != http.StatusAccepted {

@@ -143,10 +143,7 @@ func testJobOptions(taskID int64) *river.InsertOpts {
 // to wait for: ErrTaskRunning when it is running, ErrNoAccounts with none.
 func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state migration.TaskState, n int) error {
 	if n == 0 {
-		if _, err := q.TaskStateGet(ctx, taskID); err != nil {
-			return err
-		}
-		return migration.ErrNoAccounts
+		return migration.ErrNoAccounts // the task exists: startJobs locked it
 	}
 	_, err := q.TaskStartJobs(ctx, dbsqlc.TaskStartJobsParams{
 		ID: taskID, State: string(state), Jobs: int32(n), RunningStates: runningStates(),
@@ -215,12 +212,8 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 // finishTestJobs counts n of the task's test jobs done; after the last of
 // a canceled test, an event says how far it got.
 func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int) error {
-	before, err := q.TaskStateGet(ctx, taskID)
-	if err != nil {
-		return err
-	}
 	task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(n), Test: true})
-	if err != nil || task.PendingJobs > 0 || before != string(migration.TaskCanceling) {
+	if err != nil || task.PendingJobs > 0 || task.PreviousState != string(migration.TaskCanceling) {
 		return err
 	}
 	return appendEvent(ctx, q, migration.Event{Kind: migration.EventTestCanceled, TaskID: taskID,

@@ -131,27 +131,8 @@ func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
 // neverGreets is a server that accepts connections and says nothing.
 func neverGreets(t *testing.T) Side {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c) // silent until the test ends
-		}
-	}()
-	return Side{Server: Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	mute := imaptest.StartMute(t)
+	return Side{Server: Server{Host: mute.Host, Port: mute.Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
 }
 
 func TestServerThatNeverGreetsTimesOut(t *testing.T) {

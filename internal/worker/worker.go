@@ -99,12 +99,14 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
-	outcome.SourceError = w.loginError(transfer.CheckLogin(ctx, src, "source", loginTuning), "source")
-	outcome.DestinationError = w.loginError(transfer.CheckLogin(ctx, dst, "destination", loginTuning), "destination")
-	if ctx.Err() != nil {
+	srcErr := transfer.CheckLogin(ctx, src, "source", loginTuning)
+	dstErr := transfer.CheckLogin(ctx, dst, "destination", loginTuning)
+	if ctx.Err() != nil { // a cancel is no server's failure
 		outcome.Canceled = true
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
+	outcome.SourceError = w.loginError(srcErr, "source")
+	outcome.DestinationError = w.loginError(dstErr, "destination")
 	outcome.Events = []migration.Event{
 		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),

@@ -81,9 +81,11 @@ RETURNING before.state;
 -- Jobs of the task that ended: tests done or dropped, or runs that a
 -- cancel ended before they started. After the last, a test returns the
 -- task to the state before it (a run's end is the domain's: endRun).
-UPDATE tasks
-SET pending_jobs = pending_jobs - @jobs::int,
-    state = CASE WHEN pending_jobs - @jobs::int <= 0 AND @test::bool THEN resume_state ELSE state END,
+-- Returns the state the task had before.
+UPDATE tasks t
+SET pending_jobs = t.pending_jobs - @jobs::int,
+    state = CASE WHEN t.pending_jobs - @jobs::int <= 0 AND @test::bool THEN t.resume_state ELSE t.state END,
     updated_at = now()
-WHERE id = @id
-RETURNING state, pending_jobs, tests_total, tests_done, tests_failed;
+FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = @id FOR UPDATE) before
+WHERE t.id = before.id
+RETURNING before.state AS previous_state, t.pending_jobs, t.tests_total, t.tests_done, t.tests_failed;
