@@ -139,6 +139,43 @@ func (q *Queries) SyncChunkListReaching(ctx context.Context, arg SyncChunkListRe
 	return items, nil
 }
 
+const syncChunksReplaceFolder = `-- name: SyncChunksReplaceFolder :exec
+WITH dropped AS (
+    DELETE FROM sync_map_chunks
+    WHERE account_id = $1 AND folder = $2
+      AND NOT first_source = ANY ($3::bigint[])
+)
+INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
+SELECT $1, $2, unnest($3::bigint[]), unnest($4::bigint[]),
+       unnest($5::bigint[]), unnest($6::bytea[])
+ON CONFLICT (account_id, folder, first_source) DO UPDATE
+SET last_source = excluded.last_source, max_destination = excluded.max_destination, entries = excluded.entries
+`
+
+type SyncChunksReplaceFolderParams struct {
+	AccountID       int64
+	Folder          string
+	FirstSources    []int64
+	LastSources     []int64
+	MaxDestinations []int64
+	Entries         [][]byte
+}
+
+// Replaces all of a folder's chunks by the given ones in one statement:
+// the old chunks whose place no new one takes are deleted, the others
+// overwritten (the two parts touch different rows).
+func (q *Queries) SyncChunksReplaceFolder(ctx context.Context, arg SyncChunksReplaceFolderParams) error {
+	_, err := q.db.Exec(ctx, syncChunksReplaceFolder,
+		arg.AccountID,
+		arg.Folder,
+		arg.FirstSources,
+		arg.LastSources,
+		arg.MaxDestinations,
+		arg.Entries,
+	)
+	return err
+}
+
 const syncFolderList = `-- name: SyncFolderList :many
 SELECT folder, state FROM sync_folders WHERE account_id = $1 ORDER BY folder
 `
@@ -166,6 +203,26 @@ func (q *Queries) SyncFolderList(ctx context.Context, accountID int64) ([]SyncFo
 		return nil, err
 	}
 	return items, nil
+}
+
+const syncFolderReset = `-- name: SyncFolderReset :exec
+WITH dropped AS (
+    DELETE FROM sync_map_chunks WHERE account_id = $1 AND folder = $2
+)
+INSERT INTO sync_folders (account_id, folder, state) VALUES ($1, $2, $3)
+ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state
+`
+
+type SyncFolderResetParams struct {
+	AccountID int64
+	Folder    string
+	State     []byte
+}
+
+// Drops a folder's map and stores its new state in one statement.
+func (q *Queries) SyncFolderReset(ctx context.Context, arg SyncFolderResetParams) error {
+	_, err := q.db.Exec(ctx, syncFolderReset, arg.AccountID, arg.Folder, arg.State)
+	return err
 }
 
 const syncFolderSet = `-- name: SyncFolderSet :exec

@@ -54,6 +54,15 @@ func (st *syncState) SetFolderState(ctx context.Context, folder string, fs trans
 	return st.store.queries.SyncFolderSet(ctx, dbsqlc.SyncFolderSetParams{AccountID: st.accountID, Folder: folder, State: encoded})
 }
 
+// ResetFolder implements transfer.StateStore.
+func (st *syncState) ResetFolder(ctx context.Context, folder string, fs transfer.FolderState) error {
+	encoded, err := json.Marshal(fs)
+	if err != nil {
+		return err
+	}
+	return st.store.queries.SyncFolderReset(ctx, dbsqlc.SyncFolderResetParams{AccountID: st.accountID, Folder: folder, State: encoded})
+}
+
 // Mappings implements transfer.StateStore.
 func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint32) ([]transfer.Mapping, error) {
 	rows, err := st.store.queries.SyncChunkListOverlapping(ctx, dbsqlc.SyncChunkListOverlappingParams{
@@ -74,8 +83,12 @@ func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint3
 
 // ReplaceMappings implements transfer.StateStore: the chunks that overlap
 // the range are rewritten, with their entries outside it kept, in one
-// transaction.
+// transaction; a range that spans the folder (a folder copied in one
+// window) in one statement.
 func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []transfer.Mapping) error {
+	if from <= 1 && to == transfer.MaxUID { // source UIDs start at 1
+		return st.replaceFolder(ctx, folder, entries)
+	}
 	return pgx.BeginFunc(ctx, st.store.pool, func(tx pgx.Tx) error {
 		q := st.store.queries.WithTx(tx)
 		span := dbsqlc.SyncChunkListOverlappingParams{AccountID: st.accountID, Folder: folder, FromUid: int64(from), ToUid: int64(to)}
@@ -109,15 +122,32 @@ func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, t
 	})
 }
 
-func insertChunk(ctx context.Context, q *dbsqlc.Queries, accountID int64, folder string, chunk []transfer.Mapping) error {
-	var maxDestination uint32
-	for _, e := range chunk {
-		maxDestination = max(maxDestination, e.Destination)
+// replaceFolder makes entries the whole of folder's map.
+func (st *syncState) replaceFolder(ctx context.Context, folder string, entries []transfer.Mapping) error {
+	arg := dbsqlc.SyncChunksReplaceFolderParams{AccountID: st.accountID, Folder: folder,
+		FirstSources: []int64{}, LastSources: []int64{}, MaxDestinations: []int64{}, Entries: [][]byte{}}
+	for chunk := range slices.Chunk(entries, maxChunkEntries) {
+		arg.FirstSources = append(arg.FirstSources, int64(chunk[0].Source))
+		arg.LastSources = append(arg.LastSources, int64(chunk[len(chunk)-1].Source))
+		arg.MaxDestinations = append(arg.MaxDestinations, int64(maxDestination(chunk)))
+		arg.Entries = append(arg.Entries, encodeChunk(chunk))
 	}
+	return st.store.queries.SyncChunksReplaceFolder(ctx, arg)
+}
+
+func maxDestination(chunk []transfer.Mapping) uint32 {
+	var highest uint32
+	for _, e := range chunk {
+		highest = max(highest, e.Destination)
+	}
+	return highest
+}
+
+func insertChunk(ctx context.Context, q *dbsqlc.Queries, accountID int64, folder string, chunk []transfer.Mapping) error {
 	return q.SyncChunkInsert(ctx, dbsqlc.SyncChunkInsertParams{
 		AccountID: accountID, Folder: folder,
 		FirstSource: int64(chunk[0].Source), LastSource: int64(chunk[len(chunk)-1].Source),
-		MaxDestination: int64(maxDestination), Entries: encodeChunk(chunk),
+		MaxDestination: int64(maxDestination(chunk)), Entries: encodeChunk(chunk),
 	})
 }
 

@@ -25,8 +25,8 @@ func addAccount(t testing.TB, store *postgres.Store) (task, account int64) {
 
 // The store must answer as the engine's in-memory state does, whatever
 // the windows: random replacements of UID ranges (splitting chunks,
-// emptying ranges, reaching MaxUID) are applied to both and every read
-// compared.
+// emptying ranges, reaching MaxUID, spanning the folder) and resets are
+// applied to both and every read compared.
 func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 	t.Parallel()
 	store, _, _ := newStore(t)
@@ -42,6 +42,9 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 		if round%7 == 0 {
 			to = transfer.MaxUID
 		}
+		if round%5 == 0 { // the whole folder, as one window copies it
+			from, to = uint32(round%2), transfer.MaxUID
+		}
 		var entries []transfer.Mapping
 		for uid := from; uid <= min(to, from+9_000); uid++ {
 			if uid > 0 && rng.IntN(3) > 0 {
@@ -49,7 +52,13 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 			}
 		}
 		for _, s := range []transfer.StateStore{got, want} {
-			if err := s.ReplaceMappings(ctx, folder, from, to, entries); err != nil {
+			var err error
+			if round%13 == 12 {
+				err = s.ResetFolder(ctx, folder, transfer.FolderState{Destination: folder, ForeignBelow: uint32(round)})
+			} else {
+				err = s.ReplaceMappings(ctx, folder, from, to, entries)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -62,6 +71,7 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 			"MappedDestinations": func(s transfer.StateStore) (any, error) {
 				return sortedDestinations(s.MappedDestinations(ctx, folder, at))
 			},
+			"FolderStates": func(s transfer.StateStore) (any, error) { return s.FolderStates(ctx) },
 		} {
 			g, err := read(got)
 			if err != nil {

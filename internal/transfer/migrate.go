@@ -216,6 +216,15 @@ func (r *accountRun) saveFolderState(ctx context.Context, folder string, st Fold
 	return nil
 }
 
+// resetFolder drops a folder's map and stores its new state.
+func (r *accountRun) resetFolder(ctx context.Context, folder string, st FolderState) error {
+	r.states[folder] = st
+	if err := r.store.ResetFolder(ctx, folder, st); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
+	return nil
+}
+
 // refused reports whether err is the server saying no to this folder (as
 // opposed to the connection failing), which fails the folder alone.
 func refused(err error) bool {

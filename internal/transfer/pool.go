@@ -109,9 +109,16 @@ func (fs *folderSync) sourceIdentities(msgs []message) ([]message, error) {
 
 // loadPool reads, once per folder and run, the identities of the
 // destination's unmapped messages from ForeignBelow on. Usually there are
-// none, and it costs one UID SEARCH.
+// none, and it costs one UID SEARCH; none at all when the folder was
+// empty when selected (the first copy): there is nothing to adopt then,
+// and the copies of APPENDs that a server commits late are the sweep's
+// (sweepInDoubt).
 func (fs *folderSync) loadPool(ctx context.Context) error {
 	if fs.pool.loaded {
+		return nil
+	}
+	if fs.dst.NumMessages == 0 {
+		fs.pool = destinationPool{loaded: true, byIdentity: map[string][]message{}}
 		return nil
 	}
 	pool, err := fs.unmappedCopies(ctx, imap.UID(max(fs.state.ForeignBelow, 1)))

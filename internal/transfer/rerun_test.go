@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -463,4 +464,76 @@ type countingWriter struct {
 func (w countingWriter) Write(b []byte) (int, error) {
 	w.n.Add(int64(len(b)))
 	return w.Writer.Write(b)
+}
+
+// stateWritesRefused is a sync state whose folder states cannot be
+// written (the database went away at that moment), while its maps can.
+type stateWritesRefused struct{ StateStore }
+
+var errStateWrite = fmt.Errorf("the database is unreachable")
+
+func (stateWritesRefused) SetFolderState(context.Context, string, FolderState) error {
+	return errStateWrite
+}
+
+func (stateWritesRefused) ResetFolder(context.Context, string, FolderState) error {
+	return errStateWrite
+}
+
+// A run that moves a folder's copy elsewhere (a changed folder map) drops
+// the folder's UID map. Should it stop right there, no state may be left
+// that trusts a map that is gone: when the folder map is put back and a
+// message arrives, only that message is copied, not the folder again.
+func TestStoppedFolderMoveCopiesNothingTwice(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	msgs := numbered(8)
+	for i := range msgs {
+		msgs[i].Folder = "Projects"
+	}
+	p.src.Load(t, "alice", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Projects"}}, Messages: msgs[:6]})
+	p.runTimes(t, 1)
+
+	state := p.job.State
+	moved := p.job
+	moved.State = stateWritesRefused{state}
+	moved.Options.FolderMap = map[string]string{"Projects": "INBOX.Elsewhere"}
+	moved.Tuning.Attempts = 1
+	if _, err := Migrate(t.Context(), moved); !errors.Is(err, errStateWrite) {
+		t.Fatalf("the run that could not store its state: %v", err)
+	}
+	// It got as far as creating the new folder.
+	if err := p.dst.Login(t, "alice@new", "new-pw").Delete("INBOX.Elsewhere").Wait(); err != nil {
+		t.Fatal(err)
+	}
+
+	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs[6:7]})
+	if res := p.runTimes(t, 1); res[0].MessagesCopied != 1 {
+		t.Errorf("the run after the stopped move copied %d messages, want the new one", res[0].MessagesCopied)
+	}
+	p.wantExact(t)
+}
+
+// A re-run keeps the folder's stored state until the folder is done: when
+// it cannot store the new one at the end, the next run still finds the
+// folder changed (its counts moved on), and copies nothing twice.
+func TestRerunThatCannotStoreItsStateCopiesNothingTwice(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	msgs := numbered(9)
+	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs[:5]})
+	p.runTimes(t, 1)
+
+	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs[5:8]})
+	stopped := p.job
+	stopped.State = stateWritesRefused{p.job.State}
+	stopped.Tuning.Attempts = 1
+	if _, err := Migrate(t.Context(), stopped); !errors.Is(err, errStateWrite) {
+		t.Fatalf("the run that could not store its state: %v", err)
+	}
+	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs[8:]})
+	if res := p.runTimes(t, 1); res[0].MessagesCopied != 1 {
+		t.Errorf("the next run copied %d messages, want the one that arrived since", res[0].MessagesCopied)
+	}
+	p.wantExact(t)
 }

@@ -87,6 +87,9 @@ type StateStore interface {
 	FolderStates(ctx context.Context) (map[string]FolderState, error)
 	// SetFolderState stores the state of a source folder.
 	SetFolderState(ctx context.Context, folder string, st FolderState) error
+	// ResetFolder drops folder's map and stores st, at once: a state
+	// never describes a map that is gone.
+	ResetFolder(ctx context.Context, folder string, st FolderState) error
 	// Mappings returns folder's map entries with from ≤ Source ≤ to,
 	// ordered by Source.
 	Mappings(ctx context.Context, folder string, from, to uint32) ([]Mapping, error)
@@ -134,6 +137,15 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 func (m *MemoryState) SetFolderState(_ context.Context, folder string, st FolderState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.folders[folder] = st.clone()
+	return nil
+}
+
+// ResetFolder implements StateStore.
+func (m *MemoryState) ResetFolder(_ context.Context, folder string, st FolderState) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.maps, folder)
 	m.folders[folder] = st.clone()
 	return nil
 }

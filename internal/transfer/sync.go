@@ -39,6 +39,10 @@ type folderSync struct {
 	// flagChangeRefused: a flag change stays to be written, so the next
 	// run must read every message's flags again.
 	flagChangeRefused bool
+	// mapStartedEmpty: the folder's map was empty when this run began it
+	// (dropped, or never written), so no window has entries to read:
+	// windows never share a source UID.
+	mapStartedEmpty bool
 }
 
 // stateSaveTimeout bounds writing the state after a canceled run: the
@@ -54,11 +58,12 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
 		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext}
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
+	sameFilter := prev.Filter == r.job.Options.filterKey()
 	if usable {
 		fs.state = prev
 		// The flags of the messages the options let through depend on
 		// them (\Deleted); a modseq that went back is a server reset.
-		if prev.Filter == r.job.Options.filterKey() && prev.SourceHighestModSeq <= sd.HighestModSeq {
+		if sameFilter && prev.SourceHighestModSeq <= sd.HighestModSeq {
 			fs.changedSince = prev.SourceHighestModSeq
 		}
 	} else {
@@ -66,16 +71,25 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 			r.logger.Info("the folder's UID map no longer applies; comparing by identity",
 				"folder", fs.folder, "source_uidvalidity", sd.UIDValidity, "destination_uidvalidity", dd.UIDValidity)
 		}
-		if err := r.store.ReplaceMappings(ctx, fs.folder, 0, MaxUID, nil); err != nil {
-			return nil, err
-		}
-		fs.state = FolderState{ForeignBelow: 1}
+		fs.state, fs.mapStartedEmpty = FolderState{ForeignBelow: 1}, true
 	}
 	fs.state.Servers, fs.state.Destination = r.servers, plan.Destination
 	fs.state.UIDValidity, fs.state.DestUIDValidity = sd.UIDValidity, dd.UIDValidity
 	fs.state.Complete = false
-	// Until this run finishes the folder, its state says so.
-	return fs, r.saveFolderState(ctx, fs.folder, fs.state)
+	switch {
+	case !usable:
+		return fs, r.resetFolder(ctx, fs.folder, fs.state)
+	case sameFilter:
+		// The stored state may stay until the folder is done: a run that
+		// stops part-way leaves it behind what the servers now hold
+		// (UIDNEXT, counts and modseq only grow apart), which unchanged
+		// never takes for done.
+		return fs, nil
+	default:
+		// Other options write other flags: until this run finishes the
+		// folder, its state must not pass for done under the old ones.
+		return fs, r.saveFolderState(ctx, fs.folder, fs.state)
+	}
 }
 
 // run goes through the source folder in windows of Tuning.Window messages
@@ -116,9 +130,12 @@ func (fs *folderSync) run(ctx context.Context) error {
 // known even when the copy breaks off.
 func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []message) error {
 	r := fs.r
-	entries, err := r.store.Mappings(ctx, fs.folder, from, to)
-	if err != nil {
-		return err
+	var entries []Mapping
+	if !fs.mapStartedEmpty {
+		var err error
+		if entries, err = r.store.Mappings(ctx, fs.folder, from, to); err != nil {
+			return err
+		}
 	}
 	existing, err := fs.existing(entries)
 	if err != nil {

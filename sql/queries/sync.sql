@@ -5,6 +5,29 @@ SELECT folder, state FROM sync_folders WHERE account_id = @account_id ORDER BY f
 INSERT INTO sync_folders (account_id, folder, state) VALUES (@account_id, @folder, @state)
 ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
 
+-- name: SyncFolderReset :exec
+-- Drops a folder's map and stores its new state in one statement.
+WITH dropped AS (
+    DELETE FROM sync_map_chunks WHERE account_id = @account_id AND folder = @folder
+)
+INSERT INTO sync_folders (account_id, folder, state) VALUES (@account_id, @folder, @state)
+ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
+
+-- name: SyncChunksReplaceFolder :exec
+-- Replaces all of a folder's chunks by the given ones in one statement:
+-- the old chunks whose place no new one takes are deleted, the others
+-- overwritten (the two parts touch different rows).
+WITH dropped AS (
+    DELETE FROM sync_map_chunks
+    WHERE account_id = @account_id AND folder = @folder
+      AND NOT first_source = ANY (@first_sources::bigint[])
+)
+INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
+SELECT @account_id, @folder, unnest(@first_sources::bigint[]), unnest(@last_sources::bigint[]),
+       unnest(@max_destinations::bigint[]), unnest(@entries::bytea[])
+ON CONFLICT (account_id, folder, first_source) DO UPDATE
+SET last_source = excluded.last_source, max_destination = excluded.max_destination, entries = excluded.entries;
+
 -- name: SyncChunkListOverlapping :many
 -- The chunks holding entries with from_uid ≤ source ≤ to_uid, locked
 -- until the end of the transaction when there is one (a replacement).
