@@ -11,48 +11,46 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const eventAppend = `-- name: EventAppend :one
+const eventAppend = `-- name: EventAppend :exec
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING seq, time
+SELECT unnest($1::text[]), nullif(unnest($2::bigint[]), 0), nullif(unnest($3::bigint[]), 0),
+       unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::integer[]),
+       unnest($8::text[]), unnest($9::text[]), unnest($10::text[]),
+       nullif(unnest($11::text[]), '')::jsonb
 `
 
 type EventAppendParams struct {
-	Kind      string
-	TaskID    pgtype.Int8
-	AccountID pgtype.Int8
-	Side      string
-	Login     string
-	Host      string
-	Port      int32
-	Error     string
-	Message   string
-	Folder    string
-	Progress  []byte
+	Kinds      []string
+	TaskIds    []int64
+	AccountIds []int64
+	Sides      []string
+	Logins     []string
+	Hosts      []string
+	Ports      []int32
+	Errors     []string
+	Messages   []string
+	Folders    []string
+	Progress   []string
 }
 
-type EventAppendRow struct {
-	Seq  int64
-	Time pgtype.Timestamptz
-}
-
-func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) (EventAppendRow, error) {
-	row := q.db.QueryRow(ctx, eventAppend,
-		arg.Kind,
-		arg.TaskID,
-		arg.AccountID,
-		arg.Side,
-		arg.Login,
-		arg.Host,
-		arg.Port,
-		arg.Error,
-		arg.Message,
-		arg.Folder,
+// Adds events in the order given (the arrays are read in step, in order),
+// which their seq values follow; 0 stands for no task or account, ” for
+// no progress.
+func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) error {
+	_, err := q.db.Exec(ctx, eventAppend,
+		arg.Kinds,
+		arg.TaskIds,
+		arg.AccountIds,
+		arg.Sides,
+		arg.Logins,
+		arg.Hosts,
+		arg.Ports,
+		arg.Errors,
+		arg.Messages,
+		arg.Folders,
 		arg.Progress,
 	)
-	var i EventAppendRow
-	err := row.Scan(&i.Seq, &i.Time)
-	return i, err
+	return err
 }
 
 const eventLatestSeq = `-- name: EventLatestSeq :one

@@ -42,26 +42,130 @@ func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (Acc
 	return i, err
 }
 
+const accountRunContext = `-- name: AccountRunContext :one
+SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at
+FROM account_views a
+JOIN tasks t ON t.id = a.task_id
+JOIN endpoints src ON src.id = t.source_endpoint_id
+JOIN endpoints dst ON dst.id = t.destination_endpoint_id
+WHERE a.task_id = $1 AND a.id = $2
+`
+
+type AccountRunContextParams struct {
+	TaskID int64
+	ID     int64
+}
+
+type AccountRunContextRow struct {
+	Task        Task
+	Endpoint    Endpoint
+	Endpoint_2  Endpoint
+	AccountView AccountView
+}
+
+// What the run of an account needs, read as it starts: its task, both
+// endpoints, and the account with the figures its run carries on from.
+func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextParams) (AccountRunContextRow, error) {
+	row := q.db.QueryRow(ctx, accountRunContext, arg.TaskID, arg.ID)
+	var i AccountRunContextRow
+	err := row.Scan(
+		&i.Task.ID,
+		&i.Task.Name,
+		&i.Task.SourceEndpointID,
+		&i.Task.DestinationEndpointID,
+		&i.Task.Options,
+		&i.Task.State,
+		&i.Task.CreatedAt,
+		&i.Task.UpdatedAt,
+		&i.Task.StartedAt,
+		&i.Task.FinishedAt,
+		&i.Task.PendingJobs,
+		&i.Task.ResumeState,
+		&i.Task.AdmittedAt,
+		&i.Task.TestsTotal,
+		&i.Task.TestsDone,
+		&i.Task.TestsFailed,
+		&i.Endpoint.ID,
+		&i.Endpoint.RoleLabel,
+		&i.Endpoint.Host,
+		&i.Endpoint.Port,
+		&i.Endpoint.TlsMode,
+		&i.Endpoint.TlsSkipVerify,
+		&i.Endpoint.CreatedAt,
+		&i.Endpoint.UpdatedAt,
+		&i.Endpoint_2.ID,
+		&i.Endpoint_2.RoleLabel,
+		&i.Endpoint_2.Host,
+		&i.Endpoint_2.Port,
+		&i.Endpoint_2.TlsMode,
+		&i.Endpoint_2.TlsSkipVerify,
+		&i.Endpoint_2.CreatedAt,
+		&i.Endpoint_2.UpdatedAt,
+		&i.AccountView.ID,
+		&i.AccountView.TaskID,
+		&i.AccountView.SourceLogin,
+		&i.AccountView.DestinationLogin,
+		&i.AccountView.State,
+		&i.AccountView.SourceTestOk,
+		&i.AccountView.SourceTestError,
+		&i.AccountView.SourceTestedAt,
+		&i.AccountView.DestinationTestOk,
+		&i.AccountView.DestinationTestError,
+		&i.AccountView.DestinationTestedAt,
+		&i.AccountView.FoldersTotal,
+		&i.AccountView.FoldersDone,
+		&i.AccountView.MessagesTotal,
+		&i.AccountView.MessagesCopied,
+		&i.AccountView.MessagesSkipped,
+		&i.AccountView.MessagesFailed,
+		&i.AccountView.BytesCopied,
+		&i.AccountView.LastError,
+		&i.AccountView.CreatedAt,
+		&i.AccountView.UpdatedAt,
+		&i.AccountView.StartedAt,
+		&i.AccountView.FinishedAt,
+	)
+	return i, err
+}
+
 const accountRunFinish = `-- name: AccountRunFinish :execrows
 UPDATE accounts
-SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $3 AND id = $4 AND run_generation = $5 AND state = 'running'
+SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(),
+    folders_total = $3, folders_done = $4, messages_total = $5,
+    messages_copied = $6, messages_skipped = $7,
+    messages_failed = $8, bytes_copied = $9
+WHERE task_id = $10 AND id = $11 AND run_generation = $12 AND state = 'running'
 `
 
 type AccountRunFinishParams struct {
-	State         string
-	LastError     string
-	TaskID        int64
-	ID            int64
-	RunGeneration int64
+	State           string
+	LastError       string
+	FoldersTotal    int64
+	FoldersDone     int64
+	MessagesTotal   int64
+	MessagesCopied  int64
+	MessagesSkipped int64
+	MessagesFailed  int64
+	BytesCopied     int64
+	TaskID          int64
+	ID              int64
+	RunGeneration   int64
 }
 
-// Ends the run of the generation that holds the account; no row for an
-// outcome that came too late (the account was requeued meanwhile).
+// Ends the run of the generation that holds the account, with its
+// figures; no row for an outcome that came too late (the account was
+// requeued meanwhile).
 func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountRunFinish,
 		arg.State,
 		arg.LastError,
+		arg.FoldersTotal,
+		arg.FoldersDone,
+		arg.MessagesTotal,
+		arg.MessagesCopied,
+		arg.MessagesSkipped,
+		arg.MessagesFailed,
+		arg.BytesCopied,
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,

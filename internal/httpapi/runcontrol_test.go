@@ -236,7 +236,7 @@ func TestExpiredLeaseRequeuesTheAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := migration.AccountRunJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
-	if started, err := s.store.AccountRunStart(ctx, dead); err != nil || !started {
+	if _, started, err := s.store.AccountRunStart(ctx, dead); err != nil || !started {
 		t.Fatalf("start: %v %v", started, err)
 	}
 	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {

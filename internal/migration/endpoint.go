@@ -2,6 +2,8 @@ package migration
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -42,6 +44,9 @@ type Endpoint struct {
 	TLSMode       TLSMode
 	TLSSkipVerify bool
 }
+
+// Address is the endpoint's host:port.
+func (e Endpoint) Address() string { return net.JoinHostPort(e.Host, strconv.Itoa(e.Port)) }
 
 // Normalize checks e and fills in the default port. The spec validates only
 // tls_mode; the length and port bounds keep bad input out of the store.

@@ -8,6 +8,24 @@ import (
 // The rules of a run's life, which storage applies atomically: how a run
 // ends, and the sentence that says so.
 
+// StartedRun is what the run of an account needs, read in the
+// transaction that starts it.
+type StartedRun struct {
+	Task                Task
+	Source, Destination Endpoint
+	// Account's Progress is what the run carries on from: zero for a new
+	// run, the figures so far for a resumed one (a retry, a takeover).
+	Account Account
+}
+
+// StartedEvent is the account.started event of run.
+func (run StartedRun) StartedEvent() Event {
+	login := run.Account.SourceLogin
+	return Event{Kind: EventAccountStarted, TaskID: run.Task.ID, AccountID: run.Account.ID,
+		Login: login, Host: run.Source.Host, Port: run.Source.Port,
+		Message: fmt.Sprintf("%s: migration started from %s to %s", login, run.Source.Address(), run.Destination.Address())}
+}
+
 // RunEndState is the state a run leaves its task in when its last account
 // has ended, from the states of all the task's accounts: canceled when it
 // was being canceled; failed when every account failed; completed with

@@ -268,16 +268,34 @@ func (s *Store) EventLatestSeq(ctx context.Context) (int64, error) {
 // appendEvent adds an event in a transaction that took EventsLock first,
 // and wakes the live streams when it commits.
 func appendEvent(ctx context.Context, q *dbsqlc.Queries, e migration.Event) error {
-	var progress []byte
-	if e.Progress != nil {
-		progress, _ = json.Marshal(eventProgress(*e.Progress)) // plain integers: cannot fail
+	return appendEvents(ctx, q, []migration.Event{e})
+}
+
+// appendEvents adds events, in order, in one statement, in a transaction
+// that took EventsLock first, and wakes the live streams when it commits.
+func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Event) error {
+	if len(events) == 0 {
+		return nil
 	}
-	_, err := q.EventAppend(ctx, dbsqlc.EventAppendParams{
-		Kind: string(e.Kind), TaskID: int8Value(e.TaskID), AccountID: int8Value(e.AccountID),
-		Side: e.Side, Login: e.Login, Host: e.Host, Port: int32(e.Port), Error: e.Error, Message: e.Message,
-		Folder: e.Folder, Progress: progress,
-	})
-	if err != nil {
+	var arg dbsqlc.EventAppendParams
+	for _, e := range events {
+		var progress []byte
+		if e.Progress != nil {
+			progress, _ = json.Marshal(eventProgress(*e.Progress)) // plain integers: cannot fail
+		}
+		arg.Kinds = append(arg.Kinds, string(e.Kind))
+		arg.TaskIds = append(arg.TaskIds, e.TaskID)
+		arg.AccountIds = append(arg.AccountIds, e.AccountID)
+		arg.Sides = append(arg.Sides, e.Side)
+		arg.Logins = append(arg.Logins, e.Login)
+		arg.Hosts = append(arg.Hosts, e.Host)
+		arg.Ports = append(arg.Ports, int32(e.Port))
+		arg.Errors = append(arg.Errors, e.Error)
+		arg.Messages = append(arg.Messages, e.Message)
+		arg.Folders = append(arg.Folders, e.Folder)
+		arg.Progress = append(arg.Progress, string(progress))
+	}
+	if err := q.EventAppend(ctx, arg); err != nil {
 		return err
 	}
 	return q.EventsNotify(ctx)

@@ -15,10 +15,12 @@ import (
 )
 
 // AccountRunStart starts the account of an admitted job, marking the
-// task running with its first account, and reports whether it did. A job
+// task running with its first account, logs its account.started event,
+// and returns what the run needs; false when it did not start it: a job
 // that no longer holds its account (canceled, or queued again under a
 // newer generation) changes nothing.
-func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob) (bool, error) {
+func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error) {
+	var run migration.StartedRun
 	started := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
@@ -34,13 +36,29 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err != nil || !jobHolds(job, a) {
 			return err
 		}
-		started = true
 		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID}); err != nil {
 			return err
 		}
-		return q.TaskRunStarted(ctx, job.TaskID)
+		if err := q.TaskRunStarted(ctx, job.TaskID); err != nil {
+			return err
+		}
+		row, err := q.AccountRunContext(ctx, dbsqlc.AccountRunContextParams{TaskID: job.TaskID, ID: job.AccountID})
+		if err != nil {
+			return err
+		}
+		task, err := taskFromRow(row.Task)
+		if err != nil {
+			return err
+		}
+		run = migration.StartedRun{Task: task, Source: endpointFromRow(row.Endpoint),
+			Destination: endpointFromRow(row.Endpoint_2), Account: accountFromRow(row.AccountView)}
+		started = true
+		return appendEvent(ctx, q, run.StartedEvent())
 	})
-	return started && err == nil, interpretError(err)
+	if err != nil {
+		return migration.StartedRun{}, false, interpretError(err)
+	}
+	return run, started, nil
 }
 
 // jobHolds reports whether job may start the account it found: admitted
@@ -359,15 +377,6 @@ func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int
 	}))
 }
 
-func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Event) error {
-	for _, e := range events {
-		if err := appendEvent(ctx, q, e); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // RecordAccountRun stores how an account's run ended, with its events,
 // and counts the job done; after the task's last account the task's state
 // says how the run went, and a run.finished event says it too. The
@@ -431,14 +440,15 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 			return err
 		}
 	}
+	p := outcome.Progress
 	n, err := q.AccountRunFinish(ctx, dbsqlc.AccountRunFinishParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
 		State: string(outcome.State), LastError: outcome.LastError,
+		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
+		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped, MessagesFailed: p.MessagesFailed,
+		BytesCopied: p.BytesCopied,
 	})
 	if err != nil || n == 0 {
-		return err
-	}
-	if err := progressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress); err != nil {
 		return err
 	}
 	if err := appendEvents(ctx, q, append(outcome.Pending, outcome.Events...)); err != nil {

@@ -18,14 +18,12 @@ import (
 // RunStore is what the migration worker needs of storage.
 type RunStore interface {
 	Store
-	AccountRunStart(ctx context.Context, job migration.AccountRunJob) (bool, error)
+	AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error)
 	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error)
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) transfer.StateStore
-	AccountGet(ctx context.Context, taskID, id int64) (migration.Account, error)
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error
-	EventAppend(ctx context.Context, e migration.Event) error
 	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
 	// Admit admits the waiting accounts that have room.
 	Admit(ctx context.Context) error
@@ -56,46 +54,35 @@ func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration 
 // outcome, so that the run always finishes.
 func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
 	args := job.Args
-	started, err := w.store.AccountRunStart(ctx, args)
+	started, ok, err := w.store.AccountRunStart(ctx, args)
 	switch {
 	case err != nil:
 		// The account is still admitted: failing the job would strand it.
 		w.logger.Warn("could not start an account; trying again", "account", args.AccountID, "err", err)
 		return river.JobSnooze(startRetry)
-	case !started:
+	case !ok:
 		return nil
 	}
 	ctx, release := w.holdLease(ctx, args)
 	defer release()
-	outcome := w.run(ctx, args)
+	outcome := w.run(ctx, args, started)
 	outcome.Generation = args.Generation
 	// Should this fail too, the lease expires and the account resumes.
 	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountRun(ctx, outcome) })
 }
 
 // run prepares and migrates a started account.
-func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob) migration.AccountRunOutcome {
-	engineJob, creds, err := w.prepare(ctx, args)
+func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, started migration.StartedRun) migration.AccountRunOutcome {
+	engineJob, creds, err := w.prepare(ctx, args, started)
 	if err != nil {
 		return migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID,
 			State: migration.AccountFailed, LastError: err.Error(),
 			Events: []migration.Event{{Kind: migration.EventAccountFailed, TaskID: args.TaskID, AccountID: args.AccountID,
 				Error: err.Error(), Message: "account could not start: " + err.Error()}}}
 	}
-	started := migration.Event{Kind: migration.EventAccountStarted, TaskID: args.TaskID, AccountID: args.AccountID,
-		Login: creds.SourceLogin, Host: engineJob.Source.Host, Port: engineJob.Source.Port,
-		Message: fmt.Sprintf("%s: migration started from %s to %s", creds.SourceLogin,
-			engineJob.Source.Address(), engineJob.Destination.Address())}
-	if err := w.store.EventAppend(ctx, started); err != nil {
-		w.logger.Warn("could not log the start of an account", "account", args.AccountID, "err", err)
-	}
 	// A resumed run (a retry, a takeover) carries on from the figures of
 	// the runs before it in the pass; a new run's are zero.
-	var before migration.Progress
-	if account, err := w.store.AccountGet(ctx, args.TaskID, args.AccountID); err == nil {
-		before = account.Progress
-	}
-	return w.migrate(ctx, args, engineJob, creds, before)
+	return w.migrate(ctx, args, engineJob, creds, started.Account.Progress)
 }
 
 // holdLease renews the account's lease while the job works, and cancels
@@ -134,7 +121,9 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 }
 
 func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, before migration.Progress) migration.AccountRunOutcome {
-	reporter := &progressReporter{worker: w, args: args, ctx: ctx, before: before,
+	// The first figures are stored after a second of work, like the next
+	// ones: an account done sooner stores them once, with its outcome.
+	reporter := &progressReporter{worker: w, args: args, ctx: ctx, before: before, lastStored: time.Now(),
 		source:      sideAddress{creds.SourceLogin, job.Source.Host, job.Source.Port},
 		destination: sideAddress{creds.DestinationLogin, job.Destination.Host, job.Destination.Port}}
 	job.OnProgress = reporter.progress
@@ -224,23 +213,21 @@ func blame(e *migration.Event, err error) {
 	}
 }
 
-// prepare builds the engine's job for an account: servers, credentials,
-// the task's options and the stored sync state.
-func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob) (transfer.Job, migration.Credentials, error) {
-	task, err := w.store.TaskGet(ctx, args.TaskID)
-	if err != nil {
-		return transfer.Job{}, migration.Credentials{}, err
-	}
-	src, dst, creds, err := sidesOf(ctx, w.store, task, args.AccountID)
+// prepare builds the engine's job for a started account: servers,
+// credentials, the task's options and the stored sync state.
+func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, started migration.StartedRun) (transfer.Job, migration.Credentials, error) {
+	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
 	if err != nil {
 		return transfer.Job{}, creds, err
 	}
-	opts, err := optionsOf(task.Options)
+	opts, err := optionsOf(started.Task.Options)
 	if err != nil {
 		return transfer.Job{}, creds, err
 	}
-	return transfer.Job{Source: src, Destination: dst, Options: opts, State: w.store.SyncState(args.AccountID),
-		Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
+	return transfer.Job{
+		Source:      side(started.Source, creds.SourceLogin, creds.SourcePassword),
+		Destination: side(started.Destination, creds.DestinationLogin, creds.DestinationPassword),
+		Options:     opts, State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.

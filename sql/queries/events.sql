@@ -1,7 +1,12 @@
--- name: EventAppend :one
+-- name: EventAppend :exec
+-- Adds events in the order given (the arrays are read in step, in order),
+-- which their seq values follow; 0 stands for no task or account, '' for
+-- no progress.
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
-VALUES (@kind, @task_id, @account_id, @side, @login, @host, @port, @error, @message, @folder, @progress)
-RETURNING seq, time;
+SELECT unnest(@kinds::text[]), nullif(unnest(@task_ids::bigint[]), 0), nullif(unnest(@account_ids::bigint[]), 0),
+       unnest(@sides::text[]), unnest(@logins::text[]), unnest(@hosts::text[]), unnest(@ports::integer[]),
+       unnest(@errors::text[]), unnest(@messages::text[]), unnest(@folders::text[]),
+       nullif(unnest(@progress::text[]), '')::jsonb;
 
 -- name: EventListByTask :many
 SELECT * FROM events

@@ -39,6 +39,16 @@ SELECT state, run_generation, run_admitted FROM accounts
 WHERE task_id = @task_id AND id = @id
 FOR UPDATE;
 
+-- name: AccountRunContext :one
+-- What the run of an account needs, read as it starts: its task, both
+-- endpoints, and the account with the figures its run carries on from.
+SELECT sqlc.embed(t), sqlc.embed(src), sqlc.embed(dst), sqlc.embed(a)
+FROM account_views a
+JOIN tasks t ON t.id = a.task_id
+JOIN endpoints src ON src.id = t.source_endpoint_id
+JOIN endpoints dst ON dst.id = t.destination_endpoint_id
+WHERE a.task_id = @task_id AND a.id = @id;
+
 -- name: AccountRunStart :exec
 -- A new run starts its figures from zero; a resumed one keeps them (its
 -- job adds to them).
@@ -65,10 +75,14 @@ WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
 RETURNING t.state;
 
 -- name: AccountRunFinish :execrows
--- Ends the run of the generation that holds the account; no row for an
--- outcome that came too late (the account was requeued meanwhile).
+-- Ends the run of the generation that holds the account, with its
+-- figures; no row for an outcome that came too late (the account was
+-- requeued meanwhile).
 UPDATE accounts
-SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now()
+SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(),
+    folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
+    messages_copied = @messages_copied, messages_skipped = @messages_skipped,
+    messages_failed = @messages_failed, bytes_copied = @bytes_copied
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running';
 
 -- name: AccountsRunExpired :many
