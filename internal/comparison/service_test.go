@@ -14,16 +14,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
 
 // serviceTool is the whole service as a user runs it: `mailmigrate serve`
 // in a process of its own on a PostgreSQL database, driven through its
-// API. A pass is POST /tasks/{id}/run until the task is completed: the
-// API, the job queue, admission, the engine and the servers all count.
-// Its CPU is the service's and its PostgreSQL's.
+// API. A pass is POST /tasks/{id}/run until the run's last event on the
+// live event stream (as the CLI and the console follow a run): the API,
+// the job queue, admission, the engine and the servers all count. Its CPU
+// is the service's and its PostgreSQL's.
 type serviceTool struct{ bin string }
 
 func (serviceTool) name() string { return "service" }
@@ -31,6 +35,7 @@ func (serviceTool) name() string { return "service" }
 // serviceRun is the service of one run, started by its first pass.
 type serviceRun struct {
 	cmd    *exec.Cmd
+	base   string // http://host:port
 	client *api.ClientWithResponses
 	taskID int64
 }
@@ -44,12 +49,21 @@ func (t serviceTool) migrate(ctx context.Context, r *run) (usage, error) {
 		r.service = s
 	}
 	s := r.service
+	after, err := s.lastEventSeq(ctx)
+	if err != nil {
+		return usage{}, err
+	}
+	events, err := s.dialEvents(ctx, after)
+	if err != nil {
+		return usage{}, err
+	}
+	defer events.Close()
 	cpuBefore := groupCPU(s.cmd.Process.Pid) + postgresCPU()
 	start := time.Now()
 	if resp, err := s.client.RunTaskWithResponse(ctx, s.taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
 		return usage{}, fmt.Errorf("POST run: %v %v", err, resp)
 	}
-	task, err := waitFinished(ctx, s.client, s.taskID)
+	task, err := s.waitRunEnd(ctx, events)
 	peak, _ := readVmHWM(s.cmd.Process.Pid) // the process's peak so far
 	u := usage{wall: time.Since(start), cpu: groupCPU(s.cmd.Process.Pid) + postgresCPU() - cpuBefore, maxRSS: peak, procs: 1}
 	if err != nil {
@@ -90,11 +104,11 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 		cmd.Wait()                          //nolint:errcheck // stopping
 		log.Close()
 	})
-	base := "http://" + addr
-	if err := waitReady(base + "/readyz"); err != nil {
+	s.base = "http://" + addr
+	if err := waitReady(s.base + "/readyz"); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, readTail(log.Name()))
 	}
-	s.client, err = api.NewClientWithResponses(base + "/api/v1")
+	s.client, err = api.NewClientWithResponses(s.base + "/api/v1")
 	if err != nil {
 		return nil, err
 	}
@@ -132,25 +146,54 @@ func (s *serviceRun) createTask(r *run) error {
 	return nil
 }
 
-// waitFinished polls the task until it leaves the running states: what a
-// user's script would do.
-func waitFinished(ctx context.Context, client *api.ClientWithResponses, taskID int64) (api.Task, error) {
+// lastEventSeq returns the seq of the task's newest event, 0 with none.
+func (s *serviceRun) lastEventSeq(ctx context.Context) (int64, error) {
+	var after int64
 	for {
-		resp, err := client.GetTaskWithResponse(ctx, taskID)
+		limit := 1000
+		resp, err := s.client.ListTaskEventsWithResponse(ctx, s.taskID, &api.ListTaskEventsParams{After: &after, Limit: &limit})
 		if err != nil || resp.JSON200 == nil {
-			return api.Task{}, fmt.Errorf("get task: %v %v", err, resp)
+			return 0, fmt.Errorf("list events: %v %v", err, resp)
 		}
-		switch resp.JSON200.State {
-		case api.TaskStateQueued, api.TaskStateRunning, api.TaskStateCanceling:
-		default:
-			return *resp.JSON200, nil
+		page := *resp.JSON200
+		if len(page) == 0 {
+			return after, nil
 		}
-		select {
-		case <-ctx.Done():
-			return api.Task{}, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
+		after = page[len(page)-1].Seq
+	}
+}
+
+// dialEvents opens the task's live event stream from the event after
+// seq after.
+func (s *serviceRun) dialEvents(ctx context.Context, after int64) (*websocket.Conn, error) {
+	u := strings.Replace(s.base, "http", "ws", 1) + fmt.Sprintf("/api/v1/events/ws?task_id=%d&after=%d", s.taskID, after)
+	conn, _, err := websocket.DefaultDialer.DialContext(ctx, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("event stream: %w", err)
+	}
+	return conn, nil
+}
+
+// waitRunEnd reads the event stream until the run's last event, as a
+// user's client follows a run (the CLI, the console), and returns the
+// task as the run left it.
+func (s *serviceRun) waitRunEnd(ctx context.Context, events *websocket.Conn) (api.Task, error) {
+	stop := context.AfterFunc(ctx, func() { events.Close() })
+	defer stop()
+	for {
+		var e api.Event
+		if err := events.ReadJSON(&e); err != nil {
+			return api.Task{}, fmt.Errorf("event stream: %w", err)
+		}
+		if e.Kind == string(migration.EventRunFinished) || e.Kind == string(migration.EventRunCanceled) {
+			break
 		}
 	}
+	resp, err := s.client.GetTaskWithResponse(ctx, s.taskID)
+	if err != nil || resp.JSON200 == nil {
+		return api.Task{}, fmt.Errorf("get task: %v %v", err, resp)
+	}
+	return *resp.JSON200, nil
 }
 
 func waitReady(url string) error {
