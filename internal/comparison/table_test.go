@@ -54,7 +54,7 @@ func printTable(w io.Writer, src *source, storage string, tools []string, rows [
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-8s %d at once: %s\n", r.tool, r.parallel, r.verdict)
 	}
-	fmt.Fprintln(w, "\nservice is `mailmigrate serve` driven through its API (POST run → state completed), as a user runs it; engine is the copy engine alone.")
+	fmt.Fprintln(w, "\nservice is `mailmigrate serve` driven through its API (POST run → the run's last event on the live stream), as a user runs it; engine is the copy engine alone.")
 	fmt.Fprintln(w, "Peak RSS is that of the largest client process: the service and the engine run every account in one process, mbsync and doveadm one process per account.")
 	fmt.Fprintln(w, "The service's client CPU includes its PostgreSQL's.")
 	fmt.Fprintln(w, "Other CPU is what the machine spent on anything else during the copy (other processes, kernel work): when it is large, the row was disturbed.")
