@@ -16,6 +16,13 @@ type Mute struct {
 // StartMute runs a Mute until t ends, holding every connection open.
 func StartMute(t testing.TB) Mute {
 	t.Helper()
+	return StartMuteAfter(t, "")
+}
+
+// StartMuteAfter runs a Mute that first says greeting (a line with its
+// CRLF) on each connection: a server that hangs at LOGIN.
+func StartMuteAfter(t testing.TB, greeting string) Mute {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +35,7 @@ func StartMute(t testing.TB) Mute {
 			if err != nil {
 				return
 			}
+			conn.Write([]byte(greeting)) //nolint:errcheck // a client that left is no matter
 			mu.Lock()
 			conns = append(conns, conn)
 			mu.Unlock()
