@@ -5,8 +5,6 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // Hosting scale: a cut-over re-run over many accounts with nothing new.
@@ -25,12 +23,7 @@ const (
 // runs all three, the servers' share bounds the time.
 func BenchmarkServiceRerunManyAccounts(b *testing.B) {
 	n := max(int(math.Round(manyAccounts*benchScale(b))), 2)
-	src := &source{accounts: accounts(n)}
-	users := map[string]string{}
-	for _, a := range src.accounts {
-		users[a.srcLogin] = a.srcPassword
-	}
-	src.dovecot = imaptest.StartDovecot(b, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	src := startSource(b, n)
 	for i, a := range src.accounts {
 		src.dovecot.WriteInbox(b, a.srcLogin, manyAccountsMessages, func(j int) []byte {
 			return fmt.Appendf(nil, "From: <%s@example.com>\r\nTo: <user@example.com>\r\nSubject: message %d of account %d\r\n"+

@@ -90,12 +90,7 @@ func loadSource(b *testing.B, c corpus, scale float64) *source {
 	if n > accountCount { // many small accounts: scale their number
 		n = max(int(math.Round(float64(n)*scale)), 2)
 	}
-	s := &source{accounts: accounts(n)}
-	users := map[string]string{}
-	for _, a := range s.accounts {
-		users[a.srcLogin] = a.srcPassword
-	}
-	s.dovecot = imaptest.StartDovecot(b, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	s := startSource(b, n)
 	for i, a := range s.accounts {
 		s.dovecot.Load(b, a.srcLogin, imaptest.BuildCorpus(c.options(i, scale)))
 		want := s.dovecot.Read(b, a.srcLogin)
@@ -121,4 +116,17 @@ func corpusOptions(i int, scale float64) imaptest.CorpusOptions {
 	opts.LargeMessages = large
 	opts.LargeSize = max(int((accountBytes*scale-float64(small))/float64(large)), minLargeBodySize)
 	return opts
+}
+
+// startSource starts the source Dovecot (LayoutSlash) with n empty
+// accounts.
+func startSource(b *testing.B, n int) *source {
+	b.Helper()
+	s := &source{accounts: accounts(n)}
+	users := map[string]string{}
+	for _, a := range s.accounts {
+		users[a.srcLogin] = a.srcPassword
+	}
+	s.dovecot = imaptest.StartDovecot(b, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	return s
 }
