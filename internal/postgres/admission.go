@@ -77,11 +77,7 @@ func (s *Store) Admit(ctx context.Context) error {
 	if possible, err := s.queries.AdmissionPossible(ctx); err != nil || !possible {
 		return interpretError(err)
 	}
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return s.admit(ctx, tx, q)
 	}))
 }

@@ -109,11 +109,7 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.T
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil { // before any row lock: see EventsLock
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
@@ -159,11 +155,7 @@ func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state m
 // transaction; the task's last test returns it to the state it had
 // before. The outcome of a test canceled or replaced meanwhile is dropped.
 func (s *Store) RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error {
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return s.recordTest(ctx, tx, q, outcome)
 	}))
 }
@@ -303,11 +295,7 @@ func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Eve
 
 // EventAppend adds one event on its own.
 func (s *Store) EventAppend(ctx context.Context, e migration.Event) error {
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return appendEvent(ctx, q, e)
 	}))
 }

@@ -22,13 +22,9 @@ import (
 func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error) {
 	var run migration.StartedRun
 	started := false
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		// Every change of an account into or out of running holds this
-		// lock too: admission counts what runs.
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	// Every change of an account into or out of running holds EventsLock
+	// too: admission counts what runs.
+	err := s.inEventsTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
 		if err == pgx.ErrNoRows {
 			return nil // deleted
@@ -97,11 +93,7 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 		return 0, interpretError(err)
 	}
 	handled := 0
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		expired, err := q.AccountsRunExpired(ctx, expiry.Seconds())
 		if err != nil {
 			return err
@@ -260,11 +252,7 @@ func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountI
 // last. A connection test stops likewise (cancelTests). A task that is not
 // running answers ErrTaskNotRunning.
 func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil { // before any row lock: see EventsLock
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
@@ -365,11 +353,7 @@ func (s *Store) AccountProgressSet(ctx context.Context, taskID, accountID int64,
 // AccountProgressReport stores how far an account's run is and logs
 // events (account.progress, folder.done) with it, in order.
 func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error {
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if err := progressSet(ctx, q, taskID, accountID, p); err != nil {
 			return err
 		}
@@ -382,11 +366,7 @@ func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int
 // says how the run went, and a run.finished event says it too. The
 // outcome of a job that no longer holds its account is dropped.
 func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error {
-	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return s.finishRun(ctx, tx, q, outcome)
 	}))
 }

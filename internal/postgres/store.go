@@ -72,3 +72,16 @@ func interpretError(err error) error {
 	}
 	return err
 }
+
+// inEventsTx runs fn in a transaction that takes EventsLock first, before
+// any row lock (see EventsLock): every transaction that appends events,
+// or moves an account into or out of running, is one of these.
+func (s *Store) inEventsTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if err := q.EventsLock(ctx); err != nil {
+			return err
+		}
+		return fn(tx, q)
+	})
+}
