@@ -131,3 +131,41 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 	}
 	return result.RowsAffected(), nil
 }
+
+const endpointsOfTask = `-- name: EndpointsOfTask :one
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at
+FROM tasks t
+JOIN endpoints src ON src.id = t.source_endpoint_id
+JOIN endpoints dst ON dst.id = t.destination_endpoint_id
+WHERE t.id = $1
+`
+
+type EndpointsOfTaskRow struct {
+	Endpoint   Endpoint
+	Endpoint_2 Endpoint
+}
+
+// The task's source and destination endpoints.
+func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsOfTaskRow, error) {
+	row := q.db.QueryRow(ctx, endpointsOfTask, taskID)
+	var i EndpointsOfTaskRow
+	err := row.Scan(
+		&i.Endpoint.ID,
+		&i.Endpoint.RoleLabel,
+		&i.Endpoint.Host,
+		&i.Endpoint.Port,
+		&i.Endpoint.TlsMode,
+		&i.Endpoint.TlsSkipVerify,
+		&i.Endpoint.CreatedAt,
+		&i.Endpoint.UpdatedAt,
+		&i.Endpoint_2.ID,
+		&i.Endpoint_2.RoleLabel,
+		&i.Endpoint_2.Host,
+		&i.Endpoint_2.Port,
+		&i.Endpoint_2.TlsMode,
+		&i.Endpoint_2.TlsSkipVerify,
+		&i.Endpoint_2.CreatedAt,
+		&i.Endpoint_2.UpdatedAt,
+	)
+	return i, err
+}

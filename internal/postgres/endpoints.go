@@ -31,6 +31,15 @@ func (s *Store) EndpointGet(ctx context.Context, id int64) (migration.Endpoint, 
 	return endpointFromRow(row), nil
 }
 
+// TaskEndpoints returns the source and destination endpoints of a task.
+func (s *Store) TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error) {
+	row, err := s.queries.EndpointsOfTask(ctx, taskID)
+	if err != nil {
+		return src, dst, interpretError(err)
+	}
+	return endpointFromRow(row.Endpoint), endpointFromRow(row.Endpoint_2), nil
+}
+
 // EndpointList returns every endpoint in ascending id order.
 func (s *Store) EndpointList(ctx context.Context) ([]migration.Endpoint, error) {
 	rows, err := s.queries.EndpointList(ctx)

@@ -18,8 +18,7 @@ import (
 
 // Store is what the workers need of storage.
 type Store interface {
-	TaskGet(ctx context.Context, id int64) (migration.Task, error)
-	EndpointGet(ctx context.Context, id int64) (migration.Endpoint, error)
+	TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error)
 	AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error)
 	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
 }
@@ -124,28 +123,15 @@ func (w *AccountTest) loginError(err error, side string) string {
 
 // sides reads the account's credentials and its task's endpoints.
 func (w *AccountTest) sides(ctx context.Context, args migration.AccountTestJob) (src, dst transfer.Side, err error) {
-	task, err := w.store.TaskGet(ctx, args.TaskID)
+	srcEndpoint, dstEndpoint, err := w.store.TaskEndpoints(ctx, args.TaskID)
 	if err != nil {
 		return src, dst, err
 	}
-	src, dst, _, err = sidesOf(ctx, w.store, task, args.AccountID)
-	return src, dst, err
-}
-
-// sidesOf builds both sides of an account of task.
-func sidesOf(ctx context.Context, store Store, task migration.Task, accountID int64) (src, dst transfer.Side, creds migration.Credentials, err error) {
-	if creds, err = store.AccountCredentials(ctx, task.ID, accountID); err != nil {
-		return src, dst, creds, err
-	}
-	srcEndpoint, err := store.EndpointGet(ctx, task.SourceEndpointID)
+	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
 	if err != nil {
-		return src, dst, creds, err
+		return src, dst, err
 	}
-	dstEndpoint, err := store.EndpointGet(ctx, task.DestinationEndpointID)
-	if err != nil {
-		return src, dst, creds, err
-	}
-	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), creds, nil
+	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), nil
 }
 
 func side(e migration.Endpoint, login string, password migration.Password) transfer.Side {

@@ -17,3 +17,11 @@ WHERE id = @id;
 
 -- name: EndpointDelete :execrows
 DELETE FROM endpoints WHERE id = @id;
+
+-- name: EndpointsOfTask :one
+-- The task's source and destination endpoints.
+SELECT sqlc.embed(src), sqlc.embed(dst)
+FROM tasks t
+JOIN endpoints src ON src.id = t.source_endpoint_id
+JOIN endpoints dst ON dst.id = t.destination_endpoint_id
+WHERE t.id = @task_id;
