@@ -13,10 +13,9 @@ const accountsAdmit = `-- name: AccountsAdmit :many
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
 WHERE id IN (
-    SELECT w.id FROM accounts w
-    WHERE w.task_id = $1 AND w.state = 'queued' AND NOT w.run_admitted
-      AND (w.run_not_before IS NULL OR w.run_not_before <= now())
-    ORDER BY w.id
+    SELECT r.id FROM accounts_ready r
+    WHERE r.task_id = $1
+    ORDER BY r.id
     LIMIT $2::int
     FOR UPDATE)
 RETURNING id, run_generation
@@ -56,9 +55,8 @@ func (q *Queries) AccountsAdmit(ctx context.Context, arg AccountsAdmitParams) ([
 
 const admissionPossible = `-- name: AdmissionPossible :one
 SELECT EXISTS (
-    SELECT 1 FROM accounts w JOIN tasks t ON t.id = w.task_id
-    WHERE t.state IN ('queued', 'running') AND w.state = 'queued' AND NOT w.run_admitted
-      AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+    SELECT 1 FROM accounts_ready r JOIN tasks t ON t.id = r.task_id
+    WHERE t.state IN ('queued', 'running')
 )
 `
 
@@ -76,17 +74,14 @@ const admissionTasks = `-- name: AdmissionTasks :many
 SELECT t.id,
        coalesce((t.options ->> 'parallel_accounts')::int, $1::int)::int AS parallel_accounts,
        lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
-       (SELECT count(*) FROM accounts h WHERE h.task_id = t.id
-          AND (h.state = 'running' OR (h.state = 'queued' AND h.run_admitted)))::int AS holding,
-       (SELECT count(*) FROM (SELECT 1 FROM accounts w WHERE w.task_id = t.id
-          AND w.state = 'queued' AND NOT w.run_admitted AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+       (SELECT count(*) FROM accounts_holding_room h WHERE h.task_id = t.id)::int AS holding,
+       (SELECT count(*) FROM (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id
           LIMIT $2::int) ready)::int AS waiting
 FROM tasks t
 JOIN endpoints se ON se.id = t.source_endpoint_id
 JOIN endpoints de ON de.id = t.destination_endpoint_id
 WHERE t.state IN ('queued', 'running')
-  AND EXISTS (SELECT 1 FROM accounts w WHERE w.task_id = t.id
-          AND w.state = 'queued' AND NOT w.run_admitted AND (w.run_not_before IS NULL OR w.run_not_before <= now()))
+  AND EXISTS (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id)
 ORDER BY t.admitted_at NULLS FIRST, t.id
 `
 
@@ -140,12 +135,10 @@ func (q *Queries) AdmissionTasks(ctx context.Context, arg AdmissionTasksParams) 
 const hostConnectionsHeld = `-- name: HostConnectionsHeld :many
 SELECT host::text, sum(connections)::int AS connections FROM (
     SELECT lower(se.host) AS host, $1::int AS connections
-    FROM accounts a JOIN tasks t ON t.id = a.task_id JOIN endpoints se ON se.id = t.source_endpoint_id
-    WHERE a.state = 'running' OR (a.state = 'queued' AND a.run_admitted)
+    FROM accounts_holding_room h JOIN tasks t ON t.id = h.task_id JOIN endpoints se ON se.id = t.source_endpoint_id
     UNION ALL
     SELECT lower(de.host), $2::int
-    FROM accounts a JOIN tasks t ON t.id = a.task_id JOIN endpoints de ON de.id = t.destination_endpoint_id
-    WHERE a.state = 'running' OR (a.state = 'queued' AND a.run_admitted)
+    FROM accounts_holding_room h JOIN tasks t ON t.id = h.task_id JOIN endpoints de ON de.id = t.destination_endpoint_id
 ) held
 GROUP BY host
 `

@@ -70,6 +70,16 @@ type AccountView struct {
 	FinishedAt           pgtype.Timestamptz
 }
 
+type AccountsHoldingRoom struct {
+	ID     int64
+	TaskID int64
+}
+
+type AccountsReady struct {
+	ID     int64
+	TaskID int64
+}
+
 type Endpoint struct {
 	ID            int64
 	RoleLabel     string

@@ -9,17 +9,14 @@
 SELECT t.id,
        coalesce((t.options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts,
        lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
-       (SELECT count(*) FROM accounts h WHERE h.task_id = t.id
-          AND (h.state = 'running' OR (h.state = 'queued' AND h.run_admitted)))::int AS holding,
-       (SELECT count(*) FROM (SELECT 1 FROM accounts w WHERE w.task_id = t.id
-          AND w.state = 'queued' AND NOT w.run_admitted AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+       (SELECT count(*) FROM accounts_holding_room h WHERE h.task_id = t.id)::int AS holding,
+       (SELECT count(*) FROM (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id
           LIMIT @max_waiting::int) ready)::int AS waiting
 FROM tasks t
 JOIN endpoints se ON se.id = t.source_endpoint_id
 JOIN endpoints de ON de.id = t.destination_endpoint_id
 WHERE t.state IN ('queued', 'running')
-  AND EXISTS (SELECT 1 FROM accounts w WHERE w.task_id = t.id
-          AND w.state = 'queued' AND NOT w.run_admitted AND (w.run_not_before IS NULL OR w.run_not_before <= now()))
+  AND EXISTS (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id)
 ORDER BY t.admitted_at NULLS FIRST, t.id;
 
 -- name: HostConnectionsHeld :many
@@ -28,12 +25,10 @@ ORDER BY t.admitted_at NULLS FIRST, t.id;
 -- two to its destination (one of them for MULTIAPPEND).
 SELECT host::text, sum(connections)::int AS connections FROM (
     SELECT lower(se.host) AS host, @source_connections::int AS connections
-    FROM accounts a JOIN tasks t ON t.id = a.task_id JOIN endpoints se ON se.id = t.source_endpoint_id
-    WHERE a.state = 'running' OR (a.state = 'queued' AND a.run_admitted)
+    FROM accounts_holding_room h JOIN tasks t ON t.id = h.task_id JOIN endpoints se ON se.id = t.source_endpoint_id
     UNION ALL
     SELECT lower(de.host), @destination_connections::int
-    FROM accounts a JOIN tasks t ON t.id = a.task_id JOIN endpoints de ON de.id = t.destination_endpoint_id
-    WHERE a.state = 'running' OR (a.state = 'queued' AND a.run_admitted)
+    FROM accounts_holding_room h JOIN tasks t ON t.id = h.task_id JOIN endpoints de ON de.id = t.destination_endpoint_id
 ) held
 GROUP BY host;
 
@@ -43,10 +38,9 @@ GROUP BY host;
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
 WHERE id IN (
-    SELECT w.id FROM accounts w
-    WHERE w.task_id = @task_id AND w.state = 'queued' AND NOT w.run_admitted
-      AND (w.run_not_before IS NULL OR w.run_not_before <= now())
-    ORDER BY w.id
+    SELECT r.id FROM accounts_ready r
+    WHERE r.task_id = @task_id
+    ORDER BY r.id
     LIMIT @count::int
     FOR UPDATE)
 RETURNING id, run_generation;
@@ -58,7 +52,6 @@ UPDATE tasks SET admitted_at = clock_timestamp() WHERE id = @id;
 -- Whether some queued or running task has an account ready to be admitted
 -- (a retry whose delay passed); read without any lock.
 SELECT EXISTS (
-    SELECT 1 FROM accounts w JOIN tasks t ON t.id = w.task_id
-    WHERE t.state IN ('queued', 'running') AND w.state = 'queued' AND NOT w.run_admitted
-      AND (w.run_not_before IS NULL OR w.run_not_before <= now())
+    SELECT 1 FROM accounts_ready r JOIN tasks t ON t.id = r.task_id
+    WHERE t.state IN ('queued', 'running')
 );
