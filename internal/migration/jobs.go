@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -80,12 +79,6 @@ type AccountTestOutcome struct {
 	// Canceled: the test was canceled before it finished; the account
 	// keeps the result of its last test.
 	Canceled bool
-}
-
-// TestCanceledMessage is the sentence of the event that ends a canceled
-// connection test.
-func TestCanceledMessage(total, done, failed int) string {
-	return fmt.Sprintf("connection test canceled: %d of %d accounts tested, %d failed", done, total, failed)
 }
 
 // JobStore starts background work on tasks.

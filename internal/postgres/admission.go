@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -41,7 +39,7 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 		}
 	}
 	admissions := migration.Admit(tasks, held, s.limits)
-	var jobs []river.InsertManyParams
+	var jobs []migration.AccountRunJob
 	for _, t := range tasks {
 		n := admissions[t.ID]
 		if n == 0 {
@@ -52,18 +50,13 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 			return err
 		}
 		for _, a := range admitted {
-			job := migration.AccountRunJob{TaskID: t.ID, AccountID: a.ID, Generation: a.RunGeneration}
-			jobs = append(jobs, river.InsertManyParams{Args: job, InsertOpts: runJobOptions(t.ID)})
+			jobs = append(jobs, migration.AccountRunJob{TaskID: t.ID, AccountID: a.ID, Generation: a.RunGeneration})
 		}
 		if err := q.TaskAdmitted(ctx, t.ID); err != nil {
 			return err
 		}
 	}
-	if len(jobs) == 0 {
-		return nil
-	}
-	_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
-	return err
+	return s.insertRunJobs(ctx, tx, jobs)
 }
 
 // Admit starts the waiting accounts that have room: those whose retry
@@ -80,12 +73,4 @@ func (s *Store) Admit(ctx context.Context) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return s.admit(ctx, tx, q)
 	}))
-}
-
-// scheduleAdmission queues an admission for when a retry's delay ends.
-func (s *Store) scheduleAdmission(ctx context.Context, tx pgx.Tx, at time.Time) error {
-	_, err := s.jobs.InsertTx(ctx, tx, migration.AdmitJob{}, &river.InsertOpts{
-		Queue: migration.QueueControl, ScheduledAt: at, MaxAttempts: 3,
-	})
-	return err
 }

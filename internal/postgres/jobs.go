@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/riverqueue/river"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -47,13 +46,11 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 	if err != nil || len(next) == 0 {
 		return err
 	}
-	jobs := make([]river.InsertManyParams, len(next))
+	jobs := make([]migration.AccountTestJob, len(next))
 	for i, a := range next {
-		job := migration.AccountTestJob{TaskID: taskID, AccountID: a.ID, Generation: a.TestGeneration}
-		jobs[i] = river.InsertManyParams{Args: job, InsertOpts: testJobOptions(taskID)}
+		jobs[i] = migration.AccountTestJob{TaskID: taskID, AccountID: a.ID, Generation: a.TestGeneration}
 	}
-	_, err = s.jobs.InsertManyTx(ctx, tx, jobs)
-	return err
+	return s.insertTestJobs(ctx, tx, jobs)
 }
 
 // TaskStartRun moves a task and its accounts into TaskQueued, with a
@@ -70,9 +67,7 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
 		if _, err := q.AccountsQueue(ctx, taskID); err != nil {
 			return err
 		}
-		err = appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted, TaskID: taskID,
-			Message: fmt.Sprintf("run started: %d accounts", n)})
-		if err != nil {
+		if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int64(n))); err != nil {
 			return err
 		}
 		return s.admit(ctx, tx, q)
@@ -93,10 +88,7 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		if err != nil {
 			return err
 		}
-		err = appendEvent(ctx, q, migration.Event{Kind: migration.EventRunStarted,
-			TaskID: taskID, AccountID: accountID, Login: a.SourceLogin,
-			Message: fmt.Sprintf("run started: account %s again", a.SourceLogin)})
-		if err != nil {
+		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, a.SourceLogin)); err != nil {
 			return err
 		}
 		return s.admit(ctx, tx, q)
@@ -115,24 +107,6 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.T
 		}
 		return start(tx, q)
 	}))
-}
-
-// taskMetadata is the metadata of a task's jobs: it finds them for a
-// cancel.
-func taskMetadata(taskID int64) string { return fmt.Sprintf(`{"task_id": %d}`, taskID) }
-
-// runJobOptions are those of a task's migration jobs. One attempt: the
-// engine retries transient failures itself, a run that fails on a
-// transient fault is queued again as a new job (retryRun), and a job
-// whose process died is replaced by the lease expiry.
-func runJobOptions(taskID int64) *river.InsertOpts {
-	return &river.InsertOpts{Queue: migration.QueueRuns, MaxAttempts: 1, Metadata: []byte(taskMetadata(taskID))}
-}
-
-// testJobOptions are those of a task's connection tests. One attempt: a
-// repeated failed login can lock an account out.
-func testJobOptions(taskID int64) *river.InsertOpts {
-	return &river.InsertOpts{Queue: migration.QueueTests, MaxAttempts: 1, Metadata: []byte(taskMetadata(taskID))}
 }
 
 // startTaskJobs moves a task that is not running into state with n jobs
@@ -208,8 +182,7 @@ func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int)
 	if err != nil || task.PendingJobs > 0 || task.PreviousState != string(migration.TaskCanceling) {
 		return err
 	}
-	return appendEvent(ctx, q, migration.Event{Kind: migration.EventTestCanceled, TaskID: taskID,
-		Message: migration.TestCanceledMessage(int(task.TestsTotal), int(task.TestsDone), int(task.TestsFailed))})
+	return appendEvent(ctx, q, migration.TestCanceledEvent(taskID, int64(task.TestsTotal), int64(task.TestsDone), int64(task.TestsFailed)))
 }
 
 // EventList returns a page of a task's events after afterSeq, or of every

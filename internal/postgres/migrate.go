@@ -10,8 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/mailmigrate/mailmigrate/sql/migrations"
 )
@@ -63,18 +61,6 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied int, err error) {
 		applied++
 	}
 	return applied, migrateRiver(ctx, pool)
-}
-
-// migrateRiver brings River's own tables (the job queue) up to date.
-func migrateRiver(ctx context.Context, pool *pgxpool.Pool) error {
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
-	if err != nil {
-		return err
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("migrate river: %w", err)
-	}
-	return nil
 }
 
 // Ready reports why the database cannot serve yet: unreachable, or its

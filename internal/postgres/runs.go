@@ -2,13 +2,9 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -123,98 +119,45 @@ func (s *Store) deadWorkFound(ctx context.Context, expiry time.Duration) (bool, 
 	if err != nil || expired {
 		return expired, err
 	}
-	for _, params := range []*river.JobListParams{strandedRunJobs(expiry), deadTestJobs()} {
-		jobs, err := s.jobs.JobList(ctx, params.First(1))
-		if err != nil || len(jobs.Jobs) > 0 {
-			return err == nil, err
-		}
-	}
-	return false, nil
+	return s.deadJobsFound(ctx, expiry)
 }
-
-// strandedRunJobs lists the migration jobs a process took from the queue
-// but never started: it died between the two. Such a job stays running in
-// the queue with its account still queued under its generation; starting
-// takes milliseconds, so one older than expiry belongs to a dead process.
-// (River's table is not in sqlc's schema: hence SQL here.)
-func strandedRunJobs(expiry time.Duration) *river.JobListParams {
-	return river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
-		Where(`attempted_at < now() - make_interval(secs => @age) AND EXISTS (
-			SELECT 1 FROM accounts a WHERE a.id = (river_job.args ->> 'account_id')::bigint
-			AND a.state = 'queued' AND a.run_admitted AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
-			river.NamedArgs{"age": expiry.Seconds()})
-}
-
-// deadTestJobs lists the connection tests running for longer than
-// DeadTestAfter.
-func deadTestJobs() *river.JobListParams {
-	return river.NewJobListParams().Kinds(migration.AccountTestJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
-		Where(`attempted_at < now() - make_interval(secs => @age)`, river.NamedArgs{"age": DeadTestAfter.Seconds()})
-}
-
-// DeadTestAfter is how long a connection test job may run before it is
-// taken for the job of a dead process: a test gives up on each side within
-// about a minute (worker.loginTuning), so one this old has no process.
-const DeadTestAfter = 5 * time.Minute
-
-// discardJobSQL takes a dead process's job out of River's running jobs;
-// River's table is not in sqlc's schema.
-const discardJobSQL = `UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE id = $1 AND state = 'running'`
 
 // endDeadTests ends the connection tests that a dead process was running:
 // each is recorded as failed on both sides, so that the task leaves
 // testing, and its job is discarded so it is never counted twice.
 func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) (int, error) {
-	dead, err := s.jobs.JobListTx(ctx, tx, deadTestJobs())
+	dead, err := s.discardDeadTests(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
-	ended := 0
-	for _, job := range dead.Jobs {
-		var args migration.AccountTestJob
-		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
-			return ended, err
+	for _, job := range dead {
+		if err := s.recordTest(ctx, tx, q, migration.LostTestOutcome(job)); err != nil {
+			return 0, err
 		}
-		if tag, err := tx.Exec(ctx, discardJobSQL, job.ID); err != nil || tag.RowsAffected() == 0 {
-			continue
-		}
-		const lost = "not tested: the process testing it stopped"
-		outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Generation: args.Generation,
-			SourceError: lost, DestinationError: lost,
-			Events: []migration.Event{{Kind: migration.EventTestFailed, TaskID: args.TaskID, AccountID: args.AccountID,
-				Error: lost, Message: "connection test interrupted: the process testing it stopped; test again"}}}
-		if err := s.recordTest(ctx, tx, q, outcome); err != nil {
-			return ended, err
-		}
-		ended++
 	}
-	return ended, nil
+	return len(dead), nil
 }
 
 // requeueStranded queues again the accounts of stranded jobs
 // (strandedRunJobs), checked again under the account's row lock.
 func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, expiry time.Duration) (int, error) {
-	stranded, err := s.jobs.JobListTx(ctx, tx, strandedRunJobs(expiry))
+	stranded, err := s.strandedRuns(ctx, tx, expiry)
 	if err != nil {
 		return 0, err
 	}
 	requeued := 0
-	for _, job := range stranded.Jobs {
-		var args migration.AccountRunJob
-		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
-			return requeued, err
-		}
-		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: args.TaskID, ID: args.AccountID})
+	for _, job := range stranded {
+		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
 		if err == pgx.ErrNoRows {
 			continue // deleted
 		}
 		if err != nil {
 			return requeued, err
 		}
-		if !jobHolds(args, a) {
+		if !jobHolds(job, a) {
 			continue
 		}
-		if err := s.requeue(ctx, q, args.TaskID, args.AccountID); err != nil {
+		if err := s.requeue(ctx, q, job.TaskID, job.AccountID); err != nil {
 			return requeued, err
 		}
 		requeued++
@@ -224,12 +167,7 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 
 func (s *Store) requeueExpired(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a dbsqlc.AccountsRunExpiredRow) error {
 	if a.TaskState == string(migration.TaskCanceling) {
-		return s.finishRun(ctx, tx, q, migration.AccountRunOutcome{
-			TaskID: a.TaskID, AccountID: a.ID, Generation: a.RunGeneration,
-			State: migration.AccountCanceled, LastError: "canceled",
-			Events: []migration.Event{{Kind: migration.EventAccountFailed, TaskID: a.TaskID, AccountID: a.ID,
-				Login: a.SourceLogin, Error: "canceled", Message: a.SourceLogin + ": canceled"}},
-		})
+		return s.finishRun(ctx, tx, q, migration.CanceledRunOutcome(a.TaskID, a.ID, a.RunGeneration, a.SourceLogin))
 	}
 	return s.requeue(ctx, q, a.TaskID, a.ID)
 }
@@ -241,9 +179,7 @@ func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountI
 	if err != nil {
 		return err
 	}
-	return appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID, AccountID: accountID,
-		Login: queued.SourceLogin, Error: "worker lost",
-		Message: queued.SourceLogin + ": the process migrating it stopped answering; queued again, it resumes where it stopped"})
+	return appendEvent(ctx, q, migration.RequeuedEvent(taskID, accountID, queued.SourceLogin))
 }
 
 // TaskCancel asks a queued or running run to stop: accounts not started
@@ -282,7 +218,7 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 		if err := s.admit(ctx, tx, q); err != nil {
 			return err
 		}
-		_, err = s.cancelJobs(ctx, tx, migration.AccountRunJob{}.Kind(), taskID)
+		_, err = cancelTaskJobs[migration.AccountRunJob](ctx, s, tx, taskID)
 		return err
 	}))
 }
@@ -296,17 +232,13 @@ func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, t
 	if err != nil {
 		return err
 	}
-	unstarted, err := s.cancelJobs(ctx, tx, migration.AccountTestJob{}.Kind(), taskID)
+	unstarted, err := cancelTaskJobs[migration.AccountTestJob](ctx, s, tx, taskID)
 	if err != nil {
 		return err
 	}
 	for _, job := range unstarted {
-		var args migration.AccountTestJob
-		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
-			return err
-		}
 		ended, err := q.AccountTestEnd(ctx, dbsqlc.AccountTestEndParams{
-			TaskID: taskID, ID: args.AccountID, TestGeneration: args.Generation,
+			TaskID: taskID, ID: job.AccountID, TestGeneration: job.Generation,
 		})
 		if err != nil {
 			return err
@@ -317,32 +249,6 @@ func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, t
 		return nil
 	}
 	return finishTestJobs(ctx, q, taskID, int(dropped))
-}
-
-// cancelJobs cancels the task's River jobs of kind that have not
-// finished, and returns those that had not started: they never will. A
-// running one has its context canceled, wherever it runs.
-func (s *Store) cancelJobs(ctx context.Context, tx pgx.Tx, kind string, taskID int64) ([]*rivertype.JobRow, error) {
-	params := river.NewJobListParams().
-		Kinds(kind).
-		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
-		Metadata(taskMetadata(taskID)).
-		First(10000)
-	jobs, err := s.jobs.JobListTx(ctx, tx, params)
-	if err != nil {
-		return nil, err
-	}
-	var unstarted []*rivertype.JobRow
-	for _, job := range jobs.Jobs {
-		canceled, err := s.jobs.JobCancelTx(ctx, tx, job.ID)
-		if err != nil {
-			return nil, err
-		}
-		if canceled.State == rivertype.JobStateCancelled {
-			unstarted = append(unstarted, canceled)
-		}
-	}
-	return unstarted, nil
 }
 
 // AccountProgressSet stores how far an account's run is.
@@ -400,11 +306,9 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 	if err := appendEvents(ctx, q, outcome.Pending); err != nil {
 		return false, err
 	}
-	delay := outcome.RetryDelays[retry.RunRetries-1]
+	n, delay := int(retry.RunRetries), outcome.RetryDelays[retry.RunRetries-1]
 	for _, e := range outcome.Events {
-		e.Kind = migration.EventError
-		e.Message = fmt.Sprintf("%s; retry %d of %d in %s", e.Message, retry.RunRetries, len(outcome.RetryDelays), delay)
-		if err := appendEvent(ctx, q, e); err != nil {
+		if err := appendEvent(ctx, q, migration.RetryEvent(e, n, len(outcome.RetryDelays), delay)); err != nil {
 			return false, err
 		}
 	}

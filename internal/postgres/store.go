@@ -6,12 +6,10 @@ package postgres
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -35,12 +33,7 @@ var _ migration.Store = (*Store)(nil)
 // runs within limits. The schema must be migrated (Migrate) and box's key
 // checked (CheckSecretKey).
 func New(pool *pgxpool.Pool, box *secret.Box, limits migration.RunLimits) *Store {
-	jobs, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		// Every insert wakes the workers at once: River otherwise sends
-		// one notification per queue per 100 ms, and an admission in
-		// between would wait for the workers' next poll.
-		FetchCooldown: time.Millisecond,
-	})
+	jobs, err := newJobInserter(pool)
 	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits}
 }
 

@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -17,12 +15,10 @@ import (
 // stored, or with the run's outcome. A small account's folders then cost
 // one transaction, not one each.
 type progressReporter struct {
-	worker *AccountRun
-	args   migration.AccountRunJob
-	// source and destination name the account's sides; events carry the
-	// source's login and the destination's host, where the copies go.
-	source, destination  sideAddress
-	ctx                  context.Context // the job's: progress of a canceled run is dropped
+	worker               *AccountRun
+	args                 migration.AccountRunJob
+	parties              migration.RunParties // name the run in its events
+	ctx                  context.Context      // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
 	counted              transfer.Progress // what the metrics have of this run
 	// before are the figures of the earlier runs of the pass this run
@@ -30,12 +26,6 @@ type progressReporter struct {
 	before migration.Progress
 	// pending are the folder.done events not logged yet.
 	pending []migration.Event
-}
-
-// sideAddress names one side of an account for an event.
-type sideAddress struct {
-	login, host string
-	port        int
 }
 
 // pass returns the figures of the whole pass: what earlier runs copied
@@ -87,13 +77,8 @@ func (r *progressReporter) store(p transfer.Progress) {
 		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, events...)
 	default:
 		r.lastSent = now
-		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, append(events, migration.Event{
-			Kind: migration.EventAccountProgress, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
-			Login: r.source.login, Host: r.destination.host, Port: r.destination.port, Folder: p.Folder, Progress: &figures,
-			Message: fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.source.login,
-				figures.MessagesCopied, figures.MessagesTotal, megabytes(figures.BytesCopied),
-				figures.FoldersDone+1, figures.FoldersTotal, p.Folder),
-		})...)
+		events = append(events, r.parties.ProgressEvent(figures, p.Folder))
+		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, events...)
 	}
 	if err != nil && r.ctx.Err() == nil {
 		r.worker.logger.Warn("could not store progress", "account", r.args.AccountID, "err", err)
@@ -101,34 +86,8 @@ func (r *progressReporter) store(p transfer.Progress) {
 }
 
 func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progress) {
-	figures := r.pass(p)
-	event := migration.Event{
-		Kind: migration.EventFolderDone, TaskID: r.args.TaskID, AccountID: r.args.AccountID,
-		Login: r.source.login, Host: r.destination.host, Port: r.destination.port, Folder: f.Source, Error: f.Error, Progress: &figures,
-		Message: fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
-			r.source.login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages),
-	}
-	if f.Error != "" {
-		event.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.source.login, f.Source, f.Error)
-		side := r.source
-		if f.ErrorSide == "destination" {
-			side = r.destination
-		}
-		event.Side, event.Login, event.Host, event.Port = f.ErrorSide, side.login, side.host, side.port
-	} else if f.Unchanged {
-		event.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d messages)",
-			r.source.login, f.Source, f.Destination, f.SourceMessages)
-	} else if len(f.Failures) > 0 {
-		event.Error = fmt.Sprintf("%d messages refused, e.g. %s", len(f.Failures), f.Failures[0].Reason)
-		event.Message += "; " + event.Error
-	}
-	if len(f.DroppedKeywords) > 0 {
-		event.Message += "; keywords the destination cannot keep, left out: " + strings.Join(f.DroppedKeywords, " ")
-	}
-	r.pending = append(r.pending, event)
+	r.pending = append(r.pending, r.parties.FolderDoneEvent(folderEndOf(f), r.pass(p)))
 	if time.Since(r.lastStored) >= r.storeInterval() {
 		r.store(p)
 	}
 }
-
-func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -3,10 +3,8 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -75,10 +73,7 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, started migration.StartedRun) migration.AccountRunOutcome {
 	engineJob, creds, err := w.prepare(ctx, args, started)
 	if err != nil {
-		return migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID,
-			State: migration.AccountFailed, LastError: err.Error(),
-			Events: []migration.Event{{Kind: migration.EventAccountFailed, TaskID: args.TaskID, AccountID: args.AccountID,
-				Error: err.Error(), Message: "account could not start: " + err.Error()}}}
+		return started.NotStartedOutcome(err)
 	}
 	// A resumed run (a retry, a takeover) carries on from the figures of
 	// the runs before it in the pass; a new run's are zero.
@@ -121,96 +116,45 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 }
 
 func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, before migration.Progress) migration.AccountRunOutcome {
+	parties := migration.RunParties{TaskID: args.TaskID, AccountID: args.AccountID,
+		Source:      migration.Party{Side: "source", Login: creds.SourceLogin, Host: job.Source.Host, Port: job.Source.Port},
+		Destination: migration.Party{Side: "destination", Login: creds.DestinationLogin, Host: job.Destination.Host, Port: job.Destination.Port}}
 	// The first figures are stored after a second of work, like the next
 	// ones: an account done sooner stores them once, with its outcome.
-	reporter := &progressReporter{worker: w, args: args, ctx: ctx, before: before, lastStored: time.Now(),
-		source:      sideAddress{creds.SourceLogin, job.Source.Host, job.Source.Port},
-		destination: sideAddress{creds.DestinationLogin, job.Destination.Host, job.Destination.Port}}
+	reporter := &progressReporter{worker: w, args: args, parties: parties, ctx: ctx, before: before, lastStored: time.Now()}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
 	res, err := transfer.Migrate(ctx, job)
 	reporter.count(res.Progress)
+	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: transfer.KindOf(err) == transfer.KindTransient}
+	var imapErr *transfer.Error
+	if errors.As(err, &imapErr) {
+		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port}
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		side := "source"
-		var imapErr *transfer.Error
-		if errors.As(err, &imapErr) {
-			side = imapErr.Side
+		if end.Blamed != nil {
+			side = end.Blamed.Side
 		}
 		w.opts.Metrics.IMAPError(side, transfer.KindOf(err).Name())
 	}
-	progress := reporter.pass(res.Progress)
-	outcome := migration.AccountRunOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Progress: progress}
-	event := migration.Event{TaskID: args.TaskID, AccountID: args.AccountID, Login: creds.SourceLogin,
-		Host: job.Destination.Host, Port: job.Destination.Port, Progress: &progress}
-	switch problems := folderProblems(res); {
-	case errors.Is(err, context.Canceled):
-		outcome.State, outcome.LastError = migration.AccountCanceled, "canceled"
-		event.Kind, event.Error = migration.EventAccountFailed, "canceled"
-		event.Message = fmt.Sprintf("%s: canceled after %d messages", creds.SourceLogin, progress.MessagesCopied)
-	case err != nil:
-		outcome.State, outcome.LastError = migration.AccountFailed, err.Error()
-		event.Kind, event.Error = migration.EventAccountFailed, outcome.LastError
-		event.Message = fmt.Sprintf("%s: failed: %s", creds.SourceLogin, outcome.LastError)
-		blame(&event, err)
-		if transfer.KindOf(err) == transfer.KindTransient {
-			outcome.RetryDelays = w.opts.RetryDelays
-		}
-	case problems != "":
-		outcome.State, outcome.LastError = migration.AccountCompletedWithErrors, problems
-		event.Kind, event.Error = migration.EventAccountDone, problems
-		event.Message = fmt.Sprintf("%s: done with errors: %s", creds.SourceLogin, problems)
-	default:
-		outcome.State, event.Kind = migration.AccountCompleted, migration.EventAccountDone
-		event.Message = fmt.Sprintf("%s: done: %d messages copied, %d already there or left out",
-			creds.SourceLogin, progress.MessagesCopied, progress.MessagesSkipped)
+	for _, f := range res.Folders {
+		end.Folders = append(end.Folders, folderEndOf(f))
 	}
-	outcome.Events = []migration.Event{event}
+	outcome := parties.Outcome(end, w.opts.RetryDelays)
 	outcome.Pending = reporter.pending
 	return outcome
 }
 
-// maxFolderProblems bounds how many folders an account's last error names.
-const maxFolderProblems = 5
-
-// folderProblems sums up what went wrong in single folders, each folder
-// with its problem and the side it came from.
-func folderProblems(res transfer.Result) string {
-	var problems []string
-	for _, f := range res.Folders {
-		if text := folderProblem(f); text != "" {
-			problems = append(problems, fmt.Sprintf("folder %s: %s", f.Source, text))
-		}
+// folderEndOf turns the engine's result for a folder into the domain's.
+func folderEndOf(f transfer.FolderResult) migration.FolderEnd {
+	end := migration.FolderEnd{Source: f.Source, Destination: f.Destination,
+		SourceMessages: f.SourceMessages, DestinationMessages: f.DestinationMessages, Unchanged: f.Unchanged,
+		Error: f.Error, ErrorSide: f.ErrorSide, DroppedKeywords: f.DroppedKeywords}
+	for _, r := range f.Failures {
+		end.Refusals = append(end.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason})
 	}
-	if len(problems) > maxFolderProblems {
-		problems = append(problems[:maxFolderProblems], fmt.Sprintf("and %d more folders", len(problems)-maxFolderProblems))
-	}
-	return strings.Join(problems, "; ")
-}
-
-func folderProblem(f transfer.FolderResult) string {
-	switch {
-	case f.Error != "":
-		return f.Error
-	case len(f.Failures) > 0:
-		first := f.Failures[0]
-		what := "refused by the destination"
-		if first.Side == "source" {
-			what = "unreadable on the source"
-		}
-		return fmt.Sprintf("%d of %d messages not copied (%s, e.g. UID %d: %s)", f.Missing(), f.SourceMessages, what, first.UID, first.Reason)
-	case !f.Verified():
-		return fmt.Sprintf("the destination lacks %d of %d messages", f.Missing(), f.SourceMessages)
-	}
-	return ""
-}
-
-// blame points a failure event at the side that failed: its login, host
-// and port.
-func blame(e *migration.Event, err error) {
-	var te *transfer.Error
-	if errors.As(err, &te) {
-		e.Side, e.Login, e.Host, e.Port = te.Side, te.Login, te.Host, te.Port
-	}
+	return end
 }
 
 // prepare builds the engine's job for a started account: servers,

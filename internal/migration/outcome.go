@@ -1,0 +1,253 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// How an account's run ends, in the domain's words: the worker translates
+// what the copy engine reports into RunEnd and FolderEnd, and the rules
+// here decide the account's state and the sentences of its events.
+
+// Party is one side of an account's run as an event names it.
+type Party struct {
+	Side        string // "source" or "destination"
+	Login, Host string
+	Port        int
+}
+
+// RunParties name an account's run in its events. An event names the
+// source's login, which is the account's name, and the destination's
+// host, where the copies go; one about a failure names the side that
+// failed.
+type RunParties struct {
+	TaskID, AccountID   int64
+	Source, Destination Party
+}
+
+func (r RunParties) event(kind EventKind, figures *Progress) Event {
+	return Event{Kind: kind, TaskID: r.TaskID, AccountID: r.AccountID,
+		Login: r.Source.Login, Host: r.Destination.Host, Port: r.Destination.Port, Progress: figures}
+}
+
+// blame points e at the side p.
+func (e *Event) blame(p Party) { e.Side, e.Login, e.Host, e.Port = p.Side, p.Login, p.Host, p.Port }
+
+// ProgressEvent is the account.progress event of a run whose pass stands
+// at figures, in folder.
+func (r RunParties) ProgressEvent(figures Progress, folder string) Event {
+	e := r.event(EventAccountProgress, &figures)
+	e.Folder = folder
+	e.Message = fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.Source.Login,
+		figures.MessagesCopied, figures.MessagesTotal, megabytes(figures.BytesCopied),
+		figures.FoldersDone+1, figures.FoldersTotal, folder)
+	return e
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// FolderEnd is how the copy engine left one folder.
+type FolderEnd struct {
+	Source, Destination string
+	// SourceMessages are the source messages the run covers, and
+	// DestinationMessages how many of them have their copy on the
+	// destination (DESIGN §5: verification).
+	SourceMessages, DestinationMessages int
+	// Unchanged: neither side changed since the last run, and the folder
+	// was not opened.
+	Unchanged bool
+	// Error says why the folder could not be copied at all, and ErrorSide
+	// which side said so.
+	Error, ErrorSide string
+	// Refusals are the messages not copied, the next run tries again.
+	Refusals []Refusal
+	// DroppedKeywords are keywords the destination folder cannot keep.
+	DroppedKeywords []string
+}
+
+// Refusal is a message that could not be copied: refused by the
+// destination, or unreadable on the source.
+type Refusal struct {
+	UID          uint32 // in the source folder
+	Side, Reason string
+}
+
+// Missing is how many covered source messages the destination lacks.
+func (f FolderEnd) Missing() int { return f.SourceMessages - f.DestinationMessages }
+
+// Problem says what went wrong in the folder, empty when every covered
+// message has its copy.
+func (f FolderEnd) Problem() string {
+	switch {
+	case f.Error != "":
+		return f.Error
+	case len(f.Refusals) > 0:
+		first := f.Refusals[0]
+		what := "refused by the destination"
+		if first.Side == "source" {
+			what = "unreadable on the source"
+		}
+		return fmt.Sprintf("%d of %d messages not copied (%s, e.g. UID %d: %s)", f.Missing(), f.SourceMessages, what, first.UID, first.Reason)
+	case f.Missing() != 0:
+		return fmt.Sprintf("the destination lacks %d of %d messages", f.Missing(), f.SourceMessages)
+	}
+	return ""
+}
+
+// FolderDoneEvent is the folder.done event of f, with the pass's figures
+// after it.
+func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
+	e := r.event(EventFolderDone, &figures)
+	e.Folder, e.Error = f.Source, f.Error
+	switch {
+	case f.Error != "":
+		e.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.Source.Login, f.Source, f.Error)
+		if f.ErrorSide == "destination" {
+			e.blame(r.Destination)
+		} else {
+			e.blame(r.Source)
+		}
+	case f.Unchanged:
+		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d messages)",
+			r.Source.Login, f.Source, f.Destination, f.SourceMessages)
+	default:
+		e.Message = fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
+			r.Source.Login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages)
+		if len(f.Refusals) > 0 {
+			e.Error = fmt.Sprintf("%d %s refused, e.g. %s", len(f.Refusals), plural(len(f.Refusals), "message", "messages"), f.Refusals[0].Reason)
+			e.Message += "; " + e.Error
+		}
+	}
+	if len(f.DroppedKeywords) > 0 {
+		e.Message += "; keywords the destination cannot keep, left out: " + strings.Join(f.DroppedKeywords, " ")
+	}
+	return e
+}
+
+// RunEnd is how the copy engine left an account's run.
+type RunEnd struct {
+	Progress Progress // the pass's figures
+	// Err is what stopped the run, nil when it went through; a
+	// context.Canceled one is a cancel. Blamed is the side it came from,
+	// when known, and Transient says that trying again later may work.
+	Err       error
+	Blamed    *Party
+	Transient bool
+	Folders   []FolderEnd
+}
+
+// maxFolderProblems bounds how many folders an account's last error names.
+const maxFolderProblems = 5
+
+// folderProblems sums up what went wrong in single folders.
+func (end RunEnd) folderProblems() string {
+	var problems []string
+	for _, f := range end.Folders {
+		if text := f.Problem(); text != "" {
+			problems = append(problems, fmt.Sprintf("folder %s: %s", f.Source, text))
+		}
+	}
+	if len(problems) > maxFolderProblems {
+		problems = append(problems[:maxFolderProblems], fmt.Sprintf("and %d more folders", len(problems)-maxFolderProblems))
+	}
+	return strings.Join(problems, "; ")
+}
+
+// Outcome classifies a run's end: canceled; failed, to be retried after
+// retryDelays when the fault was transient; completed with errors when a
+// folder lacks messages; completed otherwise.
+func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunOutcome {
+	progress := end.Progress
+	outcome := AccountRunOutcome{TaskID: r.TaskID, AccountID: r.AccountID, Progress: progress}
+	e := r.event(EventAccountDone, &progress)
+	login := r.Source.Login
+	switch problems := end.folderProblems(); {
+	case errors.Is(end.Err, context.Canceled):
+		outcome.State, outcome.LastError = AccountCanceled, "canceled"
+		e.Kind, e.Error = EventAccountFailed, "canceled"
+		e.Message = fmt.Sprintf("%s: canceled after %d messages", login, progress.MessagesCopied)
+	case end.Err != nil:
+		outcome.State, outcome.LastError = AccountFailed, end.Err.Error()
+		e.Kind, e.Error = EventAccountFailed, outcome.LastError
+		e.Message = fmt.Sprintf("%s: failed: %s", login, outcome.LastError)
+		if end.Blamed != nil {
+			e.blame(*end.Blamed)
+		}
+		if end.Transient {
+			outcome.RetryDelays = retryDelays
+		}
+	case problems != "":
+		outcome.State, outcome.LastError = AccountCompletedWithErrors, problems
+		e.Error = problems
+		e.Message = fmt.Sprintf("%s: done with errors: %s", login, problems)
+	default:
+		outcome.State = AccountCompleted
+		e.Message = fmt.Sprintf("%s: done: %d messages copied, %d already there or left out",
+			login, progress.MessagesCopied, progress.MessagesSkipped)
+	}
+	outcome.Events = []Event{e}
+	return outcome
+}
+
+// NotStartedOutcome fails the account of a run that could not start, for
+// instance because its password cannot be opened.
+func (run StartedRun) NotStartedOutcome(err error) AccountRunOutcome {
+	a := run.Account
+	return AccountRunOutcome{TaskID: run.Task.ID, AccountID: a.ID, State: AccountFailed, LastError: err.Error(),
+		Events: []Event{{Kind: EventAccountFailed, TaskID: run.Task.ID, AccountID: a.ID, Login: a.SourceLogin,
+			Error: err.Error(), Message: a.SourceLogin + ": could not start: " + err.Error()}}}
+}
+
+// CanceledRunOutcome ends canceled the account of a canceled task whose
+// process died while it ran.
+func CanceledRunOutcome(taskID, accountID, generation int64, login string) AccountRunOutcome {
+	return AccountRunOutcome{TaskID: taskID, AccountID: accountID, Generation: generation,
+		State: AccountCanceled, LastError: "canceled",
+		Events: []Event{{Kind: EventAccountFailed, TaskID: taskID, AccountID: accountID,
+			Login: login, Error: "canceled", Message: login + ": canceled"}}}
+}
+
+// RequeuedEvent says that an account whose process died is queued again.
+func RequeuedEvent(taskID, accountID int64, login string) Event {
+	return Event{Kind: EventError, TaskID: taskID, AccountID: accountID, Login: login, Error: "worker lost",
+		Message: login + ": the process migrating it stopped answering; queued again, it resumes where it stopped"}
+}
+
+// RetryEvent turns the event of a run that failed into the error event
+// that says when its retry, the n-th of retries, comes.
+func RetryEvent(failed Event, n, retries int, delay time.Duration) Event {
+	failed.Kind = EventError
+	failed.Message = fmt.Sprintf("%s; retry %d of %d in %s", failed.Message, n, retries, delay)
+	return failed
+}
+
+// RunStartedEvent opens the run of a task's accounts.
+func RunStartedEvent(taskID, accounts int64) Event {
+	return Event{Kind: EventRunStarted, TaskID: taskID, Message: fmt.Sprintf("run started: %d accounts", accounts)}
+}
+
+// AccountRunStartedEvent opens the run of one account again.
+func AccountRunStartedEvent(taskID, accountID int64, login string) Event {
+	return Event{Kind: EventRunStarted, TaskID: taskID, AccountID: accountID, Login: login,
+		Message: fmt.Sprintf("run started: account %s again", login)}
+}
+
+// LostTestOutcome fails on both sides the connection test that a dead
+// process was running, so that the task leaves testing.
+func LostTestOutcome(job AccountTestJob) AccountTestOutcome {
+	const lost = "not tested: the process testing it stopped"
+	return AccountTestOutcome{TaskID: job.TaskID, AccountID: job.AccountID, Generation: job.Generation,
+		SourceError: lost, DestinationError: lost,
+		Events: []Event{{Kind: EventTestFailed, TaskID: job.TaskID, AccountID: job.AccountID,
+			Error: lost, Message: "connection test interrupted: the process testing it stopped; test again"}}}
+}
+
+// TestCanceledEvent ends a canceled connection test, saying how far it
+// got.
+func TestCanceledEvent(taskID int64, total, done, failed int64) Event {
+	return Event{Kind: EventTestCanceled, TaskID: taskID,
+		Message: fmt.Sprintf("connection test canceled: %d of %d accounts tested, %d failed", done, total, failed)}
+}

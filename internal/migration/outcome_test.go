@@ -1,0 +1,102 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testParties = RunParties{TaskID: 3, AccountID: 9,
+	Source:      Party{Side: "source", Login: "alice", Host: "old.example", Port: 993},
+	Destination: Party{Side: "destination", Login: "alice@new", Host: "new.example", Port: 143}}
+
+func TestRunOutcome(t *testing.T) {
+	delays := []time.Duration{time.Minute}
+	refused := FolderEnd{Source: "Sent", Destination: "Sent", SourceMessages: 10, DestinationMessages: 8,
+		Refusals: []Refusal{{UID: 4, Side: "destination", Reason: "too big"}, {UID: 7, Side: "destination", Reason: "too big"}}}
+	fine := FolderEnd{Source: "INBOX", Destination: "INBOX", SourceMessages: 5, DestinationMessages: 5}
+	blamed := &Party{Side: "destination", Login: "alice@new", Host: "new.example", Port: 143}
+	for _, tc := range []struct {
+		name      string
+		end       RunEnd
+		state     AccountState
+		kind      EventKind
+		lastError string
+		message   string
+		retries   bool
+		side      string
+	}{
+		{"every folder verified", RunEnd{Progress: Progress{MessagesCopied: 4, MessagesSkipped: 1}, Folders: []FolderEnd{fine}},
+			AccountCompleted, EventAccountDone, "", "alice: done: 4 messages copied, 1 already there or left out", false, ""},
+		{"a folder short of messages", RunEnd{Folders: []FolderEnd{fine, refused}},
+			AccountCompletedWithErrors, EventAccountDone,
+			"folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4: too big)",
+			"alice: done with errors: folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4: too big)", false, ""},
+		{"canceled", RunEnd{Progress: Progress{MessagesCopied: 12}, Err: fmt.Errorf("stopping: %w", context.Canceled)},
+			AccountCanceled, EventAccountFailed, "canceled", "alice: canceled after 12 messages", false, ""},
+		{"a transient failure is retried", RunEnd{Err: errors.New("connection reset"), Transient: true, Blamed: blamed},
+			AccountFailed, EventAccountFailed, "connection reset", "alice: failed: connection reset", true, "destination"},
+		{"a permanent failure is not", RunEnd{Err: errors.New("authentication failed"), Folders: []FolderEnd{refused}},
+			AccountFailed, EventAccountFailed, "authentication failed", "alice: failed: authentication failed", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := testParties.Outcome(tc.end, delays)
+			if got.State != tc.state || got.LastError != tc.lastError {
+				t.Errorf("state %s, last error %q; want %s, %q", got.State, got.LastError, tc.state, tc.lastError)
+			}
+			if (len(got.RetryDelays) > 0) != tc.retries {
+				t.Errorf("retry delays %v, want retries: %v", got.RetryDelays, tc.retries)
+			}
+			if len(got.Events) != 1 {
+				t.Fatalf("%d events, want 1", len(got.Events))
+			}
+			e := got.Events[0]
+			if e.Kind != tc.kind || e.Message != tc.message || e.Side != tc.side || e.TaskID != 3 || e.AccountID != 9 {
+				t.Errorf("event %s %q side %q, want %s %q side %q", e.Kind, e.Message, e.Side, tc.kind, tc.message, tc.side)
+			}
+			if e.Progress == nil || *e.Progress != tc.end.Progress {
+				t.Errorf("event figures %v, want %v", e.Progress, tc.end.Progress)
+			}
+		})
+	}
+}
+
+func TestRunOutcomeNamesAtMostFiveFolders(t *testing.T) {
+	var end RunEnd
+	for i := range 8 {
+		end.Folders = append(end.Folders, FolderEnd{Source: fmt.Sprintf("F%d", i), Error: "cannot create"})
+	}
+	got := testParties.Outcome(end, nil).LastError
+	if strings.Count(got, "folder F") != 5 || !strings.HasSuffix(got, "; and 3 more folders") {
+		t.Errorf("last error %q names five folders and then the count of the rest", got)
+	}
+}
+
+func TestFolderDoneEvent(t *testing.T) {
+	for _, tc := range []struct {
+		folder  FolderEnd
+		message string
+		side    string
+		host    string
+	}{
+		{FolderEnd{Source: "Work", Destination: "INBOX.Work", SourceMessages: 3, DestinationMessages: 3},
+			"alice: folder Work → INBOX.Work done: the destination holds 3 of its 3 messages", "", "new.example"},
+		{FolderEnd{Source: "Work", Destination: "Work", SourceMessages: 3, DestinationMessages: 3, Unchanged: true},
+			"alice: folder Work → Work unchanged on both sides since the last run (3 messages)", "", "new.example"},
+		{FolderEnd{Source: "Work", Error: "cannot open", ErrorSide: "source"},
+			"alice: folder Work not copied: cannot open", "source", "old.example"},
+		{FolderEnd{Source: "Work", Destination: "Work", SourceMessages: 2, DestinationMessages: 1,
+			Refusals: []Refusal{{UID: 2, Side: "destination", Reason: "too big"}}, DroppedKeywords: []string{"$Junk"}},
+			"alice: folder Work → Work done: the destination holds 1 of its 2 messages; 1 message refused, e.g. too big; keywords the destination cannot keep, left out: $Junk",
+			"", "new.example"},
+	} {
+		e := testParties.FolderDoneEvent(tc.folder, Progress{FoldersDone: 1})
+		if e.Kind != EventFolderDone || e.Message != tc.message || e.Side != tc.side || e.Host != tc.host || e.Folder != "Work" {
+			t.Errorf("event %s %q side %q host %s folder %s, want %q side %q host %s",
+				e.Kind, e.Message, e.Side, e.Host, e.Folder, tc.message, tc.side, tc.host)
+		}
+	}
+}
