@@ -5438,6 +5438,17 @@ func (response UpdateEndpoint404TextResponse) VisitUpdateEndpointResponse(w http
 	return err
 }
 
+type UpdateEndpoint409TextResponse string
+
+func (response UpdateEndpoint409TextResponse) VisitUpdateEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type UpdateEndpoint413TextResponse TooLargeTextResponse
 
 func (response UpdateEndpoint413TextResponse) VisitUpdateEndpointResponse(w http.ResponseWriter) error {

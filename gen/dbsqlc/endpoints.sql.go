@@ -101,6 +101,38 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 	return items, nil
 }
 
+const endpointLock = `-- name: EndpointLock :one
+SELECT id FROM endpoints WHERE id = $1 FOR UPDATE
+`
+
+// Locks an endpoint about to change: a task starting with it holds it
+// (TaskEndpointsHold) until the task is running, where EndpointRunningTasks
+// sees it.
+func (q *Queries) EndpointLock(ctx context.Context, id int64) (int64, error) {
+	row := q.db.QueryRow(ctx, endpointLock, id)
+	var id_2 int64
+	err := row.Scan(&id_2)
+	return id_2, err
+}
+
+const endpointRunningTasks = `-- name: EndpointRunningTasks :one
+SELECT count(*) FROM tasks
+WHERE (source_endpoint_id = $1 OR destination_endpoint_id = $1) AND state = ANY($2::text[])
+`
+
+type EndpointRunningTasksParams struct {
+	ID            int64
+	RunningStates []string
+}
+
+// How many tasks in one of the running states use the endpoint.
+func (q *Queries) EndpointRunningTasks(ctx context.Context, arg EndpointRunningTasksParams) (int64, error) {
+	row := q.db.QueryRow(ctx, endpointRunningTasks, arg.ID, arg.RunningStates)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const endpointUpdate = `-- name: EndpointUpdate :execrows
 UPDATE endpoints
 SET role_label = $1, host = $2, port = $3, tls_mode = $4,
@@ -168,4 +200,17 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.UpdatedAt,
 	)
 	return i, err
+}
+
+const taskEndpointsHold = `-- name: TaskEndpointsHold :exec
+SELECT e.id FROM endpoints e
+JOIN tasks t ON e.id IN (t.source_endpoint_id, t.destination_endpoint_id)
+WHERE t.id = $1
+FOR SHARE OF e
+`
+
+// Holds a starting task's endpoints unchanged until it is running.
+func (q *Queries) TaskEndpointsHold(ctx context.Context, taskID int64) error {
+	_, err := q.db.Exec(ctx, taskEndpointsHold, taskID)
+	return err
 }

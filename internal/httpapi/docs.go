@@ -38,5 +38,5 @@ func mountDocs(r chi.Router) {
 	r.Get("/docs/", page.ServeHTTP)
 	r.Get("/docs/mailmigrate-docs.js", page.ServeHTTP)
 	r.Get("/docs/mailmigrate-docs.css", page.ServeHTTP)
-	r.Handle("/docs/*", assets)
+	r.Get("/docs/*", assets.ServeHTTP)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
 var oldServer = api.EndpointInput{RoleLabel: "old provider", Host: "imap.old.example", Port: 993, TlsMode: api.TLSModeSsl}
@@ -132,6 +133,33 @@ func TestUpdateEndpointReplacesTheWholeRecord(t *testing.T) {
 	untouched, _ := s.client.GetEndpointWithResponse(context.Background(), other)
 	if untouched.JSON200.Host != oldServer.Host {
 		t.Errorf("PUT with a body id changed endpoint %d: %+v", other, *untouched.JSON200)
+	}
+}
+
+// TestEndpointOfARunningTaskCannotChange: the accounts of a running task
+// connect as they start, so a change would send some of them to the new
+// server; both the source and the destination are held, in every running
+// state, and free again once the task is not running.
+func TestEndpointOfARunningTaskCannotChange(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	taskID, sourceID, destinationID := s.newTask(t)
+	body := `{"host":"elsewhere.example","tls_mode":"ssl"}`
+	for _, state := range migration.RunningTaskStates {
+		s.setTaskState(t, taskID, state)
+		for _, id := range []int64{sourceID, destinationID} {
+			wantText(t, s.do(t, "PUT", fmt.Sprintf("/endpoints/%d", id), body), http.StatusConflict, "endpoint is used by a running task")
+		}
+	}
+	for _, id := range []int64{sourceID, destinationID} {
+		resp, _ := s.client.GetEndpointWithResponse(context.Background(), id)
+		if resp.JSON200 == nil || resp.JSON200.Host == "elsewhere.example" {
+			t.Fatalf("a refused PUT changed endpoint %d: %s", id, resp.Body)
+		}
+	}
+	s.setTaskState(t, taskID, migration.TaskCompleted)
+	if got := s.do(t, "PUT", fmt.Sprintf("/endpoints/%d", sourceID), body); got.status != http.StatusNoContent {
+		t.Errorf("PUT once the task ended: %d %s", got.status, got.body)
 	}
 }
 

@@ -91,7 +91,7 @@ func checkJSONBody(limits Limits) api.MiddlewareFunc {
 }
 
 // readJSONBody reads a body of at most maxBytes that is a JSON object (or
-// empty), or answers 413 or 400.
+// empty) whose strings are valid UTF-8, or answers 413 or 400.
 func readJSONBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, bool) {
 	if r.ContentLength > maxBytes {
 		writeText(w, http.StatusRequestEntityTooLarge, bodyTooLarge)
@@ -107,6 +107,10 @@ func readJSONBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byt
 		return nil, false
 	case len(body) > 0 && !isJSONObject(body):
 		writeText(w, http.StatusBadRequest, bodyBadJSON)
+		return nil, false
+	}
+	if field, found := invalidUTF8Field(body); found {
+		writeText(w, http.StatusBadRequest, field+" must be valid UTF-8")
 		return nil, false
 	}
 	return body, true

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -50,6 +51,35 @@ type Options struct {
 	Limits Limits
 }
 
+// methodNotAllowed answers 405 with the Allow header that RFC 9110
+// §15.5.6 requires: the methods the path has.
+func methodNotAllowed(routes chi.Routes) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var allowed []string
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if routes.Match(chi.NewRouteContext(), method, r.URL.Path) {
+				allowed = append(allowed, method)
+				if method == http.MethodGet {
+					allowed = append(allowed, http.MethodHead)
+				}
+			}
+		}
+		allowOnly(allowed...)(w, r)
+	}
+}
+
+// allowOnly answers 405 for a path that has only the methods allowed.
+func allowOnly(allowed ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
+	}
+}
+
+// importPath is where accounts are imported. Its last segment would
+// otherwise be taken for an account id by the other methods.
+const importPath = BasePath + "/tasks/{id}/accounts/import"
+
 // NewHandler returns the whole HTTP surface of the service.
 func NewHandler(opts Options) http.Handler {
 	logger := opts.Logger
@@ -58,15 +88,16 @@ func NewHandler(opts Options) http.Handler {
 	}
 	limits := opts.Limits.withDefaults()
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, securityHeaders, recoverPanics(logger), logRequests(logger), requestDeadlines(limits))
+	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, securityHeaders, recoverPanics(logger), logRequests(logger), requestDeadlines(limits),
+		// HEAD is answered wherever GET is (RFC 9110 §9.3.2), by the GET
+		// handler: net/http sends its headers without the body.
+		middleware.GetHead)
 	if opts.APIToken != "" {
 		r.Use(requireToken(opts.APIToken))
 	}
 	notFound := func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") }
 	r.NotFound(notFound)
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
-	})
+	r.MethodNotAllowed(methodNotAllowed(r))
 	// Open routes, outside BasePath: health, readiness, Prometheus'
 	// /metrics, the docs and the front end at /.
 	r.Get("/healthz", healthz)
@@ -94,5 +125,8 @@ func NewHandler(opts Options) http.Handler {
 		Middlewares:      []api.MiddlewareFunc{checkJSONBody(limits)},
 		ErrorHandlerFunc: paramErrorHandler,
 	})
+	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		r.MethodFunc(method, importPath, allowOnly(http.MethodPost))
+	}
 	return r
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"strconv"
-	"unicode/utf8"
 )
 
 // TLSMode says how a connection to an IMAP server is secured.
@@ -63,25 +62,7 @@ func (e *Endpoint) Normalize() error {
 	if err := checkText("role_label", e.RoleLabel, MaxLabelBytes); err != nil {
 		return err
 	}
-	if err := checkText("host", e.Host, MaxHostBytes); err != nil {
-		return err
-	}
-	// No host name or address has one, and the host is written into
-	// events, log lines and the TLS server name.
-	if hasControl(e.Host) {
-		return invalid("host", "must not contain control characters")
-	}
-	return nil
-}
-
-func checkText(field, value string, maxBytes int) error {
-	if len(value) > maxBytes {
-		return invalid(field, "must be at most %d bytes", maxBytes)
-	}
-	if !utf8.ValidString(value) {
-		return invalid(field, "must be valid UTF-8")
-	}
-	return nil
+	return checkText("host", e.Host, MaxHostBytes)
 }
 
 // EndpointStore keeps endpoints. Missing ids answer ErrNotFound; deleting an

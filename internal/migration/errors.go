@@ -42,6 +42,10 @@ func plural(n int, one, many string) string {
 // task is running.
 var ErrTaskRunning = errors.New("task is running")
 
+// ErrEndpointRunning refuses a change to an endpoint that a running task
+// uses: its accounts would connect to the new server part-way through.
+var ErrEndpointRunning = errors.New("endpoint is used by a running task")
+
 // ErrTaskNotRunning refuses to cancel a task that has no run to stop.
 var ErrTaskNotRunning = errors.New("task is not running")
 

@@ -62,8 +62,8 @@ func checkPatterns(field string, patterns []string) error {
 		return invalid(field, "must have at most %d patterns", maxFolderPatterns)
 	}
 	for _, p := range patterns {
-		if len(p) > maxFolderNameBytes || !utf8.ValidString(p) {
-			return invalid(field, "pattern %.40q must be valid UTF-8 of at most %d bytes", p, maxFolderNameBytes)
+		if len(p) > maxFolderNameBytes || !utf8.ValidString(p) || hasControl(p) {
+			return invalid(field, "pattern %.40q must be valid UTF-8 of at most %d bytes without control characters", p, maxFolderNameBytes)
 		}
 		if _, err := regexp.Compile(p); err != nil {
 			return invalid(field, "pattern %q does not compile: %v", p, err)
@@ -84,15 +84,4 @@ func checkFolderMap(folderMap map[string]string) error {
 		}
 	}
 	return nil
-}
-
-// hasControl reports whether s has a control character (such as CR or LF),
-// which no IMAP name or login may carry.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,12 +62,32 @@ func timeText(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// spreadsheetSafe keeps a spreadsheet from running a cell as a formula: text
-// that starts with = + - @ or a tab or CR gets a leading apostrophe (OWASP,
-// "CSV Injection").
+// spreadsheetSafe keeps a spreadsheet from running a cell as a formula
+// (OWASP, "CSV Injection"): text that starts with = + - @, a tab or a CR
+// gets an apostrophe before that character. So does text after a comma,
+// semicolon, tab or bar, whatever spaces or quotes follow it: a
+// spreadsheet whose list separator is that character splits the cell
+// there, and a cell such as "x;=1+1" would end in a formula.
 func spreadsheetSafe(s string) string {
-	if s != "" && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r') {
-		return "'" + s
+	var b strings.Builder
+	cellStart := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if cellStart {
+			switch c {
+			case ' ', '"':
+				b.WriteByte(c) // trimmed or unquoted before a formula is read
+				continue
+			case '=', '+', '-', '@', '\t', '\r':
+				b.WriteByte('\'')
+			}
+			cellStart = false
+		}
+		b.WriteByte(c)
+		switch c {
+		case ',', ';', '\t', '|':
+			cellStart = true
+		}
 	}
-	return s
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
@@ -53,23 +54,29 @@ func (s *Store) EndpointList(ctx context.Context) ([]migration.Endpoint, error) 
 	return endpoints, nil
 }
 
-// EndpointUpdate replaces the record of e.ID.
+// EndpointUpdate replaces the record of e.ID, unless a running task uses
+// it (ErrEndpointRunning).
 func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error {
-	n, err := s.queries.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
-		ID:            e.ID,
-		RoleLabel:     e.RoleLabel,
-		Host:          e.Host,
-		Port:          int32(e.Port),
-		TlsMode:       string(e.TLSMode),
-		TlsSkipVerify: e.TLSSkipVerify,
-	})
-	if err != nil {
-		return interpretError(err)
-	}
-	if n == 0 {
-		return migration.ErrNotFound
-	}
-	return nil
+	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if _, err := q.EndpointLock(ctx, e.ID); err != nil {
+			return err
+		}
+		// A statement after the lock: it sees a task that started while
+		// the lock was awaited.
+		running, err := q.EndpointRunningTasks(ctx, dbsqlc.EndpointRunningTasksParams{ID: e.ID, RunningStates: runningStates()})
+		if err != nil {
+			return err
+		}
+		if running > 0 {
+			return migration.ErrEndpointRunning
+		}
+		_, err = q.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
+			ID: e.ID, RoleLabel: e.RoleLabel, Host: e.Host, Port: int32(e.Port),
+			TlsMode: string(e.TLSMode), TlsSkipVerify: e.TLSSkipVerify,
+		})
+		return err
+	}))
 }
 
 // EndpointDelete deletes the endpoint with id unless tasks use it. A task

@@ -95,14 +95,17 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 	})
 }
 
-// startJobs runs start in a transaction that holds EventsLock and the
-// task's state.
+// startJobs runs start in a transaction that holds EventsLock, the task's
+// state and its endpoints, which cannot change while the task runs.
 func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
+			return err
+		}
+		if err := q.TaskEndpointsHold(ctx, taskID); err != nil {
 			return err
 		}
 		return start(tx, q)

@@ -9,6 +9,24 @@ SELECT * FROM endpoints WHERE id = @id;
 -- name: EndpointList :many
 SELECT * FROM endpoints ORDER BY id;
 
+-- name: EndpointLock :one
+-- Locks an endpoint about to change: a task starting with it holds it
+-- (TaskEndpointsHold) until the task is running, where EndpointRunningTasks
+-- sees it.
+SELECT id FROM endpoints WHERE id = @id FOR UPDATE;
+
+-- name: EndpointRunningTasks :one
+-- How many tasks in one of the running states use the endpoint.
+SELECT count(*) FROM tasks
+WHERE (source_endpoint_id = @id OR destination_endpoint_id = @id) AND state = ANY(@running_states::text[]);
+
+-- name: TaskEndpointsHold :exec
+-- Holds a starting task's endpoints unchanged until it is running.
+SELECT e.id FROM endpoints e
+JOIN tasks t ON e.id IN (t.source_endpoint_id, t.destination_endpoint_id)
+WHERE t.id = @task_id
+FOR SHARE OF e;
+
 -- name: EndpointUpdate :execrows
 UPDATE endpoints
 SET role_label = @role_label, host = @host, port = @port, tls_mode = @tls_mode,

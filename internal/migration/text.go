@@ -1,0 +1,31 @@
+package migration
+
+import "unicode/utf8"
+
+// checkText checks a text field a client sets: at most maxBytes of valid
+// UTF-8 without control characters.
+func checkText(field, value string, maxBytes int) error {
+	if len(value) > maxBytes {
+		return invalid(field, "must be at most %d bytes", maxBytes)
+	}
+	if !utf8.ValidString(value) {
+		return invalid(field, "must be valid UTF-8")
+	}
+	if hasControl(value) {
+		return invalid(field, "must not contain control characters")
+	}
+	return nil
+}
+
+// hasControl reports whether s has a control character: C0 (such as NUL,
+// CR or LF), DEL or C1 (U+0080 to U+009F). No label, host, login or folder
+// name needs one; PostgreSQL refuses NUL, CR or LF would end an IMAP
+// command line, and the others garble logs and terminals.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return true
+		}
+	}
+	return false
+}
