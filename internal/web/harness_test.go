@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,11 +75,12 @@ func startBrowser(t *testing.T) context.Context {
 type site struct {
 	*servicetest.Service
 	front string // the root of the front server, which the browser visits
-	token string // when set, /api/v1 answers 401 without it
+	token string // when set, the service requires it
 
-	mu      sync.Mutex
-	sockets []net.Conn
-	gets    map[string]int // GET requests by path
+	mu         sync.Mutex
+	sockets    []net.Conn
+	gets       map[string]int // GET requests by path
+	tokenInURL int            // event streams opened with the token in their URL
 }
 
 func startSite(t *testing.T, token string) *site {
@@ -91,6 +91,7 @@ func startSite(t *testing.T, token string) *site {
 // startSiteWith is startSite with the service tuned, e.g. its workers.
 func startSiteWith(t *testing.T, token string, opts servicetest.Options) *site {
 	t.Helper()
+	opts.APIToken = token
 	s := &site{Service: servicetest.Start(t, opts), token: token, gets: map[string]int{}}
 	front := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(front.Close)
@@ -103,21 +104,19 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		s.mu.Lock()
 		s.gets[r.URL.Path]++
+		if r.URL.Query().Has("access_token") {
+			s.tokenInURL++
+		}
 		s.mu.Unlock()
 	}
-	if s.token != "" && strings.HasPrefix(r.URL.Path, "/api/") {
-		given := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if strings.HasSuffix(r.URL.Path, "/events/ws") {
-			given = r.URL.Query().Get("access_token")
-		}
-		if given != s.token {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, "unauthorized")
-			return
-		}
-	}
 	s.App.Handler.ServeHTTP(recordingHijacks{ResponseWriter: w, site: s}, r)
+}
+
+// tokenInURLCount is how many requests carried the token in their URL.
+func (s *site) tokenInURLCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tokenInURL
 }
 
 // getCount is how many GET requests the path has had.

@@ -13,8 +13,8 @@ import (
 
 // testTokenPrompt: a service that wants a token answers 401; the page asks
 // for it once, keeps it in sessionStorage, and the REST calls and the
-// event stream then carry it. An account added there leaves no password
-// in the page.
+// event stream then carry it, the stream as its subprotocol, never in a
+// URL. An account added there leaves no password in the page.
 func testTokenPrompt(t *testing.T, browser context.Context) {
 	s := startSite(t, "s3cret-token")
 	ep := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", TlsMode: api.TLSModeSsl})
@@ -39,6 +39,9 @@ func testTokenPrompt(t *testing.T, browser context.Context) {
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
 	tb.waitText("#task-summary h1", "with a token")
 	tb.waitText("#stream-state", "live")
+	if n := s.tokenInURLCount(); n != 0 {
+		t.Errorf("%d requests carried the token in their URL, which logs and histories keep", n)
+	}
 
 	tb.fill(map[string]string{
 		"#account-form [name=source_login]":         "carol@old.example",

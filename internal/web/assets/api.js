@@ -66,17 +66,26 @@ export async function request(method, path, body, contentType = 'application/jso
   return text ? JSON.parse(text) : null;
 }
 
-// eventSocketURL is the address of the live event stream of a task (of
-// every task when taskId is null), starting after seq, or with live only
-// at the events committed from now on. A browser's WebSocket cannot send
-// headers, so the token rides as a query parameter.
-export function eventSocketURL(taskId, after, live = false) {
+// openEventSocket opens the live event stream of a task (of every task
+// when taskId is null), starting after seq, or with live only at the
+// events committed from now on. A browser's WebSocket cannot send headers:
+// the token rides as the subprotocol after `bearer`, as the service
+// documents, not in the URL, which ends up in logs and histories.
+export function openEventSocket(taskId, after, live = false) {
   const url = new URL(`${apiBase}/events/ws`, location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   if (taskId !== null) url.searchParams.set('task_id', String(taskId));
   url.searchParams.set('after', String(after));
   if (live) url.searchParams.set('live', 'true');
   const token = apiToken();
-  if (token) url.searchParams.set('access_token', token);
-  return url.href;
+  if (!token) return new WebSocket(url.href);
+  if (isHTTPToken(token)) return new WebSocket(url.href, ['bearer', token]);
+  // A subprotocol must be an HTTP token: one with / or = (base64) cannot
+  // be carried there, and is sent as the parameter the service accepts.
+  url.searchParams.set('access_token', token);
+  return new WebSocket(url.href);
+}
+
+function isHTTPToken(text) {
+  return /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(text);
 }

@@ -3,7 +3,7 @@
 // drops, it reconnects with after=<last seq seen>, so nothing is missed
 // and nothing repeats.
 
-import { eventSocketURL, request } from './api.js';
+import { openEventSocket, request } from './api.js';
 
 // Seqs order all events of the service, and every stream sees them
 // committed in that order: the highest seq this tab has seen is a safe
@@ -116,7 +116,7 @@ export class EventStream {
   }
 
   connect() {
-    const socket = new WebSocket(eventSocketURL(this.taskId, this.lastSeq, this.liveOnly && this.lastSeq === 0));
+    const socket = openEventSocket(this.taskId, this.lastSeq, this.liveOnly && this.lastSeq === 0);
     this.socket = socket;
     socket.addEventListener('open', () => {
       this.onStatus('live');
