@@ -8,7 +8,11 @@ BIN      := bin/mailmigrate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: run test fuzz bench build generate check-generated lint
+.PHONY: help run test fuzz bench build generate check-generated lint
+
+## help: list the targets and what each does
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST) | awk -F': ' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
 ## run: build and start the service on http://127.0.0.1:8080 (private PostgreSQL unless DATABASE_URL is set)
 run: build
@@ -57,8 +61,9 @@ check-generated: generate
 	@git diff --exit-code -- gen || { echo "generated code is stale: run 'make generate' and commit gen/" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- gen)" || { git status --porcelain -- gen; echo "untracked generated files: run 'make generate' and commit gen/" >&2; exit 1; }
 
-## lint: formatting, go vet and govulncheck (skipped, saying so, when vuln.go.dev is unreachable)
+## lint: formatting, go vet, staticcheck and govulncheck (skipped, saying so, when vuln.go.dev is unreachable)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'); echo "gofmt needed" >&2; exit 1; }
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 	@GO=$(GO) .ci/govulncheck

@@ -116,7 +116,7 @@ func checkReachable(dir string) error {
 			return err
 		}
 		if info.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("Dovecot's unprivileged processes cannot enter %s (mode %v): set TMPDIR to a directory they can reach, such as /tmp", parent, info.Mode().Perm())
+			return fmt.Errorf("unprivileged Dovecot processes cannot enter %s (mode %v): set TMPDIR to a directory they can reach, such as /tmp", parent, info.Mode().Perm())
 		}
 		if parent == filepath.Dir(parent) {
 			return nil
