@@ -17,7 +17,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
-// Event kinds the CLI acts on (DESIGN §4).
+// Event kinds the CLI acts on (docs/design.md#event-kinds).
 const (
 	kindAccountStarted  = "account.started"
 	kindAccountProgress = "account.progress"

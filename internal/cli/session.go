@@ -17,7 +17,7 @@ import (
 // defaultURL is where `mailmigrate serve` listens by default.
 const defaultURL = "http://127.0.0.1:8080"
 
-// apiPath is the API's base path on the server (DESIGN §4).
+// apiPath is the API's base path on the server (docs/design.md#base-path-and-versioning).
 const apiPath = "/api/v1"
 
 // session is one command's connection settings, output format and client.

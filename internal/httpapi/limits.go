@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Limits bound what one request or client may take (DESIGN §4). Zero
+// Limits bound what one request or client may take (docs/design.md#limits). Zero
 // fields take the defaults below. The lengths of text fields and the rows
 // of a CSV file are the domain's rules (internal/migration).
 type Limits struct {

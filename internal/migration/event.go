@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// EventKind names what happened (DESIGN §4).
+// EventKind names what happened (docs/design.md#event-kinds).
 type EventKind string
 
 // The kinds of event.

@@ -148,7 +148,7 @@ func (s *Service) Events(ctx context.Context, taskID, afterSeq int64, limit int)
 	return s.store.EventList(ctx, taskID, afterSeq, limit)
 }
 
-// RunLimits bound the runs of the whole service (DESIGN §4 Limits).
+// RunLimits bound the runs of the whole service (docs/design.md#limits).
 type RunLimits struct {
 	// ConnectionsPerHost bounds the IMAP connections that running
 	// accounts hold on one server host, across tasks and processes;

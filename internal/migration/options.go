@@ -18,7 +18,7 @@ const (
 // SinceLayout is the date format of TaskOptions.Since.
 const SinceLayout = "2006-01-02"
 
-// TaskOptions tune what a task copies and how (DESIGN §4).
+// TaskOptions tune what a task copies and how (docs/design.md#task-options).
 type TaskOptions struct {
 	IncludeFolders   []string          // RE2 patterns; when set, only matching source folders
 	ExcludeFolders   []string          // RE2 patterns of source folders to leave out

@@ -54,7 +54,7 @@ type FolderEnd struct {
 	Source, Destination string
 	// SourceMessages are the source messages the run covers, and
 	// DestinationMessages how many of them have their copy on the
-	// destination (DESIGN §5: verification).
+	// destination (docs/design.md#verification).
 	SourceMessages, DestinationMessages int
 	// Unchanged: neither side changed since the last run, and the folder
 	// was not opened.

@@ -8,7 +8,7 @@ import (
 // TaskState is where a task is in its life.
 type TaskState string
 
-// The states of a task (DESIGN §4).
+// The states of a task (docs/design.md#task-states).
 const (
 	TaskIdle                TaskState = "idle"
 	TaskQueued              TaskState = "queued"

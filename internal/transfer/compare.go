@@ -8,7 +8,7 @@ import (
 )
 
 // windowDiff is what a window of source messages needs, compared with the
-// UID map (DESIGN §5).
+// UID map (docs/design.md#the-uid-map-and-sync-state).
 type windowDiff struct {
 	// keep are the map entries that still hold: their destination message
 	// exists. Entries of source messages no longer listed stay too (a

@@ -20,7 +20,7 @@ var identitySection = &imap.FetchItemBodySection{
 	Peek:         true,
 }
 
-// identity names a message for comparison across servers (DESIGN §5): its
+// identity names a message for comparison across servers (docs/design.md#identity): its
 // Message-ID and size, or where it has none a hash of its Date, From, To
 // and Subject and its size. Identical copies of one message share an
 // identity; they are counted, not merged.

@@ -10,7 +10,7 @@ import (
 
 // planFolders decides, for every selectable source folder that the options
 // let through, its destination, so that two source folders never land in
-// one destination folder unless the folder map says so (DESIGN §5). Claims
+// one destination folder unless the folder map says so (docs/design.md#folder-plans). Claims
 // are made in this order, each on the names still free:
 //  1. the explicit folder map;
 //  2. where the folder went at the previous run (previous), so that a

@@ -11,7 +11,7 @@ import (
 // to record (a crash, a cut connection, an APPEND without APPENDUID), or
 // mail that was there before. A message the map lacks is adopted from the
 // pool instead of being copied again; each pool message is adopted once,
-// so that two identical messages stay two (a multiset, DESIGN §5).
+// so that two identical messages stay two (a multiset: docs/design.md#identity).
 type destinationPool struct {
 	loaded     bool
 	byIdentity map[string][]message

@@ -20,7 +20,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
-// The re-run tests prove "nothing lost, nothing twice" (DESIGN §5) by the
+// The re-run tests prove "nothing lost, nothing twice" (docs/design.md#nothing-lost-nothing-twice) by the
 // runs that used to break it, each between two real Dovecots; every one
 // failed with the engine of a watermark and a count.
 

@@ -362,7 +362,7 @@ func (fs *faultServer) makeReadable() {
 // source's, the folder after it is copied, the account completes in one
 // attempt; once the messages can be read, the next run copies exactly
 // them. Also when the destination holds mail of the user's already, which
-// the engine compares by identity with what it copies (DESIGN §5).
+// the engine compares by identity with what it copies (docs/design.md#identity).
 func TestServersSourceWithUnreadableMessages(t *testing.T) {
 	t.Parallel()
 	for _, theirs := range []bool{false, true} {

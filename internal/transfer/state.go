@@ -12,7 +12,7 @@ import (
 )
 
 // FolderState is what the engine keeps of one folder pair between runs,
-// besides its UID map (DESIGN §5): which servers, folders and UIDVALIDITYs
+// besides its UID map (docs/design.md#the-uid-map-and-sync-state): which servers, folders and UIDVALIDITYs
 // the map was written for, and what the folders looked like when the last
 // run finished, so that an unchanged folder is skipped without opening it.
 type FolderState struct {

@@ -1,6 +1,6 @@
 // Package transfer is the copy engine: it migrates one account from a
 // source IMAP server to a destination IMAP server (go-imap v2), with the
-// guarantees of DESIGN §5. The source is only read (EXAMINE, BODY.PEEK);
+// guarantees of docs/design.md#copy-engine. The source is only read (EXAMINE, BODY.PEEK);
 // folders are translated across delimiters, prefixes and special-use roles;
 // messages keep flags, keywords and INTERNALDATE; identities compared as
 // multisets keep a re-run from copying anything twice; bodies stream from
@@ -76,7 +76,7 @@ type Progress struct {
 type FolderResult struct {
 	Source      string
 	Destination string
-	// Verification (DESIGN §5): the source messages this migration covers
+	// Verification (docs/design.md#verification): the source messages this migration covers
 	// (those the options let through, and those it copied before), and how
 	// many of them have their own copy on the destination: mapped by UID
 	// to a destination message that exists, found by APPENDUID (RFC 4315)

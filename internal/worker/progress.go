@@ -10,7 +10,7 @@ import (
 
 // progressReporter stores an account's progress at most once a second and
 // logs it as an account.progress event at most once per
-// Options.ProgressEvents (DESIGN §4: progress events are throttled per
+// Options.ProgressEvents (docs/design.md#throttling-of-progress-events: per
 // account), and logs each folder that is done: with the next progress
 // stored, or with the run's outcome. A small account's folders then cost
 // one transaction, not one each.

@@ -1,4 +1,4 @@
--- What happened, for the event log (DESIGN §4): one row per event, in
+-- What happened, for the event log (docs/design.md#events): one row per event, in
 -- seq order.
 CREATE TABLE events (
     seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

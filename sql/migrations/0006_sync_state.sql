@@ -1,4 +1,4 @@
--- The copy engine's sync state (DESIGN §5), per account and source folder:
+-- The copy engine's sync state (docs/design.md#the-uid-map-and-sync-state), per account and source folder:
 -- the folder pair's state (UIDVALIDITYs, where the folder went, refused
 -- messages, what both folders looked like at the end of the last run),
 -- and the UID map from each copied source message to its destination copy,

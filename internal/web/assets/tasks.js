@@ -7,7 +7,7 @@ import { endpointName } from './endpoints.js';
 import { EventStream, latestSeqSeen, throttle, coalesce, figuresOnly } from './events.js';
 import { takeFlash } from './flash.js';
 
-// runningStates are the states in which a task is busy (DESIGN §4).
+// runningStates are the states in which a task is busy (docs/design.md#task-states).
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);
 
 // stateLabel is a task or account state in words.
