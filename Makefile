@@ -50,16 +50,17 @@ bench:
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mailmigrate
 
-## generate: regenerate gen/ from api/openapi.yaml and sql/
+## generate: regenerate gen/ from api/openapi.yaml and sql/, and the front end's enums.js from api/openapi.yaml
 generate:
 	$(GO) tool oapi-codegen -config api/oapi-codegen.yaml api/openapi.yaml
 	$(GO) tool sqlc generate
+	$(GO) run ./internal/web/enumsgen internal/web/assets/enums.js
 
-## check-generated: fail when committed generated code or go.mod is stale
+## check-generated: fail when committed generated code (gen/, enums.js) or go.mod is stale
 check-generated: generate
 	$(GO) mod tidy -diff
-	@git diff --exit-code -- gen || { echo "generated code is stale: run 'make generate' and commit gen/" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- gen)" || { git status --porcelain -- gen; echo "untracked generated files: run 'make generate' and commit gen/" >&2; exit 1; }
+	@git diff --exit-code -- gen internal/web/assets/enums.js || { echo "generated code is stale: run 'make generate' and commit it" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- gen internal/web/assets/enums.js)" || { git status --porcelain -- gen internal/web/assets/enums.js; echo "untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
 
 ## lint: formatting, go vet, staticcheck and govulncheck (skipped, saying so, when vuln.go.dev is unreachable)
 lint:

@@ -55,6 +55,54 @@ func (e AccountState) Valid() bool {
 	}
 }
 
+// Defines values for EventKind.
+const (
+	EventKindAccountDone     EventKind = "account.done"
+	EventKindAccountFailed   EventKind = "account.failed"
+	EventKindAccountProgress EventKind = "account.progress"
+	EventKindAccountStarted  EventKind = "account.started"
+	EventKindError           EventKind = "error"
+	EventKindFolderDone      EventKind = "folder.done"
+	EventKindRunCanceled     EventKind = "run.canceled"
+	EventKindRunFinished     EventKind = "run.finished"
+	EventKindRunStarted      EventKind = "run.started"
+	EventKindTestCanceled    EventKind = "test.canceled"
+	EventKindTestFailed      EventKind = "test.failed"
+	EventKindTestOk          EventKind = "test.ok"
+)
+
+// Valid indicates whether the value is a known member of the EventKind enum.
+func (e EventKind) Valid() bool {
+	switch e {
+	case EventKindAccountDone:
+		return true
+	case EventKindAccountFailed:
+		return true
+	case EventKindAccountProgress:
+		return true
+	case EventKindAccountStarted:
+		return true
+	case EventKindError:
+		return true
+	case EventKindFolderDone:
+		return true
+	case EventKindRunCanceled:
+		return true
+	case EventKindRunFinished:
+		return true
+	case EventKindRunStarted:
+		return true
+	case EventKindTestCanceled:
+		return true
+	case EventKindTestFailed:
+		return true
+	case EventKindTestOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TLSMode.
 const (
 	TLSModePlain    TLSMode = "plain"
@@ -215,9 +263,12 @@ type Event struct {
 	FoldersTotal *int64 `json:"folders_total,omitempty"`
 	Host         string `json:"host"`
 
-	// Kind What happened: test.ok, test.failed, test.canceled, run.started, account.started, account.progress, folder.done, account.done, account.failed, run.finished, run.canceled, error.
-	Kind  string `json:"kind"`
-	Login string `json:"login"`
+	// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
+	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
+	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
+	// account's run; `error`: a fault the run recovers from (a retry, a lost worker).
+	Kind  EventKind `json:"kind"`
+	Login string    `json:"login"`
 
 	// Message A sentence for people, e.g. alice@old.example → imap.old.example:993: authentication failed: …
 	Message         string `json:"message"`
@@ -235,6 +286,12 @@ type Event struct {
 	TaskId int64     `json:"task_id"`
 	Time   time.Time `json:"time"`
 }
+
+// EventKind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
+// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
+// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
+// account's run; `error`: a fault the run recovers from (a retry, a lost worker).
+type EventKind string
 
 // ImportResult defines model for ImportResult.
 type ImportResult struct {

@@ -73,7 +73,7 @@ func TestConnectionTestsDoNotWaitForEachOther(t *testing.T) {
 		t.Errorf("last event: %s %q", last.Kind, last.Message)
 	}
 	for _, e := range events {
-		if strings.HasPrefix(e.Kind, "test.") && e.Kind != "test.canceled" {
+		if strings.HasPrefix(string(e.Kind), "test.") && e.Kind != "test.canceled" {
 			t.Errorf("a canceled test logged %s: %s", e.Kind, e.Message)
 		}
 	}

@@ -17,17 +17,6 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
-// Event kinds the CLI acts on (docs/design.md#event-kinds).
-const (
-	kindAccountStarted  = "account.started"
-	kindAccountProgress = "account.progress"
-	kindFolderDone      = "folder.done"
-	kindAccountDone     = "account.done"
-	kindAccountFailed   = "account.failed"
-	kindRunFinished     = "run.finished"
-	kindRunCanceled     = "run.canceled"
-)
-
 // Stream timing. The server pings every 30 s, so a stream silent for
 // longer than streamSilence is dead. Reconnects back off from
 // reconnectFirst to reconnectMax; maxReconnects failures in a row give up.

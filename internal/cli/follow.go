@@ -157,7 +157,7 @@ func (f *follower) handle(ctx context.Context, m streamMessage) error {
 	}
 	ev := m.event
 	switch ev.Kind {
-	case kindAccountStarted, kindAccountDone, kindAccountFailed:
+	case api.EventKindAccountStarted, api.EventKindAccountDone, api.EventKindAccountFailed:
 		// The other running accounts come with the next tick.
 		if err := f.refreshAccount(ctx, ev.AccountId); err != nil {
 			return err
@@ -167,7 +167,7 @@ func (f *follower) handle(ctx context.Context, m streamMessage) error {
 		}
 		f.showProgress()
 		return nil
-	case kindRunFinished, kindRunCanceled:
+	case api.EventKindRunFinished, api.EventKindRunCanceled:
 		return f.refresh(ctx)
 	}
 	return nil
@@ -181,7 +181,7 @@ func (f *follower) print(m streamMessage) {
 	case m.event.Seq <= f.lastSeq:
 	default:
 		f.lastSeq = m.event.Seq
-		if m.event.Kind != kindAccountProgress && m.event.Kind != kindFolderDone {
+		if m.event.Kind != api.EventKindAccountProgress && m.event.Kind != api.EventKindFolderDone {
 			f.display.line(eventLine(m.event))
 		}
 	}
@@ -200,7 +200,7 @@ func eventLine(ev api.Event) string {
 			text += ": " + ev.Error
 		}
 	}
-	return ev.Time.Local().Format(time.TimeOnly) + "  " + ev.Kind + "  " + cleanCell(text)
+	return ev.Time.Local().Format(time.TimeOnly) + "  " + string(ev.Kind) + "  " + cleanCell(text)
 }
 
 // refresh takes fresh figures of the task and of its running accounts.

@@ -75,7 +75,7 @@ func TestFollowIsQuietAndMissesNothingAcrossReconnects(t *testing.T) {
 		if ev.Kind == "account.progress" || ev.Kind == "folder.done" {
 			continue
 		}
-		line := ev.Time.Local().Format(time.TimeOnly) + "  " + ev.Kind + "  " + ev.Message
+		line := ev.Time.Local().Format(time.TimeOnly) + "  " + string(ev.Kind) + "  " + ev.Message
 		if n := strings.Count(ran.stdout, line+"\n"); n != 1 {
 			t.Errorf("event %d %q printed %d times:\n%s", ev.Seq, line, n, ran.stdout)
 		}

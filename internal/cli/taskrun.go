@@ -124,7 +124,7 @@ func tasksEvents(ctx context.Context, s *session, args []string) error {
 	return s.printOutput(events, func() error {
 		rows := make([][]string, 0, len(events))
 		for _, ev := range events {
-			rows = append(rows, []string{itoa(ev.Seq), ev.Time.Local().Format(time.DateTime), ev.Kind, ev.Message})
+			rows = append(rows, []string{itoa(ev.Seq), ev.Time.Local().Format(time.DateTime), string(ev.Kind), ev.Message})
 		}
 		return s.printTable([]string{"SEQ", "TIME", "KIND", "MESSAGE"}, rows)
 	})

@@ -18,7 +18,6 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
-	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
 
@@ -185,7 +184,7 @@ func (s *serviceRun) waitRunEnd(ctx context.Context, events *websocket.Conn) (ap
 		if err := events.ReadJSON(&e); err != nil {
 			return api.Task{}, fmt.Errorf("event stream: %w", err)
 		}
-		if e.Kind == string(migration.EventRunFinished) || e.Kind == string(migration.EventRunCanceled) {
+		if e.Kind == api.EventKindRunFinished || e.Kind == api.EventKindRunCanceled {
 			break
 		}
 	}

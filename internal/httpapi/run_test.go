@@ -55,7 +55,7 @@ func TestRunMigratesEveryAccount(t *testing.T) {
 	}
 	var events []api.Event
 	json.Unmarshal([]byte(s.do(t, "GET", path+"/events", "").body), &events)
-	kinds := map[string]int{}
+	kinds := map[api.EventKind]int{}
 	for _, e := range events {
 		kinds[e.Kind]++
 	}

@@ -113,7 +113,7 @@ func TestRunEventsTellTheRunInOrder(t *testing.T) {
 			st = &story{}
 			stories[e.AccountId] = st
 		}
-		st.kinds = append(st.kinds, e.Kind)
+		st.kinds = append(st.kinds, string(e.Kind))
 		switch e.Kind {
 		case "folder.done":
 			st.folderDone++

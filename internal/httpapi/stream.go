@@ -191,7 +191,7 @@ func (s *stream) sendNew(ctx context.Context) error {
 
 func eventToAPI(e migration.Event) api.Event {
 	out := api.Event{
-		Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), TaskId: e.TaskID, AccountId: e.AccountID,
+		Seq: e.Seq, Time: e.Time, Kind: api.EventKind(e.Kind), TaskId: e.TaskID, AccountId: e.AccountID,
 		Side: e.Side, Login: e.Login, Host: e.Host, Port: e.Port, Error: e.Error, Message: e.Message,
 		Folder: e.Folder,
 	}

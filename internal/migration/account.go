@@ -22,6 +22,10 @@ const (
 	AccountCanceled            AccountState = "canceled"
 )
 
+// AccountStates are every AccountState, in the order the API lists them.
+var AccountStates = []AccountState{AccountIdle, AccountQueued, AccountRunning, AccountTesting,
+	AccountCompleted, AccountCompletedWithErrors, AccountFailed, AccountCanceled}
+
 // Limits on account fields.
 const (
 	MaxLoginBytes    = 1024

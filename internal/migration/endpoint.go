@@ -3,6 +3,7 @@ package migration
 import (
 	"context"
 	"net"
+	"slices"
 	"strconv"
 )
 
@@ -24,9 +25,10 @@ func (m TLSMode) DefaultPort() int {
 	return 143
 }
 
-func (m TLSMode) valid() bool {
-	return m == TLSModeSSL || m == TLSModeSTARTTLS || m == TLSModePlain
-}
+// TLSModes are every TLSMode, in the order the API lists them.
+var TLSModes = []TLSMode{TLSModeSSL, TLSModeSTARTTLS, TLSModePlain}
+
+func (m TLSMode) valid() bool { return slices.Contains(TLSModes, m) }
 
 // Limits on the text fields of an endpoint.
 const (

@@ -27,6 +27,11 @@ const (
 	EventError           EventKind = "error"
 )
 
+// EventKinds are every EventKind, in the order the API lists them.
+var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
+	EventAccountStarted, EventAccountProgress, EventFolderDone, EventAccountDone, EventAccountFailed,
+	EventRunFinished, EventRunCanceled, EventError}
+
 // Event is one entry of a task's event log. Seq orders all events of the
 // service. It never carries a password.
 type Event struct {

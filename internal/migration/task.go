@@ -21,6 +21,10 @@ const (
 	TaskCanceled            TaskState = "canceled"
 )
 
+// TaskStates are every TaskState, in the order the API lists them.
+var TaskStates = []TaskState{TaskIdle, TaskQueued, TaskRunning, TaskTesting, TaskCanceling,
+	TaskCompleted, TaskCompletedWithErrors, TaskFailed, TaskCanceled}
+
 // RunningTaskStates are the states in which the spec's "running condition"
 // holds: the task, its definition and its accounts cannot change.
 var RunningTaskStates = []TaskState{TaskQueued, TaskRunning, TaskTesting, TaskCanceling}

@@ -36,7 +36,7 @@ func WaitTaskState(t testing.TB, client *api.ClientWithResponses, taskID int64, 
 // ReadEventsUntil reads events from an event stream until one of kind
 // arrives, and returns them all with the raw frames; it fails t, listing
 // what came, when the stream is silent for two minutes or breaks.
-func ReadEventsUntil(t testing.TB, conn *websocket.Conn, kind string) ([]api.Event, string) {
+func ReadEventsUntil(t testing.TB, conn *websocket.Conn, kind api.EventKind) ([]api.Event, string) {
 	t.Helper()
 	var events []api.Event
 	var raw strings.Builder

@@ -5,12 +5,14 @@
 import { request } from './api.js';
 import { h, field, notice, confirmAction, dataTable } from './dom.js';
 import { flash, takeFlash } from './flash.js';
+import { TLSMode, fieldLimits } from './enums.js';
 
 const tlsModes = [
-  ['ssl', 'SSL/TLS (usually port 993)'],
-  ['starttls', 'STARTTLS (usually port 143)'],
-  ['plain', 'None: unencrypted (usually port 143)'],
+  [TLSMode.ssl, 'SSL/TLS (usually port 993)'],
+  [TLSMode.starttls, 'STARTTLS (usually port 143)'],
+  [TLSMode.plain, 'None: unencrypted (usually port 143)'],
 ];
+const limits = fieldLimits.EndpointInput;
 
 // endpointName is how the pages name an endpoint.
 export function endpointName(endpoint) {
@@ -77,8 +79,8 @@ function endpointTable(endpoints, remove) {
 // stores it and throws the service's error, which the form shows.
 function endpointForm(endpoint, save) {
   const formMessage = notice();
-  const role = h('input', { name: 'role_label', maxlength: 1024, placeholder: 'old provider', value: endpoint?.role_label ?? '' });
-  const host = h('input', { name: 'host', required: true, maxlength: 253, autocomplete: 'off', spellcheck: 'false', placeholder: 'imap.example.com', value: endpoint?.host ?? '' });
+  const role = h('input', { name: 'role_label', maxlength: limits.role_label.maxLength, placeholder: 'old provider', value: endpoint?.role_label ?? '' });
+  const host = h('input', { name: 'host', required: true, maxlength: limits.host.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'imap.example.com', value: endpoint?.host ?? '' });
   const port = h('input', { name: 'port', type: 'number', min: 0, max: 65535, inputmode: 'numeric', value: endpoint ? String(endpoint.port) : '' });
   const mode = h('select', { name: 'tls_mode' }, tlsModes.map(([value, label]) => h('option', { value, text: label })));
   mode.value = endpoint?.tls_mode ?? 'ssl';

@@ -4,6 +4,7 @@
 // and nothing repeats.
 
 import { openEventSocket, request } from './api.js';
+import { EventKind } from './enums.js';
 
 // Seqs order all events of the service, and every stream sees them
 // committed in that order: the highest seq this tab has seen is a safe
@@ -50,7 +51,7 @@ export function throttle(fn, wait) {
 
 // isFailure says whether an event reports something that went wrong.
 export function isFailure(event) {
-  return event.error !== '' || event.kind.endsWith('.failed') || event.kind === 'error';
+  return event.error !== '' || event.kind.endsWith('.failed') || event.kind === EventKind.error;
 }
 
 // describeEvent is an event in plain words: the service's sentence, after
@@ -73,7 +74,7 @@ function composeMessage(event) {
 
 // figuresOnly events move an account's figures and nothing else: pages
 // show their numbers without asking the API again.
-export const figuresOnly = new Set(['account.progress', 'folder.done']);
+export const figuresOnly = new Set([EventKind.accountProgress, EventKind.folderDone]);
 
 // coalesce wraps an async fn so that calls made while it runs are folded
 // into one more run once it ends: a burst of events costs two requests,

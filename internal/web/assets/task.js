@@ -8,6 +8,7 @@ import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, pollWhileBusy } from './tasks.js';
+import { AccountState, EventKind, fieldLimits } from './enums.js';
 
 const maxLogLines = 2000;
 
@@ -40,7 +41,7 @@ export async function taskPage(main, taskId, keepAlive) {
     if (stopped) return;
     shown = { task, list };
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
-    for (const account of list) if (account.state !== 'running') folders.delete(account.id);
+    for (const account of list) if (account.state !== AccountState.running) folders.delete(account.id);
     keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, folders, message, () => refresh(), accountForm.edit)));
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
@@ -55,7 +56,7 @@ export async function taskPage(main, taskId, keepAlive) {
     const figures = progressFigures(event);
     const account = shown?.list.find((a) => a.id === event.account_id);
     if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return;
-    if (event.kind === 'account.progress' && event.folder) folders.set(account.id, event.folder);
+    if (event.kind === EventKind.accountProgress && event.folder) folders.set(account.id, event.folder);
     else folders.delete(account.id); // done with it; the next is not known yet
     const totals = shown.task.totals;
     for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
@@ -162,7 +163,7 @@ function accountProgress(account, folder) {
   const p = account.progress;
   // A run that found no folder to copy is complete, one that failed
   // before listing them is not.
-  const completed = account.state === 'completed' || account.state === 'completed_with_errors';
+  const completed = account.state === AccountState.completed || account.state === AccountState.completedWithErrors;
   const max = Math.max(p.folders_total, 1);
   const value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
   const words = [`${p.folders_done}/${p.folders_total} folders`,
@@ -170,7 +171,7 @@ function accountProgress(account, folder) {
   if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
-  if (folder && account.state === 'running') words.push(`copying ${folder}`);
+  if (folder && account.state === AccountState.running) words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
@@ -210,7 +211,7 @@ async function deleteAccount(task, account, message, after) {
 // the stored one.
 function addAccountForm(taskId, after) {
   const formMessage = notice();
-  const input = (name, type = 'text') => h('input', { name, type, autocomplete: type === 'password' ? 'new-password' : 'off', spellcheck: 'false', maxlength: 1024 });
+  const input = (name, type = 'text') => h('input', { name, type, autocomplete: type === 'password' ? 'new-password' : 'off', spellcheck: 'false', maxlength: fieldLimits.AccountInput[name].maxLength });
   const sourceLogin = input('source_login');
   sourceLogin.required = true;
   const sourcePassword = input('source_password', 'password');

@@ -6,9 +6,10 @@ import { h, field, notice, confirmAction, plural, dataTable, keepFocus } from '.
 import { endpointName } from './endpoints.js';
 import { EventStream, latestSeqSeen, throttle, coalesce, figuresOnly } from './events.js';
 import { takeFlash } from './flash.js';
+import { runningStates, fieldLimits } from './enums.js';
 
 // runningStates are the states in which a task is busy (docs/design.md#task-states).
-export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);
+export { runningStates };
 
 // stateLabel is a task or account state in words.
 export function stateLabel(state) {
@@ -141,7 +142,7 @@ function newTaskForm(endpoints) {
   const formMessage = notice();
   const endpointSelect = (name) => h('select', { name, required: true },
     endpoints.map((e) => h('option', { value: String(e.id), text: endpointName(e) })));
-  const name = h('input', { name: 'name', maxlength: 1024, placeholder: 'acme cut-over' });
+  const name = h('input', { name: 'name', maxlength: fieldLimits.TaskInput.name.maxLength, placeholder: 'acme cut-over' });
   const source = endpointSelect('source_endpoint_id');
   const destination = endpointSelect('destination_endpoint_id');
   if (endpoints.length > 1) destination.value = String(endpoints[1].id);
@@ -150,7 +151,7 @@ function newTaskForm(endpoints) {
   const folderMap = h('textarea', { name: 'folder_map', rows: 2, spellcheck: 'false', placeholder: 'Sent Items = Sent' });
   const maxBytes = h('input', { name: 'max_message_bytes', type: 'number', min: 0, inputmode: 'numeric' });
   const since = h('input', { name: 'since', type: 'date' });
-  const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: 64, inputmode: 'numeric', placeholder: '4' });
+  const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: fieldLimits.TaskOptions.parallel_accounts.maximum, inputmode: 'numeric', placeholder: '4' });
   const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
   const form = h('form', { id: 'task-form', class: 'card' },
     h('h2', { text: 'New task' }),

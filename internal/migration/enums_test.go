@@ -1,0 +1,100 @@
+package migration
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	apispec "github.com/mailmigrate/mailmigrate/api"
+)
+
+// TestTheAPIAndTheDomainAgree: every enumeration and limit the OpenAPI
+// file declares (and so the generated client, types and the front end's
+// enums.js) is the domain's, value for value and in order. The SQL CHECK
+// lists are compared with the same domain lists in internal/postgres.
+func TestTheAPIAndTheDomainAgree(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi3.NewLoader().LoadFromData(apispec.OpenAPIYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := func(name string) *openapi3.Schema {
+		ref := doc.Components.Schemas[name]
+		if ref == nil {
+			t.Fatalf("no schema %s", name)
+		}
+		return ref.Value
+	}
+	strings := func(values []any) []string {
+		out := make([]string, len(values))
+		for i, v := range values {
+			out[i] = fmt.Sprint(v)
+		}
+		return out
+	}
+	for _, e := range []struct {
+		schema string
+		domain []string
+	}{
+		{"TaskState", texts(TaskStates)},
+		{"AccountState", texts(AccountStates)},
+		{"EventKind", texts(EventKinds)},
+		{"TLSMode", texts(TLSModes)},
+	} {
+		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {
+			t.Errorf("OpenAPI %s is %q, the domain's %q", e.schema, got, e.domain)
+		}
+	}
+	running, _ := schema("TaskState").Extensions["x-running-states"].([]any)
+	if got := strings(running); !slices.Equal(got, texts(RunningTaskStates)) {
+		t.Errorf("OpenAPI TaskState x-running-states is %q, the domain's RunningTaskStates %q", got, texts(RunningTaskStates))
+	}
+
+	property := func(schemaName, name string) *openapi3.Schema {
+		p := schema(schemaName).Properties[name]
+		if p == nil {
+			t.Fatalf("no property %s.%s", schemaName, name)
+		}
+		return p.Value
+	}
+	maxLength := func(s *openapi3.Schema) int {
+		if s.MaxLength == nil {
+			return -1
+		}
+		return int(*s.MaxLength)
+	}
+	for _, l := range []struct {
+		field string
+		api   int
+		rule  int
+	}{
+		{"EndpointInput.role_label", maxLength(property("EndpointInput", "role_label")), MaxLabelBytes},
+		{"EndpointInput.host", maxLength(property("EndpointInput", "host")), MaxHostBytes},
+		{"TaskInput.name", maxLength(property("TaskInput", "name")), MaxLabelBytes},
+		{"AccountInput.source_login", maxLength(property("AccountInput", "source_login")), MaxLoginBytes},
+		{"AccountInput.destination_login", maxLength(property("AccountInput", "destination_login")), MaxLoginBytes},
+		{"AccountInput.source_password", maxLength(property("AccountInput", "source_password")), MaxPasswordBytes},
+		{"AccountInput.destination_password", maxLength(property("AccountInput", "destination_password")), MaxPasswordBytes},
+		{"TaskOptions.include_folders items", maxLength(property("TaskOptions", "include_folders").Items.Value), maxFolderNameBytes},
+		{"TaskOptions.exclude_folders items", maxLength(property("TaskOptions", "exclude_folders").Items.Value), maxFolderNameBytes},
+		{"TaskOptions.include_folders maxItems", int(*property("TaskOptions", "include_folders").MaxItems), maxFolderPatterns},
+		{"TaskOptions.exclude_folders maxItems", int(*property("TaskOptions", "exclude_folders").MaxItems), maxFolderPatterns},
+		{"TaskOptions.folder_map values", maxLength(property("TaskOptions", "folder_map").AdditionalProperties.Schema.Value), maxFolderNameBytes},
+		{"TaskOptions.folder_map maxProperties", int(*property("TaskOptions", "folder_map").MaxProps), maxFolderMapEntries},
+		{"TaskOptions.parallel_accounts maximum", int(*property("TaskOptions", "parallel_accounts").Max), MaxParallelAccounts},
+	} {
+		if l.api != l.rule {
+			t.Errorf("OpenAPI %s is %d, the domain's rule %d", l.field, l.api, l.rule)
+		}
+	}
+}
+
+func texts[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package postgres_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// TestTheSchemaAndTheDomainAgree: the CHECK constraints that list a
+// column's values hold exactly the domain's enumeration, so neither can
+// gain or lose a state that the other does not know. (The OpenAPI file is
+// compared with the same lists in internal/migration.)
+func TestTheSchemaAndTheDomainAgree(t *testing.T) {
+	t.Parallel()
+	_, pool, _ := newStore(t)
+	literal := regexp.MustCompile(`'([^']*)'`)
+	for _, c := range []struct {
+		table, column string
+		domain        []string
+	}{
+		{"tasks", "state", texts(migration.TaskStates)},
+		{"accounts", "state", texts(migration.AccountStates)},
+		{"endpoints", "tls_mode", texts(migration.TLSModes)},
+	} {
+		// The check of one column, as PostgreSQL stores it, e.g.
+		// CHECK ((state = ANY (ARRAY['idle'::text, ...])))
+		var definition string
+		err := pool.QueryRow(context.Background(), `
+			SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c
+			JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
+			WHERE c.conrelid = $1::regclass AND c.contype = 'c' AND a.attname = $2 AND cardinality(c.conkey) = 1`,
+			c.table, c.column).Scan(&definition)
+		if err != nil {
+			t.Fatalf("the CHECK of %s.%s: %v", c.table, c.column, err)
+		}
+		var values []string
+		for _, m := range literal.FindAllStringSubmatch(definition, -1) {
+			values = append(values, m[1])
+		}
+		if slices.Sort(values); !slices.Equal(values, sorted(c.domain)) {
+			t.Errorf("CHECK of %s.%s allows %q, the domain has %q", c.table, c.column, values, c.domain)
+		}
+	}
+}
+
+func texts[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func sorted(values []string) []string {
+	out := slices.Clone(values)
+	slices.Sort(out)
+	return out
+}
