@@ -54,28 +54,25 @@ func taskMetadata(taskID int64) string { return fmt.Sprintf(`{"task_id": %d}`, t
 // is queued again as a new job (retryRun), and a job whose process died is
 // replaced by the lease expiry.
 func (s *Store) insertRunJobs(ctx context.Context, tx pgx.Tx, jobs []migration.AccountRunJob) error {
-	params := make([]river.InsertManyParams, len(jobs))
-	for i, job := range jobs {
-		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{
-			Queue: migration.QueueRuns, MaxAttempts: 1, Metadata: []byte(taskMetadata(job.TaskID))}}
-	}
-	return s.insertJobs(ctx, tx, params)
+	return insertTaskJobs(ctx, s, tx, migration.QueueRuns, jobs, func(j migration.AccountRunJob) int64 { return j.TaskID })
 }
 
 // insertTestJobs queues connection tests. One attempt each: a repeated
 // failed login can lock an account out.
 func (s *Store) insertTestJobs(ctx context.Context, tx pgx.Tx, jobs []migration.AccountTestJob) error {
+	return insertTaskJobs(ctx, s, tx, migration.QueueTests, jobs, func(j migration.AccountTestJob) int64 { return j.TaskID })
+}
+
+// insertTaskJobs queues jobs on queue for one attempt each, with their
+// task in the metadata (cancelTaskJobs finds them by it).
+func insertTaskJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, queue string, jobs []T, taskOf func(T) int64) error {
+	if len(jobs) == 0 {
+		return nil
+	}
 	params := make([]river.InsertManyParams, len(jobs))
 	for i, job := range jobs {
 		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{
-			Queue: migration.QueueTests, MaxAttempts: 1, Metadata: []byte(taskMetadata(job.TaskID))}}
-	}
-	return s.insertJobs(ctx, tx, params)
-}
-
-func (s *Store) insertJobs(ctx context.Context, tx pgx.Tx, params []river.InsertManyParams) error {
-	if len(params) == 0 {
-		return nil
+			Queue: queue, MaxAttempts: 1, Metadata: []byte(taskMetadata(taskOf(job)))}}
 	}
 	_, err := s.jobs.InsertManyTx(ctx, tx, params)
 	return err
