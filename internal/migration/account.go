@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // AccountState is where one mailbox is in its migration.
@@ -110,7 +109,7 @@ func (in *AccountInput) normalize() error {
 		{"source_login", in.SourceLogin},
 		{"destination_login", in.DestinationLogin},
 	} {
-		if len(f.value) > MaxLoginBytes || !utf8.ValidString(f.value) || hasControl(f.value) {
+		if !plainText(f.value, MaxLoginBytes) {
 			return invalid(f.name, "must be UTF-8 without control characters, at most %d bytes", MaxLoginBytes)
 		}
 	}

@@ -3,7 +3,6 @@ package migration
 import (
 	"regexp"
 	"time"
-	"unicode/utf8"
 )
 
 // Bounds of task options.
@@ -62,7 +61,7 @@ func checkPatterns(field string, patterns []string) error {
 		return invalid(field, "must have at most %d patterns", maxFolderPatterns)
 	}
 	for _, p := range patterns {
-		if len(p) > maxFolderNameBytes || !utf8.ValidString(p) || hasControl(p) {
+		if !plainText(p, maxFolderNameBytes) {
 			return invalid(field, "pattern %.40q must be valid UTF-8 of at most %d bytes without control characters", p, maxFolderNameBytes)
 		}
 		if _, err := regexp.Compile(p); err != nil {
@@ -78,7 +77,7 @@ func checkFolderMap(folderMap map[string]string) error {
 	}
 	for from, to := range folderMap {
 		for _, name := range []string{from, to} {
-			if name == "" || len(name) > maxFolderNameBytes || !utf8.ValidString(name) || hasControl(name) {
+			if name == "" || !plainText(name, maxFolderNameBytes) {
 				return invalid("options.folder_map", "entry %.40q → %.40q: folder names must be non-empty UTF-8 of at most %d bytes without control characters", from, to, maxFolderNameBytes)
 			}
 		}

@@ -17,6 +17,13 @@ func checkText(field, value string, maxBytes int) error {
 	return nil
 }
 
+// plainText reports whether s is at most maxBytes of valid UTF-8 without
+// control characters: what checkText accepts, for the rules that say so
+// in one sentence of their own.
+func plainText(s string, maxBytes int) bool {
+	return len(s) <= maxBytes && utf8.ValidString(s) && !hasControl(s)
+}
+
 // hasControl reports whether s has a control character: C0 (such as NUL,
 // CR or LF), DEL or C1 (U+0080 to U+009F). No label, host, login or folder
 // name needs one; PostgreSQL refuses NUL, CR or LF would end an IMAP

@@ -131,16 +131,16 @@ func strandedRunJobs(expiry time.Duration) *river.JobListParams {
 }
 
 // deadTestJobs lists the connection tests running for longer than
-// DeadTestAfter.
+// deadTestAfter.
 func deadTestJobs() *river.JobListParams {
 	return river.NewJobListParams().Kinds(migration.AccountTestJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
-		Where(`attempted_at < now() - make_interval(secs => @age)`, river.NamedArgs{"age": DeadTestAfter.Seconds()})
+		Where(`attempted_at < now() - make_interval(secs => @age)`, river.NamedArgs{"age": deadTestAfter.Seconds()})
 }
 
-// DeadTestAfter is how long a connection test job may run before it is
+// deadTestAfter is how long a connection test job may run before it is
 // taken for the job of a dead process: a test gives up on each side within
 // about a minute (worker.loginTuning), so one this old has no process.
-const DeadTestAfter = 5 * time.Minute
+const deadTestAfter = 5 * time.Minute
 
 // deadJobsFound reports whether a dead process left stranded migration
 // jobs or connection tests behind.

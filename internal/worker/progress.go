@@ -16,7 +16,6 @@ import (
 // one transaction, not one each.
 type progressReporter struct {
 	worker               *AccountRun
-	args                 migration.AccountRunJob
 	parties              migration.RunParties // name the run in its events
 	ctx                  context.Context      // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
@@ -69,19 +68,19 @@ func (r *progressReporter) store(p transfer.Progress) {
 	figures := r.pass(p)
 	events := r.pending
 	r.pending = nil
-	var err error
-	switch {
-	case now.Sub(r.lastSent) < r.worker.opts.ProgressEvents && len(events) == 0:
-		err = r.worker.store.AccountProgressSet(r.ctx, r.args.TaskID, r.args.AccountID, figures)
-	case now.Sub(r.lastSent) < r.worker.opts.ProgressEvents:
-		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, events...)
-	default:
+	if now.Sub(r.lastSent) >= r.worker.opts.ProgressEvents {
 		r.lastSent = now
 		events = append(events, r.parties.ProgressEvent(figures, p.Folder))
-		err = r.worker.store.AccountProgressReport(r.ctx, r.args.TaskID, r.args.AccountID, figures, events...)
+	}
+	taskID, accountID := r.parties.TaskID, r.parties.AccountID
+	var err error
+	if len(events) == 0 {
+		err = r.worker.store.AccountProgressSet(r.ctx, taskID, accountID, figures)
+	} else {
+		err = r.worker.store.AccountProgressReport(r.ctx, taskID, accountID, figures, events...)
 	}
 	if err != nil && r.ctx.Err() == nil {
-		r.worker.logger.Warn("could not store progress", "account", r.args.AccountID, "err", err)
+		r.worker.logger.Warn("could not store progress", "account", accountID, "err", err)
 	}
 }
 

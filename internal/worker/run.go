@@ -121,7 +121,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		Destination: migration.Party{Side: "destination", Login: creds.DestinationLogin, Host: job.Destination.Host, Port: job.Destination.Port}}
 	// The first figures are stored after a second of work, like the next
 	// ones: an account done sooner stores them once, with its outcome.
-	reporter := &progressReporter{worker: w, args: args, parties: parties, ctx: ctx, before: before, lastStored: time.Now()}
+	reporter := &progressReporter{worker: w, parties: parties, ctx: ctx, before: before, lastStored: time.Now()}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
 	res, err := transfer.Migrate(ctx, job)
