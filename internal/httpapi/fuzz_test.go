@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
@@ -105,16 +106,14 @@ func endpointProblem(e migration.Endpoint) string {
 func taskProblem(spec migration.TaskSpec) string {
 	o := spec.Options
 	problem := textProblem("name", spec.Name, 1024, true)
-	for _, p := range append(append([]string{}, o.IncludeFolders...), o.ExcludeFolders...) {
-		problem += textProblem("folder pattern", p, 1024, true)
-		if _, err := regexp.Compile(p); err != nil {
-			problem += "a pattern that does not compile stored"
-		}
+	for _, re := range append(append([]*regexp.Regexp{}, o.IncludeFolders...), o.ExcludeFolders...) {
+		problem += textProblem("folder pattern", re.String(), 1024, true)
 	}
 	for from, to := range o.FolderMap {
 		problem += textProblem("folder_map source", from, 1024, false) + textProblem("folder_map destination", to, 1024, false)
 	}
-	if o.ParallelAccounts < 1 || o.ParallelAccounts > migration.MaxParallelAccounts || o.MaxMessageBytes < 0 || len(o.Since) > 10 {
+	if o.ParallelAccounts < 1 || o.ParallelAccounts > migration.MaxParallelAccounts || o.MaxMessageBytes < 0 ||
+		!o.Since.Equal(o.Since.Truncate(24*time.Hour)) || o.Since.Location() != time.UTC {
 		problem += fmt.Sprintf("options %+v stored", o)
 	}
 	return problem

@@ -24,7 +24,11 @@ func (s *Server) ListTasks(ctx context.Context, _ api.ListTasksRequestObject) (a
 
 // CreateTask answers POST /tasks.
 func (s *Server) CreateTask(ctx context.Context, req api.CreateTaskRequestObject) (api.CreateTaskResponseObject, error) {
-	id, err := s.service.CreateTask(ctx, taskSpecFromAPI(req.Body))
+	spec, err := taskSpecFromAPI(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.service.CreateTask(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +46,11 @@ func (s *Server) GetTask(ctx context.Context, req api.GetTaskRequestObject) (api
 
 // UpdateTask answers PUT /tasks/{id}.
 func (s *Server) UpdateTask(ctx context.Context, req api.UpdateTaskRequestObject) (api.UpdateTaskResponseObject, error) {
-	if err := s.service.UpdateTask(ctx, req.Id, taskSpecFromAPI(req.Body)); err != nil {
+	spec, err := taskSpecFromAPI(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.service.UpdateTask(ctx, req.Id, spec); err != nil {
 		return nil, err
 	}
 	return api.UpdateTask204Response{}, nil
@@ -70,24 +78,40 @@ func (s *Server) GetTaskReport(ctx context.Context, req api.GetTaskReportRequest
 	}, nil
 }
 
-func taskSpecFromAPI(in *api.TaskInput) migration.TaskSpec {
+// taskSpecFromAPI parses a task as sent; the service checks the rest.
+func taskSpecFromAPI(in *api.TaskInput) (migration.TaskSpec, error) {
 	spec := migration.TaskSpec{
 		Name:                  in.Name,
 		SourceEndpointID:      in.SourceEndpointId,
 		DestinationEndpointID: in.DestinationEndpointId,
 	}
-	if o := in.Options; o != nil {
-		spec.Options = migration.TaskOptions{
-			IncludeFolders:   o.IncludeFolders,
-			ExcludeFolders:   o.ExcludeFolders,
-			FolderMap:        o.FolderMap,
-			MaxMessageBytes:  o.MaxMessageBytes,
-			Since:            o.Since,
-			ParallelAccounts: o.ParallelAccounts,
-			MirrorDeletions:  o.MirrorDeletions,
-		}
+	if in.Options == nil {
+		return spec, nil
 	}
-	return spec
+	options, err := taskOptionsFromAPI(*in.Options)
+	spec.Options = options
+	return spec, err
+}
+
+func taskOptionsFromAPI(in api.TaskOptions) (migration.TaskOptions, error) {
+	include, err := migration.ParseFolderPatterns("options.include_folders", in.IncludeFolders)
+	if err != nil {
+		return migration.TaskOptions{}, err
+	}
+	exclude, err := migration.ParseFolderPatterns("options.exclude_folders", in.ExcludeFolders)
+	if err != nil {
+		return migration.TaskOptions{}, err
+	}
+	since, err := migration.ParseSince(in.Since)
+	return migration.TaskOptions{
+		IncludeFolders:   include,
+		ExcludeFolders:   exclude,
+		FolderMap:        in.FolderMap,
+		MaxMessageBytes:  in.MaxMessageBytes,
+		Since:            since,
+		ParallelAccounts: in.ParallelAccounts,
+		MirrorDeletions:  in.MirrorDeletions,
+	}, err
 }
 
 func taskToAPI(t migration.Task) api.Task {
@@ -99,11 +123,11 @@ func taskToAPI(t migration.Task) api.Task {
 		SourceEndpointId:      t.SourceEndpointID,
 		DestinationEndpointId: t.DestinationEndpointID,
 		Options: api.TaskOptions{
-			IncludeFolders:   o.IncludeFolders,
-			ExcludeFolders:   o.ExcludeFolders,
+			IncludeFolders:   migration.FolderPatternTexts(o.IncludeFolders),
+			ExcludeFolders:   migration.FolderPatternTexts(o.ExcludeFolders),
 			FolderMap:        o.FolderMap,
 			MaxMessageBytes:  o.MaxMessageBytes,
-			Since:            o.Since,
+			Since:            migration.SinceText(o.Since),
 			ParallelAccounts: o.ParallelAccounts,
 			MirrorDeletions:  o.MirrorDeletions,
 		},

@@ -14,38 +14,29 @@ const (
 	maxFolderNameBytes      = 1024
 )
 
-// SinceLayout is the date format of TaskOptions.Since.
-const SinceLayout = "2006-01-02"
+// sinceLayout is the text form of TaskOptions.Since.
+const sinceLayout = time.DateOnly
 
 // TaskOptions tune what a task copies and how (docs/design.md#task-options).
+// Patterns and the date arrive as text and are parsed once, by
+// ParseFolderPatterns and ParseSince, into the values the engine uses.
 type TaskOptions struct {
-	IncludeFolders   []string          // RE2 patterns; when set, only matching source folders
-	ExcludeFolders   []string          // RE2 patterns of source folders to leave out
+	IncludeFolders   []*regexp.Regexp  // when set, only source folders matching one
+	ExcludeFolders   []*regexp.Regexp  // source folders matching one are left out
 	FolderMap        map[string]string // source folder name → destination folder name
 	MaxMessageBytes  int64             // skip larger messages; 0: no limit
-	Since            string            // YYYY-MM-DD: only messages with a later INTERNALDATE; "": all
+	Since            time.Time         // midnight UTC of the first day copied (by INTERNALDATE); zero: all
 	ParallelAccounts int               // accounts migrated at once; 0: DefaultParallelAccounts
 	MirrorDeletions  bool              // expunge the task's copies of messages expunged from the source
 }
 
 // Normalize checks o and fills in defaults.
 func (o *TaskOptions) Normalize() error {
-	if err := checkPatterns("options.include_folders", o.IncludeFolders); err != nil {
-		return err
-	}
-	if err := checkPatterns("options.exclude_folders", o.ExcludeFolders); err != nil {
-		return err
-	}
 	if err := checkFolderMap(o.FolderMap); err != nil {
 		return err
 	}
 	if o.MaxMessageBytes < 0 {
 		return invalid("options.max_message_bytes", "must be 0 (no limit) or more")
-	}
-	if o.Since != "" {
-		if _, err := time.Parse(SinceLayout, o.Since); err != nil {
-			return invalid("options.since", "must be a date like 2024-01-31")
-		}
 	}
 	if o.ParallelAccounts < 0 || o.ParallelAccounts > MaxParallelAccounts {
 		return invalid("options.parallel_accounts", "must be between 1 and %d, or 0 for %d", MaxParallelAccounts, DefaultParallelAccounts)
@@ -56,19 +47,53 @@ func (o *TaskOptions) Normalize() error {
 	return nil
 }
 
-func checkPatterns(field string, patterns []string) error {
+// ParseFolderPatterns compiles the RE2 patterns of field
+// ("options.include_folders" or "options.exclude_folders").
+func ParseFolderPatterns(field string, patterns []string) ([]*regexp.Regexp, error) {
 	if len(patterns) > maxFolderPatterns {
-		return invalid(field, "must have at most %d patterns", maxFolderPatterns)
+		return nil, invalid(field, "must have at most %d patterns", maxFolderPatterns)
 	}
+	var compiled []*regexp.Regexp
 	for _, p := range patterns {
 		if !plainText(p, maxFolderNameBytes) {
-			return invalid(field, "pattern %.40q must be valid UTF-8 of at most %d bytes without control characters", p, maxFolderNameBytes)
+			return nil, invalid(field, "pattern %.40q must be valid UTF-8 of at most %d bytes without control characters", p, maxFolderNameBytes)
 		}
-		if _, err := regexp.Compile(p); err != nil {
-			return invalid(field, "pattern %q does not compile: %v", p, err)
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, invalid(field, "pattern %q does not compile: %v", p, err)
 		}
+		compiled = append(compiled, re)
 	}
-	return nil
+	return compiled, nil
+}
+
+// FolderPatternTexts is the text of patterns, as ParseFolderPatterns took it.
+func FolderPatternTexts(patterns []*regexp.Regexp) []string {
+	var texts []string
+	for _, re := range patterns {
+		texts = append(texts, re.String())
+	}
+	return texts
+}
+
+// ParseSince reads options.since: a day as YYYY-MM-DD, or "" for none.
+func ParseSince(text string) (time.Time, error) {
+	if text == "" {
+		return time.Time{}, nil
+	}
+	day, err := time.Parse(sinceLayout, text)
+	if err != nil {
+		return time.Time{}, invalid("options.since", "must be a date like 2024-01-31")
+	}
+	return day, nil
+}
+
+// SinceText is the text form of TaskOptions.Since, as ParseSince took it.
+func SinceText(since time.Time) string {
+	if since.IsZero() {
+		return ""
+	}
+	return since.Format(sinceLayout)
 }
 
 func checkFolderMap(folderMap map[string]string) error {

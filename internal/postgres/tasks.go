@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,10 +14,12 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// taskOptions is how TaskOptions are kept in tasks.options (jsonb).
+// taskOptions is how TaskOptions are kept in tasks.options (jsonb):
+// patterns as their text (regexp.Regexp is a TextMarshaler), the day as
+// YYYY-MM-DD, as the API writes them.
 type taskOptions struct {
-	IncludeFolders   []string          `json:"include_folders,omitempty"`
-	ExcludeFolders   []string          `json:"exclude_folders,omitempty"`
+	IncludeFolders   []*regexp.Regexp  `json:"include_folders,omitempty"`
+	ExcludeFolders   []*regexp.Regexp  `json:"exclude_folders,omitempty"`
 	FolderMap        map[string]string `json:"folder_map,omitempty"`
 	MaxMessageBytes  int64             `json:"max_message_bytes,omitempty"`
 	Since            string            `json:"since,omitempty"`
@@ -24,9 +27,22 @@ type taskOptions struct {
 	MirrorDeletions  bool              `json:"mirror_deletions,omitempty"`
 }
 
+func storedTaskOptions(o migration.TaskOptions) taskOptions {
+	return taskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
+		MaxMessageBytes: o.MaxMessageBytes, Since: migration.SinceText(o.Since),
+		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions}
+}
+
+func (o taskOptions) domain() (migration.TaskOptions, error) {
+	since, err := migration.ParseSince(o.Since)
+	return migration.TaskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
+		MaxMessageBytes: o.MaxMessageBytes, Since: since,
+		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions}, err
+}
+
 // TaskCreate stores a new idle task.
 func (s *Store) TaskCreate(ctx context.Context, spec migration.TaskSpec) (int64, error) {
-	options, err := json.Marshal(taskOptions(spec.Options))
+	options, err := json.Marshal(storedTaskOptions(spec.Options))
 	if err != nil {
 		return 0, err
 	}
@@ -69,7 +85,7 @@ func (s *Store) TaskList(ctx context.Context) ([]migration.Task, error) {
 
 // TaskUpdate replaces the spec of a task that is not running.
 func (s *Store) TaskUpdate(ctx context.Context, id int64, spec migration.TaskSpec) error {
-	options, err := json.Marshal(taskOptions(spec.Options))
+	options, err := json.Marshal(storedTaskOptions(spec.Options))
 	if err != nil {
 		return err
 	}
@@ -168,8 +184,12 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 }
 
 func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
-	var options taskOptions
-	if err := json.Unmarshal(row.Options, &options); err != nil {
+	var stored taskOptions
+	if err := json.Unmarshal(row.Options, &stored); err != nil {
+		return migration.Task{}, err
+	}
+	options, err := stored.domain()
+	if err != nil {
 		return migration.Task{}, err
 	}
 	return migration.Task{
@@ -178,7 +198,7 @@ func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
 			Name:                  row.Name,
 			SourceEndpointID:      row.SourceEndpointID,
 			DestinationEndpointID: row.DestinationEndpointID,
-			Options:               migration.TaskOptions(options),
+			Options:               options,
 		},
 		State:      migration.TaskState(row.State),
 		Accounts:   migration.AccountCounts{ByState: map[migration.AccountState]int64{}},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"regexp"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -164,41 +163,16 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 	if err != nil {
 		return transfer.Job{}, creds, err
 	}
-	opts, err := optionsOf(started.Task.Options)
-	if err != nil {
-		return transfer.Job{}, creds, err
-	}
 	return transfer.Job{
 		Source:      side(started.Source, creds.SourceLogin, creds.SourcePassword),
 		Destination: side(started.Destination, creds.DestinationLogin, creds.DestinationPassword),
-		Options:     opts, State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
+		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.
-func optionsOf(o migration.TaskOptions) (transfer.Options, error) {
-	opts := transfer.Options{FolderMap: o.FolderMap, MaxMessageBytes: o.MaxMessageBytes, MirrorDeletions: o.MirrorDeletions}
-	for _, p := range o.IncludeFolders {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return opts, err
-		}
-		opts.IncludeFolders = append(opts.IncludeFolders, re)
-	}
-	for _, p := range o.ExcludeFolders {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return opts, err
-		}
-		opts.ExcludeFolders = append(opts.ExcludeFolders, re)
-	}
-	if o.Since != "" {
-		since, err := time.Parse(migration.SinceLayout, o.Since)
-		if err != nil {
-			return opts, err
-		}
-		opts.Since = since
-	}
-	return opts, nil
+func optionsOf(o migration.TaskOptions) transfer.Options {
+	return transfer.Options{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
+		MaxMessageBytes: o.MaxMessageBytes, Since: o.Since, MirrorDeletions: o.MirrorDeletions}
 }
 
 func progressOf(p transfer.Progress) migration.Progress {
