@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 func TestIsLoopbackHost(t *testing.T) {
@@ -160,7 +161,7 @@ func TestServeWithATokenOnEveryInterface(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	args := []string{"serve", "--database-url", dbtest.URL(t), "--listen", "0.0.0.0:0", "--data-dir", t.TempDir()}
-	stderr := &syncBuffer{}
+	stderr := &testsupport.SyncBuffer{}
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)

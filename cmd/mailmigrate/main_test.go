@@ -10,11 +10,11 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // runMainEnv makes the test binary act as mailmigrate itself: subprocess
@@ -169,7 +169,7 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	args := []string{"serve", "--database-url", dbtest.URL(t), "--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}
-	stderr := &syncBuffer{}
+	stderr := &testsupport.SyncBuffer{}
 	var code int
 	finished := make(chan struct{})
 	go func() {
@@ -220,19 +220,20 @@ var listeningRE = regexp.MustCompile(`msg=listening url=(http://\S+)`)
 // on, failing if it has not within timeout or if exited is closed first.
 func waitListening(t *testing.T, log fmt.Stringer, exited <-chan struct{}, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.After(timeout)
-	for {
+	var url string
+	testsupport.Eventually(t, timeout, func() error {
 		if m := listeningRE.FindStringSubmatch(log.String()); m != nil {
-			return m[1]
+			url = m[1]
+			return nil
 		}
 		select {
 		case <-exited:
 			t.Fatalf("mailmigrate ended before listening; output:\n%s", log)
-		case <-deadline:
-			t.Fatalf("mailmigrate did not listen within %s; output:\n%s", timeout, log)
-		case <-time.After(20 * time.Millisecond):
+		default:
 		}
-	}
+		return fmt.Errorf("mailmigrate does not listen; output:\n%s", log)
+	})
+	return url
 }
 
 // createEndpoint registers an endpoint on host and returns its id.
@@ -298,23 +299,4 @@ func doRequest(t *testing.T, client *http.Client, method, url, jsonBody string) 
 // (DATABASE_URL, MAILMIGRATE_*) cannot leak in.
 func envFunc(vars map[string]string) func(string) string {
 	return func(key string) string { return vars[key] }
-}
-
-// syncBuffer is a bytes.Buffer that a server goroutine or a child's output
-// copier may write while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // TestServePrivateDatabase runs mailmigrate as a process without
@@ -22,7 +24,7 @@ func TestServePrivateDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dataDir := reachableDir(t)
+	dataDir := testsupport.ReachableDir(t)
 	pgData := filepath.Join(dataDir, "postgres", "data")
 	t.Cleanup(func() { stopStrayPostgres(t, pgData) })
 	// A clean environment: no DATABASE_URL or MAILMIGRATE_* from ours.
@@ -57,7 +59,7 @@ func TestServePrivateDatabase(t *testing.T) {
 // service is a mailmigrate serve process.
 type service struct {
 	cmd    *exec.Cmd
-	output *syncBuffer
+	output *testsupport.SyncBuffer
 	exited chan struct{}
 	base   string // http://host:port
 }
@@ -66,7 +68,7 @@ type service struct {
 // process is killed, if still running, when the test ends.
 func startService(t *testing.T, exe string, env []string, timeout time.Duration) *service {
 	t.Helper()
-	s := &service{output: &syncBuffer{}, exited: make(chan struct{})}
+	s := &service{output: &testsupport.SyncBuffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(exe, "serve", "--listen", "127.0.0.1:0")
 	s.cmd.Env = env
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
@@ -162,24 +164,4 @@ func processesIn(dir string) []int {
 		}
 	}
 	return pids
-}
-
-// reachableDir returns a new directory that the postgres account can reach
-// when the tests run as root (t.TempDir's parents are mode 0700). It is
-// removed when the test ends, after what later cleanups stop.
-func reachableDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mailmigrate-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Error(err)
-		}
-	})
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // cluster is mailmigrate serve processes on one database, with a task
@@ -108,9 +109,8 @@ func (c *cluster) createTask(t *testing.T, s *service, parallel int) int64 {
 // returns the account's id.
 func (c *cluster) waitRunningOn(t *testing.T, id string) int64 {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		var accountID int64
+	var accountID int64
+	testsupport.Eventually(t, time.Minute, func() error {
 		err := c.db.QueryRow(context.Background(), `
 			SELECT a.id FROM river_job j
 			JOIN accounts a ON a.id = (j.args->>'account_id')::bigint AND a.run_generation = (j.args->>'generation')::bigint
@@ -118,16 +118,15 @@ func (c *cluster) waitRunningOn(t *testing.T, id string) int64 {
 			  AND j.attempted_by[array_upper(j.attempted_by, 1)] = $1
 			  AND EXISTS (SELECT 1 FROM events e WHERE e.account_id = a.id AND e.kind = 'account.started')
 			LIMIT 1`, id).Scan(&accountID)
-		if err == nil {
-			return accountID
+		if err == pgx.ErrNoRows {
+			return fmt.Errorf("process %s migrates no account", id)
 		}
-		if err != pgx.ErrNoRows {
+		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("process %s migrated no account within a minute", id)
-	return 0
+		return nil
+	})
+	return accountID
 }
 
 // workedOn returns the processes that ran migration jobs.

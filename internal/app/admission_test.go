@@ -132,20 +132,12 @@ func TestAdmissionIsFairAcrossTasks(t *testing.T) {
 // waitAccounts polls the task until its account counts satisfy ok.
 func waitAccounts(t *testing.T, s *servicetest.Service, taskID int64, ok func(api.AccountCounts) bool) api.Task {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := s.Client.GetTaskWithResponse(context.Background(), taskID)
-		if err != nil || resp.JSON200 == nil {
-			t.Fatalf("get task: %v %v", err, resp)
+	return servicetest.WaitTask(t, s.Client, taskID, func(task api.Task) error {
+		if !ok(task.Accounts) {
+			return fmt.Errorf("task %d: accounts %+v", taskID, task.Accounts)
 		}
-		if ok(resp.JSON200.Accounts) {
-			return *resp.JSON200
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %d: accounts %v", taskID, resp.JSON200.Accounts)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func createEndpoint(t testing.TB, s *servicetest.Service, host string, port int) int64 {

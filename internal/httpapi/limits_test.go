@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 func TestBodyLimitsAreConfigurable(t *testing.T) {
@@ -120,16 +121,12 @@ func TestEventStreamsAreCapped(t *testing.T) {
 	wantText(t, s.do(t, "GET", "/events/ws", ""), http.StatusServiceUnavailable, "too many event streams")
 	// A stream that ends frees its slot.
 	first.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, _, err := s.dialWith(t, "", nil); err == nil {
-			break
+	testsupport.Eventually(t, 5*time.Second, func() error {
+		if _, _, err := s.dialWith(t, "", nil); err != nil {
+			return fmt.Errorf("no stream can open after one of two closed: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no stream can open after one of two closed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestEventStreamClosesOnOversizedClientMessage(t *testing.T) {
@@ -195,7 +192,7 @@ func TestTrickledBodyIsCutOff(t *testing.T) {
 
 func TestPanicIs500WithoutAStackTrace(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &testsupport.SyncBuffer{}
 	// No service: the first handler that uses it panics on a nil pointer.
 	handler := httpapi.NewHandler(httpapi.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	srv := httptest.NewServer(handler)

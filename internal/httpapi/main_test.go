@@ -1,14 +1,12 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -32,27 +31,9 @@ type testService struct {
 	client  *api.ClientWithResponses
 	pool    *pgxpool.Pool
 	store   *postgres.Store
-	logs    *syncBuffer // everything the handler logged
-	token   string      // the API token, sent by do and client; "" when none is required
+	logs    *testsupport.SyncBuffer // everything the handler logged
+	token   string                  // the API token, sent by do and client; "" when none is required
 	process *app.App
-}
-
-// syncBuffer collects log output from concurrent requests.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func newTestService(t *testing.T) *testService {
@@ -75,7 +56,7 @@ func newTestServiceConfig(t *testing.T, cfg app.Config) *testService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testsupport.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// The process as serve builds it, without workers: tests start them
 	// when they want them (startWorkers).

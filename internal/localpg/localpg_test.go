@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 func TestStartInitialisesThenReusesCluster(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(reachableDir(t), "postgres")
+	dir := filepath.Join(testsupport.ReachableDir(t), "postgres")
 
 	first := startServer(t, dir)
 	if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err != nil {
@@ -42,7 +44,7 @@ func TestStartAfterPostgresCrashed(t *testing.T) {
 	for _, busyBackend := range []bool{false, true} {
 		t.Run(fmt.Sprintf("busy backend %v", busyBackend), func(t *testing.T) {
 			t.Parallel()
-			dir := filepath.Join(reachableDir(t), "postgres")
+			dir := filepath.Join(testsupport.ReachableDir(t), "postgres")
 			// Not Fast: without fsync and synchronous commit a crash loses
 			// the last commits by design.
 			crashed := startServerWith(t, Options{Dir: dir})
@@ -94,20 +96,19 @@ func runEndlessQuery(t *testing.T, s *Server) <-chan error {
 		busy.Close(ctx)
 		done <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testsupport.Eventually(t, 10*time.Second, func() error {
 		state := queryString(t, s.AdminURL(), fmt.Sprintf("SELECT coalesce(max(state), '') FROM pg_stat_activity WHERE pid = %d", pid))
-		if state == "active" {
-			return done
+		if state != "active" {
+			return fmt.Errorf("the endless query is %q, want active", state)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the endless query is %q after 10s, want active", state)
-		}
-	}
+		return nil
+	})
+	return done
 }
 
 func TestStartStopsOrphanedPostgres(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(reachableDir(t), "postgres")
+	dir := filepath.Join(testsupport.ReachableDir(t), "postgres")
 	orphaned := startServer(t, dir)
 	writeMarker(t, orphaned, "from the orphan")
 	// mailmigrate dies: the kernel drops its flock, its postgres runs on.
@@ -123,7 +124,7 @@ func TestStartStopsOrphanedPostgres(t *testing.T) {
 
 func TestStartRemovesPidFileOfUnrelatedProcess(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(reachableDir(t), "postgres")
+	dir := filepath.Join(testsupport.ReachableDir(t), "postgres")
 	first := startServer(t, dir)
 	writeMarker(t, first, "still here")
 	stopServer(t, first)
@@ -149,7 +150,7 @@ func TestStartRemovesPidFileOfUnrelatedProcess(t *testing.T) {
 
 func TestStartRefusesDataDirInUse(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(reachableDir(t), "postgres")
+	dir := filepath.Join(testsupport.ReachableDir(t), "postgres")
 	running := startServer(t, dir)
 
 	second, err := Start(context.Background(), Options{Dir: dir, Fast: true})
@@ -174,7 +175,7 @@ func TestStartMovesTooLongSocketPathToTempDir(t *testing.T) {
 	for _, postgresDies := range []bool{false, true} {
 		t.Run(fmt.Sprintf("postgres dies first %v", postgresDies), func(t *testing.T) {
 			t.Parallel()
-			dir := filepath.Join(reachableDir(t), strings.Repeat("long-", 20))
+			dir := filepath.Join(testsupport.ReachableDir(t), strings.Repeat("long-", 20))
 			if n := len(filepath.Join(dir, "run", ".s.PGSQL.5432.lock")); n <= 107 {
 				t.Fatalf("test dir gives a %d-byte socket path: too short to test anything", n)
 			}
@@ -275,7 +276,7 @@ func TestCheckReachable(t *testing.T) {
 		}
 		return
 	}
-	base := reachableDir(t)
+	base := testsupport.ReachableDir(t)
 	closed := mkdir(t, filepath.Join(base, "closed"), 0o700)
 	if err := o.checkReachable(filepath.Join(closed, "postgres")); err == nil ||
 		!strings.Contains(err.Error(), closed) || !strings.Contains(err.Error(), o.name) {
@@ -298,26 +299,6 @@ func TestCheckReachable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), closed) {
 		t.Fatalf("Start below a root-only dir: %v, want an error naming %s", err, closed)
 	}
-}
-
-// reachableDir returns a new directory that the postgres account can reach
-// when the tests run as root: t.TempDir's parents are mode 0700. It is
-// removed when the test ends, after servers started later are stopped.
-func reachableDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "localpg-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Error(err)
-		}
-	})
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 func mkdir(t *testing.T, dir string, perm os.FileMode) string {
@@ -368,11 +349,8 @@ func startServerWith(t *testing.T, opts Options) *Server {
 		}
 		// The backends of a killed postmaster exit once they notice; a
 		// failed test may leave some that never will.
-		pids := s.clusterProcesses()
-		for deadline := time.Now().Add(10 * time.Second); len(pids) > 0 && time.Now().Before(deadline); pids = s.clusterProcesses() {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if len(pids) > 0 {
+		var pids []int
+		if !testsupport.Poll(10*time.Second, func() bool { pids = s.clusterProcesses(); return len(pids) == 0 }) {
 			t.Errorf("processes %v still serve %s after Stop; killing them", pids, s.dataDir)
 			for _, pid := range pids {
 				syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited

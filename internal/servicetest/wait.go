@@ -11,26 +11,35 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // WaitTaskState polls the task through client until it is in state want,
 // and returns it; it fails t after two minutes.
 func WaitTaskState(t testing.TB, client *api.ClientWithResponses, taskID int64, want api.TaskState) api.Task {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	return WaitTask(t, client, taskID, func(task api.Task) error {
+		if task.State != want {
+			return fmt.Errorf("task %d is %s, want %s", taskID, task.State, want)
+		}
+		return nil
+	})
+}
+
+// WaitTask polls the task through client until check accepts it, and
+// returns it; it fails t with check's last error after two minutes.
+func WaitTask(t testing.TB, client *api.ClientWithResponses, taskID int64, check func(api.Task) error) api.Task {
+	t.Helper()
+	var task api.Task
+	testsupport.Eventually(t, 2*time.Minute, func() error {
 		resp, err := client.GetTaskWithResponse(context.Background(), taskID)
 		if err != nil || resp.JSON200 == nil {
 			t.Fatalf("get task %d: %v %v", taskID, err, resp)
 		}
-		if resp.JSON200.State == want {
-			return *resp.JSON200
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %d still %s, want %s", taskID, resp.JSON200.State, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		task = *resp.JSON200
+		return check(task)
+	})
+	return task
 }
 
 // ReadEventsUntil reads events from an event stream until one of kind
