@@ -356,7 +356,7 @@ type TaskOptions struct {
 	// ExcludeFolders Regular expressions on source folder names; matching folders are not copied.
 	ExcludeFolders []string `json:"exclude_folders,omitempty"`
 
-	// FolderMap Source folder name → destination folder name, applied before any other translation.
+	// FolderMap Source folder name, as the source server lists it → destination folder name, as the destination server lists it. A destination name outside the destination's personal namespace is put into it (`Sent` becomes `INBOX.Sent` on a server whose folders live under `INBOX.`).
 	FolderMap map[string]string `json:"folder_map,omitempty"`
 
 	// IncludeFolders Regular expressions (RE2 syntax) on source folder names; when given, only matching folders are copied.

@@ -144,6 +144,17 @@ func translateName(name string, src, dst namespace) string {
 	return dst.Prefix + strings.Join(parts, delim)
 }
 
+// personal puts a destination name from the folder map into the personal
+// namespace unless it is there already: "Sent" on a server whose folders
+// live under "INBOX." is "INBOX.Sent", as the user meant; INBOX stays.
+func (ns namespace) personal(name string) string {
+	if ns.Prefix == "" || strings.EqualFold(name, "INBOX") ||
+		(len(name) >= len(ns.Prefix) && strings.EqualFold(name[:len(ns.Prefix)], ns.Prefix)) {
+		return name
+	}
+	return ns.Prefix + name
+}
+
 // wants reports whether the options let source folder name through.
 func (o *Options) wants(name string) bool {
 	for _, re := range o.ExcludeFolders {

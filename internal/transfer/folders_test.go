@@ -51,6 +51,7 @@ func TestPlanFoldersMapsRolesPatternsAndNames(t *testing.T) {
 		{Name: "Old Stuff", Selectable: true},
 		{Name: "Spam Archive", Selectable: true},
 		{Name: "Notes", Role: imap.MailboxAttrArchive, Selectable: true},
+		{Name: "Memos", Selectable: true},
 	}
 	dst := []mailbox{
 		{Name: "INBOX"},
@@ -59,7 +60,9 @@ func TestPlanFoldersMapsRolesPatternsAndNames(t *testing.T) {
 	}
 	opts := &Options{
 		ExcludeFolders: []*regexp.Regexp{regexp.MustCompile(`^Spam`)},
-		FolderMap:      map[string]string{"Old Stuff": "INBOX.Archive.Old"},
+		// A mapped name outside the destination's personal namespace is
+		// put into it: "INBOX." servers refuse a top-level "Memos 2024".
+		FolderMap: map[string]string{"Old Stuff": "INBOX.Archive.Old", "Memos": "Memos 2024"},
 	}
 	got := map[string]folderPlan{}
 	for _, p := range planFolders(src, dst, slashNS, dotNS, opts, nil) {
@@ -75,6 +78,7 @@ func TestPlanFoldersMapsRolesPatternsAndNames(t *testing.T) {
 		"Projects/2024": {"INBOX.Projects.2024", true},
 		"Old Stuff":     {"INBOX.Archive.Old", true},
 		"Notes":         {"INBOX.Notes", true}, // a role the destination lacks keeps its name
+		"Memos":         {"INBOX.Memos 2024", true},
 	}
 	if len(got) != len(want) {
 		t.Errorf("planned %d folders, want %d: %+v", len(got), len(want), got)

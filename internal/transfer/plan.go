@@ -35,6 +35,7 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, prev
 	explicit := map[string]bool{}
 	for _, b := range wanted {
 		if name, ok := opts.FolderMap[b.Name]; ok {
+			name = dstNS.personal(name)
 			dest[b.Name], explicit[name] = name, true
 			p.claim(name)
 		}
