@@ -19,6 +19,48 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AccountSort.
+const (
+	AccountSortId            AccountSort = "id"
+	AccountSortLogin         AccountSort = "login"
+	AccountSortMinusId       AccountSort = "-id"
+	AccountSortMinusLogin    AccountSort = "-login"
+	AccountSortMinusProgress AccountSort = "-progress"
+	AccountSortMinusState    AccountSort = "-state"
+	AccountSortMinusUpdated  AccountSort = "-updated"
+	AccountSortProgress      AccountSort = "progress"
+	AccountSortState         AccountSort = "state"
+	AccountSortUpdated       AccountSort = "updated"
+)
+
+// Valid indicates whether the value is a known member of the AccountSort enum.
+func (e AccountSort) Valid() bool {
+	switch e {
+	case AccountSortId:
+		return true
+	case AccountSortLogin:
+		return true
+	case AccountSortMinusId:
+		return true
+	case AccountSortMinusLogin:
+		return true
+	case AccountSortMinusProgress:
+		return true
+	case AccountSortMinusState:
+		return true
+	case AccountSortMinusUpdated:
+		return true
+	case AccountSortProgress:
+		return true
+	case AccountSortState:
+		return true
+	case AccountSortUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountState.
 const (
 	AccountStateCanceled            AccountState = "canceled"
@@ -203,6 +245,9 @@ type AccountInput struct {
 	SourceLogin         string `json:"source_login,omitempty"`
 	SourcePassword      string `json:"source_password,omitempty"`
 }
+
+// AccountSort defines model for AccountSort.
+type AccountSort string
 
 // AccountState defines model for AccountState.
 type AccountState string
@@ -420,7 +465,23 @@ type TaskID = int64
 
 // ListAccountsParams defines parameters for ListAccounts.
 type ListAccountsParams struct {
-	// After Only accounts with a larger id (for paging).
+	// State Only accounts in one of these states, comma-separated (`failed,canceled`).
+	State *[]AccountState `form:"state,omitempty" json:"state,omitempty"`
+
+	// Q Only accounts whose source or destination login contains this text, in any case.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order: `id` (the default), `login` (the source login),
+	// `state` (running, testing, queued, failed, completed with errors,
+	// canceled, idle, completed; by login within a state), `progress`
+	// (the share of the account's messages done), `updated` (the last
+	// change); `-` before a key reverses it. Ties go by id.
+	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Cursor Where the page starts, from the `Link` header of the previous page; it carries its order, so `sort` may be left out.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// After Only accounts with a larger id, in id order (an older form of paging; not with `cursor` or another `sort`).
 	After *int64 `form:"after,omitempty" json:"after,omitempty"`
 
 	// Limit At most this many accounts; all when omitted.
@@ -618,7 +679,16 @@ type ClientInterface interface {
 	// Corresponds with PUT /tasks/{id} (the `UpdateTask` operationId).
 	UpdateTask(ctx context.Context, id TaskID, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAccounts List a task's accounts in ascending id order.
+	// ListAccounts List a task's accounts, filtered, sorted and a page at a time.
+	//
+	// Without parameters: every account, in ascending id order. `state` and
+	// `q` filter, `sort` orders, `limit` cuts a page; the answer's `Link`
+	// header (`rel="next"`) is the URL of the next page, with a `cursor`,
+	// and is absent on the last page. A cursor is a position in its order,
+	// not an offset: accounts added or removed while a client pages do not
+	// shift the pages (an account whose sort key changes meanwhile, such as
+	// a running account's progress, may move past the cursor).
+	// `X-Total-Count` is the number of accounts that the filters select.
 	//
 	// Corresponds with GET /tasks/{id}/accounts (the `ListAccounts` operationId).
 	ListAccounts(ctx context.Context, id TaskID, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -978,7 +1048,16 @@ func (c *Client) UpdateTask(ctx context.Context, id TaskID, body UpdateTaskJSONR
 	return c.Client.Do(req)
 }
 
-// ListAccounts List a task's accounts in ascending id order.
+// ListAccounts List a task's accounts, filtered, sorted and a page at a time.
+//
+// Without parameters: every account, in ascending id order. `state` and
+// `q` filter, `sort` orders, `limit` cuts a page; the answer's `Link`
+// header (`rel="next"`) is the URL of the next page, with a `cursor`,
+// and is absent on the last page. A cursor is a position in its order,
+// not an offset: accounts added or removed while a client pages do not
+// shift the pages (an account whose sort key changes meanwhile, such as
+// a running account's progress, may move past the cursor).
+// `X-Total-Count` is the number of accounts that the filters select.
 //
 // Corresponds with GET /tasks/{id}/accounts (the `ListAccounts` operationId).
 func (c *Client) ListAccounts(ctx context.Context, id TaskID, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1646,6 +1725,54 @@ func NewListAccountsRequest(server string, id TaskID, params *ListAccountsParams
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.After != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
@@ -2299,7 +2426,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /tasks/{id} (the `UpdateTask` operationId).
 	UpdateTaskWithResponse(ctx context.Context, id TaskID, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
 
-	// ListAccountsWithResponse List a task's accounts in ascending id order.
+	// ListAccountsWithResponse List a task's accounts, filtered, sorted and a page at a time.
+	//
+	// Without parameters: every account, in ascending id order. `state` and
+	// `q` filter, `sort` orders, `limit` cuts a page; the answer's `Link`
+	// header (`rel="next"`) is the URL of the next page, with a `cursor`,
+	// and is absent on the last page. A cursor is a position in its order,
+	// not an offset: accounts added or removed while a client pages do not
+	// shift the pages (an account whose sort key changes meanwhile, such as
+	// a running account's progress, may move past the cursor).
+	// `X-Total-Count` is the number of accounts that the filters select.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2829,11 +2965,19 @@ func (r UpdateTaskResponse) ContentType() string {
 	return ""
 }
 
+// ListAccountsResponse200Headers the declared response headers of an HTTP 200 response for ListAccounts
+type ListAccountsResponse200Headers struct {
+	Link        *string
+	XTotalCount int64
+}
+
 type ListAccountsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]Account
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAccountsResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3465,7 +3609,16 @@ func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, id Tas
 	return ParseUpdateTaskResponse(rsp)
 }
 
-// ListAccountsWithResponse List a task's accounts in ascending id order.
+// ListAccountsWithResponse List a task's accounts, filtered, sorted and a page at a time.
+//
+// Without parameters: every account, in ascending id order. `state` and
+// `q` filter, `sort` orders, `limit` cuts a page; the answer's `Link`
+// header (`rel="next"`) is the URL of the next page, with a `cursor`,
+// and is absent on the last page. A cursor is a position in its order,
+// not an offset: accounts added or removed while a client pages do not
+// shift the pages (an account whose sort key changes meanwhile, such as
+// a running account's progress, may move past the cursor).
+// `X-Total-Count` is the number of accounts that the filters select.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3939,6 +4092,26 @@ func ParseListAccountsResponse(rsp *http.Response) (*ListAccountsResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAccountsResponse200Headers
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("X-Total-Count"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Total-Count", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XTotalCount = value
+		}
+		response.Headers200 = &headers
+	}
+
 	return response, nil
 }
 
@@ -4203,7 +4376,7 @@ type ServerInterface interface {
 	// UpdateTask Replace a task's name, endpoints and options.
 	// (PUT /tasks/{id})
 	UpdateTask(w http.ResponseWriter, r *http.Request, id TaskID)
-	// ListAccounts List a task's accounts in ascending id order.
+	// ListAccounts List a task's accounts, filtered, sorted and a page at a time.
 	// (GET /tasks/{id}/accounts)
 	ListAccounts(w http.ResponseWriter, r *http.Request, id TaskID, params ListAccountsParams)
 	// CreateAccount Add one account to a task.
@@ -4305,7 +4478,7 @@ func (_ Unimplemented) UpdateTask(w http.ResponseWriter, r *http.Request, id Tas
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// ListAccounts List a task's accounts in ascending id order.
+// ListAccounts List a task's accounts, filtered, sorted and a page at a time.
 // (GET /tasks/{id}/accounts)
 func (_ Unimplemented) ListAccounts(w http.ResponseWriter, r *http.Request, id TaskID, params ListAccountsParams) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -4615,6 +4788,58 @@ func (siw *ServerInterfaceWrapper) ListAccounts(w http.ResponseWriter, r *http.R
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params ListAccountsParams
+
+	// ------------- Optional query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "state", r.URL.Query(), &params.State, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "state"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "state", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", r.URL.Query(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "q"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "q", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", r.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "sort"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "sort", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", r.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
 
 	// ------------- Optional query parameter "after" -------------
 
@@ -5866,15 +6091,27 @@ type ListAccountsResponseObject interface {
 	VisitListAccountsResponse(w http.ResponseWriter) error
 }
 
-type ListAccounts200JSONResponse []Account
+type ListAccounts200ResponseHeaders struct {
+	Link        *string
+	XTotalCount int64
+}
+
+type ListAccounts200JSONResponse struct {
+	Body    []Account
+	Headers ListAccounts200ResponseHeaders
+}
 
 func (response ListAccounts200JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.Header().Set("X-Total-Count", fmt.Sprint(response.Headers.XTotalCount))
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6789,7 +7026,7 @@ type StrictServerInterface interface {
 	// UpdateTask Replace a task's name, endpoints and options.
 	// (PUT /tasks/{id})
 	UpdateTask(ctx context.Context, request UpdateTaskRequestObject) (UpdateTaskResponseObject, error)
-	// ListAccounts List a task's accounts in ascending id order.
+	// ListAccounts List a task's accounts, filtered, sorted and a page at a time.
 	// (GET /tasks/{id}/accounts)
 	ListAccounts(ctx context.Context, request ListAccountsRequestObject) (ListAccountsResponseObject, error)
 	// CreateAccount Add one account to a task.

@@ -20,6 +20,25 @@ type AccountCopyFromParams struct {
 	DestinationPassword []byte
 }
 
+const accountCount = `-- name: AccountCount :one
+SELECT count(*) FROM accounts
+WHERE task_id = $1 AND account_selected(state, source_login, destination_login, $2::text[], $3::text)
+`
+
+type AccountCountParams struct {
+	TaskID int64
+	States []string
+	Search string
+}
+
+// How many of a task's accounts AccountPage's filters select.
+func (q *Queries) AccountCount(ctx context.Context, arg AccountCountParams) (int64, error) {
+	row := q.db.QueryRow(ctx, accountCount, arg.TaskID, arg.States, arg.Search)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const accountCountsByState = `-- name: AccountCountsByState :many
 SELECT state, count(*)::bigint AS accounts FROM accounts GROUP BY state ORDER BY state
 `
@@ -163,63 +182,6 @@ func (q *Queries) AccountIDsReserve(ctx context.Context, count int32) ([]int64, 
 	return items, nil
 }
 
-const accountList = `-- name: AccountList :many
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at FROM account_views
-WHERE task_id = $1 AND id > $2
-ORDER BY id
-LIMIT $3
-`
-
-type AccountListParams struct {
-	TaskID  int64
-	AfterID int64
-	MaxRows pgtype.Int4
-}
-
-func (q *Queries) AccountList(ctx context.Context, arg AccountListParams) ([]AccountView, error) {
-	rows, err := q.db.Query(ctx, accountList, arg.TaskID, arg.AfterID, arg.MaxRows)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AccountView{}
-	for rows.Next() {
-		var i AccountView
-		if err := rows.Scan(
-			&i.ID,
-			&i.TaskID,
-			&i.SourceLogin,
-			&i.DestinationLogin,
-			&i.State,
-			&i.SourceTestOk,
-			&i.SourceTestError,
-			&i.SourceTestedAt,
-			&i.DestinationTestOk,
-			&i.DestinationTestError,
-			&i.DestinationTestedAt,
-			&i.FoldersTotal,
-			&i.FoldersDone,
-			&i.MessagesTotal,
-			&i.MessagesCopied,
-			&i.MessagesSkipped,
-			&i.MessagesFailed,
-			&i.BytesCopied,
-			&i.LastError,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.StartedAt,
-			&i.FinishedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const accountLoginsTaken = `-- name: AccountLoginsTaken :many
 SELECT source_login FROM accounts
 WHERE task_id = $1 AND source_login = ANY ($2::text[])
@@ -244,6 +206,133 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 			return nil, err
 		}
 		items = append(items, source_login)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const accountPage = `-- name: AccountPage :many
+WITH keyed AS (
+    SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, (CASE $5::text
+        WHEN 'login' THEN lower(v.source_login)
+        WHEN 'state' THEN lpad(array_position($6::text[], v.state)::text, 2, '0') || lower(v.source_login)
+        WHEN 'progress' THEN lpad((CASE
+            WHEN v.state IN ('completed', 'completed_with_errors') THEN 1000
+            WHEN v.messages_total = 0 THEN 0
+            ELSE least(1000, (v.messages_copied + v.messages_skipped + v.messages_failed) * 1000 / v.messages_total)
+            END)::text, 4, '0')
+        WHEN 'updated' THEN to_char(v.updated_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS')
+        ELSE '' END)::text AS sort_key
+    FROM account_views v
+    WHERE v.task_id = $7
+      AND account_selected(v.state, v.source_login, v.destination_login, $8::text[], $9::text)
+)
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, sort_key FROM keyed
+WHERE $1::bigint IS NULL
+   OR (NOT $2::boolean AND (sort_key COLLATE "C" > $3::text
+       OR (sort_key = $3::text AND id > $1::bigint)))
+   OR ($2::boolean AND (sort_key COLLATE "C" < $3::text
+       OR (sort_key = $3::text AND id < $1::bigint)))
+ORDER BY CASE WHEN $2::boolean THEN sort_key COLLATE "C" END DESC,
+         CASE WHEN $2::boolean THEN id END DESC,
+         sort_key COLLATE "C", id
+LIMIT $4
+`
+
+type AccountPageParams struct {
+	AfterID    pgtype.Int8
+	Descending bool
+	AfterKey   string
+	MaxRows    pgtype.Int4
+	SortBy     string
+	StateOrder []string
+	TaskID     int64
+	States     []string
+	Search     string
+}
+
+type AccountPageRow struct {
+	ID                   int64
+	TaskID               int64
+	SourceLogin          string
+	DestinationLogin     string
+	State                string
+	SourceTestOk         pgtype.Bool
+	SourceTestError      string
+	SourceTestedAt       pgtype.Timestamptz
+	DestinationTestOk    pgtype.Bool
+	DestinationTestError string
+	DestinationTestedAt  pgtype.Timestamptz
+	FoldersTotal         int64
+	FoldersDone          int64
+	MessagesTotal        int64
+	MessagesCopied       int64
+	MessagesSkipped      int64
+	MessagesFailed       int64
+	BytesCopied          int64
+	LastError            string
+	CreatedAt            pgtype.Timestamptz
+	UpdatedAt            pgtype.Timestamptz
+	StartedAt            pgtype.Timestamptz
+	FinishedAt           pgtype.Timestamptz
+	SortKey              string
+}
+
+// A page of a task's accounts in the order sort_by names (see
+// migration.AccountOrder), after the position (after_key, after_id) when
+// after_id is given. Every order is one text key, compared bytewise (C
+// collation), then the id, so that one comparison pages them all;
+// state_order ranks the states for sort_by 'state'.
+func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]AccountPageRow, error) {
+	rows, err := q.db.Query(ctx, accountPage,
+		arg.AfterID,
+		arg.Descending,
+		arg.AfterKey,
+		arg.MaxRows,
+		arg.SortBy,
+		arg.StateOrder,
+		arg.TaskID,
+		arg.States,
+		arg.Search,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AccountPageRow{}
+	for rows.Next() {
+		var i AccountPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.TaskID,
+			&i.SourceLogin,
+			&i.DestinationLogin,
+			&i.State,
+			&i.SourceTestOk,
+			&i.SourceTestError,
+			&i.SourceTestedAt,
+			&i.DestinationTestOk,
+			&i.DestinationTestError,
+			&i.DestinationTestedAt,
+			&i.FoldersTotal,
+			&i.FoldersDone,
+			&i.MessagesTotal,
+			&i.MessagesCopied,
+			&i.MessagesSkipped,
+			&i.MessagesFailed,
+			&i.BytesCopied,
+			&i.LastError,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.StartedAt,
+			&i.FinishedAt,
+			&i.SortKey,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

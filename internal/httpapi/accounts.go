@@ -2,7 +2,11 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -10,25 +14,97 @@ import (
 
 // ListAccounts answers GET /tasks/{id}/accounts.
 func (s *Server) ListAccounts(ctx context.Context, req api.ListAccountsRequestObject) (api.ListAccountsResponseObject, error) {
-	var page migration.AccountPage
-	if req.Params.After != nil {
-		page.AfterID = *req.Params.After
-	}
-	if req.Params.Limit != nil {
-		if *req.Params.Limit < 1 {
-			return nil, &migration.InvalidError{Field: "limit", Reason: "must be 1 or more"}
-		}
-		page.Limit = *req.Params.Limit
-	}
-	accounts, err := s.service.Accounts(ctx, req.Id, page)
+	q, err := accountQueryFromAPI(req.Params)
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListAccounts200JSONResponse, len(accounts))
-	for i, a := range accounts {
-		out[i] = accountToAPI(a)
+	page, err := s.service.Accounts(ctx, req.Id, q)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListAccounts200JSONResponse{Body: make([]api.Account, len(page.Accounts)),
+		Headers: api.ListAccounts200ResponseHeaders{XTotalCount: page.Total}}
+	for i, a := range page.Accounts {
+		out.Body[i] = accountToAPI(a)
+	}
+	if page.Next != nil {
+		link := fmt.Sprintf(`<%s>; rel="next"`, nextAccountsURL(req, *page.Next))
+		out.Headers.Link = &link
 	}
 	return out, nil
+}
+
+// accountQueryFromAPI reads the listing's parameters. A cursor carries
+// its sort; the older after= pages in id order only.
+func accountQueryFromAPI(p api.ListAccountsParams) (migration.AccountQuery, error) {
+	var q migration.AccountQuery
+	for _, state := range deref(p.State) {
+		q.States = append(q.States, migration.AccountState(state))
+	}
+	q.Search = deref(p.Q)
+	sort, err := migration.ParseAccountSort(string(deref(p.Sort)))
+	if err != nil {
+		return q, err
+	}
+	q.Sort = sort
+	if p.Cursor != nil {
+		cursor, err := migration.ParseAccountCursor(*p.Cursor)
+		if err != nil {
+			return q, err
+		}
+		if p.Sort == nil {
+			q.Sort = cursor.Sort
+		}
+		q.After = &cursor
+	}
+	if p.After != nil {
+		if *p.After < 0 {
+			return q, &migration.InvalidError{Field: "after", Reason: "must be 0 or more"}
+		}
+		if p.Cursor != nil || q.Sort != (migration.AccountSort{By: migration.OrderByID}) {
+			return q, &migration.InvalidError{Field: "after", Reason: "pages in id order only, and not with cursor"}
+		}
+		if *p.After > 0 {
+			q.After = &migration.AccountCursor{Sort: q.Sort, ID: *p.After}
+		}
+	}
+	if p.Limit != nil {
+		if *p.Limit < 1 {
+			return q, &migration.InvalidError{Field: "limit", Reason: "must be 1 or more"}
+		}
+		q.Limit = *p.Limit
+	}
+	return q, nil
+}
+
+// nextAccountsURL is the request's URL for the page after next: the same
+// filters and limit, and the cursor.
+func nextAccountsURL(req api.ListAccountsRequestObject, next migration.AccountCursor) string {
+	query := url.Values{}
+	if states := deref(req.Params.State); len(states) > 0 {
+		names := make([]string, len(states))
+		for i, s := range states {
+			names[i] = string(s)
+		}
+		query.Set("state", strings.Join(names, ","))
+	}
+	if q := deref(req.Params.Q); q != "" {
+		query.Set("q", q)
+	}
+	query.Set("sort", next.Sort.String())
+	query.Set("cursor", next.String())
+	if req.Params.Limit != nil {
+		query.Set("limit", strconv.Itoa(*req.Params.Limit))
+	}
+	return fmt.Sprintf("%s/tasks/%d/accounts?%s", BasePath, req.Id, query.Encode())
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // CreateAccount answers POST /tasks/{id}/accounts.

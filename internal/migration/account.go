@@ -75,13 +75,6 @@ type Progress struct {
 	BytesCopied     int64
 }
 
-// AccountPage selects a slice of a task's accounts: ids above AfterID, at
-// most Limit of them (0: all).
-type AccountPage struct {
-	AfterID int64
-	Limit   int
-}
-
 // normalizeNew checks an account to be created and fills in defaults: the
 // destination login and password are the source's unless given.
 func (in *AccountInput) normalizeNew() error {
@@ -139,7 +132,7 @@ type AccountStore interface {
 	// AccountLoginsTaken returns those of logins that the task has already.
 	AccountLoginsTaken(ctx context.Context, taskID int64, logins []string) ([]string, error)
 	AccountGet(ctx context.Context, taskID, id int64) (Account, error)
-	AccountList(ctx context.Context, taskID int64, page AccountPage) ([]Account, error)
+	AccountList(ctx context.Context, taskID int64, q AccountQuery) (AccountsPage, error)
 	AccountUpdate(ctx context.Context, taskID, id int64, in AccountInput) error
 	AccountDelete(ctx context.Context, taskID, id int64) error
 }

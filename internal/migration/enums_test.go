@@ -42,6 +42,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"AccountState", texts(AccountStates)},
 		{"EventKind", texts(EventKinds)},
 		{"TLSMode", texts(TLSModes)},
+		{"AccountSort", sortTexts()},
 	} {
 		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {
 			t.Errorf("OpenAPI %s is %q, the domain's %q", e.schema, got, e.domain)
@@ -95,6 +96,16 @@ func texts[T ~string](values []T) []string {
 	out := make([]string, len(values))
 	for i, v := range values {
 		out[i] = string(v)
+	}
+	return out
+}
+
+// sortTexts is every AccountSort as the API writes it: each order, then
+// its reverse.
+func sortTexts() []string {
+	var out []string
+	for _, by := range AccountOrders {
+		out = append(out, AccountSort{By: by}.String(), AccountSort{By: by, Descending: true}.String())
 	}
 	return out
 }

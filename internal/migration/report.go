@@ -20,13 +20,13 @@ var reportColumns = []string{
 // WriteTaskReport writes one CSV row per account of a task (see
 // reportColumns) to w.
 func (s *Service) WriteTaskReport(ctx context.Context, taskID int64, w io.Writer) error {
-	accounts, err := s.store.AccountList(ctx, taskID, AccountPage{})
+	page, err := s.store.AccountList(ctx, taskID, AccountQuery{Sort: AccountSort{By: OrderByID}})
 	if err != nil {
 		return err
 	}
 	out := csv.NewWriter(w)
 	out.Write(reportColumns) //nolint:errcheck // Flush reports write errors
-	for _, a := range accounts {
+	for _, a := range page.Accounts {
 		out.Write(reportRow(a)) //nolint:errcheck // Flush reports write errors
 	}
 	out.Flush()

@@ -83,15 +83,12 @@ func (s *Service) Account(ctx context.Context, taskID, id int64) (Account, error
 	return s.store.AccountGet(ctx, taskID, id)
 }
 
-// Accounts lists a task's accounts in ascending id order.
-func (s *Service) Accounts(ctx context.Context, taskID int64, page AccountPage) ([]Account, error) {
-	if page.AfterID < 0 {
-		return nil, invalid("after", "must be 0 or more")
+// Accounts lists a page of a task's accounts.
+func (s *Service) Accounts(ctx context.Context, taskID int64, q AccountQuery) (AccountsPage, error) {
+	if err := q.normalize(); err != nil {
+		return AccountsPage{}, err
 	}
-	if page.Limit < 0 {
-		return nil, invalid("limit", "must be 1 or more")
-	}
-	return s.store.AccountList(ctx, taskID, page)
+	return s.store.AccountList(ctx, taskID, q)
 }
 
 // UpdateAccount replaces the logins of an account, and its passwords where

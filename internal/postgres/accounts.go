@@ -92,27 +92,63 @@ func (s *Store) AccountGet(ctx context.Context, taskID, id int64) (migration.Acc
 	return accountFromRow(row), nil
 }
 
-// AccountList returns a page of a task's accounts in ascending id order.
-func (s *Store) AccountList(ctx context.Context, taskID int64, page migration.AccountPage) ([]migration.Account, error) {
-	params := dbsqlc.AccountListParams{TaskID: taskID, AfterID: page.AfterID}
-	if page.Limit > 0 {
-		params.MaxRows = pgtype.Int4{Int32: int32(min(page.Limit, 1<<30)), Valid: true}
+// AccountList returns a page of a task's accounts (see the AccountPage
+// query), and how many the filters select.
+func (s *Store) AccountList(ctx context.Context, taskID int64, q migration.AccountQuery) (migration.AccountsPage, error) {
+	states := texts(q.States)
+	params := dbsqlc.AccountPageParams{TaskID: taskID, States: states, Search: q.Search,
+		SortBy: string(q.Sort.By), Descending: q.Sort.Descending, StateOrder: texts(migration.AccountStatesByAttention)}
+	if q.After != nil {
+		params.AfterKey, params.AfterID = q.After.Key, pgtype.Int8{Int64: q.After.ID, Valid: true}
 	}
-	rows, err := s.queries.AccountList(ctx, params)
+	if q.Limit > 0 {
+		// One more than asked says whether there is a next page.
+		params.MaxRows = pgtype.Int4{Int32: int32(min(q.Limit, 1<<30-1)) + 1, Valid: true}
+	}
+	rows, err := s.queries.AccountPage(ctx, params)
 	if err != nil {
-		return nil, interpretError(err)
+		return migration.AccountsPage{}, interpretError(err)
 	}
-	if len(rows) == 0 {
-		// An empty page of a missing task is a 404, not [].
+	total, err := s.queries.AccountCount(ctx, dbsqlc.AccountCountParams{TaskID: taskID, States: states, Search: q.Search})
+	if err != nil {
+		return migration.AccountsPage{}, interpretError(err)
+	}
+	if total == 0 {
+		// An empty listing of a missing task is a 404, not [].
 		if _, err := s.TaskState(ctx, taskID); err != nil {
-			return nil, err
+			return migration.AccountsPage{}, err
 		}
 	}
-	accounts := make([]migration.Account, len(rows))
-	for i, row := range rows {
-		accounts[i] = accountFromRow(row)
+	page := migration.AccountsPage{Total: total}
+	if q.Limit > 0 && len(rows) > q.Limit {
+		rows = rows[:q.Limit]
+		last := rows[len(rows)-1]
+		page.Next = &migration.AccountCursor{Sort: q.Sort, Key: last.SortKey, ID: last.ID}
 	}
-	return accounts, nil
+	page.Accounts = make([]migration.Account, len(rows))
+	for i, row := range rows {
+		page.Accounts[i] = accountFromRow(accountViewOf(row))
+	}
+	return page, nil
+}
+
+// accountViewOf is a page's row without its sort key.
+func accountViewOf(r dbsqlc.AccountPageRow) dbsqlc.AccountView {
+	return dbsqlc.AccountView{ID: r.ID, TaskID: r.TaskID, SourceLogin: r.SourceLogin, DestinationLogin: r.DestinationLogin,
+		State: r.State, SourceTestOk: r.SourceTestOk, SourceTestError: r.SourceTestError, SourceTestedAt: r.SourceTestedAt,
+		DestinationTestOk: r.DestinationTestOk, DestinationTestError: r.DestinationTestError, DestinationTestedAt: r.DestinationTestedAt,
+		FoldersTotal: r.FoldersTotal, FoldersDone: r.FoldersDone, MessagesTotal: r.MessagesTotal, MessagesCopied: r.MessagesCopied,
+		MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed, BytesCopied: r.BytesCopied, LastError: r.LastError,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+}
+
+// texts is values as plain strings, for text[] parameters.
+func texts[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // AccountUpdate replaces an account's logins, and its passwords where in

@@ -210,13 +210,7 @@ func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
 	}, nil
 }
 
-func runningStates() []string {
-	states := make([]string, len(migration.RunningTaskStates))
-	for i, s := range migration.RunningTaskStates {
-		states[i] = string(s)
-	}
-	return states
-}
+func runningStates() []string { return texts(migration.RunningTaskStates) }
 
 func timePtr(t pgtype.Timestamptz) *time.Time {
 	if !t.Valid {

@@ -11,11 +11,42 @@ VALUES (@id, @task_id, @source_login, @source_password, @destination_login, @des
 -- name: AccountGet :one
 SELECT * FROM account_views WHERE task_id = @task_id AND id = @id;
 
--- name: AccountList :many
-SELECT * FROM account_views
-WHERE task_id = @task_id AND id > @after_id
-ORDER BY id
+-- name: AccountPage :many
+-- A page of a task's accounts in the order sort_by names (see
+-- migration.AccountOrder), after the position (after_key, after_id) when
+-- after_id is given. Every order is one text key, compared bytewise (C
+-- collation), then the id, so that one comparison pages them all;
+-- state_order ranks the states for sort_by 'state'.
+WITH keyed AS (
+    SELECT v.*, (CASE @sort_by::text
+        WHEN 'login' THEN lower(v.source_login)
+        WHEN 'state' THEN lpad(array_position(@state_order::text[], v.state)::text, 2, '0') || lower(v.source_login)
+        WHEN 'progress' THEN lpad((CASE
+            WHEN v.state IN ('completed', 'completed_with_errors') THEN 1000
+            WHEN v.messages_total = 0 THEN 0
+            ELSE least(1000, (v.messages_copied + v.messages_skipped + v.messages_failed) * 1000 / v.messages_total)
+            END)::text, 4, '0')
+        WHEN 'updated' THEN to_char(v.updated_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS')
+        ELSE '' END)::text AS sort_key
+    FROM account_views v
+    WHERE v.task_id = @task_id
+      AND account_selected(v.state, v.source_login, v.destination_login, @states::text[], @search::text)
+)
+SELECT * FROM keyed
+WHERE sqlc.narg('after_id')::bigint IS NULL
+   OR (NOT @descending::boolean AND (sort_key COLLATE "C" > @after_key::text
+       OR (sort_key = @after_key::text AND id > sqlc.narg('after_id')::bigint)))
+   OR (@descending::boolean AND (sort_key COLLATE "C" < @after_key::text
+       OR (sort_key = @after_key::text AND id < sqlc.narg('after_id')::bigint)))
+ORDER BY CASE WHEN @descending::boolean THEN sort_key COLLATE "C" END DESC,
+         CASE WHEN @descending::boolean THEN id END DESC,
+         sort_key COLLATE "C", id
 LIMIT sqlc.narg('max_rows');
+
+-- name: AccountCount :one
+-- How many of a task's accounts AccountPage's filters select.
+SELECT count(*) FROM accounts
+WHERE task_id = @task_id AND account_selected(state, source_login, destination_login, @states::text[], @search::text);
 
 -- name: AccountUpdate :execrows
 -- Replaces the logins; a NULL password keeps the stored one.
