@@ -13,4 +13,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("RetryAccount", func(t *testing.T) { t.Parallel(); testRetryAccount(t, browser) })
 	t.Run("CancelRun", func(t *testing.T) { t.Parallel(); testCancelRun(t, browser) })
 	t.Run("ProgressEvents", func(t *testing.T) { t.Parallel(); testProgressEvents(t, browser) })
+	t.Run("ManyAccounts", func(t *testing.T) { t.Parallel(); testManyAccounts(t, browser) })
 }

@@ -66,6 +66,18 @@ export async function request(method, path, body, contentType = 'application/jso
   return text ? JSON.parse(text) : null;
 }
 
+// requestPage gets one page of a listing that pages with a cursor: its
+// items, how many there are in all (X-Total-Count), and the cursor of the
+// next page from the Link header, or null after the last.
+export async function requestPage(path) {
+  const resp = await fetchWithToken(path);
+  const text = await resp.text();
+  if (!resp.ok) throw new ApiError(resp.status, text.trim());
+  const link = /<([^>]*)>;\s*rel="next"/.exec(resp.headers.get('Link') || '');
+  const next = link ? new URL(link[1], location.href).searchParams.get('cursor') : null;
+  return { items: JSON.parse(text), total: Number(resp.headers.get('X-Total-Count')), next };
+}
+
 // openEventSocket opens the live event stream of a task (of every task
 // when taskId is null), starting after seq, or with live only at the
 // events committed from now on. A browser's WebSocket cannot send headers:

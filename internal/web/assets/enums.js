@@ -25,6 +25,20 @@ export const AccountState = Object.freeze({
   canceled: 'canceled',
 });
 
+// AccountSort has the values of the API's AccountSort.
+export const AccountSort = Object.freeze({
+  id: 'id',
+  idReversed: '-id',
+  login: 'login',
+  loginReversed: '-login',
+  state: 'state',
+  stateReversed: '-state',
+  progress: 'progress',
+  progressReversed: '-progress',
+  updated: 'updated',
+  updatedReversed: '-updated',
+});
+
 // EventKind has the values of the API's EventKind.
 export const EventKind = Object.freeze({
   testOk: 'test.ok',

@@ -2,13 +2,14 @@
 // their progress, the forms that add accounts one by one or from a CSV
 // file, and the live event log.
 
-import { request, fetchWithToken, apiBase, apiToken } from './api.js';
+import { request, requestPage, fetchWithToken, apiBase, apiToken } from './api.js';
 import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, pollWhileBusy } from './tasks.js';
 import { AccountState, EventKind, fieldLimits } from './enums.js';
+import { accountList } from './accountlist.js';
 
 const maxLogLines = 2000;
 
@@ -19,30 +20,37 @@ export async function taskPage(main, taskId, keepAlive) {
   const accounts = h('div', { class: 'table-wrap', id: 'accounts' });
   const log = eventLog();
   const accountForm = addAccountForm(taskId, () => refresh());
+  // The accounts shown: a page of those the chips and search choose.
+  const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)));
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ` / task ${taskId}`),
     summary, message.el,
-    h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }), accounts),
+    h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
+      shownAccounts.controls, accounts, shownAccounts.pager),
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
     log.section);
 
   const endpoints = new Map((await request('GET', '/endpoints')).map((e) => [e.id, e]));
   let timer = null;
   let stopped = false;
-  let shown = null; // the task and its accounts as drawn
+  let shown = null; // the task and the page of its accounts as drawn
   // The folder each running account is copying, as its last
   // account.progress event said: the API does not store it.
   const folders = new Map();
-  // refresh redraws the task and its accounts from the API; calls that
-  // come while one runs are folded into one more.
+  // refresh redraws the task and the page of its accounts from the API;
+  // calls that come while one runs are folded into one more.
   const refresh = coalesce(async () => {
     clearTimeout(timer);
-    const [task, list] = await Promise.all([request('GET', `/tasks/${taskId}`), request('GET', `/tasks/${taskId}/accounts`)]);
+    let [task, page] = await Promise.all([request('GET', `/tasks/${taskId}`), requestPage(shownAccounts.path())]);
+    if (page.items.length === 0 && shownAccounts.emptyPage()) page = await requestPage(shownAccounts.path());
     if (stopped) return;
+    const list = page.items;
     shown = { task, list };
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
-    for (const account of list) if (account.state !== AccountState.running) folders.delete(account.id);
-    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, folders, message, () => refresh(), accountForm.edit)));
+    for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
+    keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
+    keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
+    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts.filtered(), folders, message, () => refresh(), accountForm.edit)));
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
@@ -134,7 +142,8 @@ function reportLink(taskId) {
   });
 }
 
-function accountTable(task, list, folders, message, after, edit) {
+function accountTable(task, list, filtered, folders, message, after, edit) {
+  if (list.length === 0 && filtered) return h('p', { text: 'No account matches: choose another state or search.' });
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
   return dataTable('account-list', ['Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],

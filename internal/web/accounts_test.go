@@ -1,0 +1,94 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+// testManyAccounts: a task of 2 000 accounts shows a page of 50 with the
+// running ones first; the pager, the state chips and the search find the
+// others.
+func testManyAccounts(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", Port: 993, TlsMode: api.TLSModeSsl})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 993, TlsMode: api.TLSModeSsl})
+	taskID := s.createTask(t, "hosting move", src, dst)
+	var csv strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&csv, "user%04d@old.example,pw\n", i)
+	}
+	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader(csv.String()))
+	if err != nil || resp.StatusCode() != http.StatusCreated {
+		t.Fatalf("import: %v %v", err, resp)
+	}
+	// A run's aftermath as the page would meet it: some failed, some still
+	// running (set directly: no server is needed to draw them).
+	if _, err := s.Pool.Exec(context.Background(), `
+		UPDATE accounts SET
+		  state = CASE WHEN source_login LIKE '%00@%' THEN 'failed' WHEN source_login LIKE 'user19_7@%' THEN 'running' ELSE 'completed' END,
+		  last_error = CASE WHEN source_login LIKE '%00@%' THEN 'source ' || source_login || ' at imap.old.example:993: authentication failed' ELSE '' END
+		WHERE task_id = $1`, taskID); err != nil {
+		t.Fatal(err)
+	}
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#account-range", "Accounts 1–50 of 2000")
+	rows := func() int { return evaluate[int](tb, `document.querySelectorAll('#account-list tbody tr').length`) }
+	if n := rows(); n != 50 {
+		t.Errorf("%d rows on the first page, want 50", n)
+	}
+	// Running first, then the failed.
+	firstStates := evaluate[string](tb, `[...document.querySelectorAll('#account-list tbody tr')].slice(0, 12).map((r) => r.dataset.state).join(' ')`)
+	if want := strings.TrimSpace(strings.Repeat("running ", 10) + "failed failed"); firstStates != want {
+		t.Errorf("first rows' states %q, want %q", firstStates, want)
+	}
+	if height := evaluate[int](tb, `document.documentElement.scrollHeight`); height > 12000 {
+		t.Errorf("the page is %d px tall with 2 000 accounts", height)
+	}
+	tb.screenshot("many-accounts")
+
+	firstOnPage := func() string { return tb.text("#account-list tbody tr td.login") }
+	page1 := firstOnPage()
+	tb.click(`#account-pager button[data-action="next-page"]`)
+	tb.waitText("#account-range", "Accounts 51–100 of 2000")
+	if firstOnPage() == page1 {
+		t.Error("the next page starts with the same account")
+	}
+	tb.click(`#account-pager button[data-action="previous-page"]`)
+	tb.waitText("#account-range", "Accounts 1–50 of 2000")
+	if got := firstOnPage(); got != page1 {
+		t.Errorf("back on the first page it starts with %q, want %q", got, page1)
+	}
+
+	// The failed chip: the 20 failed accounts, and nothing else.
+	tb.waitText(`#state-chips button[data-state="failed"]`, "failed 20")
+	tb.click(`#state-chips button[data-state="failed"]`)
+	tb.waitText("#account-range", "Accounts 1–20 of 20 that match")
+	if n := evaluate[int](tb, `document.querySelectorAll('#account-list tbody tr:not([data-state="failed"])').length`); n != 0 || rows() != 20 {
+		t.Errorf("the failed chip shows %d rows, %d of them not failed", rows(), n)
+	}
+	if pressed := evaluate[string](tb, `document.querySelector('#state-chips [aria-pressed="true"]').dataset.state`); pressed != "failed" {
+		t.Errorf("pressed chip %q", pressed)
+	}
+	tb.screenshot("many-accounts-failed")
+
+	// A search among all states, as typed.
+	tb.click(`#state-chips button[data-state="all"]`)
+	tb.waitText("#account-range", "Accounts 1–50 of 2000")
+	tb.run(chromedp.SendKeys("#account-search", "USER123"))
+	tb.waitText("#account-range", "of 10 that match")
+	if got := evaluate[string](tb, `[...document.querySelectorAll('#account-list td.login')].map((c) => c.textContent.slice(0, 8)).join(' ')`); got != "user1230 user1231 user1232 user1233 user1234 user1235 user1236 user1237 user1238 user1239" {
+		t.Errorf("search USER123: %q", got)
+	}
+	evaluate[string](tb, `document.querySelector('#account-search').value = ''`)
+	tb.run(chromedp.SendKeys("#account-search", "nobody"))
+	tb.waitText("#accounts", "No account matches")
+}

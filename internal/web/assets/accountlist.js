@@ -1,0 +1,99 @@
+// Which of a task's accounts its page shows: a state chosen from chips
+// that count each state, a search on logins, an order, and pages of
+// pageSize accounts that the service hands out with a cursor. Running
+// accounts come first unless the person picks another order.
+
+import { h } from './dom.js';
+import { AccountState, AccountSort, fieldLimits } from './enums.js';
+import { stateLabel } from './tasks.js';
+
+export const pageSize = 50;
+
+const orders = [
+  [AccountSort.state, 'Running first, then problems'],
+  [AccountSort.login, 'Login A–Z'],
+  [AccountSort.loginReversed, 'Login Z–A'],
+  [AccountSort.progress, 'Least progress first'],
+  [AccountSort.progressReversed, 'Most progress first'],
+  [AccountSort.updatedReversed, 'Latest change first'],
+  [AccountSort.id, 'Order added'],
+];
+
+// accountList keeps the choices; changed() is called when they change and
+// the page must be fetched again.
+export function accountList(taskId, changed) {
+  let state = ''; // '' is every state
+  let search = '';
+  // cursors[i] is where page i starts; the last is the page shown.
+  let cursors = [null];
+  const restart = () => { cursors = [null]; changed(); };
+
+  const chips = h('div', { class: 'chips', id: 'state-chips', role: 'group', 'aria-label': 'Show the accounts in one state' });
+  const searchBox = h('input', {
+    type: 'search', id: 'account-search', placeholder: 'Search logins', 'aria-label': 'Search logins',
+    autocomplete: 'off', spellcheck: 'false', maxlength: fieldLimits.AccountInput.source_login.maxLength,
+  });
+  let typing = null;
+  searchBox.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      if (searchBox.value.trim() === search) return;
+      search = searchBox.value.trim();
+      restart();
+    }, 300);
+  });
+  const order = h('select', { id: 'account-order', 'aria-label': 'Order of the accounts', onchange: restart },
+    orders.map(([value, label]) => h('option', { value, text: label })));
+  const pager = h('nav', { class: 'pager', id: 'account-pager', 'aria-label': 'Pages of accounts' });
+
+  return {
+    controls: h('div', { class: 'list-controls' }, chips, h('div', { class: 'list-search' }, searchBox, order)),
+    pager,
+
+    // path asks for the page shown.
+    path() {
+      const params = new URLSearchParams({ sort: order.value, limit: String(pageSize) });
+      if (state) params.set('state', state);
+      if (search) params.set('q', search);
+      const cursor = cursors[cursors.length - 1];
+      if (cursor) params.set('cursor', cursor);
+      return `/tasks/${taskId}/accounts?${params}`;
+    },
+
+    // filtered says whether the choices leave accounts out.
+    filtered() { return state !== '' || search !== ''; },
+
+    // emptyPage handles a page left empty by accounts that moved on (a
+    // state filter while they run): back to the first page, if not on it.
+    emptyPage() {
+      if (cursors.length === 1) return false;
+      cursors = [null];
+      return true;
+    },
+
+    // showChips draws the state chips from the task's counts.
+    showChips(task) {
+      const counts = task.accounts;
+      const chip = (value, label, n) => h('button', {
+        type: 'button', class: 'chip', 'data-state': value || 'all', 'aria-pressed': String(state === value),
+        text: `${label} ${n}`, onclick: () => { if (state !== value) { state = value; restart(); } },
+      });
+      chips.replaceChildren(chip('', 'All', counts.total),
+        ...Object.values(AccountState).filter((s) => counts[s] > 0 || s === state).map((s) => chip(s, stateLabel(s), counts[s])));
+    },
+
+    // showPager says which accounts the page shows, and pages on.
+    showPager(page) {
+      const first = (cursors.length - 1) * pageSize + 1;
+      const range = page.items.length === 0 ? 'No account'
+        : `Accounts ${first}–${first + page.items.length - 1} of ${page.total}${this.filtered() ? ' that match' : ''}`;
+      pager.replaceChildren(
+        h('span', { id: 'account-range', text: range }),
+        h('button', { type: 'button', 'data-action': 'previous-page', text: 'Previous', disabled: cursors.length === 1,
+          onclick: () => { cursors.pop(); changed(); } }),
+        h('button', { type: 'button', 'data-action': 'next-page', text: 'Next', disabled: !page.next,
+          onclick: () => { cursors.push(page.next); changed(); } }));
+      pager.hidden = page.total <= pageSize && cursors.length === 1;
+    },
+  };
+}
