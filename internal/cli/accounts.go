@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -43,11 +45,29 @@ func accountsRun(ctx context.Context, s *session, args []string) error {
 }
 
 func accountsList(ctx context.Context, s *session, args []string) error {
+	states := s.flags.String("state", "", "only accounts in these states, comma-separated, e.g. failed,canceled")
+	search := s.flags.String("search", "", "only accounts with this text in the source or destination login, in any case")
+	sort := s.flags.String("sort", "id", "id, login, state (running first), progress or updated; -login etc. reverse")
+	limit := s.flags.Int("limit", 0, "at most this many accounts; 0: all")
 	taskID, err := s.parseOneID(args, "TASK")
 	if err != nil {
 		return err
 	}
-	accounts, err := listAccounts(ctx, s, taskID)
+	params := api.ListAccountsParams{Sort: (*api.AccountSort)(sort)}
+	if *states != "" {
+		var list []api.AccountState
+		for _, state := range strings.Split(*states, ",") {
+			list = append(list, api.AccountState(strings.TrimSpace(state)))
+		}
+		params.State = &list
+	}
+	if *search != "" {
+		params.Q = search
+	}
+	if *limit < 0 {
+		return s.usageErrorf("--limit %d: want 0 (all) or more", *limit)
+	}
+	accounts, err := queryAccounts(ctx, s, taskID, params, *limit)
 	if err != nil {
 		return err
 	}
@@ -227,9 +247,44 @@ func getAccount(ctx context.Context, s *session, taskID, id int64) (api.Account,
 }
 
 func listAccounts(ctx context.Context, s *session, taskID int64) ([]api.Account, error) {
-	resp, err := s.client.ListAccountsWithResponse(ctx, taskID, nil)
-	if err := expect(resp, err, http.StatusOK); err != nil {
-		return nil, err
+	return queryAccounts(ctx, s, taskID, api.ListAccountsParams{}, 0)
+}
+
+// accountsPageSize is how many accounts a listing asks for at a time.
+const accountsPageSize = 1000
+
+// queryAccounts lists the accounts params select, at most limit of them
+// (0: all), a page at a time along the service's next links.
+func queryAccounts(ctx context.Context, s *session, taskID int64, params api.ListAccountsParams, limit int) ([]api.Account, error) {
+	accounts := []api.Account{} // [] in JSON, not null
+	for {
+		pageSize := accountsPageSize
+		if limit > 0 {
+			pageSize = min(pageSize, limit-len(accounts))
+		}
+		params.Limit = &pageSize
+		resp, err := s.client.ListAccountsWithResponse(ctx, taskID, &params)
+		if err := expect(resp, err, http.StatusOK); err != nil {
+			return nil, err
+		}
+		accounts = append(accounts, *resp.JSON200...)
+		next := nextCursor(resp.HTTPResponse.Header.Get("Link"))
+		if next == "" || (limit > 0 && len(accounts) >= limit) {
+			return accounts, nil
+		}
+		params.Cursor = &next
 	}
-	return *resp.JSON200, nil
+}
+
+// nextCursor is the cursor in a Link header's rel="next" URL, or "".
+func nextCursor(link string) string {
+	target, ok := strings.CutSuffix(link, `>; rel="next"`)
+	if !ok || !strings.HasPrefix(target, "<") {
+		return ""
+	}
+	next, err := url.Parse(target[1:])
+	if err != nil {
+		return ""
+	}
+	return next.Query().Get("cursor")
 }
