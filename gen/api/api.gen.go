@@ -145,6 +145,27 @@ func (e EventKind) Valid() bool {
 	}
 }
 
+// Defines values for LoginTestFilter.
+const (
+	LoginTestFilterFailed   LoginTestFilter = "failed"
+	LoginTestFilterPassed   LoginTestFilter = "passed"
+	LoginTestFilterUntested LoginTestFilter = "untested"
+)
+
+// Valid indicates whether the value is a known member of the LoginTestFilter enum.
+func (e LoginTestFilter) Valid() bool {
+	switch e {
+	case LoginTestFilterFailed:
+		return true
+	case LoginTestFilterPassed:
+		return true
+	case LoginTestFilterUntested:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TLSMode.
 const (
 	TLSModePlain    TLSMode = "plain"
@@ -246,6 +267,20 @@ type AccountInput struct {
 	SourcePassword      string `json:"source_password,omitempty"`
 }
 
+// AccountSelection Some of a task's accounts: those that match every criterion given
+// (as the account listing's filters of the same names); `{}` selects
+// all. A selection that matches none answers 409 `no account of the
+// task matches`.
+type AccountSelection struct {
+	// Ids Only these accounts.
+	Ids       []int64          `json:"ids,omitempty"`
+	LoginTest *LoginTestFilter `json:"login_test,omitempty"`
+
+	// Q Only accounts with this text in the source or destination login, in any case.
+	Q     string         `json:"q,omitempty"`
+	State []AccountState `json:"state,omitempty"`
+}
+
 // AccountSort defines model for AccountSort.
 type AccountSort string
 
@@ -255,6 +290,12 @@ type AccountState string
 // Created defines model for Created.
 type Created struct {
 	Id int64 `json:"id"`
+}
+
+// Deleted defines model for Deleted.
+type Deleted struct {
+	// Deleted How many accounts were deleted.
+	Deleted int `json:"deleted"`
 }
 
 // Endpoint defines model for Endpoint.
@@ -344,6 +385,9 @@ type ImportResult struct {
 	Created int `json:"created"`
 }
 
+// LoginTestFilter defines model for LoginTestFilter.
+type LoginTestFilter string
+
 // Progress defines model for Progress.
 type Progress struct {
 	BytesCopied     int64 `json:"bytes_copied"`
@@ -353,6 +397,12 @@ type Progress struct {
 	MessagesFailed  int64 `json:"messages_failed"`
 	MessagesSkipped int64 `json:"messages_skipped"`
 	MessagesTotal   int64 `json:"messages_total"`
+}
+
+// Started defines model for Started.
+type Started struct {
+	// Accounts How many accounts the run or test queued.
+	Accounts int `json:"accounts"`
 }
 
 // TLSMode `ssl`: TLS from the first byte (usually port 993); `starttls`: plain
@@ -471,6 +521,9 @@ type ListAccountsParams struct {
 	// Q Only accounts whose source or destination login contains this text, in any case.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
+	// LoginTest Only accounts whose last login test `passed` (both sides), `failed` (a side), or is `untested` (no side failed, a side not tested).
+	LoginTest *LoginTestFilter `form:"login_test,omitempty" json:"login_test,omitempty"`
+
 	// Sort The order: `id` (the default), `login` (the source login),
 	// `state` (running, testing, queued, failed, completed with errors,
 	// canceled, idle, completed; by login within a state), `progress`
@@ -512,8 +565,17 @@ type UpdateTaskJSONRequestBody = TaskInput
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
 type CreateAccountJSONRequestBody = AccountInput
 
+// DeleteAccountsJSONRequestBody defines body for DeleteAccounts for application/json ContentType.
+type DeleteAccountsJSONRequestBody = AccountSelection
+
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountInput
+
+// RunTaskJSONRequestBody defines body for RunTask for application/json ContentType.
+type RunTaskJSONRequestBody = AccountSelection
+
+// TestTaskJSONRequestBody defines body for TestTask for application/json ContentType.
+type TestTaskJSONRequestBody = AccountSelection
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -707,6 +769,28 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts (the `CreateAccount` operationId).
 	CreateAccount(ctx context.Context, id TaskID, body CreateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteAccountsWithBody Delete the accounts a selection names, all or nothing.
+	//
+	// Like deleting each account: 409 `task is running` while the task
+	// runs. The selection must name at least one criterion: to delete
+	// every account, delete the task.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+	DeleteAccountsWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAccounts Delete the accounts a selection names, all or nothing.
+	//
+	// Like deleting each account: 409 `task is running` while the task
+	// runs. The selection must name at least one criterion: to delete
+	// every account, delete the task.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+	DeleteAccounts(ctx context.Context, id TaskID, body DeleteAccountsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ImportAccountsWithBody Add accounts from a CSV file, all or nothing.
 	//
 	// Columns `source_login,source_password[,destination_login,destination_password]`
@@ -787,6 +871,26 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RunTaskWithBody Migrate every account of the task in the background.
+	//
+	// The task and its accounts are `queued`, then `running`; each account
+	// ends `completed`, `completed_with_errors` (some messages refused, or
+	// a folder that does not verify) or `failed`, and the task ends
+	// `completed`, `completed_with_errors` or `failed` from them. A later
+	// run copies only what the destination lacks. At most the task's
+	// `options.parallel_accounts` accounts run at once, and no server host
+	// gets more IMAP connections than the service's limit. The event log
+	// tells `run.started`, then per account `account.started`,
+	// `account.progress` (at most every few seconds), `folder.done`,
+	// `account.done` or `account.failed`, and `run.finished`. A run
+	// survives a restart of the service: an account whose process died
+	// is queued again and resumes where it stopped.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+	RunTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RunTask Migrate every account of the task in the background.
 	//
 	// The task and its accounts are `queued`, then `running`; each account
@@ -802,8 +906,24 @@ type ClientInterface interface {
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-	RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestTaskWithBody Test the logins of every account, on both sides, in the background.
+	//
+	// The task is `testing` until every account is tested, then returns to
+	// the state it had. Each account then shows `source_test` and
+	// `destination_test`, and the event log has a `test.ok` or
+	// `test.failed` event per side with login, host, port and the
+	// server's error text. Logins are tried once: no retries that could
+	// lock an account out.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+	TestTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TestTask Test the logins of every account, on both sides, in the background.
 	//
@@ -814,8 +934,10 @@ type ClientInterface interface {
 	// server's error text. Logins are tried once: no retries that could
 	// lock an account out.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
-	TestTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	TestTask(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListEndpoints List endpoints in ascending id order.
@@ -1106,6 +1228,48 @@ func (c *Client) CreateAccount(ctx context.Context, id TaskID, body CreateAccoun
 	return c.Client.Do(req)
 }
 
+// DeleteAccountsWithBody Delete the accounts a selection names, all or nothing.
+//
+// Like deleting each account: 409 `task is running` while the task
+// runs. The selection must name at least one criterion: to delete
+// every account, delete the task.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+func (c *Client) DeleteAccountsWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccounts Delete the accounts a selection names, all or nothing.
+//
+// Like deleting each account: 409 `task is running` while the task
+// runs. The selection must name at least one criterion: to delete
+// every account, delete the task.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+func (c *Client) DeleteAccounts(ctx context.Context, id TaskID, body DeleteAccountsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountsRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ImportAccountsWithBody Add accounts from a CSV file, all or nothing.
 //
 // Columns `source_login,source_password[,destination_login,destination_password]`
@@ -1276,6 +1440,36 @@ func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...Req
 	return c.Client.Do(req)
 }
 
+// RunTaskWithBody Migrate every account of the task in the background.
+//
+// The task and its accounts are `queued`, then `running`; each account
+// ends `completed`, `completed_with_errors` (some messages refused, or
+// a folder that does not verify) or `failed`, and the task ends
+// `completed`, `completed_with_errors` or `failed` from them. A later
+// run copies only what the destination lacks. At most the task's
+// `options.parallel_accounts` accounts run at once, and no server host
+// gets more IMAP connections than the service's limit. The event log
+// tells `run.started`, then per account `account.started`,
+// `account.progress` (at most every few seconds), `folder.done`,
+// `account.done` or `account.failed`, and `run.finished`. A run
+// survives a restart of the service: an account whose process died
+// is queued again and resumes where it stopped.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunTaskRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RunTask Migrate every account of the task in the background.
 //
 // The task and its accounts are `queued`, then `running`; each account
@@ -1291,9 +1485,35 @@ func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...Req
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-func (c *Client) RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRunTaskRequest(c.Server, id)
+func (c *Client) RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunTaskRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestTaskWithBody Test the logins of every account, on both sides, in the background.
+//
+// The task is `testing` until every account is tested, then returns to
+// the state it had. Each account then shows `source_test` and
+// `destination_test`, and the event log has a `test.ok` or
+// `test.failed` event per side with login, host, port and the
+// server's error text. Logins are tried once: no retries that could
+// lock an account out.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+func (c *Client) TestTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTaskRequestWithBody(c.Server, id, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1313,9 +1533,11 @@ func (c *Client) RunTask(ctx context.Context, id TaskID, reqEditors ...RequestEd
 // server's error text. Logins are tried once: no retries that could
 // lock an account out.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
-func (c *Client) TestTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewTestTaskRequest(c.Server, id)
+func (c *Client) TestTask(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTaskRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1749,6 +1971,18 @@ func NewListAccountsRequest(server string, id TaskID, params *ListAccountsParams
 
 		}
 
+		if params.LoginTest != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "login_test", *params.LoginTest, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Sort != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -1839,6 +2073,53 @@ func NewCreateAccountRequestWithBody(server string, id TaskID, contentType strin
 	}
 
 	operationPath := fmt.Sprintf("/tasks/%s/accounts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAccountsRequest calls the generic DeleteAccounts builder with application/json body
+func NewDeleteAccountsRequest(server string, id TaskID, body DeleteAccountsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteAccountsRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewDeleteAccountsRequestWithBody constructs an http.Request for the DeleteAccounts method, with any body, and a specified content type
+func NewDeleteAccountsRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/delete", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -2212,8 +2493,19 @@ func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	return req, nil
 }
 
-// NewRunTaskRequest constructs an http.Request for the RunTask method
-func NewRunTaskRequest(server string, id TaskID) (*http.Request, error) {
+// NewRunTaskRequest calls the generic RunTask builder with application/json body
+func NewRunTaskRequest(server string, id TaskID, body RunTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRunTaskRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewRunTaskRequestWithBody constructs an http.Request for the RunTask method, with any body, and a specified content type
+func NewRunTaskRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2238,16 +2530,29 @@ func NewRunTaskRequest(server string, id TaskID) (*http.Request, error) {
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
 
+	req.Header.Add("Content-Type", contentType)
+
 	return req, nil
 }
 
-// NewTestTaskRequest constructs an http.Request for the TestTask method
-func NewTestTaskRequest(server string, id TaskID) (*http.Request, error) {
+// NewTestTaskRequest calls the generic TestTask builder with application/json body
+func NewTestTaskRequest(server string, id TaskID, body TestTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTestTaskRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewTestTaskRequestWithBody constructs an http.Request for the TestTask method, with any body, and a specified content type
+func NewTestTaskRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2272,10 +2577,12 @@ func NewTestTaskRequest(server string, id TaskID) (*http.Request, error) {
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -2456,6 +2763,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts (the `CreateAccount` operationId).
 	CreateAccountWithResponse(ctx context.Context, id TaskID, body CreateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccountResponse, error)
 
+	// DeleteAccountsWithBodyWithResponse Delete the accounts a selection names, all or nothing.
+	//
+	// Like deleting each account: 409 `task is running` while the task
+	// runs. The selection must name at least one criterion: to delete
+	// every account, delete the task.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+	DeleteAccountsWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteAccountsResponse, error)
+
+	// DeleteAccountsWithResponse Delete the accounts a selection names, all or nothing.
+	//
+	// Like deleting each account: 409 `task is running` while the task
+	// runs. The selection must name at least one criterion: to delete
+	// every account, delete the task.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+	DeleteAccountsWithResponse(ctx context.Context, id TaskID, body DeleteAccountsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountsResponse, error)
+
 	// ImportAccountsWithBodyWithResponse Add accounts from a CSV file, all or nothing.
 	//
 	// Columns `source_login,source_password[,destination_login,destination_password]`
@@ -2548,6 +2877,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReportWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskReportResponse, error)
 
+	// RunTaskWithBodyWithResponse Migrate every account of the task in the background.
+	//
+	// The task and its accounts are `queued`, then `running`; each account
+	// ends `completed`, `completed_with_errors` (some messages refused, or
+	// a folder that does not verify) or `failed`, and the task ends
+	// `completed`, `completed_with_errors` or `failed` from them. A later
+	// run copies only what the destination lacks. At most the task's
+	// `options.parallel_accounts` accounts run at once, and no server host
+	// gets more IMAP connections than the service's limit. The event log
+	// tells `run.started`, then per account `account.started`,
+	// `account.progress` (at most every few seconds), `folder.done`,
+	// `account.done` or `account.failed`, and `run.finished`. A run
+	// survives a restart of the service: an account whose process died
+	// is queued again and resumes where it stopped.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+	RunTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
+
 	// RunTaskWithResponse Migrate every account of the task in the background.
 	//
 	// The task and its accounts are `queued`, then `running`; each account
@@ -2563,10 +2912,24 @@ type ClientWithResponsesInterface interface {
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-	RunTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
+	RunTaskWithResponse(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
+
+	// TestTaskWithBodyWithResponse Test the logins of every account, on both sides, in the background.
+	//
+	// The task is `testing` until every account is tested, then returns to
+	// the state it had. Each account then shows `source_test` and
+	// `destination_test`, and the event log has a `test.ok` or
+	// `test.failed` event per side with login, host, port and the
+	// server's error text. Logins are tried once: no retries that could
+	// lock an account out.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+	TestTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
 
 	// TestTaskWithResponse Test the logins of every account, on both sides, in the background.
 	//
@@ -2577,10 +2940,10 @@ type ClientWithResponsesInterface interface {
 	// server's error text. Logins are tried once: no retries that could
 	// lock an account out.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
-	TestTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
+	TestTaskWithResponse(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
 }
 
 type ListEndpointsResponse struct {
@@ -3055,6 +3418,47 @@ func (r CreateAccountResponse) ContentType() string {
 	return ""
 }
 
+type DeleteAccountsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Deleted
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAccountsResponse) GetJSON200() *Deleted {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAccountsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAccountsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAccountsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAccountsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ImportAccountsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3358,6 +3762,13 @@ func (r GetTaskReportResponse) ContentType() string {
 type RunTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Started
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RunTaskResponse) GetJSON202() *Started {
+	return r.JSON202
 }
 
 // GetBody returns the raw response body bytes
@@ -3392,6 +3803,13 @@ func (r RunTaskResponse) ContentType() string {
 type TestTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Started
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r TestTaskResponse) GetJSON202() *Started {
+	return r.JSON202
 }
 
 // GetBody returns the raw response body bytes
@@ -3657,6 +4075,40 @@ func (c *ClientWithResponses) CreateAccountWithResponse(ctx context.Context, id 
 	return ParseCreateAccountResponse(rsp)
 }
 
+// DeleteAccountsWithBodyWithResponse Delete the accounts a selection names, all or nothing.
+//
+// Like deleting each account: 409 `task is running` while the task
+// runs. The selection must name at least one criterion: to delete
+// every account, delete the task.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+func (c *ClientWithResponses) DeleteAccountsWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteAccountsResponse, error) {
+	rsp, err := c.DeleteAccountsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountsResponse(rsp)
+}
+
+// DeleteAccountsWithResponse Delete the accounts a selection names, all or nothing.
+//
+// Like deleting each account: 409 `task is running` while the task
+// runs. The selection must name at least one criterion: to delete
+// every account, delete the task.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/accounts/delete (the `DeleteAccounts` operationId).
+func (c *ClientWithResponses) DeleteAccountsWithResponse(ctx context.Context, id TaskID, body DeleteAccountsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountsResponse, error) {
+	rsp, err := c.DeleteAccounts(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountsResponse(rsp)
+}
+
 // ImportAccountsWithBodyWithResponse Add accounts from a CSV file, all or nothing.
 //
 // Columns `source_login,source_password[,destination_login,destination_password]`
@@ -3803,6 +4255,32 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 	return ParseGetTaskReportResponse(rsp)
 }
 
+// RunTaskWithBodyWithResponse Migrate every account of the task in the background.
+//
+// The task and its accounts are `queued`, then `running`; each account
+// ends `completed`, `completed_with_errors` (some messages refused, or
+// a folder that does not verify) or `failed`, and the task ends
+// `completed`, `completed_with_errors` or `failed` from them. A later
+// run copies only what the destination lacks. At most the task's
+// `options.parallel_accounts` accounts run at once, and no server host
+// gets more IMAP connections than the service's limit. The event log
+// tells `run.started`, then per account `account.started`,
+// `account.progress` (at most every few seconds), `folder.done`,
+// `account.done` or `account.failed`, and `run.finished`. A run
+// survives a restart of the service: an account whose process died
+// is queued again and resumes where it stopped.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
+func (c *ClientWithResponses) RunTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
+	rsp, err := c.RunTaskWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunTaskResponse(rsp)
+}
+
 // RunTaskWithResponse Migrate every account of the task in the background.
 //
 // The task and its accounts are `queued`, then `running`; each account
@@ -3818,15 +4296,35 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
-	rsp, err := c.RunTask(ctx, id, reqEditors...)
+func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
+	rsp, err := c.RunTask(ctx, id, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseRunTaskResponse(rsp)
+}
+
+// TestTaskWithBodyWithResponse Test the logins of every account, on both sides, in the background.
+//
+// The task is `testing` until every account is tested, then returns to
+// the state it had. Each account then shows `source_test` and
+// `destination_test`, and the event log has a `test.ok` or
+// `test.failed` event per side with login, host, port and the
+// server's error text. Logins are tried once: no retries that could
+// lock an account out.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
+func (c *ClientWithResponses) TestTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestTaskResponse, error) {
+	rsp, err := c.TestTaskWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTaskResponse(rsp)
 }
 
 // TestTaskWithResponse Test the logins of every account, on both sides, in the background.
@@ -3838,11 +4336,11 @@ func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID
 // server's error text. Logins are tried once: no retries that could
 // lock an account out.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
-func (c *ClientWithResponses) TestTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskResponse, error) {
-	rsp, err := c.TestTask(ctx, id, reqEditors...)
+func (c *ClientWithResponses) TestTaskWithResponse(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTaskResponse, error) {
+	rsp, err := c.TestTask(ctx, id, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4141,6 +4639,32 @@ func ParseCreateAccountResponse(rsp *http.Response) (*CreateAccountResponse, err
 	return response, nil
 }
 
+// ParseDeleteAccountsResponse parses an HTTP response from a DeleteAccountsWithResponse call
+func ParseDeleteAccountsResponse(rsp *http.Response) (*DeleteAccountsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAccountsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Deleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseImportAccountsResponse parses an HTTP response from a ImportAccountsWithResponse call
 func ParseImportAccountsResponse(rsp *http.Response) (*ImportAccountsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4325,6 +4849,16 @@ func ParseRunTaskResponse(rsp *http.Response) (*RunTaskResponse, error) {
 		HTTPResponse: rsp,
 	}
 
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Started
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	}
+
 	return response, nil
 }
 
@@ -4339,6 +4873,16 @@ func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
 	response := &TestTaskResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Started
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	}
 
 	return response, nil
@@ -4382,6 +4926,9 @@ type ServerInterface interface {
 	// CreateAccount Add one account to a task.
 	// (POST /tasks/{id}/accounts)
 	CreateAccount(w http.ResponseWriter, r *http.Request, id TaskID)
+	// DeleteAccounts Delete the accounts a selection names, all or nothing.
+	// (POST /tasks/{id}/accounts/delete)
+	DeleteAccounts(w http.ResponseWriter, r *http.Request, id TaskID)
 	// ImportAccounts Add accounts from a CSV file, all or nothing.
 	// (POST /tasks/{id}/accounts/import)
 	ImportAccounts(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -4487,6 +5034,12 @@ func (_ Unimplemented) ListAccounts(w http.ResponseWriter, r *http.Request, id T
 // CreateAccount Add one account to a task.
 // (POST /tasks/{id}/accounts)
 func (_ Unimplemented) CreateAccount(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// DeleteAccounts Delete the accounts a selection names, all or nothing.
+// (POST /tasks/{id}/accounts/delete)
+func (_ Unimplemented) DeleteAccounts(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -4815,6 +5368,19 @@ func (siw *ServerInterfaceWrapper) ListAccounts(w http.ResponseWriter, r *http.R
 		return
 	}
 
+	// ------------- Optional query parameter "login_test" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "login_test", r.URL.Query(), &params.LoginTest, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "login_test"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "login_test", Err: err})
+		}
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", r.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -4895,6 +5461,32 @@ func (siw *ServerInterfaceWrapper) CreateAccount(w http.ResponseWriter, r *http.
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.CreateAccount(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// DeleteAccounts operation middleware
+func (siw *ServerInterfaceWrapper) DeleteAccounts(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.DeleteAccounts(w, r, id)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -5380,6 +5972,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/accounts/import", wrapper.ImportAccounts)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/accounts/delete", wrapper.DeleteAccounts)
 	})
 	r.Group(func(r chi.Router) {
 		r.Delete(options.BaseURL+"/tasks/{id}/accounts/{accountId}", wrapper.DeleteAccount)
@@ -6250,6 +6845,95 @@ func (response CreateAccount500TextResponse) VisitCreateAccountResponse(w http.R
 	return err
 }
 
+type DeleteAccountsRequestObject struct {
+	Id   TaskID `json:"id"`
+	Body *DeleteAccountsJSONRequestBody
+}
+
+type DeleteAccountsResponseObject interface {
+	VisitDeleteAccountsResponse(w http.ResponseWriter) error
+}
+
+type DeleteAccounts200JSONResponse Deleted
+
+func (response DeleteAccounts200JSONResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccounts400TextResponse BadRequestTextResponse
+
+func (response DeleteAccounts400TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteAccounts401TextResponse UnauthorizedTextResponse
+
+func (response DeleteAccounts401TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteAccounts404TextResponse NotFoundTextResponse
+
+func (response DeleteAccounts404TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteAccounts409TextResponse ConflictTextResponse
+
+func (response DeleteAccounts409TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteAccounts413TextResponse TooLargeTextResponse
+
+func (response DeleteAccounts413TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(413)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteAccounts500TextResponse StoreErrorTextResponse
+
+func (response DeleteAccounts500TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ImportAccountsRequestObject struct {
 	Id   TaskID `json:"id"`
 	Body io.Reader
@@ -6853,19 +7537,26 @@ func (response GetTaskReport500TextResponse) VisitGetTaskReportResponse(w http.R
 }
 
 type RunTaskRequestObject struct {
-	Id TaskID `json:"id"`
+	Id   TaskID `json:"id"`
+	Body *RunTaskJSONRequestBody
 }
 
 type RunTaskResponseObject interface {
 	VisitRunTaskResponse(w http.ResponseWriter) error
 }
 
-type RunTask202Response struct {
-}
+type RunTask202JSONResponse Started
 
-func (response RunTask202Response) VisitRunTaskResponse(w http.ResponseWriter) error {
+func (response RunTask202JSONResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(202)
-	return nil
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RunTask400TextResponse BadRequestTextResponse
@@ -6924,19 +7615,26 @@ func (response RunTask500TextResponse) VisitRunTaskResponse(w http.ResponseWrite
 }
 
 type TestTaskRequestObject struct {
-	Id TaskID `json:"id"`
+	Id   TaskID `json:"id"`
+	Body *TestTaskJSONRequestBody
 }
 
 type TestTaskResponseObject interface {
 	VisitTestTaskResponse(w http.ResponseWriter) error
 }
 
-type TestTask202Response struct {
-}
+type TestTask202JSONResponse Started
 
-func (response TestTask202Response) VisitTestTaskResponse(w http.ResponseWriter) error {
+func (response TestTask202JSONResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(202)
-	return nil
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type TestTask400TextResponse BadRequestTextResponse
@@ -7032,6 +7730,9 @@ type StrictServerInterface interface {
 	// CreateAccount Add one account to a task.
 	// (POST /tasks/{id}/accounts)
 	CreateAccount(ctx context.Context, request CreateAccountRequestObject) (CreateAccountResponseObject, error)
+	// DeleteAccounts Delete the accounts a selection names, all or nothing.
+	// (POST /tasks/{id}/accounts/delete)
+	DeleteAccounts(ctx context.Context, request DeleteAccountsRequestObject) (DeleteAccountsResponseObject, error)
 	// ImportAccounts Add accounts from a CSV file, all or nothing.
 	// (POST /tasks/{id}/accounts/import)
 	ImportAccounts(ctx context.Context, request ImportAccountsRequestObject) (ImportAccountsResponseObject, error)
@@ -7443,6 +8144,39 @@ func (sh *strictHandler) CreateAccount(w http.ResponseWriter, r *http.Request, i
 	}
 }
 
+// DeleteAccounts operation middleware
+func (sh *strictHandler) DeleteAccounts(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request DeleteAccountsRequestObject
+
+	request.Id = id
+
+	var body DeleteAccountsJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAccounts(ctx, request.(DeleteAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAccounts")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(DeleteAccountsResponseObject); ok {
+		if err := validResponse.VisitDeleteAccountsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // ImportAccounts operation middleware
 func (sh *strictHandler) ImportAccounts(w http.ResponseWriter, r *http.Request, id TaskID) {
 	var request ImportAccountsRequestObject
@@ -7671,6 +8405,16 @@ func (sh *strictHandler) RunTask(w http.ResponseWriter, r *http.Request, id Task
 
 	request.Id = id
 
+	var body RunTaskJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.RunTask(ctx, request.(RunTaskRequestObject))
 	}
@@ -7696,6 +8440,16 @@ func (sh *strictHandler) TestTask(w http.ResponseWriter, r *http.Request, id Tas
 	var request TestTaskRequestObject
 
 	request.Id = id
+
+	var body TestTaskJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.TestTask(ctx, request.(TestTaskRequestObject))

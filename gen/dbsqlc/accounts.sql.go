@@ -22,18 +22,28 @@ type AccountCopyFromParams struct {
 
 const accountCount = `-- name: AccountCount :one
 SELECT count(*) FROM accounts
-WHERE task_id = $1 AND account_selected(state, source_login, destination_login, $2::text[], $3::text)
+WHERE task_id = $1
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       $2::bigint[], $3::text[], $4::text, $5::text)
 `
 
 type AccountCountParams struct {
-	TaskID int64
-	States []string
-	Search string
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
 }
 
 // How many of a task's accounts AccountPage's filters select.
 func (q *Queries) AccountCount(ctx context.Context, arg AccountCountParams) (int64, error) {
-	row := q.db.QueryRow(ctx, accountCount, arg.TaskID, arg.States, arg.Search)
+	row := q.db.QueryRow(ctx, accountCount,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -227,7 +237,8 @@ WITH keyed AS (
         ELSE '' END)::text AS sort_key
     FROM account_views v
     WHERE v.task_id = $7
-      AND account_selected(v.state, v.source_login, v.destination_login, $8::text[], $9::text)
+      AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
+                           $8::bigint[], $9::text[], $10::text, $11::text)
 )
 SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, sort_key FROM keyed
 WHERE $1::bigint IS NULL
@@ -249,8 +260,10 @@ type AccountPageParams struct {
 	SortBy     string
 	StateOrder []string
 	TaskID     int64
+	Ids        []int64
 	States     []string
 	Search     string
+	LoginTest  string
 }
 
 type AccountPageRow struct {
@@ -294,8 +307,10 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 		arg.SortBy,
 		arg.StateOrder,
 		arg.TaskID,
+		arg.Ids,
 		arg.States,
 		arg.Search,
+		arg.LoginTest,
 	)
 	if err != nil {
 		return nil, err
@@ -502,4 +517,65 @@ func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) (int64
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const accountsDeleteByID = `-- name: AccountsDeleteByID :execrows
+DELETE FROM accounts WHERE task_id = $1 AND id = ANY ($2::bigint[])
+`
+
+type AccountsDeleteByIDParams struct {
+	TaskID int64
+	Ids    []int64
+}
+
+func (q *Queries) AccountsDeleteByID(ctx context.Context, arg AccountsDeleteByIDParams) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsDeleteByID, arg.TaskID, arg.Ids)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const accountsSelectForUpdate = `-- name: AccountsSelectForUpdate :many
+SELECT id FROM accounts
+WHERE task_id = $1
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       $2::bigint[], $3::text[], $4::text, $5::text)
+ORDER BY id
+FOR UPDATE
+`
+
+type AccountsSelectForUpdateParams struct {
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
+}
+
+// The ids of the task's accounts a bulk action selects, locked, in id order.
+func (q *Queries) AccountsSelectForUpdate(ctx context.Context, arg AccountsSelectForUpdateParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, accountsSelectForUpdate,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

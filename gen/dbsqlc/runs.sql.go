@@ -296,16 +296,21 @@ const accountsQueue = `-- name: AccountsQueue :execrows
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $1
+WHERE task_id = $1 AND id = ANY ($2::bigint[])
 `
+
+type AccountsQueueParams struct {
+	TaskID int64
+	Ids    []int64
+}
 
 // Run control: queueing accounts, starting them within the limits, their
 // leases, and how they end. Every query here that changes an account's
 // state runs in a transaction that took EventsLock first, which also
 // serializes the limit checks of all processes.
-// Queues every account of a task to wait for admission.
-func (q *Queries) AccountsQueue(ctx context.Context, taskID int64) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsQueue, taskID)
+// Queues the given accounts of a task to wait for admission.
+func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsQueue, arg.TaskID, arg.Ids)
 	if err != nil {
 		return 0, err
 	}

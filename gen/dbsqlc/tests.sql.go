@@ -85,14 +85,20 @@ func (q *Queries) AccountsTestNext(ctx context.Context, arg AccountsTestNextPara
 const accountsTestQueue = `-- name: AccountsTestQueue :execrows
 
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
-WHERE task_id = $1
+WHERE task_id = $1 AND id = ANY ($2::bigint[])
 `
+
+type AccountsTestQueueParams struct {
+	TaskID int64
+	Ids    []int64
+}
 
 // Connection tests (see migrations/0008_connection_tests.sql). Every query
 // here runs in a transaction that took EventsLock first.
-// Every account of the task waits for its test, under a new generation.
-func (q *Queries) AccountsTestQueue(ctx context.Context, taskID int64) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsTestQueue, taskID)
+// The given accounts of the task wait for their test, under a new
+// generation.
+func (q *Queries) AccountsTestQueue(ctx context.Context, arg AccountsTestQueueParams) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsTestQueue, arg.TaskID, arg.Ids)
 	if err != nil {
 		return 0, err
 	}

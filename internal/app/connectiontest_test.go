@@ -39,13 +39,13 @@ func TestConnectionTestsDoNotWaitForEachOther(t *testing.T) {
 	importAccounts(t, s, tested, "alice,pw\n")
 	importAccounts(t, s, migrated, "bob,pw\n")
 
-	if resp, err := s.Client.TestTaskWithResponse(ctx, hanging); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.TestTaskWithResponse(ctx, hanging, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("test: %v %v", err, resp)
 	}
-	if resp, err := s.Client.TestTaskWithResponse(ctx, tested); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.TestTaskWithResponse(ctx, tested, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("test: %v %v", err, resp)
 	}
-	if resp, err := s.Client.RunTaskWithResponse(ctx, migrated); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, migrated, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	got := servicetest.WaitTaskState(t, s.Client, tested, api.TaskStateIdle)
@@ -86,7 +86,7 @@ func TestConnectionTestsDoNotWaitForEachOther(t *testing.T) {
 			t.Errorf("%s has a result from a canceled test: %+v %+v", a.SourceLogin, a.SourceTest, a.DestinationTest)
 		}
 	}
-	if resp, err := s.Client.TestTaskWithResponse(ctx, hanging); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.TestTaskWithResponse(ctx, hanging, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("test again after a cancel: %v %v", err, resp)
 	}
 }
@@ -102,7 +102,7 @@ func TestConnectionTestCountsFailures(t *testing.T) {
 	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), `{"parallel_accounts": 1}`)
 	// bob's source password is wrong; carol has no destination account.
 	importAccounts(t, s, taskID, "alice,pw\nbob,wrong,bob,pw\ncarol,pw\n")
-	if resp, err := s.Client.TestTaskWithResponse(context.Background(), taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.TestTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("test: %v %v", err, resp)
 	}
 	task := servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateIdle)

@@ -51,4 +51,23 @@ func TestAccountsListFiltersAndReadsEveryPage(t *testing.T) {
 	if r := u.run("accounts", "list", task, "--sort", "size"); r.code != 1 || !strings.Contains(r.stderr, "sort must be one of") {
 		t.Errorf("--sort size: exit %d, %q", r.code, r.stderr)
 	}
+
+	// Runs and tests take the same filters.
+	if r := u.run("tasks", "test", task, "--login-test", "passed"); r.code != 1 || !strings.Contains(r.stderr, "no account of the task matches") {
+		t.Errorf("tasks test --login-test passed with no test yet: exit %d, %q", r.code, r.stderr)
+	}
+	u.ok("tasks", "run", task, "--state", "failed", "--search", "user0007")
+	var queued []string
+	rows, err := svc.Pool.Query(context.Background(), `SELECT source_login FROM accounts WHERE run_generation > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var login string
+		rows.Scan(&login) //nolint:errcheck // rows.Err says
+		queued = append(queued, login)
+	}
+	if rows.Err() != nil || strings.Join(queued, " ") != "user0007" {
+		t.Errorf("tasks run --state failed --search user0007 started %q (%v)", queued, rows.Err())
+	}
 }

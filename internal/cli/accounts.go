@@ -54,11 +54,7 @@ func accountsList(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	params := api.ListAccountsParams{Sort: (*api.AccountSort)(sort)}
-	if *states != "" {
-		var list []api.AccountState
-		for _, state := range strings.Split(*states, ",") {
-			list = append(list, api.AccountState(strings.TrimSpace(state)))
-		}
+	if list := splitStates(*states); len(list) > 0 {
 		params.State = &list
 	}
 	if *search != "" {

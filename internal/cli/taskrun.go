@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
@@ -38,25 +39,53 @@ const followRunHelp = "show the progress until the run ends; exit 1 unless every
 func tasksRun(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
 	ff.bind(s.flags, followRunHelp)
+	selected := selectionFlags(s.flags, "run")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
 	return startAndFollow(ctx, s, id, ff, "run", func() (response, error) {
-		return s.client.RunTaskWithResponse(ctx, id)
+		return s.client.RunTaskWithResponse(ctx, id, selected())
 	})
 }
 
 func tasksTest(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
 	ff.bind(s.flags, "wait for the results; exit 1 if a login failed")
+	selected := selectionFlags(s.flags, "test")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
 	return startAndFollow(ctx, s, id, ff, "test", func() (response, error) {
-		return s.client.TestTaskWithResponse(ctx, id)
+		return s.client.TestTaskWithResponse(ctx, id, selected())
 	})
+}
+
+// selectionFlags binds the flags that choose some of a task's accounts
+// for verb; the function returned reads them once parsed.
+func selectionFlags(fs *flag.FlagSet, verb string) func() api.AccountSelection {
+	states := fs.String("state", "", "only "+verb+" accounts in these states, comma-separated, e.g. failed,canceled")
+	search := fs.String("search", "", "only "+verb+" accounts with this text in a login, in any case")
+	loginTest := fs.String("login-test", "", "only "+verb+" accounts whose last login test passed, failed, or is untested")
+	return func() api.AccountSelection {
+		sel := api.AccountSelection{State: splitStates(*states), Q: *search}
+		if *loginTest != "" {
+			sel.LoginTest = (*api.LoginTestFilter)(loginTest)
+		}
+		return sel
+	}
+}
+
+// splitStates reads a comma-separated list of account states.
+func splitStates(list string) []api.AccountState {
+	var states []api.AccountState
+	for _, state := range strings.Split(list, ",") {
+		if state = strings.TrimSpace(state); state != "" {
+			states = append(states, api.AccountState(state))
+		}
+	}
+	return states
 }
 
 // startAndFollow starts a run or test of task id and, when ff says so,

@@ -59,7 +59,7 @@ func (t serviceTool) migrate(ctx context.Context, r *run) (usage, error) {
 	defer events.Close()
 	cpuBefore := groupCPU(s.cmd.Process.Pid) + postgresCPU()
 	start := time.Now()
-	if resp, err := s.client.RunTaskWithResponse(ctx, s.taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.client.RunTaskWithResponse(ctx, s.taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		return usage{}, fmt.Errorf("POST run: %v %v", err, resp)
 	}
 	task, err := s.waitRunEnd(ctx, events)

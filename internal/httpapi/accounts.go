@@ -37,11 +37,8 @@ func (s *Server) ListAccounts(ctx context.Context, req api.ListAccountsRequestOb
 // accountQueryFromAPI reads the listing's parameters. A cursor carries
 // its sort; the older after= pages in id order only.
 func accountQueryFromAPI(p api.ListAccountsParams) (migration.AccountQuery, error) {
-	var q migration.AccountQuery
-	for _, state := range deref(p.State) {
-		q.States = append(q.States, migration.AccountState(state))
-	}
-	q.Search = deref(p.Q)
+	q := migration.AccountQuery{AccountFilter: accountFilterFromAPI(&api.AccountSelection{
+		State: deref(p.State), Q: deref(p.Q), LoginTest: p.LoginTest})}
 	sort, err := migration.ParseAccountSort(string(deref(p.Sort)))
 	if err != nil {
 		return q, err
@@ -91,12 +88,37 @@ func nextAccountsURL(req api.ListAccountsRequestObject, next migration.AccountCu
 	if q := deref(req.Params.Q); q != "" {
 		query.Set("q", q)
 	}
+	if test := deref(req.Params.LoginTest); test != "" {
+		query.Set("login_test", string(test))
+	}
 	query.Set("sort", next.Sort.String())
 	query.Set("cursor", next.String())
 	if req.Params.Limit != nil {
 		query.Set("limit", strconv.Itoa(*req.Params.Limit))
 	}
 	return fmt.Sprintf("%s/tasks/%d/accounts?%s", BasePath, req.Id, query.Encode())
+}
+
+// accountFilterFromAPI is the domain's filter of a selection; nil (no
+// body) selects every account.
+func accountFilterFromAPI(sel *api.AccountSelection) migration.AccountFilter {
+	if sel == nil {
+		return migration.AccountFilter{}
+	}
+	f := migration.AccountFilter{IDs: sel.Ids, Search: sel.Q, LoginTest: migration.LoginTestFilter(deref(sel.LoginTest))}
+	for _, state := range sel.State {
+		f.States = append(f.States, migration.AccountState(state))
+	}
+	return f
+}
+
+// DeleteAccounts answers POST /tasks/{id}/accounts/delete.
+func (s *Server) DeleteAccounts(ctx context.Context, req api.DeleteAccountsRequestObject) (api.DeleteAccountsResponseObject, error) {
+	n, err := s.service.DeleteAccounts(ctx, req.Id, accountFilterFromAPI(req.Body))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteAccounts200JSONResponse{Deleted: n}, nil
 }
 
 func deref[T any](p *T) T {

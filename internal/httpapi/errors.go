@@ -38,7 +38,7 @@ func statusOf(err error) (int, string) {
 		return http.StatusBadRequest, invalid.Error()
 	case errors.As(err, &importErr):
 		return http.StatusBadRequest, importErr.Error()
-	case errors.Is(err, migration.ErrTaskRunning), errors.Is(err, migration.ErrNoAccounts), errors.Is(err, migration.ErrTaskNotRunning),
+	case errors.Is(err, migration.ErrTaskRunning), errors.Is(err, migration.ErrNoAccounts), errors.Is(err, migration.ErrNoAccountSelected), errors.Is(err, migration.ErrTaskNotRunning),
 		errors.Is(err, migration.ErrEndpointRunning):
 		return http.StatusConflict, err.Error()
 	case errors.As(err, &inUse):

@@ -9,10 +9,11 @@ import (
 
 // TestTask answers POST /tasks/{id}/test.
 func (s *Server) TestTask(ctx context.Context, req api.TestTaskRequestObject) (api.TestTaskResponseObject, error) {
-	if err := s.service.TestTask(ctx, req.Id); err != nil {
+	n, err := s.service.TestTask(ctx, req.Id, accountFilterFromAPI(req.Body))
+	if err != nil {
 		return nil, err
 	}
-	return api.TestTask202Response{}, nil
+	return api.TestTask202JSONResponse{Accounts: n}, nil
 }
 
 // ListTaskEvents answers GET /tasks/{id}/events.
@@ -43,10 +44,11 @@ func (s *Server) ListTaskEvents(ctx context.Context, req api.ListTaskEventsReque
 
 // RunTask answers POST /tasks/{id}/run.
 func (s *Server) RunTask(ctx context.Context, req api.RunTaskRequestObject) (api.RunTaskResponseObject, error) {
-	if err := s.service.RunTask(ctx, req.Id); err != nil {
+	n, err := s.service.RunTask(ctx, req.Id, accountFilterFromAPI(req.Body))
+	if err != nil {
 		return nil, err
 	}
-	return api.RunTask202Response{}, nil
+	return api.RunTask202JSONResponse{Accounts: n}, nil
 }
 
 // RunAccount answers POST /tasks/{id}/accounts/{accountId}/run.

@@ -76,9 +76,12 @@ func allowOnly(allowed ...string) http.HandlerFunc {
 	}
 }
 
-// importPath is where accounts are imported. Its last segment would
-// otherwise be taken for an account id by the other methods.
-const importPath = BasePath + "/tasks/{id}/accounts/import"
+// postOnlyAccountPaths take POST only. Their last segment would otherwise
+// be taken for an account id by the other methods.
+var postOnlyAccountPaths = []string{
+	BasePath + "/tasks/{id}/accounts/import",
+	BasePath + "/tasks/{id}/accounts/delete",
+}
 
 // NewHandler returns the whole HTTP surface of the service.
 func NewHandler(opts Options) http.Handler {
@@ -125,8 +128,10 @@ func NewHandler(opts Options) http.Handler {
 		Middlewares:      []api.MiddlewareFunc{checkJSONBody(limits)},
 		ErrorHandlerFunc: paramErrorHandler,
 	})
-	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		r.MethodFunc(method, importPath, allowOnly(http.MethodPost))
+	for _, path := range postOnlyAccountPaths {
+		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r.MethodFunc(method, path, allowOnly(http.MethodPost))
+		}
 	}
 	return r
 }

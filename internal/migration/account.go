@@ -135,6 +135,7 @@ type AccountStore interface {
 	AccountList(ctx context.Context, taskID int64, q AccountQuery) (AccountsPage, error)
 	AccountUpdate(ctx context.Context, taskID, id int64, in AccountInput) error
 	AccountDelete(ctx context.Context, taskID, id int64) error
+	AccountsDelete(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 }
 
 // Credentials are what logging in to both sides of an account takes.

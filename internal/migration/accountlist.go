@@ -100,23 +100,71 @@ func ParseAccountCursor(text string) (AccountCursor, error) {
 	return AccountCursor{Sort: sort, Key: c.Key, ID: c.ID}, nil
 }
 
-// AccountQuery selects, orders and pages a task's accounts.
-type AccountQuery struct {
-	States []AccountState // only accounts in one of these; none: all
-	Search string         // only accounts with this in either login, in any case; "": all
-	Sort   AccountSort
-	After  *AccountCursor // start after this position; nil: at the start
-	Limit  int            // at most this many; 0: all
+// LoginTestFilter selects accounts by their last login test.
+type LoginTestFilter string
+
+// The login test filters; "" selects any account.
+const (
+	LoginTestPassed   LoginTestFilter = "passed"   // both sides worked
+	LoginTestFailed   LoginTestFilter = "failed"   // a side failed
+	LoginTestUntested LoginTestFilter = "untested" // no side failed, and a side is not tested
+)
+
+// LoginTestFilters are every LoginTestFilter but "", as the API lists them.
+var LoginTestFilters = []LoginTestFilter{LoginTestPassed, LoginTestFailed, LoginTestUntested}
+
+// maxSelectedIDs bounds the ids a selection names: a page's worth of
+// ticked rows many times over, far below what a request body may carry.
+const maxSelectedIDs = 10_000
+
+// AccountFilter selects some of a task's accounts: those matching every
+// criterion given. The zero value selects all.
+type AccountFilter struct {
+	IDs       []int64         // only these; none: any
+	States    []AccountState  // only accounts in one of these; none: any
+	Search    string          // only accounts with this in either login, in any case; "": any
+	LoginTest LoginTestFilter // only accounts whose last login test says so; "": any
 }
 
-// normalize checks q and fills in the default order.
-func (q *AccountQuery) normalize() error {
-	for _, s := range q.States {
+// IsZero reports whether f selects every account.
+func (f AccountFilter) IsZero() bool {
+	return len(f.IDs) == 0 && len(f.States) == 0 && f.Search == "" && f.LoginTest == ""
+}
+
+func (f *AccountFilter) normalize() error {
+	if len(f.IDs) > maxSelectedIDs {
+		return invalid("ids", "must name at most %d accounts", maxSelectedIDs)
+	}
+	for _, id := range f.IDs {
+		if id <= 0 {
+			return invalid("ids", "must be account ids, not %d", id)
+		}
+	}
+	for _, s := range f.States {
 		if !slices.Contains(AccountStates, s) {
 			return invalid("state", "%.40q is not an account state", s)
 		}
 	}
-	if err := checkText("q", q.Search, MaxLoginBytes); err != nil {
+	if err := checkText("q", f.Search, MaxLoginBytes); err != nil {
+		return err
+	}
+	if f.LoginTest != "" && !slices.Contains(LoginTestFilters, f.LoginTest) {
+		return invalid("login_test", "must be passed, failed or untested")
+	}
+	return nil
+}
+
+// AccountQuery selects, orders and pages a task's accounts.
+type AccountQuery struct {
+	AccountFilter
+	Sort  AccountSort
+	After *AccountCursor // start after this position; nil: at the start
+	Limit int            // at most this many; 0: all
+}
+
+// normalize checks q and fills in the default order.
+func (q *AccountQuery) normalize() error {
+	if err := q.AccountFilter.normalize(); err != nil {
 		return err
 	}
 	if q.Sort.By == "" {

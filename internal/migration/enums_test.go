@@ -43,6 +43,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"EventKind", texts(EventKinds)},
 		{"TLSMode", texts(TLSModes)},
 		{"AccountSort", sortTexts()},
+		{"LoginTestFilter", texts(LoginTestFilters)},
 	} {
 		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {
 			t.Errorf("OpenAPI %s is %q, the domain's %q", e.schema, got, e.domain)

@@ -52,6 +52,10 @@ var ErrTaskNotRunning = errors.New("task is not running")
 // ErrNoAccounts refuses to start work on a task without accounts.
 var ErrNoAccounts = errors.New("task has no accounts")
 
+// ErrNoAccountSelected refuses to start work on no account: the task has
+// some, but the filter given selects none.
+var ErrNoAccountSelected = errors.New("no account of the task matches")
+
 // DuplicateLoginError refuses a source login that the task already has.
 // Logins lists them; it is empty when a concurrent insert won the race and
 // the store cannot tell which.

@@ -84,13 +84,14 @@ type AccountTestOutcome struct {
 // JobStore starts background work on tasks.
 type JobStore interface {
 	// TaskStartTests puts a task that is not running into TaskTesting and
-	// queues one AccountTestJob per account, atomically. A missing task
-	// answers ErrNotFound, a running one ErrTaskRunning, one without
-	// accounts ErrNoAccounts.
-	TaskStartTests(ctx context.Context, taskID int64) error
-	// TaskStartRun likewise puts the task into TaskQueued, its accounts
-	// too, and queues one AccountRunJob per account.
-	TaskStartRun(ctx context.Context, taskID int64) error
+	// queues one AccountTestJob per account that filter selects,
+	// atomically, and returns how many. A missing task answers
+	// ErrNotFound, a running one ErrTaskRunning, one without accounts
+	// ErrNoAccounts, a filter that selects none ErrNoAccountSelected.
+	TaskStartTests(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
+	// TaskStartRun likewise puts the task into TaskQueued, the selected
+	// accounts too, and queues them for admission.
+	TaskStartRun(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 	// AccountStartRun likewise runs one account of the task again (a
 	// retry): the task is queued with that account alone.
 	AccountStartRun(ctx context.Context, taskID, accountID int64) error
@@ -107,10 +108,14 @@ func (s *Service) CancelTask(ctx context.Context, taskID int64) error {
 	return s.store.TaskCancel(ctx, taskID)
 }
 
-// RunTask starts a run of every account of a task: a first run copies
+// RunTask starts a run of the task's accounts that filter selects (the
+// zero filter: all of them) and returns how many: a first run copies
 // everything, a later one only what the destination lacks.
-func (s *Service) RunTask(ctx context.Context, taskID int64) error {
-	return s.store.TaskStartRun(ctx, taskID)
+func (s *Service) RunTask(ctx context.Context, taskID int64, filter AccountFilter) (int, error) {
+	if err := filter.normalize(); err != nil {
+		return 0, err
+	}
+	return s.store.TaskStartRun(ctx, taskID, filter)
 }
 
 // RunAccount runs one account of a task again, e.g. after fixing its
@@ -119,9 +124,13 @@ func (s *Service) RunAccount(ctx context.Context, taskID, accountID int64) error
 	return s.store.AccountStartRun(ctx, taskID, accountID)
 }
 
-// TestTask starts the connection test of every account of a task.
-func (s *Service) TestTask(ctx context.Context, taskID int64) error {
-	return s.store.TaskStartTests(ctx, taskID)
+// TestTask starts the connection test of the task's accounts that filter
+// selects (the zero filter: all of them) and returns how many.
+func (s *Service) TestTask(ctx context.Context, taskID int64, filter AccountFilter) (int, error) {
+	if err := filter.normalize(); err != nil {
+		return 0, err
+	}
+	return s.store.TaskStartTests(ctx, taskID, filter)
 }
 
 // LatestEventSeq returns the seq of the newest event of the service, 0

@@ -226,7 +226,7 @@ func RetryEvent(failed Event, n, retries int, delay time.Duration) Event {
 
 // RunStartedEvent opens the run of a task's accounts.
 func RunStartedEvent(taskID, accounts int64) Event {
-	return Event{Kind: EventRunStarted, TaskID: taskID, Message: fmt.Sprintf("run started: %d accounts", accounts)}
+	return Event{Kind: EventRunStarted, TaskID: taskID, Message: fmt.Sprintf("run started: %d %s", accounts, plural(int(accounts), "account", "accounts"))}
 }
 
 // AccountRunStartedEvent opens the run of one account again.

@@ -104,3 +104,16 @@ func (s *Service) UpdateAccount(ctx context.Context, taskID, id int64, in Accoun
 func (s *Service) DeleteAccount(ctx context.Context, taskID, id int64) error {
 	return s.store.AccountDelete(ctx, taskID, id)
 }
+
+// DeleteAccounts deletes the accounts of a task that is not running that
+// filter selects, and returns how many. The filter must say something:
+// deleting every account is deleting the task.
+func (s *Service) DeleteAccounts(ctx context.Context, taskID int64, filter AccountFilter) (int, error) {
+	if filter.IsZero() {
+		return 0, invalid("selection", "must name ids, state, q or login_test: to delete every account, delete the task")
+	}
+	if err := filter.normalize(); err != nil {
+		return 0, err
+	}
+	return s.store.AccountsDelete(ctx, taskID, filter)
+}

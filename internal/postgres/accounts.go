@@ -95,8 +95,8 @@ func (s *Store) AccountGet(ctx context.Context, taskID, id int64) (migration.Acc
 // AccountList returns a page of a task's accounts (see the AccountPage
 // query), and how many the filters select.
 func (s *Store) AccountList(ctx context.Context, taskID int64, q migration.AccountQuery) (migration.AccountsPage, error) {
-	states := texts(q.States)
-	params := dbsqlc.AccountPageParams{TaskID: taskID, States: states, Search: q.Search,
+	f := selection(taskID, q.AccountFilter)
+	params := dbsqlc.AccountPageParams{TaskID: taskID, Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest,
 		SortBy: string(q.Sort.By), Descending: q.Sort.Descending, StateOrder: texts(migration.AccountStatesByAttention)}
 	if q.After != nil {
 		params.AfterKey, params.AfterID = q.After.Key, pgtype.Int8{Int64: q.After.ID, Valid: true}
@@ -109,7 +109,7 @@ func (s *Store) AccountList(ctx context.Context, taskID int64, q migration.Accou
 	if err != nil {
 		return migration.AccountsPage{}, interpretError(err)
 	}
-	total, err := s.queries.AccountCount(ctx, dbsqlc.AccountCountParams{TaskID: taskID, States: states, Search: q.Search})
+	total, err := s.queries.AccountCount(ctx, dbsqlc.AccountCountParams(f))
 	if err != nil {
 		return migration.AccountsPage{}, interpretError(err)
 	}
@@ -140,6 +140,15 @@ func accountViewOf(r dbsqlc.AccountPageRow) dbsqlc.AccountView {
 		FoldersTotal: r.FoldersTotal, FoldersDone: r.FoldersDone, MessagesTotal: r.MessagesTotal, MessagesCopied: r.MessagesCopied,
 		MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed, BytesCopied: r.BytesCopied, LastError: r.LastError,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+}
+
+// selection is a filter of a task's accounts as the selecting queries take it.
+func selection(taskID int64, f migration.AccountFilter) dbsqlc.AccountsSelectForUpdateParams {
+	ids := f.IDs
+	if ids == nil {
+		ids = []int64{} // an empty array selects any; NULL would select none
+	}
+	return dbsqlc.AccountsSelectForUpdateParams{TaskID: taskID, Ids: ids, States: texts(f.States), Search: f.Search, LoginTest: string(f.LoginTest)}
 }
 
 // texts is values as plain strings, for text[] parameters.
@@ -195,6 +204,25 @@ func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
 		}
 		return nil
 	})
+}
+
+// AccountsDelete deletes the accounts of a task that is not running that
+// filter selects, and returns how many; ErrNoAccountSelected when it
+// selects none.
+func (s *Store) AccountsDelete(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
+	var n int64
+	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+		ids, err := q.AccountsSelectForUpdate(ctx, selection(taskID, filter))
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return migration.ErrNoAccountSelected
+		}
+		n, err = q.AccountsDeleteByID(ctx, dbsqlc.AccountsDeleteByIDParams{TaskID: taskID, Ids: ids})
+		return err
+	})
+	return int(n), err
 }
 
 // AccountCredentials returns the logins and opened passwords of an account,

@@ -12,29 +12,44 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// TaskStartTests moves a task into TaskTesting with every account waiting
-// for its connection test, and queues the first of them, in one
-// transaction: either the task is testing or nothing changed.
-func (s *Store) TaskStartTests(ctx context.Context, taskID int64) error {
-	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		n, err := q.AccountCountByTask(ctx, taskID)
+// TaskStartTests moves a task into TaskTesting with the accounts filter
+// selects waiting for their connection test, and queues the first of
+// them, in one transaction: either the task is testing or nothing
+// changed. It returns how many accounts it selected.
+func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
+	var n int
+	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		ids, err := selectAccounts(ctx, q, taskID, filter)
 		if err != nil {
 			return err
 		}
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, int(n)); err != nil {
+		n = len(ids)
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, n); err != nil {
 			return err
 		}
-		if _, err := q.AccountsTestQueue(ctx, taskID); err != nil {
+		if _, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams{TaskID: taskID, Ids: ids}); err != nil {
 			return err
 		}
 		parallel, err := q.TaskTestsStart(ctx, dbsqlc.TaskTestsStartParams{
-			ID: taskID, Total: n, DefaultParallel: migration.DefaultParallelAccounts,
+			ID: taskID, Total: int32(n), DefaultParallel: migration.DefaultParallelAccounts,
 		})
 		if err != nil {
 			return err
 		}
 		return s.queueTests(ctx, tx, q, taskID, parallel)
 	})
+	return n, err
+}
+
+// selectAccounts locks the accounts of the task that filter selects and
+// returns their ids: ErrNoAccounts when the task has none, and
+// ErrNoAccountSelected when it has some but the filter selects none.
+func selectAccounts(ctx context.Context, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter) ([]int64, error) {
+	ids, err := q.AccountsSelectForUpdate(ctx, selection(taskID, filter))
+	if err != nil || len(ids) > 0 || filter.IsZero() {
+		return ids, err
+	}
+	return nil, migration.ErrNoAccountSelected
 }
 
 // queueTests queues the jobs of the task's next count waiting tests. A
@@ -53,18 +68,21 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 	return s.insertTestJobs(ctx, tx, jobs)
 }
 
-// TaskStartRun moves a task and its accounts into TaskQueued, with a
-// run.started event, and admits those that have room, in one transaction.
-func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
-	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		n, err := q.AccountCountByTask(ctx, taskID)
+// TaskStartRun moves a task and the accounts filter selects into
+// TaskQueued, with a run.started event, and admits those that have room,
+// in one transaction. It returns how many accounts it selected.
+func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
+	var n int
+	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		ids, err := selectAccounts(ctx, q, taskID, filter)
 		if err != nil {
 			return err
 		}
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, int(n)); err != nil {
+		n = len(ids)
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n); err != nil {
 			return err
 		}
-		if _, err := q.AccountsQueue(ctx, taskID); err != nil {
+		if _, err := q.AccountsQueue(ctx, dbsqlc.AccountsQueueParams{TaskID: taskID, Ids: ids}); err != nil {
 			return err
 		}
 		if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int64(n))); err != nil {
@@ -72,6 +90,7 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64) error {
 		}
 		return s.admit(ctx, tx, q)
 	})
+	return n, err
 }
 
 // AccountStartRun queues one account of a task that is not running, and

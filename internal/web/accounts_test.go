@@ -92,3 +92,71 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	tb.run(chromedp.SendKeys("#account-search", "nobody"))
 	tb.waitText("#accounts", "No account matches")
 }
+
+// testBulkActions: ticked rows are deleted after one confirmation that
+// names their count, a chip's accounts get the bulk bar, and "Retry the
+// failed" runs the failed accounts alone.
+func testBulkActions(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	// Nothing listens on port 1: the retried accounts fail to connect and
+	// wait for their next retry, far beyond the test.
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "127.0.0.1", Port: 1, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "bulk", src, src)
+	var csv strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&csv, "user%03d,pw\n", i)
+	}
+	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader(csv.String()))
+	if err != nil || resp.StatusCode() != http.StatusCreated {
+		t.Fatalf("import: %v %v", err, resp)
+	}
+	if _, err := s.Pool.Exec(context.Background(), `
+		UPDATE accounts SET state = CASE WHEN source_login LIKE '%0' OR source_login LIKE '%5' THEN 'failed' ELSE 'completed' END
+		WHERE task_id = $1`, taskID); err != nil {
+		t.Fatal(err)
+	}
+	states := func() map[string]int {
+		counts := map[string]int{}
+		rows, err := s.Pool.Query(context.Background(), `SELECT state FROM accounts WHERE task_id = $1`, taskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var state string
+			rows.Scan(&state) //nolint:errcheck // rows.Err says
+			counts[state]++
+		}
+		return counts
+	}
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#account-range", "Accounts 1–50 of 120")
+	if visible := evaluate[bool](tb, `!document.querySelector('#bulk-actions').hidden`); visible {
+		t.Error("the bulk bar shows with nothing chosen")
+	}
+	for i := 1; i <= 3; i++ {
+		tb.click(fmt.Sprintf(`#account-list tbody tr:nth-child(%d) input[data-action="tick"]`, i))
+	}
+	tb.waitText("#bulk-actions", "3 selected:")
+	tb.click(`#bulk-actions button[data-action="delete-chosen"]`)
+	tb.confirm("Delete 3 accounts from this task?", true)
+	tb.waitText("#task-summary ~ .notice", "3 accounts deleted.")
+	tb.waitText("#account-range", "Accounts 1–50 of 117")
+	if got := states(); got["failed"] != 21 || got["completed"] != 96 {
+		t.Errorf("after deleting the three first rows (failed): %v", got)
+	}
+
+	tb.click(`#state-chips button[data-state="failed"]`)
+	tb.waitText("#bulk-actions", "21 that match:")
+	tb.screenshot("bulk-actions")
+	tb.click(`#follow-up button[data-action="retry-failed"]`)
+	tb.waitText("#task-summary ~ .notice", "Running 21 accounts: the failed ones.")
+	if got := states(); got["completed"] != 96 || got["queued"]+got["running"]+got["failed"] != 21 || got["failed"] == 21 {
+		t.Errorf("after retrying the failed: %v", got)
+	}
+	if resp, err := s.Client.CancelTaskWithResponse(context.Background(), taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("cancel: %v %v", err, resp)
+	}
+}

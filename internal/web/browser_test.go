@@ -14,4 +14,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("CancelRun", func(t *testing.T) { t.Parallel(); testCancelRun(t, browser) })
 	t.Run("ProgressEvents", func(t *testing.T) { t.Parallel(); testProgressEvents(t, browser) })
 	t.Run("ManyAccounts", func(t *testing.T) { t.Parallel(); testManyAccounts(t, browser) })
+	t.Run("BulkActions", func(t *testing.T) { t.Parallel(); testBulkActions(t, browser) })
 }

@@ -30,7 +30,8 @@ WITH keyed AS (
         ELSE '' END)::text AS sort_key
     FROM account_views v
     WHERE v.task_id = @task_id
-      AND account_selected(v.state, v.source_login, v.destination_login, @states::text[], @search::text)
+      AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
+                           @ids::bigint[], @states::text[], @search::text, @login_test::text)
 )
 SELECT * FROM keyed
 WHERE sqlc.narg('after_id')::bigint IS NULL
@@ -46,7 +47,21 @@ LIMIT sqlc.narg('max_rows');
 -- name: AccountCount :one
 -- How many of a task's accounts AccountPage's filters select.
 SELECT count(*) FROM accounts
-WHERE task_id = @task_id AND account_selected(state, source_login, destination_login, @states::text[], @search::text);
+WHERE task_id = @task_id
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
+
+-- name: AccountsSelectForUpdate :many
+-- The ids of the task's accounts a bulk action selects, locked, in id order.
+SELECT id FROM accounts
+WHERE task_id = @task_id
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
+ORDER BY id
+FOR UPDATE;
+
+-- name: AccountsDeleteByID :execrows
+DELETE FROM accounts WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
 
 -- name: AccountUpdate :execrows
 -- Replaces the logins; a NULL password keeps the stored one.

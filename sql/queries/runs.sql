@@ -4,11 +4,11 @@
 -- serializes the limit checks of all processes.
 
 -- name: AccountsQueue :execrows
--- Queues every account of a task to wait for admission.
+-- Queues the given accounts of a task to wait for admission.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = @task_id;
+WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a

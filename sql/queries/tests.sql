@@ -2,9 +2,10 @@
 -- here runs in a transaction that took EventsLock first.
 
 -- name: AccountsTestQueue :execrows
--- Every account of the task waits for its test, under a new generation.
+-- The given accounts of the task wait for their test, under a new
+-- generation.
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
-WHERE task_id = @task_id;
+WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
 
 -- name: AccountsTestNext :many
 -- Queues the task's next count waiting tests.

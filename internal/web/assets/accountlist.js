@@ -1,7 +1,9 @@
 // Which of a task's accounts its page shows: a state chosen from chips
 // that count each state, a search on logins, an order, and pages of
 // pageSize accounts that the service hands out with a cursor. Running
-// accounts come first unless the person picks another order.
+// accounts come first unless the person picks another order. Rows ticked
+// on any page make a selection, which bulk actions act on; without one
+// they act on what the chips and search choose.
 
 import { h } from './dom.js';
 import { AccountState, AccountSort, fieldLimits } from './enums.js';
@@ -26,7 +28,9 @@ export function accountList(taskId, changed) {
   let search = '';
   // cursors[i] is where page i starts; the last is the page shown.
   let cursors = [null];
-  const restart = () => { cursors = [null]; changed(); };
+  // The ticked accounts' ids; a new filter or order clears them.
+  const ticked = new Set();
+  const restart = () => { cursors = [null]; ticked.clear(); changed(); };
 
   const chips = h('div', { class: 'chips', id: 'state-chips', role: 'group', 'aria-label': 'Show the accounts in one state' });
   const searchBox = h('input', {
@@ -62,6 +66,28 @@ export function accountList(taskId, changed) {
 
     // filtered says whether the choices leave accounts out.
     filtered() { return state !== '' || search !== ''; },
+
+    ticked,
+
+    // tick adds or removes accounts from the selection.
+    tick(ids, on) {
+      for (const id of ids) { if (on) ticked.add(id); else ticked.delete(id); }
+      changed();
+    },
+
+    // selection is what a bulk action acts on, as the API takes it, and
+    // its words: the ticked accounts, else the accounts the chips and
+    // search choose (total of them), else null when nothing is chosen.
+    selection(total) {
+      if (ticked.size > 0) {
+        return { body: { ids: [...ticked] }, count: ticked.size, words: `${ticked.size} selected` };
+      }
+      if (!this.filtered() || total === 0) return null;
+      const body = {};
+      if (state) body.state = [state];
+      if (search) body.q = search;
+      return { body, count: total, words: `${total} that ${total === 1 ? 'matches' : 'match'}` };
+    },
 
     // emptyPage handles a page left empty by accounts that moved on (a
     // state filter while they run): back to the first page, if not on it.

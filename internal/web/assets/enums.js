@@ -39,6 +39,13 @@ export const AccountSort = Object.freeze({
   updatedReversed: '-updated',
 });
 
+// LoginTestFilter has the values of the API's LoginTestFilter.
+export const LoginTestFilter = Object.freeze({
+  passed: 'passed',
+  failed: 'failed',
+  untested: 'untested',
+});
+
 // EventKind has the values of the API's EventKind.
 export const EventKind = Object.freeze({
   testOk: 'test.ok',

@@ -8,7 +8,7 @@ import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, pollWhileBusy } from './tasks.js';
-import { AccountState, EventKind, fieldLimits } from './enums.js';
+import { AccountState, EventKind, LoginTestFilter, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 
 const maxLogLines = 2000;
@@ -18,6 +18,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const message = notice();
   const summary = h('section', { id: 'task-summary', 'aria-live': 'polite' });
   const accounts = h('div', { class: 'table-wrap', id: 'accounts' });
+  const bulk = h('div', { id: 'bulk-actions', class: 'actions bulk', hidden: true });
   const log = eventLog();
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
@@ -26,7 +27,7 @@ export async function taskPage(main, taskId, keepAlive) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ` / task ${taskId}`),
     summary, message.el,
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
-      shownAccounts.controls, accounts, shownAccounts.pager),
+      shownAccounts.controls, bulk, accounts, shownAccounts.pager),
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
     log.section);
 
@@ -50,7 +51,8 @@ export async function taskPage(main, taskId, keepAlive) {
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
-    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts.filtered(), folders, message, () => refresh(), accountForm.edit)));
+    keepFocus(bulk, () => showBulkActions(bulk, task, shownAccounts.selection(page.total), message, () => { shownAccounts.ticked.clear(); return refresh(); }));
+    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit)));
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
@@ -117,7 +119,30 @@ function taskSummary(task, endpoints, message, after) {
         await after();
       }
     }), reportLink(task.id)),
+    h('div', { class: 'actions toolbar', id: 'follow-up' }, followUps(task, message, after)),
   ];
+}
+
+// followUps are the runs a task's last run or test calls for: the failed
+// accounts again, or only the accounts whose logins work, sparing the
+// others the servers' slow-down and lock-out after failed logins.
+function followUps(task, message, after) {
+  if (runningStates.has(task.state)) return [];
+  const run = (body, what) => async () => {
+    try {
+      const result = await request('POST', `/tasks/${task.id}/run`, body);
+      message.set('ok', `Running ${plural(result.accounts, 'account', 'accounts')}: ${what}.`);
+    } catch (err) {
+      message.set('error', `Not run: ${err.message}`);
+    }
+    await after();
+  };
+  return [
+    task.accounts.failed > 0 ? h('button', { 'data-action': 'retry-failed', text: `Retry the ${task.accounts.failed} failed`,
+      onclick: run({ state: [AccountState.failed] }, 'the failed ones') }) : null,
+    task.tests.failed > 0 ? h('button', { 'data-action': 'run-passed', text: 'Run only the accounts whose logins work',
+      onclick: run({ login_test: LoginTestFilter.passed }, 'those whose login test passed') }) : null,
+  ].filter(Boolean);
 }
 
 function fact(term, value, id) {
@@ -142,12 +167,18 @@ function reportLink(taskId) {
   });
 }
 
-function accountTable(task, list, filtered, folders, message, after, edit) {
-  if (list.length === 0 && filtered) return h('p', { text: 'No account matches: choose another state or search.' });
+function accountTable(task, list, view, folders, message, after, edit) {
+  if (list.length === 0 && view.filtered()) return h('p', { text: 'No account matches: choose another state or search.' });
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
-  return dataTable('account-list', ['Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
+  const ids = list.map((a) => a.id);
+  const allTicked = ids.every((id) => view.ticked.has(id));
+  const tickAll = h('input', { type: 'checkbox', id: 'tick-page', 'aria-label': 'Select every account of this page', checked: allTicked,
+    onchange: (e) => view.tick(ids, e.target.checked) });
+  const table = dataTable('account-list', ['', 'Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
     list.map((account) => h('tr', { 'data-id': account.id, 'data-state': account.state },
+      h('td', { class: 'tick' }, h('input', { type: 'checkbox', 'data-action': 'tick', 'aria-label': `Select ${account.source_login}`,
+        checked: view.ticked.has(account.id), onchange: (e) => view.tick([account.id], e.target.checked) })),
       h('td', { class: 'wrap login' }, account.source_login,
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
       h('td', {}, stateBadge(account.state)),
@@ -161,6 +192,39 @@ function accountTable(task, list, filtered, folders, message, after, edit) {
           onclick: () => edit(account) }),
         h('button', { class: 'danger', 'data-action': 'delete', disabled: busy, 'aria-label': `Delete ${account.source_login}`, text: 'Delete',
           onclick: () => deleteAccount(task, account, message, after) })))));
+  table.querySelector('thead th').replaceChildren(tickAll);
+  return table;
+}
+
+// showBulkActions offers to run, test or delete the chosen accounts (see
+// accountList's selection), or hides itself when none are chosen.
+function showBulkActions(bar, task, chosen, message, after) {
+  bar.hidden = !chosen;
+  if (!chosen) {
+    bar.replaceChildren();
+    return;
+  }
+  const busy = runningStates.has(task.state);
+  const act = async (path, done, failed, method = 'POST') => {
+    try {
+      const result = await request(method, `/tasks/${task.id}/${path}`, chosen.body);
+      message.set('ok', done(result));
+    } catch (err) {
+      message.set('error', `${failed}: ${err.message}`);
+    }
+    await after();
+  };
+  bar.replaceChildren(
+    h('span', { class: 'muted', text: `${chosen.words}:` }),
+    h('button', { 'data-action': 'run-chosen', disabled: busy, text: `Run ${chosen.words}`,
+      onclick: () => act('run', (r) => `Running ${plural(r.accounts, 'account', 'accounts')}.`, 'Not run') }),
+    h('button', { 'data-action': 'test-chosen', disabled: busy, text: `Test logins of ${chosen.words}`,
+      onclick: () => act('test', (r) => `Testing the logins of ${plural(r.accounts, 'account', 'accounts')}.`, 'Not tested') }),
+    h('button', { class: 'danger', 'data-action': 'delete-chosen', disabled: busy, text: `Delete ${chosen.words}`,
+      onclick: async () => {
+        if (!await confirmAction(`Delete ${plural(chosen.count, 'account', 'accounts')} from this task?`)) return;
+        await act('accounts/delete', (r) => `${plural(r.deleted, 'account', 'accounts')} deleted.`, 'Nothing was deleted');
+      } }));
 }
 
 // accountProgress is a bar of the folders done out of those planned, and
