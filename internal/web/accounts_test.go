@@ -148,6 +148,11 @@ func testBulkActions(t *testing.T, browser context.Context) {
 		t.Errorf("after deleting the three first rows (failed): %v", got)
 	}
 
+	tb.click("#tick-page")
+	tb.waitText("#bulk-actions", "50 selected:")
+	tb.click("#tick-page")
+	tb.waitJS(`document.querySelector('#bulk-actions').hidden`, "the bulk bar to go with nothing chosen")
+
 	tb.click(`#state-chips button[data-state="failed"]`)
 	tb.waitText("#bulk-actions", "21 that match:")
 	tb.screenshot("bulk-actions")

@@ -22,15 +22,15 @@ const orders = [
 ];
 
 // accountList keeps the choices; changed() is called when they change and
-// the page must be fetched again.
-export function accountList(taskId, changed) {
+// the page must be fetched again, ticked() when the selection changes.
+export function accountList(taskId, changed, ticked) {
   let state = ''; // '' is every state
   let search = '';
   // cursors[i] is where page i starts; the last is the page shown.
   let cursors = [null];
   // The ticked accounts' ids; a new filter or order clears them.
-  const ticked = new Set();
-  const restart = () => { cursors = [null]; ticked.clear(); changed(); };
+  const tickedIDs = new Set();
+  const restart = () => { cursors = [null]; tickedIDs.clear(); changed(); };
 
   const chips = h('div', { class: 'chips', id: 'state-chips', role: 'group', 'aria-label': 'Show the accounts in one state' });
   const searchBox = h('input', {
@@ -67,20 +67,21 @@ export function accountList(taskId, changed) {
     // filtered says whether the choices leave accounts out.
     filtered() { return state !== '' || search !== ''; },
 
-    ticked,
+    ticked: tickedIDs,
 
-    // tick adds or removes accounts from the selection.
+    // tick adds or removes accounts from the selection. Only the bulk
+    // actions are drawn again: the rows keep their boxes as clicked.
     tick(ids, on) {
-      for (const id of ids) { if (on) ticked.add(id); else ticked.delete(id); }
-      changed();
+      for (const id of ids) { if (on) tickedIDs.add(id); else tickedIDs.delete(id); }
+      ticked();
     },
 
     // selection is what a bulk action acts on, as the API takes it, and
     // its words: the ticked accounts, else the accounts the chips and
     // search choose (total of them), else null when nothing is chosen.
     selection(total) {
-      if (ticked.size > 0) {
-        return { body: { ids: [...ticked] }, count: ticked.size, words: `${ticked.size} selected` };
+      if (tickedIDs.size > 0) {
+        return { body: { ids: [...tickedIDs] }, count: tickedIDs.size, words: `${tickedIDs.size} selected` };
       }
       if (!this.filtered() || total === 0) return null;
       const body = {};

@@ -22,7 +22,8 @@ export async function taskPage(main, taskId, keepAlive) {
   const log = eventLog();
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
-  const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)));
+  const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)),
+    () => drawBulk());
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ` / task ${taskId}`),
     summary, message.el,
@@ -46,17 +47,22 @@ export async function taskPage(main, taskId, keepAlive) {
     if (page.items.length === 0 && shownAccounts.emptyPage()) page = await requestPage(shownAccounts.path());
     if (stopped) return;
     const list = page.items;
-    shown = { task, list };
+    shown = { task, list, total: page.total };
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
-    keepFocus(bulk, () => showBulkActions(bulk, task, shownAccounts.selection(page.total), message, () => { shownAccounts.ticked.clear(); return refresh(); }));
+    drawBulk();
     keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit)));
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
   });
+  // drawBulk offers the bulk actions for what is ticked or chosen now.
+  function drawBulk() {
+    keepFocus(bulk, () => showBulkActions(bulk, shown.task, shownAccounts.selection(shown.total), message,
+      () => { shownAccounts.ticked.clear(); return refresh(); }));
+  }
   const refreshSoon = throttle(() => refresh().catch(() => {}), 1000);
 
   // showFigures puts the figures an event carries in its account's row
@@ -174,7 +180,10 @@ function accountTable(task, list, view, folders, message, after, edit) {
   const ids = list.map((a) => a.id);
   const allTicked = ids.every((id) => view.ticked.has(id));
   const tickAll = h('input', { type: 'checkbox', id: 'tick-page', 'aria-label': 'Select every account of this page', checked: allTicked,
-    onchange: (e) => view.tick(ids, e.target.checked) });
+    onchange: (e) => {
+      table.querySelectorAll('input[data-action="tick"]').forEach((box) => { box.checked = e.target.checked; });
+      view.tick(ids, e.target.checked);
+    } });
   const table = dataTable('account-list', ['', 'Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
     list.map((account) => h('tr', { 'data-id': account.id, 'data-state': account.state },
       h('td', { class: 'tick' }, h('input', { type: 'checkbox', 'data-action': 'tick', 'aria-label': `Select ${account.source_login}`,
