@@ -97,6 +97,63 @@ func (e AccountState) Valid() bool {
 	}
 }
 
+// Defines values for EndpointProblem.
+const (
+	EndpointProblemCertificateExpired   EndpointProblem = "certificate_expired"
+	EndpointProblemCertificateName      EndpointProblem = "certificate_name"
+	EndpointProblemGreetingRefused      EndpointProblem = "greeting_refused"
+	EndpointProblemLoginDisabled        EndpointProblem = "login_disabled"
+	EndpointProblemNoGreeting           EndpointProblem = "no_greeting"
+	EndpointProblemNoStarttls           EndpointProblem = "no_starttls"
+	EndpointProblemNoSuchHost           EndpointProblem = "no_such_host"
+	EndpointProblemNone                 EndpointProblem = "none"
+	EndpointProblemNotImap              EndpointProblem = "not_imap"
+	EndpointProblemNotTls               EndpointProblem = "not_tls"
+	EndpointProblemRefused              EndpointProblem = "refused"
+	EndpointProblemTlsExpected          EndpointProblem = "tls_expected"
+	EndpointProblemTlsFailed            EndpointProblem = "tls_failed"
+	EndpointProblemUnreachable          EndpointProblem = "unreachable"
+	EndpointProblemUntrustedCertificate EndpointProblem = "untrusted_certificate"
+)
+
+// Valid indicates whether the value is a known member of the EndpointProblem enum.
+func (e EndpointProblem) Valid() bool {
+	switch e {
+	case EndpointProblemCertificateExpired:
+		return true
+	case EndpointProblemCertificateName:
+		return true
+	case EndpointProblemGreetingRefused:
+		return true
+	case EndpointProblemLoginDisabled:
+		return true
+	case EndpointProblemNoGreeting:
+		return true
+	case EndpointProblemNoStarttls:
+		return true
+	case EndpointProblemNoSuchHost:
+		return true
+	case EndpointProblemNone:
+		return true
+	case EndpointProblemNotImap:
+		return true
+	case EndpointProblemNotTls:
+		return true
+	case EndpointProblemRefused:
+		return true
+	case EndpointProblemTlsExpected:
+		return true
+	case EndpointProblemTlsFailed:
+		return true
+	case EndpointProblemUnreachable:
+		return true
+	case EndpointProblemUntrustedCertificate:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventKind.
 const (
 	EventKindAccountDone     EventKind = "account.done"
@@ -313,6 +370,33 @@ type Endpoint struct {
 	TlsSkipVerify bool    `json:"tls_skip_verify"`
 }
 
+// EndpointCheck defines model for EndpointCheck.
+type EndpointCheck struct {
+	// Address host:port
+	Address string `json:"address"`
+
+	// Advice What to do about it; empty when ok.
+	Advice string `json:"advice"`
+
+	// Capabilities The capabilities announced before login (servers list more after it).
+	Capabilities []string `json:"capabilities"`
+
+	// Greeting The server's greeting text.
+	Greeting string `json:"greeting"`
+
+	// Notes What to know even when ok, e.g. that plain sends passwords unencrypted.
+	Notes []string `json:"notes"`
+
+	// Ok The endpoint works as configured: reached, TLS as its mode says, an IMAP greeting, LOGIN allowed.
+	Ok bool `json:"ok"`
+
+	// Problem What is wrong, in words; empty when ok.
+	Problem     string          `json:"problem"`
+	ProblemKind EndpointProblem `json:"problem_kind"`
+	Tls         *TLSFacts       `json:"tls"`
+	TookMs      int64           `json:"took_ms"`
+}
+
 // EndpointInput defines model for EndpointInput.
 type EndpointInput struct {
 	// Host Host name or IP address (no control characters).
@@ -331,6 +415,9 @@ type EndpointInput struct {
 	// TlsSkipVerify Accept any server certificate (self-signed servers). Unsafe.
 	TlsSkipVerify bool `json:"tls_skip_verify,omitempty"`
 }
+
+// EndpointProblem defines model for EndpointProblem.
+type EndpointProblem string
 
 // Event One entry of the event log. It never carries a password.
 type Event struct {
@@ -403,6 +490,24 @@ type Progress struct {
 type Started struct {
 	// Accounts How many accounts the run or test queued.
 	Accounts int `json:"accounts"`
+}
+
+// TLSFacts defines model for TLSFacts.
+type TLSFacts struct {
+	DnsNames []string `json:"dns_names"`
+
+	// Issuer Its issuer's common name.
+	Issuer   string    `json:"issuer"`
+	NotAfter time.Time `json:"not_after"`
+
+	// Subject The certificate's subject common name.
+	Subject string `json:"subject"`
+
+	// Verified Trusted by this machine for the host name.
+	Verified bool `json:"verified"`
+
+	// Version e.g. TLS 1.3
+	Version string `json:"version"`
 }
 
 // TLSMode `ssl`: TLS from the first byte (usually port 993); `starttls`: plain
@@ -550,6 +655,9 @@ type ListTaskEventsParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// CheckEndpointInputJSONRequestBody defines body for CheckEndpointInput for application/json ContentType.
+type CheckEndpointInputJSONRequestBody = EndpointInput
+
 // CreateEndpointJSONRequestBody defines body for CreateEndpoint for application/json ContentType.
 type CreateEndpointJSONRequestBody = EndpointInput
 
@@ -651,6 +759,20 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// CheckEndpointInputWithBody The same check for an endpoint not saved (the form's "Test connection").
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+	CheckEndpointInputWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+	CheckEndpointInput(ctx context.Context, body CheckEndpointInputJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEndpoints List endpoints in ascending id order.
 	//
 	// Corresponds with GET /endpoints (the `ListEndpoints` operationId).
@@ -697,6 +819,19 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /endpoints/{id} (the `UpdateEndpoint` operationId).
 	UpdateEndpoint(ctx context.Context, id EndpointID, body UpdateEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
+	//
+	// Connects as the endpoint is configured, negotiates TLS (ssl or
+	// STARTTLS), reads the greeting and the capabilities the server
+	// announces before login, and logs out. When something fails,
+	// `problem_kind` names it and `problem` and `advice` say in words what
+	// is wrong and what to do: a self-signed certificate, a TLS mode that
+	// does not fit the port, a closed port, a name that does not resolve.
+	// Each step waits a few seconds at most. No password is sent.
+	//
+	// Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
+	CheckEndpoint(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTasks List tasks in ascending id order.
 	//
@@ -940,6 +1075,40 @@ type ClientInterface interface {
 	TestTask(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// CheckEndpointInputWithBody The same check for an endpoint not saved (the form's "Test connection").
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+func (c *Client) CheckEndpointInputWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckEndpointInputRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+func (c *Client) CheckEndpointInput(ctx context.Context, body CheckEndpointInputJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckEndpointInputRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListEndpoints List endpoints in ascending id order.
 //
 // Corresponds with GET /endpoints (the `ListEndpoints` operationId).
@@ -1047,6 +1216,29 @@ func (c *Client) UpdateEndpointWithBody(ctx context.Context, id EndpointID, cont
 // Corresponds with PUT /endpoints/{id} (the `UpdateEndpoint` operationId).
 func (c *Client) UpdateEndpoint(ctx context.Context, id EndpointID, body UpdateEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateEndpointRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
+//
+// Connects as the endpoint is configured, negotiates TLS (ssl or
+// STARTTLS), reads the greeting and the capabilities the server
+// announces before login, and logs out. When something fails,
+// `problem_kind` names it and `problem` and `advice` say in words what
+// is wrong and what to do: a self-signed certificate, a TLS mode that
+// does not fit the port, a closed port, a name that does not resolve.
+// Each step waits a few seconds at most. No password is sent.
+//
+// Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
+func (c *Client) CheckEndpoint(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckEndpointRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -1548,6 +1740,46 @@ func (c *Client) TestTask(ctx context.Context, id TaskID, body TestTaskJSONReque
 	return c.Client.Do(req)
 }
 
+// NewCheckEndpointInputRequest calls the generic CheckEndpointInput builder with application/json body
+func NewCheckEndpointInputRequest(server string, body CheckEndpointInputJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCheckEndpointInputRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCheckEndpointInputRequestWithBody constructs an http.Request for the CheckEndpointInput method, with any body, and a specified content type
+func NewCheckEndpointInputRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/endpoint-checks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListEndpointsRequest constructs an http.Request for the ListEndpoints method
 func NewListEndpointsRequest(server string) (*http.Request, error) {
 	var err error
@@ -1726,6 +1958,40 @@ func NewUpdateEndpointRequestWithBody(server string, id EndpointID, contentType 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCheckEndpointRequest constructs an http.Request for the CheckEndpoint method
+func NewCheckEndpointRequest(server string, id EndpointID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/endpoints/%s/check", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -2631,6 +2897,20 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// CheckEndpointInputWithBodyWithResponse The same check for an endpoint not saved (the form's "Test connection").
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+	CheckEndpointInputWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckEndpointInputResponse, error)
+
+	// CheckEndpointInputWithResponse The same check for an endpoint not saved (the form's "Test connection").
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+	CheckEndpointInputWithResponse(ctx context.Context, body CheckEndpointInputJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckEndpointInputResponse, error)
+
 	// ListEndpointsWithResponse List endpoints in ascending id order.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -2683,6 +2963,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /endpoints/{id} (the `UpdateEndpoint` operationId).
 	UpdateEndpointWithResponse(ctx context.Context, id EndpointID, body UpdateEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateEndpointResponse, error)
+
+	// CheckEndpointWithResponse Connect to the endpoint's server without logging in, and say what is wrong.
+	//
+	// Connects as the endpoint is configured, negotiates TLS (ssl or
+	// STARTTLS), reads the greeting and the capabilities the server
+	// announces before login, and logs out. When something fails,
+	// `problem_kind` names it and `problem` and `advice` say in words what
+	// is wrong and what to do: a self-signed certificate, a TLS mode that
+	// does not fit the port, a closed port, a name that does not resolve.
+	// Each step waits a few seconds at most. No password is sent.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
+	CheckEndpointWithResponse(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*CheckEndpointResponse, error)
 
 	// ListTasksWithResponse List tasks in ascending id order.
 	//
@@ -2946,6 +3241,47 @@ type ClientWithResponsesInterface interface {
 	TestTaskWithResponse(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
 }
 
+type CheckEndpointInputResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EndpointCheck
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CheckEndpointInputResponse) GetJSON200() *EndpointCheck {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r CheckEndpointInputResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CheckEndpointInputResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CheckEndpointInputResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CheckEndpointInputResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListEndpointsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3131,6 +3467,47 @@ func (r UpdateEndpointResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CheckEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EndpointCheck
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CheckEndpointResponse) GetJSON200() *EndpointCheck {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r CheckEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CheckEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CheckEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CheckEndpointResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3841,6 +4218,32 @@ func (r TestTaskResponse) ContentType() string {
 	return ""
 }
 
+// CheckEndpointInputWithBodyWithResponse The same check for an endpoint not saved (the form's "Test connection").
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+func (c *ClientWithResponses) CheckEndpointInputWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckEndpointInputResponse, error) {
+	rsp, err := c.CheckEndpointInputWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckEndpointInputResponse(rsp)
+}
+
+// CheckEndpointInputWithResponse The same check for an endpoint not saved (the form's "Test connection").
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /endpoint-checks (the `CheckEndpointInput` operationId).
+func (c *ClientWithResponses) CheckEndpointInputWithResponse(ctx context.Context, body CheckEndpointInputJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckEndpointInputResponse, error) {
+	rsp, err := c.CheckEndpointInput(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckEndpointInputResponse(rsp)
+}
+
 // ListEndpointsWithResponse List endpoints in ascending id order.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -3934,6 +4337,27 @@ func (c *ClientWithResponses) UpdateEndpointWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseUpdateEndpointResponse(rsp)
+}
+
+// CheckEndpointWithResponse Connect to the endpoint's server without logging in, and say what is wrong.
+//
+// Connects as the endpoint is configured, negotiates TLS (ssl or
+// STARTTLS), reads the greeting and the capabilities the server
+// announces before login, and logs out. When something fails,
+// `problem_kind` names it and `problem` and `advice` say in words what
+// is wrong and what to do: a self-signed certificate, a TLS mode that
+// does not fit the port, a closed port, a name that does not resolve.
+// Each step waits a few seconds at most. No password is sent.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
+func (c *ClientWithResponses) CheckEndpointWithResponse(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*CheckEndpointResponse, error) {
+	rsp, err := c.CheckEndpoint(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckEndpointResponse(rsp)
 }
 
 // ListTasksWithResponse List tasks in ascending id order.
@@ -4347,6 +4771,32 @@ func (c *ClientWithResponses) TestTaskWithResponse(ctx context.Context, id TaskI
 	return ParseTestTaskResponse(rsp)
 }
 
+// ParseCheckEndpointInputResponse parses an HTTP response from a CheckEndpointInputWithResponse call
+func ParseCheckEndpointInputResponse(rsp *http.Response) (*CheckEndpointInputResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CheckEndpointInputResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EndpointCheck
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListEndpointsResponse parses an HTTP response from a ListEndpointsWithResponse call
 func ParseListEndpointsResponse(rsp *http.Response) (*ListEndpointsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4452,6 +4902,32 @@ func ParseUpdateEndpointResponse(rsp *http.Response) (*UpdateEndpointResponse, e
 	response := &UpdateEndpointResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseCheckEndpointResponse parses an HTTP response from a CheckEndpointWithResponse call
+func ParseCheckEndpointResponse(rsp *http.Response) (*CheckEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CheckEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EndpointCheck
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
 	}
 
 	return response, nil
@@ -4890,6 +5366,9 @@ func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
+	// (POST /endpoint-checks)
+	CheckEndpointInput(w http.ResponseWriter, r *http.Request)
 	// ListEndpoints List endpoints in ascending id order.
 	// (GET /endpoints)
 	ListEndpoints(w http.ResponseWriter, r *http.Request)
@@ -4905,6 +5384,9 @@ type ServerInterface interface {
 	// UpdateEndpoint Replace the whole endpoint record.
 	// (PUT /endpoints/{id})
 	UpdateEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID)
+	// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
+	// (POST /endpoints/{id}/check)
+	CheckEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID)
 	// ListTasks List tasks in ascending id order.
 	// (GET /tasks)
 	ListTasks(w http.ResponseWriter, r *http.Request)
@@ -4965,6 +5447,12 @@ type ServerInterface interface {
 
 type Unimplemented struct{}
 
+// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
+// (POST /endpoint-checks)
+func (_ Unimplemented) CheckEndpointInput(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // ListEndpoints List endpoints in ascending id order.
 // (GET /endpoints)
 func (_ Unimplemented) ListEndpoints(w http.ResponseWriter, r *http.Request) {
@@ -4992,6 +5480,12 @@ func (_ Unimplemented) GetEndpoint(w http.ResponseWriter, r *http.Request, id En
 // UpdateEndpoint Replace the whole endpoint record.
 // (PUT /endpoints/{id})
 func (_ Unimplemented) UpdateEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
+// (POST /endpoints/{id}/check)
+func (_ Unimplemented) CheckEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -5112,6 +5606,20 @@ type ServerInterfaceWrapper struct {
 
 type MiddlewareFunc func(http.Handler) http.Handler
 
+// CheckEndpointInput operation middleware
+func (siw *ServerInterfaceWrapper) CheckEndpointInput(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CheckEndpointInput(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // ListEndpoints operation middleware
 func (siw *ServerInterfaceWrapper) ListEndpoints(w http.ResponseWriter, r *http.Request) {
 
@@ -5209,6 +5717,32 @@ func (siw *ServerInterfaceWrapper) UpdateEndpoint(w http.ResponseWriter, r *http
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.UpdateEndpoint(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// CheckEndpoint operation middleware
+func (siw *ServerInterfaceWrapper) CheckEndpoint(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id EndpointID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CheckEndpoint(w, r, id)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -5950,6 +6484,12 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		r.Put(options.BaseURL+"/endpoints/{id}", wrapper.UpdateEndpoint)
 	})
 	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/endpoints/{id}/check", wrapper.CheckEndpoint)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/endpoint-checks", wrapper.CheckEndpointInput)
+	})
+	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks", wrapper.ListTasks)
 	})
 	r.Group(func(r chi.Router) {
@@ -6018,6 +6558,72 @@ type StoreErrorTextResponse string
 type TooLargeTextResponse string
 
 type UnauthorizedTextResponse string
+
+type CheckEndpointInputRequestObject struct {
+	Body *CheckEndpointInputJSONRequestBody
+}
+
+type CheckEndpointInputResponseObject interface {
+	VisitCheckEndpointInputResponse(w http.ResponseWriter) error
+}
+
+type CheckEndpointInput200JSONResponse EndpointCheck
+
+func (response CheckEndpointInput200JSONResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckEndpointInput400TextResponse BadRequestTextResponse
+
+func (response CheckEndpointInput400TextResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpointInput401TextResponse UnauthorizedTextResponse
+
+func (response CheckEndpointInput401TextResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpointInput413TextResponse TooLargeTextResponse
+
+func (response CheckEndpointInput413TextResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(413)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpointInput500TextResponse StoreErrorTextResponse
+
+func (response CheckEndpointInput500TextResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
 
 type ListEndpointsRequestObject struct {
 }
@@ -6340,6 +6946,72 @@ func (response UpdateEndpoint413TextResponse) VisitUpdateEndpointResponse(w http
 type UpdateEndpoint500TextResponse StoreErrorTextResponse
 
 func (response UpdateEndpoint500TextResponse) VisitUpdateEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpointRequestObject struct {
+	Id EndpointID `json:"id"`
+}
+
+type CheckEndpointResponseObject interface {
+	VisitCheckEndpointResponse(w http.ResponseWriter) error
+}
+
+type CheckEndpoint200JSONResponse EndpointCheck
+
+func (response CheckEndpoint200JSONResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckEndpoint400TextResponse BadRequestTextResponse
+
+func (response CheckEndpoint400TextResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpoint401TextResponse UnauthorizedTextResponse
+
+func (response CheckEndpoint401TextResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpoint404TextResponse NotFoundTextResponse
+
+func (response CheckEndpoint404TextResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CheckEndpoint500TextResponse StoreErrorTextResponse
+
+func (response CheckEndpoint500TextResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
@@ -7694,6 +8366,9 @@ func (response TestTask500TextResponse) VisitTestTaskResponse(w http.ResponseWri
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
+	// (POST /endpoint-checks)
+	CheckEndpointInput(ctx context.Context, request CheckEndpointInputRequestObject) (CheckEndpointInputResponseObject, error)
 	// ListEndpoints List endpoints in ascending id order.
 	// (GET /endpoints)
 	ListEndpoints(ctx context.Context, request ListEndpointsRequestObject) (ListEndpointsResponseObject, error)
@@ -7709,6 +8384,9 @@ type StrictServerInterface interface {
 	// UpdateEndpoint Replace the whole endpoint record.
 	// (PUT /endpoints/{id})
 	UpdateEndpoint(ctx context.Context, request UpdateEndpointRequestObject) (UpdateEndpointResponseObject, error)
+	// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
+	// (POST /endpoints/{id}/check)
+	CheckEndpoint(ctx context.Context, request CheckEndpointRequestObject) (CheckEndpointResponseObject, error)
 	// ListTasks List tasks in ascending id order.
 	// (GET /tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -7802,6 +8480,37 @@ type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
 	options     StrictHTTPServerOptions
+}
+
+// CheckEndpointInput operation middleware
+func (sh *strictHandler) CheckEndpointInput(w http.ResponseWriter, r *http.Request) {
+	var request CheckEndpointInputRequestObject
+
+	var body CheckEndpointInputJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CheckEndpointInput(ctx, request.(CheckEndpointInputRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CheckEndpointInput")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CheckEndpointInputResponseObject); ok {
+		if err := validResponse.VisitCheckEndpointInputResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
 }
 
 // ListEndpoints operation middleware
@@ -7937,6 +8646,32 @@ func (sh *strictHandler) UpdateEndpoint(w http.ResponseWriter, r *http.Request, 
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(UpdateEndpointResponseObject); ok {
 		if err := validResponse.VisitUpdateEndpointResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CheckEndpoint operation middleware
+func (sh *strictHandler) CheckEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID) {
+	var request CheckEndpointRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CheckEndpoint(ctx, request.(CheckEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CheckEndpoint")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CheckEndpointResponseObject); ok {
+		if err := validResponse.VisitCheckEndpointResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

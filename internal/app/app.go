@@ -103,6 +103,8 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		Metrics:  counters,
 		APIToken: cfg.APIToken,
 		Limits:   cfg.Limits,
+
+		CheckEndpoint: worker.CheckEndpoint,
 	})
 	return &App{Store: store, Handler: handler, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
 }

@@ -71,3 +71,17 @@ func TestAccountsListFiltersAndReadsEveryPage(t *testing.T) {
 		t.Errorf("tasks run --state failed --search user0007 started %q (%v)", queued, rows.Err())
 	}
 }
+
+// TestEndpointsCheckSaysWhatToDo: a closed port exits 1 with the problem
+// and the advice.
+func TestEndpointsCheckSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	u := newUser(t, svc)
+	ep := u.id("endpoints", "create", "--host", "127.0.0.1", "--port", "1", "--tls-mode", "ssl")
+	r := u.run("endpoints", "check", ep)
+	if r.code != 1 || !strings.Contains(r.stdout, "Problem:") || !strings.Contains(r.stdout, "Nothing listens on 127.0.0.1:1 (connection refused).") ||
+		!strings.Contains(r.stdout, "IMAP listens on 993 with ssl") || !strings.Contains(r.stderr, "does not work as configured") {
+		t.Errorf("check of a closed port: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

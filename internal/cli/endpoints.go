@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -16,7 +19,41 @@ func endpointCommands() []command {
 		{"create", "", "Register an IMAP server; prints its id", endpointsCreate},
 		{"update", "ID", "Change the given fields of an IMAP server", endpointsUpdate},
 		{"delete", "ID", "Delete an IMAP server that no task uses", endpointsDelete},
+		{"check", "ID", "Connect to an IMAP server without logging in; exit 1 and say what to do if it fails", endpointsCheck},
 	}
+}
+
+func endpointsCheck(ctx context.Context, s *session, args []string) error {
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.CheckEndpointWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	c := *resp.JSON200
+	err = s.printOutput(c, func() error {
+		fields := [][2]string{{"Address", c.Address}}
+		if c.Ok {
+			fields = append(fields, [2]string{"Works", fmt.Sprintf("yes, in %d ms", c.TookMs)})
+		} else {
+			fields = append(fields, [2]string{"Problem", c.Problem}, [2]string{"Advice", c.Advice})
+		}
+		if t := c.Tls; t != nil {
+			fields = append(fields, [2]string{"TLS", fmt.Sprintf("%s, %s issued by %s, until %s, %s", t.Version, t.Subject, t.Issuer,
+				t.NotAfter.Format(time.DateOnly), map[bool]string{true: "trusted", false: "not trusted"}[t.Verified])})
+		}
+		fields = append(fields, [2]string{"Greeting", orDash(c.Greeting)}, [2]string{"Capabilities", orDash(strings.Join(c.Capabilities, " "))})
+		for _, note := range c.Notes {
+			fields = append(fields, [2]string{"Note", note})
+		}
+		return s.printFields(fields)
+	})
+	if err == nil && !c.Ok {
+		return &unfinishedError{reason: fmt.Sprintf("endpoint %d does not work as configured", id)}
+	}
+	return err
 }
 
 func endpointsList(ctx context.Context, s *session, args []string) error {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -74,4 +75,56 @@ func endpointToAPI(e migration.Endpoint) api.Endpoint {
 		TlsMode:       api.TLSMode(e.TLSMode),
 		TlsSkipVerify: e.TLSSkipVerify,
 	}
+}
+
+// CheckEndpoint answers POST /endpoints/{id}/check.
+func (s *Server) CheckEndpoint(ctx context.Context, req api.CheckEndpointRequestObject) (api.CheckEndpointResponseObject, error) {
+	e, err := s.service.Endpoint(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	check, err := s.check(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return api.CheckEndpoint200JSONResponse(check), nil
+}
+
+// CheckEndpointInput answers POST /endpoint-checks.
+func (s *Server) CheckEndpointInput(ctx context.Context, req api.CheckEndpointInputRequestObject) (api.CheckEndpointInputResponseObject, error) {
+	e := endpointFromAPI(0, req.Body)
+	if err := e.Normalize(); err != nil {
+		return nil, err
+	}
+	check, err := s.check(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return api.CheckEndpointInput200JSONResponse(check), nil
+}
+
+func (s *Server) check(ctx context.Context, e migration.Endpoint) (api.EndpointCheck, error) {
+	if s.checkEndpoint == nil {
+		return api.EndpointCheck{}, errors.New("endpoint checks are not wired")
+	}
+	c := s.checkEndpoint(ctx, e)
+	out := api.EndpointCheck{Ok: c.Problem == "", Address: c.Address, ProblemKind: api.EndpointProblem(c.ServerFacts.Problem),
+		Problem: c.Problem, Advice: c.Advice, Greeting: c.Greeting, Capabilities: c.Capabilities, Notes: c.Notes,
+		TookMs: c.Took.Milliseconds()}
+	if out.ProblemKind == "" {
+		out.ProblemKind = api.EndpointProblemNone
+	}
+	if out.Capabilities == nil {
+		out.Capabilities = []string{}
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	if t := c.TLS; t != nil {
+		out.Tls = &api.TLSFacts{Version: t.Version, Subject: t.Subject, Issuer: t.Issuer, DnsNames: t.DNSNames, NotAfter: t.NotAfter, Verified: t.Verified}
+		if out.Tls.DnsNames == nil {
+			out.Tls.DnsNames = []string{}
+		}
+	}
+	return out, nil
 }

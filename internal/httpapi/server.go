@@ -25,7 +25,8 @@ const BasePath = "/api/v1"
 
 // Server implements the generated strict server interface on the domain.
 type Server struct {
-	service *migration.Service
+	service       *migration.Service
+	checkEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -49,6 +50,9 @@ type Options struct {
 	// Limits bound request bodies, timeouts and event streams; zero fields
 	// take the defaults.
 	Limits Limits
+	// CheckEndpoint connects to an endpoint's server without logging in
+	// (worker.CheckEndpoint); nil answers the endpoint checks with 500.
+	CheckEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
 }
 
 // methodNotAllowed answers 405 with the Allow header that RFC 9110
@@ -116,7 +120,7 @@ func NewHandler(opts Options) http.Handler {
 		r.Get(streamPath, streamEvents(opts.Service, opts.Events, make(streamSlots, limits.MaxEventStreams), opts.Metrics, logger))
 	}
 
-	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service}, nil, api.StrictHTTPServerOptions{
+	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service, checkEndpoint: opts.CheckEndpoint}, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc:  requestErrorHandler(logger),
 		ResponseErrorHandlerFunc: responseErrorHandler(logger),
 	})

@@ -154,9 +154,7 @@ func TestServerThatNeverGreetsTimesOut(t *testing.T) {
 
 func TestUnreachableHostIsTransient(t *testing.T) {
 	t.Parallel()
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close() // nothing listens there now
+	port := closedPort(t)
 	closed := Side{Server: Server{Host: "127.0.0.1", Port: port, Security: SecurityPlain}, Login: "a", Password: "pw"}
 	_, err := Migrate(context.Background(), Job{Source: closed, Destination: closed, Tuning: Tuning{Attempts: 1}})
 	if KindOf(err) != KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source a at 127.0.0.1:%d", port)) {

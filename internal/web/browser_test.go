@@ -15,4 +15,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("ProgressEvents", func(t *testing.T) { t.Parallel(); testProgressEvents(t, browser) })
 	t.Run("ManyAccounts", func(t *testing.T) { t.Parallel(); testManyAccounts(t, browser) })
 	t.Run("BulkActions", func(t *testing.T) { t.Parallel(); testBulkActions(t, browser) })
+	t.Run("EndpointCheck", func(t *testing.T) { t.Parallel(); testEndpointCheck(t, browser) })
 }

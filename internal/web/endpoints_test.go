@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // testEndpoints adds an endpoint through the form, edits it, and tries to
@@ -79,4 +80,30 @@ func testEndpoints(t *testing.T, browser context.Context) {
 func firstRowID(tb *tab, table string) string {
 	tb.t.Helper()
 	return evaluate[string](tb, `document.querySelector(`+quote(table+" tbody tr")+`).dataset.id`)
+}
+
+// testEndpointCheck: "Test connection" checks the server as the form holds
+// it, before it is saved: a self-signed server is named with the way out,
+// which then works.
+func testEndpointCheck(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash})
+	tb := openTab(t, browser, s)
+	tb.open("#/endpoints")
+	tb.fill(map[string]string{
+		"#endpoint-form [name=host]":     d.Host,
+		"#endpoint-form [name=port]":     fmt.Sprint(d.TLSPort),
+		"#endpoint-form [name=tls_mode]": "ssl",
+	})
+	tb.click(`#endpoint-form button[data-action="check"]`)
+	tb.waitText("#endpoint-check", "is not signed by an authority this machine trusts")
+	tb.waitText("#endpoint-check .advice", `tick "Accept any certificate"`)
+	tb.screenshot("endpoint-check-self-signed")
+	tb.click("#endpoint-skip-verify")
+	tb.click(`#endpoint-form button[data-action="check"]`)
+	tb.waitText("#endpoint-check", d.TLSAddr()+" works as configured")
+	tb.waitText("#endpoint-check", "not trusted")
+	if n := evaluate[int](tb, `document.querySelectorAll('#endpoint-list tr').length`); n != 0 {
+		t.Errorf("the check saved an endpoint: %d rows", n)
+	}
 }

@@ -5,7 +5,7 @@
 import { request } from './api.js';
 import { h, field, notice, confirmAction, dataTable } from './dom.js';
 import { flash, takeFlash } from './flash.js';
-import { TLSMode, fieldLimits } from './enums.js';
+import { TLSMode, EndpointProblem, fieldLimits } from './enums.js';
 
 const tlsModes = [
   [TLSMode.ssl, 'SSL/TLS (usually port 993)'],
@@ -86,6 +86,7 @@ function endpointForm(endpoint, save) {
   mode.value = endpoint?.tls_mode ?? 'ssl';
   const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
   const title = endpoint ? `Edit endpoint ${endpoint.id}` : 'Add an endpoint';
+  const checkResult = h('div', { id: 'endpoint-check', class: 'check-result', role: 'status', hidden: true });
   const form = h('form', { id: 'endpoint-form', class: 'card' },
     h('h2', { id: 'endpoint-form-title', text: title }),
     formMessage.el,
@@ -99,20 +100,58 @@ function endpointForm(endpoint, save) {
       h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
     h('div', { class: 'actions' },
       h('button', { class: 'primary', text: endpoint ? 'Save' : 'Add endpoint' }),
-      endpoint ? h('a', { class: 'button', href: '#/endpoints', text: 'Cancel' }) : null));
+      h('button', { type: 'button', 'data-action': 'check', text: 'Test connection', onclick: () => testConnection() }),
+      endpoint ? h('a', { class: 'button', href: '#/endpoints', text: 'Cancel' }) : null),
+    checkResult);
+  const input = () => ({
+    role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
+    tls_mode: mode.value, tls_skip_verify: skipVerify.checked,
+  });
+
+  // testConnection checks the server as the form holds it, saved or not.
+  async function testConnection() {
+    formMessage.clear();
+    if (!host.reportValidity()) return;
+    checkResult.hidden = false;
+    checkResult.setAttribute('aria-busy', 'true');
+    checkResult.replaceChildren(h('p', { text: `Connecting to ${host.value.trim()}…` }));
+    try {
+      showCheck(checkResult, await request('POST', '/endpoint-checks', input()));
+    } catch (err) {
+      checkResult.replaceChildren(h('p', { class: 'error-text', text: `The check did not run: ${err.message}` }));
+    }
+    checkResult.removeAttribute('aria-busy');
+  }
+
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
     formMessage.clear();
-    const input = {
-      role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
-      tls_mode: mode.value, tls_skip_verify: skipVerify.checked,
-    };
     try {
-      await save(input);
+      await save(input());
       if (!endpoint) form.reset();
+      checkResult.hidden = true;
     } catch (err) {
       formMessage.set('error', `Not saved: ${err.message}`);
     }
   });
   return form;
+}
+
+// showCheck draws an endpoint check: what works, or what is wrong and
+// what to do, then the server's greeting, certificate and capabilities.
+function showCheck(el, check) {
+  const facts = [];
+  if (check.tls) {
+    const t = check.tls;
+    facts.push(`${t.version}, certificate of ${t.subject || '(no name)'} issued by ${t.issuer || '(no name)'}, ` +
+      `valid until ${new Date(t.not_after).toLocaleDateString()}${t.verified ? ', trusted' : ', not trusted'}`);
+  }
+  if (check.greeting) facts.push(`Greeting: ${check.greeting}`);
+  if (check.capabilities.length) facts.push(`Capabilities before login: ${check.capabilities.join(' ')}`);
+  el.className = `check-result notice ${check.ok ? 'ok' : 'error'}`;
+  el.replaceChildren(
+    h('p', { 'data-kind': check.problem_kind, text: check.ok ? `${check.address} works as configured (${check.took_ms} ms).` : check.problem }),
+    check.ok ? null : h('p', { class: 'advice', text: check.advice }),
+    check.problem_kind === EndpointProblem.untrustedCertificate ? h('p', { class: 'muted', text: 'The "Accept any certificate" box is above.' }) : null,
+    h('ul', {}, [...check.notes, ...facts].map((line) => h('li', { text: line }))));
 }

@@ -46,6 +46,25 @@ export const LoginTestFilter = Object.freeze({
   untested: 'untested',
 });
 
+// EndpointProblem has the values of the API's EndpointProblem.
+export const EndpointProblem = Object.freeze({
+  none: 'none',
+  noSuchHost: 'no_such_host',
+  refused: 'refused',
+  unreachable: 'unreachable',
+  notTls: 'not_tls',
+  tlsExpected: 'tls_expected',
+  untrustedCertificate: 'untrusted_certificate',
+  certificateName: 'certificate_name',
+  certificateExpired: 'certificate_expired',
+  tlsFailed: 'tls_failed',
+  noGreeting: 'no_greeting',
+  notImap: 'not_imap',
+  greetingRefused: 'greeting_refused',
+  noStarttls: 'no_starttls',
+  loginDisabled: 'login_disabled',
+});
+
 // EventKind has the values of the API's EventKind.
 export const EventKind = Object.freeze({
   testOk: 'test.ok',
