@@ -14,10 +14,10 @@ LDFLAGS  := -X main.version=$(VERSION)
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST) | awk -F': ' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
-## run: build and start the service on http://127.0.0.1:8080 (private PostgreSQL unless DATABASE_URL is set)
+## run: build and start the service on http://127.0.0.1:8080, or LISTEN (make run LISTEN=127.0.0.1:9000; private PostgreSQL unless DATABASE_URL is set)
 run: build
 	@.ci/system-deps postgres
-	$(BIN) serve
+	$(BIN) serve $(if $(LISTEN),--listen $(LISTEN))
 
 ## test: run every test against real PostgreSQL and Dovecot servers and a real Chromium
 test:

@@ -16,4 +16,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("ManyAccounts", func(t *testing.T) { t.Parallel(); testManyAccounts(t, browser) })
 	t.Run("BulkActions", func(t *testing.T) { t.Parallel(); testBulkActions(t, browser) })
 	t.Run("EndpointCheck", func(t *testing.T) { t.Parallel(); testEndpointCheck(t, browser) })
+	t.Run("ServiceDown", func(t *testing.T) { t.Parallel(); testServiceDownAndEmptyTask(t, browser) })
 }

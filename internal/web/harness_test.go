@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,7 @@ type site struct {
 	sockets    []net.Conn
 	gets       map[string]int // GET requests by path
 	tokenInURL int            // event streams opened with the token in their URL
+	apiDown    bool           // API requests get their connection closed, as when the service is down
 }
 
 func startSite(t *testing.T, token string) *site {
@@ -101,15 +103,29 @@ func startSiteWith(t *testing.T, token string, opts servicetest.Options) *site {
 
 func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", strictCSP)
+	s.mu.Lock()
 	if r.Method == http.MethodGet {
-		s.mu.Lock()
 		s.gets[r.URL.Path]++
 		if r.URL.Query().Has("access_token") {
 			s.tokenInURL++
 		}
-		s.mu.Unlock()
+	}
+	down := s.apiDown && strings.HasPrefix(r.URL.Path, "/api/")
+	s.mu.Unlock()
+	if down {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
 	}
 	s.App.Handler.ServeHTTP(recordingHijacks{ResponseWriter: w, site: s}, r)
+}
+
+// setAPIDown makes the API unreachable (true) or reachable again.
+func (s *site) setAPIDown(down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apiDown = down
 }
 
 // tokenInURLCount is how many requests carried the token in their URL.

@@ -39,12 +39,33 @@ export function authHeaders() {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
+// serviceDown is the error of a request that got no answer.
+export const serviceDown = 'the service does not answer';
+
+let outageBanner = () => {};
+
+// setOutageBanner installs the function that shows (true) or hides
+// (false) the banner saying the service does not answer.
+export function setOutageBanner(show) {
+  outageBanner = show;
+}
+
 // fetchWithToken is fetch on an API path that handles 401 by asking for
-// the token and trying again; it gives up when the person cancels.
+// the token and trying again; it gives up when the person cancels. A
+// network failure (the service down or unreachable) shows the outage
+// banner until a request gets an answer again, and fails in words.
 export async function fetchWithToken(path, init = {}) {
   for (;;) {
     const sent = apiToken();
-    const resp = await fetch(apiBase + path, { ...init, headers: { ...init.headers, ...authHeaders() } });
+    let resp;
+    try {
+      resp = await fetch(apiBase + path, { ...init, headers: { ...init.headers, ...authHeaders() } });
+    } catch (err) {
+      if (err.name === 'AbortError') throw err;
+      outageBanner(true);
+      throw new ApiError(0, serviceDown);
+    }
+    outageBanner(resp.status === 502 || resp.status === 503 || resp.status === 504);
     if (resp.status !== 401) return resp;
     const token = await promptForToken(sent !== '');
     if (token === null) throw new ApiError(401, 'the service needs an API token');

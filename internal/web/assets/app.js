@@ -2,7 +2,7 @@
 // #/endpoints/ID) that draws one page at a time into <main>. Hash routes
 // keep the server simple: it serves one page at /.
 
-import { setTokenPrompt } from './api.js';
+import { setTokenPrompt, setOutageBanner, serviceDown } from './api.js';
 import { h, askToken } from './dom.js';
 import { endpointsPage } from './endpoints.js';
 import { tasksPage } from './tasks.js';
@@ -48,6 +48,20 @@ async function show() {
 }
 
 setTokenPrompt(askToken);
+
+// The outage banner: shown while requests get no answer, gone once one
+// does, and with it the errors the outage left in the page's notices.
+const outage = h('p', { class: 'outage', id: 'outage', role: 'alert', hidden: true,
+  text: 'The mailmigrate service does not answer. The page keeps trying and catches up by itself once it is back.' });
+document.body.prepend(outage);
+setOutageBanner((down) => {
+  if (outage.hidden === !down) return;
+  outage.hidden = !down;
+  if (down) return;
+  for (const stale of document.querySelectorAll('.notice.error')) {
+    if (stale.textContent.includes(serviceDown)) stale.hidden = true;
+  }
+});
 window.addEventListener('hashchange', () => {
   show();
   document.getElementById('main').focus({ preventScroll: true });

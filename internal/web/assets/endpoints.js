@@ -69,7 +69,8 @@ function endpointTable(endpoints, remove) {
       h('td', { class: 'wrap', text: endpoint.host }),
       h('td', { text: String(endpoint.port) }),
       h('td', {}, endpoint.tls_mode,
-        endpoint.tls_skip_verify ? h('span', { class: 'badge unsafe', title: 'any certificate is accepted', text: 'unsafe: certificate not checked' }) : null),
+        endpoint.tls_skip_verify ? h('span', { class: 'badge unsafe', title: 'any certificate is accepted', text: 'unsafe: certificate not checked' }) : null,
+        endpoint.tls_mode === TLSMode.plain ? h('span', { class: 'badge unsafe', title: 'passwords and mail cross the network unencrypted', text: 'unsafe: unencrypted' }) : null),
       h('td', { class: 'actions' },
         h('a', { class: 'button', href: `#/endpoints/${endpoint.id}`, 'aria-label': `Edit ${endpointName(endpoint)}`, text: 'Edit' }),
         h('button', { class: 'danger', 'aria-label': `Delete ${endpointName(endpoint)}`, text: 'Delete', onclick: () => remove(endpoint) })))));

@@ -7,7 +7,7 @@ import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataT
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
-import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, pollWhileBusy } from './tasks.js';
+import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy } from './tasks.js';
 import { AccountState, EventKind, LoginTestFilter, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 
@@ -16,7 +16,10 @@ const maxLogLines = 2000;
 
 export async function taskPage(main, taskId, keepAlive) {
   const message = notice();
-  const summary = h('section', { id: 'task-summary', 'aria-live': 'polite' });
+  const summary = h('section', { id: 'task-summary' });
+  // Only a change of the task's state is announced: the figures change
+  // every second and would drown a screen reader.
+  const announcer = h('p', { class: 'visually-hidden', id: 'task-announcer', 'aria-live': 'polite' });
   const accounts = h('div', { class: 'table-wrap', id: 'accounts' });
   const bulk = h('div', { id: 'bulk-actions', class: 'actions bulk', hidden: true });
   const log = eventLog();
@@ -26,7 +29,7 @@ export async function taskPage(main, taskId, keepAlive) {
     () => drawBulk());
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ` / task ${taskId}`),
-    summary, message.el,
+    summary, announcer, message.el,
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
       shownAccounts.controls, bulk, accounts, shownAccounts.pager),
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
@@ -47,7 +50,9 @@ export async function taskPage(main, taskId, keepAlive) {
     if (page.items.length === 0 && shownAccounts.emptyPage()) page = await requestPage(shownAccounts.path());
     if (stopped) return;
     const list = page.items;
+    if (shown && shown.task.state !== task.state) announcer.textContent = `${task.name || `Task ${task.id}`} is ${stateLabel(task.state)}.`;
     shown = { task, list, total: page.total };
+    document.title = tabTitle(task);
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
@@ -93,7 +98,16 @@ export async function taskPage(main, taskId, keepAlive) {
     onStatus: log.status,
     onReconnect: () => refreshSoon.call(),
   });
-  keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); });
+  keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
+}
+
+// tabTitle names the task in the browser's tab, with how far its run is
+// while it runs: a person in another tab sees it move.
+function tabTitle(task) {
+  const name = task.name || `task ${task.id}`;
+  if (!runningStates.has(task.state) || task.accounts.total === 0) return `${name} — mailmigrate`;
+  const done = finishedAccounts(task.accounts);
+  return `${Math.floor((100 * done) / task.accounts.total)}% · ${name} — mailmigrate`;
 }
 
 const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`;
@@ -124,7 +138,7 @@ function taskSummary(task, endpoints, message, after) {
       } else {
         await after();
       }
-    }), reportLink(task.id)),
+    }), reportLink(task.id, task.accounts.total)),
     h('div', { class: 'actions toolbar', id: 'follow-up' }, followUps(task, message, after)),
   ];
 }
@@ -157,7 +171,11 @@ function fact(term, value, id) {
 
 // reportLink downloads the CSV report. A plain link cannot send the API
 // token, so when there is one the file is fetched and handed over as a blob.
-function reportLink(taskId) {
+// A task without accounts has no report yet.
+function reportLink(taskId, accounts) {
+  if (accounts === 0) {
+    return h('button', { id: 'report-link', disabled: true, title: 'Add accounts first', text: 'Download report (CSV)' });
+  }
   const path = `/tasks/${taskId}/report.csv`;
   return h('a', {
     class: 'button', id: 'report-link', href: apiBase + path, download: `task-${taskId}-report.csv`, text: 'Download report (CSV)',

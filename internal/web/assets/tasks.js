@@ -29,11 +29,13 @@ export function finishedAccounts(counts) {
 // after(verb, ok) runs once the service has answered, ok when it agreed.
 export function taskActions(task, message, after) {
   const busy = runningStates.has(task.state);
+  const empty = task.accounts.total === 0;
   const act = (verb, label) => h('button', {
     class: verb === 'run' ? 'primary' : '',
     'data-action': verb,
     'aria-label': `${label} ${task.name || `task ${task.id}`}`,
-    disabled: (verb === 'cancel') !== busy,
+    disabled: verb === 'cancel' ? !busy : busy || empty,
+    title: verb !== 'cancel' && empty ? 'Add accounts first' : undefined,
     text: label,
     onclick: () => taskAction(task, verb, message, after),
   });
