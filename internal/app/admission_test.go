@@ -33,7 +33,7 @@ func TestWaitingAccountsCostNothing(t *testing.T) {
 	ctx := context.Background()
 	mute := imaptest.StartMute(t)
 	src := createEndpoint(t, s, mute.Host, mute.Port)
-	taskID := createTask(t, s, src, src, `{"parallel_accounts": 2}`)
+	taskID := createTask(t, s, src, createEndpoint(t, s, mute.Host, mute.Port), `{"parallel_accounts": 2}`)
 	var csv strings.Builder
 	const accounts = 10_000
 	for i := range accounts {

@@ -18,7 +18,7 @@ func TestAccountsListFiltersAndReadsEveryPage(t *testing.T) {
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
 	ep := u.id("endpoints", "create", "--host", "imap.example", "--tls-mode", "ssl")
-	task := u.id("tasks", "create", "--source", ep, "--destination", ep)
+	task := u.id("tasks", "create", "--source", ep, "--destination", u.id("endpoints", "create", "--host", "imap.new.example"))
 	var csv strings.Builder
 	for i := range 2500 {
 		fmt.Fprintf(&csv, "user%04d,pw\n", i)

@@ -23,7 +23,8 @@ func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
 		t.Errorf("endpoint after update --port: %+v", endpoint)
 	}
 
-	task := u.id("tasks", "create", "--name", "n", "--source", ep, "--destination", ep,
+	dst := u.id("endpoints", "create", "--host", "imap.new.example")
+	task := u.id("tasks", "create", "--name", "n", "--source", ep, "--destination", dst,
 		"--include-folder", "^INBOX", "--include-folder", "^Archive", "--folder-map", "Sent Items=Sent", "--since", "2024-01-01")
 	u.ok("tasks", "update", task, "--name", "renamed", "--include-folder", "^Projects")
 	var got api.Task
@@ -49,6 +50,7 @@ func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
 
 	u.ok("tasks", "delete", task)
 	u.ok("endpoints", "delete", ep)
+	u.ok("endpoints", "delete", dst)
 	if out := u.ok("endpoints", "list", "--output", "json"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("endpoints after delete: %s", out)
 	}

@@ -20,7 +20,8 @@ func TestRunWithAWrongPasswordExitsNonZero(t *testing.T) {
 	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b", "carol": "c"}})
 	u := newUser(t, svc)
 	ep := u.id("endpoints", "create", "--host", d.Host, "--port", strconv.Itoa(d.Port), "--tls-mode", "plain")
-	task := u.id("tasks", "create", "--source", ep, "--destination", ep)
+	dst := u.id("endpoints", "create", "--host", d.Host, "--port", strconv.Itoa(d.Port), "--tls-mode", "plain")
+	task := u.id("tasks", "create", "--source", ep, "--destination", dst)
 	u.stdin = "alice,a,carol,c\nbob,wrong,carol,c\n"
 	u.ok("accounts", "import", task, "-")
 
@@ -80,7 +81,7 @@ func TestErrorsAndUsage(t *testing.T) {
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
 	ep := u.id("endpoints", "create", "--host", "imap.example", "--tls-mode", "ssl")
-	task := u.id("tasks", "create", "--source", ep, "--destination", ep)
+	task := u.id("tasks", "create", "--source", ep, "--destination", u.id("endpoints", "create", "--host", "imap.new.example"))
 	tests := []struct {
 		args       []string
 		wantCode   int
@@ -125,7 +126,8 @@ func TestAccountPasswordsAreReadNotPrinted(t *testing.T) {
 	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": alicePassword, "bob": bobPassword}})
 	u := newUser(t, svc)
 	ep := u.id("endpoints", "create", "--host", d.Host, "--port", strconv.Itoa(d.Port), "--tls-mode", "plain")
-	task := u.id("tasks", "create", "--source", ep, "--destination", ep)
+	dst := u.id("endpoints", "create", "--host", d.Host, "--port", strconv.Itoa(d.Port), "--tls-mode", "plain")
+	task := u.id("tasks", "create", "--source", ep, "--destination", dst)
 	u.stdin = alicePassword + "\n"
 	u.env["MAILMIGRATE_DESTINATION_PASSWORD"] = bobPassword
 	account := u.id("accounts", "create", task, "--source-login", "alice", "--source-password-file", "-", "--destination-login", "bob")

@@ -26,7 +26,7 @@ func TestTokenIsSentOnEveryRequest(t *testing.T) {
 
 	// An endpoint nobody listens on: the login test fails at once.
 	ep := u.id("endpoints", "create", "--host", "127.0.0.1", "--port", "1", "--tls-mode", "plain")
-	task := u.id("tasks", "create", "--source", ep, "--destination", ep)
+	task := u.id("tasks", "create", "--source", ep, "--destination", u.id("endpoints", "create", "--host", "127.0.0.1", "--port", "1", "--tls-mode", "plain"))
 	u.env["MAILMIGRATE_SOURCE_PASSWORD"] = "pw"
 	u.id("accounts", "create", task, "--source-login", "alice")
 	if got := u.run("tasks", "test", task, "--follow"); got.code != 1 || !strings.Contains(got.stdout, "test.failed") {

@@ -105,7 +105,7 @@ func TestRunWithAWrongPasswordFailsThatAccount(t *testing.T) {
 	s.startWorkers(t, 4)
 	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a", "bob": "b", "carol": "c"}})
 	ep := s.createEndpoint(t, api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain})
-	taskID := s.createTask(t, ep, ep)
+	taskID := s.createTask(t, ep, s.createEndpoint(t, api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain}))
 	s.importCSV(t, taskID, "alice,a,carol,c\nbob,wrong,carol,c\n")
 	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", taskID), ""); got.status != http.StatusAccepted {
 		t.Fatalf("POST run: %d %s", got.status, got.body)

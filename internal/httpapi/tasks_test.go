@@ -81,8 +81,9 @@ func TestTaskValidation(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	src := s.createEndpoint(t, oldServer)
+	dst := s.createEndpoint(t, api.EndpointInput{Host: "imap.new.example", TlsMode: api.TLSModeSsl})
 	ok := func(options string) string {
-		return fmt.Sprintf(`{"source_endpoint_id":%d,"destination_endpoint_id":%d,"options":%s}`, src, src, options)
+		return fmt.Sprintf(`{"source_endpoint_id":%d,"destination_endpoint_id":%d,"options":%s}`, src, dst, options)
 	}
 	for body, want := range map[string]string{
 		`{"destination_endpoint_id":1}`:                                             "source_endpoint_id must name an endpoint",
@@ -94,7 +95,8 @@ func TestTaskValidation(t *testing.T) {
 		ok(`{"max_message_bytes":-1}`):                                              "options.max_message_bytes must be 0 (no limit) or more",
 		ok(`{"since":"31.01.2024"}`):                                                "options.since must be a date like 2024-01-31",
 		ok(`{"folder_map":{"":"x"}}`):                                               `options.folder_map entry "" → "x": folder names must be non-empty UTF-8 of at most 1024 bytes without control characters`,
-		fmt.Sprintf(`{"name":"%s","source_endpoint_id":%d,"destination_endpoint_id":%d}`, strings.Repeat("n", 1025), src, src): "name must be at most 1024 bytes",
+		fmt.Sprintf(`{"name":"%s","source_endpoint_id":%d,"destination_endpoint_id":%d}`, strings.Repeat("n", 1025), src, dst): "name must be at most 1024 bytes",
+		fmt.Sprintf(`{"source_endpoint_id":%d,"destination_endpoint_id":%d}`, src, src):                                        "destination_endpoint_id must differ from source_endpoint_id (to move mailboxes within one server, register it twice)",
 	} {
 		wantText(t, s.do(t, "POST", "/tasks", body), http.StatusBadRequest, want)
 	}

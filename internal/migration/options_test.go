@@ -196,7 +196,7 @@ func TestTaskSpecNormalize(t *testing.T) {
 		wantErr string
 	}{
 		{"minimal", spec("", 1, 2, TaskOptions{}), ""},
-		{"same endpoint on both sides", spec("move mailboxes", 3, 3, TaskOptions{}), ""},
+		{"same endpoint on both sides", spec("move mailboxes", 3, 3, TaskOptions{}), "destination_endpoint_id must differ from source_endpoint_id (to move mailboxes within one server, register it twice)"},
 		{"longest name", spec(strings.Repeat("n", MaxLabelBytes), 1, 2, TaskOptions{}), ""},
 		{"name too long", spec(strings.Repeat("n", MaxLabelBytes+1), 1, 2, TaskOptions{}), "name must be at most 1024 bytes"},
 		{"name not UTF-8", spec("\xc3", 1, 2, TaskOptions{}), "name must be valid UTF-8"},

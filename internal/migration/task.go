@@ -92,6 +92,11 @@ func (s *TaskSpec) Normalize() error {
 	if s.DestinationEndpointID <= 0 {
 		return invalid("destination_endpoint_id", "must name an endpoint")
 	}
+	if s.DestinationEndpointID == s.SourceEndpointID {
+		// Most likely a slip of the form; moving mailboxes within one
+		// server takes two endpoints on it, whose labels tell them apart.
+		return invalid("destination_endpoint_id", "must differ from source_endpoint_id (to move mailboxes within one server, register it twice)")
+	}
 	return s.Options.Normalize()
 }
 

@@ -101,7 +101,8 @@ func testBulkActions(t *testing.T, browser context.Context) {
 	// Nothing listens on port 1: the retried accounts fail to connect and
 	// wait for their next retry, far beyond the test.
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "127.0.0.1", Port: 1, TlsMode: api.TLSModePlain})
-	taskID := s.createTask(t, "bulk", src, src)
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "127.0.0.1", Port: 2, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "bulk", src, dst)
 	var csv strings.Builder
 	for i := range 120 {
 		fmt.Fprintf(&csv, "user%03d,pw\n", i)

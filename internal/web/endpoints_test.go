@@ -56,7 +56,7 @@ func testEndpoints(t *testing.T, browser context.Context) {
 
 	// A task uses it: the service refuses, and the page says why.
 	epID, _ := strconv.ParseInt(id, 10, 64)
-	s.createTask(t, "uses it", epID, epID)
+	s.createTask(t, "uses it", epID, s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", TlsMode: api.TLSModeSsl}))
 	tb.click(`#endpoint-list tr[data-id="` + id + `"] button.danger`)
 	tb.confirm("Delete endpoint old provider (mail.new.example:143)?", true)
 	tb.waitText(".notice.error", "Endpoint old provider (mail.new.example:143) was not deleted: endpoint is used by 1 task.")

@@ -18,7 +18,8 @@ import (
 func testTokenPrompt(t *testing.T, browser context.Context) {
 	s := startSite(t, "s3cret-token")
 	ep := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", TlsMode: api.TLSModeSsl})
-	taskID := s.createTask(t, "with a token", ep, ep)
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", TlsMode: api.TLSModeSsl})
+	taskID := s.createTask(t, "with a token", ep, dst)
 
 	tb := openTab(t, browser, s)
 	tb.run(chromedp.Navigate(tb.site.front + "/#/endpoints")) // not open: the page waits behind the dialog
