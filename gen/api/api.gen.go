@@ -575,6 +575,30 @@ type TaskOptions struct {
 	Since string `json:"since,omitempty"`
 }
 
+// TaskRun defines model for TaskRun.
+type TaskRun struct {
+	// Accounts Accounts the pass queued.
+	Accounts                    int   `json:"accounts"`
+	AccountsCanceled            int   `json:"accounts_canceled"`
+	AccountsCompleted           int   `json:"accounts_completed"`
+	AccountsCompletedWithErrors int   `json:"accounts_completed_with_errors"`
+	AccountsFailed              int   `json:"accounts_failed"`
+	BytesCopied                 int64 `json:"bytes_copied"`
+
+	// EndedAt null while it runs.
+	EndedAt         *time.Time `json:"ended_at"`
+	MessagesCopied  int64      `json:"messages_copied"`
+	MessagesFailed  int64      `json:"messages_failed"`
+	MessagesSkipped int64      `json:"messages_skipped"`
+
+	// Pass 1 for the task's first run, then 2, 3, …
+	Pass      int       `json:"pass"`
+	StartedAt time.Time `json:"started_at"`
+
+	// State How it ended; null while it runs.
+	State *TaskState `json:"state"`
+}
+
 // TaskState `idle` until first run; `queued`, `running`, `testing` and `canceling`
 // are the running states; a run ends `completed`,
 // `completed_with_errors`, `failed` or `canceled`, and any of those can
@@ -1045,6 +1069,17 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 	RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTaskRuns The task's passes, first first.
+	//
+	// Each run of the task (of every account, some, or one) is a pass
+	// with a record of its own: the first copy, the re-runs, the delta on
+	// cut-over day. A re-run does not replace what an earlier pass did.
+	// The figures of a pass come from its accounts: live while it runs,
+	// kept as they were when it ended.
+	//
+	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
+	ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TestTaskWithBody Test the logins of every account, on both sides, in the background.
 	//
@@ -1682,6 +1717,27 @@ func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, contentType str
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 func (c *Client) RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRunTaskRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTaskRuns The task's passes, first first.
+//
+// Each run of the task (of every account, some, or one) is a pass
+// with a record of its own: the first copy, the re-runs, the delta on
+// cut-over day. A re-run does not replace what an earlier pass did.
+// The figures of a pass come from its accounts: live while it runs,
+// kept as they were when it ended.
+//
+// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
+func (c *Client) ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTaskRunsRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -2806,6 +2862,40 @@ func NewRunTaskRequestWithBody(server string, id TaskID, contentType string, bod
 	return req, nil
 }
 
+// NewListTaskRunsRequest constructs an http.Request for the ListTaskRuns method
+func NewListTaskRunsRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/runs", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewTestTaskRequest calls the generic TestTask builder with application/json body
 func NewTestTaskRequest(server string, id TaskID, body TestTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3211,6 +3301,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 	RunTaskWithResponse(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
+
+	// ListTaskRunsWithResponse The task's passes, first first.
+	//
+	// Each run of the task (of every account, some, or one) is a pass
+	// with a record of its own: the first copy, the re-runs, the delta on
+	// cut-over day. A re-run does not replace what an earlier pass did.
+	// The figures of a pass come from its accounts: live while it runs,
+	// kept as they were when it ended.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
+	ListTaskRunsWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsResponse, error)
 
 	// TestTaskWithBodyWithResponse Test the logins of every account, on both sides, in the background.
 	//
@@ -4177,6 +4280,47 @@ func (r RunTaskResponse) ContentType() string {
 	return ""
 }
 
+type ListTaskRunsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]TaskRun
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTaskRunsResponse) GetJSON200() *[]TaskRun {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTaskRunsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTaskRunsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTaskRunsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTaskRunsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type TestTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4729,6 +4873,25 @@ func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID
 		return nil, err
 	}
 	return ParseRunTaskResponse(rsp)
+}
+
+// ListTaskRunsWithResponse The task's passes, first first.
+//
+// Each run of the task (of every account, some, or one) is a pass
+// with a record of its own: the first copy, the re-runs, the delta on
+// cut-over day. A re-run does not replace what an earlier pass did.
+// The figures of a pass come from its accounts: live while it runs,
+// kept as they were when it ended.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
+func (c *ClientWithResponses) ListTaskRunsWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsResponse, error) {
+	rsp, err := c.ListTaskRuns(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTaskRunsResponse(rsp)
 }
 
 // TestTaskWithBodyWithResponse Test the logins of every account, on both sides, in the background.
@@ -5338,6 +5501,32 @@ func ParseRunTaskResponse(rsp *http.Response) (*RunTaskResponse, error) {
 	return response, nil
 }
 
+// ParseListTaskRunsResponse parses an HTTP response from a ListTaskRunsWithResponse call
+func ParseListTaskRunsResponse(rsp *http.Response) (*ListTaskRunsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTaskRunsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []TaskRun
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseTestTaskResponse parses an HTTP response from a TestTaskWithResponse call
 func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5438,6 +5627,9 @@ type ServerInterface interface {
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
 	RunTask(w http.ResponseWriter, r *http.Request, id TaskID)
+	// ListTaskRuns The task's passes, first first.
+	// (GET /tasks/{id}/runs)
+	ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID)
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -5588,6 +5780,12 @@ func (_ Unimplemented) GetTaskReport(w http.ResponseWriter, r *http.Request, id 
 // RunTask Migrate every account of the task in the background.
 // (POST /tasks/{id}/run)
 func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ListTaskRuns The task's passes, first first.
+// (GET /tasks/{id}/runs)
+func (_ Unimplemented) ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -6329,6 +6527,32 @@ func (siw *ServerInterfaceWrapper) RunTask(w http.ResponseWriter, r *http.Reques
 	handler.ServeHTTP(w, r)
 }
 
+// ListTaskRuns operation middleware
+func (siw *ServerInterfaceWrapper) ListTaskRuns(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListTaskRuns(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // TestTask operation middleware
 func (siw *ServerInterfaceWrapper) TestTask(w http.ResponseWriter, r *http.Request) {
 
@@ -6536,6 +6760,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/run", wrapper.RunAccount)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/runs", wrapper.ListTaskRuns)
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
@@ -8286,6 +8513,72 @@ func (response RunTask500TextResponse) VisitRunTaskResponse(w http.ResponseWrite
 	return err
 }
 
+type ListTaskRunsRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type ListTaskRunsResponseObject interface {
+	VisitListTaskRunsResponse(w http.ResponseWriter) error
+}
+
+type ListTaskRuns200JSONResponse []TaskRun
+
+func (response ListTaskRuns200JSONResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskRuns400TextResponse BadRequestTextResponse
+
+func (response ListTaskRuns400TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskRuns401TextResponse UnauthorizedTextResponse
+
+func (response ListTaskRuns401TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskRuns404TextResponse NotFoundTextResponse
+
+func (response ListTaskRuns404TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskRuns500TextResponse StoreErrorTextResponse
+
+func (response ListTaskRuns500TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type TestTaskRequestObject struct {
 	Id   TaskID `json:"id"`
 	Body *TestTaskJSONRequestBody
@@ -8438,6 +8731,9 @@ type StrictServerInterface interface {
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
 	RunTask(ctx context.Context, request RunTaskRequestObject) (RunTaskResponseObject, error)
+	// ListTaskRuns The task's passes, first first.
+	// (GET /tasks/{id}/runs)
+	ListTaskRuns(ctx context.Context, request ListTaskRunsRequestObject) (ListTaskRunsResponseObject, error)
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(ctx context.Context, request TestTaskRequestObject) (TestTaskResponseObject, error)
@@ -9163,6 +9459,32 @@ func (sh *strictHandler) RunTask(w http.ResponseWriter, r *http.Request, id Task
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(RunTaskResponseObject); ok {
 		if err := validResponse.VisitRunTaskResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListTaskRuns operation middleware
+func (sh *strictHandler) ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request ListTaskRunsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTaskRuns(ctx, request.(ListTaskRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTaskRuns")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListTaskRunsResponseObject); ok {
+		if err := validResponse.VisitListTaskRunsResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -42,6 +42,7 @@ type Account struct {
 	RunNotBefore         pgtype.Timestamptz
 	TestState            pgtype.Text
 	TestGeneration       int64
+	RunPass              pgtype.Int4
 }
 
 type AccountView struct {
@@ -144,4 +145,21 @@ type Task struct {
 	TestsTotal            int32
 	TestsDone             int32
 	TestsFailed           int32
+}
+
+type TaskRun struct {
+	TaskID             int64
+	Pass               int32
+	Accounts           int32
+	StartedAt          pgtype.Timestamptz
+	EndedAt            pgtype.Timestamptz
+	State              pgtype.Text
+	AccountsCompleted  int32
+	AccountsWithErrors int32
+	AccountsFailed     int32
+	AccountsCanceled   int32
+	MessagesCopied     int64
+	MessagesSkipped    int64
+	MessagesFailed     int64
+	BytesCopied        int64
 }

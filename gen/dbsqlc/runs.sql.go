@@ -14,14 +14,15 @@ import (
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
-    run_admitted = false, run_not_before = NULL,
-    run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END,
-    run_resumed = NOT $1::bool
-WHERE task_id = $2 AND id = $3
+    run_admitted = false, run_not_before = NULL, run_pass = coalesce($1::int, run_pass),
+    run_retries = CASE WHEN $2::bool THEN 0 ELSE run_retries END,
+    run_resumed = NOT $2::bool
+WHERE task_id = $3 AND id = $4
 RETURNING id, run_generation, source_login
 `
 
 type AccountQueueParams struct {
+	Pass   pgtype.Int4
 	NewRun bool
 	TaskID int64
 	ID     int64
@@ -34,9 +35,14 @@ type AccountQueueRow struct {
 }
 
 // Queues one account of a task to wait for admission; a new run (not a
-// takeover) counts its retries from zero again.
+// takeover) counts its retries from zero again and joins pass.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
-	row := q.db.QueryRow(ctx, accountQueue, arg.NewRun, arg.TaskID, arg.ID)
+	row := q.db.QueryRow(ctx, accountQueue,
+		arg.Pass,
+		arg.NewRun,
+		arg.TaskID,
+		arg.ID,
+	)
 	var i AccountQueueRow
 	err := row.Scan(&i.ID, &i.RunGeneration, &i.SourceLogin)
 	return i, err
@@ -295,11 +301,12 @@ const accountsQueue = `-- name: AccountsQueue :execrows
 
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
-    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $1 AND id = ANY ($2::bigint[])
+    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1
+WHERE task_id = $2 AND id = ANY ($3::bigint[])
 `
 
 type AccountsQueueParams struct {
+	Pass   pgtype.Int4
 	TaskID int64
 	Ids    []int64
 }
@@ -310,7 +317,7 @@ type AccountsQueueParams struct {
 // serializes the limit checks of all processes.
 // Queues the given accounts of a task to wait for admission.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsQueue, arg.TaskID, arg.Ids)
+	result, err := q.db.Exec(ctx, accountsQueue, arg.Pass, arg.TaskID, arg.Ids)
 	if err != nil {
 		return 0, err
 	}

@@ -156,3 +156,24 @@ func taskToAPI(t migration.Task) api.Task {
 		FinishedAt: t.FinishedAt,
 	}
 }
+
+// ListTaskRuns answers GET /tasks/{id}/runs.
+func (s *Server) ListTaskRuns(ctx context.Context, req api.ListTaskRunsRequestObject) (api.ListTaskRunsResponseObject, error) {
+	passes, err := s.service.Passes(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListTaskRuns200JSONResponse, len(passes))
+	for i, p := range passes {
+		f := p.Figures
+		out[i] = api.TaskRun{Pass: p.Number, Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
+			AccountsCompleted: f.Completed, AccountsCompletedWithErrors: f.CompletedWithErrors,
+			AccountsFailed: f.Failed, AccountsCanceled: f.Canceled,
+			MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed}
+		if p.State != "" {
+			state := api.TaskState(p.State)
+			out[i].State = &state
+		}
+	}
+	return out, nil
+}

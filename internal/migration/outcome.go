@@ -111,8 +111,8 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 			e.blame(r.Source)
 		}
 	case f.Unchanged:
-		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d messages)",
-			r.Source.Login, f.Source, f.Destination, f.SourceMessages)
+		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d %s)",
+			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))
 	default:
 		e.Message = fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
 			r.Source.Login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages)
@@ -224,15 +224,16 @@ func RetryEvent(failed Event, n, retries int, delay time.Duration) Event {
 	return failed
 }
 
-// RunStartedEvent opens the run of a task's accounts.
-func RunStartedEvent(taskID, accounts int64) Event {
-	return Event{Kind: EventRunStarted, TaskID: taskID, Message: fmt.Sprintf("run started: %d %s", accounts, plural(int(accounts), "account", "accounts"))}
+// RunStartedEvent opens pass number pass, a run of accounts of a task.
+func RunStartedEvent(taskID int64, pass int, accounts int64) Event {
+	return Event{Kind: EventRunStarted, TaskID: taskID,
+		Message: fmt.Sprintf("run started: pass %d, %d %s", pass, accounts, plural(int(accounts), "account", "accounts"))}
 }
 
 // AccountRunStartedEvent opens the run of one account again.
-func AccountRunStartedEvent(taskID, accountID int64, login string) Event {
+func AccountRunStartedEvent(taskID, accountID int64, pass int, login string) Event {
 	return Event{Kind: EventRunStarted, TaskID: taskID, AccountID: accountID, Login: login,
-		Message: fmt.Sprintf("run started: account %s again", login)}
+		Message: fmt.Sprintf("run started: pass %d, account %s again", pass, login)}
 }
 
 // LostTestOutcome fails on both sides the connection test that a dead

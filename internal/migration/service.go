@@ -9,6 +9,7 @@ type Store interface {
 	AccountStore
 	JobStore
 	EventStore
+	PassStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

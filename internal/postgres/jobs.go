@@ -82,10 +82,14 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n); err != nil {
 			return err
 		}
-		if _, err := q.AccountsQueue(ctx, dbsqlc.AccountsQueueParams{TaskID: taskID, Ids: ids}); err != nil {
+		pass, err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Accounts: int32(n)})
+		if err != nil {
 			return err
 		}
-		if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int64(n))); err != nil {
+		if _, err := q.AccountsQueue(ctx, dbsqlc.AccountsQueueParams{TaskID: taskID, Ids: ids, Pass: pgtype.Int4{Int32: pass, Valid: true}}); err != nil {
+			return err
+		}
+		if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int(pass), int64(n))); err != nil {
 			return err
 		}
 		return s.admit(ctx, tx, q)
@@ -103,11 +107,15 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1); err != nil {
 			return err
 		}
-		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true})
+		pass, err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Accounts: 1})
 		if err != nil {
 			return err
 		}
-		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, a.SourceLogin)); err != nil {
+		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true, Pass: pgtype.Int4{Int32: pass, Valid: true}})
+		if err != nil {
+			return err
+		}
+		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, int(pass), a.SourceLogin)); err != nil {
 			return err
 		}
 		return s.admit(ctx, tx, q)

@@ -102,6 +102,17 @@ func testTaskRun(t *testing.T, browser context.Context) {
 		t.Errorf("report link %q", href)
 	}
 	tb.screenshot("task-completed")
+
+	// A second pass finds nothing new, and the first keeps its figures.
+	tb.waitText(`#pass-list tr[data-pass="1"]`, "2: 2 completed")
+	firstPass := tb.text(`#pass-list tr[data-pass="1"]`)
+	tb.click(`#task-summary button[data-action="run"]`)
+	tb.waitText(`#pass-list tr[data-pass="2"]`, "completed0 messages")
+	tb.waitText(`#pass-list tr[data-pass="all"]`, "All")
+	if again := tb.text(`#pass-list tr[data-pass="1"]`); again != firstPass || strings.Contains(firstPass, "completed0 messages") {
+		t.Errorf("pass 1 reads %q after pass 2, was %q", again, firstPass)
+	}
+	tb.screenshot("task-passes")
 	tb.phoneWidth()
 	tb.screenshot("task-completed-phone")
 

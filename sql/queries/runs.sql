@@ -7,15 +7,15 @@
 -- Queues the given accounts of a task to wait for admission.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
-    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now()
+    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass
 WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a
--- takeover) counts its retries from zero again.
+-- takeover) counts its retries from zero again and joins pass.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
-    run_admitted = false, run_not_before = NULL,
+    run_admitted = false, run_not_before = NULL, run_pass = coalesce(sqlc.narg('pass')::int, run_pass),
     run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END,
     run_resumed = NOT @new_run::bool
 WHERE task_id = @task_id AND id = @id

@@ -22,6 +22,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const announcer = h('p', { class: 'visually-hidden', id: 'task-announcer', 'aria-live': 'polite' });
   const accounts = h('div', { class: 'table-wrap', id: 'accounts' });
   const bulk = h('div', { id: 'bulk-actions', class: 'actions bulk', hidden: true });
+  const passes = h('section', { id: 'passes', 'aria-labelledby': 'passes-title', hidden: true });
   const log = eventLog();
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
@@ -32,6 +33,7 @@ export async function taskPage(main, taskId, keepAlive) {
     summary, announcer, message.el,
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
       shownAccounts.controls, bulk, accounts, shownAccounts.pager),
+    passes,
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
     log.section);
 
@@ -46,7 +48,8 @@ export async function taskPage(main, taskId, keepAlive) {
   // calls that come while one runs are folded into one more.
   const refresh = coalesce(async () => {
     clearTimeout(timer);
-    let [task, page] = await Promise.all([request('GET', `/tasks/${taskId}`), requestPage(shownAccounts.path())]);
+    let [task, page, runs] = await Promise.all([request('GET', `/tasks/${taskId}`), requestPage(shownAccounts.path()),
+      request('GET', `/tasks/${taskId}/runs`)]);
     if (page.items.length === 0 && shownAccounts.emptyPage()) page = await requestPage(shownAccounts.path());
     if (stopped) return;
     const list = page.items;
@@ -55,6 +58,7 @@ export async function taskPage(main, taskId, keepAlive) {
     document.title = tabTitle(task);
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
+    showPasses(passes, runs);
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
     drawBulk();
@@ -221,6 +225,30 @@ function accountTable(task, list, view, folders, message, after, edit) {
           onclick: () => deleteAccount(task, account, message, after) })))));
   table.querySelector('thead th').replaceChildren(tickAll);
   return table;
+}
+
+// showPasses lists the task's runs, each with its own figures, and their
+// sum: the first copy stays in view after the cut-over delta.
+function showPasses(section, runs) {
+  section.hidden = runs.length === 0;
+  if (runs.length === 0) return;
+  const sum = (key) => runs.reduce((total, r) => total + r[key], 0);
+  const duration = (r) => {
+    const seconds = Math.round(((r.ended_at ? Date.parse(r.ended_at) : Date.now()) - Date.parse(r.started_at)) / 1000);
+    return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  };
+  const accounts = (r) => [`${r.accounts_completed} completed`, r.accounts_completed_with_errors ? `${r.accounts_completed_with_errors} with errors` : '',
+    r.accounts_failed ? `${r.accounts_failed} failed` : '', r.accounts_canceled ? `${r.accounts_canceled} canceled` : ''].filter(Boolean).join(', ');
+  const row = (cells, attrs = {}) => h('tr', attrs, cells.map((c) => h('td', { text: c })));
+  const table = dataTable('pass-list', ['Pass', 'Started', 'Took', 'State', 'Accounts', 'Copied', 'Skipped / failed'],
+    runs.map((r) => row([String(r.pass), formatTime(r.started_at), duration(r), r.state ? stateLabel(r.state) : 'running',
+      `${r.accounts}: ${accounts(r)}`, `${r.messages_copied} messages, ${formatBytes(r.bytes_copied)}`,
+      `${r.messages_skipped} / ${r.messages_failed}`], { 'data-pass': r.pass })));
+  if (runs.length > 1) {
+    table.querySelector('tbody').append(row(['All', '', '', '', '', `${sum('messages_copied')} messages, ${formatBytes(sum('bytes_copied'))}`,
+      `${sum('messages_skipped')} / ${sum('messages_failed')}`], { class: 'total', 'data-pass': 'all' }));
+  }
+  section.replaceChildren(h('h2', { id: 'passes-title', text: 'Passes' }), h('div', { class: 'table-wrap' }, table));
 }
 
 // showBulkActions offers to run, test or delete the chosen accounts (see
