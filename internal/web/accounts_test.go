@@ -20,14 +20,7 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", Port: 993, TlsMode: api.TLSModeSsl})
 	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 993, TlsMode: api.TLSModeSsl})
 	taskID := s.createTask(t, "hosting move", src, dst)
-	var csv strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&csv, "user%04d@old.example,pw\n", i)
-	}
-	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader(csv.String()))
-	if err != nil || resp.StatusCode() != http.StatusCreated {
-		t.Fatalf("import: %v %v", err, resp)
-	}
+	s.importNumbered(t, taskID, "user%04d@old.example", 2000)
 	// A run's aftermath as the page would meet it: some failed, some still
 	// running (set directly: no server is needed to draw them).
 	if _, err := s.Pool.Exec(context.Background(), `
@@ -103,14 +96,7 @@ func testBulkActions(t *testing.T, browser context.Context) {
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "127.0.0.1", Port: 1, TlsMode: api.TLSModePlain})
 	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "127.0.0.1", Port: 2, TlsMode: api.TLSModePlain})
 	taskID := s.createTask(t, "bulk", src, dst)
-	var csv strings.Builder
-	for i := range 120 {
-		fmt.Fprintf(&csv, "user%03d,pw\n", i)
-	}
-	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader(csv.String()))
-	if err != nil || resp.StatusCode() != http.StatusCreated {
-		t.Fatalf("import: %v %v", err, resp)
-	}
+	s.importNumbered(t, taskID, "user%03d", 120)
 	if _, err := s.Pool.Exec(context.Background(), `
 		UPDATE accounts SET state = CASE WHEN source_login LIKE '%0' OR source_login LIKE '%5' THEN 'failed' ELSE 'completed' END
 		WHERE task_id = $1`, taskID); err != nil {

@@ -381,3 +381,17 @@ func (s *site) createTask(t *testing.T, name string, src, dst int64) int64 {
 	}
 	return resp.JSON201.Id
 }
+
+// importNumbered imports n accounts whose logins are format with their
+// number (user%04d), all with the password pw.
+func (s *site) importNumbered(t *testing.T, taskID int64, format string, n int) {
+	t.Helper()
+	var csv strings.Builder
+	for i := range n {
+		fmt.Fprintf(&csv, format+",pw\n", i)
+	}
+	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader(csv.String()))
+	if err != nil || resp.StatusCode() != http.StatusCreated {
+		t.Fatalf("import: %v %v", err, resp)
+	}
+}
