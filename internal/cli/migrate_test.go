@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,6 +107,11 @@ func TestScriptedMigration(t *testing.T) {
 	}
 	if len(accounts) != 2 || copied != got.Totals.MessagesCopied {
 		t.Errorf("accounts %+v, task copied %d", accounts, got.Totals.MessagesCopied)
+	}
+	passes := u.ok("tasks", "runs", task)
+	if lines := strings.Split(strings.TrimSpace(passes), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "1 ") ||
+		!strings.Contains(lines[1], "completed") || !strings.Contains(lines[1], fmt.Sprintf(" %d ", copied)) {
+		t.Errorf("tasks runs after one run:\n%s", passes)
 	}
 
 	reportFile := filepath.Join(t.TempDir(), "report.csv")

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -24,7 +26,39 @@ func taskCommands() []command {
 		{"watch", "ID", "Show a task's live progress until its run ends", tasksWatch},
 		{"events", "ID", "List a task's stored event log", tasksEvents},
 		{"report", "ID", "Write the per-account results as CSV", tasksReport},
+		{"runs", "ID", "List a task's passes: each run with its accounts and figures", tasksRuns},
 	}
+}
+
+func tasksRuns(ctx context.Context, s *session, args []string) error {
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.ListTaskRunsWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	runs := *resp.JSON200
+	return s.printOutput(runs, func() error {
+		rows := make([][]string, 0, len(runs)+1)
+		var copied, bytes, skipped, failed int64
+		for _, r := range runs {
+			state, took := "running", time.Since(r.StartedAt)
+			if r.State != nil && r.EndedAt != nil {
+				state, took = string(*r.State), r.EndedAt.Sub(r.StartedAt)
+			}
+			rows = append(rows, []string{strconv.Itoa(r.Pass), timeOrDash(&r.StartedAt), durationText(took), state,
+				fmt.Sprintf("%d: %d ok, %d with errors, %d failed, %d canceled", r.Accounts, r.AccountsCompleted,
+					r.AccountsCompletedWithErrors, r.AccountsFailed, r.AccountsCanceled),
+				strconv.FormatInt(r.MessagesCopied, 10), megabytes(r.BytesCopied), fmt.Sprintf("%d/%d", r.MessagesSkipped, r.MessagesFailed)})
+			copied, bytes, skipped, failed = copied+r.MessagesCopied, bytes+r.BytesCopied, skipped+r.MessagesSkipped, failed+r.MessagesFailed
+		}
+		if len(runs) > 1 {
+			rows = append(rows, []string{"all", "", "", "", "", strconv.FormatInt(copied, 10), megabytes(bytes), fmt.Sprintf("%d/%d", skipped, failed)})
+		}
+		return s.printTable([]string{"PASS", "STARTED", "TOOK", "STATE", "ACCOUNTS", "COPIED", "MB", "SKIPPED/FAILED"}, rows)
+	})
 }
 
 func tasksList(ctx context.Context, s *session, args []string) error {
