@@ -285,19 +285,22 @@ func (e TaskState) Valid() bool {
 
 // Account defines model for Account.
 type Account struct {
-	CreatedAt        time.Time    `json:"created_at"`
-	DestinationLogin string       `json:"destination_login"`
-	DestinationTest  *TestResult  `json:"destination_test"`
-	FinishedAt       *time.Time   `json:"finished_at"`
-	Id               int64        `json:"id"`
-	LastError        string       `json:"last_error"`
-	Progress         Progress     `json:"progress"`
-	SourceLogin      string       `json:"source_login"`
-	SourceTest       *TestResult  `json:"source_test"`
-	StartedAt        *time.Time   `json:"started_at"`
-	State            AccountState `json:"state"`
-	TaskId           int64        `json:"task_id"`
-	UpdatedAt        time.Time    `json:"updated_at"`
+	CreatedAt        time.Time `json:"created_at"`
+	DestinationLogin string    `json:"destination_login"`
+
+	// DestinationPasswordSameAsSource The destination uses the source password, whatever it is changed to.
+	DestinationPasswordSameAsSource bool         `json:"destination_password_same_as_source"`
+	DestinationTest                 *TestResult  `json:"destination_test"`
+	FinishedAt                      *time.Time   `json:"finished_at"`
+	Id                              int64        `json:"id"`
+	LastError                       string       `json:"last_error"`
+	Progress                        Progress     `json:"progress"`
+	SourceLogin                     string       `json:"source_login"`
+	SourceTest                      *TestResult  `json:"source_test"`
+	StartedAt                       *time.Time   `json:"started_at"`
+	State                           AccountState `json:"state"`
+	TaskId                          int64        `json:"task_id"`
+	UpdatedAt                       time.Time    `json:"updated_at"`
 }
 
 // AccountCounts How many of the task's accounts are in each state.
@@ -318,10 +321,16 @@ type AccountInput struct {
 	// DestinationLogin Defaults to source_login.
 	DestinationLogin string `json:"destination_login,omitempty"`
 
-	// DestinationPassword Defaults to source_password.
+	// DestinationPassword Left out or empty on a new account: the source password, as a
+	// link (a later change of the source password is used on both
+	// sides). On an update, left out or empty keeps the stored one;
+	// given, it replaces the link.
 	DestinationPassword string `json:"destination_password,omitempty"`
-	SourceLogin         string `json:"source_login,omitempty"`
-	SourcePassword      string `json:"source_password,omitempty"`
+
+	// DestinationPasswordSameAsSource On an update, links the destination password to the source's again; destination_password must then be empty.
+	DestinationPasswordSameAsSource bool   `json:"destination_password_same_as_source,omitempty"`
+	SourceLogin                     string `json:"source_login,omitempty"`
+	SourcePassword                  string `json:"source_password,omitempty"`
 }
 
 // AccountSelection Some of a task's accounts: those that match every criterion given
@@ -620,8 +629,11 @@ type TestFigures struct {
 // TestResult The last connection test of one side.
 type TestResult struct {
 	// Error The server's error text when the test failed.
-	Error    string    `json:"error"`
-	Ok       bool      `json:"ok"`
+	Error string `json:"error"`
+	Ok    bool   `json:"ok"`
+
+	// Outdated The account's logins or passwords changed after this test: test again.
+	Outdated bool      `json:"outdated"`
 	TestedAt time.Time `json:"tested_at"`
 }
 

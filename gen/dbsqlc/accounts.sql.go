@@ -126,7 +126,7 @@ func (q *Queries) AccountDelete(ctx context.Context, arg AccountDeleteParams) (i
 }
 
 const accountGet = `-- name: AccountGet :one
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at FROM account_views WHERE task_id = $1 AND id = $2
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at FROM account_views WHERE task_id = $1 AND id = $2
 `
 
 type AccountGetParams struct {
@@ -161,6 +161,8 @@ func (q *Queries) AccountGet(ctx context.Context, arg AccountGetParams) (Account
 		&i.UpdatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.DestinationLinkedToSource,
+		&i.CredentialsChangedAt,
 	)
 	return i, err
 }
@@ -225,7 +227,7 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 
 const accountPage = `-- name: AccountPage :many
 WITH keyed AS (
-    SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, (CASE $5::text
+    SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, (CASE $5::text
         WHEN 'login' THEN lower(v.source_login)
         WHEN 'state' THEN lpad(array_position($6::text[], v.state)::text, 2, '0') || lower(v.source_login)
         WHEN 'progress' THEN lpad((CASE
@@ -240,7 +242,7 @@ WITH keyed AS (
       AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
                            $8::bigint[], $9::text[], $10::text, $11::text)
 )
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, sort_key FROM keyed
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, sort_key FROM keyed
 WHERE $1::bigint IS NULL
    OR (NOT $2::boolean AND (sort_key COLLATE "C" > $3::text
        OR (sort_key = $3::text AND id > $1::bigint)))
@@ -267,30 +269,32 @@ type AccountPageParams struct {
 }
 
 type AccountPageRow struct {
-	ID                   int64
-	TaskID               int64
-	SourceLogin          string
-	DestinationLogin     string
-	State                string
-	SourceTestOk         pgtype.Bool
-	SourceTestError      string
-	SourceTestedAt       pgtype.Timestamptz
-	DestinationTestOk    pgtype.Bool
-	DestinationTestError string
-	DestinationTestedAt  pgtype.Timestamptz
-	FoldersTotal         int64
-	FoldersDone          int64
-	MessagesTotal        int64
-	MessagesCopied       int64
-	MessagesSkipped      int64
-	MessagesFailed       int64
-	BytesCopied          int64
-	LastError            string
-	CreatedAt            pgtype.Timestamptz
-	UpdatedAt            pgtype.Timestamptz
-	StartedAt            pgtype.Timestamptz
-	FinishedAt           pgtype.Timestamptz
-	SortKey              string
+	ID                        int64
+	TaskID                    int64
+	SourceLogin               string
+	DestinationLogin          string
+	State                     string
+	SourceTestOk              pgtype.Bool
+	SourceTestError           string
+	SourceTestedAt            pgtype.Timestamptz
+	DestinationTestOk         pgtype.Bool
+	DestinationTestError      string
+	DestinationTestedAt       pgtype.Timestamptz
+	FoldersTotal              int64
+	FoldersDone               int64
+	MessagesTotal             int64
+	MessagesCopied            int64
+	MessagesSkipped           int64
+	MessagesFailed            int64
+	BytesCopied               int64
+	LastError                 string
+	CreatedAt                 pgtype.Timestamptz
+	UpdatedAt                 pgtype.Timestamptz
+	StartedAt                 pgtype.Timestamptz
+	FinishedAt                pgtype.Timestamptz
+	DestinationLinkedToSource bool
+	CredentialsChangedAt      pgtype.Timestamptz
+	SortKey                   string
 }
 
 // A page of a task's accounts in the order sort_by names (see
@@ -343,6 +347,8 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 			&i.UpdatedAt,
 			&i.StartedAt,
 			&i.FinishedAt,
+			&i.DestinationLinkedToSource,
+			&i.CredentialsChangedAt,
 			&i.SortKey,
 		); err != nil {
 			return nil, err
@@ -475,26 +481,36 @@ UPDATE accounts
 SET source_login = $1,
     destination_login = $2,
     source_password = coalesce($3, source_password),
-    destination_password = coalesce($4, destination_password),
+    destination_password = CASE WHEN $4::bool THEN NULL
+                                ELSE coalesce($5, destination_password) END,
+    credentials_changed_at = CASE
+        WHEN source_login <> $1 OR destination_login <> $2
+          OR $3::bytea IS NOT NULL OR $5::bytea IS NOT NULL
+          OR ($4::bool AND destination_password IS NOT NULL)
+        THEN now() ELSE credentials_changed_at END,
     updated_at = now()
-WHERE task_id = $5 AND id = $6
+WHERE task_id = $6 AND id = $7
 `
 
 type AccountUpdateParams struct {
 	SourceLogin         string
 	DestinationLogin    string
 	SourcePassword      []byte
+	LinkDestination     bool
 	DestinationPassword []byte
 	TaskID              int64
 	ID                  int64
 }
 
-// Replaces the logins; a NULL password keeps the stored one.
+// Replaces the logins; a NULL password keeps the stored one, and
+// link_destination makes the destination's the source's again. A change
+// of what a login uses outdates the last login test.
 func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountUpdate,
 		arg.SourceLogin,
 		arg.DestinationLogin,
 		arg.SourcePassword,
+		arg.LinkDestination,
 		arg.DestinationPassword,
 		arg.TaskID,
 		arg.ID,

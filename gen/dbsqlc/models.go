@@ -43,32 +43,35 @@ type Account struct {
 	TestState            pgtype.Text
 	TestGeneration       int64
 	RunPass              pgtype.Int4
+	CredentialsChangedAt pgtype.Timestamptz
 }
 
 type AccountView struct {
-	ID                   int64
-	TaskID               int64
-	SourceLogin          string
-	DestinationLogin     string
-	State                string
-	SourceTestOk         pgtype.Bool
-	SourceTestError      string
-	SourceTestedAt       pgtype.Timestamptz
-	DestinationTestOk    pgtype.Bool
-	DestinationTestError string
-	DestinationTestedAt  pgtype.Timestamptz
-	FoldersTotal         int64
-	FoldersDone          int64
-	MessagesTotal        int64
-	MessagesCopied       int64
-	MessagesSkipped      int64
-	MessagesFailed       int64
-	BytesCopied          int64
-	LastError            string
-	CreatedAt            pgtype.Timestamptz
-	UpdatedAt            pgtype.Timestamptz
-	StartedAt            pgtype.Timestamptz
-	FinishedAt           pgtype.Timestamptz
+	ID                        int64
+	TaskID                    int64
+	SourceLogin               string
+	DestinationLogin          string
+	State                     string
+	SourceTestOk              pgtype.Bool
+	SourceTestError           string
+	SourceTestedAt            pgtype.Timestamptz
+	DestinationTestOk         pgtype.Bool
+	DestinationTestError      string
+	DestinationTestedAt       pgtype.Timestamptz
+	FoldersTotal              int64
+	FoldersDone               int64
+	MessagesTotal             int64
+	MessagesCopied            int64
+	MessagesSkipped           int64
+	MessagesFailed            int64
+	BytesCopied               int64
+	LastError                 string
+	CreatedAt                 pgtype.Timestamptz
+	UpdatedAt                 pgtype.Timestamptz
+	StartedAt                 pgtype.Timestamptz
+	FinishedAt                pgtype.Timestamptz
+	DestinationLinkedToSource bool
+	CredentialsChangedAt      pgtype.Timestamptz
 }
 
 type AccountsHoldingRoom struct {

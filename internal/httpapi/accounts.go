@@ -182,6 +182,8 @@ func accountInputFromAPI(in *api.AccountInput) migration.AccountInput {
 		SourcePassword:      migration.Password(in.SourcePassword),
 		DestinationLogin:    in.DestinationLogin,
 		DestinationPassword: migration.Password(in.DestinationPassword),
+
+		DestinationPasswordSameAsSource: in.DestinationPasswordSameAsSource,
 	}
 }
 
@@ -209,6 +211,8 @@ func accountToAPI(a migration.Account) api.Account {
 		UpdatedAt:  a.UpdatedAt,
 		StartedAt:  a.StartedAt,
 		FinishedAt: a.FinishedAt,
+
+		DestinationPasswordSameAsSource: a.DestinationLinkedToSource,
 	}
 }
 
@@ -216,5 +220,5 @@ func testResultToAPI(t *migration.TestResult) *api.TestResult {
 	if t == nil {
 		return nil
 	}
-	return &api.TestResult{Ok: t.OK, Error: t.Error, TestedAt: t.TestedAt}
+	return &api.TestResult{Ok: t.OK, Error: t.Error, TestedAt: t.TestedAt, Outdated: t.Outdated}
 }

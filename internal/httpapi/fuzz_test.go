@@ -121,7 +121,8 @@ func taskProblem(spec migration.TaskSpec) string {
 
 func accountProblem(a migration.AccountInput, created bool) string {
 	problem := textProblem("source_login", a.SourceLogin, 1024, false) + textProblem("destination_login", a.DestinationLogin, 1024, false)
-	if a.SourceLogin == "" || a.DestinationLogin == "" || (created && (a.SourcePassword == "" || a.DestinationPassword == "")) {
+	if a.SourceLogin == "" || a.DestinationLogin == "" ||
+		(created && (a.SourcePassword == "" || (a.DestinationPassword == "") != a.DestinationPasswordSameAsSource)) {
 		problem += "an empty login or password stored"
 	}
 	for _, p := range []migration.Password{a.SourcePassword, a.DestinationPassword} {

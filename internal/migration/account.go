@@ -38,6 +38,10 @@ type AccountInput struct {
 	SourcePassword      Password
 	DestinationLogin    string
 	DestinationPassword Password
+	// DestinationPasswordSameAsSource links the destination password to
+	// the source's: a later change of the source password is used on both
+	// sides. A new account without a destination password is linked.
+	DestinationPasswordSameAsSource bool
 }
 
 // Account is one mailbox of a task, as clients see it: no passwords.
@@ -55,6 +59,9 @@ type Account struct {
 	UpdatedAt        time.Time
 	StartedAt        *time.Time
 	FinishedAt       *time.Time
+	// DestinationLinkedToSource: the destination login uses the source
+	// password, whatever it is changed to.
+	DestinationLinkedToSource bool
 }
 
 // TestResult is the outcome of the last login test of one side.
@@ -62,6 +69,8 @@ type TestResult struct {
 	OK       bool
 	Error    string
 	TestedAt time.Time
+	// Outdated: the account's logins or passwords changed after the test.
+	Outdated bool
 }
 
 // Progress counts what a migration of one account has done.
@@ -76,13 +85,14 @@ type Progress struct {
 }
 
 // normalizeNew checks an account to be created and fills in defaults: the
-// destination login and password are the source's unless given.
+// destination login is the source's unless given, and so is the
+// destination password, as a link.
 func (in *AccountInput) normalizeNew() error {
 	if in.SourcePassword == "" {
 		return invalid("source_password", "must not be empty")
 	}
 	if in.DestinationPassword == "" {
-		in.DestinationPassword = in.SourcePassword
+		in.DestinationPasswordSameAsSource = true
 	}
 	return in.normalize()
 }
@@ -97,6 +107,9 @@ func (in *AccountInput) normalize() error {
 	}
 	if in.DestinationLogin == "" {
 		in.DestinationLogin = in.SourceLogin
+	}
+	if in.DestinationPasswordSameAsSource && in.DestinationPassword != "" {
+		return invalid("destination_password", "must be empty when destination_password_same_as_source is true")
 	}
 	for _, f := range []struct{ name, value string }{
 		{"source_login", in.SourceLogin},

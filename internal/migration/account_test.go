@@ -9,14 +9,21 @@ import (
 	"testing"
 )
 
-// account is an AccountInput literal in the order of its fields.
+// account is an AccountInput literal in the order of its fields; the
+// destination password "=" links it to the source's.
 func account(sourceLogin, sourcePassword, destinationLogin, destinationPassword string) AccountInput {
-	return AccountInput{sourceLogin, Password(sourcePassword), destinationLogin, Password(destinationPassword)}
+	if destinationPassword == "=" {
+		return AccountInput{SourceLogin: sourceLogin, SourcePassword: Password(sourcePassword), DestinationLogin: destinationLogin,
+			DestinationPasswordSameAsSource: true}
+	}
+	return AccountInput{SourceLogin: sourceLogin, SourcePassword: Password(sourcePassword), DestinationLogin: destinationLogin,
+		DestinationPassword: Password(destinationPassword)}
 }
 
 // accountText shows an AccountInput with its passwords, for test failures.
 func accountText(in AccountInput) string {
-	return fmt.Sprintf("{%q %q %q %q}", in.SourceLogin, string(in.SourcePassword), in.DestinationLogin, string(in.DestinationPassword))
+	return fmt.Sprintf("{%q %q %q %q linked %v}", in.SourceLogin, string(in.SourcePassword), in.DestinationLogin, string(in.DestinationPassword),
+		in.DestinationPasswordSameAsSource)
 }
 
 func TestAccountInputNormalizeNew(t *testing.T) {
@@ -33,14 +40,14 @@ func TestAccountInputNormalizeNew(t *testing.T) {
 		want    AccountInput
 		wantErr string
 	}{
-		{"destination defaults to the source", account("alice", "pw", "", ""), account("alice", "pw", "alice", "pw"), ""},
+		{"destination defaults to the source, linked", account("alice", "pw", "", ""), account("alice", "pw", "alice", "="), ""},
 		{"logins trimmed, passwords kept", account(" alice\t", " pw ", "\nbob ", "\tpw2\t"), account("alice", " pw ", "bob", "\tpw2\t"), ""},
-		{"blank destination login defaults", account("alice", "pw", "   ", ""), account("alice", "pw", "alice", "pw"), ""},
+		{"blank destination login defaults", account("alice", "pw", "   ", ""), account("alice", "pw", "alice", "="), ""},
 		{"destination password alone", account("alice", "pw", "", "pw2"), account("alice", "pw", "alice", "pw2"), ""},
-		{"longest login and password", account(maxLogin, maxPassword, "", ""), account(maxLogin, maxPassword, maxLogin, maxPassword), ""},
-		{"longest login once trimmed", account("  "+maxLogin+"  ", "pw", "", ""), account(maxLogin, "pw", maxLogin, "pw"), ""},
-		{"password of spaces", account("alice", "   ", "", ""), account("alice", "   ", "alice", "   "), ""},
-		{"password with quotes and UTF-8", account("alice", `p"w\ü`, "", ""), account("alice", `p"w\ü`, "alice", `p"w\ü`), ""},
+		{"longest login and password", account(maxLogin, maxPassword, "", ""), account(maxLogin, maxPassword, maxLogin, "="), ""},
+		{"longest login once trimmed", account("  "+maxLogin+"  ", "pw", "", ""), account(maxLogin, "pw", maxLogin, "="), ""},
+		{"password of spaces", account("alice", "   ", "", ""), account("alice", "   ", "alice", "="), ""},
+		{"password with quotes and UTF-8", account("alice", `p"w\ü`, "", ""), account("alice", `p"w\ü`, "alice", "="), ""},
 		{"no source password", account("alice", "", "bob", "pw2"), AccountInput{}, "source_password must not be empty"},
 		{"source password checked first", account("", "", "", ""), AccountInput{}, "source_password must not be empty"},
 		{"no source login", account("", "pw", "bob", ""), AccountInput{}, "source_login must not be empty"},
@@ -96,6 +103,9 @@ func TestAccountInputNormalize(t *testing.T) {
 		{"logins only", account(" alice ", "", "", ""), account("alice", "", "alice", ""), ""},
 		{"source password only", account("alice", "pw", "bob", ""), account("alice", "pw", "bob", ""), ""},
 		{"destination password only", account("alice", "", "", "pw2"), account("alice", "", "alice", "pw2"), ""},
+		{"link the destination password again", account("alice", "", "", "="), account("alice", "", "alice", "="), ""},
+		{"a link and a destination password", AccountInput{SourceLogin: "alice", DestinationPassword: "pw2", DestinationPasswordSameAsSource: true}, AccountInput{},
+			"destination_password must be empty when destination_password_same_as_source is true"},
 		{"no source login", account("", "pw", "bob", ""), AccountInput{}, "source_login must not be empty"},
 		{"control character in the destination login", account("alice", "", "b\x1bob", ""), AccountInput{},
 			"destination_login must be UTF-8 without control characters, at most 1024 bytes"},

@@ -19,12 +19,21 @@ type csvRow struct {
 	DestinationLogin, DestPassword string
 }
 
+// effectiveDestinationPassword is the password the destination login
+// will use: the source's when linked to it.
+func effectiveDestinationPassword(in AccountInput) Password {
+	if in.DestinationPasswordSameAsSource {
+		return in.SourcePassword
+	}
+	return in.DestinationPassword
+}
+
 func csvRows(f ImportFile) []csvRow {
 	var rows []csvRow
 	for _, r := range f.Rows {
 		rows = append(rows, csvRow{
 			r.Line, r.Account.SourceLogin, string(r.Account.SourcePassword),
-			r.Account.DestinationLogin, string(r.Account.DestinationPassword),
+			r.Account.DestinationLogin, string(effectiveDestinationPassword(r.Account)),
 		})
 	}
 	return rows
@@ -362,7 +371,7 @@ func checkRoundTrip(t *testing.T, file ImportFile) {
 	for i, row := range file.Rows {
 		in := row.Account
 		w.Write([]string{in.SourceLogin, string(in.SourcePassword), in.DestinationLogin, string(in.DestinationPassword)}) //nolint:errcheck // as above
-		want = append(want, csvRow{i + 2, in.SourceLogin, string(in.SourcePassword), in.DestinationLogin, string(in.DestinationPassword)})
+		want = append(want, csvRow{i + 2, in.SourceLogin, string(in.SourcePassword), in.DestinationLogin, string(effectiveDestinationPassword(in))})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -394,7 +403,7 @@ func checkImportFile(t *testing.T, data []byte, file ImportFile) {
 				t.Fatalf("line %d: bad login %q", row.Line, login)
 			}
 		}
-		for _, pw := range []Password{in.SourcePassword, in.DestinationPassword} {
+		for _, pw := range []Password{in.SourcePassword, effectiveDestinationPassword(in)} {
 			if pw == "" || len(pw) > MaxPasswordBytes || strings.ContainsAny(string(pw), "\x00\r\n") {
 				t.Fatalf("line %d: bad password %q", row.Line, string(pw))
 			}

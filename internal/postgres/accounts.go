@@ -19,6 +19,15 @@ const (
 	sideDestination = "destination"
 )
 
+// sealDestination seals in's destination password for account id, or is
+// nil (NULL: the source password) when in links it to the source's.
+func (s *Store) sealDestination(in migration.AccountInput, id int64) []byte {
+	if in.DestinationPasswordSameAsSource {
+		return nil
+	}
+	return s.box.Seal([]byte(in.DestinationPassword), passwordLabel(id, sideDestination))
+}
+
 // passwordLabel binds a sealed password to its row and column.
 func passwordLabel(accountID int64, side string) string {
 	return fmt.Sprintf("accounts/%d/%s_password", accountID, side)
@@ -46,7 +55,7 @@ func (s *Store) AccountsAdd(ctx context.Context, taskID int64, accounts []migrat
 				SourceLogin:         in.SourceLogin,
 				SourcePassword:      s.box.Seal([]byte(in.SourcePassword), passwordLabel(ids[i], sideSource)),
 				DestinationLogin:    in.DestinationLogin,
-				DestinationPassword: s.box.Seal([]byte(in.DestinationPassword), passwordLabel(ids[i], sideDestination)),
+				DestinationPassword: s.sealDestination(in, ids[i]),
 			}
 		}
 		_, err = q.AccountCopyFrom(ctx, rows)
@@ -139,7 +148,8 @@ func accountViewOf(r dbsqlc.AccountPageRow) dbsqlc.AccountView {
 		DestinationTestOk: r.DestinationTestOk, DestinationTestError: r.DestinationTestError, DestinationTestedAt: r.DestinationTestedAt,
 		FoldersTotal: r.FoldersTotal, FoldersDone: r.FoldersDone, MessagesTotal: r.MessagesTotal, MessagesCopied: r.MessagesCopied,
 		MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed, BytesCopied: r.BytesCopied, LastError: r.LastError,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		DestinationLinkedToSource: r.DestinationLinkedToSource, CredentialsChangedAt: r.CredentialsChangedAt}
 }
 
 // selection is a filter of a task's accounts as the selecting queries take it.
@@ -172,8 +182,9 @@ func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migratio
 	if in.SourcePassword != "" {
 		params.SourcePassword = s.box.Seal([]byte(in.SourcePassword), passwordLabel(id, sideSource))
 	}
+	params.LinkDestination = in.DestinationPasswordSameAsSource
 	if in.DestinationPassword != "" {
-		params.DestinationPassword = s.box.Seal([]byte(in.DestinationPassword), passwordLabel(id, sideDestination))
+		params.DestinationPassword = s.sealDestination(in, id)
 	}
 	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
 		n, err := q.AccountUpdate(ctx, params)
@@ -236,6 +247,10 @@ func (s *Store) AccountCredentials(ctx context.Context, taskID, id int64) (migra
 	if err != nil {
 		return migration.Credentials{}, fmt.Errorf("account %d source password: %w", id, err)
 	}
+	if row.DestinationPassword == nil { // linked to the source's
+		return migration.Credentials{SourceLogin: row.SourceLogin, SourcePassword: migration.Password(source),
+			DestinationLogin: row.DestinationLogin, DestinationPassword: migration.Password(source)}, nil
+	}
 	destination, err := s.box.Open(row.DestinationPassword, passwordLabel(id, sideDestination))
 	if err != nil {
 		return migration.Credentials{}, fmt.Errorf("account %d destination password: %w", id, err)
@@ -277,8 +292,8 @@ func accountFromRow(row dbsqlc.AccountView) migration.Account {
 		SourceLogin:      row.SourceLogin,
 		DestinationLogin: row.DestinationLogin,
 		State:            migration.AccountState(row.State),
-		SourceTest:       testResult(row.SourceTestOk, row.SourceTestError, row.SourceTestedAt),
-		DestinationTest:  testResult(row.DestinationTestOk, row.DestinationTestError, row.DestinationTestedAt),
+		SourceTest:       testResult(row.SourceTestOk, row.SourceTestError, row.SourceTestedAt, row.CredentialsChangedAt),
+		DestinationTest:  testResult(row.DestinationTestOk, row.DestinationTestError, row.DestinationTestedAt, row.CredentialsChangedAt),
 		Progress: migration.Progress{
 			FoldersTotal:    row.FoldersTotal,
 			FoldersDone:     row.FoldersDone,
@@ -293,12 +308,15 @@ func accountFromRow(row dbsqlc.AccountView) migration.Account {
 		UpdatedAt:  row.UpdatedAt.Time,
 		StartedAt:  timePtr(row.StartedAt),
 		FinishedAt: timePtr(row.FinishedAt),
+
+		DestinationLinkedToSource: row.DestinationLinkedToSource,
 	}
 }
 
-func testResult(ok pgtype.Bool, errText string, at pgtype.Timestamptz) *migration.TestResult {
+func testResult(ok pgtype.Bool, errText string, at, credentialsChanged pgtype.Timestamptz) *migration.TestResult {
 	if !ok.Valid {
 		return nil
 	}
-	return &migration.TestResult{OK: ok.Bool, Error: errText, TestedAt: at.Time}
+	return &migration.TestResult{OK: ok.Bool, Error: errText, TestedAt: at.Time,
+		Outdated: credentialsChanged.Valid && at.Time.Before(credentialsChanged.Time)}
 }

@@ -58,6 +58,9 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	if got := evaluate[[]string](tb, `['source_login', 'destination_login', 'source_password', 'destination_password'].map((n) => document.querySelector('#account-form [name=' + n + ']').value)`); fmt.Sprint(got) != "[alice alice  ]" {
 		t.Errorf("edit form holds %q", got)
 	}
+	if evaluate[bool](tb, `document.querySelector('#destination-same').checked`) {
+		t.Error("alice's destination password of her own shows as the same as the source")
+	}
 	if focused := evaluate[string](tb, `document.activeElement.name`); focused != "source_password" {
 		t.Errorf("the focus is on %q, want the source password", focused)
 	}

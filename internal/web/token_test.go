@@ -59,4 +59,8 @@ func testTokenPrompt(t *testing.T, browser context.Context) {
 	if page := evaluate[string](tb, `document.documentElement.outerHTML`); strings.Contains(page, "secret") {
 		t.Error("a password is still in the page")
 	}
+	accounts, err := s.Client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	if err != nil || accounts.JSON200 == nil || len(*accounts.JSON200) != 1 || (*accounts.JSON200)[0].DestinationPasswordSameAsSource {
+		t.Errorf("carol, added with a destination password of her own: %v %+v", err, accounts)
+	}
 }

@@ -64,12 +64,20 @@ FOR UPDATE;
 DELETE FROM accounts WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
 
 -- name: AccountUpdate :execrows
--- Replaces the logins; a NULL password keeps the stored one.
+-- Replaces the logins; a NULL password keeps the stored one, and
+-- link_destination makes the destination's the source's again. A change
+-- of what a login uses outdates the last login test.
 UPDATE accounts
 SET source_login = @source_login,
     destination_login = @destination_login,
     source_password = coalesce(sqlc.narg('source_password'), source_password),
-    destination_password = coalesce(sqlc.narg('destination_password'), destination_password),
+    destination_password = CASE WHEN @link_destination::bool THEN NULL
+                                ELSE coalesce(sqlc.narg('destination_password'), destination_password) END,
+    credentials_changed_at = CASE
+        WHEN source_login <> @source_login OR destination_login <> @destination_login
+          OR sqlc.narg('source_password')::bytea IS NOT NULL OR sqlc.narg('destination_password')::bytea IS NOT NULL
+          OR (@link_destination::bool AND destination_password IS NOT NULL)
+        THEN now() ELSE credentials_changed_at END,
     updated_at = now()
 WHERE task_id = @task_id AND id = @id;
 

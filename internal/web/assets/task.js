@@ -306,10 +306,15 @@ function accountProgress(account, folder) {
     h('span', { text }));
 }
 
+// testResult is one side's last login test; one from before the account's
+// logins or passwords changed is shown as outdated, not as the answer.
 function testResult(side, result) {
   if (!result) return h('div', { class: 'muted', text: `${side}: not tested` });
-  return h('div', { class: result.ok ? 'ok-text' : 'error-text', title: formatTime(result.tested_at),
-    text: result.ok ? `${side}: ok` : `${side}: ${result.error}` });
+  const text = result.ok ? `${side}: ok` : `${side}: ${result.error}`;
+  if (result.outdated) {
+    return h('div', { class: 'muted outdated', title: formatTime(result.tested_at), text: `${text} (outdated: changed since; test again)` });
+  }
+  return h('div', { class: result.ok ? 'ok-text' : 'error-text', title: formatTime(result.tested_at), text });
 }
 
 async function retryAccount(task, account, message, after) {
@@ -345,6 +350,9 @@ function addAccountForm(taskId, after) {
   const sourcePassword = input('source_password', 'password');
   const destinationLogin = input('destination_login');
   const destinationPassword = input('destination_password', 'password');
+  // Linked: the destination uses the source password, also after it
+  // changes; a destination password of its own unticks it.
+  const sameAsSource = h('input', { type: 'checkbox', id: 'destination-same', name: 'destination_password_same_as_source' });
   const title = h('h2', { id: 'account-form-title' });
   // The password hints say what an empty field means, which depends on
   // whether the form adds or edits.
@@ -359,8 +367,18 @@ function addAccountForm(taskId, after) {
     field('Source login', sourceLogin),
     sourcePasswordField,
     field('Destination login', destinationLogin, 'Empty: the same as the source.'),
+    h('div', { class: 'field check' }, sameAsSource,
+      h('label', { for: sameAsSource.id, text: 'Destination password: the same as the source' })),
     destinationPasswordField,
     h('div', { class: 'actions' }, submitButton, cancelButton));
+  // The hint says which password the destination uses if the form is sent.
+  const showLink = () => {
+    destinationPasswordHint.textContent = sameAsSource.checked
+      ? 'The source password, also after it changes. Type one here to give the destination its own.'
+      : editing?.destination_password_same_as_source === false ? 'Empty: keep its own stored password.' : 'Its own password, typed here.';
+  };
+  sameAsSource.addEventListener('change', () => { if (sameAsSource.checked) destinationPassword.value = ''; showLink(); });
+  destinationPassword.addEventListener('input', () => { sameAsSource.checked = destinationPassword.value === '' && sameAsSource.checked; showLink(); });
 
   let editing = null; // the account being edited, or null to add one
   function setMode(account) {
@@ -370,20 +388,23 @@ function addAccountForm(taskId, after) {
     cancelButton.hidden = !account;
     sourcePasswordHint.textContent = account ? 'Empty: keep the stored password.' : '';
     sourcePasswordHint.hidden = !account;
-    destinationPasswordHint.textContent = account ? 'Empty: keep the stored password.' : 'Empty: the same as the source.';
     sourceLogin.value = account?.source_login ?? '';
     destinationLogin.value = account?.destination_login ?? '';
     sourcePassword.value = '';
     destinationPassword.value = '';
+    sameAsSource.checked = account ? account.destination_password_same_as_source : true;
+    showLink();
   }
   setMode(null);
 
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
     formMessage.clear();
+    // A destination password typed (or filled in) wins over the box.
     const body = {
       source_login: sourceLogin.value.trim(), source_password: sourcePassword.value,
       destination_login: destinationLogin.value.trim(), destination_password: destinationPassword.value,
+      destination_password_same_as_source: destinationPassword.value === '' && sameAsSource.checked,
     };
     sourcePassword.value = '';
     destinationPassword.value = '';
