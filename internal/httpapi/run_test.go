@@ -122,6 +122,10 @@ func TestRunWithAWrongPasswordFailsThatAccount(t *testing.T) {
 	if bob.State != api.AccountStateFailed || !strings.HasPrefix(bob.LastError, wantError) {
 		t.Errorf("bob: %s %q, want the error to start %q", bob.State, bob.LastError, wantError)
 	}
+	// And it says what to do.
+	if want := ". What to do: Check the source login bob and its password (Edit the account), then retry the account"; !strings.Contains(bob.LastError, want) {
+		t.Errorf("bob's error %q gives no advice %q", bob.LastError, want)
+	}
 	var events []api.Event
 	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("/tasks/%d/events", taskID), "").body), &events)
 	var failed []api.Event

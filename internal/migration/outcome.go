@@ -136,7 +136,11 @@ type RunEnd struct {
 	Err       error
 	Blamed    *Party
 	Transient bool
-	Folders   []FolderEnd
+	// Kind and Problem classify Err for the advice that follows it (see
+	// Advice); Problem is set when the connection itself failed.
+	Kind    FailureKind
+	Problem ServerProblem
+	Folders []FolderEnd
 }
 
 // maxFolderProblems bounds how many folders an account's last error names.
@@ -171,11 +175,14 @@ func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunO
 		e.Message = fmt.Sprintf("%s: canceled after %d messages", login, progress.MessagesCopied)
 	case end.Err != nil:
 		outcome.State, outcome.LastError = AccountFailed, end.Err.Error()
-		e.Kind, e.Error = EventAccountFailed, outcome.LastError
-		e.Message = fmt.Sprintf("%s: failed: %s", login, outcome.LastError)
 		if end.Blamed != nil {
 			e.blame(*end.Blamed)
+			if advice := Advice(end.Kind, end.Problem, *end.Blamed); advice != "" {
+				outcome.LastError += ". What to do: " + advice
+			}
 		}
+		e.Kind, e.Error = EventAccountFailed, end.Err.Error()
+		e.Message = fmt.Sprintf("%s: failed: %s", login, outcome.LastError)
 		if end.Transient {
 			outcome.RetryDelays = retryDelays
 		}

@@ -304,3 +304,18 @@ func (l *lineConn) command(name string) ([]string, error) {
 		}
 	}
 }
+
+// ConfigProblem names a failure to connect that no retry fixes, as a
+// check of the server would: a certificate this machine does not trust, or
+// ssl on a port without TLS; "" for any other error.
+func ConfigProblem(err error) ServerProblem {
+	var certErr *tls.CertificateVerificationError
+	if errors.As(err, &certErr) {
+		return certificateProblem(certErr.Err)
+	}
+	var header tls.RecordHeaderError
+	if errors.As(err, &header) {
+		return ProblemNotTLS
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"errors"
 	"net"
 	"slices"
 	"strings"
@@ -87,4 +88,27 @@ func closedPort(t *testing.T) int {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	return port
+}
+
+// TestConfigProblemOfAFailedRun: a run that cannot connect because of a
+// certificate or a TLS mode names the problem an endpoint check would.
+func TestConfigProblemOfAFailedRun(t *testing.T) {
+	t.Parallel()
+	d := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"a": "pw"}})
+	for _, tc := range []struct {
+		port int
+		want ServerProblem
+	}{
+		{d.TLSPort, ProblemUntrustedCertificate},
+		{d.Port, ProblemNotTLS},
+	} {
+		side := Side{Server: Server{Host: "127.0.0.1", Port: tc.port, Security: SecurityTLS}, Login: "a", Password: "pw"}
+		_, err := Migrate(context.Background(), Job{Source: side, Destination: side, Tuning: Tuning{Attempts: 1}})
+		if got := ConfigProblem(err); got != tc.want {
+			t.Errorf("port %d: problem %q of %v, want %q", tc.port, got, err, tc.want)
+		}
+	}
+	if got := ConfigProblem(errors.New("EOF")); got != "" {
+		t.Errorf("another error: %q", got)
+	}
 }

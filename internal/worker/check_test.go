@@ -24,3 +24,20 @@ func TestEngineAndDomainNameTheSameServerProblems(t *testing.T) {
 		t.Errorf("the engine's server problems %q, the domain's %q", engine, domain)
 	}
 }
+
+// TestEngineFailureKindsHaveAdvice: every kind of failure the engine
+// names gets advice from the domain.
+func TestEngineFailureKindsHaveAdvice(t *testing.T) {
+	t.Parallel()
+	blamed := migration.Party{Side: "destination", Login: "bob", Host: "imap.new.example", Port: 993}
+	for _, kind := range []transfer.Kind{transfer.KindTransient, transfer.KindAuth, transfer.KindQuota, transfer.KindPermanent} {
+		if advice := migration.Advice(migration.FailureKind(kind.Name()), "", blamed); advice == "" {
+			t.Errorf("no advice for the engine's %q", kind.Name())
+		}
+	}
+	for _, p := range transfer.ServerProblems {
+		if advice := migration.Advice(migration.FailureTransient, migration.ServerProblem(p), blamed); advice == "" {
+			t.Errorf("no advice for the problem %q", p)
+		}
+	}
+}

@@ -129,6 +129,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	var imapErr *transfer.Error
 	if errors.As(err, &imapErr) {
 		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port}
+		end.Kind, end.Problem = migration.FailureKind(imapErr.Kind.Name()), migration.ServerProblem(transfer.ConfigProblem(err))
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		side := "source"

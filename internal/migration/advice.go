@@ -1,0 +1,38 @@
+package migration
+
+import "fmt"
+
+// FailureKind classifies what stopped an account's run, for the advice a
+// person gets with the error.
+type FailureKind string
+
+// The kinds of failure the engine tells apart; "" is unknown.
+const (
+	FailureAuth      FailureKind = "auth"      // the server refused the login
+	FailureQuota     FailureKind = "quota"     // the destination mailbox is full
+	FailureRefused   FailureKind = "refused"   // the server refused a command
+	FailureTransient FailureKind = "transient" // the network or the server went away
+)
+
+// Advice says what to do about a failed run, in words: which side, which
+// login, and the next step. problem, when the connection itself failed for
+// a reason an endpoint check names (a certificate, a closed port), gives
+// that check's advice.
+func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
+	if problem != "" {
+		return CheckOf(Endpoint{Host: blamed.Host, Port: blamed.Port}, ServerFacts{Problem: problem}).Advice
+	}
+	switch kind {
+	case FailureAuth:
+		return fmt.Sprintf("Check the %s login %s and its password (Edit the account), then retry the account; "+
+			"a login test first spares it the server's lock-out after repeated failures.", blamed.Side, blamed.Login)
+	case FailureQuota:
+		return fmt.Sprintf("Make room in %s's mailbox on the destination or raise its quota, then retry the account: what was copied stays.", blamed.Login)
+	case FailureRefused:
+		return fmt.Sprintf("The %s server refused what was asked; its words say why. Retry once it is fixed: nothing is copied twice.", blamed.Side)
+	case FailureTransient:
+		return fmt.Sprintf("The %s server at %s:%d could not be reached or went away; the run retries by itself. "+
+			"If it keeps failing, check the endpoint (Test connection).", blamed.Side, blamed.Host, blamed.Port)
+	}
+	return ""
+}

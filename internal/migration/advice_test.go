@@ -1,0 +1,45 @@
+package migration
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestFailedRunSaysWhatToDo: an account's last error names the side and
+// login and ends with the next step; the event's error keeps the server's
+// words alone.
+func TestFailedRunSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	parties := RunParties{TaskID: 1, AccountID: 2, Source: Party{Side: "source", Login: "ann", Host: "old", Port: 993},
+		Destination: Party{Side: "destination", Login: "ann@new", Host: "new", Port: 993}}
+	for _, tc := range []struct {
+		name    string
+		end     RunEnd
+		advice  string
+		noRetry bool
+	}{
+		{"wrong password", RunEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Blamed: &parties.Source, Kind: FailureAuth},
+			"What to do: Check the source login ann and its password (Edit the account)", true},
+		{"full mailbox", RunEnd{Err: errors.New("destination ann@new at new:993: over quota: NO"), Blamed: &parties.Destination, Kind: FailureQuota},
+			"What to do: Make room in ann@new's mailbox on the destination or raise its quota", true},
+		{"self-signed destination", RunEnd{Err: errors.New("destination ann@new at new:993: refused: x509"), Blamed: &parties.Destination,
+			Kind: FailureRefused, Problem: ProblemUntrustedCertificate}, `What to do: Install the issuing CA's certificate on the machine that runs mailmigrate, or tick "Accept any certificate"`, true},
+		{"network", RunEnd{Err: errors.New("source ann at old:993: connection problem: EOF"), Blamed: &parties.Source, Kind: FailureTransient, Transient: true},
+			"What to do: The source server at old:993 could not be reached or went away; the run retries by itself.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := parties.Outcome(tc.end, DefaultRetryDelays)
+			if o.State != AccountFailed || !strings.HasPrefix(o.LastError, tc.end.Err.Error()+". ") || !strings.Contains(o.LastError, tc.advice) {
+				t.Errorf("last error %q, want %q then %q", o.LastError, tc.end.Err, tc.advice)
+			}
+			if e := o.Events[0]; e.Error != tc.end.Err.Error() || !strings.Contains(e.Message, tc.advice) {
+				t.Errorf("event error %q, message %q", e.Error, e.Message)
+			}
+			if (len(o.RetryDelays) == 0) != tc.noRetry {
+				t.Errorf("retries %v", o.RetryDelays)
+			}
+		})
+	}
+}
