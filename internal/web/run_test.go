@@ -44,6 +44,12 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.waitText(`#event-log li[data-kind="account.failed"]`, "alice")
 	tb.screenshot("task-account-failed")
 
+	// A retry with the same wrong password says that it failed again,
+	// instead of leaving "Retrying" on screen.
+	tb.click(aliceRow + ` button[data-action="retry"]`)
+	tb.waitText("main .notice.error", "alice: retried, failed: source alice at ")
+	tb.waitText("main .notice.error", "What to do: Check the source login alice and its password")
+
 	// The edit form: logins filled in, passwords empty; Cancel goes back
 	// to adding one; a new source password alone is changed.
 	tb.click(fmt.Sprintf(`#account-list tr[data-id="%d"] button[data-action="edit"]`, bob))
@@ -71,8 +77,9 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.waitText("#account-form h2", "Add an account")
 
 	tb.click(aliceRow + ` button[data-action="retry"]`)
-	tb.waitText("main .notice.ok", "Retrying alice.")
+	tb.waitText("main .notice.ok", "Retrying alice…")
 	tb.waitJS(`document.querySelector(`+quote(aliceRow)+`)?.dataset.state === "completed"`, "alice to complete")
+	tb.waitText("main .notice.ok", "alice: retried and completed.")
 	tb.waitText("#task-summary h1 .badge", "completed")
 	tb.waitText(aliceRow, " messages copied")
 	if !evaluate[bool](tb, `window.__samePage === true`) {
@@ -145,6 +152,11 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	tb.waitText("main .notice.ok", "Canceling the run: slow one.")
 	tb.waitText("#task-summary h1 .badge", "canceled")
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="canceled"]').length === 3`, "the three accounts canceled")
+	// A canceled run's bar is not full: no account ended its run.
+	tb.waitText("#task-summary", "0 of 3 · 3 canceled")
+	if value := evaluate[float64](tb, `document.querySelector('#task-summary progress').value`); value != 0 {
+		t.Errorf("the task's bar stands at %v after a cancel", value)
+	}
 	tb.waitText(`#event-log li[data-kind="run.canceled"]`, "")
 	if disabled := evaluate[bool](tb, `document.querySelector('#task-summary button[data-action="run"]').disabled`); disabled {
 		t.Error("Run is still disabled after the cancel")
@@ -182,7 +194,7 @@ func testProgressEvents(t *testing.T, browser context.Context) {
 	tb.run(chromedp.Evaluate[chromedp.Void](`window.__seen = new Set(); window.__bars = new Set(); window.__folders = new Set();
 new MutationObserver(() => {
   const row = document.querySelector(` + quote(row) + `);
-  const m = row?.textContent.match(/(\d+)\/(\d+) folders · (\d+) of (\d+) messages copied · ([\d.]+ [KM]?B)/);
+  const m = row?.textContent.match(/(\d+)\/(\d+) folders · (\d+) copied so far · ([\d.]+ [KM]?B)/);
   const bar = row?.querySelector('progress');
   if (row?.dataset.state === 'running' && m && m[3] !== '0' && bar.value < bar.max && bar.value === Number(m[1])) {
     window.__seen.add(m[0]);

@@ -62,11 +62,24 @@ export async function taskPage(main, taskId, keepAlive) {
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
     drawBulk();
-    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit)));
+    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit,
+      (account) => { retried = account; })));
+    if (retried) await sayHowTheRetryEnded();
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
   });
+  // The account retried from its row, until the page has said how its
+  // run ended.
+  let retried = null;
+  async function sayHowTheRetryEnded() {
+    const a = await request('GET', `/tasks/${taskId}/accounts/${retried.id}`).catch(() => null);
+    if (!a || a.state === AccountState.queued || a.state === AccountState.running) return;
+    retried = null;
+    if (a.state === AccountState.completed) message.set('ok', `${a.source_login}: retried and completed.`);
+    else message.set('error', `${a.source_login}: retried, ${stateLabel(a.state)}: ${a.last_error}`);
+  }
+
   // drawBulk offers the bulk actions for what is ticked or chosen now.
   function drawBulk() {
     keepFocus(bulk, () => showBulkActions(bulk, shown.task, shownAccounts.selection(shown.total), message,
@@ -195,7 +208,7 @@ function reportLink(taskId, accounts) {
   });
 }
 
-function accountTable(task, list, view, folders, message, after, edit) {
+function accountTable(task, list, view, folders, message, after, edit, follow) {
   if (list.length === 0 && view.filtered()) return h('p', { text: 'No account matches: choose another state or search.' });
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
@@ -218,7 +231,7 @@ function accountTable(task, list, view, folders, message, after, edit) {
       h('td', { class: 'wrap error-text', text: account.last_error }),
       h('td', { class: 'actions' },
         h('button', { 'data-action': 'retry', disabled: busy, 'aria-label': `Retry ${account.source_login}`, text: 'Retry',
-          onclick: () => retryAccount(task, account, message, after) }),
+          onclick: () => retryAccount(task, account, message, after, follow) }),
         h('button', { 'data-action': 'edit', disabled: busy, 'aria-label': `Edit ${account.source_login}`, text: 'Edit',
           onclick: () => edit(account) }),
         h('button', { class: 'danger', 'data-action': 'delete', disabled: busy, 'aria-label': `Delete ${account.source_login}`, text: 'Delete',
@@ -294,12 +307,16 @@ function accountProgress(account, folder) {
   const completed = account.state === AccountState.completed || account.state === AccountState.completedWithErrors;
   const max = Math.max(p.folders_total, 1);
   const value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
+  // While it runs, the messages are counted folder by folder: "of N"
+  // would read as all of them on folder 10 of 11.
+  const running = account.state === AccountState.running;
   const words = [`${p.folders_done}/${p.folders_total} folders`,
-    p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`];
+    running ? `${p.messages_copied} copied so far`
+      : p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`];
   if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
-  if (folder && account.state === AccountState.running) words.push(`copying ${folder}`);
+  if (folder && running) words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
@@ -317,10 +334,13 @@ function testResult(side, result) {
   return h('div', { class: result.ok ? 'ok-text' : 'error-text', title: formatTime(result.tested_at), text });
 }
 
-async function retryAccount(task, account, message, after) {
+// retryAccount runs one account again; follow(account) has the page say
+// how the retry ended, instead of leaving "Retrying" on screen.
+async function retryAccount(task, account, message, after, follow) {
   try {
     await request('POST', `/tasks/${task.id}/accounts/${account.id}/run`);
-    message.set('ok', `Retrying ${account.source_login}.`);
+    message.set('ok', `Retrying ${account.source_login}…`);
+    follow(account);
   } catch (err) {
     message.set('error', `${account.source_login} was not retried: ${err.message}`);
   }

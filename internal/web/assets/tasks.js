@@ -127,13 +127,18 @@ function taskTable(tasks, endpointsById, message, reload) {
       h('td', { class: 'actions' }, taskActions(task, message, reload)))));
 }
 
-// accountsProgress is a bar of finished accounts out of all of them.
+// accountsProgress is a bar of the accounts whose run ended, out of all of
+// them; canceled ones did not end their run, so a canceled task's bar is
+// not full.
 export function accountsProgress(counts) {
-  const done = finishedAccounts(counts);
-  const label = `${done} of ${counts.total}`;
+  const done = counts.completed + counts.completed_with_errors + counts.failed;
+  const words = [`${done} of ${counts.total}`];
+  if (counts.failed) words.push(`${counts.failed} failed`);
+  if (counts.canceled) words.push(`${counts.canceled} canceled`);
+  const label = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max: Math.max(counts.total, 1), value: done, 'aria-label': `accounts done: ${label}` }),
-    h('span', { text: counts.failed ? `${label} · ${counts.failed} failed` : label }));
+    h('span', { text: label }));
 }
 
 // newTaskForm creates a task and opens its page.
