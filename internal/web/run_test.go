@@ -136,6 +136,12 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	tb.click(`#task-summary button[data-action="run"]`)
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="running"]').length === 1`, "one account running")
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="queued"]').length === 2`, "two accounts queued")
+	// The pass under way: its time and rate, and no guess at the time left
+	// before an account has ended.
+	tb.waitText("#pass-pace", " so far · ")
+	if pace := tb.text("#pass-pace"); !strings.Contains(pace, "B/s") || !strings.HasSuffix(pace, "time left: known once an account ends") {
+		t.Errorf("the pass's pace reads %q", pace)
+	}
 	list.waitText(listRow+" .badge", "running")
 	if focused := evaluate[string](list, `document.activeElement.getAttribute('href') ?? document.activeElement.tagName`); focused != fmt.Sprintf("#/tasks/%d", taskID) {
 		t.Errorf("after a live redraw the focus is on %q, want the task's link", focused)

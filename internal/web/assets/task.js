@@ -56,7 +56,7 @@ export async function taskPage(main, taskId, keepAlive) {
     if (shown && shown.task.state !== task.state) announcer.textContent = `${task.name || `Task ${task.id}`} is ${stateLabel(task.state)}.`;
     shown = { task, list, total: page.total };
     document.title = tabTitle(task);
-    keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, endpoints, message, () => refresh())));
+    keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, runs, endpoints, message, () => refresh())));
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     showPasses(passes, runs);
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
@@ -131,7 +131,7 @@ const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_
 const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed`;
 const skippedText = (t) => `${t.messages_skipped} / ${t.messages_failed} messages`;
 
-function taskSummary(task, endpoints, message, after) {
+function taskSummary(task, runs, endpoints, message, after) {
   const name = (id) => (endpoints.has(id) ? endpointName(endpoints.get(id)) : `endpoint ${id}`);
   const counts = Object.entries(task.accounts)
     .filter(([state, n]) => state !== 'total' && n > 0)
@@ -146,6 +146,7 @@ function taskSummary(task, endpoints, message, after) {
       fact('Copied', copiedText(t), 'task-copied'),
       fact('Skipped / failed', skippedText(t), 'task-skipped'),
       task.tests.total > 0 ? fact('Login test', testsText(task.tests)) : null,
+      passPace(runs, Date.now()),
       task.started_at ? fact('Started', formatTime(task.started_at)) : null,
       task.finished_at ? fact('Finished', formatTime(task.finished_at)) : null),
     h('div', { class: 'actions toolbar' }, taskActions(task, message, async (verb, ok) => {
@@ -180,6 +181,29 @@ function followUps(task, message, after) {
     task.tests.failed > 0 ? h('button', { 'data-action': 'run-passed', text: 'Run only the accounts whose logins work',
       onclick: run({ login_test: LoginTestFilter.passed }, 'those whose login test passed') }) : null,
   ].filter(Boolean);
+}
+
+// passPace is the pass under way: how long it has run, its rate, and the
+// time left at the pace its accounts have ended so far. The estimate goes
+// by accounts, which a pass knows all of from the start; it waits for the
+// first to end rather than guess.
+export function passPace(runs, now) {
+  const pass = runs.find((r) => !r.ended_at);
+  if (!pass) return null;
+  const elapsed = Math.max(now - Date.parse(pass.started_at), 1000);
+  const ended = pass.accounts_completed + pass.accounts_completed_with_errors + pass.accounts_failed + pass.accounts_canceled;
+  const words = [`${duration(elapsed)} so far`, `${formatBytes(pass.bytes_copied / (elapsed / 1000))}/s`];
+  words.push(ended === 0 ? 'time left: known once an account ends'
+    : ended >= pass.accounts ? 'ending' : `about ${duration(((pass.accounts - ended) * elapsed) / ended)} left`);
+  return fact(`Pass ${pass.pass}`, words.join(' · '), 'pass-pace');
+}
+
+// duration says a span of milliseconds for people.
+function duration(ms) {
+  const minutes = Math.round(ms / 60000);
+  if (minutes < 1) return `${Math.round(ms / 1000)} s`;
+  if (minutes < 120) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 function fact(term, value, id) {
@@ -246,15 +270,12 @@ function showPasses(section, runs) {
   section.hidden = runs.length === 0;
   if (runs.length === 0) return;
   const sum = (key) => runs.reduce((total, r) => total + r[key], 0);
-  const duration = (r) => {
-    const seconds = Math.round(((r.ended_at ? Date.parse(r.ended_at) : Date.now()) - Date.parse(r.started_at)) / 1000);
-    return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-  };
+  const took = (r) => duration((r.ended_at ? Date.parse(r.ended_at) : Date.now()) - Date.parse(r.started_at));
   const accounts = (r) => [`${r.accounts_completed} completed`, r.accounts_completed_with_errors ? `${r.accounts_completed_with_errors} with errors` : '',
     r.accounts_failed ? `${r.accounts_failed} failed` : '', r.accounts_canceled ? `${r.accounts_canceled} canceled` : ''].filter(Boolean).join(', ');
   const row = (cells, attrs = {}) => h('tr', attrs, cells.map((c) => h('td', { text: c })));
   const table = dataTable('pass-list', ['Pass', 'Started', 'Took', 'State', 'Accounts', 'Copied', 'Skipped / failed'],
-    runs.map((r) => row([String(r.pass), formatTime(r.started_at), duration(r), r.state ? stateLabel(r.state) : 'running',
+    runs.map((r) => row([String(r.pass), formatTime(r.started_at), took(r), r.state ? stateLabel(r.state) : 'running',
       `${r.accounts}: ${accounts(r)}`, `${r.messages_copied} messages, ${formatBytes(r.bytes_copied)}`,
       `${r.messages_skipped} / ${r.messages_failed}`], { 'data-pass': r.pass })));
   if (runs.length > 1) {
