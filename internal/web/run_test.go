@@ -49,6 +49,7 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.click(aliceRow + ` button[data-action="retry"]`)
 	tb.waitText("main .notice.error", "alice: retried, failed: source alice at ")
 	tb.waitText("main .notice.error", "What to do: Check the source login alice and its password")
+	tb.waitJS(`document.querySelectorAll('#event-log li[data-kind="run.finished"]').length === 2`, "the retry's run to finish")
 
 	// The edit form: logins filled in, passwords empty; Cancel goes back
 	// to adding one; a new source password alone is changed.

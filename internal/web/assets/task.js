@@ -41,6 +41,7 @@ export async function taskPage(main, taskId, keepAlive) {
   let timer = null;
   let stopped = false;
   let shown = null; // the task and the page of its accounts as drawn
+  let drawnTable = ''; // what the accounts table shows, to draw it only when it changes
   // The folder each running account is copying, as its last
   // account.progress event said: the API does not store it.
   const folders = new Map();
@@ -62,8 +63,14 @@ export async function taskPage(main, taskId, keepAlive) {
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
     drawBulk();
-    keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit,
-      (account) => { retried = account; })));
+    // The table is drawn again only when what it shows changed: a redraw
+    // under the pointer can swallow a click.
+    const tableKey = JSON.stringify([list, task.state, [...folders], shownAccounts.filtered(), [...shownAccounts.ticked]]);
+    if (tableKey !== drawnTable) {
+      drawnTable = tableKey;
+      keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit,
+        (account) => { retried = account; })));
+    }
     if (retried) await sayHowTheRetryEnded();
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
