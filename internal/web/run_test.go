@@ -50,6 +50,8 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.waitText("main .notice.error", "alice: retried, failed: source alice at ")
 	tb.waitText("main .notice.error", "What to do: Check the source login alice and its password")
 	tb.waitJS(`document.querySelectorAll('#event-log li[data-kind="run.finished"]').length === 2`, "the retry's run to finish")
+	tb.waitJS(fmt.Sprintf(`document.querySelector('#account-list tr[data-id="%d"] button[data-action="edit"]')?.disabled === false`, bob),
+		"the rows' buttons to be enabled once the task is not running")
 
 	// The edit form: logins filled in, passwords empty; Cancel goes back
 	// to adding one; a new source password alone is changed.
