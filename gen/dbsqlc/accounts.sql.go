@@ -535,33 +535,14 @@ func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) (int64
 	return result.RowsAffected(), nil
 }
 
-const accountsDeleteByID = `-- name: AccountsDeleteByID :execrows
-DELETE FROM accounts WHERE task_id = $1 AND id = ANY ($2::bigint[])
-`
-
-type AccountsDeleteByIDParams struct {
-	TaskID int64
-	Ids    []int64
-}
-
-func (q *Queries) AccountsDeleteByID(ctx context.Context, arg AccountsDeleteByIDParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsDeleteByID, arg.TaskID, arg.Ids)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const accountsSelectForUpdate = `-- name: AccountsSelectForUpdate :many
-SELECT id FROM accounts
+const accountsDeleteSelected = `-- name: AccountsDeleteSelected :execrows
+DELETE FROM accounts
 WHERE task_id = $1
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $2::bigint[], $3::text[], $4::text, $5::text)
-ORDER BY id
-FOR UPDATE
 `
 
-type AccountsSelectForUpdateParams struct {
+type AccountsDeleteSelectedParams struct {
 	TaskID    int64
 	Ids       []int64
 	States    []string
@@ -569,9 +550,9 @@ type AccountsSelectForUpdateParams struct {
 	LoginTest string
 }
 
-// The ids of the task's accounts a bulk action selects, locked, in id order.
-func (q *Queries) AccountsSelectForUpdate(ctx context.Context, arg AccountsSelectForUpdateParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, accountsSelectForUpdate,
+// Deletes the accounts of a task that the filter selects.
+func (q *Queries) AccountsDeleteSelected(ctx context.Context, arg AccountsDeleteSelectedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsDeleteSelected,
 		arg.TaskID,
 		arg.Ids,
 		arg.States,
@@ -579,19 +560,7 @@ func (q *Queries) AccountsSelectForUpdate(ctx context.Context, arg AccountsSelec
 		arg.LoginTest,
 	)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return result.RowsAffected(), nil
 }

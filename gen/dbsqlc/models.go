@@ -111,6 +111,19 @@ type Event struct {
 	Progress  []byte
 }
 
+type PassFigure struct {
+	TaskID             int64
+	Pass               pgtype.Int4
+	AccountsCompleted  int32
+	AccountsWithErrors int32
+	AccountsFailed     int32
+	AccountsCanceled   int32
+	MessagesCopied     int64
+	MessagesSkipped    int64
+	MessagesFailed     int64
+	BytesCopied        int64
+}
+
 type SecretKeyCheck struct {
 	ID     bool
 	Sealed []byte

@@ -7,67 +7,54 @@ package dbsqlc
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const passEnd = `-- name: PassEnd :exec
-UPDATE task_runs
-SET ended_at = now(), state = $1::text, accounts_completed = $2,
-    accounts_with_errors = $3, accounts_failed = $4,
-    accounts_canceled = $5, messages_copied = $6,
-    messages_skipped = $7, messages_failed = $8, bytes_copied = $9
-WHERE task_id = $10 AND pass = $11
+UPDATE task_runs r
+SET ended_at = now(), state = $1::text,
+    accounts_completed = f.accounts_completed, accounts_with_errors = f.accounts_with_errors,
+    accounts_failed = f.accounts_failed, accounts_canceled = f.accounts_canceled,
+    messages_copied = f.messages_copied, messages_skipped = f.messages_skipped,
+    messages_failed = f.messages_failed, bytes_copied = f.bytes_copied
+FROM pass_figures f
+WHERE r.task_id = $2 AND r.ended_at IS NULL AND f.task_id = $2 AND f.pass = r.pass
 `
 
 type PassEndParams struct {
-	State              string
-	AccountsCompleted  int32
-	AccountsWithErrors int32
-	AccountsFailed     int32
-	AccountsCanceled   int32
-	MessagesCopied     int64
-	MessagesSkipped    int64
-	MessagesFailed     int64
-	BytesCopied        int64
-	TaskID             int64
-	Pass               int32
+	State  string
+	TaskID int64
 }
 
-// A pass ends in state, keeping its accounts' figures of now.
+// The task's open pass ends in state, keeping its accounts' figures of now.
 func (q *Queries) PassEnd(ctx context.Context, arg PassEndParams) error {
-	_, err := q.db.Exec(ctx, passEnd,
-		arg.State,
-		arg.AccountsCompleted,
-		arg.AccountsWithErrors,
-		arg.AccountsFailed,
-		arg.AccountsCanceled,
-		arg.MessagesCopied,
-		arg.MessagesSkipped,
-		arg.MessagesFailed,
-		arg.BytesCopied,
-		arg.TaskID,
-		arg.Pass,
-	)
+	_, err := q.db.Exec(ctx, passEnd, arg.State, arg.TaskID)
 	return err
 }
 
-const passFigures = `-- name: PassFigures :one
-SELECT count(*) FILTER (WHERE state = 'completed')::int AS accounts_completed,
-       count(*) FILTER (WHERE state = 'completed_with_errors')::int AS accounts_with_errors,
-       count(*) FILTER (WHERE state = 'failed')::int AS accounts_failed,
-       count(*) FILTER (WHERE state = 'canceled')::int AS accounts_canceled,
-       coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
-       coalesce(sum(messages_skipped), 0)::bigint AS messages_skipped,
-       coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
-       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
-FROM accounts WHERE task_id = $1 AND run_pass = $2::int
+const passList = `-- name: PassList :many
+SELECT r.pass, r.accounts, r.started_at, r.ended_at, r.state,
+       coalesce(f.accounts_completed, r.accounts_completed) AS accounts_completed,
+       coalesce(f.accounts_with_errors, r.accounts_with_errors) AS accounts_with_errors,
+       coalesce(f.accounts_failed, r.accounts_failed) AS accounts_failed,
+       coalesce(f.accounts_canceled, r.accounts_canceled) AS accounts_canceled,
+       coalesce(f.messages_copied, r.messages_copied) AS messages_copied,
+       coalesce(f.messages_skipped, r.messages_skipped) AS messages_skipped,
+       coalesce(f.messages_failed, r.messages_failed) AS messages_failed,
+       coalesce(f.bytes_copied, r.bytes_copied) AS bytes_copied
+FROM task_runs r
+LEFT JOIN pass_figures f ON r.ended_at IS NULL AND f.task_id = $1 AND f.pass = r.pass
+WHERE r.task_id = $1
+ORDER BY r.pass
 `
 
-type PassFiguresParams struct {
-	TaskID int64
-	Pass   int32
-}
-
-type PassFiguresRow struct {
+type PassListRow struct {
+	Pass               int32
+	Accounts           int32
+	StartedAt          pgtype.Timestamptz
+	EndedAt            pgtype.Timestamptz
+	State              pgtype.Text
 	AccountsCompleted  int32
 	AccountsWithErrors int32
 	AccountsFailed     int32
@@ -78,38 +65,18 @@ type PassFiguresRow struct {
 	BytesCopied        int64
 }
 
-// The figures of a pass, from the accounts it queued last.
-func (q *Queries) PassFigures(ctx context.Context, arg PassFiguresParams) (PassFiguresRow, error) {
-	row := q.db.QueryRow(ctx, passFigures, arg.TaskID, arg.Pass)
-	var i PassFiguresRow
-	err := row.Scan(
-		&i.AccountsCompleted,
-		&i.AccountsWithErrors,
-		&i.AccountsFailed,
-		&i.AccountsCanceled,
-		&i.MessagesCopied,
-		&i.MessagesSkipped,
-		&i.MessagesFailed,
-		&i.BytesCopied,
-	)
-	return i, err
-}
-
-const passList = `-- name: PassList :many
-SELECT task_id, pass, accounts, started_at, ended_at, state, accounts_completed, accounts_with_errors, accounts_failed, accounts_canceled, messages_copied, messages_skipped, messages_failed, bytes_copied FROM task_runs WHERE task_id = $1 ORDER BY pass
-`
-
-func (q *Queries) PassList(ctx context.Context, taskID int64) ([]TaskRun, error) {
+// A task's passes, first first: one that ended with the figures it kept
+// (joined to no figures), the one under way with its accounts' of now.
+func (q *Queries) PassList(ctx context.Context, taskID int64) ([]PassListRow, error) {
 	rows, err := q.db.Query(ctx, passList, taskID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []TaskRun{}
+	items := []PassListRow{}
 	for rows.Next() {
-		var i TaskRun
+		var i PassListRow
 		if err := rows.Scan(
-			&i.TaskID,
 			&i.Pass,
 			&i.Accounts,
 			&i.StartedAt,
@@ -134,35 +101,32 @@ func (q *Queries) PassList(ctx context.Context, taskID int64) ([]TaskRun, error)
 	return items, nil
 }
 
-const passOpen = `-- name: PassOpen :one
-SELECT pass FROM task_runs WHERE task_id = $1 AND ended_at IS NULL
+const passNext = `-- name: PassNext :one
+
+SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = $1
 `
 
-// The pass of the task's run under way.
-func (q *Queries) PassOpen(ctx context.Context, taskID int64) (int32, error) {
-	row := q.db.QueryRow(ctx, passOpen, taskID)
+// Passes (migration 0011): each run of a task, with its own figures.
+// The number of the task's next pass.
+func (q *Queries) PassNext(ctx context.Context, taskID int64) (int32, error) {
+	row := q.db.QueryRow(ctx, passNext, taskID)
 	var pass int32
 	err := row.Scan(&pass)
 	return pass, err
 }
 
-const passStart = `-- name: PassStart :one
-
-INSERT INTO task_runs (task_id, pass, accounts)
-SELECT $1::bigint, coalesce(max(pass), 0) + 1, $2::int FROM task_runs WHERE task_id = $1::bigint
-RETURNING pass
+const passStart = `-- name: PassStart :exec
+INSERT INTO task_runs (task_id, pass, accounts) VALUES ($1, $2, $3)
 `
 
 type PassStartParams struct {
 	TaskID   int64
+	Pass     int32
 	Accounts int32
 }
 
-// Passes (migration 0011): each run of a task, with its own figures.
-// A run begins: its pass is the task's next.
-func (q *Queries) PassStart(ctx context.Context, arg PassStartParams) (int32, error) {
-	row := q.db.QueryRow(ctx, passStart, arg.TaskID, arg.Accounts)
-	var pass int32
-	err := row.Scan(&pass)
-	return pass, err
+// A run begins pass, of accounts.
+func (q *Queries) PassStart(ctx context.Context, arg PassStartParams) error {
+	_, err := q.db.Exec(ctx, passStart, arg.TaskID, arg.Pass, arg.Accounts)
+	return err
 }

@@ -304,22 +304,35 @@ const accountsQueue = `-- name: AccountsQueue :execrows
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1
-WHERE task_id = $2 AND id = ANY ($3::bigint[])
+WHERE task_id = $2
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       $3::bigint[], $4::text[], $5::text, $6::text)
 `
 
 type AccountsQueueParams struct {
-	Pass   pgtype.Int4
-	TaskID int64
-	Ids    []int64
+	Pass      pgtype.Int4
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
 }
 
 // Run control: queueing accounts, starting them within the limits, their
 // leases, and how they end. Every query here that changes an account's
 // state runs in a transaction that took EventsLock first, which also
 // serializes the limit checks of all processes.
-// Queues the given accounts of a task to wait for admission.
+// Queues the accounts of a task that the filter selects (see
+// account_selected) to wait for admission, in pass.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsQueue, arg.Pass, arg.TaskID, arg.Ids)
+	result, err := q.db.Exec(ctx, accountsQueue,
+		arg.Pass,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
 	if err != nil {
 		return 0, err
 	}

@@ -85,20 +85,31 @@ func (q *Queries) AccountsTestNext(ctx context.Context, arg AccountsTestNextPara
 const accountsTestQueue = `-- name: AccountsTestQueue :execrows
 
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
-WHERE task_id = $1 AND id = ANY ($2::bigint[])
+WHERE task_id = $1
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       $2::bigint[], $3::text[], $4::text, $5::text)
 `
 
 type AccountsTestQueueParams struct {
-	TaskID int64
-	Ids    []int64
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
 }
 
 // Connection tests (see migrations/0008_connection_tests.sql). Every query
 // here runs in a transaction that took EventsLock first.
-// The given accounts of the task wait for their test, under a new
-// generation.
+// The accounts of the task that the filter selects (see account_selected)
+// wait for their test, under a new generation.
 func (q *Queries) AccountsTestQueue(ctx context.Context, arg AccountsTestQueueParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsTestQueue, arg.TaskID, arg.Ids)
+	result, err := q.db.Exec(ctx, accountsTestQueue,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
 	if err != nil {
 		return 0, err
 	}

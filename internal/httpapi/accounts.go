@@ -28,7 +28,7 @@ func (s *Server) ListAccounts(ctx context.Context, req api.ListAccountsRequestOb
 		out.Body[i] = accountToAPI(a)
 	}
 	if page.Next != nil {
-		link := fmt.Sprintf(`<%s>; rel="next"`, nextAccountsURL(req, *page.Next))
+		link := fmt.Sprintf(`<%s>; rel="next"`, nextAccountsURL(req.Id, q, *page.Next))
 		out.Headers.Link = &link
 	}
 	return out, nil
@@ -74,29 +74,27 @@ func accountQueryFromAPI(p api.ListAccountsParams) (migration.AccountQuery, erro
 	return q, nil
 }
 
-// nextAccountsURL is the request's URL for the page after next: the same
-// filters and limit, and the cursor.
-func nextAccountsURL(req api.ListAccountsRequestObject, next migration.AccountCursor) string {
+// nextAccountsURL is the URL of the page after q's: the same filters and
+// limit, from the cursor next.
+func nextAccountsURL(taskID int64, q migration.AccountQuery, next migration.AccountCursor) string {
 	query := url.Values{}
-	if states := deref(req.Params.State); len(states) > 0 {
-		names := make([]string, len(states))
-		for i, s := range states {
+	if len(q.States) > 0 {
+		names := make([]string, len(q.States))
+		for i, s := range q.States {
 			names[i] = string(s)
 		}
 		query.Set("state", strings.Join(names, ","))
 	}
-	if q := deref(req.Params.Q); q != "" {
-		query.Set("q", q)
+	if q.Search != "" {
+		query.Set("q", q.Search)
 	}
-	if test := deref(req.Params.LoginTest); test != "" {
-		query.Set("login_test", string(test))
+	if q.LoginTest != "" {
+		query.Set("login_test", string(q.LoginTest))
 	}
 	query.Set("sort", next.Sort.String())
 	query.Set("cursor", next.String())
-	if req.Params.Limit != nil {
-		query.Set("limit", strconv.Itoa(*req.Params.Limit))
-	}
-	return fmt.Sprintf("%s/tasks/%d/accounts?%s", BasePath, req.Id, query.Encode())
+	query.Set("limit", strconv.Itoa(q.Limit))
+	return fmt.Sprintf("%s/tasks/%d/accounts?%s", BasePath, taskID, query.Encode())
 }
 
 // accountFilterFromAPI is the domain's filter of a selection; nil (no

@@ -108,8 +108,8 @@ func (s *Server) check(ctx context.Context, e migration.Endpoint) (api.EndpointC
 		return api.EndpointCheck{}, errors.New("endpoint checks are not wired")
 	}
 	c := s.checkEndpoint(ctx, e)
-	out := api.EndpointCheck{Ok: c.Problem == "", Address: c.Address, ProblemKind: api.EndpointProblem(c.ServerFacts.Problem),
-		Problem: c.Problem, Advice: c.Advice, Greeting: c.Greeting, Capabilities: c.Capabilities, Notes: c.Notes,
+	out := api.EndpointCheck{Ok: c.Problem == "", Address: c.Address, ProblemKind: api.EndpointProblem(c.Problem),
+		Problem: c.ProblemText, Advice: c.Advice, Greeting: c.Greeting, Capabilities: c.Capabilities, Notes: c.Notes,
 		TookMs: c.Took.Milliseconds()}
 	if out.ProblemKind == "" {
 		out.ProblemKind = api.EndpointProblemNone

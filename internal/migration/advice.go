@@ -19,8 +19,8 @@ const (
 // a reason an endpoint check names (a certificate, a closed port), gives
 // that check's advice.
 func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
-	if problem != "" {
-		return CheckOf(Endpoint{Host: blamed.Host, Port: blamed.Port}, ServerFacts{Problem: problem}).Advice
+	if advice := problemAdvice[problem]; advice != "" {
+		return advice
 	}
 	switch kind {
 	case FailureAuth:

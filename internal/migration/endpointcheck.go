@@ -56,80 +56,85 @@ type TLSFacts struct {
 // EndpointCheck is an endpoint check in words: what is wrong and what to do.
 type EndpointCheck struct {
 	ServerFacts
-	Address string
-	Problem string // what is wrong; "" when the endpoint works as configured
-	Advice  string // what to do about it
-	Notes   []string
+	Address     string
+	ProblemText string // what is wrong; "" when the endpoint works as configured
+	Advice      string // what to do about it
+	Notes       []string
 }
 
 // acceptAny is the advice's way out of a certificate the machine does not trust.
 const acceptAny = `or tick "Accept any certificate" (unsafe: the connection can then be intercepted, passwords included)`
 
+// problemAdvice is what to do about each problem, for an endpoint check
+// and for a run that failed to connect alike.
+var problemAdvice = map[ServerProblem]string{
+	ProblemNoSuchHost:           "Check the host's spelling, or this machine's DNS.",
+	ProblemRefused:              "Check the port: IMAP listens on 993 with ssl, on 143 with starttls or plain.",
+	ProblemUnreachable:          "Check the address, and that firewalls let this machine reach the port.",
+	ProblemNotTLS:               "Choose starttls (or plain) for this port, or the server's ssl port, usually 993.",
+	ProblemTLSExpected:          "Choose ssl as the TLS mode for this port.",
+	ProblemUntrustedCertificate: "Install the issuing CA's certificate on the machine that runs mailmigrate, " + acceptAny + ".",
+	ProblemCertificateName:      "Use a host name the certificate names, " + acceptAny + ".",
+	ProblemCertificateExpired:   "Ask the server's administrator to renew it, " + acceptAny + ".",
+	ProblemTLSFailed:            "Check the TLS mode. A very old server may offer only TLS versions before 1.2, which this service refuses.",
+	ProblemNoGreeting:           "Check the port and the TLS mode: the port may belong to another service, or the server may be overloaded.",
+	ProblemNotIMAP:              "Check the port: IMAP listens on 993 (ssl) or 143 (starttls or plain).",
+	ProblemGreetingRefused:      "The server may be overloaded, or refuse this machine's address: try again later, or ask its administrator.",
+	ProblemNoStartTLS:           "Choose ssl (usually port 993); plain only on a network you trust.",
+	ProblemLoginDisabled:        "Choose starttls, or ssl (usually port 993).",
+}
+
 // CheckOf puts what a check of e found into words.
 func CheckOf(e Endpoint, facts ServerFacts) EndpointCheck {
-	c := EndpointCheck{ServerFacts: facts, Address: e.Address()}
-	addr := c.Address
-	issuer := ""
+	c := EndpointCheck{ServerFacts: facts, Address: e.Address(), Notes: checkNotes(e, facts)}
+	if facts.Problem != "" {
+		c.ProblemText = problemText(e, facts)
+		c.Advice = problemAdvice[facts.Problem]
+		if c.Advice == "" {
+			c.Advice = "Check the host, port and TLS mode."
+		}
+	}
+	return c
+}
+
+// problemText says what a check of e found wrong.
+func problemText(e Endpoint, facts ServerFacts) string {
+	addr := e.Address()
+	var t TLSFacts
 	if facts.TLS != nil {
-		issuer = facts.TLS.Issuer
+		t = *facts.TLS
 	}
 	switch facts.Problem {
-	case "":
 	case ProblemNoSuchHost:
-		c.Problem, c.Advice = fmt.Sprintf("The host name %s does not resolve.", e.Host),
-			"Check the host's spelling, or this machine's DNS."
+		return fmt.Sprintf("The host name %s does not resolve.", e.Host)
 	case ProblemRefused:
-		c.Problem, c.Advice = fmt.Sprintf("Nothing listens on %s (connection refused).", addr),
-			"Check the port: IMAP listens on 993 with ssl, on 143 with starttls or plain."
+		return fmt.Sprintf("Nothing listens on %s (connection refused).", addr)
 	case ProblemUnreachable:
-		c.Problem, c.Advice = fmt.Sprintf("No answer from %s.", addr),
-			"Check the address, and that firewalls let this machine reach the port."
+		return fmt.Sprintf("No answer from %s.", addr)
 	case ProblemNotTLS:
-		c.Problem, c.Advice = fmt.Sprintf("%s does not speak TLS from the first byte (ssl).", addr),
-			"Choose starttls (or plain) for this port, or the server's ssl port, usually 993."
+		return fmt.Sprintf("%s does not speak TLS from the first byte (ssl).", addr)
 	case ProblemTLSExpected:
-		c.Problem, c.Advice = fmt.Sprintf("%s speaks TLS from the first byte.", addr),
-			"Choose ssl as the TLS mode for this port."
+		return fmt.Sprintf("%s speaks TLS from the first byte.", addr)
 	case ProblemUntrustedCertificate:
-		c.Problem = fmt.Sprintf("The certificate of %s is not signed by an authority this machine trusts: it is self-signed or from a private CA (issuer %q).", addr, issuer)
-		c.Advice = "Install the issuing CA's certificate on the machine that runs mailmigrate, " + acceptAny + "."
+		return fmt.Sprintf("The certificate of %s is not signed by an authority this machine trusts: it is self-signed or from a private CA (issuer %q).", addr, t.Issuer)
 	case ProblemCertificateName:
-		names := ""
-		if facts.TLS != nil {
-			names = fmt.Sprint(facts.TLS.DNSNames)
-		}
-		c.Problem = fmt.Sprintf("The certificate of %s is for %s, not for %s.", addr, names, e.Host)
-		c.Advice = "Use a host name the certificate names, " + acceptAny + "."
+		return fmt.Sprintf("The certificate of %s is for %v, not for %s.", addr, t.DNSNames, e.Host)
 	case ProblemCertificateExpired:
-		until := ""
-		if facts.TLS != nil {
-			until = facts.TLS.NotAfter.UTC().Format(time.DateOnly)
-		}
-		c.Problem = fmt.Sprintf("The certificate of %s is not valid now (valid until %s).", addr, until)
-		c.Advice = "Ask the server's administrator to renew it, " + acceptAny + "."
+		return fmt.Sprintf("The certificate of %s is not valid now (valid until %s).", addr, t.NotAfter.UTC().Format(time.DateOnly))
 	case ProblemTLSFailed:
-		c.Problem, c.Advice = fmt.Sprintf("TLS with %s failed: %s.", addr, facts.Detail),
-			"Check the TLS mode. A very old server may offer only TLS versions before 1.2, which this service refuses."
+		return fmt.Sprintf("TLS with %s failed: %s.", addr, facts.Detail)
 	case ProblemNoGreeting:
-		c.Problem, c.Advice = fmt.Sprintf("%s took the connection but sent no IMAP greeting.", addr),
-			"Check the port and the TLS mode: the port may belong to another service, or the server may be overloaded."
+		return fmt.Sprintf("%s took the connection but sent no IMAP greeting.", addr)
 	case ProblemNotIMAP:
-		c.Problem, c.Advice = fmt.Sprintf("%s does not answer as an IMAP server: %s.", addr, facts.Detail),
-			"Check the port: IMAP listens on 993 (ssl) or 143 (starttls or plain)."
+		return fmt.Sprintf("%s does not answer as an IMAP server: %s.", addr, facts.Detail)
 	case ProblemGreetingRefused:
-		c.Problem, c.Advice = fmt.Sprintf("%s refused the connection: %s.", addr, facts.Greeting),
-			"The server may be overloaded, or refuse this machine's address: try again later, or ask its administrator."
+		return fmt.Sprintf("%s refused the connection: %s.", addr, facts.Greeting)
 	case ProblemNoStartTLS:
-		c.Problem, c.Advice = fmt.Sprintf("%s does not offer STARTTLS.", addr),
-			"Choose ssl (usually port 993); plain only on a network you trust."
+		return fmt.Sprintf("%s does not offer STARTTLS.", addr)
 	case ProblemLoginDisabled:
-		c.Problem, c.Advice = fmt.Sprintf("%s refuses logins without TLS (LOGINDISABLED).", addr),
-			"Choose starttls, or ssl (usually port 993)."
-	default:
-		c.Problem, c.Advice = fmt.Sprintf("%s: %s.", addr, facts.Detail), "Check the host, port and TLS mode."
+		return fmt.Sprintf("%s refuses logins without TLS (LOGINDISABLED).", addr)
 	}
-	c.Notes = checkNotes(e, facts)
-	return c
+	return fmt.Sprintf("%s: %s.", addr, facts.Detail)
 }
 
 // checkNotes are what a working endpoint's user should know anyway.

@@ -15,11 +15,11 @@ func TestEveryServerProblemHasWords(t *testing.T) {
 	tls := &TLSFacts{Issuer: "Acme Private CA", DNSNames: []string{"mail.example.org"}, NotAfter: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)}
 	for _, p := range ServerProblems {
 		c := CheckOf(e, ServerFacts{Problem: p, Detail: "the server's words", TLS: tls})
-		if c.Problem == "" || c.Advice == "" || !strings.HasSuffix(c.Problem, ".") || !strings.HasSuffix(c.Advice, ".") {
-			t.Errorf("%s: problem %q, advice %q", p, c.Problem, c.Advice)
+		if c.ProblemText == "" || c.Advice == "" || !strings.HasSuffix(c.ProblemText, ".") || !strings.HasSuffix(c.Advice, ".") {
+			t.Errorf("%s: problem %q, advice %q", p, c.ProblemText, c.Advice)
 		}
-		if p != ProblemNoSuchHost && !strings.Contains(c.Problem, "imap.example.org:993") {
-			t.Errorf("%s: %q does not name the address", p, c.Problem)
+		if p != ProblemNoSuchHost && !strings.Contains(c.ProblemText, "imap.example.org:993") {
+			t.Errorf("%s: %q does not name the address", p, c.ProblemText)
 		}
 	}
 	for p, want := range map[ServerProblem]string{
@@ -28,12 +28,12 @@ func TestEveryServerProblemHasWords(t *testing.T) {
 		ProblemCertificateExpired:   "valid until 2024-05-01",
 	} {
 		c := CheckOf(e, ServerFacts{Problem: p, TLS: tls})
-		if !strings.Contains(c.Problem, want) || !strings.Contains(c.Advice, `"Accept any certificate" (unsafe`) {
-			t.Errorf("%s: %q / %q", p, c.Problem, c.Advice)
+		if !strings.Contains(c.ProblemText, want) || !strings.Contains(c.Advice, `"Accept any certificate" (unsafe`) {
+			t.Errorf("%s: %q / %q", p, c.ProblemText, c.Advice)
 		}
 	}
 	ok := CheckOf(Endpoint{Host: "h", Port: 143, TLSMode: TLSModePlain}, ServerFacts{})
-	if ok.Problem != "" || ok.Advice != "" || len(ok.Notes) != 2 || !strings.Contains(ok.Notes[0], "unencrypted") {
+	if ok.ProblemText != "" || ok.Advice != "" || len(ok.Notes) != 2 || !strings.Contains(ok.Notes[0], "unencrypted") {
 		t.Errorf("a working plain endpoint: %+v", ok)
 	}
 }

@@ -118,7 +118,7 @@ func (s *Store) AccountList(ctx context.Context, taskID int64, q migration.Accou
 	if err != nil {
 		return migration.AccountsPage{}, interpretError(err)
 	}
-	total, err := s.queries.AccountCount(ctx, dbsqlc.AccountCountParams(f))
+	total, err := s.queries.AccountCount(ctx, f)
 	if err != nil {
 		return migration.AccountsPage{}, interpretError(err)
 	}
@@ -152,13 +152,14 @@ func accountViewOf(r dbsqlc.AccountPageRow) dbsqlc.AccountView {
 		DestinationLinkedToSource: r.DestinationLinkedToSource, CredentialsChangedAt: r.CredentialsChangedAt}
 }
 
-// selection is a filter of a task's accounts as the selecting queries take it.
-func selection(taskID int64, f migration.AccountFilter) dbsqlc.AccountsSelectForUpdateParams {
+// selection is a filter of a task's accounts as the queries that call
+// account_selected take it (their parameter structs have these fields).
+func selection(taskID int64, f migration.AccountFilter) dbsqlc.AccountCountParams {
 	ids := f.IDs
 	if ids == nil {
 		ids = []int64{} // an empty array selects any; NULL would select none
 	}
-	return dbsqlc.AccountsSelectForUpdateParams{TaskID: taskID, Ids: ids, States: texts(f.States), Search: f.Search, LoginTest: string(f.LoginTest)}
+	return dbsqlc.AccountCountParams{TaskID: taskID, Ids: ids, States: texts(f.States), Search: f.Search, LoginTest: string(f.LoginTest)}
 }
 
 // texts is values as plain strings, for text[] parameters.
@@ -223,14 +224,11 @@ func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
 func (s *Store) AccountsDelete(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int64
 	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
-		ids, err := q.AccountsSelectForUpdate(ctx, selection(taskID, filter))
-		if err != nil {
-			return err
-		}
-		if len(ids) == 0 {
+		var err error
+		n, err = q.AccountsDeleteSelected(ctx, dbsqlc.AccountsDeleteSelectedParams(selection(taskID, filter)))
+		if err == nil && n == 0 {
 			return migration.ErrNoAccountSelected
 		}
-		n, err = q.AccountsDeleteByID(ctx, dbsqlc.AccountsDeleteByIDParams{TaskID: taskID, Ids: ids})
 		return err
 	})
 	return int(n), err

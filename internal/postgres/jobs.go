@@ -19,15 +19,12 @@ import (
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int
 	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		ids, err := selectAccounts(ctx, q, taskID, filter)
+		queued, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams(selection(taskID, filter)))
 		if err != nil {
 			return err
 		}
-		n = len(ids)
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, n); err != nil {
-			return err
-		}
-		if _, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams{TaskID: taskID, Ids: ids}); err != nil {
+		n = int(queued)
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, n, filter); err != nil {
 			return err
 		}
 		parallel, err := q.TaskTestsStart(ctx, dbsqlc.TaskTestsStartParams{
@@ -39,17 +36,6 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 		return s.queueTests(ctx, tx, q, taskID, parallel)
 	})
 	return n, err
-}
-
-// selectAccounts locks the accounts of the task that filter selects and
-// returns their ids: ErrNoAccounts when the task has none, and
-// ErrNoAccountSelected when it has some but the filter selects none.
-func selectAccounts(ctx context.Context, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter) ([]int64, error) {
-	ids, err := q.AccountsSelectForUpdate(ctx, selection(taskID, filter))
-	if err != nil || len(ids) > 0 || filter.IsZero() {
-		return ids, err
-	}
-	return nil, migration.ErrNoAccountSelected
 }
 
 // queueTests queues the jobs of the task's next count waiting tests. A
@@ -74,19 +60,21 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int
 	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		ids, err := selectAccounts(ctx, q, taskID, filter)
+		pass, err := q.PassNext(ctx, taskID)
 		if err != nil {
 			return err
 		}
-		n = len(ids)
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n); err != nil {
-			return err
-		}
-		pass, err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Accounts: int32(n)})
+		f := selection(taskID, filter)
+		queued, err := q.AccountsQueue(ctx, dbsqlc.AccountsQueueParams{Pass: pgtype.Int4{Int32: pass, Valid: true},
+			TaskID: taskID, Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest})
 		if err != nil {
 			return err
 		}
-		if _, err := q.AccountsQueue(ctx, dbsqlc.AccountsQueueParams{TaskID: taskID, Ids: ids, Pass: pgtype.Int4{Int32: pass, Valid: true}}); err != nil {
+		n = int(queued)
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n, filter); err != nil {
+			return err
+		}
+		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: int32(n)}); err != nil {
 			return err
 		}
 		if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int(pass), int64(n))); err != nil {
@@ -104,11 +92,14 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		if _, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: taskID, ID: accountID}); err != nil {
 			return err
 		}
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1); err != nil {
+		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1, migration.AccountFilter{}); err != nil {
 			return err
 		}
-		pass, err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Accounts: 1})
+		pass, err := q.PassNext(ctx, taskID)
 		if err != nil {
+			return err
+		}
+		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: 1}); err != nil {
 			return err
 		}
 		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true, Pass: pgtype.Int4{Int32: pass, Valid: true}})
@@ -123,14 +114,19 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 }
 
 // startJobs runs start in a transaction that holds EventsLock, the task's
-// state and its endpoints, which cannot change while the task runs.
+// state and its endpoints, which cannot change while the task runs. A
+// running task is refused before start touches its accounts.
 func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
+		state, err := q.TaskStateLock(ctx, taskID)
+		if err != nil {
 			return err
+		}
+		if migration.TaskState(state).Running() {
+			return migration.ErrTaskRunning
 		}
 		if err := q.TaskEndpointsHold(ctx, taskID); err != nil {
 			return err
@@ -140,11 +136,18 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.T
 }
 
 // startTaskJobs moves a task that is not running into state with n jobs
-// to wait for: ErrTaskRunning when it is running, ErrNoAccounts with none.
-func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state migration.TaskState, n int) error {
-	if n == 0 {
+// to wait for, the accounts that filter selected: ErrTaskRunning when it
+// is running, ErrNoAccounts when it has none, ErrNoAccountSelected when
+// filter selected none of them.
+func startTaskJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, state migration.TaskState, n int, filter migration.AccountFilter) error {
+	switch {
+	case n == 0 && filter.IsZero():
 		return migration.ErrNoAccounts // the task exists: startJobs locked it
+	case n == 0:
+		return migration.ErrNoAccountSelected
 	}
+	// The state is checked again here: a start that waited for the lock
+	// of another may find the task running now.
 	_, err := q.TaskStartJobs(ctx, dbsqlc.TaskStartJobsParams{
 		ID: taskID, State: string(state), Jobs: int32(n), RunningStates: runningStates(),
 	})

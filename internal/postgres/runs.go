@@ -364,7 +364,8 @@ func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool
 	if err := q.TaskRunEnd(ctx, dbsqlc.TaskRunEndParams{ID: taskID, State: string(state)}); err != nil {
 		return err
 	}
-	if err := endPass(ctx, q, taskID, state); err != nil {
+	// A run that began before passes existed has none to end.
+	if err := q.PassEnd(ctx, dbsqlc.PassEndParams{TaskID: taskID, State: string(state)}); err != nil {
 		return err
 	}
 	return appendEvent(ctx, q, migration.RunEndEvent(taskID, state, accounts))

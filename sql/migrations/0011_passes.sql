@@ -22,3 +22,17 @@ CREATE TABLE task_runs (
 );
 
 ALTER TABLE accounts ADD COLUMN run_pass int;
+
+-- pass_figures: what each pass's accounts did, as they stand now.
+CREATE VIEW pass_figures AS
+SELECT task_id, run_pass AS pass,
+       count(*) FILTER (WHERE state = 'completed')::int AS accounts_completed,
+       count(*) FILTER (WHERE state = 'completed_with_errors')::int AS accounts_with_errors,
+       count(*) FILTER (WHERE state = 'failed')::int AS accounts_failed,
+       count(*) FILTER (WHERE state = 'canceled')::int AS accounts_canceled,
+       coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
+       coalesce(sum(messages_skipped), 0)::bigint AS messages_skipped,
+       coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
+       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
+FROM accounts WHERE run_pass IS NOT NULL
+GROUP BY task_id, run_pass;

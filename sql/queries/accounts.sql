@@ -51,17 +51,12 @@ WHERE task_id = @task_id
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
--- name: AccountsSelectForUpdate :many
--- The ids of the task's accounts a bulk action selects, locked, in id order.
-SELECT id FROM accounts
+-- name: AccountsDeleteSelected :execrows
+-- Deletes the accounts of a task that the filter selects.
+DELETE FROM accounts
 WHERE task_id = @task_id
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
-                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
-ORDER BY id
-FOR UPDATE;
-
--- name: AccountsDeleteByID :execrows
-DELETE FROM accounts WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
 -- name: AccountUpdate :execrows
 -- Replaces the logins; a NULL password keeps the stored one, and

@@ -1,35 +1,37 @@
 -- Passes (migration 0011): each run of a task, with its own figures.
 
--- name: PassStart :one
--- A run begins: its pass is the task's next.
-INSERT INTO task_runs (task_id, pass, accounts)
-SELECT @task_id::bigint, coalesce(max(pass), 0) + 1, @accounts::int FROM task_runs WHERE task_id = @task_id::bigint
-RETURNING pass;
+-- name: PassNext :one
+-- The number of the task's next pass.
+SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = @task_id;
 
--- name: PassOpen :one
--- The pass of the task's run under way.
-SELECT pass FROM task_runs WHERE task_id = @task_id AND ended_at IS NULL;
-
--- name: PassFigures :one
--- The figures of a pass, from the accounts it queued last.
-SELECT count(*) FILTER (WHERE state = 'completed')::int AS accounts_completed,
-       count(*) FILTER (WHERE state = 'completed_with_errors')::int AS accounts_with_errors,
-       count(*) FILTER (WHERE state = 'failed')::int AS accounts_failed,
-       count(*) FILTER (WHERE state = 'canceled')::int AS accounts_canceled,
-       coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
-       coalesce(sum(messages_skipped), 0)::bigint AS messages_skipped,
-       coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
-       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
-FROM accounts WHERE task_id = @task_id AND run_pass = @pass::int;
+-- name: PassStart :exec
+-- A run begins pass, of accounts.
+INSERT INTO task_runs (task_id, pass, accounts) VALUES (@task_id, @pass, @accounts);
 
 -- name: PassEnd :exec
--- A pass ends in state, keeping its accounts' figures of now.
-UPDATE task_runs
-SET ended_at = now(), state = @state::text, accounts_completed = @accounts_completed,
-    accounts_with_errors = @accounts_with_errors, accounts_failed = @accounts_failed,
-    accounts_canceled = @accounts_canceled, messages_copied = @messages_copied,
-    messages_skipped = @messages_skipped, messages_failed = @messages_failed, bytes_copied = @bytes_copied
-WHERE task_id = @task_id AND pass = @pass;
+-- The task's open pass ends in state, keeping its accounts' figures of now.
+UPDATE task_runs r
+SET ended_at = now(), state = @state::text,
+    accounts_completed = f.accounts_completed, accounts_with_errors = f.accounts_with_errors,
+    accounts_failed = f.accounts_failed, accounts_canceled = f.accounts_canceled,
+    messages_copied = f.messages_copied, messages_skipped = f.messages_skipped,
+    messages_failed = f.messages_failed, bytes_copied = f.bytes_copied
+FROM pass_figures f
+WHERE r.task_id = @task_id AND r.ended_at IS NULL AND f.task_id = @task_id AND f.pass = r.pass;
 
 -- name: PassList :many
-SELECT * FROM task_runs WHERE task_id = @task_id ORDER BY pass;
+-- A task's passes, first first: one that ended with the figures it kept
+-- (joined to no figures), the one under way with its accounts' of now.
+SELECT r.pass, r.accounts, r.started_at, r.ended_at, r.state,
+       coalesce(f.accounts_completed, r.accounts_completed) AS accounts_completed,
+       coalesce(f.accounts_with_errors, r.accounts_with_errors) AS accounts_with_errors,
+       coalesce(f.accounts_failed, r.accounts_failed) AS accounts_failed,
+       coalesce(f.accounts_canceled, r.accounts_canceled) AS accounts_canceled,
+       coalesce(f.messages_copied, r.messages_copied) AS messages_copied,
+       coalesce(f.messages_skipped, r.messages_skipped) AS messages_skipped,
+       coalesce(f.messages_failed, r.messages_failed) AS messages_failed,
+       coalesce(f.bytes_copied, r.bytes_copied) AS bytes_copied
+FROM task_runs r
+LEFT JOIN pass_figures f ON r.ended_at IS NULL AND f.task_id = @task_id AND f.pass = r.pass
+WHERE r.task_id = @task_id
+ORDER BY r.pass;

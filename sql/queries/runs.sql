@@ -4,11 +4,14 @@
 -- serializes the limit checks of all processes.
 
 -- name: AccountsQueue :execrows
--- Queues the given accounts of a task to wait for admission.
+-- Queues the accounts of a task that the filter selects (see
+-- account_selected) to wait for admission, in pass.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass
-WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
+WHERE task_id = @task_id
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a

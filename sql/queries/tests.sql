@@ -2,10 +2,12 @@
 -- here runs in a transaction that took EventsLock first.
 
 -- name: AccountsTestQueue :execrows
--- The given accounts of the task wait for their test, under a new
--- generation.
+-- The accounts of the task that the filter selects (see account_selected)
+-- wait for their test, under a new generation.
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
-WHERE task_id = @task_id AND id = ANY (@ids::bigint[]);
+WHERE task_id = @task_id
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
 -- name: AccountsTestNext :many
 -- Queues the task's next count waiting tests.

@@ -141,6 +141,14 @@ export function formatBytes(n) {
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
+// formatDuration says a span of milliseconds for people.
+export function formatDuration(ms) {
+  const minutes = Math.round(ms / 60000);
+  if (minutes < 1) return `${Math.round(ms / 1000)} s`;
+  if (minutes < 120) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 // plural says "1 task", "2 tasks".
 export function plural(n, one, many) {
   return `${n} ${n === 1 ? one : many}`;

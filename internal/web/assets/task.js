@@ -3,7 +3,7 @@
 // file, and the live event log.
 
 import { request, requestPage, fetchWithToken, apiBase, apiToken } from './api.js';
-import { h, field, notice, confirmAction, formatTime, formatBytes, plural, dataTable, keepFocus } from './dom.js';
+import { h, field, notice, confirmAction, formatTime, formatBytes, formatDuration, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
@@ -71,7 +71,7 @@ export async function taskPage(main, taskId, keepAlive) {
       keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit,
         (account) => { retried = account; })));
     }
-    if (retried) await sayHowTheRetryEnded();
+    if (retried) await sayHowTheRetryEnded(list);
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
@@ -79,8 +79,9 @@ export async function taskPage(main, taskId, keepAlive) {
   // The account retried from its row, until the page has said how its
   // run ended.
   let retried = null;
-  async function sayHowTheRetryEnded() {
-    const a = await request('GET', `/tasks/${taskId}/accounts/${retried.id}`).catch(() => null);
+  async function sayHowTheRetryEnded(list) {
+    const a = list.find((shownAccount) => shownAccount.id === retried.id)
+      ?? await request('GET', `/tasks/${taskId}/accounts/${retried.id}`).catch(() => null);
     if (!a || a.state === AccountState.queued || a.state === AccountState.running) return;
     retried = null;
     if (a.state === AccountState.completed) message.set('ok', `${a.source_login}: retried and completed.`);
@@ -194,23 +195,15 @@ function followUps(task, message, after) {
 // time left at the pace its accounts have ended so far. The estimate goes
 // by accounts, which a pass knows all of from the start; it waits for the
 // first to end rather than guess.
-export function passPace(runs, now) {
+function passPace(runs, now) {
   const pass = runs.find((r) => !r.ended_at);
   if (!pass) return null;
   const elapsed = Math.max(now - Date.parse(pass.started_at), 1000);
   const ended = pass.accounts_completed + pass.accounts_completed_with_errors + pass.accounts_failed + pass.accounts_canceled;
-  const words = [`${duration(elapsed)} so far`, `${formatBytes(pass.bytes_copied / (elapsed / 1000))}/s`];
+  const words = [`${formatDuration(elapsed)} so far`, `${formatBytes(pass.bytes_copied / (elapsed / 1000))}/s`];
   words.push(ended === 0 ? 'time left: known once an account ends'
-    : ended >= pass.accounts ? 'ending' : `about ${duration(((pass.accounts - ended) * elapsed) / ended)} left`);
+    : ended >= pass.accounts ? 'ending' : `about ${formatDuration(((pass.accounts - ended) * elapsed) / ended)} left`);
   return fact(`Pass ${pass.pass}`, words.join(' · '), 'pass-pace');
-}
-
-// duration says a span of milliseconds for people.
-function duration(ms) {
-  const minutes = Math.round(ms / 60000);
-  if (minutes < 1) return `${Math.round(ms / 1000)} s`;
-  if (minutes < 120) return `${minutes} min`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 function fact(term, value, id) {
@@ -277,7 +270,7 @@ function showPasses(section, runs) {
   section.hidden = runs.length === 0;
   if (runs.length === 0) return;
   const sum = (key) => runs.reduce((total, r) => total + r[key], 0);
-  const took = (r) => duration((r.ended_at ? Date.parse(r.ended_at) : Date.now()) - Date.parse(r.started_at));
+  const took = (r) => formatDuration((r.ended_at ? Date.parse(r.ended_at) : Date.now()) - Date.parse(r.started_at));
   const accounts = (r) => [`${r.accounts_completed} completed`, r.accounts_completed_with_errors ? `${r.accounts_completed_with_errors} with errors` : '',
     r.accounts_failed ? `${r.accounts_failed} failed` : '', r.accounts_canceled ? `${r.accounts_canceled} canceled` : ''].filter(Boolean).join(', ');
   const row = (cells, attrs = {}) => h('tr', attrs, cells.map((c) => h('td', { text: c })));
