@@ -156,18 +156,20 @@ func (e EndpointProblem) Valid() bool {
 
 // Defines values for EventKind.
 const (
-	EventKindAccountDone     EventKind = "account.done"
-	EventKindAccountFailed   EventKind = "account.failed"
-	EventKindAccountProgress EventKind = "account.progress"
-	EventKindAccountStarted  EventKind = "account.started"
-	EventKindError           EventKind = "error"
-	EventKindFolderDone      EventKind = "folder.done"
-	EventKindRunCanceled     EventKind = "run.canceled"
-	EventKindRunFinished     EventKind = "run.finished"
-	EventKindRunStarted      EventKind = "run.started"
-	EventKindTestCanceled    EventKind = "test.canceled"
-	EventKindTestFailed      EventKind = "test.failed"
-	EventKindTestOk          EventKind = "test.ok"
+	EventKindAccountDone      EventKind = "account.done"
+	EventKindAccountFailed    EventKind = "account.failed"
+	EventKindAccountProgress  EventKind = "account.progress"
+	EventKindAccountStarted   EventKind = "account.started"
+	EventKindAccountsCanceled EventKind = "accounts.canceled"
+	EventKindError            EventKind = "error"
+	EventKindFolderDone       EventKind = "folder.done"
+	EventKindRunCanceled      EventKind = "run.canceled"
+	EventKindRunFinished      EventKind = "run.finished"
+	EventKindRunJoined        EventKind = "run.joined"
+	EventKindRunStarted       EventKind = "run.started"
+	EventKindTestCanceled     EventKind = "test.canceled"
+	EventKindTestFailed       EventKind = "test.failed"
+	EventKindTestOk           EventKind = "test.ok"
 )
 
 // Valid indicates whether the value is a known member of the EventKind enum.
@@ -181,6 +183,8 @@ func (e EventKind) Valid() bool {
 		return true
 	case EventKindAccountStarted:
 		return true
+	case EventKindAccountsCanceled:
+		return true
 	case EventKindError:
 		return true
 	case EventKindFolderDone:
@@ -188,6 +192,8 @@ func (e EventKind) Valid() bool {
 	case EventKindRunCanceled:
 		return true
 	case EventKindRunFinished:
+		return true
+	case EventKindRunJoined:
 		return true
 	case EventKindRunStarted:
 		return true
@@ -447,6 +453,8 @@ type Event struct {
 
 	// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
 	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
+	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
+	// the run were canceled, the others go on;
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
 	// account's run; `error`: a fault the run recovers from (a retry, a lost worker).
 	Kind  EventKind `json:"kind"`
@@ -471,6 +479,8 @@ type Event struct {
 
 // EventKind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
 // test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
+// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
+// the run were canceled, the others go on;
 // `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
 // account's run; `error`: a fault the run recovers from (a retry, a lost worker).
 type EventKind string
@@ -498,6 +508,12 @@ type Progress struct {
 // Started defines model for Started.
 type Started struct {
 	// Accounts How many accounts the run or test queued.
+	Accounts int `json:"accounts"`
+}
+
+// Stopping defines model for Stopping.
+type Stopping struct {
+	// Accounts How many accounts (or connection tests) the cancel stops.
 	Accounts int `json:"accounts"`
 }
 
@@ -714,6 +730,9 @@ type DeleteAccountsJSONRequestBody = AccountSelection
 
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountInput
+
+// CancelTaskJSONRequestBody defines body for CancelTask for application/json ContentType.
+type CancelTaskJSONRequestBody = AccountSelection
 
 // RunTaskJSONRequestBody defines body for RunTask for application/json ContentType.
 type RunTaskJSONRequestBody = AccountSelection
@@ -990,7 +1009,9 @@ type ClientInterface interface {
 	// UpdateAccountWithBody Replace an account's logins, and its passwords where given.
 	//
 	// A password left out or empty keeps the stored one; a destination login
-	// left out or empty becomes the source login.
+	// left out or empty becomes the source login. An account can be changed
+	// while other accounts of its task run, not while it is queued or
+	// running itself (409 `account is running`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1000,31 +1021,72 @@ type ClientInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	//
 	// A password left out or empty keeps the stored one; a destination login
-	// left out or empty becomes the source login.
+	// left out or empty becomes the source login. An account can be changed
+	// while other accounts of its task run, not while it is queued or
+	// running itself (409 `account is running`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelAccount Stop one account of the task's run; the others go on.
+	//
+	// Queued, it ends `canceled` at once; running, as soon as it has
+	// stopped (promptly: its connections are closed). Nothing copied is
+	// lost, and a later run resumes where it stopped.
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
+	CancelAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RunAccount Migrate one account of the task again (retry).
 	//
 	// Like running the task, for this account alone: the task is `queued`,
 	// then `running`, and ends in the state its accounts together give. A
-	// re-run copies only what the destination lacks.
+	// re-run copies only what the destination lacks. While the task runs
+	// other accounts, this one joins their pass; an account queued or
+	// running already answers 409 `account is running`.
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 	RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelTask Stop the task's run.
+	// CancelTaskWithBody Stop the task's run, or some of its accounts.
 	//
 	// The task is `canceling` until its running accounts have stopped
 	// (promptly: their connections are closed), then `canceled`. Accounts
 	// not started yet are `canceled` at once. Nothing copied is lost, and a
-	// later run resumes where this one stopped, without duplicates.
+	// later run resumes where this one stopped, without duplicates. A
+	// connection test stops likewise.
+	//
+	// With a selection, only the selected accounts of a run stop (event
+	// `accounts.canceled`): queued ones end `canceled` at once, running
+	// ones when they have stopped; the others go on, and the task ends
+	// with the last of them. A selection with no queued or running
+	// account answers 409 `no selected account is running`.
+	//
+	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
-	CancelTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelTask Stop the task's run, or some of its accounts.
+	//
+	// The task is `canceling` until its running accounts have stopped
+	// (promptly: their connections are closed), then `canceled`. Accounts
+	// not started yet are `canceled` at once. Nothing copied is lost, and a
+	// later run resumes where this one stopped, without duplicates. A
+	// connection test stops likewise.
+	//
+	// With a selection, only the selected accounts of a run stop (event
+	// `accounts.canceled`): queued ones end `canceled` at once, running
+	// ones when they have stopped; the others go on, and the task ends
+	// with the last of them. A selection with no queued or running
+	// account answers 409 `no selected account is running`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+	CancelTask(ctx context.Context, id TaskID, body CancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTaskEvents The task's event log, oldest first.
 	//
@@ -1057,6 +1119,13 @@ type ClientInterface interface {
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
+	// While a run is under way (`queued` or `running`), a selection joins
+	// it: the selected accounts that are not queued or running already
+	// are queued in the same pass (event `run.joined`), and the task ends
+	// after the last of them. Without a selection, a running task answers
+	// 409 `task is running`; a selection of only accounts in the run
+	// answers 409 `no account of the task matches`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
@@ -1076,6 +1145,13 @@ type ClientInterface interface {
 	// `account.done` or `account.failed`, and `run.finished`. A run
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
+	//
+	// While a run is under way (`queued` or `running`), a selection joins
+	// it: the selected accounts that are not queued or running already
+	// are queued in the same pass (event `run.joined`), and the task ends
+	// after the last of them. Without a selection, a running task answers
+	// 409 `task is running`; a selection of only accounts in the run
+	// answers 409 `no account of the task matches`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1567,7 +1643,9 @@ func (c *Client) GetAccount(ctx context.Context, id TaskID, accountId AccountID,
 // UpdateAccountWithBody Replace an account's logins, and its passwords where given.
 //
 // A password left out or empty keeps the stored one; a destination login
-// left out or empty becomes the source login.
+// left out or empty becomes the source login. An account can be changed
+// while other accounts of its task run, not while it is queued or
+// running itself (409 `account is running`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -1587,7 +1665,9 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, id TaskID, accountId
 // UpdateAccount Replace an account's logins, and its passwords where given.
 //
 // A password left out or empty keeps the stored one; a destination login
-// left out or empty becomes the source login.
+// left out or empty becomes the source login. An account can be changed
+// while other accounts of its task run, not while it is queued or
+// running itself (409 `account is running`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1604,11 +1684,32 @@ func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId Account
 	return c.Client.Do(req)
 }
 
+// CancelAccount Stop one account of the task's run; the others go on.
+//
+// Queued, it ends `canceled` at once; running, as soon as it has
+// stopped (promptly: its connections are closed). Nothing copied is
+// lost, and a later run resumes where it stopped.
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
+func (c *Client) CancelAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelAccountRequest(c.Server, id, accountId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RunAccount Migrate one account of the task again (retry).
 //
 // Like running the task, for this account alone: the task is `queued`,
 // then `running`, and ends in the state its accounts together give. A
-// re-run copies only what the destination lacks.
+// re-run copies only what the destination lacks. While the task runs
+// other accounts, this one joins their pass; an account queued or
+// running already answers 409 `account is running`.
 //
 // Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1623,16 +1724,54 @@ func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID,
 	return c.Client.Do(req)
 }
 
-// CancelTask Stop the task's run.
+// CancelTaskWithBody Stop the task's run, or some of its accounts.
 //
 // The task is `canceling` until its running accounts have stopped
 // (promptly: their connections are closed), then `canceled`. Accounts
 // not started yet are `canceled` at once. Nothing copied is lost, and a
-// later run resumes where this one stopped, without duplicates.
+// later run resumes where this one stopped, without duplicates. A
+// connection test stops likewise.
+//
+// With a selection, only the selected accounts of a run stop (event
+// `accounts.canceled`): queued ones end `canceled` at once, running
+// ones when they have stopped; the others go on, and the task ends
+// with the last of them. A selection with no queued or running
+// account answers 409 `no selected account is running`.
+//
+// Takes any type of body and a specified content type.
 //
 // Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
-func (c *Client) CancelTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelTaskRequest(c.Server, id)
+func (c *Client) CancelTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelTaskRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelTask Stop the task's run, or some of its accounts.
+//
+// The task is `canceling` until its running accounts have stopped
+// (promptly: their connections are closed), then `canceled`. Accounts
+// not started yet are `canceled` at once. Nothing copied is lost, and a
+// later run resumes where this one stopped, without duplicates. A
+// connection test stops likewise.
+//
+// With a selection, only the selected accounts of a run stop (event
+// `accounts.canceled`): queued ones end `canceled` at once, running
+// ones when they have stopped; the others go on, and the task ends
+// with the last of them. A selection with no queued or running
+// account answers 409 `no selected account is running`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+func (c *Client) CancelTask(ctx context.Context, id TaskID, body CancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelTaskRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1694,6 +1833,13 @@ func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...Req
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
+// While a run is under way (`queued` or `running`), a selection joins
+// it: the selected accounts that are not queued or running already
+// are queued in the same pass (event `run.joined`), and the task ends
+// after the last of them. Without a selection, a running task answers
+// 409 `task is running`; a selection of only accounts in the run
+// answers 409 `no account of the task matches`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
@@ -1723,6 +1869,13 @@ func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, contentType str
 // `account.done` or `account.failed`, and `run.finished`. A run
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
+//
+// While a run is under way (`queued` or `running`), a selection joins
+// it: the selected accounts that are not queued or running already
+// are queued in the same pass (event `run.joined`), and the task ends
+// after the last of them. Without a selection, a running task answers
+// 409 `task is running`; a selection of only accounts in the run
+// answers 409 `no account of the task matches`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2645,6 +2798,47 @@ func NewUpdateAccountRequestWithBody(server string, id TaskID, accountId Account
 	return req, nil
 }
 
+// NewCancelAccountRequest constructs an http.Request for the CancelAccount method
+func NewCancelAccountRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/cancel", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRunAccountRequest constructs an http.Request for the RunAccount method
 func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
 	var err error
@@ -2686,8 +2880,19 @@ func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.
 	return req, nil
 }
 
-// NewCancelTaskRequest constructs an http.Request for the CancelTask method
-func NewCancelTaskRequest(server string, id TaskID) (*http.Request, error) {
+// NewCancelTaskRequest calls the generic CancelTask builder with application/json body
+func NewCancelTaskRequest(server string, id TaskID, body CancelTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelTaskRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCancelTaskRequestWithBody constructs an http.Request for the CancelTask method, with any body, and a specified content type
+func NewCancelTaskRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2712,10 +2917,12 @@ func NewCancelTaskRequest(server string, id TaskID) (*http.Request, error) {
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3214,7 +3421,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateAccountWithBodyWithResponse Replace an account's logins, and its passwords where given.
 	//
 	// A password left out or empty keeps the stored one; a destination login
-	// left out or empty becomes the source login.
+	// left out or empty becomes the source login. An account can be changed
+	// while other accounts of its task run, not while it is queued or
+	// running itself (409 `account is running`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3224,35 +3433,76 @@ type ClientWithResponsesInterface interface {
 	// UpdateAccountWithResponse Replace an account's logins, and its passwords where given.
 	//
 	// A password left out or empty keeps the stored one; a destination login
-	// left out or empty becomes the source login.
+	// left out or empty becomes the source login. An account can be changed
+	// while other accounts of its task run, not while it is queued or
+	// running itself (409 `account is running`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
 
+	// CancelAccountWithResponse Stop one account of the task's run; the others go on.
+	//
+	// Queued, it ends `canceled` at once; running, as soon as it has
+	// stopped (promptly: its connections are closed). Nothing copied is
+	// lost, and a later run resumes where it stopped.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
+	CancelAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*CancelAccountResponse, error)
+
 	// RunAccountWithResponse Migrate one account of the task again (retry).
 	//
 	// Like running the task, for this account alone: the task is `queued`,
 	// then `running`, and ends in the state its accounts together give. A
-	// re-run copies only what the destination lacks.
+	// re-run copies only what the destination lacks. While the task runs
+	// other accounts, this one joins their pass; an account queued or
+	// running already answers 409 `account is running`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 	RunAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*RunAccountResponse, error)
 
-	// CancelTaskWithResponse Stop the task's run.
+	// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
 	//
 	// The task is `canceling` until its running accounts have stopped
 	// (promptly: their connections are closed), then `canceled`. Accounts
 	// not started yet are `canceled` at once. Nothing copied is lost, and a
-	// later run resumes where this one stopped, without duplicates.
+	// later run resumes where this one stopped, without duplicates. A
+	// connection test stops likewise.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// With a selection, only the selected accounts of a run stop (event
+	// `accounts.canceled`): queued ones end `canceled` at once, running
+	// ones when they have stopped; the others go on, and the task ends
+	// with the last of them. A selection with no queued or running
+	// account answers 409 `no selected account is running`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
-	CancelTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error)
+	CancelTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error)
+
+	// CancelTaskWithResponse Stop the task's run, or some of its accounts.
+	//
+	// The task is `canceling` until its running accounts have stopped
+	// (promptly: their connections are closed), then `canceled`. Accounts
+	// not started yet are `canceled` at once. Nothing copied is lost, and a
+	// later run resumes where this one stopped, without duplicates. A
+	// connection test stops likewise.
+	//
+	// With a selection, only the selected accounts of a run stop (event
+	// `accounts.canceled`): queued ones end `canceled` at once, running
+	// ones when they have stopped; the others go on, and the task ends
+	// with the last of them. A selection with no queued or running
+	// account answers 409 `no selected account is running`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+	CancelTaskWithResponse(ctx context.Context, id TaskID, body CancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error)
 
 	// ListTaskEventsWithResponse The task's event log, oldest first.
 	//
@@ -3289,6 +3539,13 @@ type ClientWithResponsesInterface interface {
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
+	// While a run is under way (`queued` or `running`), a selection joins
+	// it: the selected accounts that are not queued or running already
+	// are queued in the same pass (event `run.joined`), and the task ends
+	// after the last of them. Without a selection, a running task answers
+	// 409 `task is running`; a selection of only accounts in the run
+	// answers 409 `no account of the task matches`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
@@ -3308,6 +3565,13 @@ type ClientWithResponsesInterface interface {
 	// `account.done` or `account.failed`, and `run.finished`. A run
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
+	//
+	// While a run is under way (`queued` or `running`), a selection joins
+	// it: the selected accounts that are not queued or running already
+	// are queued in the same pass (event `run.joined`), and the task ends
+	// after the last of them. Without a selection, a running task answers
+	// 409 `task is running`; a selection of only accounts in the run
+	// answers 409 `no account of the task matches`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4101,6 +4365,40 @@ func (r UpdateAccountResponse) ContentType() string {
 	return ""
 }
 
+type CancelAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RunAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4138,6 +4436,13 @@ func (r RunAccountResponse) ContentType() string {
 type CancelTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Stopping
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CancelTaskResponse) GetJSON202() *Stopping {
+	return r.JSON202
 }
 
 // GetBody returns the raw response body bytes
@@ -4739,7 +5044,9 @@ func (c *ClientWithResponses) GetAccountWithResponse(ctx context.Context, id Tas
 // UpdateAccountWithBodyWithResponse Replace an account's logins, and its passwords where given.
 //
 // A password left out or empty keeps the stored one; a destination login
-// left out or empty becomes the source login.
+// left out or empty becomes the source login. An account can be changed
+// while other accounts of its task run, not while it is queued or
+// running itself (409 `account is running`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4755,7 +5062,9 @@ func (c *ClientWithResponses) UpdateAccountWithBodyWithResponse(ctx context.Cont
 // UpdateAccountWithResponse Replace an account's logins, and its passwords where given.
 //
 // A password left out or empty keeps the stored one; a destination login
-// left out or empty becomes the source login.
+// left out or empty becomes the source login. An account can be changed
+// while other accounts of its task run, not while it is queued or
+// running itself (409 `account is running`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4768,11 +5077,30 @@ func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id 
 	return ParseUpdateAccountResponse(rsp)
 }
 
+// CancelAccountWithResponse Stop one account of the task's run; the others go on.
+//
+// Queued, it ends `canceled` at once; running, as soon as it has
+// stopped (promptly: its connections are closed). Nothing copied is
+// lost, and a later run resumes where it stopped.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
+func (c *ClientWithResponses) CancelAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*CancelAccountResponse, error) {
+	rsp, err := c.CancelAccount(ctx, id, accountId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelAccountResponse(rsp)
+}
+
 // RunAccountWithResponse Migrate one account of the task again (retry).
 //
 // Like running the task, for this account alone: the task is `queued`,
 // then `running`, and ends in the state its accounts together give. A
-// re-run copies only what the destination lacks.
+// re-run copies only what the destination lacks. While the task runs
+// other accounts, this one joins their pass; an account queued or
+// running already answers 409 `account is running`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4785,18 +5113,50 @@ func (c *ClientWithResponses) RunAccountWithResponse(ctx context.Context, id Tas
 	return ParseRunAccountResponse(rsp)
 }
 
-// CancelTaskWithResponse Stop the task's run.
+// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
 //
 // The task is `canceling` until its running accounts have stopped
 // (promptly: their connections are closed), then `canceled`. Accounts
 // not started yet are `canceled` at once. Nothing copied is lost, and a
-// later run resumes where this one stopped, without duplicates.
+// later run resumes where this one stopped, without duplicates. A
+// connection test stops likewise.
 //
-// Returns a wrapper object for the known response body format(s).
+// With a selection, only the selected accounts of a run stop (event
+// `accounts.canceled`): queued ones end `canceled` at once, running
+// ones when they have stopped; the others go on, and the task ends
+// with the last of them. A selection with no queued or running
+// account answers 409 `no selected account is running`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
-func (c *ClientWithResponses) CancelTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error) {
-	rsp, err := c.CancelTask(ctx, id, reqEditors...)
+func (c *ClientWithResponses) CancelTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error) {
+	rsp, err := c.CancelTaskWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelTaskResponse(rsp)
+}
+
+// CancelTaskWithResponse Stop the task's run, or some of its accounts.
+//
+// The task is `canceling` until its running accounts have stopped
+// (promptly: their connections are closed), then `canceled`. Accounts
+// not started yet are `canceled` at once. Nothing copied is lost, and a
+// later run resumes where this one stopped, without duplicates. A
+// connection test stops likewise.
+//
+// With a selection, only the selected accounts of a run stop (event
+// `accounts.canceled`): queued ones end `canceled` at once, running
+// ones when they have stopped; the others go on, and the task ends
+// with the last of them. A selection with no queued or running
+// account answers 409 `no selected account is running`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
+func (c *ClientWithResponses) CancelTaskWithResponse(ctx context.Context, id TaskID, body CancelTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error) {
+	rsp, err := c.CancelTask(ctx, id, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4850,6 +5210,13 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
+// While a run is under way (`queued` or `running`), a selection joins
+// it: the selected accounts that are not queued or running already
+// are queued in the same pass (event `run.joined`), and the task ends
+// after the last of them. Without a selection, a running task answers
+// 409 `task is running`; a selection of only accounts in the run
+// answers 409 `no account of the task matches`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
@@ -4875,6 +5242,13 @@ func (c *ClientWithResponses) RunTaskWithBodyWithResponse(ctx context.Context, i
 // `account.done` or `account.failed`, and `run.finished`. A run
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
+//
+// While a run is under way (`queued` or `running`), a selection joins
+// it: the selected accounts that are not queued or running already
+// are queued in the same pass (event `run.joined`), and the task ends
+// after the last of them. Without a selection, a running task answers
+// 409 `task is running`; a selection of only accounts in the run
+// answers 409 `no account of the task matches`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5400,6 +5774,22 @@ func ParseUpdateAccountResponse(rsp *http.Response) (*UpdateAccountResponse, err
 	return response, nil
 }
 
+// ParseCancelAccountResponse parses an HTTP response from a CancelAccountWithResponse call
+func ParseCancelAccountResponse(rsp *http.Response) (*CancelAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseRunAccountResponse parses an HTTP response from a RunAccountWithResponse call
 func ParseRunAccountResponse(rsp *http.Response) (*RunAccountResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5427,6 +5817,16 @@ func ParseCancelTaskResponse(rsp *http.Response) (*CancelTaskResponse, error) {
 	response := &CancelTaskResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Stopping
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	}
 
 	return response, nil
@@ -5624,10 +6024,13 @@ type ServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// CancelAccount Stop one account of the task's run; the others go on.
+	// (POST /tasks/{id}/accounts/{accountId}/cancel)
+	CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
-	// CancelTask Stop the task's run.
+	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// ListTaskEvents The task's event log, oldest first.
@@ -5765,13 +6168,19 @@ func (_ Unimplemented) UpdateAccount(w http.ResponseWriter, r *http.Request, id 
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// CancelAccount Stop one account of the task's run; the others go on.
+// (POST /tasks/{id}/accounts/{accountId}/cancel)
+func (_ Unimplemented) CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // RunAccount Migrate one account of the task again (retry).
 // (POST /tasks/{id}/accounts/{accountId}/run)
 func (_ Unimplemented) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// CancelTask Stop the task's run.
+// CancelTask Stop the task's run, or some of its accounts.
 // (POST /tasks/{id}/cancel)
 func (_ Unimplemented) CancelTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -6371,6 +6780,41 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// CancelAccount operation middleware
+func (siw *ServerInterfaceWrapper) CancelAccount(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CancelAccount(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // RunAccount operation middleware
 func (siw *ServerInterfaceWrapper) RunAccount(w http.ResponseWriter, r *http.Request) {
 
@@ -6778,6 +7222,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/cancel", wrapper.CancelAccount)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
@@ -8157,6 +8604,78 @@ func (response UpdateAccount500TextResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type CancelAccountRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+}
+
+type CancelAccountResponseObject interface {
+	VisitCancelAccountResponse(w http.ResponseWriter) error
+}
+
+type CancelAccount202Response struct {
+}
+
+func (response CancelAccount202Response) VisitCancelAccountResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type CancelAccount400TextResponse BadRequestTextResponse
+
+func (response CancelAccount400TextResponse) VisitCancelAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelAccount401TextResponse UnauthorizedTextResponse
+
+func (response CancelAccount401TextResponse) VisitCancelAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelAccount404TextResponse NotFoundTextResponse
+
+func (response CancelAccount404TextResponse) VisitCancelAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelAccount409TextResponse string
+
+func (response CancelAccount409TextResponse) VisitCancelAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelAccount500TextResponse StoreErrorTextResponse
+
+func (response CancelAccount500TextResponse) VisitCancelAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type RunAccountRequestObject struct {
 	Id        TaskID    `json:"id"`
 	AccountId AccountID `json:"accountId"`
@@ -8230,19 +8749,26 @@ func (response RunAccount500TextResponse) VisitRunAccountResponse(w http.Respons
 }
 
 type CancelTaskRequestObject struct {
-	Id TaskID `json:"id"`
+	Id   TaskID `json:"id"`
+	Body *CancelTaskJSONRequestBody
 }
 
 type CancelTaskResponseObject interface {
 	VisitCancelTaskResponse(w http.ResponseWriter) error
 }
 
-type CancelTask202Response struct {
-}
+type CancelTask202JSONResponse Stopping
 
-func (response CancelTask202Response) VisitCancelTaskResponse(w http.ResponseWriter) error {
+func (response CancelTask202JSONResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(202)
-	return nil
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type CancelTask400TextResponse BadRequestTextResponse
@@ -8728,10 +9254,13 @@ type StrictServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// CancelAccount Stop one account of the task's run; the others go on.
+	// (POST /tasks/{id}/accounts/{accountId}/cancel)
+	CancelAccount(ctx context.Context, request CancelAccountRequestObject) (CancelAccountResponseObject, error)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(ctx context.Context, request RunAccountRequestObject) (RunAccountResponseObject, error)
-	// CancelTask Stop the task's run.
+	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
 	// ListTaskEvents The task's event log, oldest first.
@@ -9336,6 +9865,33 @@ func (sh *strictHandler) UpdateAccount(w http.ResponseWriter, r *http.Request, i
 	}
 }
 
+// CancelAccount operation middleware
+func (sh *strictHandler) CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request CancelAccountRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelAccount(ctx, request.(CancelAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelAccount")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CancelAccountResponseObject); ok {
+		if err := validResponse.VisitCancelAccountResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // RunAccount operation middleware
 func (sh *strictHandler) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	var request RunAccountRequestObject
@@ -9368,6 +9924,16 @@ func (sh *strictHandler) CancelTask(w http.ResponseWriter, r *http.Request, id T
 	var request CancelTaskRequestObject
 
 	request.Id = id
+
+	var body CancelTaskJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.CancelTask(ctx, request.(CancelTaskRequestObject))

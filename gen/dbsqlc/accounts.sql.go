@@ -489,7 +489,7 @@ SET source_login = $1,
           OR ($4::bool AND destination_password IS NOT NULL)
         THEN now() ELSE credentials_changed_at END,
     updated_at = now()
-WHERE task_id = $6 AND id = $7
+WHERE task_id = $6 AND id = $7 AND state NOT IN ('queued', 'running')
 `
 
 type AccountUpdateParams struct {
@@ -504,7 +504,8 @@ type AccountUpdateParams struct {
 
 // Replaces the logins; a NULL password keeps the stored one, and
 // link_destination makes the destination's the source's again. A change
-// of what a login uses outdates the last login test.
+// of what a login uses outdates the last login test. An account queued or
+// running is left as it is (no row): its run uses what it read.
 func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountUpdate,
 		arg.SourceLogin,

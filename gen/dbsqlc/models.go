@@ -44,6 +44,7 @@ type Account struct {
 	TestGeneration       int64
 	RunPass              pgtype.Int4
 	CredentialsChangedAt pgtype.Timestamptz
+	RunCancel            bool
 }
 
 type AccountView struct {

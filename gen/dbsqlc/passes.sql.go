@@ -33,6 +33,22 @@ func (q *Queries) PassEnd(ctx context.Context, arg PassEndParams) error {
 	return err
 }
 
+const passJoin = `-- name: PassJoin :exec
+UPDATE task_runs SET accounts = accounts + $1
+WHERE task_id = $2 AND ended_at IS NULL
+`
+
+type PassJoinParams struct {
+	Accounts int32
+	TaskID   int64
+}
+
+// accounts more join the task's pass under way.
+func (q *Queries) PassJoin(ctx context.Context, arg PassJoinParams) error {
+	_, err := q.db.Exec(ctx, passJoin, arg.Accounts, arg.TaskID)
+	return err
+}
+
 const passList = `-- name: PassList :many
 SELECT r.pass, r.accounts, r.started_at, r.ended_at, r.state,
        coalesce(f.accounts_completed, r.accounts_completed) AS accounts_completed,
@@ -110,6 +126,18 @@ SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = 
 // The number of the task's next pass.
 func (q *Queries) PassNext(ctx context.Context, taskID int64) (int32, error) {
 	row := q.db.QueryRow(ctx, passNext, taskID)
+	var pass int32
+	err := row.Scan(&pass)
+	return pass, err
+}
+
+const passOpen = `-- name: PassOpen :one
+SELECT coalesce(max(pass), 0)::int AS pass FROM task_runs WHERE task_id = $1 AND ended_at IS NULL
+`
+
+// The number of the task's pass under way, 0 with none.
+func (q *Queries) PassOpen(ctx context.Context, taskID int64) (int32, error) {
+	row := q.db.QueryRow(ctx, passOpen, taskID)
 	var pass int32
 	err := row.Scan(&pass)
 	return pass, err

@@ -16,7 +16,8 @@ UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
     run_admitted = false, run_not_before = NULL, run_pass = coalesce($1::int, run_pass),
     run_retries = CASE WHEN $2::bool THEN 0 ELSE run_retries END,
-    run_resumed = NOT $2::bool
+    run_resumed = NOT $2::bool,
+    run_cancel = run_cancel AND NOT $2::bool
 WHERE task_id = $3 AND id = $4
 RETURNING id, run_generation, source_login
 `
@@ -215,7 +216,7 @@ SET heartbeat_at = now()
 FROM tasks t
 WHERE a.task_id = $1 AND a.id = $2 AND a.run_generation = $3
   AND a.state = 'running' AND t.id = a.task_id
-RETURNING t.state
+RETURNING t.state, a.run_cancel
 `
 
 type AccountRunRenewParams struct {
@@ -224,13 +225,19 @@ type AccountRunRenewParams struct {
 	RunGeneration int64
 }
 
+type AccountRunRenewRow struct {
+	State     string
+	RunCancel bool
+}
+
 // Renews the lease of a running account and tells its job the task's
-// state. No row: the lease has passed to another generation.
-func (q *Queries) AccountRunRenew(ctx context.Context, arg AccountRunRenewParams) (string, error) {
+// state and whether the account was asked to stop. No row: the lease has
+// passed to another generation.
+func (q *Queries) AccountRunRenew(ctx context.Context, arg AccountRunRenewParams) (AccountRunRenewRow, error) {
 	row := q.db.QueryRow(ctx, accountRunRenew, arg.TaskID, arg.ID, arg.RunGeneration)
-	var state string
-	err := row.Scan(&state)
-	return state, err
+	var i AccountRunRenewRow
+	err := row.Scan(&i.State, &i.RunCancel)
+	return i, err
 }
 
 const accountRunRetry = `-- name: AccountRunRetry :one
@@ -239,7 +246,7 @@ SET state = 'queued', run_generation = run_generation + 1, run_retries = run_ret
     run_admitted = false, run_not_before = now() + make_interval(secs => ($1::float8[])[run_retries + 1]),
     run_resumed = true, last_error = $2, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = $3 AND id = $4 AND run_generation = $5 AND state = 'running'
-  AND run_retries < cardinality($1::float8[])
+  AND run_retries < cardinality($1::float8[]) AND NOT run_cancel
 RETURNING run_generation, run_retries, run_not_before::timestamptz AS not_before
 `
 
@@ -299,12 +306,93 @@ func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams
 	return err
 }
 
+const accountsCancelRunning = `-- name: AccountsCancelRunning :many
+UPDATE accounts SET run_cancel = true, updated_at = now()
+WHERE task_id = $1 AND state = 'running' AND NOT run_cancel
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       $2::bigint[], $3::text[], $4::text, $5::text)
+RETURNING id, run_generation
+`
+
+type AccountsCancelRunningParams struct {
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
+}
+
+type AccountsCancelRunningRow struct {
+	ID            int64
+	RunGeneration int64
+}
+
+// A cancel of some accounts asks those the filter selects that run to
+// stop; each ends canceled when its job has stopped.
+func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelRunningParams) ([]AccountsCancelRunningRow, error) {
+	rows, err := q.db.Query(ctx, accountsCancelRunning,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AccountsCancelRunningRow{}
+	for rows.Next() {
+		var i AccountsCancelRunningRow
+		if err := rows.Scan(&i.ID, &i.RunGeneration); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const accountsCancelWaiting = `-- name: AccountsCancelWaiting :execrows
+UPDATE accounts SET state = 'canceled', last_error = 'canceled', finished_at = now(), updated_at = now()
+WHERE task_id = $1 AND state = 'queued'
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       $2::bigint[], $3::text[], $4::text, $5::text)
+`
+
+type AccountsCancelWaitingParams struct {
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
+}
+
+// A cancel of some accounts ends at once those the filter selects whose
+// run has not started.
+func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelWaitingParams) (int64, error) {
+	result, err := q.db.Exec(ctx, accountsCancelWaiting,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const accountsQueue = `-- name: AccountsQueue :execrows
 
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
-    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1
-WHERE task_id = $2
+    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1,
+    run_cancel = false
+WHERE task_id = $2 AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $3::bigint[], $4::text[], $5::text, $6::text)
 `
@@ -323,7 +411,8 @@ type AccountsQueueParams struct {
 // state runs in a transaction that took EventsLock first, which also
 // serializes the limit checks of all processes.
 // Queues the accounts of a task that the filter selects (see
-// account_selected) to wait for admission, in pass.
+// account_selected) to wait for admission, in pass; those queued or
+// running already are left as they are.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsQueue,
 		arg.Pass,
@@ -340,7 +429,7 @@ func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (i
 }
 
 const accountsRunExpired = `-- name: AccountsRunExpired :many
-SELECT a.id, a.task_id, a.run_generation, a.source_login, t.state AS task_state
+SELECT a.id, a.task_id, a.run_generation, a.source_login, a.run_cancel, t.state AS task_state
 FROM accounts a JOIN tasks t ON t.id = a.task_id
 WHERE a.state = 'running' AND a.heartbeat_at < now() - make_interval(secs => $1::float8)
 ORDER BY a.id
@@ -353,6 +442,7 @@ type AccountsRunExpiredRow struct {
 	TaskID        int64
 	RunGeneration int64
 	SourceLogin   string
+	RunCancel     bool
 	TaskState     string
 }
 
@@ -371,6 +461,7 @@ func (q *Queries) AccountsRunExpired(ctx context.Context, expirySeconds float64)
 			&i.TaskID,
 			&i.RunGeneration,
 			&i.SourceLogin,
+			&i.RunCancel,
 			&i.TaskState,
 		); err != nil {
 			return nil, err

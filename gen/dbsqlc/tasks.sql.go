@@ -233,6 +233,26 @@ func (q *Queries) TaskJobsEnded(ctx context.Context, arg TaskJobsEndedParams) (T
 	return i, err
 }
 
+const taskJoinJobs = `-- name: TaskJoinJobs :one
+UPDATE tasks SET pending_jobs = pending_jobs + $1::int, updated_at = now()
+WHERE id = $2 AND state IN ('queued', 'running')
+RETURNING id
+`
+
+type TaskJoinJobsParams struct {
+	Jobs int32
+	ID   int64
+}
+
+// n jobs more join the run of a queued or running task. No row: the task
+// is missing, or is not running a migration.
+func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, taskJoinJobs, arg.Jobs, arg.ID)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
 const taskList = `-- name: TaskList :many
 SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed FROM tasks ORDER BY id
 `

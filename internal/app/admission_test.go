@@ -68,7 +68,7 @@ func TestWaitingAccountsCostNothing(t *testing.T) {
 	}
 
 	canceled := time.Now()
-	if resp, err := s.Client.CancelTaskWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.CancelTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("cancel: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCanceled)

@@ -66,7 +66,7 @@ func TestCancelIsPromptWhateverTheServerDoes(t *testing.T) {
 			time.Sleep(tc.stalled)
 
 			canceled := time.Now()
-			if resp, err := s.Client.CancelTaskWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+			if resp, err := s.Client.CancelTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 				t.Fatalf("cancel: %v %v", err, resp)
 			}
 			servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCanceled)

@@ -60,7 +60,7 @@ func TestConnectionTestsDoNotWaitForEachOther(t *testing.T) {
 	}
 
 	canceled := time.Now()
-	if resp, err := s.Client.CancelTaskWithResponse(ctx, hanging); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.CancelTaskWithResponse(ctx, hanging, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("cancel a test: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, hanging, api.TaskStateIdle)

@@ -28,8 +28,18 @@ func accountCommands() []command {
 		{"update", "TASK ID", "Change the given fields of an account", accountsUpdate},
 		{"delete", "TASK ID", "Delete an account", accountsDelete},
 		{"import", "TASK FILE.csv", "Add accounts from CSV (- for stdin), all or nothing", accountsImport},
-		{"run", "TASK ID", "Migrate one account again, e.g. after fixing its password (--follow: show the progress)", accountsRun},
+		{"run", "TASK ID", "Migrate one account again, e.g. after fixing its password, also while others run (--follow: show the progress)", accountsRun},
+		{"cancel", "TASK ID", "Stop one account of a run; the others go on", accountsCancel},
 	}
+}
+
+func accountsCancel(ctx context.Context, s *session, args []string) error {
+	taskID, id, err := s.parseTaskAndAccount(args)
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.CancelAccountWithResponse(ctx, taskID, id)
+	return expect(resp, err, http.StatusAccepted)
 }
 
 func accountsRun(ctx context.Context, s *session, args []string) error {

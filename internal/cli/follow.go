@@ -24,15 +24,16 @@ type follower struct {
 	lastSeq  int64 // of the last event handled
 	board    *board
 	display  display
-	testing  bool // the task was testing when the follow began
+	testing  bool // a login test is followed, not a run
 	troubled bool // the last refresh failed in transit; said once
 }
 
 // follow shows task taskID from the event after seq `after` until the
 // task is no longer running, then prints a summary. It fails when the
-// run did not complete or a login test failed.
-func (s *session) follow(ctx context.Context, taskID, after int64, interval time.Duration) error {
-	f := &follower{s: s, taskID: taskID, lastSeq: after, board: newBoard(), display: s.newDisplay(interval)}
+// run did not complete or a login test failed. test says that a login
+// test was started, which may be over before the follow begins.
+func (s *session) follow(ctx context.Context, taskID, after int64, interval time.Duration, test bool) error {
+	f := &follower{s: s, taskID: taskID, lastSeq: after, board: newBoard(), display: s.newDisplay(interval), testing: test}
 	streamCtx, stopStream := context.WithCancel(ctx)
 	messages := make(chan streamMessage, 64)
 	streamDone := make(chan error, 1)
@@ -78,7 +79,7 @@ func (f *follower) start(ctx context.Context) error {
 	}
 	now := time.Now()
 	f.board.setTask(task, now)
-	f.testing = task.State == api.TaskStateTesting
+	f.testing = f.testing || task.State == api.TaskStateTesting
 	if !isRunning(task.State) {
 		return nil
 	}

@@ -108,7 +108,7 @@ func startAndFollow(ctx context.Context, s *session, id int64, ff followFlags, w
 		}
 		return nil
 	}
-	return s.follow(ctx, id, after, ff.interval)
+	return s.follow(ctx, id, after, ff.interval, what == "test")
 }
 
 func tasksWatch(ctx context.Context, s *session, args []string) error {
@@ -124,7 +124,7 @@ func tasksWatch(ctx context.Context, s *session, args []string) error {
 			return err
 		}
 	}
-	return s.follow(ctx, id, *after, ff.interval)
+	return s.follow(ctx, id, *after, ff.interval, false)
 }
 
 // tasksEvents lists the stored log, page by page up to --limit events.
@@ -159,13 +159,22 @@ func tasksEvents(ctx context.Context, s *session, args []string) error {
 	})
 }
 
+// tasksCancel stops a run, or with a selection some accounts of it while
+// the others go on.
 func tasksCancel(ctx context.Context, s *session, args []string) error {
+	selected := selectionFlags(s.flags, "cancel")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
-	resp, err := s.client.CancelTaskWithResponse(ctx, id)
-	return expect(resp, err, http.StatusAccepted)
+	resp, err := s.client.CancelTaskWithResponse(ctx, id, selected())
+	if err := expect(resp, err, http.StatusAccepted); err != nil {
+		return err
+	}
+	if s.output == "table" {
+		fmt.Fprintf(s.sys.Stdout, "%d of task %d stopping\n", resp.JSON202.Accounts, id)
+	}
+	return nil
 }
 
 func tasksReport(ctx context.Context, s *session, args []string) error {

@@ -78,10 +78,19 @@ func TestRunTheFailedOnly(t *testing.T) {
 	if states := s.statesByLogin(t, taskID); !slices.Equal(states, want) {
 		t.Errorf("after running the failed: %q, want %q", states, want)
 	}
-	// The running-condition refusals hold while they run.
-	wantText(t, s.do(t, "POST", path+"/run", `{"state":["idle"]}`), http.StatusConflict, "task is running")
+	// The running-condition refusals hold while they run; the whole task
+	// cannot run twice, but other accounts join the run.
+	wantText(t, s.do(t, "POST", path+"/run", ``), http.StatusConflict, "task is running")
 	wantText(t, s.do(t, "POST", path+"/accounts/delete", `{"state":["completed"]}`), http.StatusConflict, "task is running")
 	wantText(t, s.do(t, "POST", path+"/test", ``), http.StatusConflict, "task is running")
+	wantText(t, s.do(t, "POST", path+"/run", `{"state":["queued"]}`), http.StatusConflict, "no account of the task matches")
+	if got := s.do(t, "POST", path+"/run", `{"state":["idle"]}`); got.status != http.StatusAccepted || strings.TrimSpace(got.body) != `{"accounts":1}` {
+		t.Errorf("fay joins the run: %d %s", got.status, got.body)
+	}
+	want = []string{"ann:queued", "ben:queued", "cid:completed", "dee:completed", "eve:completed", "fay:queued"}
+	if states := s.statesByLogin(t, taskID); !slices.Equal(states, want) {
+		t.Errorf("after fay joined: %q, want %q", states, want)
+	}
 }
 
 // TestRunOnlyTheLoginsThatWork: after a login test, a run of the accounts

@@ -38,8 +38,7 @@ func statusOf(err error) (int, string) {
 		return http.StatusBadRequest, invalid.Error()
 	case errors.As(err, &importErr):
 		return http.StatusBadRequest, importErr.Error()
-	case errors.Is(err, migration.ErrTaskRunning), errors.Is(err, migration.ErrNoAccounts), errors.Is(err, migration.ErrNoAccountSelected), errors.Is(err, migration.ErrTaskNotRunning),
-		errors.Is(err, migration.ErrEndpointRunning):
+	case isConflict(err):
 		return http.StatusConflict, err.Error()
 	case errors.As(err, &inUse):
 		return http.StatusConflict, inUse.Error()
@@ -48,6 +47,21 @@ func statusOf(err error) (int, string) {
 	default:
 		return http.StatusInternalServerError, err.Error()
 	}
+}
+
+// conflicts are the refusals of a change that the state of a task, an
+// account or an endpoint does not allow now.
+var conflicts = []error{migration.ErrTaskRunning, migration.ErrNoAccounts, migration.ErrNoAccountSelected,
+	migration.ErrTaskNotRunning, migration.ErrNoMigrationRunning, migration.ErrAccountRunning,
+	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning}
+
+func isConflict(err error) bool {
+	for _, c := range conflicts {
+		if errors.Is(err, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // responseErrorHandler answers for errors that handlers return.

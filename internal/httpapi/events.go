@@ -61,8 +61,17 @@ func (s *Server) RunAccount(ctx context.Context, req api.RunAccountRequestObject
 
 // CancelTask answers POST /tasks/{id}/cancel.
 func (s *Server) CancelTask(ctx context.Context, req api.CancelTaskRequestObject) (api.CancelTaskResponseObject, error) {
-	if err := s.service.CancelTask(ctx, req.Id); err != nil {
+	n, err := s.service.CancelTask(ctx, req.Id, accountFilterFromAPI(req.Body))
+	if err != nil {
 		return nil, err
 	}
-	return api.CancelTask202Response{}, nil
+	return api.CancelTask202JSONResponse{Accounts: n}, nil
+}
+
+// CancelAccount answers POST /tasks/{id}/accounts/{accountId}/cancel.
+func (s *Server) CancelAccount(ctx context.Context, req api.CancelAccountRequestObject) (api.CancelAccountResponseObject, error) {
+	if err := s.service.CancelAccount(ctx, req.Id, req.AccountId); err != nil {
+		return nil, err
+	}
+	return api.CancelAccount202Response{}, nil
 }

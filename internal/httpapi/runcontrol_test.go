@@ -168,7 +168,7 @@ func TestRunAccountRetriesOneAccount(t *testing.T) {
 	if got := s.do(t, "POST", retry, ""); got.status != http.StatusAccepted {
 		t.Fatalf("POST %s: %d %s", retry, got.status, got.body)
 	}
-	wantText(t, s.do(t, "POST", retry, ""), http.StatusConflict, "task is running")
+	wantText(t, s.do(t, "POST", retry, ""), http.StatusConflict, "account is running")
 	s.waitForState(t, f.taskID, api.TaskStateCompleted)
 	f.wantExact(t)
 	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), f.taskID, nil)

@@ -21,6 +21,10 @@ const (
 	AccountCanceled            AccountState = "canceled"
 )
 
+// InRun reports whether an account is in a run: queued for it, or
+// running.
+func (s AccountState) InRun() bool { return s == AccountQueued || s == AccountRunning }
+
 // AccountStates are every AccountState, in the order the API lists them.
 var AccountStates = []AccountState{AccountIdle, AccountQueued, AccountRunning, AccountTesting,
 	AccountCompleted, AccountCompletedWithErrors, AccountFailed, AccountCanceled}

@@ -49,6 +49,22 @@ var ErrEndpointRunning = errors.New("endpoint is used by a running task")
 // ErrTaskNotRunning refuses to cancel a task that has no run to stop.
 var ErrTaskNotRunning = errors.New("task is not running")
 
+// ErrNoMigrationRunning refuses to cancel some accounts of a task that is
+// testing or canceling: only a migration's accounts stop one by one.
+var ErrNoMigrationRunning = errors.New("task is not running a migration")
+
+// ErrAccountRunning refuses to change or run again an account that is
+// queued or running: its run uses what it read.
+var ErrAccountRunning = errors.New("account is running")
+
+// ErrAccountNotRunning refuses to cancel an account that is neither
+// queued nor running.
+var ErrAccountNotRunning = errors.New("account is not running")
+
+// ErrNoRunningAccountSelected refuses a cancel of some accounts that
+// selects none queued or running.
+var ErrNoRunningAccountSelected = errors.New("no selected account is running")
+
 // ErrNoAccounts refuses to start work on a task without accounts.
 var ErrNoAccounts = errors.New("task has no accounts")
 

@@ -24,13 +24,18 @@ const (
 	EventAccountFailed   EventKind = "account.failed"
 	EventRunFinished     EventKind = "run.finished"
 	EventRunCanceled     EventKind = "run.canceled"
-	EventError           EventKind = "error"
+	// EventRunJoined: accounts joined the run under way.
+	EventRunJoined EventKind = "run.joined"
+	// EventAccountsCanceled: some accounts of a run were canceled; the
+	// others go on.
+	EventAccountsCanceled EventKind = "accounts.canceled"
+	EventError            EventKind = "error"
 )
 
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
 	EventAccountStarted, EventAccountProgress, EventFolderDone, EventAccountDone, EventAccountFailed,
-	EventRunFinished, EventRunCanceled, EventError}
+	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventError}
 
 // Event is one entry of a task's event log. Seq orders all events of the
 // service. It never carries a password.

@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -90,22 +91,47 @@ type JobStore interface {
 	// ErrNoAccounts, a filter that selects none ErrNoAccountSelected.
 	TaskStartTests(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 	// TaskStartRun likewise puts the task into TaskQueued, the selected
-	// accounts too, and queues them for admission.
+	// accounts too, and queues them for admission. While the task runs a
+	// migration, a selection's accounts not in it join it instead.
 	TaskStartRun(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 	// AccountStartRun likewise runs one account of the task again (a
-	// retry): the task is queued with that account alone.
+	// retry): the task is queued with that account alone, or the account
+	// joins the migration under way (ErrAccountRunning when it is in it).
 	AccountStartRun(ctx context.Context, taskID, accountID int64) error
 	// TaskCancel stops a queued or running run, or a connection test
-	// (ErrTaskNotRunning else).
-	TaskCancel(ctx context.Context, taskID int64) error
+	// (ErrTaskNotRunning else), and says how many accounts or tests stop.
+	TaskCancel(ctx context.Context, taskID int64) (int, error)
+	// AccountsCancel stops the accounts filter selects of a run and lets
+	// the others go on (ErrNoMigrationRunning, ErrNoRunningAccountSelected),
+	// and says how many stop.
+	AccountsCancel(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 }
 
 // CancelTask stops a task's run: accounts not started end at once, running
 // ones as soon as their worker notices; a re-run later resumes. A
 // connection test stops likewise, and the task returns to the state it
-// had before it.
-func (s *Service) CancelTask(ctx context.Context, taskID int64) error {
-	return s.store.TaskCancel(ctx, taskID)
+// had before it. A filter that is not zero stops only the accounts of the
+// run it selects. It returns how many accounts (or tests) stop.
+func (s *Service) CancelTask(ctx context.Context, taskID int64, filter AccountFilter) (int, error) {
+	if err := filter.normalize(); err != nil {
+		return 0, err
+	}
+	if filter.IsZero() {
+		return s.store.TaskCancel(ctx, taskID)
+	}
+	return s.store.AccountsCancel(ctx, taskID, filter)
+}
+
+// CancelAccount stops one account of a task's run; the others go on.
+func (s *Service) CancelAccount(ctx context.Context, taskID, accountID int64) error {
+	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
+		return err
+	}
+	_, err := s.store.AccountsCancel(ctx, taskID, AccountFilter{IDs: []int64{accountID}})
+	if errors.Is(err, ErrNoRunningAccountSelected) || errors.Is(err, ErrNoMigrationRunning) {
+		return ErrAccountNotRunning
+	}
+	return err
 }
 
 // RunTask starts a run of the task's accounts that filter selects (the

@@ -29,7 +29,8 @@ func (run StartedRun) StartedEvent() Event {
 // RunEndState is the state a run leaves its task in when its last account
 // has ended, from the states of all the task's accounts: canceled when it
 // was being canceled; failed when every account failed; completed with
-// errors when some failed or were incomplete; completed otherwise.
+// errors when some failed, were incomplete, or were canceled on their own
+// (their mail is not all there); completed otherwise.
 func RunEndState(canceling bool, accounts AccountCounts) TaskState {
 	failed := accounts.ByState[AccountFailed]
 	switch {
@@ -37,7 +38,7 @@ func RunEndState(canceling bool, accounts AccountCounts) TaskState {
 		return TaskCanceled
 	case failed == accounts.Total:
 		return TaskFailed
-	case failed > 0 || accounts.ByState[AccountCompletedWithErrors] > 0:
+	case failed > 0 || accounts.ByState[AccountCompletedWithErrors] > 0 || accounts.ByState[AccountCanceled] > 0:
 		return TaskCompletedWithErrors
 	}
 	return TaskCompleted

@@ -22,6 +22,9 @@ func TestRunEnd(t *testing.T) {
 		{false, counts(map[AccountState]int64{AccountCompleted: 1, AccountCompletedWithErrors: 1}), TaskCompletedWithErrors,
 			"run finished: completed with errors (2 accounts: 1 completed, 1 completed with errors)"},
 		{false, counts(map[AccountState]int64{AccountFailed: 1}), TaskFailed, "run finished: failed (1 account: 1 failed)"},
+		// One account canceled on its own while the others ran on.
+		{false, counts(map[AccountState]int64{AccountCompleted: 2, AccountCanceled: 1}), TaskCompletedWithErrors,
+			"run finished: completed with errors (3 accounts: 2 completed, 1 canceled)"},
 		{true, counts(map[AccountState]int64{AccountCompleted: 1, AccountCanceled: 4}), TaskCanceled,
 			"run canceled: canceled (5 accounts: 1 completed, 4 canceled)"},
 	} {

@@ -243,6 +243,33 @@ func AccountRunStartedEvent(taskID, accountID int64, pass int, login string) Eve
 		Message: fmt.Sprintf("run started: pass %d, account %s again", pass, login)}
 }
 
+// RunJoinedEvent says that accounts joined the run under way in pass;
+// login names the one account of a retry, empty for a selection.
+func RunJoinedEvent(taskID, accountID int64, pass int, accounts int64, login string) Event {
+	e := Event{Kind: EventRunJoined, TaskID: taskID, AccountID: accountID, Login: login}
+	if login != "" {
+		e.Message = fmt.Sprintf("pass %d: %s joins the run under way", pass, login)
+	} else {
+		e.Message = fmt.Sprintf("pass %d: %d more %s the run under way", pass, accounts, plural(int(accounts), "account joins", "accounts join"))
+	}
+	return e
+}
+
+// AccountsCanceledEvent says that some accounts of a run were canceled:
+// waiting ones ended at once, running ones stop.
+func AccountsCanceledEvent(taskID int64, waiting, running int64) Event {
+	var parts []string
+	if waiting > 0 {
+		parts = append(parts, fmt.Sprintf("%d not started, canceled", waiting))
+	}
+	if running > 0 {
+		parts = append(parts, fmt.Sprintf("%d running, stopping", running))
+	}
+	n := waiting + running
+	return Event{Kind: EventAccountsCanceled, TaskID: taskID,
+		Message: fmt.Sprintf("%d %s canceled (%s); the others go on", n, plural(int(n), "account", "accounts"), strings.Join(parts, ", "))}
+}
+
 // LostTestOutcome fails on both sides the connection test that a dead
 // process was running, so that the task leaves testing.
 func LostTestOutcome(job AccountTestJob) AccountTestOutcome {

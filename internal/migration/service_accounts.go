@@ -7,7 +7,8 @@ import (
 	"sort"
 )
 
-// CreateAccount adds one account to a task that is not running.
+// CreateAccount adds one account to a task that is not running, or runs
+// a migration (the account is not in it).
 func (s *Service) CreateAccount(ctx context.Context, taskID int64, in AccountInput) (int64, error) {
 	if err := in.normalizeNew(); err != nil {
 		return 0, err
@@ -20,7 +21,8 @@ func (s *Service) CreateAccount(ctx context.Context, taskID int64, in AccountInp
 }
 
 // ImportAccounts adds every account of a CSV file (ParseAccountsCSV) to a
-// task that is not running, or none of them, and says how many it added.
+// task that is not running or runs a migration, or none of them, and says
+// how many it added.
 // A refusal lists every bad row: those the file gets wrong, and those whose
 // source login the task has already.
 func (s *Service) ImportAccounts(ctx context.Context, taskID int64, data []byte) (int, error) {
@@ -29,7 +31,7 @@ func (s *Service) ImportAccounts(ctx context.Context, taskID int64, data []byte)
 	if err != nil {
 		return 0, err
 	}
-	if state.Running() {
+	if state.Running() && !state.Migrating() {
 		return 0, ErrTaskRunning
 	}
 	file := ParseAccountsCSV(data)

@@ -26,8 +26,12 @@ var TaskStates = []TaskState{TaskIdle, TaskQueued, TaskRunning, TaskTesting, Tas
 	TaskCompleted, TaskCompletedWithErrors, TaskFailed, TaskCanceled}
 
 // RunningTaskStates are the states in which the spec's "running condition"
-// holds: the task, its definition and its accounts cannot change.
+// holds: the task cannot be changed or deleted, nor its accounts deleted.
 var RunningTaskStates = []TaskState{TaskQueued, TaskRunning, TaskTesting, TaskCanceling}
+
+// Migrating reports whether a task runs a migration (not a connection
+// test, not a cancel): accounts can join it, or leave it one by one.
+func (s TaskState) Migrating() bool { return s == TaskQueued || s == TaskRunning }
 
 // Running reports whether s is one of RunningTaskStates.
 func (s TaskState) Running() bool {

@@ -39,7 +39,7 @@ func passwordLabel(accountID int64, side string) string {
 // sealed to its row.
 func (s *Store) AccountsAdd(ctx context.Context, taskID int64, accounts []migration.AccountInput) ([]int64, error) {
 	var ids []int64
-	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+	err := s.inTaskTx(ctx, taskID, whileMigrating, func(q *dbsqlc.Queries) error {
 		if err := s.refuseTakenLogins(ctx, q, taskID, accounts); err != nil {
 			return err
 		}
@@ -172,7 +172,8 @@ func texts[T ~string](values []T) []string {
 }
 
 // AccountUpdate replaces an account's logins, and its passwords where in
-// has them, while the task is not running.
+// has them, while the task is not running, or runs a migration the
+// account is not in (ErrAccountRunning then).
 func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migration.AccountInput) error {
 	params := dbsqlc.AccountUpdateParams{
 		TaskID:           taskID,
@@ -187,15 +188,15 @@ func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migratio
 	if in.DestinationPassword != "" {
 		params.DestinationPassword = s.sealDestination(in, id)
 	}
-	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+	err := s.inTaskTx(ctx, taskID, whileMigrating, func(q *dbsqlc.Queries) error {
 		n, err := q.AccountUpdate(ctx, params)
-		if err != nil {
+		if err != nil || n > 0 {
 			return err
 		}
-		if n == 0 {
-			return migration.ErrNotFound
+		if _, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: taskID, ID: id}); err != nil {
+			return err
 		}
-		return nil
+		return migration.ErrAccountRunning
 	})
 	var dup *migration.DuplicateLoginError
 	if errors.As(err, &dup) {
@@ -206,7 +207,7 @@ func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migratio
 
 // AccountDelete deletes one account while its task is not running.
 func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
-	return s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+	return s.inTaskTx(ctx, taskID, notWhileRunning, func(q *dbsqlc.Queries) error {
 		n, err := q.AccountDelete(ctx, dbsqlc.AccountDeleteParams{TaskID: taskID, ID: id})
 		if err != nil {
 			return err
@@ -223,7 +224,7 @@ func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
 // selects none.
 func (s *Store) AccountsDelete(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int64
-	err := s.inTaskTx(ctx, taskID, func(q *dbsqlc.Queries) error {
+	err := s.inTaskTx(ctx, taskID, notWhileRunning, func(q *dbsqlc.Queries) error {
 		var err error
 		n, err = q.AccountsDeleteSelected(ctx, dbsqlc.AccountsDeleteSelectedParams(selection(taskID, filter)))
 		if err == nil && n == 0 {
@@ -261,17 +262,26 @@ func (s *Store) AccountCredentials(ctx context.Context, taskID, id int64) (migra
 	}, nil
 }
 
+// When a change of a task's accounts is allowed (inTaskTx): deleting
+// never while the task runs (the spec's running condition); adding and
+// changing also while it runs a migration, which only the accounts it
+// queued take part in.
+const (
+	notWhileRunning = false
+	whileMigrating  = true
+)
+
 // inTaskTx runs fn in a transaction that holds the task's state still (no
-// run can start meanwhile), after checking the task exists and is not
-// running.
-func (s *Store) inTaskTx(ctx context.Context, taskID int64, fn func(q *dbsqlc.Queries) error) error {
+// run can start or end meanwhile), after checking the task exists and is
+// not running, or, with migrating, runs at most a migration.
+func (s *Store) inTaskTx(ctx context.Context, taskID int64, migrating bool, fn func(q *dbsqlc.Queries) error) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
 		state, err := q.TaskStateLock(ctx, taskID)
 		if err != nil {
 			return err
 		}
-		if migration.TaskState(state).Running() {
+		if state := migration.TaskState(state); state.Running() && !(migrating && state.Migrating()) {
 			return migration.ErrTaskRunning
 		}
 		return fn(q)

@@ -34,7 +34,7 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 			return err
 		}
 		return s.queueTests(ctx, tx, q, taskID, parallel)
-	})
+	}, nil)
 	return n, err
 }
 
@@ -56,17 +56,16 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 
 // TaskStartRun moves a task and the accounts filter selects into
 // TaskQueued, with a run.started event, and admits those that have room,
-// in one transaction. It returns how many accounts it selected.
+// in one transaction. A selection given while a run is under way joins it
+// instead (joinRun). It returns how many accounts it queued.
 func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int
-	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	start := func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		pass, err := q.PassNext(ctx, taskID)
 		if err != nil {
 			return err
 		}
-		f := selection(taskID, filter)
-		queued, err := q.AccountsQueue(ctx, dbsqlc.AccountsQueueParams{Pass: pgtype.Int4{Int32: pass, Valid: true},
-			TaskID: taskID, Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest})
+		queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
 		if err != nil {
 			return err
 		}
@@ -81,42 +80,106 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 			return err
 		}
 		return s.admit(ctx, tx, q)
-	})
+	}
+	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
+			queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
+			n = int(queued)
+			if err == nil && queued == 0 {
+				err = migration.ErrNoAccountSelected
+			}
+			return queued, migration.RunJoinedEvent(taskID, 0, int(pass), queued, ""), err
+		})
+	}
+	if filter.IsZero() {
+		join = nil // the whole task runs already
+	}
+	err := s.startJobs(ctx, taskID, start, join)
 	return n, err
 }
 
+func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsqlc.AccountsQueueParams {
+	f := selection(taskID, filter)
+	return dbsqlc.AccountsQueueParams{Pass: pgtype.Int4{Int32: pass, Valid: pass != 0},
+		TaskID: taskID, Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest}
+}
+
 // AccountStartRun queues one account of a task that is not running, and
-// the task with it; the task's end state is derived from all its accounts.
+// the task with it; the task's end state is derived from all its
+// accounts. While the task runs others, the account joins their pass.
 func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) error {
-	return s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: taskID, ID: accountID}); err != nil {
+	queue := func(q *dbsqlc.Queries, pass int32) (string, error) {
+		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: taskID, ID: accountID})
+		if err != nil {
+			return "", err
+		}
+		if migration.AccountState(a.State).InRun() {
+			return "", migration.ErrAccountRunning
+		}
+		queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true,
+			Pass: pgtype.Int4{Int32: pass, Valid: pass != 0}})
+		return queued.SourceLogin, err
+	}
+	start := func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		pass, err := q.PassNext(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		login, err := queue(q, pass)
+		if err != nil {
 			return err
 		}
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1, migration.AccountFilter{}); err != nil {
 			return err
 		}
-		pass, err := q.PassNext(ctx, taskID)
-		if err != nil {
-			return err
-		}
 		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: 1}); err != nil {
 			return err
 		}
-		a, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true, Pass: pgtype.Int4{Int32: pass, Valid: true}})
-		if err != nil {
-			return err
-		}
-		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, int(pass), a.SourceLogin)); err != nil {
+		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, int(pass), login)); err != nil {
 			return err
 		}
 		return s.admit(ctx, tx, q)
-	})
+	}
+	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
+			login, err := queue(q, pass)
+			return 1, migration.RunJoinedEvent(taskID, accountID, int(pass), 1, login), err
+		})
+	}
+	return s.startJobs(ctx, taskID, start, join)
+}
+
+// joinRun adds the accounts queue queues in the pass under way to the
+// task's run, says so with the event queue returns, and admits those that
+// have room.
+func (s *Store) joinRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64,
+	queue func(pass int32) (int64, migration.Event, error)) error {
+	pass, err := q.PassOpen(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	n, event, err := queue(pass) // a run from before passes existed has none: 0
+	if err != nil {
+		return err
+	}
+	if _, err := q.TaskJoinJobs(ctx, dbsqlc.TaskJoinJobsParams{ID: taskID, Jobs: int32(n)}); err != nil {
+		return err // the state was checked under the lock: not ErrNoRows
+	}
+	if err := q.PassJoin(ctx, dbsqlc.PassJoinParams{TaskID: taskID, Accounts: int32(n)}); err != nil {
+		return err
+	}
+	if err := appendEvent(ctx, q, event); err != nil {
+		return err
+	}
+	return s.admit(ctx, tx, q)
 }
 
 // startJobs runs start in a transaction that holds EventsLock, the task's
 // state and its endpoints, which cannot change while the task runs. A
-// running task is refused before start touches its accounts.
-func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+// running task is refused before start touches its accounts, unless join
+// is given and the task runs a migration (queued or running): join runs
+// instead, to add accounts to it.
+func (s *Store) startJobs(ctx context.Context, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
@@ -125,7 +188,10 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, start func(tx pgx.T
 		if err != nil {
 			return err
 		}
-		if migration.TaskState(state).Running() {
+		switch state := migration.TaskState(state); {
+		case join != nil && state.Migrating():
+			return join(tx, q)
+		case state.Running():
 			return migration.ErrTaskRunning
 		}
 		if err := q.TaskEndpointsHold(ctx, taskID); err != nil {
@@ -184,7 +250,8 @@ func (s *Store) recordTest(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ou
 			return err
 		}
 	}
-	return finishTestJobs(ctx, q, outcome.TaskID, 1)
+	_, err = finishTestJobs(ctx, q, outcome.TaskID, 1)
+	return err
 }
 
 // storeTestResult keeps a finished test's result on the account, logs its
@@ -208,14 +275,15 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 	})
 }
 
-// finishTestJobs counts n of the task's test jobs done; after the last of
-// a canceled test, an event says how far it got.
-func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int) error {
+// finishTestJobs counts n of the task's test jobs done, and returns how
+// many remain; after the last of a canceled test, an event says how far
+// it got.
+func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int) (int, error) {
 	task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(n), Test: true})
 	if err != nil || task.PendingJobs > 0 || task.PreviousState != string(migration.TaskCanceling) {
-		return err
+		return int(max(task.PendingJobs, 0)), err
 	}
-	return appendEvent(ctx, q, migration.TestCanceledEvent(taskID, int64(task.TestsTotal), int64(task.TestsDone), int64(task.TestsFailed)))
+	return 0, appendEvent(ctx, q, migration.TestCanceledEvent(taskID, int64(task.TestsTotal), int64(task.TestsDone), int64(task.TestsFailed)))
 }
 
 // EventList returns a page of a task's events after afterSeq, or of every

@@ -118,6 +118,29 @@ func cancelTaskJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, t
 	return unstarted, nil
 }
 
+// cancelAccountJob cancels the job of one account's run, wherever it
+// runs: its context is canceled, so that it stops at once rather than at
+// its next lease renewal.
+func cancelAccountJob(ctx context.Context, s *Store, tx pgx.Tx, job migration.AccountRunJob) error {
+	params := river.NewJobListParams().
+		Kinds(job.Kind()).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
+		Metadata(taskMetadata(job.TaskID)).
+		Where(`(args ->> 'account_id')::bigint = @account AND (args ->> 'generation')::bigint = @generation`,
+			river.NamedArgs{"account": job.AccountID, "generation": job.Generation}).
+		First(10)
+	jobs, err := s.jobs.JobListTx(ctx, tx, params)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs.Jobs {
+		if _, err := s.jobs.JobCancelTx(ctx, tx, j.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // strandedRunJobs lists the migration jobs a process took from the queue
 // but never started: it died between the two. Such a job stays running in
 // the queue with its account still queued under its generation; starting

@@ -60,17 +60,17 @@ func jobHolds(job migration.AccountRunJob, a dbsqlc.AccountRunLockRow) bool {
 	return a.State == string(migration.AccountQueued) && a.RunAdmitted && a.RunGeneration == job.Generation
 }
 
-// AccountRunRenew renews the lease of a job's running account and returns
-// its task's state; migration.ErrLeaseLost when the job no longer holds
-// the account.
-func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error) {
-	state, err := s.queries.AccountRunRenew(ctx, dbsqlc.AccountRunRenewParams{
+// AccountRunRenew renews the lease of a job's running account and says
+// whether the job is to stop: its task is being canceled, or the account
+// alone; migration.ErrLeaseLost when the job no longer holds the account.
+func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (bool, error) {
+	lease, err := s.queries.AccountRunRenew(ctx, dbsqlc.AccountRunRenewParams{
 		TaskID: job.TaskID, ID: job.AccountID, RunGeneration: job.Generation,
 	})
 	if err == pgx.ErrNoRows {
-		return "", migration.ErrLeaseLost
+		return false, migration.ErrLeaseLost
 	}
-	return migration.TaskState(state), interpretError(err)
+	return lease.State == string(migration.TaskCanceling) || lease.RunCancel, interpretError(err)
 }
 
 // RequeueExpiredRuns finds running accounts whose lease expired (their
@@ -166,7 +166,7 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 }
 
 func (s *Store) requeueExpired(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a dbsqlc.AccountsRunExpiredRow) error {
-	if a.TaskState == string(migration.TaskCanceling) {
+	if a.TaskState == string(migration.TaskCanceling) || a.RunCancel {
 		return s.finishRun(ctx, tx, q, migration.CanceledRunOutcome(a.TaskID, a.ID, a.RunGeneration, a.SourceLogin))
 	}
 	return s.requeue(ctx, q, a.TaskID, a.ID)
@@ -186,9 +186,11 @@ func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountI
 // are canceled at once, running ones have their job canceled and end
 // canceled when their worker has stopped; the task ends canceled after the
 // last. A connection test stops likewise (cancelTests). A task that is not
-// running answers ErrTaskNotRunning.
-func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
-	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+// running answers ErrTaskNotRunning. It returns how many accounts (or
+// tests) stop.
+func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
+	var stopping int
+	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
 			return err
 		}
@@ -200,7 +202,8 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 			return err
 		}
 		if before == string(migration.TaskTesting) {
-			return s.cancelTests(ctx, tx, q, taskID)
+			stopping, err = s.cancelTests(ctx, tx, q, taskID)
+			return err
 		}
 		canceled, err := q.AccountsCancelQueued(ctx, taskID)
 		if err != nil {
@@ -210,6 +213,7 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 		if err != nil {
 			return err
 		}
+		stopping = int(canceled) + int(max(task.PendingJobs, 0))
 		if task.PendingJobs <= 0 {
 			return endRun(ctx, q, taskID, true)
 		}
@@ -220,35 +224,96 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) error {
 		}
 		_, err = cancelTaskJobs[migration.AccountRunJob](ctx, s, tx, taskID)
 		return err
-	}))
+	})
+	return stopping, interpretError(err)
+}
+
+// AccountsCancel stops the accounts filter selects of a task's run, and
+// lets the others go on: queued ones end canceled at once, running ones
+// when their job has stopped (it is canceled, and its lease renewal says
+// so too). The task ends after the last account of its run, in the state
+// they give together. ErrNoMigrationRunning answers for a task that is
+// not queued or running, ErrNoRunningAccountSelected for a filter that
+// selects no account in the run. It returns how many accounts stop.
+func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
+	var stopping int
+	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		state, err := q.TaskStateLock(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		if !migration.TaskState(state).Migrating() {
+			return migration.ErrNoMigrationRunning
+		}
+		f := selection(taskID, filter)
+		waiting, err := q.AccountsCancelWaiting(ctx, dbsqlc.AccountsCancelWaitingParams(f))
+		if err != nil {
+			return err
+		}
+		running, err := q.AccountsCancelRunning(ctx, dbsqlc.AccountsCancelRunningParams(f))
+		if err != nil {
+			return err
+		}
+		stopping = int(waiting) + len(running)
+		if stopping == 0 {
+			return migration.ErrNoRunningAccountSelected
+		}
+		event := migration.AccountsCanceledEvent(taskID, waiting, int64(len(running)))
+		if len(filter.IDs) == 1 {
+			event.AccountID = filter.IDs[0]
+		}
+		if err := appendEvent(ctx, q, event); err != nil {
+			return err
+		}
+		for _, a := range running {
+			if err := cancelAccountJob(ctx, s, tx, migration.AccountRunJob{TaskID: taskID, AccountID: a.ID, Generation: a.RunGeneration}); err != nil {
+				return err
+			}
+		}
+		if waiting == 0 {
+			return nil
+		}
+		task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(waiting)})
+		if err != nil {
+			return err
+		}
+		if task.PendingJobs <= 0 {
+			return endRun(ctx, q, taskID, false)
+		}
+		// The room of admitted accounts goes to others now.
+		return s.admit(ctx, tx, q)
+	})
+	return stopping, interpretError(err)
 }
 
 // cancelTests stops a task's connection test: tests not queued yet are
 // dropped, queued ones whose job has not started end now, and running
 // ones when their worker notices; the task returns to the state it had
-// before the test after the last.
-func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64) error {
+// before the test after the last. It returns how many tests stop.
+func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64) (int, error) {
 	dropped, err := q.AccountsTestCancelWaiting(ctx, taskID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	unstarted, err := cancelTaskJobs[migration.AccountTestJob](ctx, s, tx, taskID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, job := range unstarted {
 		ended, err := q.AccountTestEnd(ctx, dbsqlc.AccountTestEndParams{
 			TaskID: taskID, ID: job.AccountID, TestGeneration: job.Generation,
 		})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		dropped += ended
 	}
 	if dropped == 0 {
-		return nil
+		task, err := q.TaskGetByID(ctx, taskID)
+		return int(task.PendingJobs), err
 	}
-	return finishTestJobs(ctx, q, taskID, int(dropped))
+	remaining, err := finishTestJobs(ctx, q, taskID, int(dropped))
+	return int(dropped) + remaining, err
 }
 
 // AccountProgressSet stores how far an account's run is.

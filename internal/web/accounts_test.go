@@ -148,7 +148,7 @@ func testBulkActions(t *testing.T, browser context.Context) {
 	if got := states(); got["completed"] != 96 || got["queued"]+got["running"]+got["failed"] != 21 || got["failed"] == 21 {
 		t.Errorf("after retrying the failed: %v", got)
 	}
-	if resp, err := s.Client.CancelTaskWithResponse(context.Background(), taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.CancelTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("cancel: %v %v", err, resp)
 	}
 }

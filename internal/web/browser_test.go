@@ -17,4 +17,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("BulkActions", func(t *testing.T) { t.Parallel(); testBulkActions(t, browser) })
 	t.Run("EndpointCheck", func(t *testing.T) { t.Parallel(); testEndpointCheck(t, browser) })
 	t.Run("ServiceDown", func(t *testing.T) { t.Parallel(); testServiceDownAndEmptyTask(t, browser) })
+	t.Run("ActWhileOthersRun", func(t *testing.T) { t.Parallel(); testActWhileOthersRun(t, browser) })
 }

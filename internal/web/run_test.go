@@ -249,3 +249,62 @@ func (s *site) createAccount(t *testing.T, taskID int64, in api.AccountInput) in
 	}
 	return resp.JSON201.Id
 }
+
+// testActWhileOthersRun: while a large mailbox copies, the operator fixes
+// another account's password and retries it from its row, and cancels
+// the large one alone from its row; the page follows without a reload.
+func testActWhileOthersRun(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	users := map[string]string{"big": "b", "ann": "a"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: users})
+	old.Load(t, "big", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 1, LargeMessages: 1, LargeSize: 2 << 20}))
+	old.Load(t, "ann", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 2}))
+	// Minutes for big's corpus; ann's takes a few seconds.
+	slowHost, slowPort := imaptest.SlowProxy(t, old.Addr(), 100_000)
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old (slow)", Host: slowHost, Port: slowPort, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "one large", src, dst)
+	big := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "big", SourcePassword: "b"})
+	ann := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "ann", SourcePassword: "wrong"})
+	bigRow, annRow := fmt.Sprintf(`#account-list tr[data-id="%d"]`, big), fmt.Sprintf(`#account-list tr[data-id="%d"]`, ann)
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{Ids: []int64{big}}); err != nil || resp.JSON202 == nil {
+		t.Fatalf("run big: %v %v", err, resp)
+	}
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#stream-state", "live")
+	tb.run(chromedp.Evaluate[chromedp.Void](`window.__samePage = true`))
+	tb.waitJS(`document.querySelector(`+quote(bigRow)+`)?.dataset.state === "running"`, "big to run")
+	tb.waitJS(`document.querySelector(`+quote(bigRow+` button[data-action="edit"]`)+`).disabled
+		&& !document.querySelector(`+quote(annRow+` button[data-action="edit"]`)+`).disabled
+		&& document.querySelector(`+quote(annRow+` button[data-action="delete"]`)+`).disabled`,
+		"big's row locked, ann's editable, no deletes while the task runs")
+
+	tb.click(annRow + ` button[data-action="edit"]`)
+	tb.waitText("#account-form h2", "Edit account ann")
+	tb.fill(map[string]string{"#account-form [name=source_password]": "a"})
+	tb.click("#account-form button.primary")
+	tb.waitText("#account-form .notice.ok", "Account ann saved.")
+	tb.click(annRow + ` button[data-action="retry"]`)
+	tb.waitText("main .notice.ok", "ann: retried and completed.")
+	if state := evaluate[string](tb, `document.querySelector(`+quote(bigRow)+`).dataset.state`); state != "running" {
+		t.Fatalf("big is %s once ann is done, want still running", state)
+	}
+	tb.waitText(`#event-log li[data-kind="run.joined"]`, "ann joins the run under way")
+	tb.screenshot("task-act-while-others-run")
+
+	tb.click(bigRow + ` button[data-action="cancel-account"]`)
+	tb.waitText("main .notice.ok", "big: canceled; the others go on.")
+	tb.waitJS(`document.querySelector(`+quote(bigRow)+`)?.dataset.state === "canceled"`, "big to be canceled")
+	tb.waitText("#task-summary h1 .badge", "completed with errors")
+	tb.waitJS(`!document.querySelector(`+quote(bigRow+` button[data-action="retry"]`)+`).disabled`, "big's Retry once the run ended")
+	if !evaluate[bool](tb, `window.__samePage === true`) {
+		t.Error("the page reloaded")
+	}
+	passes := evaluate[int](tb, `document.querySelectorAll('#pass-list tbody tr').length`)
+	if passes != 1 {
+		t.Errorf("%d passes listed, want 1: ann joined big's", passes)
+	}
+}

@@ -16,7 +16,9 @@ import (
 type RunStore interface {
 	Store
 	AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error)
-	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (migration.TaskState, error)
+	// AccountRunRenew renews a running account's lease and says whether
+	// its job is to stop (its task, or it alone, is being canceled).
+	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (stop bool, err error)
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) transfer.StateStore
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
@@ -80,8 +82,8 @@ func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, star
 }
 
 // holdLease renews the account's lease while the job works, and cancels
-// the returned context when the task is being canceled or the lease was
-// lost (the job was taken for dead and replaced).
+// the returned context when the task or the account is being canceled,
+// or the lease was lost (the job was taken for dead and replaced).
 func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
@@ -94,7 +96,7 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 				return
 			case <-ticker.C:
 			}
-			state, err := w.store.AccountRunRenew(ctx, args)
+			stop, err := w.store.AccountRunRenew(ctx, args)
 			switch {
 			case errors.Is(err, migration.ErrLeaseLost):
 				w.logger.Warn("lease lost: another job holds the account now", "account", args.AccountID)
@@ -102,7 +104,7 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 				return
 			case err != nil:
 				w.logger.Warn("could not renew an account's lease", "account", args.AccountID, "err", err)
-			case state == migration.TaskCanceling:
+			case stop:
 				cancel(context.Canceled)
 				return
 			}

@@ -61,7 +61,8 @@ WHERE task_id = @task_id
 -- name: AccountUpdate :execrows
 -- Replaces the logins; a NULL password keeps the stored one, and
 -- link_destination makes the destination's the source's again. A change
--- of what a login uses outdates the last login test.
+-- of what a login uses outdates the last login test. An account queued or
+-- running is left as it is (no row): its run uses what it read.
 UPDATE accounts
 SET source_login = @source_login,
     destination_login = @destination_login,
@@ -74,7 +75,7 @@ SET source_login = @source_login,
           OR (@link_destination::bool AND destination_password IS NOT NULL)
         THEN now() ELSE credentials_changed_at END,
     updated_at = now()
-WHERE task_id = @task_id AND id = @id;
+WHERE task_id = @task_id AND id = @id AND state NOT IN ('queued', 'running');
 
 -- name: AccountDelete :execrows
 DELETE FROM accounts WHERE task_id = @task_id AND id = @id;

@@ -8,6 +8,15 @@ SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = 
 -- A run begins pass, of accounts.
 INSERT INTO task_runs (task_id, pass, accounts) VALUES (@task_id, @pass, @accounts);
 
+-- name: PassJoin :exec
+-- accounts more join the task's pass under way.
+UPDATE task_runs SET accounts = accounts + @accounts
+WHERE task_id = @task_id AND ended_at IS NULL;
+
+-- name: PassOpen :one
+-- The number of the task's pass under way, 0 with none.
+SELECT coalesce(max(pass), 0)::int AS pass FROM task_runs WHERE task_id = @task_id AND ended_at IS NULL;
+
 -- name: PassEnd :exec
 -- The task's open pass ends in state, keeping its accounts' figures of now.
 UPDATE task_runs r

@@ -5,11 +5,13 @@
 
 -- name: AccountsQueue :execrows
 -- Queues the accounts of a task that the filter selects (see
--- account_selected) to wait for admission, in pass.
+-- account_selected) to wait for admission, in pass; those queued or
+-- running already are left as they are.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
-    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass
-WHERE task_id = @task_id
+    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass,
+    run_cancel = false
+WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
@@ -20,7 +22,8 @@ UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
     run_admitted = false, run_not_before = NULL, run_pass = coalesce(sqlc.narg('pass')::int, run_pass),
     run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END,
-    run_resumed = NOT @new_run::bool
+    run_resumed = NOT @new_run::bool,
+    run_cancel = run_cancel AND NOT @new_run::bool
 WHERE task_id = @task_id AND id = @id
 RETURNING id, run_generation, source_login;
 
@@ -33,7 +36,7 @@ SET state = 'queued', run_generation = run_generation + 1, run_retries = run_ret
     run_admitted = false, run_not_before = now() + make_interval(secs => (@delays::float8[])[run_retries + 1]),
     run_resumed = true, last_error = @last_error, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running'
-  AND run_retries < cardinality(@delays::float8[])
+  AND run_retries < cardinality(@delays::float8[]) AND NOT run_cancel
 RETURNING run_generation, run_retries, run_not_before::timestamptz AS not_before;
 
 -- name: AccountRunLock :one
@@ -69,13 +72,14 @@ WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountRunRenew :one
 -- Renews the lease of a running account and tells its job the task's
--- state. No row: the lease has passed to another generation.
+-- state and whether the account was asked to stop. No row: the lease has
+-- passed to another generation.
 UPDATE accounts a
 SET heartbeat_at = now()
 FROM tasks t
 WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
   AND a.state = 'running' AND t.id = a.task_id
-RETURNING t.state;
+RETURNING t.state, a.run_cancel;
 
 -- name: AccountRunFinish :execrows
 -- Ends the run of the generation that holds the account, with its
@@ -90,7 +94,7 @@ WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND s
 
 -- name: AccountsRunExpired :many
 -- Running accounts whose lease was not renewed in time: their process died.
-SELECT a.id, a.task_id, a.run_generation, a.source_login, t.state AS task_state
+SELECT a.id, a.task_id, a.run_generation, a.source_login, a.run_cancel, t.state AS task_state
 FROM accounts a JOIN tasks t ON t.id = a.task_id
 WHERE a.state = 'running' AND a.heartbeat_at < now() - make_interval(secs => @expiry_seconds::float8)
 ORDER BY a.id
@@ -103,3 +107,20 @@ SELECT EXISTS (
     SELECT 1 FROM accounts
     WHERE state = 'running' AND heartbeat_at < now() - make_interval(secs => @expiry_seconds::float8)
 );
+
+-- name: AccountsCancelWaiting :execrows
+-- A cancel of some accounts ends at once those the filter selects whose
+-- run has not started.
+UPDATE accounts SET state = 'canceled', last_error = 'canceled', finished_at = now(), updated_at = now()
+WHERE task_id = @task_id AND state = 'queued'
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
+
+-- name: AccountsCancelRunning :many
+-- A cancel of some accounts asks those the filter selects that run to
+-- stop; each ends canceled when its job has stopped.
+UPDATE accounts SET run_cancel = true, updated_at = now()
+WHERE task_id = @task_id AND state = 'running' AND NOT run_cancel
+  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
+RETURNING id, run_generation;

@@ -44,6 +44,13 @@ SET resume_state = state, state = @state, pending_jobs = @jobs, updated_at = now
 WHERE id = @id AND state <> ALL (@running_states::text[])
 RETURNING id;
 
+-- name: TaskJoinJobs :one
+-- n jobs more join the run of a queued or running task. No row: the task
+-- is missing, or is not running a migration.
+UPDATE tasks SET pending_jobs = pending_jobs + @jobs::int, updated_at = now()
+WHERE id = @id AND state IN ('queued', 'running')
+RETURNING id;
+
 -- name: AccountIDsByTask :many
 SELECT id FROM accounts WHERE task_id = @task_id ORDER BY id;
 

@@ -78,6 +78,8 @@ export const EventKind = Object.freeze({
   accountFailed: 'account.failed',
   runFinished: 'run.finished',
   runCanceled: 'run.canceled',
+  runJoined: 'run.joined',
+  accountsCanceled: 'accounts.canceled',
   error: 'error',
 });
 

@@ -8,7 +8,7 @@ import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy } from './tasks.js';
-import { AccountState, EventKind, LoginTestFilter, fieldLimits } from './enums.js';
+import { AccountState, EventKind, LoginTestFilter, TaskState, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 
 const maxLogLines = 2000;
@@ -173,7 +173,7 @@ function taskSummary(task, runs, endpoints, message, after) {
 // accounts again, or only the accounts whose logins work, sparing the
 // others the servers' slow-down and lock-out after failed logins.
 function followUps(task, message, after) {
-  if (runningStates.has(task.state)) return [];
+  if (runningStates.has(task.state) && !migrating(task)) return [];
   const run = (body, what) => async () => {
     try {
       const result = await request('POST', `/tasks/${task.id}/run`, body);
@@ -232,10 +232,24 @@ function reportLink(taskId, accounts) {
   });
 }
 
+// migrating says whether a task runs a migration that accounts can join
+// or leave one by one (not a login test, not a cancel of the whole run).
+function migrating(task) {
+  return task.state === TaskState.queued || task.state === TaskState.running;
+}
+
+// inRun says whether an account is queued or running: it cannot be
+// changed or run again until it ends, but it can be canceled alone.
+function inRun(account) {
+  return account.state === AccountState.queued || account.state === AccountState.running;
+}
+
 function accountTable(task, list, view, folders, message, after, edit, follow) {
   if (list.length === 0 && view.filtered()) return h('p', { text: 'No account matches: choose another state or search.' });
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
+  // While a migration runs, the accounts not in it stay at hand.
+  const locked = (account) => inRun(account) || (busy && !migrating(task));
   const ids = list.map((a) => a.id);
   const allTicked = ids.every((id) => view.ticked.has(id));
   const tickAll = h('input', { type: 'checkbox', id: 'tick-page', 'aria-label': 'Select every account of this page', checked: allTicked,
@@ -254,9 +268,12 @@ function accountTable(task, list, view, folders, message, after, edit, follow) {
       h('td', {}, testResult('source', account.source_test), testResult('destination', account.destination_test)),
       h('td', { class: 'wrap error-text', text: account.last_error }),
       h('td', { class: 'actions' },
-        h('button', { 'data-action': 'retry', disabled: busy, 'aria-label': `Retry ${account.source_login}`, text: 'Retry',
-          onclick: () => retryAccount(task, account, message, after, follow) }),
-        h('button', { 'data-action': 'edit', disabled: busy, 'aria-label': `Edit ${account.source_login}`, text: 'Edit',
+        inRun(account) && migrating(task)
+          ? h('button', { 'data-action': 'cancel-account', 'aria-label': `Cancel ${account.source_login}`, text: 'Cancel',
+            onclick: () => cancelAccount(task, account, message, after) })
+          : h('button', { 'data-action': 'retry', disabled: locked(account), 'aria-label': `Retry ${account.source_login}`, text: 'Retry',
+            onclick: () => retryAccount(task, account, message, after, follow) }),
+        h('button', { 'data-action': 'edit', disabled: locked(account), 'aria-label': `Edit ${account.source_login}`, text: 'Edit',
           onclick: () => edit(account) }),
         h('button', { class: 'danger', 'data-action': 'delete', disabled: busy, 'aria-label': `Delete ${account.source_login}`, text: 'Delete',
           onclick: () => deleteAccount(task, account, message, after) })))));
@@ -286,7 +303,8 @@ function showPasses(section, runs) {
 }
 
 // showBulkActions offers to run, test or delete the chosen accounts (see
-// accountList's selection), or hides itself when none are chosen.
+// accountList's selection), or hides itself when none are chosen. While
+// a migration runs, the chosen accounts can join it or leave it.
 function showBulkActions(bar, task, chosen, message, after) {
   bar.hidden = !chosen;
   if (!chosen) {
@@ -303,17 +321,22 @@ function showBulkActions(bar, task, chosen, message, after) {
     }
     await after();
   };
-  bar.replaceChildren(
+  const joining = migrating(task);
+  bar.replaceChildren(...[
     h('span', { class: 'muted', text: `${chosen.words}:` }),
-    h('button', { 'data-action': 'run-chosen', disabled: busy, text: `Run ${chosen.words}`,
-      onclick: () => act('run', (r) => `Running ${plural(r.accounts, 'account', 'accounts')}.`, 'Not run') }),
+    h('button', { 'data-action': 'run-chosen', disabled: busy && !joining, text: `Run ${chosen.words}`,
+      onclick: () => act('run', (r) => joining ? `${plural(r.accounts, 'account joins', 'accounts join')} the run under way.`
+        : `Running ${plural(r.accounts, 'account', 'accounts')}.`, 'Not run') }),
+    joining ? h('button', { 'data-action': 'cancel-chosen', text: `Cancel ${chosen.words}`,
+      onclick: () => act('cancel', (r) => `${plural(r.accounts, 'account', 'accounts')} canceled; the others go on.`, 'Nothing was canceled') }) : null,
     h('button', { 'data-action': 'test-chosen', disabled: busy, text: `Test logins of ${chosen.words}`,
       onclick: () => act('test', (r) => `Testing the logins of ${plural(r.accounts, 'account', 'accounts')}.`, 'Not tested') }),
     h('button', { class: 'danger', 'data-action': 'delete-chosen', disabled: busy, text: `Delete ${chosen.words}`,
       onclick: async () => {
         if (!await confirmAction(`Delete ${plural(chosen.count, 'account', 'accounts')} from this task?`)) return;
         await act('accounts/delete', (r) => `${plural(r.deleted, 'account', 'accounts')} deleted.`, 'Nothing was deleted');
-      } }));
+      } }),
+  ].filter(Boolean));
 }
 
 // accountProgress is a bar of the folders done out of those planned, and
@@ -364,6 +387,17 @@ async function retryAccount(task, account, message, after, follow) {
     follow(account);
   } catch (err) {
     message.set('error', `${account.source_login} was not retried: ${err.message}`);
+  }
+  await after();
+}
+
+// cancelAccount stops one account of the run; the others go on.
+async function cancelAccount(task, account, message, after) {
+  try {
+    await request('POST', `/tasks/${task.id}/accounts/${account.id}/cancel`);
+    message.set('ok', `${account.source_login}: canceled; the others go on.`);
+  } catch (err) {
+    message.set('error', `${account.source_login} was not canceled: ${err.message}`);
   }
   await after();
 }
