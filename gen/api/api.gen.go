@@ -472,9 +472,13 @@ type Event struct {
 	Seq int64 `json:"seq"`
 
 	// Side source, destination, or empty.
-	Side   string    `json:"side"`
-	TaskId int64     `json:"task_id"`
-	Time   time.Time `json:"time"`
+	Side        string `json:"side"`
+	SourceBytes *int64 `json:"source_bytes,omitempty"`
+
+	// SourceMessages The account's source as counted when its run began, once counted.
+	SourceMessages *int64    `json:"source_messages,omitempty"`
+	TaskId         int64     `json:"task_id"`
+	Time           time.Time `json:"time"`
 }
 
 // EventKind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
@@ -503,6 +507,15 @@ type Progress struct {
 	MessagesFailed  int64 `json:"messages_failed"`
 	MessagesSkipped int64 `json:"messages_skipped"`
 	MessagesTotal   int64 `json:"messages_total"`
+
+	// SourceBytes Their size (STATUS SIZE, RFC 8438, where offered, else the sum of RFC822.SIZE).
+	SourceBytes *int64 `json:"source_bytes,omitempty"`
+
+	// SourceMessages The messages of the source folders the run copies, counted as it
+	// began (STATUS, with LIST-STATUS where offered); null before the
+	// first count. Copied, skipped and failed messages make it up by the
+	// end of the run.
+	SourceMessages *int64 `json:"source_messages,omitempty"`
 }
 
 // Started defines model for Started.
@@ -603,12 +616,15 @@ type TaskOptions struct {
 // TaskRun defines model for TaskRun.
 type TaskRun struct {
 	// Accounts Accounts the pass queued.
-	Accounts                    int   `json:"accounts"`
-	AccountsCanceled            int   `json:"accounts_canceled"`
-	AccountsCompleted           int   `json:"accounts_completed"`
-	AccountsCompletedWithErrors int   `json:"accounts_completed_with_errors"`
-	AccountsFailed              int   `json:"accounts_failed"`
-	BytesCopied                 int64 `json:"bytes_copied"`
+	Accounts                    int `json:"accounts"`
+	AccountsCanceled            int `json:"accounts_canceled"`
+	AccountsCompleted           int `json:"accounts_completed"`
+	AccountsCompletedWithErrors int `json:"accounts_completed_with_errors"`
+	AccountsFailed              int `json:"accounts_failed"`
+
+	// AccountsUncounted Accounts of the pass whose source is not counted yet.
+	AccountsUncounted int   `json:"accounts_uncounted"`
+	BytesCopied       int64 `json:"bytes_copied"`
 
 	// EndedAt null while it runs.
 	EndedAt         *time.Time `json:"ended_at"`
@@ -617,8 +633,12 @@ type TaskRun struct {
 	MessagesSkipped int64      `json:"messages_skipped"`
 
 	// Pass 1 for the task's first run, then 2, 3, …
-	Pass      int       `json:"pass"`
-	StartedAt time.Time `json:"started_at"`
+	Pass        int   `json:"pass"`
+	SourceBytes int64 `json:"source_bytes"`
+
+	// SourceMessages The pass's accounts' sources as last counted: the total its copied, skipped and failed messages make up.
+	SourceMessages int64     `json:"source_messages"`
+	StartedAt      time.Time `json:"started_at"`
 
 	// State How it ended; null while it runs.
 	State *TaskState `json:"state"`
@@ -655,10 +675,20 @@ type TestResult struct {
 
 // Totals defines model for Totals.
 type Totals struct {
-	BytesCopied     int64 `json:"bytes_copied"`
-	MessagesCopied  int64 `json:"messages_copied"`
-	MessagesFailed  int64 `json:"messages_failed"`
-	MessagesSkipped int64 `json:"messages_skipped"`
+	// AccountsUncounted Accounts whose source was never counted (never run): the totals leave them out.
+	AccountsUncounted int64 `json:"accounts_uncounted"`
+	BytesCopied       int64 `json:"bytes_copied"`
+	MessagesCopied    int64 `json:"messages_copied"`
+	MessagesFailed    int64 `json:"messages_failed"`
+	MessagesSkipped   int64 `json:"messages_skipped"`
+
+	// SourceBytes The accounts' sources as last counted, in bytes.
+	SourceBytes int64 `json:"source_bytes"`
+
+	// SourceMessages The accounts' sources as last counted (a run counts its account's
+	// source before it copies): copied, skipped and failed messages make
+	// this total up by the end of a run.
+	SourceMessages int64 `json:"source_messages"`
 }
 
 // AccountID defines model for AccountID.

@@ -126,7 +126,7 @@ func (q *Queries) AccountDelete(ctx context.Context, arg AccountDeleteParams) (i
 }
 
 const accountGet = `-- name: AccountGet :one
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at FROM account_views WHERE task_id = $1 AND id = $2
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes FROM account_views WHERE task_id = $1 AND id = $2
 `
 
 type AccountGetParams struct {
@@ -163,6 +163,8 @@ func (q *Queries) AccountGet(ctx context.Context, arg AccountGetParams) (Account
 		&i.FinishedAt,
 		&i.DestinationLinkedToSource,
 		&i.CredentialsChangedAt,
+		&i.SourceMessages,
+		&i.SourceBytes,
 	)
 	return i, err
 }
@@ -227,7 +229,7 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 
 const accountPage = `-- name: AccountPage :many
 WITH keyed AS (
-    SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, (CASE $5::text
+    SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, (CASE $5::text
         WHEN 'login' THEN lower(v.source_login)
         WHEN 'state' THEN lpad(array_position($6::text[], v.state)::text, 2, '0') || lower(v.source_login)
         WHEN 'progress' THEN lpad((CASE
@@ -242,7 +244,7 @@ WITH keyed AS (
       AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
                            $8::bigint[], $9::text[], $10::text, $11::text)
 )
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, sort_key FROM keyed
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, sort_key FROM keyed
 WHERE $1::bigint IS NULL
    OR (NOT $2::boolean AND (sort_key COLLATE "C" > $3::text
        OR (sort_key = $3::text AND id > $1::bigint)))
@@ -294,6 +296,8 @@ type AccountPageRow struct {
 	FinishedAt                pgtype.Timestamptz
 	DestinationLinkedToSource bool
 	CredentialsChangedAt      pgtype.Timestamptz
+	SourceMessages            pgtype.Int8
+	SourceBytes               pgtype.Int8
 	SortKey                   string
 }
 
@@ -349,6 +353,8 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 			&i.FinishedAt,
 			&i.DestinationLinkedToSource,
 			&i.CredentialsChangedAt,
+			&i.SourceMessages,
+			&i.SourceBytes,
 			&i.SortKey,
 		); err != nil {
 			return nil, err
@@ -364,15 +370,20 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 const accountProgressSet = `-- name: AccountProgressSet :exec
 UPDATE accounts
 SET folders_total = $1, folders_done = $2, messages_total = $3,
-    messages_copied = $4, messages_skipped = $5,
-    messages_failed = $6, bytes_copied = $7, updated_at = now()
-WHERE task_id = $8 AND id = $9
+    source_messages = CASE WHEN $4::bool THEN $5::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN $4::bool THEN $6::bigint ELSE source_bytes END,
+    messages_copied = $7, messages_skipped = $8,
+    messages_failed = $9, bytes_copied = $10, updated_at = now()
+WHERE task_id = $11 AND id = $12
 `
 
 type AccountProgressSetParams struct {
 	FoldersTotal    int64
 	FoldersDone     int64
 	MessagesTotal   int64
+	SourceCounted   bool
+	SourceMessages  int64
+	SourceBytes     int64
 	MessagesCopied  int64
 	MessagesSkipped int64
 	MessagesFailed  int64
@@ -386,6 +397,9 @@ func (q *Queries) AccountProgressSet(ctx context.Context, arg AccountProgressSet
 		arg.FoldersTotal,
 		arg.FoldersDone,
 		arg.MessagesTotal,
+		arg.SourceCounted,
+		arg.SourceMessages,
+		arg.SourceBytes,
 		arg.MessagesCopied,
 		arg.MessagesSkipped,
 		arg.MessagesFailed,
@@ -401,7 +415,10 @@ SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
        coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied,
        coalesce(sum(messages_skipped), 0)::bigint AS messages_skipped,
-       coalesce(sum(messages_failed), 0)::bigint AS messages_failed
+       coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
+       coalesce(sum(source_messages), 0)::bigint AS source_messages,
+       coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
+       count(source_messages)::bigint AS accounts_counted
 FROM accounts
 WHERE task_id = ANY ($1::bigint[])
 GROUP BY task_id, state
@@ -415,6 +432,9 @@ type AccountStatsByTaskRow struct {
 	BytesCopied     int64
 	MessagesSkipped int64
 	MessagesFailed  int64
+	SourceMessages  int64
+	SourceBytes     int64
+	AccountsCounted int64
 }
 
 // Account counts and totals per task and state; the task's figures are
@@ -436,6 +456,9 @@ func (q *Queries) AccountStatsByTask(ctx context.Context, taskIds []int64) ([]Ac
 			&i.BytesCopied,
 			&i.MessagesSkipped,
 			&i.MessagesFailed,
+			&i.SourceMessages,
+			&i.SourceBytes,
+			&i.AccountsCounted,
 		); err != nil {
 			return nil, err
 		}

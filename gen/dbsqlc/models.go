@@ -45,6 +45,8 @@ type Account struct {
 	RunPass              pgtype.Int4
 	CredentialsChangedAt pgtype.Timestamptz
 	RunCancel            bool
+	SourceMessages       pgtype.Int8
+	SourceBytes          pgtype.Int8
 }
 
 type AccountView struct {
@@ -73,6 +75,8 @@ type AccountView struct {
 	FinishedAt                pgtype.Timestamptz
 	DestinationLinkedToSource bool
 	CredentialsChangedAt      pgtype.Timestamptz
+	SourceMessages            pgtype.Int8
+	SourceBytes               pgtype.Int8
 }
 
 type AccountsHoldingRoom struct {
@@ -123,6 +127,9 @@ type PassFigure struct {
 	MessagesSkipped    int64
 	MessagesFailed     int64
 	BytesCopied        int64
+	SourceMessages     int64
+	SourceBytes        int64
+	AccountsUncounted  int32
 }
 
 type SecretKeyCheck struct {
@@ -179,4 +186,7 @@ type TaskRun struct {
 	MessagesSkipped    int64
 	MessagesFailed     int64
 	BytesCopied        int64
+	SourceMessages     int64
+	SourceBytes        int64
+	AccountsUncounted  int32
 }

@@ -14,17 +14,24 @@ import (
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
-    run_admitted = false, run_not_before = NULL, run_pass = coalesce($1::int, run_pass),
-    run_retries = CASE WHEN $2::bool THEN 0 ELSE run_retries END,
-    run_resumed = NOT $2::bool,
-    run_cancel = run_cancel AND NOT $2::bool
+    folders_total = CASE WHEN $1::bool THEN 0 ELSE folders_total END,
+    folders_done = CASE WHEN $1::bool THEN 0 ELSE folders_done END,
+    messages_total = CASE WHEN $1::bool THEN 0 ELSE messages_total END,
+    messages_copied = CASE WHEN $1::bool THEN 0 ELSE messages_copied END,
+    messages_skipped = CASE WHEN $1::bool THEN 0 ELSE messages_skipped END,
+    messages_failed = CASE WHEN $1::bool THEN 0 ELSE messages_failed END,
+    bytes_copied = CASE WHEN $1::bool THEN 0 ELSE bytes_copied END,
+    run_admitted = false, run_not_before = NULL, run_pass = coalesce($2::int, run_pass),
+    run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END,
+    run_resumed = NOT $1::bool,
+    run_cancel = run_cancel AND NOT $1::bool
 WHERE task_id = $3 AND id = $4
 RETURNING id, run_generation, source_login
 `
 
 type AccountQueueParams struct {
-	Pass   pgtype.Int4
 	NewRun bool
+	Pass   pgtype.Int4
 	TaskID int64
 	ID     int64
 }
@@ -36,11 +43,11 @@ type AccountQueueRow struct {
 }
 
 // Queues one account of a task to wait for admission; a new run (not a
-// takeover) counts its retries from zero again and joins pass.
+// takeover) counts its retries and figures from zero again and joins pass.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
 	row := q.db.QueryRow(ctx, accountQueue,
-		arg.Pass,
 		arg.NewRun,
+		arg.Pass,
 		arg.TaskID,
 		arg.ID,
 	)
@@ -50,7 +57,7 @@ func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (Acc
 }
 
 const accountRunContext = `-- name: AccountRunContext :one
-SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at
+SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes
 FROM account_views a
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
@@ -133,6 +140,8 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.AccountView.FinishedAt,
 		&i.AccountView.DestinationLinkedToSource,
 		&i.AccountView.CredentialsChangedAt,
+		&i.AccountView.SourceMessages,
+		&i.AccountView.SourceBytes,
 	)
 	return i, err
 }
@@ -141,9 +150,11 @@ const accountRunFinish = `-- name: AccountRunFinish :execrows
 UPDATE accounts
 SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(),
     folders_total = $3, folders_done = $4, messages_total = $5,
-    messages_copied = $6, messages_skipped = $7,
-    messages_failed = $8, bytes_copied = $9
-WHERE task_id = $10 AND id = $11 AND run_generation = $12 AND state = 'running'
+    source_messages = CASE WHEN $6::bool THEN $7::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN $6::bool THEN $8::bigint ELSE source_bytes END,
+    messages_copied = $9, messages_skipped = $10,
+    messages_failed = $11, bytes_copied = $12
+WHERE task_id = $13 AND id = $14 AND run_generation = $15 AND state = 'running'
 `
 
 type AccountRunFinishParams struct {
@@ -152,6 +163,9 @@ type AccountRunFinishParams struct {
 	FoldersTotal    int64
 	FoldersDone     int64
 	MessagesTotal   int64
+	SourceCounted   bool
+	SourceMessages  int64
+	SourceBytes     int64
 	MessagesCopied  int64
 	MessagesSkipped int64
 	MessagesFailed  int64
@@ -171,6 +185,9 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 		arg.FoldersTotal,
 		arg.FoldersDone,
 		arg.MessagesTotal,
+		arg.SourceCounted,
+		arg.SourceMessages,
+		arg.SourceBytes,
 		arg.MessagesCopied,
 		arg.MessagesSkipped,
 		arg.MessagesFailed,
@@ -391,7 +408,8 @@ const accountsQueue = `-- name: AccountsQueue :execrows
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1,
-    run_cancel = false
+    run_cancel = false, folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0
 WHERE task_id = $2 AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $3::bigint[], $4::text[], $5::text, $6::text)
@@ -412,7 +430,8 @@ type AccountsQueueParams struct {
 // serializes the limit checks of all processes.
 // Queues the accounts of a task that the filter selects (see
 // account_selected) to wait for admission, in pass; those queued or
-// running already are left as they are.
+// running already are left as they are. Their figures start from zero:
+// the pass's figures (pass_figures) are only its own.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsQueue,
 		arg.Pass,

@@ -34,6 +34,9 @@ func TestEveryRunIsAPass(t *testing.T) {
 	old.Load(t, "bob", inbox("first", 3))
 	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
 	importAccounts(t, s, taskID, "ann,pw\nbob,pw\n")
+	if totals := getTask(t, s, taskID).Totals; totals.AccountsUncounted != 2 || totals.SourceMessages != 0 {
+		t.Errorf("before any run: %+v, want 2 accounts not counted", totals)
+	}
 	run := func() {
 		t.Helper()
 		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
@@ -42,8 +45,17 @@ func TestEveryRunIsAPass(t *testing.T) {
 		servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
 	}
 	run()
+	// The sources are counted: 5 and 3 messages, and their bytes.
+	if totals := getTask(t, s, taskID).Totals; totals.AccountsUncounted != 0 || totals.SourceMessages != 8 ||
+		totals.SourceBytes < totals.BytesCopied || totals.BytesCopied == 0 {
+		t.Errorf("after pass 1: %+v, want 8 messages counted, of the bytes copied", totals)
+	}
 	old.Load(t, "ann", inbox("delta", 2)) // mail that came in before cut-over
 	run()
+	if totals := getTask(t, s, taskID).Totals; totals.SourceMessages != 10 ||
+		totals.MessagesCopied+totals.MessagesSkipped+totals.MessagesFailed != totals.SourceMessages {
+		t.Errorf("after pass 2: %+v, want 10 counted, all copied or skipped", totals)
+	}
 	accounts, err := s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
 	if err != nil || accounts.JSON200 == nil {
 		t.Fatal(err)
@@ -64,12 +76,12 @@ func TestEveryRunIsAPass(t *testing.T) {
 			t.Errorf("pass %d: ended %v in state %v", p.Pass, p.EndedAt, p.State)
 			continue
 		}
-		got = append(got, fmt.Sprintf("pass %d: %d accounts, %d completed, %d copied, %s", p.Pass, p.Accounts, p.AccountsCompleted, p.MessagesCopied, *p.State))
+		got = append(got, fmt.Sprintf("pass %d: %d accounts, %d completed, %d copied of %d, %s", p.Pass, p.Accounts, p.AccountsCompleted, p.MessagesCopied, p.SourceMessages, *p.State))
 	}
 	want := []string{
-		"pass 1: 2 accounts, 2 completed, 8 copied, completed",
-		"pass 2: 2 accounts, 2 completed, 2 copied, completed",
-		"pass 3: 1 accounts, 1 completed, 0 copied, completed",
+		"pass 1: 2 accounts, 2 completed, 8 copied of 8, completed",
+		"pass 2: 2 accounts, 2 completed, 2 copied of 10, completed",
+		"pass 3: 1 accounts, 1 completed, 0 copied of 3, completed",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("passes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

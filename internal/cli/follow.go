@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -223,7 +224,8 @@ func (f *follower) refresh(ctx context.Context) error {
 	return nil
 }
 
-// refreshTask takes fresh figures of the task.
+// refreshTask takes fresh figures of the task, and of its pass under
+// way, which the time left goes by.
 func (f *follower) refreshTask(ctx context.Context) error {
 	task, err := getTask(ctx, f.s, f.taskID)
 	if f.passing(err) {
@@ -232,6 +234,21 @@ func (f *follower) refreshTask(ctx context.Context) error {
 		return err
 	}
 	f.board.setTask(task, time.Now())
+	if f.testing {
+		return nil
+	}
+	runs, err := f.s.client.ListTaskRunsWithResponse(ctx, f.taskID)
+	if f.passing(err) {
+		return nil
+	} else if err := expect(runs, err, http.StatusOK); err != nil {
+		return err
+	}
+	f.board.pass = nil
+	for i, p := range *runs.JSON200 {
+		if p.EndedAt == nil {
+			f.board.pass = &(*runs.JSON200)[i]
+		}
+	}
 	return nil
 }
 

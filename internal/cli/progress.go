@@ -19,6 +19,7 @@ type board struct {
 	base     api.Totals             // the task's totals then
 	finished int64                  // accounts finished since then
 	now      time.Time              // time of the latest figures
+	pass     *api.TaskRun           // the pass under way, when known
 }
 
 // accountView is one running account and its figures when first seen.
@@ -81,10 +82,15 @@ func (b *board) overall() (figures, pace string) {
 	return figures, fmt.Sprintf("%.1f MB/s, ETA %s", bytesRate/1e6, durationText(b.eta()))
 }
 
-// eta estimates the time left. With accounts still queued it goes by the
-// pace at which accounts finish; once all have started, by the messages
-// left and the pace at which they are copied. Zero means unknown.
+// eta estimates the time left. When every account of the pass under way
+// has its source counted, it goes by how much of that the pass has done
+// since it began (passLeft); else, with accounts still queued, by the pace
+// at which accounts finish; once all have started, by the messages left
+// and the pace at which they are copied. Zero means unknown.
 func (b *board) eta() time.Duration {
+	if p := b.pass; p != nil && p.AccountsUncounted == 0 && p.SourceMessages > 0 {
+		return passLeft(*p, b.now)
+	}
 	t := b.task
 	elapsed := b.now.Sub(b.since).Seconds()
 	if t.Accounts.Queued > 0 {
@@ -108,9 +114,9 @@ func (v *accountView) figures(withBar bool) string {
 	var b strings.Builder
 	b.WriteString(v.account.SourceLogin)
 	if withBar {
-		fmt.Fprintf(&b, "  %s", bar(done, p.MessagesTotal, 20))
+		fmt.Fprintf(&b, "  %s", bar(done, messagesTotal(p), 20))
 	}
-	fmt.Fprintf(&b, "  %d/%d messages  %s MB", done, p.MessagesTotal, megabytes(p.BytesCopied))
+	fmt.Fprintf(&b, "  %d/%d messages  %s MB", done, messagesTotal(p), megabytes(p.BytesCopied))
 	return b.String()
 }
 
@@ -123,12 +129,40 @@ func (v *accountView) pace(now time.Time) string {
 		durationText(estimate(float64(messagesLeft(p)), msgRate)))
 }
 
+// passLeft is the time a pass needs yet, at the pace at which it did the
+// part of its accounts' counted sources that it did: the further of
+// messages handled (a re-run skips most, fast) and bytes copied (a first
+// copy's time goes by them). Unknown in the first seconds and percent.
+func passLeft(p api.TaskRun, now time.Time) time.Duration {
+	done := float64(p.MessagesCopied+p.MessagesSkipped+p.MessagesFailed) / float64(p.SourceMessages)
+	if p.SourceBytes > 0 {
+		done = max(done, float64(p.BytesCopied)/float64(p.SourceBytes))
+	}
+	elapsed := now.Sub(p.StartedAt)
+	if done < 0.02 || elapsed < 5*time.Second {
+		return 0
+	}
+	if done >= 1 {
+		return time.Second
+	}
+	return time.Duration(float64(elapsed) * (1 - done) / done)
+}
+
+// messagesTotal is what an account's run gets through: its source's count
+// once taken, else the messages planned so far (they grow folder by folder).
+func messagesTotal(p api.Progress) int64 {
+	if p.SourceMessages != nil {
+		return *p.SourceMessages
+	}
+	return p.MessagesTotal
+}
+
 func messagesDone(p api.Progress) int64 {
 	return p.MessagesCopied + p.MessagesSkipped + p.MessagesFailed
 }
 
 func messagesLeft(p api.Progress) int64 {
-	return max(p.MessagesTotal-messagesDone(p), 0)
+	return max(messagesTotal(p)-messagesDone(p), 0)
 }
 
 // bar draws done of total as "[#####.....]  50%".

@@ -69,6 +69,26 @@ func TestBoardPaceAndETA(t *testing.T) {
 		t.Errorf("alice: %q", got)
 	}
 
+	// Once counted, the account's total is its source's, not the
+	// messages planned so far.
+	counted := int64(400)
+	alice.Progress.SourceMessages = &counted
+	b.setAccount(alice, start.Add(10*time.Second))
+	if got := b.running()[0].figures(false); got != "alice  50/400 messages  10.0 MB" {
+		t.Errorf("alice counted: %q", got)
+	}
+	// With every account of the pass counted, the time left goes by the
+	// pass: a quarter of its bytes in 20 s leaves 60 s.
+	b.pass = &api.TaskRun{StartedAt: start.Add(-10 * time.Second), SourceMessages: 1000, SourceBytes: 200e6,
+		MessagesCopied: 250, BytesCopied: 50e6}
+	if _, pace := b.overall(); pace != "5.0 MB/s, ETA 1m0s" {
+		t.Errorf("overall by the pass: %q", pace)
+	}
+	b.pass.AccountsUncounted = 1 // then by accounts, as before
+	if _, pace := b.overall(); pace != "5.0 MB/s, ETA 10s" {
+		t.Errorf("overall with an account not counted: %q", pace)
+	}
+
 	alice.State = api.AccountStateCompleted
 	b.setAccount(alice, start.Add(11*time.Second))
 	if len(b.running()) != 0 {

@@ -187,7 +187,7 @@ func accountInputFromAPI(in *api.AccountInput) migration.AccountInput {
 
 func accountToAPI(a migration.Account) api.Account {
 	p := a.Progress
-	return api.Account{
+	out := api.Account{
 		Id:               a.ID,
 		TaskId:           a.TaskID,
 		SourceLogin:      a.SourceLogin,
@@ -212,6 +212,10 @@ func accountToAPI(a migration.Account) api.Account {
 
 		DestinationPasswordSameAsSource: a.DestinationLinkedToSource,
 	}
+	if p.SourceCounted {
+		out.Progress.SourceMessages, out.Progress.SourceBytes = &p.SourceMessages, &p.SourceBytes
+	}
+	return out
 }
 
 func testResultToAPI(t *migration.TestResult) *api.TestResult {

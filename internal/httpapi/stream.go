@@ -199,6 +199,9 @@ func eventToAPI(e migration.Event) api.Event {
 		out.FoldersTotal, out.FoldersDone, out.MessagesTotal = &p.FoldersTotal, &p.FoldersDone, &p.MessagesTotal
 		out.MessagesCopied, out.MessagesSkipped, out.MessagesFailed = &p.MessagesCopied, &p.MessagesSkipped, &p.MessagesFailed
 		out.BytesCopied = &p.BytesCopied
+		if p.SourceCounted {
+			out.SourceMessages, out.SourceBytes = &p.SourceMessages, &p.SourceBytes
+		}
 	}
 	return out
 }

@@ -144,10 +144,13 @@ func taskToAPI(t migration.Task) api.Task {
 			Canceled:            byState(migration.AccountCanceled),
 		},
 		Totals: api.Totals{
-			MessagesCopied:  t.Totals.MessagesCopied,
-			BytesCopied:     t.Totals.BytesCopied,
-			MessagesSkipped: t.Totals.MessagesSkipped,
-			MessagesFailed:  t.Totals.MessagesFailed,
+			MessagesCopied:    t.Totals.MessagesCopied,
+			BytesCopied:       t.Totals.BytesCopied,
+			MessagesSkipped:   t.Totals.MessagesSkipped,
+			MessagesFailed:    t.Totals.MessagesFailed,
+			SourceMessages:    t.Totals.SourceMessages,
+			SourceBytes:       t.Totals.SourceBytes,
+			AccountsUncounted: t.Totals.AccountsUncounted,
 		},
 		Tests:      api.TestFigures{Total: t.Tests.Total, Tested: t.Tests.Tested, Failed: t.Tests.Failed},
 		CreatedAt:  t.CreatedAt,
@@ -169,7 +172,8 @@ func (s *Server) ListTaskRuns(ctx context.Context, req api.ListTaskRunsRequestOb
 		out[i] = api.TaskRun{Pass: p.Number, Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
 			AccountsCompleted: f.Completed, AccountsCompletedWithErrors: f.CompletedWithErrors,
 			AccountsFailed: f.Failed, AccountsCanceled: f.Canceled,
-			MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed}
+			MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,
+			SourceMessages: f.SourceMessages, SourceBytes: f.SourceBytes, AccountsUncounted: int(f.AccountsUncounted)}
 		if p.State != "" {
 			state := api.TaskState(p.State)
 			out[i].State = &state

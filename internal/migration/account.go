@@ -86,6 +86,12 @@ type Progress struct {
 	MessagesSkipped int64
 	MessagesFailed  int64
 	BytesCopied     int64
+	// SourceMessages and SourceBytes are the size of the source folders
+	// the run copies, counted as it began (SourceCounted); the copied,
+	// skipped and failed messages make up SourceMessages by the end.
+	SourceCounted  bool
+	SourceMessages int64
+	SourceBytes    int64
 }
 
 // normalizeNew checks an account to be created and fills in defaults: the

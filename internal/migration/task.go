@@ -83,6 +83,11 @@ type Totals struct {
 	BytesCopied     int64
 	MessagesSkipped int64
 	MessagesFailed  int64
+	// The size of the accounts' sources as last counted, and how many
+	// accounts have no count yet (never run).
+	SourceMessages    int64
+	SourceBytes       int64
+	AccountsUncounted int64
 }
 
 // Normalize checks s and fills in option defaults.

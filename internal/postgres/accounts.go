@@ -149,7 +149,8 @@ func accountViewOf(r dbsqlc.AccountPageRow) dbsqlc.AccountView {
 		FoldersTotal: r.FoldersTotal, FoldersDone: r.FoldersDone, MessagesTotal: r.MessagesTotal, MessagesCopied: r.MessagesCopied,
 		MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed, BytesCopied: r.BytesCopied, LastError: r.LastError,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		DestinationLinkedToSource: r.DestinationLinkedToSource, CredentialsChangedAt: r.CredentialsChangedAt}
+		DestinationLinkedToSource: r.DestinationLinkedToSource, CredentialsChangedAt: r.CredentialsChangedAt,
+		SourceMessages: r.SourceMessages, SourceBytes: r.SourceBytes}
 }
 
 // selection is a filter of a task's accounts as the queries that call
@@ -310,6 +311,9 @@ func accountFromRow(row dbsqlc.AccountView) migration.Account {
 			MessagesSkipped: row.MessagesSkipped,
 			MessagesFailed:  row.MessagesFailed,
 			BytesCopied:     row.BytesCopied,
+			SourceCounted:   row.SourceMessages.Valid,
+			SourceMessages:  row.SourceMessages.Int64,
+			SourceBytes:     row.SourceBytes.Int64,
 		},
 		LastError:  row.LastError,
 		CreatedAt:  row.CreatedAt.Time,

@@ -383,6 +383,9 @@ type eventProgress struct {
 	MessagesSkipped int64 `json:"messages_skipped"`
 	MessagesFailed  int64 `json:"messages_failed"`
 	BytesCopied     int64 `json:"bytes_copied"`
+	SourceCounted   bool  `json:"source_counted,omitempty"`
+	SourceMessages  int64 `json:"source_messages,omitempty"`
+	SourceBytes     int64 `json:"source_bytes,omitempty"`
 }
 
 func boolValue(b bool) pgtype.Bool { return pgtype.Bool{Bool: b, Valid: true} }

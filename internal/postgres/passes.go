@@ -25,7 +25,8 @@ func (s *Store) TaskPasses(ctx context.Context, taskID int64) ([]migration.Pass,
 			Figures: migration.PassFigures{Completed: int(r.AccountsCompleted), CompletedWithErrors: int(r.AccountsWithErrors),
 				Failed: int(r.AccountsFailed), Canceled: int(r.AccountsCanceled),
 				Totals: migration.Totals{MessagesCopied: r.MessagesCopied, BytesCopied: r.BytesCopied,
-					MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed}}}
+					MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed,
+					SourceMessages: r.SourceMessages, SourceBytes: r.SourceBytes, AccountsUncounted: int64(r.AccountsUncounted)}}}
 	}
 	return passes, nil
 }

@@ -395,7 +395,7 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 		State: string(outcome.State), LastError: outcome.LastError,
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
 		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped, MessagesFailed: p.MessagesFailed,
-		BytesCopied: p.BytesCopied,
+		BytesCopied: p.BytesCopied, SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
 	})
 	if err != nil || n == 0 {
 		return err
@@ -442,5 +442,6 @@ func progressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
 		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped,
 		MessagesFailed: p.MessagesFailed, BytesCopied: p.BytesCopied,
+		SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
 	})
 }

@@ -179,6 +179,9 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 		task.Totals.BytesCopied += st.BytesCopied
 		task.Totals.MessagesSkipped += st.MessagesSkipped
 		task.Totals.MessagesFailed += st.MessagesFailed
+		task.Totals.SourceMessages += st.SourceMessages
+		task.Totals.SourceBytes += st.SourceBytes
+		task.Totals.AccountsUncounted += st.Accounts - st.AccountsCounted
 	}
 	return tasks, nil
 }

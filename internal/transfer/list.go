@@ -20,8 +20,10 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 		// HIGHESTMODSEQ (RFC 7162 §3.1.2.1) tells a flag change, where
 		// the server has CONDSTORE: without it no folder is ever taken
 		// for unchanged (accountRun.unchanged).
+		// SIZE (RFC 8438) gives the source's total for the progress
+		// (countSource) in the same command.
 		opts.ReturnStatus = &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true,
-			HighestModSeq: caps.Has(imap.CapCondStore)}
+			HighestModSeq: caps.Has(imap.CapCondStore), Size: s.name == "source" && caps.Has(imap.CapStatusSize)}
 	}
 	listed, err := s.List("", "*", opts).Collect()
 	if err != nil {

@@ -30,6 +30,7 @@ type accountRun struct {
 	figures     figures
 	folders     []FolderResult
 	finished    map[string]bool // source folders done in this run
+	counted     bool            // the source's total is known (countSource)
 	logger      *slog.Logger
 	// lastDestinationUse is when the destination's main session last
 	// spoke: it idles while the appender works (see keepDestinationAlive).
@@ -111,6 +112,12 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	}()
 	plans := planFolders(src.boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations())
 	r.progress.FoldersTotal = len(plans)
+	if !r.counted { // once a run: an attempt after a reconnect keeps the total
+		if err := r.countSource(plans); err != nil {
+			return err
+		}
+		r.counted = true
+	}
 	for _, plan := range plans {
 		if r.finished[plan.Source.Name] {
 			continue

@@ -70,6 +70,13 @@ type Progress struct {
 	MessagesSkipped int // present already, or left out by the options
 	MessagesFailed  int // refused by the destination
 	BytesCopied     int64
+	// SourceMessages and SourceBytes are the size of the source folders
+	// the run copies, counted before the first (countSource, then
+	// SourceCounted): the total that copied, skipped and failed messages
+	// make up.
+	SourceCounted  bool
+	SourceMessages int
+	SourceBytes    int64
 }
 
 // FolderResult is the outcome of one folder.

@@ -189,7 +189,7 @@ func testProgressEvents(t *testing.T, browser context.Context) {
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a"}})
 	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a"}})
 	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 7, Messages: 60, LargeMessages: 4, LargeSize: 250_000}))
-	slowHost, slowPort := imaptest.SlowProxy(t, old.Addr(), 300_000)
+	slowHost, slowPort := imaptest.SlowProxy(t, old.Addr(), 150_000)
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old (slow)", Host: slowHost, Port: slowPort, TlsMode: api.TLSModePlain})
 	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
 	taskID := s.createTask(t, "progress", src, dst)
@@ -199,15 +199,21 @@ func testProgressEvents(t *testing.T, browser context.Context) {
 	tb := openTab(t, browser, s)
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
 	tb.waitText("#stream-state", "live")
-	// Every figure the row shows while alice runs, before the final one.
+	// Every figure the row shows while alice runs, before the final one:
+	// the messages done of the source's count, which is known from the
+	// first figure on (the bar's end never moves), and the time left.
 	tb.run(chromedp.Evaluate[chromedp.Void](`window.__seen = new Set(); window.__bars = new Set(); window.__folders = new Set();
+window.__totals = new Set(); window.__left = new Set();
 new MutationObserver(() => {
   const row = document.querySelector(` + quote(row) + `);
-  const m = row?.textContent.match(/(\d+)\/(\d+) folders · (\d+) copied so far · ([\d.]+ [KM]?B)/);
+  const m = row?.textContent.match(/(\d+)\/(\d+) folders · (\d+) of (\d+) messages done · ([\d.]+ [KM]?B) copied of ([\d.]+ [KM]?B)/);
   const bar = row?.querySelector('progress');
-  if (row?.dataset.state === 'running' && m && m[3] !== '0' && bar.value < bar.max && bar.value === Number(m[1])) {
+  if (row?.dataset.state === 'running' && m && m[3] !== '0' && bar.value < bar.max && bar.value === Number(m[3])) {
     window.__seen.add(m[0]);
     window.__bars.add(bar.value);
+    window.__totals.add(m[4] + '/' + bar.max);
+    const left = row.textContent.match(/about [^·]+ left/);
+    if (left) window.__left.add(left[0]);
     const folder = row.querySelector('.progress-cell span').textContent.match(/ · copying (.+)$/);
     if (folder) window.__folders.add(folder[1]);
   }
@@ -216,6 +222,9 @@ new MutationObserver(() => {
 	fetchesBefore := s.getCount(accountsPath)
 	tb.click(`#task-summary button[data-action="run"]`)
 	tb.waitJS(`window.__seen.size >= 3 && window.__bars.size >= 2`, "the row's figures and bar to move while running")
+	tb.waitJS(`window.__left.size >= 1`, "the row to say the time left")
+	tb.waitJS(`/\d+% of 64 messages, [\d.]+ MB · about .+ left/.test(document.querySelector('#pass-pace')?.textContent)`, "the pass to say how far it is and the time left")
+	tb.waitJS(`document.querySelectorAll('#throughput svg rect.chart-bar').length > 1`, "the throughput chart")
 	tb.screenshot("task-progress")
 	tb.phoneWidth()
 	tb.screenshot("task-progress-phone")
@@ -227,8 +236,15 @@ new MutationObserver(() => {
 	} else {
 		t.Logf("folders named while copying: %q", folders)
 	}
-	if got := tb.text(row + " .progress-cell"); strings.Contains(got, "copying") {
+	if got := tb.text(row + " .progress-cell"); strings.Contains(got, "copying") || strings.Contains(got, "left") {
 		t.Errorf("the completed row still says %q", got)
+	}
+	if totals := evaluate[[]string](tb, `[...window.__totals]`); len(totals) != 1 || !strings.HasPrefix(totals[0], "64/") || !strings.HasSuffix(totals[0], "/64") {
+		t.Errorf("the row's total and bar while running: %q, want the source's 64 messages from the start", totals)
+	}
+	t.Logf("times left the row said: %q", evaluate[[]string](tb, `[...window.__left]`))
+	if label := evaluate[string](tb, `document.querySelector('#throughput svg').getAttribute('aria-label')`); !strings.Contains(label, "average") {
+		t.Errorf("the chart's label: %q", label)
 	}
 	t.Logf("the row showed %d figures while running, with %d requests for the accounts: %q", len(seen), fetches, seen)
 	if len(seen) <= fetches {

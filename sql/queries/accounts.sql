@@ -91,7 +91,10 @@ SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
        coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied,
        coalesce(sum(messages_skipped), 0)::bigint AS messages_skipped,
-       coalesce(sum(messages_failed), 0)::bigint AS messages_failed
+       coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
+       coalesce(sum(source_messages), 0)::bigint AS source_messages,
+       coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
+       count(source_messages)::bigint AS accounts_counted
 FROM accounts
 WHERE task_id = ANY (@task_ids::bigint[])
 GROUP BY task_id, state;
@@ -116,6 +119,8 @@ WHERE task_id = @task_id AND state = 'queued';
 -- name: AccountProgressSet :exec
 UPDATE accounts
 SET folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
+    source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
     messages_failed = @messages_failed, bytes_copied = @bytes_copied, updated_at = now()
 WHERE task_id = @task_id AND id = @id;

@@ -24,7 +24,8 @@ SET ended_at = now(), state = @state::text,
     accounts_completed = f.accounts_completed, accounts_with_errors = f.accounts_with_errors,
     accounts_failed = f.accounts_failed, accounts_canceled = f.accounts_canceled,
     messages_copied = f.messages_copied, messages_skipped = f.messages_skipped,
-    messages_failed = f.messages_failed, bytes_copied = f.bytes_copied
+    messages_failed = f.messages_failed, bytes_copied = f.bytes_copied,
+    source_messages = f.source_messages, source_bytes = f.source_bytes, accounts_uncounted = f.accounts_uncounted
 FROM pass_figures f
 WHERE r.task_id = @task_id AND r.ended_at IS NULL AND f.task_id = @task_id AND f.pass = r.pass;
 
@@ -39,7 +40,10 @@ SELECT r.pass, r.accounts, r.started_at, r.ended_at, r.state,
        coalesce(f.messages_copied, r.messages_copied) AS messages_copied,
        coalesce(f.messages_skipped, r.messages_skipped) AS messages_skipped,
        coalesce(f.messages_failed, r.messages_failed) AS messages_failed,
-       coalesce(f.bytes_copied, r.bytes_copied) AS bytes_copied
+       coalesce(f.bytes_copied, r.bytes_copied) AS bytes_copied,
+       coalesce(f.source_messages, r.source_messages) AS source_messages,
+       coalesce(f.source_bytes, r.source_bytes) AS source_bytes,
+       coalesce(f.accounts_uncounted, r.accounts_uncounted) AS accounts_uncounted
 FROM task_runs r
 LEFT JOIN pass_figures f ON r.ended_at IS NULL AND f.task_id = @task_id AND f.pass = r.pass
 WHERE r.task_id = @task_id

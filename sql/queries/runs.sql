@@ -6,20 +6,29 @@
 -- name: AccountsQueue :execrows
 -- Queues the accounts of a task that the filter selects (see
 -- account_selected) to wait for admission, in pass; those queued or
--- running already are left as they are.
+-- running already are left as they are. Their figures start from zero:
+-- the pass's figures (pass_figures) are only its own.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass,
-    run_cancel = false
+    run_cancel = false, folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0
 WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a
--- takeover) counts its retries from zero again and joins pass.
+-- takeover) counts its retries and figures from zero again and joins pass.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    folders_total = CASE WHEN @new_run::bool THEN 0 ELSE folders_total END,
+    folders_done = CASE WHEN @new_run::bool THEN 0 ELSE folders_done END,
+    messages_total = CASE WHEN @new_run::bool THEN 0 ELSE messages_total END,
+    messages_copied = CASE WHEN @new_run::bool THEN 0 ELSE messages_copied END,
+    messages_skipped = CASE WHEN @new_run::bool THEN 0 ELSE messages_skipped END,
+    messages_failed = CASE WHEN @new_run::bool THEN 0 ELSE messages_failed END,
+    bytes_copied = CASE WHEN @new_run::bool THEN 0 ELSE bytes_copied END,
     run_admitted = false, run_not_before = NULL, run_pass = coalesce(sqlc.narg('pass')::int, run_pass),
     run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END,
     run_resumed = NOT @new_run::bool,
@@ -88,6 +97,8 @@ RETURNING t.state, a.run_cancel;
 UPDATE accounts
 SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(),
     folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
+    source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
     messages_failed = @messages_failed, bytes_copied = @bytes_copied
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running';

@@ -10,6 +10,7 @@ import { EventStream, describeEvent, isFailure, progressFigures, throttle, coale
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy } from './tasks.js';
 import { AccountState, EventKind, LoginTestFilter, TaskState, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
+import { throughputChart } from './throughput.js';
 
 const maxLogLines = 2000;
 
@@ -24,6 +25,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const bulk = h('div', { id: 'bulk-actions', class: 'actions bulk', hidden: true });
   const passes = h('section', { id: 'passes', 'aria-labelledby': 'passes-title', hidden: true });
   const log = eventLog();
+  const chart = throughputChart();
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
   const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)),
@@ -33,6 +35,7 @@ export async function taskPage(main, taskId, keepAlive) {
     summary, announcer, message.el,
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
       shownAccounts.controls, bulk, accounts, shownAccounts.pager),
+    chart.section,
     passes,
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
     log.section);
@@ -60,6 +63,7 @@ export async function taskPage(main, taskId, keepAlive) {
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, runs, endpoints, message, () => refresh())));
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     showPasses(passes, runs);
+    chart.draw(runningStates.has(task.state));
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
     drawBulk();
@@ -117,6 +121,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const stream = new EventStream(taskId, {
     onEvent: (event) => {
       log.add(event);
+      chart.add(event);
       showFigures(event);
       if (!figuresOnly.has(event.kind)) refreshSoon.call();
     },
@@ -135,7 +140,9 @@ function tabTitle(task) {
   return `${Math.floor((100 * done) / task.accounts.total)}% · ${name} — mailmigrate`;
 }
 
-const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`;
+// copiedText is what the accounts copied, of their sources' counted size.
+const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`
+  + (t.source_messages > 0 ? ` (sources: ${t.source_messages} messages, ${formatBytes(t.source_bytes)}${t.accounts_uncounted > 0 ? `; ${plural(t.accounts_uncounted, 'account', 'accounts')} not counted yet` : ''})` : '');
 const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed`;
 const skippedText = (t) => `${t.messages_skipped} / ${t.messages_failed} messages`;
 
@@ -201,9 +208,40 @@ function passPace(runs, now) {
   const elapsed = Math.max(now - Date.parse(pass.started_at), 1000);
   const ended = pass.accounts_completed + pass.accounts_completed_with_errors + pass.accounts_failed + pass.accounts_canceled;
   const words = [`${formatDuration(elapsed)} so far`, `${formatBytes(pass.bytes_copied / (elapsed / 1000))}/s`];
-  words.push(ended === 0 ? 'time left: known once an account ends'
-    : ended >= pass.accounts ? 'ending' : `about ${formatDuration(((pass.accounts - ended) * elapsed) / ended)} left`);
+  if (ended >= pass.accounts) {
+    words.push('ending');
+  } else if (pass.accounts_uncounted === 0 && pass.source_messages > 0) {
+    // Every account's source is counted: the pass goes by messages.
+    const fraction = doneFraction(pass);
+    words.push(`${Math.floor(100 * fraction)}% of ${pass.source_messages} messages, ${formatBytes(pass.source_bytes)}`,
+      timeLeft(fraction, elapsed));
+  } else {
+    // Some sources are not counted yet: by accounts, once one has ended.
+    words.push(ended === 0 ? 'time left: known once an account ends' : `about ${formatDuration(((pass.accounts - ended) * elapsed) / ended)} left`);
+  }
   return fact(`Pass ${pass.pass}`, words.join(' · '), 'pass-pace');
+}
+
+// minimumForEstimate is how much of a total must be done, and for how
+// long, before the time left is guessed: the first seconds of a run (logins,
+// listing) say little about its pace.
+const minimumForEstimate = { fraction: 0.02, elapsed: 5000 };
+
+// doneFraction is how much of their counted source figures (of an account
+// or a pass) have done: the further of messages handled (copied, or
+// skipped as already there, which a re-run does fast) and bytes copied
+// (which a first copy's time goes by).
+function doneFraction(f) {
+  const messages = f.source_messages > 0 ? (f.messages_copied + f.messages_skipped + f.messages_failed) / f.source_messages : 1;
+  const bytes = f.source_bytes > 0 ? f.bytes_copied / f.source_bytes : 0;
+  return Math.min(1, Math.max(messages, bytes));
+}
+
+// timeLeft is the time to go at the pace that did fraction in elapsed ms.
+function timeLeft(fraction, elapsed) {
+  if (fraction >= 1) return 'ending';
+  if (fraction < minimumForEstimate.fraction || elapsed < minimumForEstimate.elapsed) return 'time left: measuring';
+  return `about ${formatDuration(((1 - fraction) * elapsed) / fraction)} left`;
 }
 
 function fact(term, value, id) {
@@ -344,22 +382,38 @@ function showBulkActions(bar, task, chosen, message, after) {
 // reaches each folder (a folder's are fetched before they are counted),
 // so "copied of total" is nearly always full while the run goes on: the
 // folders say how far it is. folder is the one being copied, if known.
-function accountProgress(account, folder) {
+function accountProgress(account, folder, now = Date.now()) {
   const p = account.progress;
+  const running = account.state === AccountState.running;
+  // The source's count (taken as a run begins) is the total: copied,
+  // skipped and failed messages make it up. Without one yet, the folders
+  // say how far it is: a folder's messages are counted as it is reached.
+  const counted = p.source_messages !== null && p.source_messages !== undefined;
+  const handled = p.messages_copied + p.messages_skipped + p.messages_failed;
+  const completed = account.state === AccountState.completed || account.state === AccountState.completedWithErrors;
+  let max = Math.max(p.folders_total, 1);
   // A run that found no folder to copy is complete, one that failed
   // before listing them is not.
-  const completed = account.state === AccountState.completed || account.state === AccountState.completedWithErrors;
-  const max = Math.max(p.folders_total, 1);
-  const value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
-  // While it runs, the messages are counted folder by folder: "of N"
-  // would read as all of them on folder 10 of 11.
-  const running = account.state === AccountState.running;
-  const words = [`${p.folders_done}/${p.folders_total} folders`,
-    running ? `${p.messages_copied} copied so far`
-      : p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`];
-  if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
+  let value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
+  const words = [`${p.folders_done}/${p.folders_total} folders`];
+  if (counted && running) {
+    max = Math.max(p.source_messages, 1);
+    value = Math.min(handled, max);
+    words.push(`${handled} of ${p.source_messages} messages done`);
+    words.push(`${formatBytes(p.bytes_copied)} copied of ${formatBytes(p.source_bytes)}`);
+  } else if (counted) {
+    max = Math.max(p.source_messages, 1);
+    value = completed ? max : Math.min(handled, max);
+    words.push(`${p.messages_copied} of ${p.source_messages} messages copied`);
+    if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
+  } else {
+    words.push(running ? `${p.messages_copied} copied so far`
+      : p.messages_total > 0 ? `${p.messages_copied} of ${p.messages_total} messages copied` : `${p.messages_copied} copied`);
+    if (p.bytes_copied > 0) words.push(formatBytes(p.bytes_copied));
+  }
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
+  if (running && counted && account.started_at) words.push(timeLeft(doneFraction(p), now - Date.parse(account.started_at)));
   if (folder && running) words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
