@@ -322,6 +322,33 @@ type AccountCounts struct {
 	Total               int64 `json:"total"`
 }
 
+// AccountFolder defines model for AccountFolder.
+type AccountFolder struct {
+	// Complete The last run left nothing to copy in it.
+	Complete bool `json:"complete"`
+
+	// Destination Where it goes on the destination.
+	Destination string `json:"destination"`
+
+	// DestinationMessages The destination folder's messages then.
+	DestinationMessages int64 `json:"destination_messages"`
+
+	// DroppedKeywords Keywords of the source the destination folder cannot keep.
+	DroppedKeywords []string `json:"dropped_keywords"`
+
+	// Refused Messages the destination refused or the source could not deliver at the last run.
+	Refused []MessageRefusal `json:"refused"`
+
+	// Source The source folder.
+	Source string `json:"source"`
+
+	// SourceMessages The source folder's messages when the last run finished it (0 if none did).
+	SourceMessages int64 `json:"source_messages"`
+
+	// Verified Source messages found on the destination by the verification.
+	Verified int64 `json:"verified"`
+}
+
 // AccountInput defines model for AccountInput.
 type AccountInput struct {
 	// DestinationLogin Defaults to source_login.
@@ -337,6 +364,23 @@ type AccountInput struct {
 	DestinationPasswordSameAsSource bool   `json:"destination_password_same_as_source,omitempty"`
 	SourceLogin                     string `json:"source_login,omitempty"`
 	SourcePassword                  string `json:"source_password,omitempty"`
+}
+
+// AccountRun defines model for AccountRun.
+type AccountRun struct {
+	BytesCopied     int64     `json:"bytes_copied"`
+	FinishedAt      time.Time `json:"finished_at"`
+	LastError       string    `json:"last_error"`
+	MessagesCopied  int64     `json:"messages_copied"`
+	MessagesFailed  int64     `json:"messages_failed"`
+	MessagesSkipped int64     `json:"messages_skipped"`
+	Pass            int       `json:"pass"`
+	SourceBytes     *int64    `json:"source_bytes"`
+
+	// SourceMessages The source as counted by this pass; null if its run ended before it counted.
+	SourceMessages *int64       `json:"source_messages"`
+	StartedAt      *time.Time   `json:"started_at"`
+	State          AccountState `json:"state"`
 }
 
 // AccountSelection Some of a task's accounts: those that match every criterion given
@@ -497,6 +541,18 @@ type ImportResult struct {
 
 // LoginTestFilter defines model for LoginTestFilter.
 type LoginTestFilter string
+
+// MessageRefusal defines model for MessageRefusal.
+type MessageRefusal struct {
+	// Reason The server's words.
+	Reason string `json:"reason"`
+
+	// Side source or destination: which server refused.
+	Side string `json:"side"`
+
+	// Uid In the source folder.
+	Uid int64 `json:"uid"`
+}
 
 // Progress defines model for Progress.
 type Progress struct {
@@ -725,6 +781,15 @@ type ListAccountsParams struct {
 	After *int64 `form:"after,omitempty" json:"after,omitempty"`
 
 	// Limit At most this many accounts; all when omitted.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListAccountEventsParams defines parameters for ListAccountEvents.
+type ListAccountEventsParams struct {
+	// After Only events with a larger seq.
+	After *int64 `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit At most this many events (default 100, at most 1000).
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
@@ -1069,6 +1134,22 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
 	CancelAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAccountEvents The account's events, oldest first.
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/events (the `ListAccountEvents` operationId).
+	ListAccountEvents(ctx context.Context, id TaskID, accountId AccountID, params *ListAccountEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAccountFolders The account's source folders as its last run left them.
+	//
+	// From the copy engine's sync state: where each source folder goes,
+	// both folders' counts and how many source messages were verified on
+	// the destination when the last run finished the folder, and the
+	// messages refused or unreadable then, with the server's words (each
+	// run tries them again).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
+	ListAccountFolders(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RunAccount Migrate one account of the task again (retry).
 	//
 	// Like running the task, for this account alone: the task is `queued`,
@@ -1079,6 +1160,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 	RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAccountRuns What each pass did for this account, first first.
+	//
+	// One record per pass the account ran in, kept when its run in the
+	// pass ended (the last run, if it ran twice in one pass). An account
+	// canceled before its run started has none for that pass.
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
+	ListAccountRuns(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelTaskWithBody Stop the task's run, or some of its accounts.
 	//
@@ -1733,6 +1823,42 @@ func (c *Client) CancelAccount(ctx context.Context, id TaskID, accountId Account
 	return c.Client.Do(req)
 }
 
+// ListAccountEvents The account's events, oldest first.
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/events (the `ListAccountEvents` operationId).
+func (c *Client) ListAccountEvents(ctx context.Context, id TaskID, accountId AccountID, params *ListAccountEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAccountEventsRequest(c.Server, id, accountId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAccountFolders The account's source folders as its last run left them.
+//
+// From the copy engine's sync state: where each source folder goes,
+// both folders' counts and how many source messages were verified on
+// the destination when the last run finished the folder, and the
+// messages refused or unreadable then, with the server's words (each
+// run tries them again).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
+func (c *Client) ListAccountFolders(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAccountFoldersRequest(c.Server, id, accountId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RunAccount Migrate one account of the task again (retry).
 //
 // Like running the task, for this account alone: the task is `queued`,
@@ -1744,6 +1870,25 @@ func (c *Client) CancelAccount(ctx context.Context, id TaskID, accountId Account
 // Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRunAccountRequest(c.Server, id, accountId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAccountRuns What each pass did for this account, first first.
+//
+// One record per pass the account ran in, kept when its run in the
+// pass ended (the last run, if it ran twice in one pass). An account
+// canceled before its run started has none for that pass.
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
+func (c *Client) ListAccountRuns(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAccountRunsRequest(c.Server, id, accountId)
 	if err != nil {
 		return nil, err
 	}
@@ -2869,6 +3014,127 @@ func NewCancelAccountRequest(server string, id TaskID, accountId AccountID) (*ht
 	return req, nil
 }
 
+// NewListAccountEventsRequest constructs an http.Request for the ListAccountEvents method
+func NewListAccountEventsRequest(server string, id TaskID, accountId AccountID, params *ListAccountEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/events", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAccountFoldersRequest constructs an http.Request for the ListAccountFolders method
+func NewListAccountFoldersRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/folders", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRunAccountRequest constructs an http.Request for the RunAccount method
 func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
 	var err error
@@ -2903,6 +3169,47 @@ func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAccountRunsRequest constructs an http.Request for the ListAccountRuns method
+func NewListAccountRunsRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/runs", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -3483,6 +3790,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
 	CancelAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*CancelAccountResponse, error)
 
+	// ListAccountEventsWithResponse The account's events, oldest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/events (the `ListAccountEvents` operationId).
+	ListAccountEventsWithResponse(ctx context.Context, id TaskID, accountId AccountID, params *ListAccountEventsParams, reqEditors ...RequestEditorFn) (*ListAccountEventsResponse, error)
+
+	// ListAccountFoldersWithResponse The account's source folders as its last run left them.
+	//
+	// From the copy engine's sync state: where each source folder goes,
+	// both folders' counts and how many source messages were verified on
+	// the destination when the last run finished the folder, and the
+	// messages refused or unreadable then, with the server's words (each
+	// run tries them again).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
+	ListAccountFoldersWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountFoldersResponse, error)
+
 	// RunAccountWithResponse Migrate one account of the task again (retry).
 	//
 	// Like running the task, for this account alone: the task is `queued`,
@@ -3495,6 +3822,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 	RunAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*RunAccountResponse, error)
+
+	// ListAccountRunsWithResponse What each pass did for this account, first first.
+	//
+	// One record per pass the account ran in, kept when its run in the
+	// pass ended (the last run, if it ran twice in one pass). An account
+	// canceled before its run started has none for that pass.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
+	ListAccountRunsWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsResponse, error)
 
 	// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
 	//
@@ -4429,6 +4767,88 @@ func (r CancelAccountResponse) ContentType() string {
 	return ""
 }
 
+type ListAccountEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Event
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAccountEventsResponse) GetJSON200() *[]Event {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAccountEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAccountEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAccountEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAccountEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAccountFoldersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AccountFolder
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAccountFoldersResponse) GetJSON200() *[]AccountFolder {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAccountFoldersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAccountFoldersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAccountFoldersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAccountFoldersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RunAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4457,6 +4877,47 @@ func (r RunAccountResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RunAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAccountRunsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AccountRun
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAccountRunsResponse) GetJSON200() *[]AccountRun {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAccountRunsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAccountRunsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAccountRunsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAccountRunsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5124,6 +5585,38 @@ func (c *ClientWithResponses) CancelAccountWithResponse(ctx context.Context, id 
 	return ParseCancelAccountResponse(rsp)
 }
 
+// ListAccountEventsWithResponse The account's events, oldest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/events (the `ListAccountEvents` operationId).
+func (c *ClientWithResponses) ListAccountEventsWithResponse(ctx context.Context, id TaskID, accountId AccountID, params *ListAccountEventsParams, reqEditors ...RequestEditorFn) (*ListAccountEventsResponse, error) {
+	rsp, err := c.ListAccountEvents(ctx, id, accountId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAccountEventsResponse(rsp)
+}
+
+// ListAccountFoldersWithResponse The account's source folders as its last run left them.
+//
+// From the copy engine's sync state: where each source folder goes,
+// both folders' counts and how many source messages were verified on
+// the destination when the last run finished the folder, and the
+// messages refused or unreadable then, with the server's words (each
+// run tries them again).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
+func (c *ClientWithResponses) ListAccountFoldersWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountFoldersResponse, error) {
+	rsp, err := c.ListAccountFolders(ctx, id, accountId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAccountFoldersResponse(rsp)
+}
+
 // RunAccountWithResponse Migrate one account of the task again (retry).
 //
 // Like running the task, for this account alone: the task is `queued`,
@@ -5141,6 +5634,23 @@ func (c *ClientWithResponses) RunAccountWithResponse(ctx context.Context, id Tas
 		return nil, err
 	}
 	return ParseRunAccountResponse(rsp)
+}
+
+// ListAccountRunsWithResponse What each pass did for this account, first first.
+//
+// One record per pass the account ran in, kept when its run in the
+// pass ended (the last run, if it ran twice in one pass). An account
+// canceled before its run started has none for that pass.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
+func (c *ClientWithResponses) ListAccountRunsWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsResponse, error) {
+	rsp, err := c.ListAccountRuns(ctx, id, accountId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAccountRunsResponse(rsp)
 }
 
 // CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
@@ -5820,6 +6330,58 @@ func ParseCancelAccountResponse(rsp *http.Response) (*CancelAccountResponse, err
 	return response, nil
 }
 
+// ParseListAccountEventsResponse parses an HTTP response from a ListAccountEventsWithResponse call
+func ParseListAccountEventsResponse(rsp *http.Response) (*ListAccountEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAccountEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Event
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAccountFoldersResponse parses an HTTP response from a ListAccountFoldersWithResponse call
+func ParseListAccountFoldersResponse(rsp *http.Response) (*ListAccountFoldersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAccountFoldersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AccountFolder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRunAccountResponse parses an HTTP response from a RunAccountWithResponse call
 func ParseRunAccountResponse(rsp *http.Response) (*RunAccountResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5831,6 +6393,32 @@ func ParseRunAccountResponse(rsp *http.Response) (*RunAccountResponse, error) {
 	response := &RunAccountResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseListAccountRunsResponse parses an HTTP response from a ListAccountRunsWithResponse call
+func ParseListAccountRunsResponse(rsp *http.Response) (*ListAccountRunsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAccountRunsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AccountRun
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
 	}
 
 	return response, nil
@@ -6057,9 +6645,18 @@ type ServerInterface interface {
 	// CancelAccount Stop one account of the task's run; the others go on.
 	// (POST /tasks/{id}/accounts/{accountId}/cancel)
 	CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// ListAccountEvents The account's events, oldest first.
+	// (GET /tasks/{id}/accounts/{accountId}/events)
+	ListAccountEvents(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID, params ListAccountEventsParams)
+	// ListAccountFolders The account's source folders as its last run left them.
+	// (GET /tasks/{id}/accounts/{accountId}/folders)
+	ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// ListAccountRuns What each pass did for this account, first first.
+	// (GET /tasks/{id}/accounts/{accountId}/runs)
+	ListAccountRuns(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -6204,9 +6801,27 @@ func (_ Unimplemented) CancelAccount(w http.ResponseWriter, r *http.Request, id 
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// ListAccountEvents The account's events, oldest first.
+// (GET /tasks/{id}/accounts/{accountId}/events)
+func (_ Unimplemented) ListAccountEvents(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID, params ListAccountEventsParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ListAccountFolders The account's source folders as its last run left them.
+// (GET /tasks/{id}/accounts/{accountId}/folders)
+func (_ Unimplemented) ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // RunAccount Migrate one account of the task again (retry).
 // (POST /tasks/{id}/accounts/{accountId}/run)
 func (_ Unimplemented) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ListAccountRuns What each pass did for this account, first first.
+// (GET /tasks/{id}/accounts/{accountId}/runs)
+func (_ Unimplemented) ListAccountRuns(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -6845,6 +7460,105 @@ func (siw *ServerInterfaceWrapper) CancelAccount(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// ListAccountEvents operation middleware
+func (siw *ServerInterfaceWrapper) ListAccountEvents(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAccountEventsParams
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", r.URL.Query(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "after"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "after", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListAccountEvents(w, r, id, accountId, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListAccountFolders operation middleware
+func (siw *ServerInterfaceWrapper) ListAccountFolders(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListAccountFolders(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // RunAccount operation middleware
 func (siw *ServerInterfaceWrapper) RunAccount(w http.ResponseWriter, r *http.Request) {
 
@@ -6871,6 +7585,41 @@ func (siw *ServerInterfaceWrapper) RunAccount(w http.ResponseWriter, r *http.Req
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.RunAccount(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListAccountRuns operation middleware
+func (siw *ServerInterfaceWrapper) ListAccountRuns(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListAccountRuns(w, r, id, accountId)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -7258,6 +8007,15 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/runs", wrapper.ListAccountRuns)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/folders", wrapper.ListAccountFolders)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/events", wrapper.ListAccountEvents)
 	})
 
 	return r
@@ -8706,6 +9464,141 @@ func (response CancelAccount500TextResponse) VisitCancelAccountResponse(w http.R
 	return err
 }
 
+type ListAccountEventsRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+	Params    ListAccountEventsParams
+}
+
+type ListAccountEventsResponseObject interface {
+	VisitListAccountEventsResponse(w http.ResponseWriter) error
+}
+
+type ListAccountEvents200JSONResponse []Event
+
+func (response ListAccountEvents200JSONResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountEvents400TextResponse BadRequestTextResponse
+
+func (response ListAccountEvents400TextResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountEvents401TextResponse UnauthorizedTextResponse
+
+func (response ListAccountEvents401TextResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountEvents404TextResponse NotFoundTextResponse
+
+func (response ListAccountEvents404TextResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountEvents500TextResponse StoreErrorTextResponse
+
+func (response ListAccountEvents500TextResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountFoldersRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+}
+
+type ListAccountFoldersResponseObject interface {
+	VisitListAccountFoldersResponse(w http.ResponseWriter) error
+}
+
+type ListAccountFolders200JSONResponse []AccountFolder
+
+func (response ListAccountFolders200JSONResponse) VisitListAccountFoldersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountFolders400TextResponse BadRequestTextResponse
+
+func (response ListAccountFolders400TextResponse) VisitListAccountFoldersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountFolders401TextResponse UnauthorizedTextResponse
+
+func (response ListAccountFolders401TextResponse) VisitListAccountFoldersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountFolders404TextResponse NotFoundTextResponse
+
+func (response ListAccountFolders404TextResponse) VisitListAccountFoldersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountFolders500TextResponse StoreErrorTextResponse
+
+func (response ListAccountFolders500TextResponse) VisitListAccountFoldersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type RunAccountRequestObject struct {
 	Id        TaskID    `json:"id"`
 	AccountId AccountID `json:"accountId"`
@@ -8770,6 +9663,73 @@ func (response RunAccount409TextResponse) VisitRunAccountResponse(w http.Respons
 type RunAccount500TextResponse StoreErrorTextResponse
 
 func (response RunAccount500TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountRunsRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+}
+
+type ListAccountRunsResponseObject interface {
+	VisitListAccountRunsResponse(w http.ResponseWriter) error
+}
+
+type ListAccountRuns200JSONResponse []AccountRun
+
+func (response ListAccountRuns200JSONResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountRuns400TextResponse BadRequestTextResponse
+
+func (response ListAccountRuns400TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountRuns401TextResponse UnauthorizedTextResponse
+
+func (response ListAccountRuns401TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountRuns404TextResponse NotFoundTextResponse
+
+func (response ListAccountRuns404TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountRuns500TextResponse StoreErrorTextResponse
+
+func (response ListAccountRuns500TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
@@ -9287,9 +10247,18 @@ type StrictServerInterface interface {
 	// CancelAccount Stop one account of the task's run; the others go on.
 	// (POST /tasks/{id}/accounts/{accountId}/cancel)
 	CancelAccount(ctx context.Context, request CancelAccountRequestObject) (CancelAccountResponseObject, error)
+	// ListAccountEvents The account's events, oldest first.
+	// (GET /tasks/{id}/accounts/{accountId}/events)
+	ListAccountEvents(ctx context.Context, request ListAccountEventsRequestObject) (ListAccountEventsResponseObject, error)
+	// ListAccountFolders The account's source folders as its last run left them.
+	// (GET /tasks/{id}/accounts/{accountId}/folders)
+	ListAccountFolders(ctx context.Context, request ListAccountFoldersRequestObject) (ListAccountFoldersResponseObject, error)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(ctx context.Context, request RunAccountRequestObject) (RunAccountResponseObject, error)
+	// ListAccountRuns What each pass did for this account, first first.
+	// (GET /tasks/{id}/accounts/{accountId}/runs)
+	ListAccountRuns(ctx context.Context, request ListAccountRunsRequestObject) (ListAccountRunsResponseObject, error)
 	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
@@ -9922,6 +10891,61 @@ func (sh *strictHandler) CancelAccount(w http.ResponseWriter, r *http.Request, i
 	}
 }
 
+// ListAccountEvents operation middleware
+func (sh *strictHandler) ListAccountEvents(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID, params ListAccountEventsParams) {
+	var request ListAccountEventsRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccountEvents(ctx, request.(ListAccountEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccountEvents")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListAccountEventsResponseObject); ok {
+		if err := validResponse.VisitListAccountEventsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListAccountFolders operation middleware
+func (sh *strictHandler) ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request ListAccountFoldersRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccountFolders(ctx, request.(ListAccountFoldersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccountFolders")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListAccountFoldersResponseObject); ok {
+		if err := validResponse.VisitListAccountFoldersResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // RunAccount operation middleware
 func (sh *strictHandler) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	var request RunAccountRequestObject
@@ -9942,6 +10966,33 @@ func (sh *strictHandler) RunAccount(w http.ResponseWriter, r *http.Request, id T
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(RunAccountResponseObject); ok {
 		if err := validResponse.VisitRunAccountResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListAccountRuns operation middleware
+func (sh *strictHandler) ListAccountRuns(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request ListAccountRunsRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccountRuns(ctx, request.(ListAccountRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccountRuns")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListAccountRunsResponseObject); ok {
+		if err := validResponse.VisitListAccountRunsResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

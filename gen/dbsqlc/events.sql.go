@@ -111,6 +111,59 @@ func (q *Queries) EventListAll(ctx context.Context, arg EventListAllParams) ([]E
 	return items, nil
 }
 
+const eventListByAccount = `-- name: EventListByAccount :many
+SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message, folder, progress FROM events
+WHERE task_id = $1 AND account_id = $2 AND seq > $3
+ORDER BY seq
+LIMIT $4
+`
+
+type EventListByAccountParams struct {
+	TaskID    pgtype.Int8
+	AccountID pgtype.Int8
+	AfterSeq  int64
+	MaxRows   int32
+}
+
+func (q *Queries) EventListByAccount(ctx context.Context, arg EventListByAccountParams) ([]Event, error) {
+	rows, err := q.db.Query(ctx, eventListByAccount,
+		arg.TaskID,
+		arg.AccountID,
+		arg.AfterSeq,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Event{}
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.Seq,
+			&i.Time,
+			&i.Kind,
+			&i.TaskID,
+			&i.AccountID,
+			&i.Side,
+			&i.Login,
+			&i.Host,
+			&i.Port,
+			&i.Error,
+			&i.Message,
+			&i.Folder,
+			&i.Progress,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eventListByTask = `-- name: EventListByTask :many
 SELECT seq, time, kind, task_id, account_id, side, login, host, port, error, message, folder, progress FROM events
 WHERE task_id = $1 AND seq > $2

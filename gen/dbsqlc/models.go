@@ -49,6 +49,22 @@ type Account struct {
 	SourceBytes          pgtype.Int8
 }
 
+type AccountPass struct {
+	AccountID       int64
+	TaskID          int64
+	Pass            int32
+	State           string
+	StartedAt       pgtype.Timestamptz
+	FinishedAt      pgtype.Timestamptz
+	MessagesCopied  int64
+	MessagesSkipped int64
+	MessagesFailed  int64
+	BytesCopied     int64
+	SourceMessages  pgtype.Int8
+	SourceBytes     pgtype.Int8
+	LastError       string
+}
+
 type AccountView struct {
 	ID                        int64
 	TaskID                    int64

@@ -99,6 +99,67 @@ func TestEveryRunIsAPass(t *testing.T) {
 		t.Errorf("run.started events: %q", messages)
 	}
 
+	// Each account's own record of the passes it ran in, in the report
+	// too; its folders and its events.
+	ctx := context.Background()
+	ann := (*accounts.JSON200)[0].Id
+	for id, want := range map[int64]string{ann: "1:completed:5 2:completed:2", bob: "1:completed:3 2:completed:0 3:completed:0"} {
+		runs, err := s.Client.ListAccountRunsWithResponse(ctx, taskID, id)
+		if err != nil || runs.JSON200 == nil {
+			t.Fatalf("account %d runs: %v %v", id, err, runs)
+		}
+		var got []string
+		for _, r := range *runs.JSON200 {
+			got = append(got, fmt.Sprintf("%d:%s:%d", r.Pass, r.State, r.MessagesCopied))
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("account %d passes %q, want %q", id, strings.Join(got, " "), want)
+		}
+	}
+	report, err := s.Client.GetTaskReportWithResponse(ctx, taskID)
+	if err != nil || report.StatusCode() != http.StatusOK {
+		t.Fatalf("report: %v %v", err, report)
+	}
+	lines := strings.Split(strings.TrimSpace(string(report.Body)), "\n")
+	if !strings.HasSuffix(lines[0], ",source_messages,source_bytes,duration_seconds,pass_1_state,pass_1_messages_copied,pass_1_messages_skipped,pass_1_messages_failed,pass_1_bytes_copied,pass_1_duration_seconds,pass_2_state,pass_2_messages_copied,pass_2_messages_skipped,pass_2_messages_failed,pass_2_bytes_copied,pass_2_duration_seconds,pass_3_state,pass_3_messages_copied,pass_3_messages_skipped,pass_3_messages_failed,pass_3_bytes_copied,pass_3_duration_seconds") {
+		t.Errorf("report header: %s", lines[0])
+	}
+	if len(lines) != 3 || !strings.Contains(lines[1], ",completed,5,0,0,") || !strings.Contains(lines[1], ",completed,2,5,0,") || !strings.HasSuffix(lines[1], ",,,,,,") {
+		t.Errorf("ann's report row (passes 1 and 2, not 3): %q", lines[1:])
+	}
+	folders, err := s.Client.ListAccountFoldersWithResponse(ctx, taskID, ann)
+	if err != nil || folders.JSON200 == nil {
+		t.Fatalf("ann's folders: %v %v", err, folders)
+	}
+	var inboxes []api.AccountFolder
+	for _, f := range *folders.JSON200 {
+		if f.Source == "INBOX" {
+			inboxes = append(inboxes, f)
+		}
+	}
+	if len(inboxes) != 1 || inboxes[0].Destination != "INBOX" || inboxes[0].SourceMessages != 7 || inboxes[0].Verified != 7 || !inboxes[0].Complete || len(inboxes[0].Refused) != 0 {
+		t.Errorf("ann's INBOX: %+v", inboxes)
+	}
+	events, err := s.Client.ListAccountEventsWithResponse(ctx, taskID, bob, &api.ListAccountEventsParams{})
+	if err != nil || events.JSON200 == nil {
+		t.Fatalf("bob's events: %v %v", err, events)
+	}
+	done := 0
+	for _, e := range *events.JSON200 {
+		if e.AccountId != bob {
+			t.Errorf("an event of account %d among bob's: %s", e.AccountId, e.Message)
+		}
+		if e.Kind == api.EventKindAccountDone {
+			done++
+		}
+	}
+	if done != 3 {
+		t.Errorf("bob's events hold %d account.done, want 3", done)
+	}
+	if resp, err := s.Client.ListAccountRunsWithResponse(ctx, taskID+1, bob); err != nil || resp.StatusCode() != http.StatusNotFound {
+		t.Errorf("bob's runs under another task: %v %v", err, resp)
+	}
+
 	missing, err := s.Client.ListTaskRunsWithResponse(context.Background(), 999999)
 	if err != nil || missing.StatusCode() != http.StatusNotFound {
 		t.Errorf("runs of a missing task: %v %v", err, missing)

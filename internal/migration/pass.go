@@ -35,3 +35,72 @@ type PassStore interface {
 func (s *Service) Passes(ctx context.Context, taskID int64) ([]Pass, error) {
 	return s.store.TaskPasses(ctx, taskID)
 }
+
+// AccountPass is what one pass did for one account: its run's end state
+// and figures (the last run, if the account ran twice in the pass).
+type AccountPass struct {
+	Pass       int
+	State      AccountState
+	StartedAt  *time.Time
+	FinishedAt time.Time
+	Figures    Progress // the messages and bytes; no folders
+	LastError  string
+}
+
+// FolderRecord is what the copy engine keeps of one source folder of an
+// account, as its last run left it.
+type FolderRecord struct {
+	Source, Destination string
+	// SourceMessages and DestinationMessages are both folders' counts when
+	// the last run finished the folder (0 if none did); Verified counts
+	// the source messages found on the destination.
+	SourceMessages, DestinationMessages, Verified int64
+	Complete                                      bool      // nothing was left to copy
+	Refusals                                      []Refusal // messages refused or unreadable at the last run
+	DroppedKeywords                               []string  // keywords the destination folder cannot keep
+}
+
+// AccountRecordStore reads an account's records: its passes, its folders
+// and its events.
+type AccountRecordStore interface {
+	AccountPasses(ctx context.Context, taskID, accountID int64) ([]AccountPass, error)
+	// TaskAccountPasses returns every account's passes of a task, by
+	// account id.
+	TaskAccountPasses(ctx context.Context, taskID int64) (map[int64][]AccountPass, error)
+	AccountFolders(ctx context.Context, taskID, accountID int64) ([]FolderRecord, error)
+	AccountEvents(ctx context.Context, taskID, accountID, afterSeq int64, limit int) ([]Event, error)
+}
+
+// AccountPasses returns what each pass did for an account, first first.
+func (s *Service) AccountPasses(ctx context.Context, taskID, accountID int64) ([]AccountPass, error) {
+	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
+		return nil, err
+	}
+	return s.store.AccountPasses(ctx, taskID, accountID)
+}
+
+// AccountFolders returns an account's source folders as its last run left
+// them, in name order.
+func (s *Service) AccountFolders(ctx context.Context, taskID, accountID int64) ([]FolderRecord, error) {
+	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
+		return nil, err
+	}
+	return s.store.AccountFolders(ctx, taskID, accountID)
+}
+
+// AccountEvents returns a page of one account's events after afterSeq.
+func (s *Service) AccountEvents(ctx context.Context, taskID, accountID, afterSeq int64, limit int) ([]Event, error) {
+	if afterSeq < 0 {
+		return nil, invalid("after", "must be 0 or more")
+	}
+	if limit == 0 {
+		limit = DefaultEventPage
+	}
+	if limit < 1 || limit > MaxEventPage {
+		return nil, invalid("limit", "must be between 1 and %d", MaxEventPage)
+	}
+	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
+		return nil, err
+	}
+	return s.store.AccountEvents(ctx, taskID, accountID, afterSeq, limit)
+}

@@ -4,30 +4,56 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // reportColumns head the per-account report. No secret is among them.
+// New columns go at the end, so that scripts reading by position go on
+// working; after them come the columns of each pass (passColumns).
 var reportColumns = []string{
 	"account_id", "source_login", "destination_login", "state",
 	"source_test", "destination_test", "folders_done", "messages_total",
 	"messages_copied", "messages_skipped", "messages_failed", "bytes_copied",
 	"started_at", "finished_at", "last_error",
+	"source_messages", "source_bytes", "duration_seconds",
+}
+
+// passColumns are the columns of pass N: what it did for the account.
+func passColumns(n int) []string {
+	p := "pass_" + strconv.Itoa(n) + "_"
+	return []string{p + "state", p + "messages_copied", p + "messages_skipped", p + "messages_failed", p + "bytes_copied", p + "duration_seconds"}
 }
 
 // WriteTaskReport writes one CSV row per account of a task (see
-// reportColumns) to w.
+// reportColumns) to w, with the columns of each of the task's passes.
 func (s *Service) WriteTaskReport(ctx context.Context, taskID int64, w io.Writer) error {
 	page, err := s.store.AccountList(ctx, taskID, AccountQuery{Sort: AccountSort{By: OrderByID}})
 	if err != nil {
 		return err
 	}
+	passes, err := s.store.TaskPasses(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	byAccount, err := s.store.TaskAccountPasses(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	header := slices.Clone(reportColumns)
+	for _, p := range passes {
+		header = append(header, passColumns(p.Number)...)
+	}
 	out := csv.NewWriter(w)
-	out.Write(reportColumns) //nolint:errcheck // Flush reports write errors
+	out.Write(header) //nolint:errcheck // Flush reports write errors
 	for _, a := range page.Accounts {
-		out.Write(reportRow(a)) //nolint:errcheck // Flush reports write errors
+		row := reportRow(a)
+		for _, p := range passes {
+			row = append(row, passCells(byAccount[a.ID], p.Number)...)
+		}
+		out.Write(row) //nolint:errcheck // Flush reports write errors
 	}
 	out.Flush()
 	return out.Error()
@@ -35,13 +61,38 @@ func (s *Service) WriteTaskReport(ctx context.Context, taskID int64, w io.Writer
 
 func reportRow(a Account) []string {
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	return []string{
+	source := []string{"", ""}
+	if a.Progress.SourceCounted {
+		source = []string{n(a.Progress.SourceMessages), n(a.Progress.SourceBytes)}
+	}
+	return append([]string{
 		n(a.ID), spreadsheetSafe(a.SourceLogin), spreadsheetSafe(a.DestinationLogin), string(a.State),
 		testSummary(a.SourceTest), testSummary(a.DestinationTest),
 		n(a.Progress.FoldersDone), n(a.Progress.MessagesTotal), n(a.Progress.MessagesCopied),
 		n(a.Progress.MessagesSkipped), n(a.Progress.MessagesFailed), n(a.Progress.BytesCopied),
 		timeText(a.StartedAt), timeText(a.FinishedAt), spreadsheetSafe(a.LastError),
+	}, append(source, durationText(a.StartedAt, a.FinishedAt))...)
+}
+
+// passCells are the account's cells of pass n, empty where it did not
+// run in it.
+func passCells(passes []AccountPass, n int) []string {
+	for _, p := range passes {
+		if p.Pass == n {
+			f := p.Figures
+			return []string{string(p.State), strconv.FormatInt(f.MessagesCopied, 10), strconv.FormatInt(f.MessagesSkipped, 10),
+				strconv.FormatInt(f.MessagesFailed, 10), strconv.FormatInt(f.BytesCopied, 10), durationText(p.StartedAt, &p.FinishedAt)}
+		}
 	}
+	return make([]string, len(passColumns(n)))
+}
+
+// durationText is the whole seconds from start to end, empty without both.
+func durationText(start, end *time.Time) string {
+	if start == nil || end == nil {
+		return ""
+	}
+	return strconv.FormatInt(int64(end.Sub(*start).Round(time.Second)/time.Second), 10)
 }
 
 func testSummary(t *TestResult) string {

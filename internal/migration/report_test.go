@@ -72,6 +72,7 @@ func TestReportRow(t *testing.T) {
 		Progress: Progress{
 			FoldersTotal: 9, FoldersDone: 8, MessagesTotal: 1000, MessagesCopied: 990,
 			MessagesSkipped: 7, MessagesFailed: 3, BytesCopied: 123456789,
+			SourceCounted: true, SourceMessages: 1000, SourceBytes: 124000000,
 		},
 		LastError:  "-3 messages failed",
 		CreatedAt:  started,
@@ -89,11 +90,13 @@ func TestReportRow(t *testing.T) {
 			"ok", "failed: quota exceeded", "8", "1000",
 			"990", "7", "3", "123456789",
 			"2025-03-01T09:00:00Z", "2025-03-01T10:30:00Z", "'-3 messages failed",
+			"1000", "124000000", "5400",
 		}},
 		{"never run", Account{ID: 1, SourceLogin: "alice", DestinationLogin: "alice", State: AccountIdle}, []string{
 			"1", "alice", "alice", "idle",
 			"", "", "0", "0",
 			"0", "0", "0", "0",
+			"", "", "",
 			"", "", "",
 		}},
 	} {
@@ -107,6 +110,31 @@ func TestReportRow(t *testing.T) {
 				t.Errorf("row\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestPassCells: an account's cells of a pass are what that pass did for
+// it, and empty for a pass it did not run in.
+func TestPassCells(t *testing.T) {
+	t.Parallel()
+	started := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	passes := []AccountPass{
+		{Pass: 1, State: AccountCompleted, StartedAt: &started, FinishedAt: started.Add(95 * time.Second),
+			Figures: Progress{MessagesCopied: 40, BytesCopied: 4000}},
+		{Pass: 3, State: AccountFailed, StartedAt: &started, FinishedAt: started.Add(2 * time.Second),
+			Figures: Progress{MessagesSkipped: 40, MessagesFailed: 1}, LastError: "quota"},
+	}
+	for n, want := range map[int][]string{
+		1: {"completed", "40", "0", "0", "4000", "95"},
+		2: {"", "", "", "", "", ""},
+		3: {"failed", "0", "40", "1", "0", "2"},
+	} {
+		if got := passCells(passes, n); !slices.Equal(got, want) || len(got) != len(passColumns(n)) {
+			t.Errorf("pass %d: %q, want %q", n, got, want)
+		}
+	}
+	if got := passColumns(2); got[0] != "pass_2_state" || got[5] != "pass_2_duration_seconds" {
+		t.Errorf("columns of pass 2: %q", got)
 	}
 }
 

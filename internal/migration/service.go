@@ -10,6 +10,7 @@ type Store interface {
 	JobStore
 	EventStore
 	PassStore
+	AccountRecordStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

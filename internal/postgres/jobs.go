@@ -306,6 +306,11 @@ func (s *Store) EventList(ctx context.Context, taskID, afterSeq int64, limit int
 			return nil, err
 		}
 	}
+	return eventsOf(rows)
+}
+
+// eventsOf turns stored events into the domain's.
+func eventsOf(rows []dbsqlc.Event) ([]migration.Event, error) {
 	events := make([]migration.Event, len(rows))
 	for i, row := range rows {
 		events[i] = migration.Event{

@@ -400,6 +400,9 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 	if err != nil || n == 0 {
 		return err
 	}
+	if err := q.AccountPassRecord(ctx, dbsqlc.AccountPassRecordParams{TaskID: outcome.TaskID, ID: outcome.AccountID}); err != nil {
+		return err
+	}
 	if err := appendEvents(ctx, q, append(outcome.Pending, outcome.Events...)); err != nil {
 		return err
 	}

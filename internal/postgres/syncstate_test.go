@@ -185,3 +185,36 @@ func TestSyncMapIsCompact(t *testing.T) {
 		t.Errorf("%d rows of sync state left after the account's deletion, %v", rows, err)
 	}
 }
+
+// TestAccountFoldersFromTheSyncState: an account's page lists its folders
+// as the sync state has them, by source name, with the refused messages
+// and the server's words.
+func TestAccountFoldersFromTheSyncState(t *testing.T) {
+	t.Parallel()
+	store, _, _ := newStore(t)
+	task, account := addAccount(t, store)
+	ctx := context.Background()
+	st := store.SyncState(account)
+	for folder, fs := range map[string]transfer.FolderState{
+		"Sent Items": {Destination: "INBOX.Sent", SourceMessages: 5, DestMessages: 5, Covered: 5, Complete: true},
+		"INBOX": {Destination: "INBOX", SourceMessages: 9, DestMessages: 8, Covered: 8,
+			Failures:        []transfer.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}},
+			DroppedKeywords: []string{"$Label1"}},
+	} {
+		if err := st.SetFolderState(ctx, folder, fs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := store.AccountFolders(ctx, task, account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []migration.FolderRecord{
+		{Source: "INBOX", Destination: "INBOX", SourceMessages: 9, DestinationMessages: 8, Verified: 8,
+			Refusals: []migration.Refusal{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}}, DroppedKeywords: []string{"$Label1"}},
+		{Source: "Sent Items", Destination: "INBOX.Sent", SourceMessages: 5, DestinationMessages: 5, Verified: 5, Complete: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("folders\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -18,4 +18,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("EndpointCheck", func(t *testing.T) { t.Parallel(); testEndpointCheck(t, browser) })
 	t.Run("ServiceDown", func(t *testing.T) { t.Parallel(); testServiceDownAndEmptyTask(t, browser) })
 	t.Run("ActWhileOthersRun", func(t *testing.T) { t.Parallel(); testActWhileOthersRun(t, browser) })
+	t.Run("AccountPage", func(t *testing.T) { t.Parallel(); testAccountPage(t, browser) })
 }

@@ -14,6 +14,12 @@ WHERE task_id = @task_id AND seq > @after_seq
 ORDER BY seq
 LIMIT @max_rows;
 
+-- name: EventListByAccount :many
+SELECT * FROM events
+WHERE task_id = @task_id AND account_id = @account_id AND seq > @after_seq
+ORDER BY seq
+LIMIT @max_rows;
+
 -- name: EventListAll :many
 SELECT * FROM events
 WHERE seq > @after_seq

@@ -1,14 +1,17 @@
-// The page's entry point: a hash router (#/tasks, #/tasks/ID, #/endpoints,
-// #/endpoints/ID) that draws one page at a time into <main>. Hash routes
-// keep the server simple: it serves one page at /.
+// The page's entry point: a hash router (#/tasks, #/tasks/ID,
+// #/tasks/ID/accounts/ID, #/endpoints, #/endpoints/ID) that draws one page
+// at a time into <main>. Hash routes keep the server simple: it serves one
+// page at /.
 
 import { setTokenPrompt, setOutageBanner, serviceDown } from './api.js';
 import { h, askToken } from './dom.js';
 import { endpointsPage } from './endpoints.js';
 import { tasksPage } from './tasks.js';
 import { taskPage } from './task.js';
+import { accountPage } from './account.js';
 
 const routes = [
+  [/^#\/tasks\/(\d+)\/accounts\/(\d+)$/, (main, m, keepAlive) => accountPage(main, Number(m[1]), Number(m[2]), keepAlive), 'nav-tasks'],
   [/^#\/tasks\/(\d+)$/, (main, m, keepAlive) => taskPage(main, Number(m[1]), keepAlive), 'nav-tasks'],
   [/^#\/endpoints\/(\d+)$/, (main, m) => endpointsPage(main, Number(m[1])), 'nav-endpoints'],
   [/^#\/endpoints$/, (main) => endpointsPage(main), 'nav-endpoints'],

@@ -272,13 +272,13 @@ function reportLink(taskId, accounts) {
 
 // migrating says whether a task runs a migration that accounts can join
 // or leave one by one (not a login test, not a cancel of the whole run).
-function migrating(task) {
+export function migrating(task) {
   return task.state === TaskState.queued || task.state === TaskState.running;
 }
 
 // inRun says whether an account is queued or running: it cannot be
 // changed or run again until it ends, but it can be canceled alone.
-function inRun(account) {
+export function inRun(account) {
   return account.state === AccountState.queued || account.state === AccountState.running;
 }
 
@@ -299,7 +299,7 @@ function accountTable(task, list, view, folders, message, after, edit, follow) {
     list.map((account) => h('tr', { 'data-id': account.id, 'data-state': account.state },
       h('td', { class: 'tick' }, h('input', { type: 'checkbox', 'data-action': 'tick', 'aria-label': `Select ${account.source_login}`,
         checked: view.ticked.has(account.id), onchange: (e) => view.tick([account.id], e.target.checked) })),
-      h('td', { class: 'wrap login' }, account.source_login,
+      h('td', { class: 'wrap login' }, h('a', { href: `#/tasks/${task.id}/accounts/${account.id}`, text: account.source_login }),
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
       h('td', {}, stateBadge(account.state)),
       h('td', { class: 'progress-cell' }, accountProgress(account, folders.get(account.id))),
@@ -382,7 +382,7 @@ function showBulkActions(bar, task, chosen, message, after) {
 // reaches each folder (a folder's are fetched before they are counted),
 // so "copied of total" is nearly always full while the run goes on: the
 // folders say how far it is. folder is the one being copied, if known.
-function accountProgress(account, folder, now = Date.now()) {
+export function accountProgress(account, folder, now = Date.now()) {
   const p = account.progress;
   const running = account.state === AccountState.running;
   // The source's count (taken as a run begins) is the total: copied,
@@ -423,7 +423,7 @@ function accountProgress(account, folder, now = Date.now()) {
 
 // testResult is one side's last login test; one from before the account's
 // logins or passwords changed is shown as outdated, not as the answer.
-function testResult(side, result) {
+export function testResult(side, result) {
   if (!result) return h('div', { class: 'muted', text: `${side}: not tested` });
   const text = result.ok ? `${side}: ok` : `${side}: ${result.error}`;
   if (result.outdated) {

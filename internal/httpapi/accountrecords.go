@@ -1,0 +1,71 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// ListAccountRuns answers GET /tasks/{id}/accounts/{accountId}/runs.
+func (s *Server) ListAccountRuns(ctx context.Context, req api.ListAccountRunsRequestObject) (api.ListAccountRunsResponseObject, error) {
+	passes, err := s.service.AccountPasses(ctx, req.Id, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListAccountRuns200JSONResponse, len(passes))
+	for i, p := range passes {
+		f := p.Figures
+		out[i] = api.AccountRun{Pass: p.Pass, State: api.AccountState(p.State), StartedAt: p.StartedAt, FinishedAt: p.FinishedAt,
+			MessagesCopied: f.MessagesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,
+			BytesCopied: f.BytesCopied, LastError: p.LastError}
+		if f.SourceCounted {
+			out[i].SourceMessages, out[i].SourceBytes = &f.SourceMessages, &f.SourceBytes
+		}
+	}
+	return out, nil
+}
+
+// ListAccountFolders answers GET /tasks/{id}/accounts/{accountId}/folders.
+func (s *Server) ListAccountFolders(ctx context.Context, req api.ListAccountFoldersRequestObject) (api.ListAccountFoldersResponseObject, error) {
+	folders, err := s.service.AccountFolders(ctx, req.Id, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListAccountFolders200JSONResponse, len(folders))
+	for i, f := range folders {
+		out[i] = api.AccountFolder{Source: f.Source, Destination: f.Destination, SourceMessages: f.SourceMessages,
+			DestinationMessages: f.DestinationMessages, Verified: f.Verified, Complete: f.Complete,
+			Refused: make([]api.MessageRefusal, len(f.Refusals)), DroppedKeywords: f.DroppedKeywords}
+		for j, r := range f.Refusals {
+			out[i].Refused[j] = api.MessageRefusal{Uid: int64(r.UID), Side: r.Side, Reason: r.Reason}
+		}
+		if out[i].DroppedKeywords == nil {
+			out[i].DroppedKeywords = []string{}
+		}
+	}
+	return out, nil
+}
+
+// ListAccountEvents answers GET /tasks/{id}/accounts/{accountId}/events.
+func (s *Server) ListAccountEvents(ctx context.Context, req api.ListAccountEventsRequestObject) (api.ListAccountEventsResponseObject, error) {
+	var after int64
+	var limit int
+	if req.Params.After != nil {
+		after = *req.Params.After
+	}
+	if req.Params.Limit != nil {
+		if limit = *req.Params.Limit; limit < 1 {
+			return nil, &migration.InvalidError{Field: "limit", Reason: "must be between 1 and 1000"}
+		}
+	}
+	events, err := s.service.AccountEvents(ctx, req.Id, req.AccountId, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListAccountEvents200JSONResponse, len(events))
+	for i, e := range events {
+		out[i] = eventToAPI(e)
+	}
+	return out, nil
+}

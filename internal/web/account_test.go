@@ -1,0 +1,49 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// testAccountPage opens an account's page from its login in the task's
+// table after two passes: what each pass did for it, its folders with
+// where each went, its events; "Run again" there adds a third pass, which
+// the page shows live.
+func testAccountPage(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "a"}})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 4}))
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "two passes", src, dst)
+	alice := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "alice", SourcePassword: "a"})
+	for range 2 {
+		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.JSON202 == nil {
+			t.Fatalf("run: %v %v", err, resp)
+		}
+		servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
+	}
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.click(fmt.Sprintf(`#account-list tr[data-id="%d"] td.login a`, alice))
+	tb.waitText("#account-summary h1", "alice")
+	tb.waitJS(`document.querySelectorAll('#account-pass-list tbody tr').length === 2`, "two passes")
+	tb.waitText(`#account-pass-list tr[data-pass="2"]`, "0 messages")
+	tb.waitText(`#account-folder-list tr[data-folder="Sent Items"]`, "INBOX.Sent")
+	tb.waitJS(`document.querySelectorAll('#account-events li[data-kind="account.done"]').length === 2`, "both runs' account.done")
+	tb.screenshot("account-page")
+
+	tb.click(`#account-summary button[data-action="retry"]`)
+	tb.waitJS(`document.querySelectorAll('#account-pass-list tbody tr').length === 3`, "the third pass, live")
+	tb.waitJS(`document.querySelectorAll('#account-events li[data-kind="account.done"]').length === 3`, "the third run's account.done, live")
+	if got := tb.text("#account-summary .badge"); got != "completed" {
+		t.Errorf("alice's badge says %q after the third pass", got)
+	}
+}

@@ -1,0 +1,125 @@
+// An account's page (#/tasks/ID/accounts/ID): its state and progress,
+// what each pass did for it, its folders with where each went and the
+// messages a server refused, and its events, live.
+
+import { request } from './api.js';
+import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
+import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
+import { stateBadge, runningStates } from './tasks.js';
+import { accountProgress, testResult, inRun, migrating } from './task.js';
+
+const eventPage = 1000;
+const maxEvents = 500;
+
+export async function accountPage(main, taskId, accountId, keepAlive) {
+  const message = notice();
+  const summary = h('section', { id: 'account-summary' });
+  const passes = h('section', { id: 'account-passes', 'aria-labelledby': 'account-passes-title' });
+  const folders = h('section', { id: 'account-folders', 'aria-labelledby': 'account-folders-title' });
+  const events = h('ol', { id: 'account-events', class: 'log', role: 'log', 'aria-label': 'Events of this account', tabindex: 0 });
+  main.append(
+    h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ' / ',
+      h('a', { href: `#/tasks/${taskId}`, text: `task ${taskId}` }), ` / account ${accountId}`),
+    summary, message.el, passes, folders,
+    h('section', { 'aria-labelledby': 'account-events-title' }, h('h2', { id: 'account-events-title', text: 'Events' }), events));
+
+  let stopped = false;
+  let timer = null;
+  const refresh = coalesce(async () => {
+    clearTimeout(timer);
+    const [task, account, runs, boxes] = await Promise.all([
+      request('GET', `/tasks/${taskId}`), request('GET', `/tasks/${taskId}/accounts/${accountId}`),
+      request('GET', `/tasks/${taskId}/accounts/${accountId}/runs`), request('GET', `/tasks/${taskId}/accounts/${accountId}/folders`)]);
+    if (stopped) return;
+    document.title = `${account.source_login} — mailmigrate`;
+    keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, message, () => refresh())));
+    showPasses(passes, runs);
+    showFolders(folders, boxes);
+    if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), 5000);
+  });
+  await refresh();
+
+  // The stored events, then the live ones of this account.
+  let after = 0;
+  const add = (e) => {
+    events.append(h('li', { class: isFailure(e) ? 'failure' : '', 'data-kind': e.kind, 'data-seq': e.seq },
+      h('time', { datetime: e.time, text: new Date(e.time).toLocaleString() }), ' ', describeEvent(e)));
+    while (events.childElementCount > maxEvents) events.firstElementChild.remove();
+  };
+  for (;;) {
+    const page = await request('GET', `/tasks/${taskId}/accounts/${accountId}/events?after=${after}&limit=${eventPage}`);
+    page.forEach(add);
+    if (page.length > 0) after = page[page.length - 1].seq;
+    if (page.length < eventPage) break;
+  }
+  events.scrollTop = events.scrollHeight;
+  const refreshSoon = throttle(() => refresh().catch(() => {}), 1000);
+  const stream = new EventStream(taskId, {
+    after,
+    onEvent: (e) => {
+      if (e.account_id !== accountId) return;
+      add(e);
+      events.scrollTop = events.scrollHeight;
+      if (!figuresOnly.has(e.kind)) refreshSoon.call();
+    },
+    onReconnect: () => refreshSoon.call(),
+  });
+  keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
+}
+
+function accountSummary(task, account, message, after) {
+  const act = async (verb, done) => {
+    try {
+      await request('POST', `/tasks/${task.id}/accounts/${account.id}/${verb}`);
+      message.set('ok', done);
+    } catch (err) {
+      message.set('error', `${account.source_login}: ${err.message}`);
+    }
+    await after();
+  };
+  const busy = runningStates.has(task.state) && !migrating(task);
+  return [
+    h('h1', {}, account.source_login, ' ', stateBadge(account.state)),
+    h('p', { class: 'wrap', text: `${account.source_login} → ${account.destination_login}, task ${task.name || task.id}` }),
+    h('dl', { class: 'facts' },
+      h('div', {}, h('dt', { text: 'Progress' }), h('dd', { id: 'account-progress' }, accountProgress(account))),
+      h('div', {}, h('dt', { text: 'Last login test' }), h('dd', {}, testResult('source', account.source_test), testResult('destination', account.destination_test))),
+      account.started_at ? h('div', {}, h('dt', { text: 'Started' }), h('dd', { text: formatTime(account.started_at) })) : null,
+      account.finished_at ? h('div', {}, h('dt', { text: 'Finished' }), h('dd', { text: formatTime(account.finished_at) })) : null,
+      account.last_error ? h('div', {}, h('dt', { text: 'Last error' }), h('dd', { class: 'wrap error-text', id: 'account-error', text: account.last_error })) : null),
+    h('div', { class: 'actions toolbar' },
+      inRun(account) && migrating(task)
+        ? h('button', { 'data-action': 'cancel-account', text: 'Cancel', onclick: () => act('cancel', `${account.source_login}: canceled.`) })
+        : h('button', { class: 'primary', 'data-action': 'retry', disabled: inRun(account) || busy, text: 'Run again',
+          onclick: () => act('run', `${account.source_login}: queued.`) })),
+  ];
+}
+
+// showPasses lists what each pass did for the account.
+function showPasses(section, runs) {
+  const took = (r) => (r.started_at ? formatDuration(Date.parse(r.finished_at) - Date.parse(r.started_at)) : '');
+  const content = runs.length === 0 ? h('p', { class: 'muted', text: 'No pass has ended for this account yet.' })
+    : h('div', { class: 'table-wrap' }, dataTable('account-pass-list', ['Pass', 'State', 'Finished', 'Took', 'Copied', 'Skipped / failed', 'Source', 'Error'],
+      runs.map((r) => h('tr', { 'data-pass': r.pass },
+        h('td', { text: String(r.pass) }), h('td', {}, stateBadge(r.state)), h('td', { text: formatTime(r.finished_at) }),
+        h('td', { text: took(r) }), h('td', { text: `${r.messages_copied} messages, ${formatBytes(r.bytes_copied)}` }),
+        h('td', { text: `${r.messages_skipped} / ${r.messages_failed}` }),
+        h('td', { text: r.source_messages === null ? '' : `${r.source_messages} messages, ${formatBytes(r.source_bytes)}` }),
+        h('td', { class: 'wrap error-text', text: r.last_error })))));
+  section.replaceChildren(h('h2', { id: 'account-passes-title', text: 'Passes' }), content);
+}
+
+// showFolders lists the source folders, where each went, and the messages
+// a server refused or could not deliver, with its words.
+function showFolders(section, boxes) {
+  const content = boxes.length === 0 ? h('p', { class: 'muted', text: 'No folder copied yet.' })
+    : h('div', { class: 'table-wrap' }, dataTable('account-folder-list', ['Source folder', 'Destination folder', 'Source', 'Destination', 'Verified', 'Refused'],
+      boxes.map((f) => h('tr', { 'data-folder': f.source, class: f.refused.length > 0 ? 'failure' : '' },
+        h('td', { class: 'wrap', text: f.source }), h('td', { class: 'wrap', text: f.destination }),
+        h('td', { text: String(f.source_messages) }), h('td', { text: String(f.destination_messages) }),
+        h('td', { text: f.complete ? `${f.verified} ✓` : `${f.verified} (not finished)` }),
+        h('td', { class: 'wrap' }, f.refused.length === 0 ? '' : h('ul', { class: 'refusals' },
+          f.refused.map((r) => h('li', { class: 'error-text', text: `UID ${r.uid}: ${r.side} refused: ${r.reason}` }))),
+        f.dropped_keywords.length > 0 ? h('div', { class: 'muted', text: `keywords left out: ${f.dropped_keywords.join(' ')}` }) : null)))));
+  section.replaceChildren(h('h2', { id: 'account-folders-title', text: 'Folders' }), content);
+}

@@ -1,0 +1,22 @@
+-- Each account's record in each pass (migration 0015).
+
+-- name: AccountPassRecord :exec
+-- Keeps the account's run that just ended as its record in its pass.
+INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
+    messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
+SELECT a.id, a.task_id, a.run_pass, a.state, a.started_at, coalesce(a.finished_at, now()),
+    a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.source_messages, a.source_bytes, a.last_error
+FROM accounts a WHERE a.task_id = @task_id AND a.id = @id AND a.run_pass IS NOT NULL
+ON CONFLICT (account_id, pass) DO UPDATE SET
+    state = excluded.state, started_at = excluded.started_at, finished_at = excluded.finished_at,
+    messages_copied = excluded.messages_copied, messages_skipped = excluded.messages_skipped,
+    messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
+    source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error;
+
+-- name: AccountPassList :many
+-- One account's passes, first first.
+SELECT * FROM account_passes WHERE account_id = @account_id ORDER BY pass;
+
+-- name: AccountPassesByTask :many
+-- Every account's passes of a task, for the report.
+SELECT * FROM account_passes WHERE task_id = @task_id ORDER BY account_id, pass;
