@@ -567,10 +567,10 @@ type Progress struct {
 	// SourceBytes Their size (STATUS SIZE, RFC 8438, where offered, else the sum of RFC822.SIZE).
 	SourceBytes *int64 `json:"source_bytes,omitempty"`
 
-	// SourceMessages The messages of the source folders the run copies, counted as it
-	// began (STATUS, with LIST-STATUS where offered); null before the
-	// first count. Copied, skipped and failed messages make it up by the
-	// end of the run.
+	// SourceMessages The messages of the source folders the task copies, counted by the
+	// last login test or as the last run began (STATUS, with LIST-STATUS
+	// where offered); null before the first count. Copied, skipped and
+	// failed messages make it up by the end of a run.
 	SourceMessages *int64 `json:"source_messages,omitempty"`
 }
 
@@ -731,7 +731,7 @@ type TestResult struct {
 
 // Totals defines model for Totals.
 type Totals struct {
-	// AccountsUncounted Accounts whose source was never counted (never run): the totals leave them out.
+	// AccountsUncounted Accounts whose source was never counted (never tested nor run): the totals leave them out.
 	AccountsUncounted int64 `json:"accounts_uncounted"`
 	BytesCopied       int64 `json:"bytes_copied"`
 	MessagesCopied    int64 `json:"messages_copied"`
@@ -1296,7 +1296,9 @@ type ClientInterface interface {
 	// `destination_test`, and the event log has a `test.ok` or
 	// `test.failed` event per side with login, host, port and the
 	// server's error text. Logins are tried once: no retries that could
-	// lock an account out.
+	// lock an account out. After the source's login, the test counts the
+	// folders the task copies (messages and bytes), so that the task's
+	// totals are known before its first run.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1310,7 +1312,9 @@ type ClientInterface interface {
 	// `destination_test`, and the event log has a `test.ok` or
 	// `test.failed` event per side with login, host, port and the
 	// server's error text. Logins are tried once: no retries that could
-	// lock an account out.
+	// lock an account out. After the source's login, the test counts the
+	// folders the task copies (messages and bytes), so that the task's
+	// totals are known before its first run.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2095,7 +2099,9 @@ func (c *Client) ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...Requ
 // `destination_test`, and the event log has a `test.ok` or
 // `test.failed` event per side with login, host, port and the
 // server's error text. Logins are tried once: no retries that could
-// lock an account out.
+// lock an account out. After the source's login, the test counts the
+// folders the task copies (messages and bytes), so that the task's
+// totals are known before its first run.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2119,7 +2125,9 @@ func (c *Client) TestTaskWithBody(ctx context.Context, id TaskID, contentType st
 // `destination_test`, and the event log has a `test.ok` or
 // `test.failed` event per side with login, host, port and the
 // server's error text. Logins are tried once: no retries that could
-// lock an account out.
+// lock an account out. After the source's login, the test counts the
+// folders the task copies (messages and bytes), so that the task's
+// totals are known before its first run.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3966,7 +3974,9 @@ type ClientWithResponsesInterface interface {
 	// `destination_test`, and the event log has a `test.ok` or
 	// `test.failed` event per side with login, host, port and the
 	// server's error text. Logins are tried once: no retries that could
-	// lock an account out.
+	// lock an account out. After the source's login, the test counts the
+	// folders the task copies (messages and bytes), so that the task's
+	// totals are known before its first run.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3980,7 +3990,9 @@ type ClientWithResponsesInterface interface {
 	// `destination_test`, and the event log has a `test.ok` or
 	// `test.failed` event per side with login, host, port and the
 	// server's error text. Logins are tried once: no retries that could
-	// lock an account out.
+	// lock an account out. After the source's login, the test counts the
+	// folders the task copies (messages and bytes), so that the task's
+	// totals are known before its first run.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5827,7 +5839,9 @@ func (c *ClientWithResponses) ListTaskRunsWithResponse(ctx context.Context, id T
 // `destination_test`, and the event log has a `test.ok` or
 // `test.failed` event per side with login, host, port and the
 // server's error text. Logins are tried once: no retries that could
-// lock an account out.
+// lock an account out. After the source's login, the test counts the
+// folders the task copies (messages and bytes), so that the task's
+// totals are known before its first run.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5847,7 +5861,9 @@ func (c *ClientWithResponses) TestTaskWithBodyWithResponse(ctx context.Context, 
 // `destination_test`, and the event log has a `test.ok` or
 // `test.failed` event per side with login, host, port and the
 // server's error text. Logins are tried once: no retries that could
-// lock an account out.
+// lock an account out. After the source's login, the test counts the
+// folders the task copies (messages and bytes), so that the task's
+// totals are known before its first run.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

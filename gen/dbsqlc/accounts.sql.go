@@ -474,8 +474,10 @@ const accountTestRecord = `-- name: AccountTestRecord :exec
 UPDATE accounts
 SET source_test_ok = $1, source_test_error = $2, source_tested_at = now(),
     destination_test_ok = $3, destination_test_error = $4,
-    destination_tested_at = now(), updated_at = now()
-WHERE task_id = $5 AND id = $6
+    destination_tested_at = now(), updated_at = now(),
+    source_messages = CASE WHEN $5::bool AND state <> 'running' THEN $6::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN $5::bool AND state <> 'running' THEN $7::bigint ELSE source_bytes END
+WHERE task_id = $8 AND id = $9
 `
 
 type AccountTestRecordParams struct {
@@ -483,16 +485,24 @@ type AccountTestRecordParams struct {
 	SourceError      string
 	DestinationOk    pgtype.Bool
 	DestinationError string
+	SourceCounted    bool
+	SourceMessages   int64
+	SourceBytes      int64
 	TaskID           int64
 	ID               int64
 }
 
+// A test's result; a source it counted gives the account its total before
+// a run does (a running account keeps its run's count).
 func (q *Queries) AccountTestRecord(ctx context.Context, arg AccountTestRecordParams) error {
 	_, err := q.db.Exec(ctx, accountTestRecord,
 		arg.SourceOk,
 		arg.SourceError,
 		arg.DestinationOk,
 		arg.DestinationError,
+		arg.SourceCounted,
+		arg.SourceMessages,
+		arg.SourceBytes,
 		arg.TaskID,
 		arg.ID,
 	)

@@ -294,6 +294,17 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 	return items, nil
 }
 
+const taskOptionsGet = `-- name: TaskOptionsGet :one
+SELECT options FROM tasks WHERE id = $1
+`
+
+func (q *Queries) TaskOptionsGet(ctx context.Context, id int64) ([]byte, error) {
+	row := q.db.QueryRow(ctx, taskOptionsGet, id)
+	var options []byte
+	err := row.Scan(&options)
+	return options, err
+}
+
 const taskRunEnd = `-- name: TaskRunEnd :exec
 UPDATE tasks SET state = $1, finished_at = now(), updated_at = now() WHERE id = $2
 `

@@ -37,6 +37,19 @@ func TestEveryRunIsAPass(t *testing.T) {
 	if totals := getTask(t, s, taskID).Totals; totals.AccountsUncounted != 2 || totals.SourceMessages != 0 {
 		t.Errorf("before any run: %+v, want 2 accounts not counted", totals)
 	}
+	// The login test counts the sources: the totals are known up front.
+	if resp, err := s.Client.TestTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("test: %v %v", err, resp)
+	}
+	servicetest.WaitTask(t, s.Client, taskID, func(task api.Task) error {
+		if task.State != api.TaskStateIdle || task.Tests.Tested != 2 {
+			return fmt.Errorf("task %s, %d tested", task.State, task.Tests.Tested)
+		}
+		return nil
+	})
+	if totals := getTask(t, s, taskID).Totals; totals.AccountsUncounted != 0 || totals.SourceMessages != 8 || totals.SourceBytes == 0 {
+		t.Errorf("after the login test: %+v, want both sources counted, 8 messages", totals)
+	}
 	run := func() {
 		t.Helper()
 		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {

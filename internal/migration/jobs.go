@@ -76,7 +76,11 @@ type AccountTestOutcome struct {
 	TaskID, AccountID             int64
 	Generation                    int64  // the job's: an outcome of an older test is dropped
 	SourceError, DestinationError string // empty: the login worked
-	Events                        []Event
+	// The source's size, counted after its login, when that worked: the
+	// account's total before its first run.
+	SourceCounted               bool
+	SourceMessages, SourceBytes int64
+	Events                      []Event
 	// Canceled: the test was canceled before it finished; the account
 	// keeps the result of its last test.
 	Canceled bool

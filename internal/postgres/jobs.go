@@ -261,6 +261,7 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 		TaskID: outcome.TaskID, ID: outcome.AccountID,
 		SourceOk: boolValue(outcome.SourceError == ""), SourceError: outcome.SourceError,
 		DestinationOk: boolValue(outcome.DestinationError == ""), DestinationError: outcome.DestinationError,
+		SourceCounted: outcome.SourceCounted, SourceMessages: outcome.SourceMessages, SourceBytes: outcome.SourceBytes,
 	})
 	if err != nil {
 		return err

@@ -68,6 +68,19 @@ func (s *Store) TaskGet(ctx context.Context, id int64) (migration.Task, error) {
 	return tasks[0], nil
 }
 
+// TaskOptions returns a task's options alone.
+func (s *Store) TaskOptions(ctx context.Context, id int64) (migration.TaskOptions, error) {
+	raw, err := s.queries.TaskOptionsGet(ctx, id)
+	if err != nil {
+		return migration.TaskOptions{}, interpretError(err)
+	}
+	var stored taskOptions
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		return migration.TaskOptions{}, err
+	}
+	return stored.domain()
+}
+
 // TaskState returns a task's state.
 func (s *Store) TaskState(ctx context.Context, id int64) (migration.TaskState, error) {
 	state, err := s.queries.TaskStateGet(ctx, id)

@@ -1,30 +1,76 @@
 package transfer
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/emersion/go-imap/v2"
 )
 
 // countSource counts the messages and bytes of the source folders that
 // plans copy, before the first is copied, so that the run's progress has
-// a total: from LIST-STATUS where the listing has it, from STATUS
-// otherwise, with SIZE (RFC 8438) where the server offers it, else the
-// sum of a FETCH RFC822.SIZE of the folder. Folders count whole: messages
-// that the options leave out are in the total. A folder the server will
-// not count is left out of it; a broken connection fails the attempt.
+// a total (countFolders).
 func (r *accountRun) countSource(plans []folderPlan) error {
-	src := r.source
+	boxes := make([]mailbox, len(plans))
+	for i, plan := range plans {
+		boxes[i] = plan.Source
+	}
+	count, err := countFolders(r.source, boxes, r.logger)
+	if err != nil {
+		return err
+	}
+	r.progress.SourceMessages, r.progress.SourceBytes, r.progress.SourceCounted = count.Messages, count.Bytes, true
+	return nil
+}
+
+// SourceCount is the size of an account's source folders.
+type SourceCount struct {
+	Messages int
+	Bytes    int64
+}
+
+// CheckLoginAndCount is CheckLogin for a source, which then counts the
+// folders that opts let through (countFolders), so that a task's totals
+// are known before its first run. Only the login's failure is an error: a
+// count that fails leaves counted false.
+func CheckLoginAndCount(ctx context.Context, side Side, tuning Tuning, opts Options) (count SourceCount, counted bool, err error) {
+	s, err := connect(ctx, &side, "source", tuning.withDefaults())
+	if err != nil {
+		return count, false, err
+	}
+	defer s.close()
+	boxes, _, err := s.listMailboxes()
+	if err != nil {
+		return count, false, nil
+	}
+	var wanted []mailbox
+	for _, b := range boxes {
+		if b.Selectable && opts.wants(b.Name) {
+			wanted = append(wanted, b)
+		}
+	}
+	count, err = countFolders(s, wanted, slog.New(slog.DiscardHandler))
+	return count, err == nil, nil
+}
+
+// countFolders counts the messages and bytes of boxes on the source src:
+// from LIST-STATUS where the listing has it, from STATUS otherwise, with
+// SIZE (RFC 8438) where the server offers it, else the sum of a FETCH
+// RFC822.SIZE of the folder. Folders count whole: messages that the
+// options leave out are in the total. A folder the server will not count
+// is left out of it; a broken connection is an error.
+func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCount, error) {
 	withSize := src.Caps().Has(imap.CapStatusSize) || src.Caps().Has(imap.CapIMAP4rev2)
-	var messages int
-	var bytes int64
-	for _, plan := range plans {
-		status := plan.Source.Status
+	var count SourceCount
+	for _, box := range boxes {
+		status := box.Status
 		if status == nil || status.NumMessages == nil || (withSize && status.Size == nil) {
-			data, err := src.Status(plan.Source.Name, &imap.StatusOptions{NumMessages: true, Size: withSize}).Wait()
+			data, err := src.Status(box.Name, &imap.StatusOptions{NumMessages: true, Size: withSize}).Wait()
 			if err != nil {
 				if err := src.failed(err); KindOf(err) == KindTransient {
-					return err
+					return count, err
 				}
-				r.logger.Warn("the source would not count a folder; the total leaves it out", "folder", plan.Source.Name, "err", err)
+				logger.Warn("the source would not count a folder; the total leaves it out", "folder", box.Name, "err", err)
 				continue
 			}
 			status = data
@@ -32,27 +78,25 @@ func (r *accountRun) countSource(plans []folderPlan) error {
 		if status.NumMessages == nil {
 			continue
 		}
-		messages += int(*status.NumMessages)
+		count.Messages += int(*status.NumMessages)
 		switch {
 		case status.Size != nil:
-			bytes += *status.Size
+			count.Bytes += *status.Size
 		case *status.NumMessages > 0:
-			size, err := r.sumSizes(plan.Source.Name)
+			size, err := sumSizes(src, box.Name)
 			if err != nil {
-				return err
+				return count, err
 			}
-			bytes += size
+			count.Bytes += size
 		}
 	}
-	r.progress.SourceMessages, r.progress.SourceBytes, r.progress.SourceCounted = messages, bytes, true
-	return nil
+	return count, nil
 }
 
 // sumSizes adds up the RFC822.SIZE of every message of a source folder,
 // opened read-only, for a server without STATUS=SIZE: a line per message,
 // no body read.
-func (r *accountRun) sumSizes(folder string) (int64, error) {
-	src := r.source
+func sumSizes(src *session, folder string) (int64, error) {
 	if _, err := src.Select(folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		if err := src.failed(err); KindOf(err) == KindTransient {
 			return 0, err

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
@@ -65,5 +66,42 @@ func wantCounted(t *testing.T, job Job, messages int, bytes int64) {
 			t.Errorf("run %d: %d copied + %d skipped + %d failed make %d, not the %d counted",
 				run, p.MessagesCopied, p.MessagesSkipped, p.MessagesFailed, handled, p.SourceMessages)
 		}
+	}
+}
+
+// TestLoginTestCountsTheSource: the connection test's login on the source
+// also counts the folders the options let through, so that a task's
+// totals are known before its first run; a wrong password is the test's
+// failure, as before.
+func TestLoginTestCountsTheSource(t *testing.T) {
+	t.Parallel()
+	corpus := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 30})
+	var all, inbox SourceCount
+	for _, m := range corpus.Messages {
+		all.Messages, all.Bytes = all.Messages+1, all.Bytes+int64(len(m.Body))
+		if m.Folder == "INBOX" {
+			inbox.Messages, inbox.Bytes = inbox.Messages+1, inbox.Bytes+int64(len(m.Body))
+		}
+	}
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	p.src.Load(t, "alice", corpus)
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want SourceCount
+	}{
+		{"every folder", Options{}, all},
+		{"without INBOX", Options{ExcludeFolders: []*regexp.Regexp{regexp.MustCompile(`^INBOX$`)}},
+			SourceCount{all.Messages - inbox.Messages, all.Bytes - inbox.Bytes}},
+	} {
+		got, counted, err := CheckLoginAndCount(t.Context(), p.job.Source, Tuning{}, tc.opts)
+		if err != nil || !counted || got != tc.want {
+			t.Errorf("%s: %+v, %v, %v; want %+v", tc.name, got, counted, err, tc.want)
+		}
+	}
+	wrong := p.job.Source
+	wrong.Password = "wrong"
+	if _, counted, err := CheckLoginAndCount(t.Context(), wrong, Tuning{}, Options{}); KindOf(err) != KindAuth || counted {
+		t.Errorf("wrong password: %v, counted %v", err, counted)
 	}
 }

@@ -19,6 +19,7 @@ import (
 // Store is what the workers need of storage.
 type Store interface {
 	TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error)
+	TaskOptions(ctx context.Context, taskID int64) (migration.TaskOptions, error)
 	AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error)
 	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
 }
@@ -98,8 +99,15 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
-	srcErr := transfer.CheckLogin(ctx, src, "source", loginTuning)
+	// The source's login also counts the folders the task copies: its
+	// totals are known before the first run.
+	options, err := w.store.TaskOptions(ctx, args.TaskID)
+	if err != nil {
+		w.logger.Warn("the task's options could not be read; the source is counted whole", "task", args.TaskID, "err", err)
+	}
+	count, counted, srcErr := transfer.CheckLoginAndCount(ctx, src, loginTuning, optionsOf(options))
 	dstErr := transfer.CheckLogin(ctx, dst, "destination", loginTuning)
+	outcome.SourceCounted, outcome.SourceMessages, outcome.SourceBytes = counted, int64(count.Messages), count.Bytes
 	if ctx.Err() != nil { // a cancel is no server's failure
 		outcome.Canceled = true
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })

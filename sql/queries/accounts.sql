@@ -105,10 +105,14 @@ SELECT source_login FROM accounts
 WHERE task_id = @task_id AND source_login = ANY (@logins::text[]);
 
 -- name: AccountTestRecord :exec
+-- A test's result; a source it counted gives the account its total before
+-- a run does (a running account keeps its run's count).
 UPDATE accounts
 SET source_test_ok = @source_ok, source_test_error = @source_error, source_tested_at = now(),
     destination_test_ok = @destination_ok, destination_test_error = @destination_error,
-    destination_tested_at = now(), updated_at = now()
+    destination_tested_at = now(), updated_at = now(),
+    source_messages = CASE WHEN @source_counted::bool AND state <> 'running' THEN @source_messages::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN @source_counted::bool AND state <> 'running' THEN @source_bytes::bigint ELSE source_bytes END
 WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountsCancelQueued :execrows

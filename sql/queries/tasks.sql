@@ -21,6 +21,9 @@ WHERE id = @id AND state <> ALL (@running_states::text[]);
 -- Deletes a task (and by cascade its accounts) unless it is running.
 DELETE FROM tasks WHERE id = @id AND state <> ALL (@running_states::text[]);
 
+-- name: TaskOptionsGet :one
+SELECT options FROM tasks WHERE id = @id;
+
 -- name: TaskStateGet :one
 SELECT state FROM tasks WHERE id = @id;
 
