@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
-	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
 // ListAccountRuns answers GET /tasks/{id}/accounts/{accountId}/runs.
@@ -49,23 +48,13 @@ func (s *Server) ListAccountFolders(ctx context.Context, req api.ListAccountFold
 
 // ListAccountEvents answers GET /tasks/{id}/accounts/{accountId}/events.
 func (s *Server) ListAccountEvents(ctx context.Context, req api.ListAccountEventsRequestObject) (api.ListAccountEventsResponseObject, error) {
-	var after int64
-	var limit int
-	if req.Params.After != nil {
-		after = *req.Params.After
-	}
-	if req.Params.Limit != nil {
-		if limit = *req.Params.Limit; limit < 1 {
-			return nil, &migration.InvalidError{Field: "limit", Reason: "must be between 1 and 1000"}
-		}
+	after, limit, err := eventPageOf(req.Params.After, req.Params.Limit)
+	if err != nil {
+		return nil, err
 	}
 	events, err := s.service.AccountEvents(ctx, req.Id, req.AccountId, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListAccountEvents200JSONResponse, len(events))
-	for i, e := range events {
-		out[i] = eventToAPI(e)
-	}
-	return out, nil
+	return api.ListAccountEvents200JSONResponse(eventsToAPI(events)), nil
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -18,15 +19,9 @@ func (s *Server) TestTask(ctx context.Context, req api.TestTaskRequestObject) (a
 
 // ListTaskEvents answers GET /tasks/{id}/events.
 func (s *Server) ListTaskEvents(ctx context.Context, req api.ListTaskEventsRequestObject) (api.ListTaskEventsResponseObject, error) {
-	var after int64
-	var limit int
-	if req.Params.After != nil {
-		after = *req.Params.After
-	}
-	if req.Params.Limit != nil {
-		if limit = *req.Params.Limit; limit < 1 {
-			return nil, &migration.InvalidError{Field: "limit", Reason: "must be between 1 and 1000"}
-		}
+	after, limit, err := eventPageOf(req.Params.After, req.Params.Limit)
+	if err != nil {
+		return nil, err
 	}
 	if req.Id <= 0 {
 		return nil, migration.ErrNotFound // task 0 would mean every task's events
@@ -35,11 +30,31 @@ func (s *Server) ListTaskEvents(ctx context.Context, req api.ListTaskEventsReque
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListTaskEvents200JSONResponse, len(events))
+	return api.ListTaskEvents200JSONResponse(eventsToAPI(events)), nil
+}
+
+// eventPageOf reads the after and limit of a page of events; a limit of 0
+// is refused here, since the service takes 0 for its default.
+func eventPageOf(after *int64, limit *int) (int64, int, error) {
+	var a int64
+	var l int
+	if after != nil {
+		a = *after
+	}
+	if limit != nil {
+		if l = *limit; l < 1 {
+			return 0, 0, &migration.InvalidError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", migration.MaxEventPage)}
+		}
+	}
+	return a, l, nil
+}
+
+func eventsToAPI(events []migration.Event) []api.Event {
+	out := make([]api.Event, len(events))
 	for i, e := range events {
 		out[i] = eventToAPI(e)
 	}
-	return out, nil
+	return out
 }
 
 // RunTask answers POST /tasks/{id}/run.

@@ -175,16 +175,26 @@ func (s *Service) Events(ctx context.Context, taskID, afterSeq int64, limit int)
 	if taskID < 0 {
 		return nil, ErrNotFound
 	}
+	limit, err := eventPage(afterSeq, limit)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.EventList(ctx, taskID, afterSeq, limit)
+}
+
+// eventPage checks a page of events asked for, and returns its size: 0
+// means DefaultEventPage.
+func eventPage(afterSeq int64, limit int) (int, error) {
 	if afterSeq < 0 {
-		return nil, invalid("after", "must be 0 or more")
+		return 0, invalid("after", "must be 0 or more")
 	}
 	if limit == 0 {
 		limit = DefaultEventPage
 	}
 	if limit < 1 || limit > MaxEventPage {
-		return nil, invalid("limit", "must be between 1 and %d", MaxEventPage)
+		return 0, invalid("limit", "must be between 1 and %d", MaxEventPage)
 	}
-	return s.store.EventList(ctx, taskID, afterSeq, limit)
+	return limit, nil
 }
 
 // RunLimits bound the runs of the whole service (docs/design.md#limits).

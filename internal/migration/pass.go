@@ -90,14 +90,9 @@ func (s *Service) AccountFolders(ctx context.Context, taskID, accountID int64) (
 
 // AccountEvents returns a page of one account's events after afterSeq.
 func (s *Service) AccountEvents(ctx context.Context, taskID, accountID, afterSeq int64, limit int) ([]Event, error) {
-	if afterSeq < 0 {
-		return nil, invalid("after", "must be 0 or more")
-	}
-	if limit == 0 {
-		limit = DefaultEventPage
-	}
-	if limit < 1 || limit > MaxEventPage {
-		return nil, invalid("limit", "must be between 1 and %d", MaxEventPage)
+	limit, err := eventPage(afterSeq, limit)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
 		return nil, err
