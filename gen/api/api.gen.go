@@ -342,6 +342,9 @@ type AccountFolder struct {
 	// Source The source folder.
 	Source string `json:"source"`
 
+	// SourceBytes The source folder's size as the run that last finished it counted it (0 if none did).
+	SourceBytes int64 `json:"source_bytes"`
+
 	// SourceMessages The source folder's messages when the last run finished it (0 if none did).
 	SourceMessages int64 `json:"source_messages"`
 
@@ -1163,9 +1166,10 @@ type ClientInterface interface {
 
 	// ListAccountRuns What each pass did for this account, first first.
 	//
-	// One record per pass the account ran in, kept when its run in the
-	// pass ended (the last run, if it ran twice in one pass). An account
-	// canceled before its run started has none for that pass.
+	// One record per pass the account was in, kept when its run in the
+	// pass ended (the last run, if it ran twice in one pass); an account
+	// canceled before its run started has a `canceled` record with
+	// nothing done and no start.
 	//
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
 	ListAccountRuns(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1886,9 +1890,10 @@ func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID,
 
 // ListAccountRuns What each pass did for this account, first first.
 //
-// One record per pass the account ran in, kept when its run in the
-// pass ended (the last run, if it ran twice in one pass). An account
-// canceled before its run started has none for that pass.
+// One record per pass the account was in, kept when its run in the
+// pass ended (the last run, if it ran twice in one pass); an account
+// canceled before its run started has a `canceled` record with
+// nothing done and no start.
 //
 // Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
 func (c *Client) ListAccountRuns(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3833,9 +3838,10 @@ type ClientWithResponsesInterface interface {
 
 	// ListAccountRunsWithResponse What each pass did for this account, first first.
 	//
-	// One record per pass the account ran in, kept when its run in the
-	// pass ended (the last run, if it ran twice in one pass). An account
-	// canceled before its run started has none for that pass.
+	// One record per pass the account was in, kept when its run in the
+	// pass ended (the last run, if it ran twice in one pass); an account
+	// canceled before its run started has a `canceled` record with
+	// nothing done and no start.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5650,9 +5656,10 @@ func (c *ClientWithResponses) RunAccountWithResponse(ctx context.Context, id Tas
 
 // ListAccountRunsWithResponse What each pass did for this account, first first.
 //
-// One record per pass the account ran in, kept when its run in the
-// pass ended (the last run, if it ran twice in one pass). An account
-// canceled before its run started has none for that pass.
+// One record per pass the account was in, kept when its run in the
+// pass ended (the last run, if it ran twice in one pass); an account
+// canceled before its run started has a `canceled` record with
+// nothing done and no start.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -555,18 +555,31 @@ func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (i
 	return result.RowsAffected(), nil
 }
 
-const accountsCancelQueued = `-- name: AccountsCancelQueued :execrows
+const accountsCancelQueued = `-- name: AccountsCancelQueued :many
 UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()
 WHERE task_id = $1 AND state = 'queued'
+RETURNING id
 `
 
 // A cancel ends the accounts whose run has not started.
-func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsCancelQueued, taskID)
+func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, accountsCancelQueued, taskID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const accountsDeleteSelected = `-- name: AccountsDeleteSelected :execrows

@@ -372,11 +372,12 @@ func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelR
 	return items, nil
 }
 
-const accountsCancelWaiting = `-- name: AccountsCancelWaiting :execrows
+const accountsCancelWaiting = `-- name: AccountsCancelWaiting :many
 UPDATE accounts SET state = 'canceled', last_error = 'canceled', finished_at = now(), updated_at = now()
 WHERE task_id = $1 AND state = 'queued'
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $2::bigint[], $3::text[], $4::text, $5::text)
+RETURNING id
 `
 
 type AccountsCancelWaitingParams struct {
@@ -389,8 +390,8 @@ type AccountsCancelWaitingParams struct {
 
 // A cancel of some accounts ends at once those the filter selects whose
 // run has not started.
-func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelWaitingParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountsCancelWaiting,
+func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelWaitingParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, accountsCancelWaiting,
 		arg.TaskID,
 		arg.Ids,
 		arg.States,
@@ -398,9 +399,21 @@ func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelW
 		arg.LoginTest,
 	)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const accountsQueue = `-- name: AccountsQueue :execrows

@@ -164,6 +164,14 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 	if got := *runs.JSON200; len(got) != 1 || got[0].Accounts != 5 || got[0].AccountsCompleted != 2 || got[0].AccountsCanceled != 3 {
 		t.Errorf("passes: %+v, want one of 5 accounts: 2 completed, 3 canceled", got)
 	}
+	// cid, canceled before it started, has a record of that pass too.
+	cidRuns, err := s.Client.ListAccountRunsWithResponse(ctx, taskID, id["cid"])
+	if err != nil || cidRuns.JSON200 == nil || len(*cidRuns.JSON200) != 1 {
+		t.Fatalf("cid's passes: %v %v", err, cidRuns)
+	}
+	if r := (*cidRuns.JSON200)[0]; r.Pass != 1 || r.State != api.AccountStateCanceled || r.StartedAt != nil || r.MessagesCopied != 0 {
+		t.Errorf("cid's pass: %+v, want pass 1 canceled, never started", r)
+	}
 	var story []string
 	for _, e := range taskEvents(t, s, taskID) {
 		switch e.Kind {

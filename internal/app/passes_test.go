@@ -150,7 +150,8 @@ func TestEveryRunIsAPass(t *testing.T) {
 			inboxes = append(inboxes, f)
 		}
 	}
-	if len(inboxes) != 1 || inboxes[0].Destination != "INBOX" || inboxes[0].SourceMessages != 7 || inboxes[0].Verified != 7 || !inboxes[0].Complete || len(inboxes[0].Refused) != 0 {
+	if len(inboxes) != 1 || inboxes[0].Destination != "INBOX" || inboxes[0].SourceMessages != 7 || inboxes[0].Verified != 7 ||
+		inboxes[0].SourceBytes == 0 || !inboxes[0].Complete || len(inboxes[0].Refused) != 0 {
 		t.Errorf("ann's INBOX: %+v", inboxes)
 	}
 	events, err := s.Client.ListAccountEventsWithResponse(ctx, taskID, bob, &api.ListAccountEventsParams{})

@@ -33,7 +33,7 @@ func (s *Server) ListAccountFolders(ctx context.Context, req api.ListAccountFold
 	}
 	out := make(api.ListAccountFolders200JSONResponse, len(folders))
 	for i, f := range folders {
-		out[i] = api.AccountFolder{Source: f.Source, Destination: f.Destination, SourceMessages: f.SourceMessages,
+		out[i] = api.AccountFolder{Source: f.Source, Destination: f.Destination, SourceMessages: f.SourceMessages, SourceBytes: f.SourceBytes,
 			DestinationMessages: f.DestinationMessages, Verified: f.Verified, Complete: f.Complete,
 			Refused: make([]api.MessageRefusal, len(f.Refusals)), DroppedKeywords: f.DroppedKeywords}
 		for j, r := range f.Refusals {

@@ -55,6 +55,7 @@ type FolderRecord struct {
 	// the last run finished the folder (0 if none did); Verified counts
 	// the source messages found on the destination.
 	SourceMessages, DestinationMessages, Verified int64
+	SourceBytes                                   int64     // the source folder's size when the last run counted it
 	Complete                                      bool      // nothing was left to copy
 	Refusals                                      []Refusal // messages refused or unreadable at the last run
 	DroppedKeywords                               []string  // keywords the destination folder cannot keep

@@ -56,7 +56,7 @@ func (s *Store) AccountFolders(ctx context.Context, taskID, accountID int64) ([]
 	for name, st := range states {
 		f := migration.FolderRecord{Source: name, Destination: st.Destination,
 			SourceMessages: int64(st.SourceMessages), DestinationMessages: int64(st.DestMessages),
-			Verified: int64(st.Covered), Complete: st.Complete, DroppedKeywords: st.DroppedKeywords}
+			Verified: int64(st.Covered), SourceBytes: st.SourceBytes, Complete: st.Complete, DroppedKeywords: st.DroppedKeywords}
 		for _, r := range st.Failures {
 			f.Refusals = append(f.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason})
 		}

@@ -209,11 +209,14 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 		if err != nil {
 			return err
 		}
-		task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(canceled)})
+		if err := q.AccountPassesRecordCanceled(ctx, dbsqlc.AccountPassesRecordCanceledParams{TaskID: taskID, Ids: canceled}); err != nil {
+			return err
+		}
+		task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(len(canceled))})
 		if err != nil {
 			return err
 		}
-		stopping = int(canceled) + int(max(task.PendingJobs, 0))
+		stopping = len(canceled) + int(max(task.PendingJobs, 0))
 		if task.PendingJobs <= 0 {
 			return endRun(ctx, q, taskID, true)
 		}
@@ -250,15 +253,18 @@ func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migrati
 		if err != nil {
 			return err
 		}
+		if err := q.AccountPassesRecordCanceled(ctx, dbsqlc.AccountPassesRecordCanceledParams{TaskID: taskID, Ids: waiting}); err != nil {
+			return err
+		}
 		running, err := q.AccountsCancelRunning(ctx, dbsqlc.AccountsCancelRunningParams(f))
 		if err != nil {
 			return err
 		}
-		stopping = int(waiting) + len(running)
+		stopping = len(waiting) + len(running)
 		if stopping == 0 {
 			return migration.ErrNoRunningAccountSelected
 		}
-		event := migration.AccountsCanceledEvent(taskID, waiting, int64(len(running)))
+		event := migration.AccountsCanceledEvent(taskID, int64(len(waiting)), int64(len(running)))
 		if len(filter.IDs) == 1 {
 			event.AccountID = filter.IDs[0]
 		}
@@ -270,10 +276,10 @@ func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migrati
 				return err
 			}
 		}
-		if waiting == 0 {
+		if len(waiting) == 0 {
 			return nil
 		}
-		task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(waiting)})
+		task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(len(waiting))})
 		if err != nil {
 			return err
 		}

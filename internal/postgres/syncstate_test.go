@@ -196,7 +196,7 @@ func TestAccountFoldersFromTheSyncState(t *testing.T) {
 	ctx := context.Background()
 	st := store.SyncState(account)
 	for folder, fs := range map[string]transfer.FolderState{
-		"Sent Items": {Destination: "INBOX.Sent", SourceMessages: 5, DestMessages: 5, Covered: 5, Complete: true},
+		"Sent Items": {Destination: "INBOX.Sent", SourceMessages: 5, DestMessages: 5, Covered: 5, SourceBytes: 4096, Complete: true},
 		"INBOX": {Destination: "INBOX", SourceMessages: 9, DestMessages: 8, Covered: 8,
 			Failures:        []transfer.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}},
 			DroppedKeywords: []string{"$Label1"}},
@@ -212,7 +212,7 @@ func TestAccountFoldersFromTheSyncState(t *testing.T) {
 	want := []migration.FolderRecord{
 		{Source: "INBOX", Destination: "INBOX", SourceMessages: 9, DestinationMessages: 8, Verified: 8,
 			Refusals: []migration.Refusal{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}}, DroppedKeywords: []string{"$Label1"}},
-		{Source: "Sent Items", Destination: "INBOX.Sent", SourceMessages: 5, DestinationMessages: 5, Verified: 5, Complete: true},
+		{Source: "Sent Items", Destination: "INBOX.Sent", SourceMessages: 5, DestinationMessages: 5, Verified: 5, SourceBytes: 4096, Complete: true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("folders\n got %+v\nwant %+v", got, want)

@@ -15,10 +15,11 @@ func (r *accountRun) countSource(plans []folderPlan) error {
 	for i, plan := range plans {
 		boxes[i] = plan.Source
 	}
-	count, err := countFolders(r.source, boxes, r.logger)
+	count, folders, err := countFolders(r.source, boxes, r.logger)
 	if err != nil {
 		return err
 	}
+	r.folderCounts = folders
 	r.progress.SourceMessages, r.progress.SourceBytes, r.progress.SourceCounted = count.Messages, count.Bytes, true
 	return nil
 }
@@ -49,7 +50,7 @@ func CheckLoginAndCount(ctx context.Context, side Side, tuning Tuning, opts Opti
 			wanted = append(wanted, b)
 		}
 	}
-	count, err = countFolders(s, wanted, slog.New(slog.DiscardHandler))
+	count, _, err = countFolders(s, wanted, slog.New(slog.DiscardHandler))
 	return count, err == nil, nil
 }
 
@@ -58,17 +59,19 @@ func CheckLoginAndCount(ctx context.Context, side Side, tuning Tuning, opts Opti
 // SIZE (RFC 8438) where the server offers it, else the sum of a FETCH
 // RFC822.SIZE of the folder. Folders count whole: messages that the
 // options leave out are in the total. A folder the server will not count
-// is left out of it; a broken connection is an error.
-func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCount, error) {
+// is left out of it; a broken connection is an error. It returns the
+// total and each folder's count.
+func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCount, map[string]SourceCount, error) {
 	withSize := src.Caps().Has(imap.CapStatusSize) || src.Caps().Has(imap.CapIMAP4rev2)
 	var count SourceCount
+	folders := make(map[string]SourceCount, len(boxes))
 	for _, box := range boxes {
 		status := box.Status
 		if status == nil || status.NumMessages == nil || (withSize && status.Size == nil) {
 			data, err := src.Status(box.Name, &imap.StatusOptions{NumMessages: true, Size: withSize}).Wait()
 			if err != nil {
 				if err := src.failed(err); KindOf(err) == KindTransient {
-					return count, err
+					return count, nil, err
 				}
 				logger.Warn("the source would not count a folder; the total leaves it out", "folder", box.Name, "err", err)
 				continue
@@ -78,19 +81,22 @@ func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCou
 		if status.NumMessages == nil {
 			continue
 		}
-		count.Messages += int(*status.NumMessages)
+		folder := SourceCount{Messages: int(*status.NumMessages)}
 		switch {
 		case status.Size != nil:
-			count.Bytes += *status.Size
-		case *status.NumMessages > 0:
+			folder.Bytes = *status.Size
+		case folder.Messages > 0:
 			size, err := sumSizes(src, box.Name)
 			if err != nil {
-				return count, err
+				return count, nil, err
 			}
-			count.Bytes += size
+			folder.Bytes = size
 		}
+		folders[box.Name] = folder
+		count.Messages += folder.Messages
+		count.Bytes += folder.Bytes
 	}
-	return count, nil
+	return count, folders, nil
 }
 
 // sumSizes adds up the RFC822.SIZE of every message of a source folder,

@@ -31,7 +31,9 @@ type accountRun struct {
 	folders     []FolderResult
 	finished    map[string]bool // source folders done in this run
 	counted     bool            // the source's total is known (countSource)
-	logger      *slog.Logger
+	// folderCounts are the source folders' sizes, by name (countSource).
+	folderCounts map[string]SourceCount
+	logger       *slog.Logger
 	// lastDestinationUse is when the destination's main session last
 	// spoke: it idles while the appender works (see keepDestinationAlive).
 	lastDestinationUse time.Time

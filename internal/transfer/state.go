@@ -57,8 +57,11 @@ type FolderState struct {
 	SourceHighestModSeq uint64 `json:"source_highest_modseq"`
 	DestUIDNext         uint32 `json:"dest_uid_next"`
 	DestMessages        uint32 `json:"dest_messages"`
-	Covered             int    `json:"covered"` // source messages verified on the destination
-	Complete            bool   `json:"complete"`
+	// SourceBytes is the source folder's size as this run counted it
+	// (countSource), for the account's page.
+	SourceBytes int64 `json:"source_bytes,omitempty"`
+	Covered     int   `json:"covered"` // source messages verified on the destination
+	Complete    bool  `json:"complete"`
 }
 
 // clone returns st with slices of its own.

@@ -249,6 +249,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		}
 		st.Filter = r.job.Options.filterKey()
 		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages
+		st.SourceBytes = r.folderCounts[fs.folder].Bytes
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
 		st.Covered = fs.covered
 		st.DroppedKeywords = fs.newlyDroppedKeywords()

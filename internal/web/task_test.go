@@ -116,8 +116,12 @@ func testTaskRun(t *testing.T, browser context.Context) {
 	tb.phoneWidth()
 	tb.screenshot("task-completed-phone")
 
-	// Delete an account, once confirmed.
+	// Delete an account, once confirmed, when the run is over and its
+	// button is enabled again.
 	bob := (*accounts.JSON200)[1]
+	tb.waitText("#task-summary h1 .badge", "completed")
+	tb.waitJS(fmt.Sprintf(`document.querySelector('#account-list tr[data-id="%d"] button[data-action="delete"]')?.disabled === false`, bob.Id),
+		"bob's Delete to be enabled once the run is over")
 	tb.click(fmt.Sprintf(`#account-list tr[data-id="%d"] button[data-action="delete"]`, bob.Id))
 	tb.confirm("Delete account bob from this task?", true)
 	tb.waitText("main .notice.ok", "Account bob deleted.")

@@ -13,6 +13,16 @@ ON CONFLICT (account_id, pass) DO UPDATE SET
     messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
     source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error;
 
+-- name: AccountPassesRecordCanceled :exec
+-- Keeps the accounts of a task that a cancel ended before their run
+-- started, in the pass they were queued in: canceled, with nothing done.
+INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
+    messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
+SELECT a.id, a.task_id, a.run_pass, a.state, NULL, coalesce(a.finished_at, now()), 0, 0, 0, 0, NULL, NULL, a.last_error
+FROM accounts a WHERE a.task_id = @task_id AND a.id = ANY (@ids::bigint[]) AND a.run_pass IS NOT NULL
+ON CONFLICT (account_id, pass) DO UPDATE SET
+    state = excluded.state, finished_at = excluded.finished_at, last_error = excluded.last_error;
+
 -- name: AccountPassList :many
 -- One account's passes, first first.
 SELECT * FROM account_passes WHERE account_id = @account_id ORDER BY pass;

@@ -115,10 +115,11 @@ SET source_test_ok = @source_ok, source_test_error = @source_error, source_teste
     source_bytes = CASE WHEN @source_counted::bool AND state <> 'running' THEN @source_bytes::bigint ELSE source_bytes END
 WHERE task_id = @task_id AND id = @id;
 
--- name: AccountsCancelQueued :execrows
+-- name: AccountsCancelQueued :many
 -- A cancel ends the accounts whose run has not started.
 UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()
-WHERE task_id = @task_id AND state = 'queued';
+WHERE task_id = @task_id AND state = 'queued'
+RETURNING id;
 
 -- name: AccountProgressSet :exec
 UPDATE accounts

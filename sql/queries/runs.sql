@@ -119,13 +119,14 @@ SELECT EXISTS (
     WHERE state = 'running' AND heartbeat_at < now() - make_interval(secs => @expiry_seconds::float8)
 );
 
--- name: AccountsCancelWaiting :execrows
+-- name: AccountsCancelWaiting :many
 -- A cancel of some accounts ends at once those the filter selects whose
 -- run has not started.
 UPDATE accounts SET state = 'canceled', last_error = 'canceled', finished_at = now(), updated_at = now()
 WHERE task_id = @task_id AND state = 'queued'
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
-                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
+RETURNING id;
 
 -- name: AccountsCancelRunning :many
 -- A cancel of some accounts asks those the filter selects that run to

@@ -116,7 +116,7 @@ function showFolders(section, boxes) {
     : h('div', { class: 'table-wrap' }, dataTable('account-folder-list', ['Source folder', 'Destination folder', 'Source', 'Destination', 'Verified', 'Refused'],
       boxes.map((f) => h('tr', { 'data-folder': f.source, class: f.refused.length > 0 ? 'failure' : '' },
         h('td', { class: 'wrap', text: f.source }), h('td', { class: 'wrap', text: f.destination }),
-        h('td', { text: String(f.source_messages) }), h('td', { text: String(f.destination_messages) }),
+        h('td', { text: `${f.source_messages} (${formatBytes(f.source_bytes)})` }), h('td', { text: String(f.destination_messages) }),
         h('td', { text: f.complete ? `${f.verified} ✓` : `${f.verified} (not finished)` }),
         h('td', { class: 'wrap' }, f.refused.length === 0 ? '' : h('ul', { class: 'refusals' },
           f.refused.map((r) => h('li', { class: 'error-text', text: `UID ${r.uid}: ${r.side} refused: ${r.reason}` }))),
