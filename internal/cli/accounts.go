@@ -30,6 +30,8 @@ func accountCommands() []command {
 		{"import", "TASK FILE.csv", "Add accounts from CSV (- for stdin), all or nothing", accountsImport},
 		{"run", "TASK ID", "Migrate one account again, e.g. after fixing its password, also while others run (--follow: show the progress)", accountsRun},
 		{"cancel", "TASK ID", "Stop one account of a run; the others go on", accountsCancel},
+		{"runs", "TASK ID", "List what each pass did for one account", accountsRuns},
+		{"folders", "TASK ID", "List one account's folders: where each goes, counts, refused messages", accountsFolders},
 	}
 }
 

@@ -114,6 +114,17 @@ func TestScriptedMigration(t *testing.T) {
 		t.Errorf("tasks runs after one run:\n%s", passes)
 	}
 
+	// One account's passes and folders.
+	first := strconv.FormatInt(accounts[0].Id, 10)
+	if runs := u.ok("accounts", "runs", task, first); !strings.Contains(runs, "PASS") || !strings.Contains(runs, "\n1 ") ||
+		!strings.Contains(runs, "completed") {
+		t.Errorf("accounts runs:\n%s", runs)
+	}
+	if folders := u.ok("accounts", "folders", task, first); !strings.Contains(folders, "SOURCE FOLDER") || !strings.Contains(folders, "INBOX") {
+		t.Errorf("accounts folders:\n%s", folders)
+	}
+	printed.WriteString(u.ok("accounts", "folders", task, first))
+
 	reportFile := filepath.Join(t.TempDir(), "report.csv")
 	u.ok("tasks", "report", task, "-o", reportFile)
 	report, _ := os.ReadFile(reportFile)
