@@ -68,7 +68,9 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 		return resp.JSON200.State
 	}
 
-	status, body := run(api.AccountSelection{Q: "big"})
+	status, body := cancel(api.AccountSelection{Q: "big"})
+	wantAnswer("cancel some accounts of an idle task", status, body, http.StatusConflict, "task is not running")
+	status, body = run(api.AccountSelection{Q: "big"})
 	wantAnswer("run the big ones", status, body, http.StatusAccepted, `{"accounts":2}`)
 	waitAccounts(t, s, taskID, func(c api.AccountCounts) bool { return c.Running == 2 })
 

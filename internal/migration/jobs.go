@@ -132,7 +132,7 @@ func (s *Service) CancelAccount(ctx context.Context, taskID, accountID int64) er
 		return err
 	}
 	_, err := s.store.AccountsCancel(ctx, taskID, AccountFilter{IDs: []int64{accountID}})
-	if errors.Is(err, ErrNoRunningAccountSelected) || errors.Is(err, ErrNoMigrationRunning) {
+	if errors.Is(err, ErrNoRunningAccountSelected) || errors.Is(err, ErrNoMigrationRunning) || errors.Is(err, ErrTaskNotRunning) {
 		return ErrAccountNotRunning
 	}
 	return err

@@ -235,9 +235,10 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 // lets the others go on: queued ones end canceled at once, running ones
 // when their job has stopped (it is canceled, and its lease renewal says
 // so too). The task ends after the last account of its run, in the state
-// they give together. ErrNoMigrationRunning answers for a task that is
-// not queued or running, ErrNoRunningAccountSelected for a filter that
-// selects no account in the run. It returns how many accounts stop.
+// they give together. ErrTaskNotRunning answers for a task that is not
+// running, ErrNoMigrationRunning for one testing or canceling,
+// ErrNoRunningAccountSelected for a filter that selects no account in the
+// run. It returns how many accounts stop.
 func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var stopping int
 	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -245,7 +246,10 @@ func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migrati
 		if err != nil {
 			return err
 		}
-		if !migration.TaskState(state).Migrating() {
+		switch state := migration.TaskState(state); {
+		case !state.Running():
+			return migration.ErrTaskNotRunning
+		case !state.Migrating():
 			return migration.ErrNoMigrationRunning
 		}
 		f := selection(taskID, filter)
