@@ -1304,6 +1304,12 @@ type ClientInterface interface {
 	// folders the task copies (messages and bytes), so that the task's
 	// totals are known before its first run.
 	//
+	// While the task runs a migration, a selection's accounts that are
+	// not in the run are tested beside it: the task stays `queued` or
+	// `running`, and `tests` counts this test. One such test at a time
+	// (409 `a connection test is running`); without a selection, a
+	// running task answers 409 `task is running`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
@@ -1319,6 +1325,12 @@ type ClientInterface interface {
 	// lock an account out. After the source's login, the test counts the
 	// folders the task copies (messages and bytes), so that the task's
 	// totals are known before its first run.
+	//
+	// While the task runs a migration, a selection's accounts that are
+	// not in the run are tested beside it: the task stays `queued` or
+	// `running`, and `tests` counts this test. One such test at a time
+	// (409 `a connection test is running`); without a selection, a
+	// running task answers 409 `task is running`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2108,6 +2120,12 @@ func (c *Client) ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...Requ
 // folders the task copies (messages and bytes), so that the task's
 // totals are known before its first run.
 //
+// While the task runs a migration, a selection's accounts that are
+// not in the run are tested beside it: the task stays `queued` or
+// `running`, and `tests` counts this test. One such test at a time
+// (409 `a connection test is running`); without a selection, a
+// running task answers 409 `task is running`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
@@ -2133,6 +2151,12 @@ func (c *Client) TestTaskWithBody(ctx context.Context, id TaskID, contentType st
 // lock an account out. After the source's login, the test counts the
 // folders the task copies (messages and bytes), so that the task's
 // totals are known before its first run.
+//
+// While the task runs a migration, a selection's accounts that are
+// not in the run are tested beside it: the task stays `queued` or
+// `running`, and `tests` counts this test. One such test at a time
+// (409 `a connection test is running`); without a selection, a
+// running task answers 409 `task is running`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3984,6 +4008,12 @@ type ClientWithResponsesInterface interface {
 	// folders the task copies (messages and bytes), so that the task's
 	// totals are known before its first run.
 	//
+	// While the task runs a migration, a selection's accounts that are
+	// not in the run are tested beside it: the task stays `queued` or
+	// `running`, and `tests` counts this test. One such test at a time
+	// (409 `a connection test is running`); without a selection, a
+	// running task answers 409 `task is running`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
@@ -3999,6 +4029,12 @@ type ClientWithResponsesInterface interface {
 	// lock an account out. After the source's login, the test counts the
 	// folders the task copies (messages and bytes), so that the task's
 	// totals are known before its first run.
+	//
+	// While the task runs a migration, a selection's accounts that are
+	// not in the run are tested beside it: the task stays `queued` or
+	// `running`, and `tests` counts this test. One such test at a time
+	// (409 `a connection test is running`); without a selection, a
+	// running task answers 409 `task is running`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5850,6 +5886,12 @@ func (c *ClientWithResponses) ListTaskRunsWithResponse(ctx context.Context, id T
 // folders the task copies (messages and bytes), so that the task's
 // totals are known before its first run.
 //
+// While the task runs a migration, a selection's accounts that are
+// not in the run are tested beside it: the task stays `queued` or
+// `running`, and `tests` counts this test. One such test at a time
+// (409 `a connection test is running`); without a selection, a
+// running task answers 409 `task is running`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
@@ -5871,6 +5913,12 @@ func (c *ClientWithResponses) TestTaskWithBodyWithResponse(ctx context.Context, 
 // lock an account out. After the source's login, the test counts the
 // folders the task copies (messages and bytes), so that the task's
 // totals are known before its first run.
+//
+// While the task runs a migration, a selection's accounts that are
+// not in the run are tested beside it: the task stays `queued` or
+// `running`, and `tests` counts this test. One such test at a time
+// (409 `a connection test is running`); without a selection, a
+// running task answers 409 `task is running`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

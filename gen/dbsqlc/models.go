@@ -185,6 +185,7 @@ type Task struct {
 	TestsTotal            int32
 	TestsDone             int32
 	TestsFailed           int32
+	TestsPending          int32
 }
 
 type TaskRun struct {

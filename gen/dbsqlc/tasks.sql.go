@@ -165,7 +165,7 @@ func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRun
 }
 
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -188,6 +188,7 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.TestsTotal,
 		&i.TestsDone,
 		&i.TestsFailed,
+		&i.TestsPending,
 	)
 	return i, err
 }
@@ -254,7 +255,7 @@ func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -283,6 +284,7 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.TestsTotal,
 			&i.TestsDone,
 			&i.TestsFailed,
+			&i.TestsPending,
 		); err != nil {
 			return nil, err
 		}

@@ -85,7 +85,7 @@ func (q *Queries) AccountsTestNext(ctx context.Context, arg AccountsTestNextPara
 const accountsTestQueue = `-- name: AccountsTestQueue :execrows
 
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
-WHERE task_id = $1
+WHERE task_id = $1 AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $2::bigint[], $3::text[], $4::text, $5::text)
 `
@@ -101,7 +101,8 @@ type AccountsTestQueueParams struct {
 // Connection tests (see migrations/0008_connection_tests.sql). Every query
 // here runs in a transaction that took EventsLock first.
 // The accounts of the task that the filter selects (see account_selected)
-// wait for their test, under a new generation.
+// wait for their test, under a new generation; accounts in a run are left
+// out.
 func (q *Queries) AccountsTestQueue(ctx context.Context, arg AccountsTestQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsTestQueue,
 		arg.TaskID,
@@ -132,9 +133,62 @@ func (q *Queries) TaskTestCounted(ctx context.Context, arg TaskTestCountedParams
 	return err
 }
 
+const taskTestsAlongside = `-- name: TaskTestsAlongside :one
+UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0, tests_pending = $1::int
+WHERE id = $2 AND tests_pending = 0
+RETURNING coalesce((options ->> 'parallel_accounts')::int, $3::int)::int AS parallel_accounts
+`
+
+type TaskTestsAlongsideParams struct {
+	Total           int32
+	ID              int64
+	DefaultParallel int32
+}
+
+// A test of some accounts begins while the task runs a migration: the
+// task's state stays, the test's jobs are counted apart. No row: another
+// such test is under way.
+func (q *Queries) TaskTestsAlongside(ctx context.Context, arg TaskTestsAlongsideParams) (int32, error) {
+	row := q.db.QueryRow(ctx, taskTestsAlongside, arg.Total, arg.ID, arg.DefaultParallel)
+	var parallel_accounts int32
+	err := row.Scan(&parallel_accounts)
+	return parallel_accounts, err
+}
+
+const taskTestsAlongsideEnded = `-- name: TaskTestsAlongsideEnded :one
+UPDATE tasks SET tests_pending = greatest(tests_pending - $1::int, 0)
+WHERE id = $2 AND tests_pending > 0
+RETURNING tests_pending
+`
+
+type TaskTestsAlongsideEndedParams struct {
+	Jobs int32
+	ID   int64
+}
+
+// jobs tests alongside a run ended; returns how many remain. No row: the
+// task's test is not one alongside a run.
+func (q *Queries) TaskTestsAlongsideEnded(ctx context.Context, arg TaskTestsAlongsideEndedParams) (int32, error) {
+	row := q.db.QueryRow(ctx, taskTestsAlongsideEnded, arg.Jobs, arg.ID)
+	var tests_pending int32
+	err := row.Scan(&tests_pending)
+	return tests_pending, err
+}
+
+const taskTestsPending = `-- name: TaskTestsPending :one
+SELECT tests_pending FROM tasks WHERE id = $1
+`
+
+func (q *Queries) TaskTestsPending(ctx context.Context, id int64) (int32, error) {
+	row := q.db.QueryRow(ctx, taskTestsPending, id)
+	var tests_pending int32
+	err := row.Scan(&tests_pending)
+	return tests_pending, err
+}
+
 const taskTestsStart = `-- name: TaskTestsStart :one
 UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0
-WHERE id = $2
+WHERE id = $2 AND tests_pending = 0
 RETURNING coalesce((options ->> 'parallel_accounts')::int, $3::int)::int AS parallel_accounts
 `
 
@@ -145,7 +199,8 @@ type TaskTestsStartParams struct {
 }
 
 // The task's test begins: its figures start from zero; returns its
-// parallelism, the number of tests queued at once.
+// parallelism, the number of tests queued at once. No row: a test
+// alongside the last run is still under way.
 func (q *Queries) TaskTestsStart(ctx context.Context, arg TaskTestsStartParams) (int32, error) {
 	row := q.db.QueryRow(ctx, taskTestsStart, arg.Total, arg.ID, arg.DefaultParallel)
 	var parallel_accounts int32

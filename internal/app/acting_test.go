@@ -84,8 +84,11 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 	} else {
 		wantAnswer("retry a running account", resp.StatusCode(), string(resp.Body), http.StatusConflict, "account is running")
 	}
-	if resp, err := s.Client.TestTaskWithResponse(ctx, taskID, api.AccountSelection{Ids: []int64{id["ann"]}}); err == nil {
-		wantAnswer("test an account", resp.StatusCode(), string(resp.Body), http.StatusConflict, "task is running")
+	if resp, err := s.Client.TestTaskWithResponse(ctx, taskID, api.AccountSelection{}); err == nil {
+		wantAnswer("test every account", resp.StatusCode(), string(resp.Body), http.StatusConflict, "task is running")
+	}
+	if resp, err := s.Client.TestTaskWithResponse(ctx, taskID, api.AccountSelection{Ids: []int64{id["big1"]}}); err == nil {
+		wantAnswer("test a running account", resp.StatusCode(), string(resp.Body), http.StatusConflict, "no account of the task matches")
 	}
 	if resp, err := s.Client.DeleteAccountWithResponse(ctx, taskID, id["ann"]); err == nil {
 		wantAnswer("delete an account", resp.StatusCode(), string(resp.Body), http.StatusConflict, "task is running")
@@ -128,9 +131,25 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 		t.Fatalf("big1 is %s after big2's cancel, want running", got)
 	}
 
-	// Fixed and retried, run by a search, added: all while big1 runs.
+	// Fixed, tested, retried, run by a search, added: all while big1 runs.
 	if resp, err := s.Client.UpdateAccountWithResponse(ctx, taskID, id["ann"], api.AccountInput{SourceLogin: "ann", SourcePassword: "pw"}); err != nil || resp.StatusCode() != http.StatusNoContent {
 		t.Fatalf("fix ann: %v %v", err, resp)
+	}
+	if resp, err := s.Client.TestTaskWithResponse(ctx, taskID, api.AccountSelection{Ids: []int64{id["ann"]}}); err != nil || resp.JSON202 == nil || resp.JSON202.Accounts != 1 {
+		t.Fatalf("test ann: %v %v", err, resp)
+	}
+	tested := servicetest.WaitTask(t, s.Client, taskID, func(task api.Task) error {
+		if task.Tests.Tested != 1 {
+			return fmt.Errorf("tests %+v", task.Tests)
+		}
+		return nil
+	})
+	if tested.State != api.TaskStateRunning || tested.Tests.Failed != 0 {
+		t.Errorf("after ann's test beside the run: task %s, tests %+v; want running, no failure", tested.State, tested.Tests)
+	}
+	if resp, err := s.Client.GetAccountWithResponse(ctx, taskID, id["ann"]); err != nil || resp.JSON200 == nil ||
+		resp.JSON200.SourceTest == nil || !resp.JSON200.SourceTest.Ok || resp.JSON200.SourceTest.Outdated {
+		t.Errorf("ann's source test after the fix: %v %+v", err, resp.JSON200)
 	}
 	if resp, err := s.Client.RunAccountWithResponse(ctx, taskID, id["ann"]); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("retry ann: %v %v", err, resp)

@@ -53,7 +53,7 @@ func statusOf(err error) (int, string) {
 // account or an endpoint does not allow now.
 var conflicts = []error{migration.ErrTaskRunning, migration.ErrNoAccounts, migration.ErrNoAccountSelected,
 	migration.ErrTaskNotRunning, migration.ErrNoMigrationRunning, migration.ErrAccountRunning,
-	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning}
+	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning, migration.ErrTestRunning}
 
 func isConflict(err error) bool {
 	for _, c := range conflicts {

@@ -53,6 +53,10 @@ var ErrTaskNotRunning = errors.New("task is not running")
 // testing or canceling: only a migration's accounts stop one by one.
 var ErrNoMigrationRunning = errors.New("task is not running a migration")
 
+// ErrTestRunning refuses a connection test while another one, begun
+// alongside a run, is under way.
+var ErrTestRunning = errors.New("a connection test is running")
+
 // ErrAccountRunning refuses to change or run again an account that is
 // queued or running: its run uses what it read.
 var ErrAccountRunning = errors.New("account is running")

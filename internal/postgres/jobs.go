@@ -15,9 +15,17 @@ import (
 // TaskStartTests moves a task into TaskTesting with the accounts filter
 // selects waiting for their connection test, and queues the first of
 // them, in one transaction: either the task is testing or nothing
-// changed. It returns how many accounts it selected.
+// changed. A selection given while the task runs a migration is tested
+// alongside it (testAlongside). It returns how many accounts it selected.
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int
+	alongside := func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+		n, err = s.testAlongside(ctx, tx, q, taskID, filter)
+		return err
+	}
+	if filter.IsZero() {
+		alongside = nil // every account: some are in the run
+	}
 	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		queued, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams(selection(taskID, filter)))
 		if err != nil {
@@ -30,12 +38,39 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 		parallel, err := q.TaskTestsStart(ctx, dbsqlc.TaskTestsStartParams{
 			ID: taskID, Total: int32(n), DefaultParallel: migration.DefaultParallelAccounts,
 		})
+		if err == pgx.ErrNoRows {
+			return migration.ErrTestRunning
+		}
 		if err != nil {
 			return err
 		}
 		return s.queueTests(ctx, tx, q, taskID, parallel)
-	}, nil)
+	}, alongside)
 	return n, err
+}
+
+// testAlongside starts the connection test of the accounts filter
+// selects, not in the run, while the task runs a migration: the task's
+// state stays, and the test's jobs are counted in tasks.tests_pending
+// (finishTestJobs). One such test at a time: ErrTestRunning.
+func (s *Store) testAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter) (int, error) {
+	queued, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams(selection(taskID, filter)))
+	if err != nil {
+		return 0, err
+	}
+	if queued == 0 {
+		return 0, migration.ErrNoAccountSelected
+	}
+	parallel, err := q.TaskTestsAlongside(ctx, dbsqlc.TaskTestsAlongsideParams{
+		ID: taskID, Total: int32(queued), DefaultParallel: migration.DefaultParallelAccounts,
+	})
+	if err == pgx.ErrNoRows {
+		return 0, migration.ErrTestRunning
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int(queued), s.queueTests(ctx, tx, q, taskID, parallel)
 }
 
 // queueTests queues the jobs of the task's next count waiting tests. A
@@ -278,8 +313,16 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 
 // finishTestJobs counts n of the task's test jobs done, and returns how
 // many remain; after the last of a canceled test, an event says how far
-// it got.
+// it got. A test alongside a run counts in tests_pending, and leaves the
+// task's state alone.
 func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int) (int, error) {
+	remaining, err := q.TaskTestsAlongsideEnded(ctx, dbsqlc.TaskTestsAlongsideEndedParams{ID: taskID, Jobs: int32(n)})
+	if err == nil {
+		return int(remaining), nil
+	}
+	if err != pgx.ErrNoRows {
+		return 0, err
+	}
 	task, err := q.TaskJobsEnded(ctx, dbsqlc.TaskJobsEndedParams{ID: taskID, Jobs: int32(n), Test: true})
 	if err != nil || task.PendingJobs > 0 || task.PreviousState != string(migration.TaskCanceling) {
 		return int(max(task.PendingJobs, 0)), err

@@ -218,6 +218,9 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 		}
 		stopping = len(canceled) + int(max(task.PendingJobs, 0))
 		if task.PendingJobs <= 0 {
+			if err := s.cancelTestsAlongside(ctx, tx, q, taskID); err != nil {
+				return err
+			}
 			return endRun(ctx, q, taskID, true)
 		}
 		// Admitted accounts were canceled with the others: their room
@@ -225,10 +228,23 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 		if err := s.admit(ctx, tx, q); err != nil {
 			return err
 		}
-		_, err = cancelTaskJobs[migration.AccountRunJob](ctx, s, tx, taskID)
-		return err
+		if _, err = cancelTaskJobs[migration.AccountRunJob](ctx, s, tx, taskID); err != nil {
+			return err
+		}
+		return s.cancelTestsAlongside(ctx, tx, q, taskID)
 	})
 	return stopping, interpretError(err)
+}
+
+// cancelTestsAlongside stops, with the run they ran beside, the
+// connection tests begun while the task ran (testAlongside).
+func (s *Store) cancelTestsAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64) error {
+	pending, err := q.TaskTestsPending(ctx, taskID)
+	if err != nil || pending == 0 {
+		return err
+	}
+	_, err = s.cancelTests(ctx, tx, q, taskID)
+	return err
 }
 
 // AccountsCancel stops the accounts filter selects of a task's run, and

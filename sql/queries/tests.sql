@@ -3,9 +3,10 @@
 
 -- name: AccountsTestQueue :execrows
 -- The accounts of the task that the filter selects (see account_selected)
--- wait for their test, under a new generation.
+-- wait for their test, under a new generation; accounts in a run are left
+-- out.
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
-WHERE task_id = @task_id
+WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text);
 
@@ -29,12 +30,31 @@ UPDATE accounts SET test_state = NULL WHERE task_id = @task_id AND test_state = 
 
 -- name: TaskTestsStart :one
 -- The task's test begins: its figures start from zero; returns its
--- parallelism, the number of tests queued at once.
+-- parallelism, the number of tests queued at once. No row: a test
+-- alongside the last run is still under way.
 UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0
-WHERE id = @id
+WHERE id = @id AND tests_pending = 0
 RETURNING coalesce((options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts;
 
 -- name: TaskTestCounted :exec
 UPDATE tasks
 SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN @failed::bool THEN 1 ELSE 0 END
 WHERE id = @id;
+
+-- name: TaskTestsAlongside :one
+-- A test of some accounts begins while the task runs a migration: the
+-- task's state stays, the test's jobs are counted apart. No row: another
+-- such test is under way.
+UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0, tests_pending = @total::int
+WHERE id = @id AND tests_pending = 0
+RETURNING coalesce((options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts;
+
+-- name: TaskTestsAlongsideEnded :one
+-- jobs tests alongside a run ended; returns how many remain. No row: the
+-- task's test is not one alongside a run.
+UPDATE tasks SET tests_pending = greatest(tests_pending - @jobs::int, 0)
+WHERE id = @id AND tests_pending > 0
+RETURNING tests_pending;
+
+-- name: TaskTestsPending :one
+SELECT tests_pending FROM tasks WHERE id = @id;

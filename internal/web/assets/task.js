@@ -367,7 +367,7 @@ function showBulkActions(bar, task, chosen, message, after) {
         : `Running ${plural(r.accounts, 'account', 'accounts')}.`, 'Not run') }),
     joining ? h('button', { 'data-action': 'cancel-chosen', text: `Cancel ${chosen.words}`,
       onclick: () => act('cancel', (r) => `${plural(r.accounts, 'account', 'accounts')} canceled; the others go on.`, 'Nothing was canceled') }) : null,
-    h('button', { 'data-action': 'test-chosen', disabled: busy, text: `Test logins of ${chosen.words}`,
+    h('button', { 'data-action': 'test-chosen', disabled: busy && !joining, text: `Test logins of ${chosen.words}`,
       onclick: () => act('test', (r) => `Testing the logins of ${plural(r.accounts, 'account', 'accounts')}.`, 'Not tested') }),
     h('button', { class: 'danger', 'data-action': 'delete-chosen', disabled: busy, text: `Delete ${chosen.words}`,
       onclick: async () => {
