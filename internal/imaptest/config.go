@@ -38,6 +38,19 @@ ssl = yes
 ssl_cert = <{{.Dir}}/cert.pem
 ssl_key = <{{.Dir}}/key.pem
 
+{{- if .MasterUsers}}
+# Master users log in as any user: "user*master" with LOGIN, or PLAIN
+# with the user as authorization identity. pass = yes: the user must
+# exist in the passdb below.
+auth_master_user_separator = *
+passdb {
+  driver = passwd-file
+  master = yes
+  pass = yes
+  args = scheme=PLAIN {{.Dir}}/masters
+}
+{{- end}}
+
 # One passwd-file per user: adding a user never rewrites a file that the
 # auth process has read, and a user added while the server runs can log
 # in at once.
@@ -131,6 +144,7 @@ type configData struct {
 	SpecialUse                      []specialUse
 	QuotaBytes, MaxMailSize         int64
 	Capability                      string
+	MasterUsers                     bool
 }
 
 // writeConfig writes the configuration for the given ports and returns its
@@ -145,6 +159,7 @@ func (d *Dovecot) writeConfig(port, tlsPort int) (string, error) {
 		QuotaBytes:   d.quotaBytes,
 		MaxMailSize:  d.maxMailSize,
 		Capability:   d.capability,
+		MasterUsers:  d.masterUsers,
 	}
 	data.Acct.InternalUser = d.acct.internalUser
 	data.Acct.InternalGroup = d.acct.internalGroup

@@ -36,6 +36,10 @@ type Options struct {
 	// after login (imap_capability), e.g. to play an older server without
 	// LIST-EXTENDED; Dovecot still understands what it does not announce.
 	Capability string
+	// MasterUsers are administrators (login → password) who log in as any
+	// user: as "user*master" with LOGIN, or with AUTHENTICATE PLAIN and the
+	// user as authorization identity (Dovecot's master passdb).
+	MasterUsers map[string]string
 }
 
 // Dovecot is a running Dovecot instance. It is stopped, and its directory
@@ -52,6 +56,7 @@ type Dovecot struct {
 	maxMailSize int64
 	sdbox       bool
 	capability  string
+	masterUsers bool
 	acct        *account
 	proc        *process
 	usersMu     sync.Mutex        // guards passwords and the users directory
@@ -90,6 +95,9 @@ func StartDovecot(t testing.TB, opts Options) *Dovecot {
 		if err := d.addUser(login, opts.Users[login]); err != nil {
 			t.Fatalf("imaptest: %v", err)
 		}
+	}
+	if err := d.writeMasters(opts.MasterUsers); err != nil {
+		t.Fatalf("imaptest: %v", err)
 	}
 	if err := d.start(bin); err != nil {
 		t.Fatalf("imaptest: %v\n%s", err, d.LogTail())

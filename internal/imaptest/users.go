@@ -53,6 +53,23 @@ func (d *Dovecot) addUser(login, password string) error {
 	return nil
 }
 
+// writeMasters writes the master passdb's file (see config.go), of
+// login:{PLAIN}password lines.
+func (d *Dovecot) writeMasters(masters map[string]string) error {
+	if len(masters) == 0 {
+		return nil
+	}
+	var lines strings.Builder
+	for _, login := range sortedKeys(masters) {
+		if err := checkCredentials(login, masters[login]); err != nil {
+			return err
+		}
+		fmt.Fprintf(&lines, "%s:{PLAIN}%s\n", login, masters[login])
+	}
+	d.masterUsers = true
+	return os.WriteFile(filepath.Join(d.Dir, "masters"), []byte(lines.String()), 0o644)
+}
+
 func (d *Dovecot) password(login string) (string, bool) {
 	d.usersMu.Lock()
 	defer d.usersMu.Unlock()

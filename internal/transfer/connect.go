@@ -10,7 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+	"github.com/emersion/go-sasl"
 )
 
 // loginTimeout bounds LOGIN: servers may delay a failed one on purpose.
@@ -88,7 +90,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	}
 	s.Client = client
 	conn.setTimeout(loginTimeout)
-	if err := client.Login(side.Login, side.Password).Wait(); err != nil {
+	if err := side.logIn(client); err != nil {
 		s.close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -99,9 +101,31 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	return s, nil
 }
 
+// logIn logs in as the side says: with the account's password, or as a
+// master on the account's behalf.
+func (side *Side) logIn(client *imapclient.Client) error {
+	switch {
+	case side.Master == "":
+		return client.Login(side.Login, side.Password).Wait()
+	case side.MasterForm == MasterSeparator:
+		return client.Login(side.Login+masterSeparator+side.Master, side.Password).Wait()
+	case !client.Caps().Has(imap.AuthCap(sasl.Plain)):
+		return errNoPlain
+	default:
+		return client.Authenticate(sasl.NewPlainClient(side.Login, side.Master, side.Password))
+	}
+}
+
+// errNoPlain refuses a master login as authorization identity on a server
+// without SASL PLAIN: a setting to change, not a fault to retry.
+var errNoPlain = fmt.Errorf("the server offers no AUTH=PLAIN for a master login with the account as authorization identity; use the %q form", MasterSeparator)
+
 // loginKind: any refusal of LOGIN is an authentication failure, whatever
 // response code the server chose (many send none).
 func loginKind(err error) Kind {
+	if errors.Is(err, errNoPlain) {
+		return KindPermanent
+	}
 	if kind := classify(err); kind != KindPermanent {
 		return kind
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -126,7 +127,7 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 		a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
 	}
 	a.conn.setTimeout(loginTimeout)
-	if err := a.login(side.Login, side.Password); err != nil {
+	if err := a.logIn(side); err != nil {
 		return nil, err
 	}
 	caps := map[imap.Cap]bool{}
@@ -147,6 +148,53 @@ var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 // or NUL (the domain refuses them).
 func (a *appender) astring(s string) string {
 	return `"` + quoteEscaper.Replace(s) + `"`
+}
+
+// logIn logs in as side says (see Side.logIn): with LOGIN, or as a
+// master with AUTHENTICATE PLAIN.
+func (a *appender) logIn(side *Side) error {
+	switch {
+	case side.Master == "":
+		return a.login(side.Login, side.Password)
+	case side.MasterForm == MasterSeparator:
+		return a.login(side.Login+masterSeparator+side.Master, side.Password)
+	default:
+		return a.authenticatePlain(side.Login, side.Master, side.Password)
+	}
+}
+
+// authenticatePlain sends AUTHENTICATE PLAIN (RFC 4616) with authzid as
+// authorization identity, authcid and password as credentials, the
+// response after the server's continuation.
+func (a *appender) authenticatePlain(authzid, authcid, password string) error {
+	tag := a.nextTag()
+	a.w.WriteString(tag + " AUTHENTICATE PLAIN\r\n")
+	if err := a.w.Flush(); err != nil {
+		return err
+	}
+	for {
+		line, err := a.readLine()
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(line, "+") {
+			break
+		}
+		if done, ok := a.dispatch(line); ok && done == tag {
+			c := a.completed[tag]
+			delete(a.completed, tag)
+			if c.err == nil {
+				return fmt.Errorf("the server completed AUTHENTICATE before its response was sent")
+			}
+			return c.err
+		}
+	}
+	a.w.WriteString(base64.StdEncoding.EncodeToString([]byte(authzid + "\x00" + authcid + "\x00" + password)))
+	a.w.WriteString("\r\n")
+	if err := a.w.Flush(); err != nil {
+		return err
+	}
+	return a.wait(tag).err
 }
 
 // login sends LOGIN. A login or password with 8-bit characters goes as a

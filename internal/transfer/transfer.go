@@ -43,8 +43,29 @@ func (s Server) Address() string { return net.JoinHostPort(s.Host, strconv.Itoa(
 type Side struct {
 	Server
 	Login    string
-	Password string
+	Password string // the account's, or with Master the master's
+	// Master, when set, is an administrator who logs in on the account's
+	// behalf with Password, as MasterForm says: the account's own password
+	// is not needed.
+	Master     string
+	MasterForm MasterForm
 }
+
+// MasterForm is how a master login names the account it acts for.
+type MasterForm string
+
+const (
+	// MasterAuthzid authenticates with SASL PLAIN (RFC 4616): the master
+	// as authentication identity, the account as authorization identity
+	// (Dovecot, Cyrus, Zimbra, Exchange with FullAccess).
+	MasterAuthzid MasterForm = "authzid"
+	// MasterSeparator logs in as "account*master" with LOGIN (Dovecot's
+	// auth_master_user_separator).
+	MasterSeparator MasterForm = "separator"
+)
+
+// masterSeparator is Dovecot's usual auth_master_user_separator.
+const masterSeparator = "*"
 
 // Options tune what is copied.
 type Options struct {

@@ -1,0 +1,52 @@
+package transfer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+)
+
+// TestMasterLoginsActForTheAccount migrates an account whose passwords
+// nobody knows: an administrator logs in on its behalf on each side, with
+// SASL PLAIN and the account as authorization identity, or as
+// "account*master" (Dovecot master users), each form on each side, the
+// destination's APPEND connection too. The copies are exact; a wrong
+// master password is an authentication failure, at once.
+func TestMasterLoginsActForTheAccount(t *testing.T) {
+	t.Parallel()
+	src := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash,
+		Users: map[string]string{"alice": "her-own-secret"}, MasterUsers: map[string]string{"admin": "master-pw"}})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox,
+		Users: map[string]string{"alice": "unknown-too", "alice2": "unknown-three"}, MasterUsers: map[string]string{"migrator": "other-master-pw"}})
+	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 6}))
+	source := dovecotSide(src, "alice", "master-pw")
+	source.Master, source.MasterForm = "admin", MasterAuthzid
+	destination := dovecotSide(dst, "alice", "other-master-pw")
+	destination.Master, destination.MasterForm = "migrator", MasterSeparator
+
+	for _, side := range []struct {
+		name string
+		side Side
+	}{{"source", source}, {"destination", destination}} {
+		if err := CheckLogin(t.Context(), side.side, side.name, Tuning{}); err != nil {
+			t.Errorf("%s master login: %v", side.name, err)
+		}
+	}
+	migrateVerified(t, Job{Source: source, Destination: destination, State: NewMemoryState()})
+	if diff := imaptest.Diff(src.Read(t, "alice"), dst.Read(t, "alice")); len(diff) > 0 {
+		t.Fatalf("alice differs:\n%s", strings.Join(diff, "\n"))
+	}
+	// The forms swapped, into another account.
+	source.MasterForm, destination.MasterForm, destination.Login = MasterSeparator, MasterAuthzid, "alice2"
+	migrateVerified(t, Job{Source: source, Destination: destination, State: NewMemoryState()})
+	if diff := imaptest.Diff(src.Read(t, "alice"), dst.Read(t, "alice2")); len(diff) > 0 {
+		t.Fatalf("alice2 differs:\n%s", strings.Join(diff, "\n"))
+	}
+
+	wrong := source
+	wrong.Password = "her-own-secret" // the account's, not the master's
+	if err := CheckLogin(t.Context(), wrong, "source", Tuning{}); KindOf(err) != KindAuth {
+		t.Errorf("a master login with the account's password: %v, want an authentication failure", err)
+	}
+}
