@@ -50,3 +50,18 @@ func TestMasterLoginsActForTheAccount(t *testing.T) {
 		t.Errorf("a master login with the account's password: %v, want an authentication failure", err)
 	}
 }
+
+// TestMasterLoginRefusedByTheServer: a server that does not take an
+// authorization identity (go-imap's in-memory server answers NO
+// [AUTHORIZATIONFAILED]) fails the login as an authentication failure,
+// with the server's words: never retried, never taken for a network fault.
+func TestMasterLoginRefusedByTheServer(t *testing.T) {
+	t.Parallel()
+	srv := startMemServer(t, map[string]string{"a": "pw"})
+	side := srv.side("a", "pw")
+	side.Master, side.MasterForm = "admin", MasterAuthzid
+	err := CheckLogin(t.Context(), side, "source", Tuning{})
+	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), "SASL identity not supported") {
+		t.Errorf("a master login the server refuses: %v (kind %v)", err, KindOf(err))
+	}
+}
