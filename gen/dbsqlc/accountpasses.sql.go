@@ -10,12 +10,17 @@ import (
 )
 
 const accountPassList = `-- name: AccountPassList :many
-SELECT account_id, task_id, pass, state, started_at, finished_at, messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error FROM account_passes WHERE account_id = $1 ORDER BY pass
+SELECT account_id, task_id, pass, state, started_at, finished_at, messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error FROM account_passes WHERE task_id = $1 AND account_id = $2 ORDER BY pass
 `
 
+type AccountPassListParams struct {
+	TaskID    int64
+	AccountID int64
+}
+
 // One account's passes, first first.
-func (q *Queries) AccountPassList(ctx context.Context, accountID int64) ([]AccountPass, error) {
-	rows, err := q.db.Query(ctx, accountPassList, accountID)
+func (q *Queries) AccountPassList(ctx context.Context, arg AccountPassListParams) ([]AccountPass, error) {
+	rows, err := q.db.Query(ctx, accountPassList, arg.TaskID, arg.AccountID)
 	if err != nil {
 		return nil, err
 	}

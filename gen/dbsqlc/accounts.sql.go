@@ -228,39 +228,33 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 }
 
 const accountPage = `-- name: AccountPage :many
-WITH keyed AS (
-    SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, (CASE $5::text
+SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, k.sort_key
+FROM account_views v
+CROSS JOIN LATERAL (SELECT (CASE $1::text
         WHEN 'login' THEN lower(v.source_login)
-        WHEN 'state' THEN lpad(array_position($6::text[], v.state)::text, 2, '0') || lower(v.source_login)
+        WHEN 'state' THEN lpad(array_position($2::text[], v.state)::text, 2, '0') || lower(v.source_login)
         WHEN 'progress' THEN lpad((CASE
             WHEN v.state IN ('completed', 'completed_with_errors') THEN 1000
             WHEN v.messages_total = 0 THEN 0
             ELSE least(1000, (v.messages_copied + v.messages_skipped + v.messages_failed) * 1000 / v.messages_total)
             END)::text, 4, '0')
         WHEN 'updated' THEN to_char(v.updated_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS')
-        ELSE '' END)::text AS sort_key
-    FROM account_views v
-    WHERE v.task_id = $7
-      AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
-                           $8::bigint[], $9::text[], $10::text, $11::text)
-)
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, sort_key FROM keyed
-WHERE $1::bigint IS NULL
-   OR (NOT $2::boolean AND (sort_key COLLATE "C" > $3::text
-       OR (sort_key = $3::text AND id > $1::bigint)))
-   OR ($2::boolean AND (sort_key COLLATE "C" < $3::text
-       OR (sort_key = $3::text AND id < $1::bigint)))
-ORDER BY CASE WHEN $2::boolean THEN sort_key COLLATE "C" END DESC,
-         CASE WHEN $2::boolean THEN id END DESC,
-         sort_key COLLATE "C", id
-LIMIT $4
+        ELSE '' END)::text AS sort_key) k
+WHERE v.task_id = $3
+  AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
+                       $4::bigint[], $5::text[], $6::text, $7::text)
+  AND ($8::bigint IS NULL
+   OR (NOT $9::boolean AND (k.sort_key COLLATE "C" > $10::text
+       OR (k.sort_key = $10::text AND v.id > $8::bigint)))
+   OR ($9::boolean AND (k.sort_key COLLATE "C" < $10::text
+       OR (k.sort_key = $10::text AND v.id < $8::bigint))))
+ORDER BY CASE WHEN $9::boolean THEN k.sort_key COLLATE "C" END DESC,
+         CASE WHEN $9::boolean THEN v.id END DESC,
+         k.sort_key COLLATE "C", v.id
+LIMIT $11
 `
 
 type AccountPageParams struct {
-	AfterID    pgtype.Int8
-	Descending bool
-	AfterKey   string
-	MaxRows    pgtype.Int4
 	SortBy     string
 	StateOrder []string
 	TaskID     int64
@@ -268,37 +262,15 @@ type AccountPageParams struct {
 	States     []string
 	Search     string
 	LoginTest  string
+	AfterID    pgtype.Int8
+	Descending bool
+	AfterKey   string
+	MaxRows    pgtype.Int4
 }
 
 type AccountPageRow struct {
-	ID                        int64
-	TaskID                    int64
-	SourceLogin               string
-	DestinationLogin          string
-	State                     string
-	SourceTestOk              pgtype.Bool
-	SourceTestError           string
-	SourceTestedAt            pgtype.Timestamptz
-	DestinationTestOk         pgtype.Bool
-	DestinationTestError      string
-	DestinationTestedAt       pgtype.Timestamptz
-	FoldersTotal              int64
-	FoldersDone               int64
-	MessagesTotal             int64
-	MessagesCopied            int64
-	MessagesSkipped           int64
-	MessagesFailed            int64
-	BytesCopied               int64
-	LastError                 string
-	CreatedAt                 pgtype.Timestamptz
-	UpdatedAt                 pgtype.Timestamptz
-	StartedAt                 pgtype.Timestamptz
-	FinishedAt                pgtype.Timestamptz
-	DestinationLinkedToSource bool
-	CredentialsChangedAt      pgtype.Timestamptz
-	SourceMessages            pgtype.Int8
-	SourceBytes               pgtype.Int8
-	SortKey                   string
+	AccountView AccountView
+	SortKey     string
 }
 
 // A page of a task's accounts in the order sort_by names (see
@@ -308,10 +280,6 @@ type AccountPageRow struct {
 // state_order ranks the states for sort_by 'state'.
 func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]AccountPageRow, error) {
 	rows, err := q.db.Query(ctx, accountPage,
-		arg.AfterID,
-		arg.Descending,
-		arg.AfterKey,
-		arg.MaxRows,
 		arg.SortBy,
 		arg.StateOrder,
 		arg.TaskID,
@@ -319,6 +287,10 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 		arg.States,
 		arg.Search,
 		arg.LoginTest,
+		arg.AfterID,
+		arg.Descending,
+		arg.AfterKey,
+		arg.MaxRows,
 	)
 	if err != nil {
 		return nil, err
@@ -328,33 +300,33 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 	for rows.Next() {
 		var i AccountPageRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.TaskID,
-			&i.SourceLogin,
-			&i.DestinationLogin,
-			&i.State,
-			&i.SourceTestOk,
-			&i.SourceTestError,
-			&i.SourceTestedAt,
-			&i.DestinationTestOk,
-			&i.DestinationTestError,
-			&i.DestinationTestedAt,
-			&i.FoldersTotal,
-			&i.FoldersDone,
-			&i.MessagesTotal,
-			&i.MessagesCopied,
-			&i.MessagesSkipped,
-			&i.MessagesFailed,
-			&i.BytesCopied,
-			&i.LastError,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.StartedAt,
-			&i.FinishedAt,
-			&i.DestinationLinkedToSource,
-			&i.CredentialsChangedAt,
-			&i.SourceMessages,
-			&i.SourceBytes,
+			&i.AccountView.ID,
+			&i.AccountView.TaskID,
+			&i.AccountView.SourceLogin,
+			&i.AccountView.DestinationLogin,
+			&i.AccountView.State,
+			&i.AccountView.SourceTestOk,
+			&i.AccountView.SourceTestError,
+			&i.AccountView.SourceTestedAt,
+			&i.AccountView.DestinationTestOk,
+			&i.AccountView.DestinationTestError,
+			&i.AccountView.DestinationTestedAt,
+			&i.AccountView.FoldersTotal,
+			&i.AccountView.FoldersDone,
+			&i.AccountView.MessagesTotal,
+			&i.AccountView.MessagesCopied,
+			&i.AccountView.MessagesSkipped,
+			&i.AccountView.MessagesFailed,
+			&i.AccountView.BytesCopied,
+			&i.AccountView.LastError,
+			&i.AccountView.CreatedAt,
+			&i.AccountView.UpdatedAt,
+			&i.AccountView.StartedAt,
+			&i.AccountView.FinishedAt,
+			&i.AccountView.DestinationLinkedToSource,
+			&i.AccountView.CredentialsChangedAt,
+			&i.AccountView.SourceMessages,
+			&i.AccountView.SourceBytes,
 			&i.SortKey,
 		); err != nil {
 			return nil, err

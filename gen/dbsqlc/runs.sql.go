@@ -329,7 +329,7 @@ UPDATE accounts SET run_cancel = true, updated_at = now()
 WHERE task_id = $1 AND state = 'running' AND NOT run_cancel
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $2::bigint[], $3::text[], $4::text, $5::text)
-RETURNING id, run_generation
+RETURNING id
 `
 
 type AccountsCancelRunningParams struct {
@@ -340,14 +340,9 @@ type AccountsCancelRunningParams struct {
 	LoginTest string
 }
 
-type AccountsCancelRunningRow struct {
-	ID            int64
-	RunGeneration int64
-}
-
 // A cancel of some accounts asks those the filter selects that run to
 // stop; each ends canceled when its job has stopped.
-func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelRunningParams) ([]AccountsCancelRunningRow, error) {
+func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelRunningParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, accountsCancelRunning,
 		arg.TaskID,
 		arg.Ids,
@@ -359,13 +354,13 @@ func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelR
 		return nil, err
 	}
 	defer rows.Close()
-	items := []AccountsCancelRunningRow{}
+	items := []int64{}
 	for rows.Next() {
-		var i AccountsCancelRunningRow
-		if err := rows.Scan(&i.ID, &i.RunGeneration); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func accountsRun(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, taskID, ff, "run of account "+itoa(id), func() (response, error) {
+	return startAndFollow(ctx, s, taskID, ff, "run of account "+itoa(id), false, func() (response, error) {
 		return s.client.RunAccountWithResponse(ctx, taskID, id)
 	})
 }

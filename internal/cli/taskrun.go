@@ -44,7 +44,7 @@ func tasksRun(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, id, ff, "run", func() (response, error) {
+	return startAndFollow(ctx, s, id, ff, "run", false, func() (response, error) {
 		return s.client.RunTaskWithResponse(ctx, id, selected())
 	})
 }
@@ -57,7 +57,7 @@ func tasksTest(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, id, ff, "test", func() (response, error) {
+	return startAndFollow(ctx, s, id, ff, "test", true, func() (response, error) {
 		return s.client.TestTaskWithResponse(ctx, id, selected())
 	})
 }
@@ -88,9 +88,9 @@ func splitStates(list string) []api.AccountState {
 	return states
 }
 
-// startAndFollow starts a run or test of task id and, when ff says so,
-// follows it from the first event it causes.
-func startAndFollow(ctx context.Context, s *session, id int64, ff followFlags, what string, start func() (response, error)) error {
+// startAndFollow starts a run or (test) a login test of task id and, when
+// ff says so, follows it from the first event it causes; what names it.
+func startAndFollow(ctx context.Context, s *session, id int64, ff followFlags, what string, test bool, start func() (response, error)) error {
 	var after int64
 	if ff.follow {
 		var err error
@@ -108,7 +108,7 @@ func startAndFollow(ctx context.Context, s *session, id int64, ff followFlags, w
 		}
 		return nil
 	}
-	return s.follow(ctx, id, after, ff.interval, what == "test")
+	return s.follow(ctx, id, after, ff.interval, test)
 }
 
 func tasksWatch(ctx context.Context, s *session, args []string) error {

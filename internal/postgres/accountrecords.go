@@ -11,15 +11,13 @@ import (
 
 // AccountPasses returns what each pass did for an account, first first.
 func (s *Store) AccountPasses(ctx context.Context, taskID, accountID int64) ([]migration.AccountPass, error) {
-	rows, err := s.queries.AccountPassList(ctx, accountID)
+	rows, err := s.queries.AccountPassList(ctx, dbsqlc.AccountPassListParams{TaskID: taskID, AccountID: accountID})
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	passes := make([]migration.AccountPass, 0, len(rows))
-	for _, r := range rows {
-		if r.TaskID == taskID {
-			passes = append(passes, accountPassOf(r))
-		}
+	passes := make([]migration.AccountPass, len(rows))
+	for i, r := range rows {
+		passes[i] = accountPassOf(r)
 	}
 	return passes, nil
 }

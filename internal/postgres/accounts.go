@@ -132,25 +132,13 @@ func (s *Store) AccountList(ctx context.Context, taskID int64, q migration.Accou
 	if q.Limit > 0 && len(rows) > q.Limit {
 		rows = rows[:q.Limit]
 		last := rows[len(rows)-1]
-		page.Next = &migration.AccountCursor{Sort: q.Sort, Key: last.SortKey, ID: last.ID}
+		page.Next = &migration.AccountCursor{Sort: q.Sort, Key: last.SortKey, ID: last.AccountView.ID}
 	}
 	page.Accounts = make([]migration.Account, len(rows))
 	for i, row := range rows {
-		page.Accounts[i] = accountFromRow(accountViewOf(row))
+		page.Accounts[i] = accountFromRow(row.AccountView)
 	}
 	return page, nil
-}
-
-// accountViewOf is a page's row without its sort key.
-func accountViewOf(r dbsqlc.AccountPageRow) dbsqlc.AccountView {
-	return dbsqlc.AccountView{ID: r.ID, TaskID: r.TaskID, SourceLogin: r.SourceLogin, DestinationLogin: r.DestinationLogin,
-		State: r.State, SourceTestOk: r.SourceTestOk, SourceTestError: r.SourceTestError, SourceTestedAt: r.SourceTestedAt,
-		DestinationTestOk: r.DestinationTestOk, DestinationTestError: r.DestinationTestError, DestinationTestedAt: r.DestinationTestedAt,
-		FoldersTotal: r.FoldersTotal, FoldersDone: r.FoldersDone, MessagesTotal: r.MessagesTotal, MessagesCopied: r.MessagesCopied,
-		MessagesSkipped: r.MessagesSkipped, MessagesFailed: r.MessagesFailed, BytesCopied: r.BytesCopied, LastError: r.LastError,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		DestinationLinkedToSource: r.DestinationLinkedToSource, CredentialsChangedAt: r.CredentialsChangedAt,
-		SourceMessages: r.SourceMessages, SourceBytes: r.SourceBytes}
 }
 
 // selection is a filter of a task's accounts as the queries that call

@@ -86,16 +86,39 @@ func (s *Store) scheduleAdmission(ctx context.Context, tx pgx.Tx, at time.Time) 
 	return err
 }
 
-// cancelTaskJobs cancels the task's jobs of T's kind that have not
-// finished, and returns the arguments of those that had not started: they
-// never will. A running one has its context canceled, wherever it runs.
-func cancelTaskJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, taskID int64) ([]T, error) {
-	var kind T
-	params := river.NewJobListParams().
-		Kinds(kind.Kind()).
+// unfinishedTaskJobs lists the task's jobs of kind that have not finished.
+func unfinishedTaskJobs(kind string, taskID int64) *river.JobListParams {
+	return river.NewJobListParams().
+		Kinds(kind).
 		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
 		Metadata(taskMetadata(taskID)).
 		First(10000)
+}
+
+// cancelTaskJobs cancels the task's jobs of T's kind that have not
+// finished (cancelJobs).
+func cancelTaskJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, taskID int64) ([]T, error) {
+	var kind T
+	return cancelJobs[T](ctx, s, tx, unfinishedTaskJobs(kind.Kind(), taskID))
+}
+
+// cancelAccountJobs cancels the run jobs of some accounts of a task,
+// wherever they run: their context is canceled, so that they stop at once
+// rather than at their next lease renewal.
+func cancelAccountJobs(ctx context.Context, s *Store, tx pgx.Tx, taskID int64, accounts []int64) error {
+	if len(accounts) == 0 {
+		return nil
+	}
+	params := unfinishedTaskJobs(migration.AccountRunJob{}.Kind(), taskID).
+		Where(`(args ->> 'account_id')::bigint = ANY (@accounts::bigint[])`, river.NamedArgs{"accounts": accounts})
+	_, err := cancelJobs[migration.AccountRunJob](ctx, s, tx, params)
+	return err
+}
+
+// cancelJobs cancels the jobs params lists, and returns the arguments of
+// those that had not started: they never will. A running one has its
+// context canceled, wherever it runs.
+func cancelJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, params *river.JobListParams) ([]T, error) {
 	jobs, err := s.jobs.JobListTx(ctx, tx, params)
 	if err != nil {
 		return nil, err
@@ -116,29 +139,6 @@ func cancelTaskJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, t
 		unstarted = append(unstarted, args)
 	}
 	return unstarted, nil
-}
-
-// cancelAccountJob cancels the job of one account's run, wherever it
-// runs: its context is canceled, so that it stops at once rather than at
-// its next lease renewal.
-func cancelAccountJob(ctx context.Context, s *Store, tx pgx.Tx, job migration.AccountRunJob) error {
-	params := river.NewJobListParams().
-		Kinds(job.Kind()).
-		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
-		Metadata(taskMetadata(job.TaskID)).
-		Where(`(args ->> 'account_id')::bigint = @account AND (args ->> 'generation')::bigint = @generation`,
-			river.NamedArgs{"account": job.AccountID, "generation": job.Generation}).
-		First(10)
-	jobs, err := s.jobs.JobListTx(ctx, tx, params)
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs.Jobs {
-		if _, err := s.jobs.JobCancelTx(ctx, tx, j.ID); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // strandedRunJobs lists the migration jobs a process took from the queue

@@ -291,10 +291,8 @@ func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migrati
 		if err := appendEvent(ctx, q, event); err != nil {
 			return err
 		}
-		for _, a := range running {
-			if err := cancelAccountJob(ctx, s, tx, migration.AccountRunJob{TaskID: taskID, AccountID: a.ID, Generation: a.RunGeneration}); err != nil {
-				return err
-			}
+		if err := cancelAccountJobs(ctx, s, tx, taskID, running); err != nil {
+			return err
 		}
 		if len(waiting) == 0 {
 			return nil

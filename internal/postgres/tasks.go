@@ -74,6 +74,11 @@ func (s *Store) TaskOptions(ctx context.Context, id int64) (migration.TaskOption
 	if err != nil {
 		return migration.TaskOptions{}, interpretError(err)
 	}
+	return optionsFromJSON(raw)
+}
+
+// optionsFromJSON reads a task's options as tasks.options keeps them.
+func optionsFromJSON(raw []byte) (migration.TaskOptions, error) {
 	var stored taskOptions
 	if err := json.Unmarshal(raw, &stored); err != nil {
 		return migration.TaskOptions{}, err
@@ -200,11 +205,7 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 }
 
 func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
-	var stored taskOptions
-	if err := json.Unmarshal(row.Options, &stored); err != nil {
-		return migration.Task{}, err
-	}
-	options, err := stored.domain()
+	options, err := optionsFromJSON(row.Options)
 	if err != nil {
 		return migration.Task{}, err
 	}

@@ -169,25 +169,8 @@ func (a *appender) logIn(side *Side) error {
 func (a *appender) authenticatePlain(authzid, authcid, password string) error {
 	tag := a.nextTag()
 	a.w.WriteString(tag + " AUTHENTICATE PLAIN\r\n")
-	if err := a.w.Flush(); err != nil {
+	if err := a.continuation(tag, "AUTHENTICATE before its response"); err != nil {
 		return err
-	}
-	for {
-		line, err := a.readLine()
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(line, "+") {
-			break
-		}
-		if done, ok := a.dispatch(line); ok && done == tag {
-			c := a.completed[tag]
-			delete(a.completed, tag)
-			if c.err == nil {
-				return fmt.Errorf("the server completed AUTHENTICATE before its response was sent")
-			}
-			return c.err
-		}
 	}
 	a.w.WriteString(base64.StdEncoding.EncodeToString([]byte(authzid + "\x00" + authcid + "\x00" + password)))
 	a.w.WriteString("\r\n")
@@ -311,6 +294,14 @@ func (a *appender) literal(tag string, n int64) error {
 	if _, err := a.w.WriteString("{" + strconv.FormatInt(n, 10) + "}\r\n"); err != nil {
 		return err
 	}
+	return a.continuation(tag, "an APPEND before its message")
+}
+
+// continuation sends what is buffered and waits for the server's "+" to
+// go on with command tag, handling other answers meanwhile; the command's
+// own answer instead ends it (an error: it cannot complete before the
+// rest, what, was sent).
+func (a *appender) continuation(tag, what string) error {
 	if err := a.w.Flush(); err != nil {
 		return err
 	}
@@ -326,7 +317,7 @@ func (a *appender) literal(tag string, n int64) error {
 			c := a.completed[tag]
 			delete(a.completed, tag)
 			if c.err == nil {
-				return fmt.Errorf("the server completed an APPEND before its message was sent")
+				return fmt.Errorf("the server completed %s was sent", what)
 			}
 			return c.err
 		}

@@ -25,7 +25,7 @@ ON CONFLICT (account_id, pass) DO UPDATE SET
 
 -- name: AccountPassList :many
 -- One account's passes, first first.
-SELECT * FROM account_passes WHERE account_id = @account_id ORDER BY pass;
+SELECT * FROM account_passes WHERE task_id = @task_id AND account_id = @account_id ORDER BY pass;
 
 -- name: AccountPassesByTask :many
 -- Every account's passes of a task, for the report.

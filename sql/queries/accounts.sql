@@ -17,8 +17,9 @@ SELECT * FROM account_views WHERE task_id = @task_id AND id = @id;
 -- after_id is given. Every order is one text key, compared bytewise (C
 -- collation), then the id, so that one comparison pages them all;
 -- state_order ranks the states for sort_by 'state'.
-WITH keyed AS (
-    SELECT v.*, (CASE @sort_by::text
+SELECT sqlc.embed(v), k.sort_key
+FROM account_views v
+CROSS JOIN LATERAL (SELECT (CASE @sort_by::text
         WHEN 'login' THEN lower(v.source_login)
         WHEN 'state' THEN lpad(array_position(@state_order::text[], v.state)::text, 2, '0') || lower(v.source_login)
         WHEN 'progress' THEN lpad((CASE
@@ -27,21 +28,18 @@ WITH keyed AS (
             ELSE least(1000, (v.messages_copied + v.messages_skipped + v.messages_failed) * 1000 / v.messages_total)
             END)::text, 4, '0')
         WHEN 'updated' THEN to_char(v.updated_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS')
-        ELSE '' END)::text AS sort_key
-    FROM account_views v
-    WHERE v.task_id = @task_id
-      AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
-                           @ids::bigint[], @states::text[], @search::text, @login_test::text)
-)
-SELECT * FROM keyed
-WHERE sqlc.narg('after_id')::bigint IS NULL
-   OR (NOT @descending::boolean AND (sort_key COLLATE "C" > @after_key::text
-       OR (sort_key = @after_key::text AND id > sqlc.narg('after_id')::bigint)))
-   OR (@descending::boolean AND (sort_key COLLATE "C" < @after_key::text
-       OR (sort_key = @after_key::text AND id < sqlc.narg('after_id')::bigint)))
-ORDER BY CASE WHEN @descending::boolean THEN sort_key COLLATE "C" END DESC,
-         CASE WHEN @descending::boolean THEN id END DESC,
-         sort_key COLLATE "C", id
+        ELSE '' END)::text AS sort_key) k
+WHERE v.task_id = @task_id
+  AND account_selected(v.id, v.state, v.source_login, v.destination_login, v.source_test_ok, v.destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
+  AND (sqlc.narg('after_id')::bigint IS NULL
+   OR (NOT @descending::boolean AND (k.sort_key COLLATE "C" > @after_key::text
+       OR (k.sort_key = @after_key::text AND v.id > sqlc.narg('after_id')::bigint)))
+   OR (@descending::boolean AND (k.sort_key COLLATE "C" < @after_key::text
+       OR (k.sort_key = @after_key::text AND v.id < sqlc.narg('after_id')::bigint))))
+ORDER BY CASE WHEN @descending::boolean THEN k.sort_key COLLATE "C" END DESC,
+         CASE WHEN @descending::boolean THEN v.id END DESC,
+         k.sort_key COLLATE "C", v.id
 LIMIT sqlc.narg('max_rows');
 
 -- name: AccountCount :one

@@ -135,4 +135,4 @@ UPDATE accounts SET run_cancel = true, updated_at = now()
 WHERE task_id = @task_id AND state = 'running' AND NOT run_cancel
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
-RETURNING id, run_generation;
+RETURNING id;

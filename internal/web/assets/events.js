@@ -24,9 +24,12 @@ export function progressFigures(event) {
   const figures = {};
   for (const key of ['folders_total', 'folders_done', 'messages_total', 'messages_copied',
     'messages_skipped', 'messages_failed', 'bytes_copied']) figures[key] = Number(event[key]) || 0;
-  // The source's count, once the run has it; null before, as in the API.
-  figures.source_messages = typeof event.source_messages === 'number' ? event.source_messages : null;
-  figures.source_bytes = typeof event.source_bytes === 'number' ? event.source_bytes : null;
+  // The source's count, when the run has taken one; without it the
+  // account keeps the count it had, as the API does.
+  if (typeof event.source_messages === 'number') {
+    figures.source_messages = event.source_messages;
+    figures.source_bytes = Number(event.source_bytes) || 0;
+  }
   return figures;
 }
 

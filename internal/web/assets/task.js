@@ -110,7 +110,7 @@ export async function taskPage(main, taskId, keepAlive) {
     else folders.delete(account.id); // done with it; the next is not known yet
     const totals = shown.task.totals;
     for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
-    account.progress = figures;
+    account.progress = { ...account.progress, ...figures };
     account.updated_at = event.time;
     accounts.querySelector(`#account-list tr[data-id="${account.id}"] td.progress-cell`)?.replaceChildren(accountProgress(account, folders.get(account.id)));
     summary.querySelector('#task-copied')?.replaceChildren(copiedText(totals));
