@@ -97,6 +97,24 @@ func (e AccountState) Valid() bool {
 	}
 }
 
+// Defines values for AuthMethod.
+const (
+	AuthMethodMaster   AuthMethod = "master"
+	AuthMethodPassword AuthMethod = "password"
+)
+
+// Valid indicates whether the value is a known member of the AuthMethod enum.
+func (e AuthMethod) Valid() bool {
+	switch e {
+	case AuthMethodMaster:
+		return true
+	case AuthMethodPassword:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EndpointProblem.
 const (
 	EndpointProblemCertificateExpired   EndpointProblem = "certificate_expired"
@@ -223,6 +241,24 @@ func (e LoginTestFilter) Valid() bool {
 	case LoginTestFilterPassed:
 		return true
 	case LoginTestFilterUntested:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MasterForm.
+const (
+	MasterFormAuthzid   MasterForm = "authzid"
+	MasterFormSeparator MasterForm = "separator"
+)
+
+// Valid indicates whether the value is a known member of the MasterForm enum.
+func (e MasterForm) Valid() bool {
+	switch e {
+	case MasterFormAuthzid:
+		return true
+	case MasterFormSeparator:
 		return true
 	default:
 		return false
@@ -406,6 +442,12 @@ type AccountSort string
 // AccountState defines model for AccountState.
 type AccountState string
 
+// AuthMethod How the accounts log in to the server. `password`: each with its own
+// password. `master`: an administrator's master login acts for every
+// account, which needs no password on this side (Dovecot master users,
+// Cyrus and Zimbra admins, Exchange with FullAccess).
+type AuthMethod string
+
 // Created defines model for Created.
 type Created struct {
 	Id int64 `json:"id"`
@@ -419,8 +461,9 @@ type Deleted struct {
 
 // Endpoint defines model for Endpoint.
 type Endpoint struct {
-	Host string `json:"host"`
-	Id   int64  `json:"id"`
+	Auth EndpointAuth `json:"auth"`
+	Host string       `json:"host"`
+	Id   int64        `json:"id"`
 
 	// Port The port in use; the mode's default when none was given.
 	Port      int    `json:"port"`
@@ -430,6 +473,47 @@ type Endpoint struct {
 	// connection upgraded with STARTTLS (usually 143); `plain`: no encryption.
 	TlsMode       TLSMode `json:"tls_mode"`
 	TlsSkipVerify bool    `json:"tls_skip_verify"`
+}
+
+// EndpointAuth defines model for EndpointAuth.
+type EndpointAuth struct {
+	// MasterForm How a master login names the account it acts for. `authzid`:
+	// AUTHENTICATE PLAIN with the account as authorization identity (RFC
+	// 4616; Cyrus, Zimbra, Exchange, Dovecot). `separator`: LOGIN as
+	// `account*master` (Dovecot's auth_master_user_separator), for servers
+	// without AUTH=PLAIN.
+	MasterForm MasterForm `json:"master_form"`
+
+	// MasterLogin Empty without a master login.
+	MasterLogin string `json:"master_login"`
+
+	// MasterPasswordSet A master password is stored (it is never returned).
+	MasterPasswordSet bool `json:"master_password_set"`
+
+	// Method How the accounts log in to the server. `password`: each with its own
+	// password. `master`: an administrator's master login acts for every
+	// account, which needs no password on this side (Dovecot master users,
+	// Cyrus and Zimbra admins, Exchange with FullAccess).
+	Method AuthMethod `json:"method"`
+}
+
+// EndpointAuthInput How the accounts log in. Left out on create: `password`; left out on
+// PUT: the stored authentication is kept.
+type EndpointAuthInput struct {
+	MasterForm MasterForm `json:"master_form,omitempty"`
+
+	// MasterLogin The administrator's login; required with `master`.
+	MasterLogin string `json:"master_login,omitempty"`
+
+	// MasterPassword The administrator's password; required with `master` on create.
+	// Never returned; empty on PUT keeps the stored one.
+	MasterPassword string `json:"master_password,omitempty"`
+
+	// Method How the accounts log in to the server. `password`: each with its own
+	// password. `master`: an administrator's master login acts for every
+	// account, which needs no password on this side (Dovecot master users,
+	// Cyrus and Zimbra admins, Exchange with FullAccess).
+	Method AuthMethod `json:"method"`
 }
 
 // EndpointCheck defines model for EndpointCheck.
@@ -461,6 +545,10 @@ type EndpointCheck struct {
 
 // EndpointInput defines model for EndpointInput.
 type EndpointInput struct {
+	// Auth How the accounts log in. Left out on create: `password`; left out on
+	// PUT: the stored authentication is kept.
+	Auth *EndpointAuthInput `json:"auth,omitempty"`
+
 	// Host Host name or IP address (no control characters).
 	Host string `json:"host,omitempty"`
 
@@ -544,6 +632,13 @@ type ImportResult struct {
 
 // LoginTestFilter defines model for LoginTestFilter.
 type LoginTestFilter string
+
+// MasterForm How a master login names the account it acts for. `authzid`:
+// AUTHENTICATE PLAIN with the account as authorization identity (RFC
+// 4616; Cyrus, Zimbra, Exchange, Dovecot). `separator`: LOGIN as
+// `account*master` (Dovecot's auth_master_user_separator), for servers
+// without AUTH=PLAIN.
+type MasterForm string
 
 // MessageRefusal defines model for MessageRefusal.
 type MessageRefusal struct {

@@ -9,31 +9,67 @@ import (
 	"context"
 )
 
-const endpointCreate = `-- name: EndpointCreate :one
-INSERT INTO endpoints (role_label, host, port, tls_mode, tls_skip_verify)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id
+const endpointAuthUpdate = `-- name: EndpointAuthUpdate :exec
+UPDATE endpoints
+SET auth_method = $1, master_login = $2, master_form = $3,
+    master_password = CASE WHEN $1 = 'master' THEN coalesce($4, master_password) END
+WHERE id = $5
+`
+
+type EndpointAuthUpdateParams struct {
+	AuthMethod     string
+	MasterLogin    string
+	MasterForm     string
+	MasterPassword []byte
+	ID             int64
+}
+
+// A master password left out (NULL) keeps the stored one; leaving the
+// master method forgets it.
+func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdateParams) error {
+	_, err := q.db.Exec(ctx, endpointAuthUpdate,
+		arg.AuthMethod,
+		arg.MasterLogin,
+		arg.MasterForm,
+		arg.MasterPassword,
+		arg.ID,
+	)
+	return err
+}
+
+const endpointCreate = `-- name: EndpointCreate :exec
+INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+        $10)
 `
 
 type EndpointCreateParams struct {
-	RoleLabel     string
-	Host          string
-	Port          int32
-	TlsMode       string
-	TlsSkipVerify bool
+	ID             int64
+	RoleLabel      string
+	Host           string
+	Port           int32
+	TlsMode        string
+	TlsSkipVerify  bool
+	AuthMethod     string
+	MasterLogin    string
+	MasterForm     string
+	MasterPassword []byte
 }
 
-func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) (int64, error) {
-	row := q.db.QueryRow(ctx, endpointCreate,
+func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
+	_, err := q.db.Exec(ctx, endpointCreate,
+		arg.ID,
 		arg.RoleLabel,
 		arg.Host,
 		arg.Port,
 		arg.TlsMode,
 		arg.TlsSkipVerify,
+		arg.AuthMethod,
+		arg.MasterLogin,
+		arg.MasterForm,
+		arg.MasterPassword,
 	)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+	return err
 }
 
 const endpointDelete = `-- name: EndpointDelete :execrows
@@ -49,7 +85,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -64,12 +100,29 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.TlsSkipVerify,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.AuthMethod,
+		&i.MasterLogin,
+		&i.MasterForm,
+		&i.MasterPassword,
 	)
 	return i, err
 }
 
+const endpointIDReserve = `-- name: EndpointIDReserve :one
+SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id
+`
+
+// An endpoint's id is taken before the insert: its sealed master password
+// is bound to it.
+func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, endpointIDReserve)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -90,6 +143,10 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.TlsSkipVerify,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.AuthMethod,
+			&i.MasterLogin,
+			&i.MasterForm,
+			&i.MasterPassword,
 		); err != nil {
 			return nil, err
 		}
@@ -165,7 +222,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -190,6 +247,10 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.TlsSkipVerify,
 		&i.Endpoint.CreatedAt,
 		&i.Endpoint.UpdatedAt,
+		&i.Endpoint.AuthMethod,
+		&i.Endpoint.MasterLogin,
+		&i.Endpoint.MasterForm,
+		&i.Endpoint.MasterPassword,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -198,7 +259,32 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.TlsSkipVerify,
 		&i.Endpoint_2.CreatedAt,
 		&i.Endpoint_2.UpdatedAt,
+		&i.Endpoint_2.AuthMethod,
+		&i.Endpoint_2.MasterLogin,
+		&i.Endpoint_2.MasterForm,
+		&i.Endpoint_2.MasterPassword,
 	)
+	return i, err
+}
+
+const taskAuthMethods = `-- name: TaskAuthMethods :one
+SELECT src.auth_method AS source_method, dst.auth_method AS destination_method
+FROM tasks t
+JOIN endpoints src ON src.id = t.source_endpoint_id
+JOIN endpoints dst ON dst.id = t.destination_endpoint_id
+WHERE t.id = $1
+`
+
+type TaskAuthMethodsRow struct {
+	SourceMethod      string
+	DestinationMethod string
+}
+
+// How the task's accounts log in to its source and destination.
+func (q *Queries) TaskAuthMethods(ctx context.Context, taskID int64) (TaskAuthMethodsRow, error) {
+	row := q.db.QueryRow(ctx, taskAuthMethods, taskID)
+	var i TaskAuthMethodsRow
+	err := row.Scan(&i.SourceMethod, &i.DestinationMethod)
 	return i, err
 }
 

@@ -106,14 +106,18 @@ type AccountsReady struct {
 }
 
 type Endpoint struct {
-	ID            int64
-	RoleLabel     string
-	Host          string
-	Port          int32
-	TlsMode       string
-	TlsSkipVerify bool
-	CreatedAt     pgtype.Timestamptz
-	UpdatedAt     pgtype.Timestamptz
+	ID             int64
+	RoleLabel      string
+	Host           string
+	Port           int32
+	TlsMode        string
+	TlsSkipVerify  bool
+	CreatedAt      pgtype.Timestamptz
+	UpdatedAt      pgtype.Timestamptz
+	AuthMethod     string
+	MasterLogin    string
+	MasterForm     string
+	MasterPassword []byte
 }
 
 type Event struct {

@@ -164,8 +164,10 @@ func accountsCreate(ctx context.Context, s *session, args []string) error {
 	if err := af.readPasswords(s); err != nil {
 		return err
 	}
-	if af.input.SourceLogin == "" || af.input.SourcePassword == "" {
-		return s.usageErrorf("want --source-login and a source password (--source-password-file or %s)", sourcePasswordEnv)
+	// The password may be left out where the endpoint has a master
+	// login: the service says when one is needed.
+	if af.input.SourceLogin == "" {
+		return s.usageErrorf("want --source-login, and a source password (--source-password-file or %s) unless the source has a master login", sourcePasswordEnv)
 	}
 	resp, err := s.client.CreateAccountWithResponse(ctx, taskID, af.input)
 	if err := expect(resp, err, http.StatusCreated); err != nil {

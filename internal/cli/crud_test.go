@@ -58,3 +58,42 @@ func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
 		t.Errorf("empty task table: %q", out)
 	}
 }
+
+// TestMasterLoginFromTheCommandLine: an endpoint takes a master login with
+// its password from stdin, shows it without the password, keeps the
+// password through an update of the form, and its accounts are added
+// without passwords.
+func TestMasterLoginFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	u := newUser(t, svc)
+	u.stdin = "Master-pw-77\n"
+	src := u.id("endpoints", "create", "--host", "imap.old.example", "--auth", "master", "--master-login", "admin", "--master-password-file", "-")
+	if out := u.ok("endpoints", "get", src); !strings.Contains(out, "master admin (SASL PLAIN for the account)") || strings.Contains(out, "Master-pw") {
+		t.Errorf("get of a master endpoint:\n%s", out)
+	}
+	u.ok("endpoints", "update", src, "--master-form", "separator", "--port", "1993")
+	var endpoint api.Endpoint
+	decodeJSON(t, u.ok("endpoints", "get", src, "--output", "json"), &endpoint)
+	want := api.EndpointAuth{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterForm: api.MasterFormSeparator, MasterPasswordSet: true}
+	if endpoint.Auth != want || endpoint.Port != 1993 {
+		t.Errorf("after update --master-form: %+v, want auth %+v", endpoint, want)
+	}
+	if out := u.ok("endpoints", "list"); !strings.Contains(out, "master admin (LOGIN account*admin)") {
+		t.Errorf("list:\n%s", out)
+	}
+
+	u.env["MAILMIGRATE_MASTER_PASSWORD"] = "Other-master-pw"
+	dst := u.id("endpoints", "create", "--host", "imap.new.example", "--master-login", "migrator")
+	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	u.ok("accounts", "create", task, "--source-login", "alice")
+
+	u.ok("endpoints", "update", dst, "--auth", "password")
+	decodeJSON(t, u.ok("endpoints", "get", dst, "--output", "json"), &endpoint)
+	if endpoint.Auth.Method != api.AuthMethodPassword || endpoint.Auth.MasterPasswordSet {
+		t.Errorf("after update --auth password: %+v", endpoint.Auth)
+	}
+	if r := u.run("accounts", "create", task, "--source-login", "bob"); r.code == 0 || !strings.Contains(r.stderr, "destination_password must not be empty") {
+		t.Errorf("an account without the destination's password once it needs one: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -70,9 +70,20 @@ func endpointsList(ctx context.Context, s *session, args []string) error {
 func printEndpoints(s *session, endpoints []api.Endpoint) error {
 	rows := make([][]string, 0, len(endpoints))
 	for _, e := range endpoints {
-		rows = append(rows, []string{itoa(e.Id), orDash(e.RoleLabel), e.Host, strconv.Itoa(e.Port), string(e.TlsMode), skipVerifyText(e.TlsSkipVerify)})
+		rows = append(rows, []string{itoa(e.Id), orDash(e.RoleLabel), e.Host, strconv.Itoa(e.Port), string(e.TlsMode), skipVerifyText(e.TlsSkipVerify), authText(e.Auth)})
 	}
-	return s.printTable([]string{"ID", "ROLE", "HOST", "PORT", "TLS", "CERTIFICATE"}, rows)
+	return s.printTable([]string{"ID", "ROLE", "HOST", "PORT", "TLS", "CERTIFICATE", "LOGIN"}, rows)
+}
+
+// authText says how the accounts log in to an endpoint.
+func authText(a api.EndpointAuth) string {
+	if a.Method != api.AuthMethodMaster {
+		return "each account's password"
+	}
+	if a.MasterForm == api.MasterFormSeparator {
+		return fmt.Sprintf("master %s (LOGIN account*%s)", a.MasterLogin, a.MasterLogin)
+	}
+	return fmt.Sprintf("master %s (SASL PLAIN for the account)", a.MasterLogin)
 }
 
 func skipVerifyText(skip bool) string {
@@ -94,7 +105,7 @@ func endpointsGet(ctx context.Context, s *session, args []string) error {
 	return s.printOutput(e, func() error {
 		return s.printFields([][2]string{
 			{"ID", itoa(e.Id)}, {"Role", orDash(e.RoleLabel)}, {"Host", e.Host}, {"Port", strconv.Itoa(e.Port)},
-			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)},
+			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Login", authText(e.Auth)},
 		})
 	})
 }
@@ -116,8 +127,19 @@ func (s *session) parseOneID(args []string, name string) (int64, error) {
 	return s.parseID(name, pos[0])
 }
 
-// endpointFlags binds the fields of an endpoint to flags, starting from in.
-func endpointFlags(fs *flag.FlagSet, in *api.EndpointInput) {
+// masterPasswordEnv may hold the master password of endpoints create and
+// update, out of ps and the shell's history.
+const masterPasswordEnv = "MAILMIGRATE_MASTER_PASSWORD"
+
+// endpointFlags binds the fields of an endpoint to flags.
+type endpointFlags struct {
+	input              api.EndpointInput
+	auth               api.EndpointAuthInput
+	masterPasswordFile string
+}
+
+func (ef *endpointFlags) bind(fs *flag.FlagSet) {
+	in := &ef.input
 	fs.StringVar(&in.Host, "host", in.Host, "host name or IP address")
 	fs.IntVar(&in.Port, "port", in.Port, "TCP port; 0 means 993 for ssl, 143 otherwise")
 	fs.Func("tls-mode", "ssl, starttls or plain (default ssl)", func(v string) error {
@@ -126,26 +148,75 @@ func endpointFlags(fs *flag.FlagSet, in *api.EndpointInput) {
 	})
 	fs.StringVar(&in.RoleLabel, "role-label", in.RoleLabel, "free text naming the server's role, e.g. \"old provider\"")
 	fs.BoolVar(&in.TlsSkipVerify, "tls-skip-verify", in.TlsSkipVerify, "accept any certificate (self-signed servers); unsafe")
+	fs.Func("auth", "how accounts log in: password (each its own, the default) or master (one administrator for all)", func(v string) error {
+		ef.auth.Method = api.AuthMethod(v)
+		return nil
+	})
+	fs.StringVar(&ef.auth.MasterLogin, "master-login", "", "the administrator's login, with --auth master")
+	fs.Func("master-form", "authzid (SASL PLAIN for the account, the default) or separator (LOGIN account*master, Dovecot)", func(v string) error {
+		ef.auth.MasterForm = api.MasterForm(v)
+		return nil
+	})
+	fs.StringVar(&ef.masterPasswordFile, "master-password-file", "",
+		"file holding the administrator's password, - for stdin; default: the variable "+masterPasswordEnv)
+}
+
+// authGiven reports whether a flag of the authentication was given.
+func authGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		given = given || f.Name == "auth" || strings.HasPrefix(f.Name, "master-")
+	})
+	return given
 }
 
 func endpointsCreate(ctx context.Context, s *session, args []string) error {
-	in := api.EndpointInput{TlsMode: api.TLSModeSsl}
-	endpointFlags(s.flags, &in)
+	ef := endpointFlags{input: api.EndpointInput{TlsMode: api.TLSModeSsl}}
+	ef.bind(s.flags)
 	if _, err := s.parse(args, 0); err != nil {
 		return err
 	}
-	resp, err := s.client.CreateEndpointWithResponse(ctx, in)
+	if authGiven(s.flags) {
+		if err := ef.readAuth(s, ""); err != nil {
+			return err
+		}
+	}
+	resp, err := s.client.CreateEndpointWithResponse(ctx, ef.input)
 	if err := expect(resp, err, http.StatusCreated); err != nil {
 		return err
 	}
 	return s.printCreated(resp.JSON201.Id)
 }
 
+// readAuth puts the authentication flags in the request and reads the
+// master password. Without --auth the method is master when a master
+// flag is given, else current's.
+func (ef *endpointFlags) readAuth(s *session, current api.AuthMethod) error {
+	password, err := s.readSecret(ef.masterPasswordFile, masterPasswordEnv)
+	if err != nil {
+		return err
+	}
+	auth := ef.auth
+	auth.MasterPassword = password
+	if auth.Method == "" {
+		auth.Method = current
+		s.flags.Visit(func(f *flag.Flag) {
+			if strings.HasPrefix(f.Name, "master-") {
+				auth.Method = api.AuthMethodMaster
+			}
+		})
+	}
+	ef.input.Auth = &auth
+	return nil
+}
+
 // endpointsUpdate changes only the fields given as flags: it reads the
-// record and puts it back whole, because PUT replaces every field.
+// record and puts it back whole, because PUT replaces every field. The
+// authentication is sent only when one of its flags is given; a master
+// password not given is kept by the service.
 func endpointsUpdate(ctx context.Context, s *session, args []string) error {
-	var in api.EndpointInput
-	endpointFlags(s.flags, &in)
+	var ef endpointFlags
+	ef.bind(s.flags)
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
@@ -154,6 +225,7 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	in := ef.input
 	merged := api.EndpointInput{Host: current.Host, Port: current.Port, RoleLabel: current.RoleLabel, TlsMode: current.TlsMode, TlsSkipVerify: current.TlsSkipVerify}
 	s.flags.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -169,6 +241,18 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 			merged.TlsSkipVerify = in.TlsSkipVerify
 		}
 	})
+	if authGiven(s.flags) {
+		if ef.auth.MasterLogin == "" {
+			ef.auth.MasterLogin = current.Auth.MasterLogin
+		}
+		if ef.auth.MasterForm == "" {
+			ef.auth.MasterForm = current.Auth.MasterForm
+		}
+		if err := ef.readAuth(s, current.Auth.Method); err != nil {
+			return err
+		}
+		merged.Auth = ef.input.Auth
+	}
 	resp, err := s.client.UpdateEndpointWithResponse(ctx, id, merged)
 	return expect(resp, err, http.StatusNoContent)
 }

@@ -23,7 +23,11 @@ func (s *Server) ListEndpoints(ctx context.Context, _ api.ListEndpointsRequestOb
 
 // CreateEndpoint answers POST /endpoints.
 func (s *Server) CreateEndpoint(ctx context.Context, req api.CreateEndpointRequestObject) (api.CreateEndpointResponseObject, error) {
-	id, err := s.service.CreateEndpoint(ctx, endpointFromAPI(0, req.Body))
+	e, err := endpointFromAPI(0, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.service.CreateEndpoint(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +45,11 @@ func (s *Server) GetEndpoint(ctx context.Context, req api.GetEndpointRequestObje
 
 // UpdateEndpoint answers PUT /endpoints/{id}; the path's id wins over any in the body.
 func (s *Server) UpdateEndpoint(ctx context.Context, req api.UpdateEndpointRequestObject) (api.UpdateEndpointResponseObject, error) {
-	if err := s.service.UpdateEndpoint(ctx, endpointFromAPI(req.Id, req.Body)); err != nil {
+	e, err := endpointFromAPI(req.Id, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.service.UpdateEndpoint(ctx, e); err != nil {
 		return nil, err
 	}
 	return api.UpdateEndpoint204Response{}, nil
@@ -55,8 +63,11 @@ func (s *Server) DeleteEndpoint(ctx context.Context, req api.DeleteEndpointReque
 	return api.DeleteEndpoint204Response{}, nil
 }
 
-func endpointFromAPI(id int64, in *api.EndpointInput) migration.Endpoint {
-	return migration.Endpoint{
+// endpointFromAPI is the domain's endpoint for a request body. Only a
+// body without auth keeps the stored authentication: an auth object
+// without a method is refused.
+func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error) {
+	e := migration.Endpoint{
 		ID:            id,
 		RoleLabel:     in.RoleLabel,
 		Host:          in.Host,
@@ -64,6 +75,14 @@ func endpointFromAPI(id int64, in *api.EndpointInput) migration.Endpoint {
 		TLSMode:       migration.TLSMode(in.TlsMode),
 		TLSSkipVerify: in.TlsSkipVerify,
 	}
+	if a := in.Auth; a != nil {
+		e.Auth = migration.EndpointAuth{Method: migration.AuthMethod(a.Method), MasterLogin: a.MasterLogin,
+			MasterForm: migration.MasterForm(a.MasterForm), MasterPassword: migration.Password(a.MasterPassword)}
+		if a.Method == "" {
+			return e, &migration.InvalidError{Field: "auth.method", Reason: "must be password|master"}
+		}
+	}
+	return e, nil
 }
 
 func endpointToAPI(e migration.Endpoint) api.Endpoint {
@@ -74,6 +93,8 @@ func endpointToAPI(e migration.Endpoint) api.Endpoint {
 		Port:          e.Port,
 		TlsMode:       api.TLSMode(e.TLSMode),
 		TlsSkipVerify: e.TLSSkipVerify,
+		Auth: api.EndpointAuth{Method: api.AuthMethod(e.Auth.Method), MasterLogin: e.Auth.MasterLogin,
+			MasterForm: api.MasterForm(e.Auth.MasterForm), MasterPasswordSet: e.Auth.MasterPasswordSet},
 	}
 }
 
@@ -92,7 +113,10 @@ func (s *Server) CheckEndpoint(ctx context.Context, req api.CheckEndpointRequest
 
 // CheckEndpointInput answers POST /endpoint-checks.
 func (s *Server) CheckEndpointInput(ctx context.Context, req api.CheckEndpointInputRequestObject) (api.CheckEndpointInputResponseObject, error) {
-	e := endpointFromAPI(0, req.Body)
+	e, err := endpointFromAPI(0, req.Body)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.Normalize(); err != nil {
 		return nil, err
 	}

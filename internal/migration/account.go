@@ -94,15 +94,28 @@ type Progress struct {
 	SourceBytes    int64
 }
 
+// PasswordNeeds says which sides of a task's accounts log in with
+// passwords of their own: not a side whose endpoint has a master login.
+type PasswordNeeds struct {
+	Source, Destination bool
+}
+
+// EveryPassword: both sides log in with the accounts' passwords.
+var EveryPassword = PasswordNeeds{Source: true, Destination: true}
+
 // normalizeNew checks an account to be created and fills in defaults: the
 // destination login is the source's unless given, and so is the
-// destination password, as a link.
-func (in *AccountInput) normalizeNew() error {
-	if in.SourcePassword == "" {
+// destination password, as a link. A side whose endpoint has a master
+// login needs no password.
+func (in *AccountInput) normalizeNew(needs PasswordNeeds) error {
+	if in.SourcePassword == "" && needs.Source {
 		return invalid("source_password", "must not be empty")
 	}
 	if in.DestinationPassword == "" {
 		in.DestinationPasswordSameAsSource = true
+	}
+	if needs.Destination && in.DestinationPasswordSameAsSource && in.SourcePassword == "" {
+		return invalid("destination_password", "must not be empty: the source's master login leaves no account password to share")
 	}
 	return in.normalize()
 }
@@ -136,11 +149,19 @@ func (in *AccountInput) normalize() error {
 		{"source_password", in.SourcePassword},
 		{"destination_password", in.DestinationPassword},
 	} {
-		// NUL separates the fields of AUTHENTICATE PLAIN (RFC 4616), and
-		// CR or LF would end an IMAP command line.
-		if len(f.value) > MaxPasswordBytes || strings.ContainsAny(string(f.value), "\x00\r\n") {
-			return invalid(f.name, "must be at most %d bytes, without NUL, CR or LF", MaxPasswordBytes)
+		if err := checkPassword(f.name, f.value); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkPassword refuses a password no login could send: NUL separates
+// the fields of AUTHENTICATE PLAIN (RFC 4616), and CR or LF would end an
+// IMAP command line.
+func checkPassword(field string, p Password) error {
+	if len(p) > MaxPasswordBytes || strings.ContainsAny(string(p), "\x00\r\n") {
+		return invalid(field, "must be at most %d bytes, without NUL, CR or LF", MaxPasswordBytes)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func TestAccountInputNormalizeNew(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := tc.in
-			err := in.normalizeNew()
+			err := in.normalizeNew(EveryPassword)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -132,6 +132,44 @@ func TestAccountInputNormalize(t *testing.T) {
 	}
 }
 
+// TestAccountPasswordsUnderAMasterLogin: a side whose endpoint has a
+// master login needs no account password; the other side still does.
+func TestAccountPasswordsUnderAMasterLogin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		needs   PasswordNeeds
+		in      AccountInput
+		want    AccountInput
+		wantErr string
+	}{
+		{"master on both sides: logins alone", PasswordNeeds{}, account("alice", "", "", ""), account("alice", "", "alice", "="), ""},
+		{"master source, destination password given", PasswordNeeds{Destination: true}, account("alice", "", "", "pw2"), account("alice", "", "alice", "pw2"), ""},
+		{"master source, no destination password", PasswordNeeds{Destination: true}, account("alice", "", "", ""), AccountInput{},
+			"destination_password must not be empty: the source's master login leaves no account password to share"},
+		{"master destination, source password linked", PasswordNeeds{Source: true}, account("alice", "pw", "", ""), account("alice", "pw", "alice", "="), ""},
+		{"master destination, source password still needed", PasswordNeeds{Source: true}, account("alice", "", "", ""), AccountInput{}, "source_password must not be empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := tc.in
+			err := in.normalizeNew(tc.needs)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in != tc.want {
+				t.Errorf("got %s, want %s", accountText(in), accountText(tc.want))
+			}
+		})
+	}
+}
+
 const secret = "hunter2-Geheimnis"
 
 // holders puts a password in every kind of value it may travel in.
@@ -144,8 +182,9 @@ func holders() map[string]any {
 		"*AccountInput": &in,
 		"Credentials":   Credentials{"alice", Password(secret), "bob", Password(secret)},
 		"ImportRow":     ImportRow{Line: 3, Account: in},
-		"ImportFile":    ParseAccountsCSV([]byte("alice," + secret + "\n")),
+		"ImportFile":    ParseAccountsCSV([]byte("alice,"+secret+"\n"), EveryPassword),
 		"[]Password":    []Password{secret, secret},
+		"Endpoint":      Endpoint{Host: "h", Auth: EndpointAuth{Method: AuthMaster, MasterLogin: "admin", MasterPassword: secret}},
 		"map":           map[string]Password{"pw": secret},
 		// Not a pointer field: fmt prints a nested pointer to a struct
 		// raw under a verb that does not fit a pointer, such as %s, and no

@@ -33,12 +33,14 @@ var importColumns = []string{"source_login", "source_password", "destination_log
 // ',' or ';' (whichever comes first outside quotes), RFC
 // 4180 quoting, an optional header row naming the columns in any order, a
 // UTF-8 byte-order mark and blank lines ignored. Every bad row is listed.
-func ParseAccountsCSV(data []byte) ImportFile {
+// Where needs says the source logs in with a master login, the source
+// password may be left out, the column too.
+func ParseAccountsCSV(data []byte, needs PasswordNeeds) ImportFile {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	r := csv.NewReader(bytes.NewReader(data))
 	r.Comma = detectDelimiter(data)
 	r.FieldsPerRecord = -1
-	p := importParser{seen: map[string]int{}, delimiter: string(r.Comma)}
+	p := importParser{seen: map[string]int{}, delimiter: string(r.Comma), needs: needs}
 	for {
 		record, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -79,6 +81,7 @@ func detectDelimiter(data []byte) rune {
 
 type importParser struct {
 	delimiter string
+	needs     PasswordNeeds
 	columns   []string // from the header, or nil for positional columns
 	rows      []ImportRow
 	problems  []LineError
@@ -114,7 +117,7 @@ func (p *importParser) record(line int, record []string) {
 	p.records++
 	in, reason := p.account(record)
 	if reason == "" {
-		if err := in.normalizeNew(); err != nil {
+		if err := in.normalizeNew(p.needs); err != nil {
 			reason = err.Error()
 		}
 	}
@@ -137,9 +140,10 @@ func (p *importParser) record(line int, record []string) {
 func (p *importParser) account(record []string) (AccountInput, string) {
 	columns := p.columns
 	if columns == nil {
-		if len(record) < 2 || len(record) > len(importColumns) {
-			return AccountInput{}, fmt.Sprintf("want 2 to 4 fields (%s), got %d",
-				strings.Join(importColumns[:2], p.delimiter)+"["+p.delimiter+strings.Join(importColumns[2:], p.delimiter)+"]", len(record))
+		if len(record) < p.requiredColumns() || len(record) > len(importColumns) {
+			required := p.requiredColumns()
+			return AccountInput{}, fmt.Sprintf("want %d to 4 fields (%s), got %d", required,
+				strings.Join(importColumns[:required], p.delimiter)+"["+p.delimiter+strings.Join(importColumns[required:], p.delimiter)+"]", len(record))
 		}
 		columns = importColumns[:len(record)]
 	} else if len(record) > len(columns) {
@@ -179,11 +183,20 @@ func (p *importParser) header(line int, record []string) {
 		have[name] = true
 		p.columns = append(p.columns, name)
 	}
-	for _, required := range importColumns[:2] {
+	for _, required := range importColumns[:p.requiredColumns()] {
 		if !have[required] {
 			p.bad(line, fmt.Sprintf("the header has no %s column", required))
 		}
 	}
+}
+
+// requiredColumns is how many of importColumns every file has: the login,
+// and the password unless a master login stands in for it.
+func (p *importParser) requiredColumns() int {
+	if p.needs.Source {
+		return 2
+	}
+	return 1
 }
 
 func isHeader(record []string) bool {

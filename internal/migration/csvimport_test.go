@@ -144,7 +144,7 @@ func TestParseAccountsCSVGoodFiles(t *testing.T) {
 	for _, tc := range goodCSVFiles {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := ParseAccountsCSV([]byte(tc.in))
+			f := ParseAccountsCSV([]byte(tc.in), EveryPassword)
 			if len(f.Problems) > 0 {
 				t.Errorf("problems %+v, want none", f.Problems)
 			}
@@ -227,12 +227,49 @@ func TestParseAccountsCSVBadFiles(t *testing.T) {
 	for _, tc := range badCSVFiles {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := ParseAccountsCSV([]byte(tc.in))
+			f := ParseAccountsCSV([]byte(tc.in), EveryPassword)
 			if !slices.Equal(f.Problems, tc.want) {
 				t.Errorf("problems\n got %+v\nwant %+v", f.Problems, tc.want)
 			}
 			if got := csvRows(f); !slices.Equal(got, tc.wantRows) {
 				t.Errorf("rows\n got %+v\nwant %+v", got, tc.wantRows)
+			}
+		})
+	}
+}
+
+// TestParseAccountsCSVForAMasterLogin: with a master login on the source
+// a file may list logins alone, positionally or under a header, while a
+// destination that needs passwords still gets one per row.
+func TestParseAccountsCSVForAMasterLogin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		needs    PasswordNeeds
+		in       string
+		want     []csvRow
+		problems []LineError
+	}{
+		{"logins alone", PasswordNeeds{}, "alice\nbob\n", []csvRow{{1, "alice", "", "alice", ""}, {2, "bob", "", "bob", ""}}, nil},
+		{"header without passwords", PasswordNeeds{}, "destination_login,source_login\nann@new,ann\n", []csvRow{{2, "ann", "", "ann@new", ""}}, nil},
+		{"passwords given are kept", PasswordNeeds{}, "alice,pw\n", []csvRow{{1, "alice", "pw", "alice", "pw"}}, nil},
+		{"destination password per row", PasswordNeeds{Destination: true}, "source_login,destination_password\nalice,pw2\nbob,\n", []csvRow{{2, "alice", "", "alice", "pw2"}},
+			[]LineError{{3, "destination_password must not be empty: the source's master login leaves no account password to share"}}},
+		{"a password source still needs the column", EveryPassword, "source_login\nalice\n", nil,
+			[]LineError{{1, "the header has no source_password column"}}},
+		{"a password source still needs two fields", EveryPassword, "alice\n", nil,
+			[]LineError{{1, "want 2 to 4 fields (source_login,source_password[,destination_login,destination_password]), got 1"}}},
+		{"too many fields", PasswordNeeds{}, "a,b,c,d,e\n", nil,
+			[]LineError{{1, "want 1 to 4 fields (source_login[,source_password,destination_login,destination_password]), got 5"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := ParseAccountsCSV([]byte(tc.in), tc.needs)
+			if !slices.Equal(f.Problems, tc.problems) {
+				t.Errorf("problems\n got %+v\nwant %+v", f.Problems, tc.problems)
+			}
+			if got := csvRows(f); !slices.Equal(got, tc.want) {
+				t.Errorf("rows\n got %+v\nwant %+v", got, tc.want)
 			}
 		})
 	}
@@ -250,7 +287,7 @@ func TestParseAccountsCSVOneBadRowAmongThousands(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "user%d@old.example;pw%d\n", i, i)
 	}
-	f := ParseAccountsCSV(b.Bytes())
+	f := ParseAccountsCSV(b.Bytes(), EveryPassword)
 	badLine := badAt + 2 // after the header, lines count from 1
 	want := []LineError{{badLine, "source_password must not be empty"}}
 	if !slices.Equal(f.Problems, want) {
@@ -284,12 +321,12 @@ func TestParseAccountsCSVRowCap(t *testing.T) {
 		b.WriteString(",p\n")
 	}
 
-	f := ParseAccountsCSV(b.Bytes()[:atCap])
+	f := ParseAccountsCSV(b.Bytes()[:atCap], EveryPassword)
 	if len(f.Problems) > 0 || len(f.Rows) != MaxImportRows {
 		t.Fatalf("%d rows: %d rows, problems %+v; want all rows, no problem", MaxImportRows, len(f.Rows), f.Problems)
 	}
 
-	f = ParseAccountsCSV(b.Bytes())
+	f = ParseAccountsCSV(b.Bytes(), EveryPassword)
 	want := []LineError{{MaxImportRows + 3, "more than 100000 accounts in one file; split it"}}
 	if !slices.Equal(f.Problems, want) {
 		t.Fatalf("%d rows: problems %+v, want %+v", MaxImportRows+1, f.Problems, want)
@@ -302,7 +339,7 @@ func TestParseAccountsCSVRowCap(t *testing.T) {
 func TestParseAccountsCSVCapsBadRows(t *testing.T) {
 	t.Parallel()
 	data := bytes.Repeat([]byte("x\n"), MaxImportRows+1000)
-	f := ParseAccountsCSV(data)
+	f := ParseAccountsCSV(data, EveryPassword)
 	if len(f.Problems) > MaxImportRows+2 { // the bad rows up to the cap, one more, and the cap
 		t.Fatalf("%d problems for a file of %d bad rows; want the file cut after %d rows",
 			len(f.Problems), MaxImportRows+1000, MaxImportRows)
@@ -354,7 +391,7 @@ func FuzzParseAccountsCSV(f *testing.F) {
 		f.Add([]byte(tc.in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file := ParseAccountsCSV(data)
+		file := ParseAccountsCSV(data, EveryPassword)
 		checkImportFile(t, data, file)
 		checkRoundTrip(t, file)
 	})
@@ -377,7 +414,7 @@ func checkRoundTrip(t *testing.T, file ImportFile) {
 	if err := w.Error(); err != nil {
 		t.Fatal(err)
 	}
-	again := ParseAccountsCSV(b.Bytes())
+	again := ParseAccountsCSV(b.Bytes(), EveryPassword)
 	if len(again.Problems) > 0 {
 		t.Fatalf("written back as %q: problems %+v", b.String(), again.Problems)
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // TLSMode says how a connection to an IMAP server is secured.
@@ -44,6 +45,87 @@ type Endpoint struct {
 	Port          int
 	TLSMode       TLSMode
 	TLSSkipVerify bool
+	// Auth is how the accounts log in to this server. On update an
+	// empty Method keeps the stored one, whole.
+	Auth EndpointAuth
+}
+
+// AuthMethod is how the accounts of an endpoint log in.
+type AuthMethod string
+
+// The authentication methods of an endpoint.
+const (
+	// AuthPassword: each account with its own password.
+	AuthPassword AuthMethod = "password"
+	// AuthMaster: one administrator's login acts for every account, which
+	// needs no password of its own on this side.
+	AuthMaster AuthMethod = "master"
+)
+
+// AuthMethods are every AuthMethod, in the order the API lists them.
+var AuthMethods = []AuthMethod{AuthPassword, AuthMaster}
+
+// MasterForm is how a master login names the account it acts for.
+type MasterForm string
+
+// The forms of a master login.
+const (
+	// MasterAuthzid: SASL PLAIN with the account as authorization
+	// identity (RFC 4616): Cyrus, Zimbra, Exchange, Dovecot.
+	MasterAuthzid MasterForm = "authzid"
+	// MasterSeparator: LOGIN as "account*master" (Dovecot's
+	// auth_master_user_separator), for servers without AUTH=PLAIN.
+	MasterSeparator MasterForm = "separator"
+)
+
+// MasterForms are every MasterForm, in the order the API lists them.
+var MasterForms = []MasterForm{MasterAuthzid, MasterSeparator}
+
+// EndpointAuth is how the accounts of an endpoint log in.
+type EndpointAuth struct {
+	Method      AuthMethod
+	MasterLogin string
+	MasterForm  MasterForm
+	// MasterPassword is written, never shown: on input an empty one keeps
+	// the stored password; reads fill it only for logging in
+	// (TaskEndpoints, a run's start), and set MasterPasswordSet.
+	MasterPassword    Password
+	MasterPasswordSet bool
+}
+
+// AccountPasswords reports whether the accounts need passwords of their
+// own on this endpoint's side.
+func (a EndpointAuth) AccountPasswords() bool { return a.Method != AuthMaster }
+
+// normalize checks a and fills in defaults. An empty Method stays empty:
+// an update keeps the stored authentication, a new endpoint takes
+// passwords (Service.CreateEndpoint).
+func (a *EndpointAuth) normalize() error {
+	if a.Method == "" {
+		return nil
+	}
+	if !slices.Contains(AuthMethods, a.Method) {
+		return invalid("auth.method", "must be password|master")
+	}
+	if a.Method != AuthMaster {
+		*a = EndpointAuth{Method: a.Method}
+		return nil
+	}
+	a.MasterLogin = strings.TrimSpace(a.MasterLogin)
+	if a.MasterForm == "" {
+		a.MasterForm = MasterAuthzid
+	}
+	switch {
+	case !slices.Contains(MasterForms, a.MasterForm):
+		return invalid("auth.master_form", "must be authzid|separator")
+	case a.MasterLogin == "":
+		return invalid("auth.master_login", "must not be empty with the master method")
+	case !plainText(a.MasterLogin, MaxLoginBytes):
+		return invalid("auth.master_login", "must be UTF-8 without control characters, at most %d bytes", MaxLoginBytes)
+	case a.MasterForm == MasterSeparator && strings.Contains(a.MasterLogin, "*"):
+		return invalid("auth.master_login", "must not contain * with the separator form, which joins account*master")
+	}
+	return checkPassword("auth.master_password", a.MasterPassword)
 }
 
 // Address is the endpoint's host:port.
@@ -64,7 +146,10 @@ func (e *Endpoint) Normalize() error {
 	if err := checkText("role_label", e.RoleLabel, MaxLabelBytes); err != nil {
 		return err
 	}
-	return checkText("host", e.Host, MaxHostBytes)
+	if err := checkText("host", e.Host, MaxHostBytes); err != nil {
+		return err
+	}
+	return e.Auth.normalize()
 }
 
 // EndpointStore keeps endpoints. Missing ids answer ErrNotFound; deleting an

@@ -57,3 +57,47 @@ func TestEndpointInUseErrorCountsTasks(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointAuthNormalize(t *testing.T) {
+	t.Parallel()
+	master := func(login string, form MasterForm, password Password) EndpointAuth {
+		return EndpointAuth{Method: AuthMaster, MasterLogin: login, MasterForm: form, MasterPassword: password}
+	}
+	for _, tc := range []struct {
+		name    string
+		in      EndpointAuth
+		want    EndpointAuth
+		wantErr string
+	}{
+		{"left out: kept", EndpointAuth{}, EndpointAuth{}, ""},
+		{"password drops master settings", EndpointAuth{Method: AuthPassword, MasterLogin: "admin", MasterPassword: "x"}, EndpointAuth{Method: AuthPassword}, ""},
+		{"master defaults to authzid", master(" admin ", "", "pw"), master("admin", MasterAuthzid, "pw"), ""},
+		{"master with separator", master("admin", MasterSeparator, "pw"), master("admin", MasterSeparator, "pw"), ""},
+		{"master without a password: one may be stored", master("admin", MasterAuthzid, ""), master("admin", MasterAuthzid, ""), ""},
+		{"unknown method", EndpointAuth{Method: "kerberos"}, EndpointAuth{}, "auth.method must be password|master"},
+		{"unknown form", master("admin", "proxy", "pw"), EndpointAuth{}, "auth.master_form must be authzid|separator"},
+		{"master without a login", master("  ", MasterAuthzid, "pw"), EndpointAuth{}, "auth.master_login must not be empty with the master method"},
+		{"control character in the login", master("ad\nmin", MasterAuthzid, "pw"), EndpointAuth{}, "auth.master_login must be UTF-8 without control characters, at most 1024 bytes"},
+		{"separator in a separator login", master("ad*min", MasterSeparator, "pw"), EndpointAuth{}, "auth.master_login must not contain * with the separator form, which joins account*master"},
+		{"separator in an authzid login", master("ad*min", MasterAuthzid, "pw"), master("ad*min", MasterAuthzid, "pw"), ""},
+		{"NUL in the password", master("admin", MasterAuthzid, "p\x00w"), EndpointAuth{}, "auth.master_password must be at most 1024 bytes, without NUL, CR or LF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := Endpoint{TLSMode: TLSModeSSL, Auth: tc.in}
+			err := e.Normalize()
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Auth != tc.want {
+				t.Errorf("got %+v, want %+v", e.Auth, tc.want)
+			}
+		})
+	}
+}

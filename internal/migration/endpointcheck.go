@@ -2,6 +2,8 @@ package migration
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -148,6 +150,11 @@ func checkNotes(e Endpoint, facts ServerFacts) []string {
 	}
 	if t := facts.TLS; t != nil && t.Verified && time.Until(t.NotAfter) < 14*24*time.Hour {
 		notes = append(notes, fmt.Sprintf("The certificate expires on %s.", t.NotAfter.UTC().Format(time.DateOnly)))
+	}
+	if facts.Problem == "" && e.Auth.Method == AuthMaster && e.Auth.MasterForm == MasterAuthzid &&
+		!slices.ContainsFunc(facts.Capabilities, func(c string) bool { return strings.EqualFold(c, "AUTH=PLAIN") }) {
+		notes = append(notes, "The server announces no AUTH=PLAIN, which a master login as authorization identity needs; "+
+			"if logins fail, choose the account*master form.")
 	}
 	if facts.Problem == "" {
 		notes = append(notes, "Capabilities are those announced before login; servers list more after it.")

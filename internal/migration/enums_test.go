@@ -42,6 +42,8 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"AccountState", texts(AccountStates)},
 		{"EventKind", texts(EventKinds)},
 		{"TLSMode", texts(TLSModes)},
+		{"AuthMethod", texts(AuthMethods)},
+		{"MasterForm", texts(MasterForms)},
 		{"AccountSort", sortTexts()},
 		{"LoginTestFilter", texts(LoginTestFilters)},
 		{"EndpointProblem", append([]string{"none"}, texts(ServerProblems)...)},
@@ -75,6 +77,8 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 	}{
 		{"EndpointInput.role_label", maxLength(property("EndpointInput", "role_label")), MaxLabelBytes},
 		{"EndpointInput.host", maxLength(property("EndpointInput", "host")), MaxHostBytes},
+		{"EndpointAuthInput.master_login", maxLength(property("EndpointAuthInput", "master_login")), MaxLoginBytes},
+		{"EndpointAuthInput.master_password", maxLength(property("EndpointAuthInput", "master_password")), MaxPasswordBytes},
 		{"TaskInput.name", maxLength(property("TaskInput", "name")), MaxLabelBytes},
 		{"AccountInput.source_login", maxLength(property("AccountInput", "source_login")), MaxLoginBytes},
 		{"AccountInput.destination_login", maxLength(property("AccountInput", "destination_login")), MaxLoginBytes},

@@ -22,6 +22,10 @@ func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
+// ErrMasterPasswordMissing refuses a master login without a password,
+// given or stored.
+var ErrMasterPasswordMissing = &InvalidError{Field: "auth.master_password", Reason: "must not be empty with the master method"}
+
 // EndpointInUseError refuses to delete an endpoint that tasks still use.
 type EndpointInUseError struct {
 	Tasks int64

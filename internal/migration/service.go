@@ -29,6 +29,12 @@ func (s *Service) CreateEndpoint(ctx context.Context, e Endpoint) (int64, error)
 	if err := e.Normalize(); err != nil {
 		return 0, err
 	}
+	if e.Auth.Method == "" {
+		e.Auth.Method = AuthPassword
+	}
+	if e.Auth.Method == AuthMaster && e.Auth.MasterPassword == "" {
+		return 0, ErrMasterPasswordMissing
+	}
 	return s.store.EndpointCreate(ctx, e)
 }
 
@@ -42,7 +48,9 @@ func (s *Service) Endpoints(ctx context.Context) ([]Endpoint, error) {
 	return s.store.EndpointList(ctx)
 }
 
-// UpdateEndpoint replaces the whole record of endpoint e.ID.
+// UpdateEndpoint replaces the record of endpoint e.ID: the whole of it,
+// but for the authentication, which an empty e.Auth.Method keeps, and the
+// master password, which an empty one keeps.
 func (s *Service) UpdateEndpoint(ctx context.Context, e Endpoint) error {
 	if err := e.Normalize(); err != nil {
 		return err

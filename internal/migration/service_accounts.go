@@ -10,7 +10,11 @@ import (
 // CreateAccount adds one account to a task that is not running, or runs
 // a migration (the account is not in it).
 func (s *Service) CreateAccount(ctx context.Context, taskID int64, in AccountInput) (int64, error) {
-	if err := in.normalizeNew(); err != nil {
+	needs, err := s.store.TaskPasswordNeeds(ctx, taskID)
+	if err != nil {
+		return 0, err
+	}
+	if err := in.normalizeNew(needs); err != nil {
 		return 0, err
 	}
 	ids, err := s.store.AccountsAdd(ctx, taskID, []AccountInput{in})
@@ -34,7 +38,11 @@ func (s *Service) ImportAccounts(ctx context.Context, taskID int64, data []byte)
 	if state.Running() && !state.Migrating() {
 		return 0, ErrTaskRunning
 	}
-	file := ParseAccountsCSV(data)
+	needs, err := s.store.TaskPasswordNeeds(ctx, taskID)
+	if err != nil {
+		return 0, err
+	}
+	file := ParseAccountsCSV(data, needs)
 	if len(file.Rows) == 0 && len(file.Problems) == 0 {
 		return 0, invalid("file", "has no accounts")
 	}

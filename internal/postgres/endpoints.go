@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,14 +14,46 @@ import (
 
 // EndpointCreate stores e and returns its id.
 func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64, error) {
-	id, err := s.queries.EndpointCreate(ctx, dbsqlc.EndpointCreateParams{
-		RoleLabel:     e.RoleLabel,
-		Host:          e.Host,
-		Port:          int32(e.Port),
-		TlsMode:       string(e.TLSMode),
-		TlsSkipVerify: e.TLSSkipVerify,
+	id, err := s.queries.EndpointIDReserve(ctx)
+	if err != nil {
+		return 0, interpretError(err)
+	}
+	err = s.queries.EndpointCreate(ctx, dbsqlc.EndpointCreateParams{
+		ID:             id,
+		RoleLabel:      e.RoleLabel,
+		Host:           e.Host,
+		Port:           int32(e.Port),
+		TlsMode:        string(e.TLSMode),
+		TlsSkipVerify:  e.TLSSkipVerify,
+		AuthMethod:     string(e.Auth.Method),
+		MasterLogin:    e.Auth.MasterLogin,
+		MasterForm:     masterFormOrDefault(e.Auth.MasterForm),
+		MasterPassword: s.sealMasterPassword(id, e.Auth),
 	})
 	return id, interpretError(err)
+}
+
+// sealMasterPassword seals a's master password for endpoint id, or is nil
+// (NULL) without one.
+func (s *Store) sealMasterPassword(id int64, a migration.EndpointAuth) []byte {
+	if a.Method != migration.AuthMaster || a.MasterPassword == "" {
+		return nil
+	}
+	return s.box.Seal([]byte(a.MasterPassword), masterPasswordLabel(id))
+}
+
+// masterPasswordLabel binds a sealed master password to its endpoint.
+func masterPasswordLabel(endpointID int64) string {
+	return fmt.Sprintf("endpoints/%d/master_password", endpointID)
+}
+
+// masterFormOrDefault is the column's value for an endpoint without a
+// master login, which keeps none.
+func masterFormOrDefault(f migration.MasterForm) string {
+	if f == "" {
+		return string(migration.MasterAuthzid)
+	}
+	return string(f)
 }
 
 // EndpointGet returns the endpoint with id.
@@ -38,7 +71,25 @@ func (s *Store) TaskEndpoints(ctx context.Context, taskID int64) (src, dst migra
 	if err != nil {
 		return src, dst, interpretError(err)
 	}
-	return endpointFromRow(row.Endpoint), endpointFromRow(row.Endpoint_2), nil
+	if src, err = s.endpointForLogin(row.Endpoint); err != nil {
+		return src, dst, err
+	}
+	dst, err = s.endpointForLogin(row.Endpoint_2)
+	return src, dst, err
+}
+
+// endpointForLogin is an endpoint with its master password opened, for
+// logging in to it.
+func (s *Store) endpointForLogin(row dbsqlc.Endpoint) (migration.Endpoint, error) {
+	e := endpointFromRow(row)
+	if row.MasterPassword != nil {
+		password, err := s.box.Open(row.MasterPassword, masterPasswordLabel(row.ID))
+		if err != nil {
+			return e, fmt.Errorf("endpoint %d master password: %w", row.ID, err)
+		}
+		e.Auth.MasterPassword = migration.Password(password)
+	}
+	return e, nil
 }
 
 // EndpointList returns every endpoint in ascending id order.
@@ -71,10 +122,20 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 		if running > 0 {
 			return migration.ErrEndpointRunning
 		}
-		_, err = q.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
+		if _, err = q.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
 			ID: e.ID, RoleLabel: e.RoleLabel, Host: e.Host, Port: int32(e.Port),
 			TlsMode: string(e.TLSMode), TlsSkipVerify: e.TLSSkipVerify,
+		}); err != nil || e.Auth.Method == "" {
+			return err
+		}
+		err = q.EndpointAuthUpdate(ctx, dbsqlc.EndpointAuthUpdateParams{
+			ID: e.ID, AuthMethod: string(e.Auth.Method), MasterLogin: e.Auth.MasterLogin,
+			MasterForm: masterFormOrDefault(e.Auth.MasterForm), MasterPassword: s.sealMasterPassword(e.ID, e.Auth),
 		})
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.ConstraintName == "endpoints_master_complete" {
+			return migration.ErrMasterPasswordMissing
+		}
 		return err
 	}))
 }
@@ -122,5 +183,24 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 		Port:          int(row.Port),
 		TLSMode:       migration.TLSMode(row.TlsMode),
 		TLSSkipVerify: row.TlsSkipVerify,
+		Auth: migration.EndpointAuth{
+			Method:            migration.AuthMethod(row.AuthMethod),
+			MasterLogin:       row.MasterLogin,
+			MasterForm:        migration.MasterForm(row.MasterForm),
+			MasterPasswordSet: row.MasterPassword != nil,
+		},
 	}
+}
+
+// TaskPasswordNeeds says which sides of a task's accounts log in with
+// passwords of their own: those whose endpoint has no master login.
+func (s *Store) TaskPasswordNeeds(ctx context.Context, taskID int64) (migration.PasswordNeeds, error) {
+	row, err := s.queries.TaskAuthMethods(ctx, taskID)
+	if err != nil {
+		return migration.PasswordNeeds{}, interpretError(err)
+	}
+	return migration.PasswordNeeds{
+		Source:      migration.EndpointAuth{Method: migration.AuthMethod(row.SourceMethod)}.AccountPasswords(),
+		Destination: migration.EndpointAuth{Method: migration.AuthMethod(row.DestinationMethod)}.AccountPasswords(),
+	}, nil
 }

@@ -24,6 +24,8 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"tasks", "state", texts(migration.TaskStates)},
 		{"accounts", "state", texts(migration.AccountStates)},
 		{"endpoints", "tls_mode", texts(migration.TLSModes)},
+		{"endpoints", "auth_method", texts(migration.AuthMethods)},
+		{"endpoints", "master_form", texts(migration.MasterForms)},
 	} {
 		// The check of one column, as PostgreSQL stores it, e.g.
 		// CHECK ((state = ANY (ARRAY['idle'::text, ...])))

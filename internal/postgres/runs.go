@@ -42,8 +42,13 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err != nil {
 			return err
 		}
-		run = migration.StartedRun{Task: task, Source: endpointFromRow(row.Endpoint),
-			Destination: endpointFromRow(row.Endpoint_2), Account: accountFromRow(row.AccountView)}
+		run = migration.StartedRun{Task: task, Account: accountFromRow(row.AccountView)}
+		if run.Source, err = s.endpointForLogin(row.Endpoint); err != nil {
+			return err
+		}
+		if run.Destination, err = s.endpointForLogin(row.Endpoint_2); err != nil {
+			return err
+		}
 		started = true
 		return appendEvent(ctx, q, run.StartedEvent())
 	})

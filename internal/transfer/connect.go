@@ -105,6 +105,8 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 // master on the account's behalf.
 func (side *Side) logIn(client *imapclient.Client) error {
 	switch {
+	case side.Master == "" && side.Password == "":
+		return errNoPassword
 	case side.Master == "":
 		return client.Login(side.Login, side.Password).Wait()
 	case side.MasterForm == MasterSeparator:
@@ -116,6 +118,11 @@ func (side *Side) logIn(client *imapclient.Client) error {
 	}
 }
 
+// errNoPassword spares the server a login that cannot work (and the
+// account a step towards a lock-out): an account imported for a master
+// login whose endpoint has none now.
+var errNoPassword = errors.New("no password is stored for this login: set the account's password, or a master login on the endpoint")
+
 // errNoPlain refuses a master login as authorization identity on a server
 // without SASL PLAIN: a setting to change, not a fault to retry.
 var errNoPlain = fmt.Errorf("the server offers no AUTH=PLAIN for a master login with the account as authorization identity; use the %q form", MasterSeparator)
@@ -123,8 +130,11 @@ var errNoPlain = fmt.Errorf("the server offers no AUTH=PLAIN for a master login 
 // loginKind: any refusal of LOGIN is an authentication failure, whatever
 // response code the server chose (many send none).
 func loginKind(err error) Kind {
-	if errors.Is(err, errNoPlain) {
+	switch {
+	case errors.Is(err, errNoPlain):
 		return KindPermanent
+	case errors.Is(err, errNoPassword):
+		return KindAuth
 	}
 	if kind := classify(err); kind != KindPermanent {
 		return kind

@@ -65,3 +65,16 @@ func TestMasterLoginRefusedByTheServer(t *testing.T) {
 		t.Errorf("a master login the server refuses: %v (kind %v)", err, KindOf(err))
 	}
 }
+
+// TestLoginWithoutAPasswordIsNotTried: an account imported for a master
+// login whose endpoint has none now fails as an authentication problem
+// that says what to set, without a LOGIN the server would count against
+// the account.
+func TestLoginWithoutAPasswordIsNotTried(t *testing.T) {
+	t.Parallel()
+	srv := startMemServer(t, map[string]string{"a": "pw"})
+	err := CheckLogin(t.Context(), srv.side("a", ""), "source", Tuning{})
+	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), "no password is stored for this login") {
+		t.Errorf("a login without a password: %v (kind %v)", err, KindOf(err))
+	}
+}

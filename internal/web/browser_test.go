@@ -19,4 +19,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("ServiceDown", func(t *testing.T) { t.Parallel(); testServiceDownAndEmptyTask(t, browser) })
 	t.Run("ActWhileOthersRun", func(t *testing.T) { t.Parallel(); testActWhileOthersRun(t, browser) })
 	t.Run("AccountPage", func(t *testing.T) { t.Parallel(); testAccountPage(t, browser) })
+	t.Run("MasterLogin", func(t *testing.T) { t.Parallel(); testMasterLogin(t, browser) })
 }

@@ -107,3 +107,61 @@ func testEndpointCheck(t *testing.T, browser context.Context) {
 		t.Errorf("the check saved an endpoint: %d rows", n)
 	}
 }
+
+// testMasterLogin: the endpoint form takes a master login, never shows its
+// password back and keeps it when left empty; the task page then says an
+// account needs no password on that side, and adds one without.
+func testMasterLogin(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	tb := openTab(t, browser, s)
+	tb.open("#/endpoints")
+	if evaluate[bool](tb, `!document.querySelector('#endpoint-form fieldset.master-login').hidden`) {
+		t.Errorf("the master login's fields show before the master method is chosen")
+	}
+	// A person picks from the list: the page hears a change.
+	evaluate[bool](tb, `(() => { const m = document.querySelector('#endpoint-form [name=auth_method]');
+		m.value = 'master'; return m.dispatchEvent(new Event('change')); })()`)
+	tb.fill(map[string]string{
+		"#endpoint-form [name=host]":            "imap.old.example",
+		"#endpoint-form [name=master_login]":    "admin",
+		"#endpoint-form [name=master_password]": "Master-pw-1",
+		"#endpoint-form [name=master_form]":     "separator",
+	})
+	tb.screenshot("endpoint-form-master")
+	tb.click("#endpoint-form button.primary")
+	tb.waitText("#endpoint-list", "master login admin")
+	id := firstRowID(tb, "#endpoint-list")
+
+	tb.click(`#endpoint-list a[href="#/endpoints/` + id + `"]`)
+	tb.waitText("#endpoint-form h2", "Edit endpoint "+id)
+	form := evaluate[map[string]string](tb, `(() => { const f = document.querySelector('#endpoint-form');
+		return { method: f.auth_method.value, login: f.master_login.value, password: f.master_password.value,
+			placeholder: f.master_password.placeholder, form: f.master_form.value }; })()`)
+	want := map[string]string{"method": "master", "login": "admin", "password": "", "placeholder": "unchanged", "form": "separator"}
+	if fmt.Sprint(form) != fmt.Sprint(want) {
+		t.Errorf("the edit form holds %v, want %v", form, want)
+	}
+	tb.fill(map[string]string{"#endpoint-form [name=master_login]": "root"})
+	tb.click("#endpoint-form button.primary")
+	tb.waitText(".notice.ok", "Endpoint "+id+" saved.")
+	epID, _ := strconv.ParseInt(id, 10, 64)
+	resp, err := s.Client.GetEndpointWithResponse(context.Background(), epID)
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("get endpoint: %v %v", err, resp)
+	}
+	if a := resp.JSON200.Auth; a != (api.EndpointAuth{Method: api.AuthMethodMaster, MasterLogin: "root", MasterForm: api.MasterFormSeparator, MasterPasswordSet: true}) {
+		t.Errorf("after saving with the password left empty: %+v", a)
+	}
+	tb.screenshot("endpoint-master-login")
+
+	dst := s.createEndpoint(t, api.EndpointInput{Host: "imap.new.example", TlsMode: api.TLSModeSsl,
+		Auth: &api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "migrator", MasterPassword: "pw"}})
+	task := s.createTask(t, "company", epID, dst)
+	tb.open(fmt.Sprintf("#/tasks/%d", task))
+	tb.waitText("#account-form", "Not needed: the master login root acts for the account.")
+	tb.waitText("#account-form", "Not needed: the master login migrator acts for the account.")
+	tb.fill(map[string]string{"#account-form [name=source_login]": "ann@example.com"})
+	tb.click("#account-form button.primary")
+	tb.waitText("#account-form .notice.ok", "Account ann@example.com added.")
+	tb.waitText("#accounts", "ann@example.com")
+}

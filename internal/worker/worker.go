@@ -142,11 +142,17 @@ func (w *AccountTest) sides(ctx context.Context, args migration.AccountTestJob) 
 	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), nil
 }
 
+// side is how the engine logs in to e for an account: with the account's
+// password, or with the endpoint's master login acting for it.
 func side(e migration.Endpoint, login string, password migration.Password) transfer.Side {
-	return transfer.Side{
+	s := transfer.Side{
 		Server: transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify},
 		Login:  login, Password: string(password),
 	}
+	if e.Auth.Method == migration.AuthMaster {
+		s.Master, s.MasterForm, s.Password = e.Auth.MasterLogin, transfer.MasterForm(e.Auth.MasterForm), string(e.Auth.MasterPassword)
+	}
+	return s
 }
 
 // loginError is the text an event and the account show for a failed

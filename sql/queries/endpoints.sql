@@ -1,7 +1,12 @@
--- name: EndpointCreate :one
-INSERT INTO endpoints (role_label, host, port, tls_mode, tls_skip_verify)
-VALUES (@role_label, @host, @port, @tls_mode, @tls_skip_verify)
-RETURNING id;
+-- name: EndpointIDReserve :one
+-- An endpoint's id is taken before the insert: its sealed master password
+-- is bound to it.
+SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
+
+-- name: EndpointCreate :exec
+INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password)
+VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
+        sqlc.narg(master_password));
 
 -- name: EndpointGetByID :one
 SELECT * FROM endpoints WHERE id = @id;
@@ -33,12 +38,28 @@ SET role_label = @role_label, host = @host, port = @port, tls_mode = @tls_mode,
     tls_skip_verify = @tls_skip_verify, updated_at = now()
 WHERE id = @id;
 
+-- name: EndpointAuthUpdate :exec
+-- A master password left out (NULL) keeps the stored one; leaving the
+-- master method forgets it.
+UPDATE endpoints
+SET auth_method = @auth_method, master_login = @master_login, master_form = @master_form,
+    master_password = CASE WHEN @auth_method = 'master' THEN coalesce(sqlc.narg(master_password), master_password) END
+WHERE id = @id;
+
 -- name: EndpointDelete :execrows
 DELETE FROM endpoints WHERE id = @id;
 
 -- name: EndpointsOfTask :one
 -- The task's source and destination endpoints.
 SELECT sqlc.embed(src), sqlc.embed(dst)
+FROM tasks t
+JOIN endpoints src ON src.id = t.source_endpoint_id
+JOIN endpoints dst ON dst.id = t.destination_endpoint_id
+WHERE t.id = @task_id;
+
+-- name: TaskAuthMethods :one
+-- How the task's accounts log in to its source and destination.
+SELECT src.auth_method AS source_method, dst.auth_method AS destination_method
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id

@@ -5,14 +5,28 @@
 import { request } from './api.js';
 import { h, field, notice, confirmAction, dataTable } from './dom.js';
 import { flash, takeFlash } from './flash.js';
-import { TLSMode, EndpointProblem, fieldLimits } from './enums.js';
+import { AuthMethod, EndpointProblem, MasterForm, TLSMode, fieldLimits } from './enums.js';
 
 const tlsModes = [
   [TLSMode.ssl, 'SSL/TLS (usually port 993)'],
   [TLSMode.starttls, 'STARTTLS (usually port 143)'],
   [TLSMode.plain, 'None: unencrypted (usually port 143)'],
 ];
+const authMethods = [
+  [AuthMethod.password, "Each account's own password"],
+  [AuthMethod.master, 'A master (administrator) login for every account'],
+];
+const masterForms = [
+  [MasterForm.authzid, 'SASL PLAIN with the account as authorization identity (Cyrus, Zimbra, Exchange, Dovecot)'],
+  [MasterForm.separator, 'LOGIN as account*master (Dovecot)'],
+];
 const limits = fieldLimits.EndpointInput;
+const authLimits = fieldLimits.EndpointAuthInput;
+
+// authText says how the accounts log in to an endpoint.
+export function authText(auth) {
+  return auth.method === AuthMethod.master ? `master login ${auth.master_login}` : "each account's password";
+}
 
 // endpointName is how the pages name an endpoint.
 export function endpointName(endpoint) {
@@ -63,7 +77,7 @@ export async function endpointsPage(main, editId) {
 
 function endpointTable(endpoints, remove) {
   if (endpoints.length === 0) return h('p', { text: 'No endpoint yet: add the old and the new server below.' });
-  return dataTable('endpoint-list', ['Role', 'Host', 'Port', 'Security', ''],
+  return dataTable('endpoint-list', ['Role', 'Host', 'Port', 'Security', 'Accounts log in with', ''],
     endpoints.map((endpoint) => h('tr', { 'data-id': endpoint.id },
       h('td', { text: endpoint.role_label || '—' }),
       h('td', { class: 'wrap', text: endpoint.host }),
@@ -71,6 +85,7 @@ function endpointTable(endpoints, remove) {
       h('td', {}, endpoint.tls_mode,
         endpoint.tls_skip_verify ? h('span', { class: 'badge unsafe', title: 'any certificate is accepted', text: 'unsafe: certificate not checked' }) : null,
         endpoint.tls_mode === TLSMode.plain ? h('span', { class: 'badge unsafe', title: 'passwords and mail cross the network unencrypted', text: 'unsafe: unencrypted' }) : null),
+      h('td', { class: 'wrap', text: authText(endpoint.auth) }),
       h('td', { class: 'actions' },
         h('a', { class: 'button', href: `#/endpoints/${endpoint.id}`, 'aria-label': `Edit ${endpointName(endpoint)}`, text: 'Edit' }),
         h('button', { class: 'danger', 'aria-label': `Delete ${endpointName(endpoint)}`, text: 'Delete', onclick: () => remove(endpoint) })))));
@@ -86,6 +101,28 @@ function endpointForm(endpoint, save) {
   const mode = h('select', { name: 'tls_mode' }, tlsModes.map(([value, label]) => h('option', { value, text: label })));
   mode.value = endpoint?.tls_mode ?? 'ssl';
   const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
+  const authMethod = h('select', { name: 'auth_method' }, authMethods.map(([value, label]) => h('option', { value, text: label })));
+  authMethod.value = endpoint?.auth.method ?? AuthMethod.password;
+  const masterLogin = h('input', { name: 'master_login', maxlength: authLimits.master_login.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'admin', value: endpoint?.auth.master_login ?? '' });
+  // Write-only: a stored master password is never shown; empty keeps it.
+  const passwordStored = endpoint?.auth.master_password_set ?? false;
+  const masterPassword = h('input', { name: 'master_password', type: 'password', autocomplete: 'new-password', maxlength: authLimits.master_password.maxLength,
+    placeholder: passwordStored ? 'unchanged' : '' });
+  const masterForm = h('select', { name: 'master_form' }, masterForms.map(([value, label]) => h('option', { value, text: label })));
+  masterForm.value = endpoint?.auth.master_form ?? MasterForm.authzid;
+  const masterFields = h('fieldset', { class: 'master-login' },
+    h('legend', { text: 'Master login' }),
+    field('Login', masterLogin),
+    field('Password', masterPassword, passwordStored ? 'Empty: keep the stored password.' : 'Never shown again once saved.'),
+    field('Acts for the account with', masterForm));
+  const showAuth = () => {
+    const master = authMethod.value === AuthMethod.master;
+    masterFields.hidden = !master;
+    masterLogin.required = master;
+    masterPassword.required = master && !passwordStored;
+  };
+  authMethod.addEventListener('change', showAuth);
+  showAuth();
   const title = endpoint ? `Edit endpoint ${endpoint.id}` : 'Add an endpoint';
   const checkResult = h('div', { id: 'endpoint-check', class: 'check-result', role: 'status', hidden: true });
   const form = h('form', { id: 'endpoint-form', class: 'card' },
@@ -99,6 +136,8 @@ function endpointForm(endpoint, save) {
       skipVerify,
       h('label', { for: skipVerify.id, text: 'Accept any certificate' }),
       h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
+    field('Accounts log in with', authMethod, 'A master login needs no password per account: Dovecot master users, Cyrus or Zimbra admins, Exchange with FullAccess.'),
+    masterFields,
     h('div', { class: 'actions' },
       h('button', { class: 'primary', text: endpoint ? 'Save' : 'Add endpoint' }),
       h('button', { type: 'button', 'data-action': 'check', text: 'Test connection', onclick: () => testConnection() }),
@@ -107,6 +146,9 @@ function endpointForm(endpoint, save) {
   const input = () => ({
     role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
     tls_mode: mode.value, tls_skip_verify: skipVerify.checked,
+    auth: authMethod.value === AuthMethod.master
+      ? { method: AuthMethod.master, master_login: masterLogin.value.trim(), master_password: masterPassword.value, master_form: masterForm.value }
+      : { method: AuthMethod.password },
   });
 
   // testConnection checks the server as the form holds it, saved or not.
@@ -127,9 +169,11 @@ function endpointForm(endpoint, save) {
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
     formMessage.clear();
+    const sent = input();
+    masterPassword.value = '';
     try {
-      await save(input());
-      if (!endpoint) form.reset();
+      await save(sent);
+      if (!endpoint) { form.reset(); showAuth(); }
       checkResult.hidden = true;
     } catch (err) {
       formMessage.set('error', `Not saved: ${err.message}`);

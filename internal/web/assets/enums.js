@@ -90,6 +90,18 @@ export const TLSMode = Object.freeze({
   plain: 'plain',
 });
 
+// AuthMethod has the values of the API's AuthMethod.
+export const AuthMethod = Object.freeze({
+  password: 'password',
+  master: 'master',
+});
+
+// MasterForm has the values of the API's MasterForm.
+export const MasterForm = Object.freeze({
+  authzid: 'authzid',
+  separator: 'separator',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);
@@ -108,6 +120,14 @@ export const fieldLimits = Object.freeze({
       "maxLength": 1024
     },
     "source_password": {
+      "maxLength": 1024
+    }
+  },
+  "EndpointAuthInput": {
+    "master_login": {
+      "maxLength": 1024
+    },
+    "master_password": {
       "maxLength": 1024
     }
   },

@@ -8,7 +8,7 @@ import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy } from './tasks.js';
-import { AccountState, EventKind, LoginTestFilter, TaskState, fieldLimits } from './enums.js';
+import { AccountState, AuthMethod, EventKind, LoginTestFilter, TaskState, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 import { throughputChart } from './throughput.js';
 
@@ -41,6 +41,7 @@ export async function taskPage(main, taskId, keepAlive) {
     log.section);
 
   const endpoints = new Map((await request('GET', '/endpoints')).map((e) => [e.id, e]));
+  const masterLogin = (id) => (endpoints.get(id)?.auth.method === AuthMethod.master ? endpoints.get(id).auth.master_login : null);
   let timer = null;
   let stopped = false;
   let shown = null; // the task and the page of its accounts as drawn
@@ -58,6 +59,7 @@ export async function taskPage(main, taskId, keepAlive) {
     if (stopped) return;
     const list = page.items;
     if (shown && shown.task.state !== task.state) announcer.textContent = `${task.name || `Task ${task.id}`} is ${stateLabel(task.state)}.`;
+    if (!shown) accountForm.useMasterLogins(masterLogin(task.source_endpoint_id), masterLogin(task.destination_endpoint_id));
     shown = { task, list, total: page.total };
     document.title = tabTitle(task);
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, runs, endpoints, message, () => refresh())));
@@ -501,8 +503,12 @@ function addAccountForm(taskId, after) {
     destinationPasswordField,
     h('div', { class: 'actions' }, submitButton, cancelButton));
   // The hint says which password the destination uses if the form is sent.
+  // masters are the master logins that act for the accounts on a side
+  // (null: each account logs in with its own password there).
+  const masters = { source: null, destination: null };
+  const masterHint = (login) => `Not needed: the master login ${login} acts for the account.`;
   const showLink = () => {
-    destinationPasswordHint.textContent = sameAsSource.checked
+    destinationPasswordHint.textContent = masters.destination ? masterHint(masters.destination) : sameAsSource.checked
       ? 'The source password, also after it changes. Type one here to give the destination its own.'
       : editing?.destination_password_same_as_source === false ? 'Empty: keep its own stored password.' : 'Its own password, typed here.';
   };
@@ -515,8 +521,8 @@ function addAccountForm(taskId, after) {
     title.textContent = account ? `Edit account ${account.source_login}` : 'Add an account';
     submitButton.textContent = account ? 'Save account' : 'Add account';
     cancelButton.hidden = !account;
-    sourcePasswordHint.textContent = account ? 'Empty: keep the stored password.' : '';
-    sourcePasswordHint.hidden = !account;
+    sourcePasswordHint.textContent = masters.source ? masterHint(masters.source) : account ? 'Empty: keep the stored password.' : '';
+    sourcePasswordHint.hidden = sourcePasswordHint.textContent === '';
     sourceLogin.value = account?.source_login ?? '';
     destinationLogin.value = account?.destination_login ?? '';
     sourcePassword.value = '';
@@ -555,6 +561,10 @@ function addAccountForm(taskId, after) {
 
   return {
     form,
+    useMasterLogins(source, destination) {
+      Object.assign(masters, { source, destination });
+      setMode(editing);
+    },
     edit(account) {
       formMessage.clear();
       setMode(account);
@@ -571,7 +581,7 @@ function importForm(taskId, after) {
   const file = h('input', { name: 'file', type: 'file', accept: '.csv,text/csv,text/plain', required: true });
   const form = h('form', { id: 'import-form', class: 'card' },
     h('h2', { text: 'Import accounts from CSV' }), formMessage.el,
-    field('CSV file', file, 'Columns: source_login, source_password, and optionally destination_login, destination_password. A header row is optional; "," or ";" separate.'),
+    field('CSV file', file, 'Columns: source_login, source_password (not needed with a master login on the source), and optionally destination_login, destination_password. A header row is optional; "," or ";" separate.'),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Import' })));
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();

@@ -1,0 +1,80 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// TestThreeHundredAccountsWithOneMasterLogin: an administrator who knows
+// no user's password migrates 300 mailboxes, imported as a file of logins
+// alone, with one master login on each server: SASL PLAIN with the account
+// as authorization identity on the source, Dovecot's account*master on the
+// destination. Every account completes with every message.
+func TestThreeHundredAccountsWithOneMasterLogin(t *testing.T) {
+	t.Parallel()
+	const accounts, messages = 300, 2
+	s := servicetest.Start(t, servicetest.Options{MaxWorkers: 8})
+	ctx := context.Background()
+	users := map[string]string{}
+	var csv strings.Builder
+	csv.WriteString("source_login\n")
+	for i := range accounts {
+		login := fmt.Sprintf("user%03d", i)
+		users[login] = fmt.Sprintf("only-the-user-knows-%d", i)
+		csv.WriteString(login + "\n")
+	}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, MasterUsers: map[string]string{"admin": "old-master-pw"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, MasterUsers: map[string]string{"migrator": "new-master-pw"}})
+	for login := range users {
+		old.WriteInbox(t, login, messages, func(i int) []byte {
+			return fmt.Appendf(nil, "From: a@example.com\r\nSubject: %s %d\r\nMessage-ID: <%s.%d@example.com>\r\n\r\nbody\r\n", login, i, login, i)
+		})
+	}
+	src := createMasterEndpoint(t, s, old, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "old-master-pw"})
+	dst := createMasterEndpoint(t, s, neu, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "migrator",
+		MasterPassword: "new-master-pw", MasterForm: api.MasterFormSeparator})
+	taskID := createTask(t, s, src, dst, `{"parallel_accounts": 16}`)
+	importAccounts(t, s, taskID, csv.String())
+
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	task := servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
+	if task.Accounts.Completed != accounts {
+		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, accounts)
+	}
+	runs, err := s.Client.ListTaskRunsWithResponse(ctx, taskID)
+	if err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 1 {
+		t.Fatalf("runs: %v %v", err, runs)
+	}
+	if run := (*runs.JSON200)[0]; run.MessagesCopied != accounts*messages || run.MessagesFailed != 0 {
+		t.Errorf("the run copied %d messages with %d failed, want %d and none", run.MessagesCopied, run.MessagesFailed, accounts*messages)
+	}
+	// The users' own passwords open mailboxes that hold what was copied.
+	for _, login := range []string{"user000", "user149", "user299"} {
+		client := neu.Login(t, login, users[login])
+		status, err := client.Status("INBOX", &imap.StatusOptions{NumMessages: true}).Wait()
+		if err != nil || *status.NumMessages != messages {
+			t.Errorf("%s's INBOX on the destination: %v %v, want %d messages", login, status, err, messages)
+		}
+		client.Close()
+	}
+}
+
+func createMasterEndpoint(t *testing.T, s *servicetest.Service, d *imaptest.Dovecot, auth api.EndpointAuthInput) int64 {
+	t.Helper()
+	resp, err := s.Client.CreateEndpointWithResponse(context.Background(), api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain, Auth: &auth})
+	if err != nil || resp.JSON201 == nil {
+		t.Fatalf("create endpoint: %v %v", err, resp)
+	}
+	return resp.JSON201.Id
+}
