@@ -103,7 +103,7 @@ func TestErrorsAndUsage(t *testing.T) {
 		{[]string{"tasks", "list", "--output", "yaml"}, 2, `--output "yaml": want table or json`},
 		{[]string{"tasks", "list", "--colour"}, 2, "flag provided but not defined: -colour"},
 		{[]string{"tasks", "create", "--name", "x"}, 2, "--source and --destination are required"},
-		{[]string{"accounts", "create", "1", "--source-login", "a"}, 2, "want --source-login and a source password"},
+		{[]string{"accounts", "create", "1", "--source-password-file", "-"}, 2, "want --source-login"},
 		{[]string{"tasks"}, 2, "Usage: mailmigrate tasks COMMAND"},
 	}
 	for _, tt := range tests {

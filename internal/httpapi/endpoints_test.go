@@ -15,6 +15,10 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
+// passwordAuth is how the accounts of an endpoint created without auth
+// log in: each with its own password.
+var passwordAuth = api.EndpointAuth{Method: api.AuthMethodPassword, MasterForm: api.MasterFormAuthzid}
+
 var oldServer = api.EndpointInput{RoleLabel: "old provider", Host: "imap.old.example", Port: 993, TlsMode: api.TLSModeSsl}
 
 func (s *testService) createEndpoint(t *testing.T, in api.EndpointInput) int64 {
@@ -107,7 +111,7 @@ func TestGetEndpointReturnsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := api.Endpoint{Id: id, RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true}
+	want := api.Endpoint{Id: id, RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true, Auth: passwordAuth}
 	if resp.StatusCode() != http.StatusOK || *resp.JSON200 != want {
 		t.Errorf("got %d %+v, want %+v", resp.StatusCode(), resp.JSON200, want)
 	}
@@ -126,7 +130,7 @@ func TestUpdateEndpointReplacesTheWholeRecord(t *testing.T) {
 		t.Fatalf("PUT: %d %q", got.status, got.body)
 	}
 	resp, _ := s.client.GetEndpointWithResponse(context.Background(), id)
-	want := api.Endpoint{Id: id, Host: "b.example", Port: 143, TlsMode: api.TLSModeStarttls}
+	want := api.Endpoint{Id: id, Host: "b.example", Port: 143, TlsMode: api.TLSModeStarttls, Auth: passwordAuth}
 	if *resp.JSON200 != want {
 		t.Errorf("after PUT: %+v, want %+v", *resp.JSON200, want)
 	}

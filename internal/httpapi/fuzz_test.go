@@ -66,6 +66,12 @@ func (s *vettingStore) TaskUpdate(_ context.Context, _ int64, spec migration.Tas
 	return nil
 }
 
+// TaskPasswordNeeds: the fuzzed task's accounts log in with passwords on
+// both sides, so that a created account without one is a violation.
+func (s *vettingStore) TaskPasswordNeeds(context.Context, int64) (migration.PasswordNeeds, error) {
+	return migration.EveryPassword, nil
+}
+
 func (s *vettingStore) AccountsAdd(_ context.Context, _ int64, accounts []migration.AccountInput) ([]int64, error) {
 	ids := make([]int64, len(accounts))
 	for i, a := range accounts {
@@ -100,7 +106,22 @@ func endpointProblem(e migration.Endpoint) string {
 	if e.TLSMode != migration.TLSModeSSL && e.TLSMode != migration.TLSModeSTARTTLS && e.TLSMode != migration.TLSModePlain {
 		return fmt.Sprintf("tls_mode %q stored", e.TLSMode)
 	}
-	return textProblem("role_label", e.RoleLabel, 1024, true) + textProblem("host", e.Host, 253, false)
+	problem := textProblem("role_label", e.RoleLabel, 1024, true) + textProblem("host", e.Host, 253, false)
+	switch a := e.Auth; a.Method {
+	case "", migration.AuthPassword:
+		if a.MasterLogin != "" || a.MasterPassword != "" {
+			problem += "master settings stored without the master method"
+		}
+	case migration.AuthMaster:
+		problem += textProblem("master_login", a.MasterLogin, 1024, false)
+		if a.MasterLogin == "" || (a.MasterForm != migration.MasterAuthzid && a.MasterForm != migration.MasterSeparator) ||
+			len(a.MasterPassword) > 1024 || strings.ContainsAny(string(a.MasterPassword), "\x00\r\n") {
+			problem += fmt.Sprintf("master login %q, form %q or its password stored", a.MasterLogin, a.MasterForm)
+		}
+	default:
+		problem += fmt.Sprintf("auth method %q stored", a.Method)
+	}
+	return problem
 }
 
 func taskProblem(spec migration.TaskSpec) string {
@@ -195,6 +216,9 @@ func FuzzEndpointJSON(f *testing.F) {
 		`{"tls_mode":"plain","port":65536}`, `{"tls_mode":"tls"}`, `{"port":"993","tls_mode":"ssl"}`,
 		`{"tls_mode":"ssl","host":"\u0000\ud800"}`, `{"tls_mode":"ssl"} {}`, `null`, `[]`, ``, `{"tls_mode":"ssl","port":1e3}`,
 		`{"tls_mode":"ssl","port":9223372036854775808}`, `{"tls_mode":"ssl","role_label":"` + strings.Repeat("é", 600) + `"}`,
+		`{"tls_mode":"ssl","auth":{"method":"master","master_login":"admin","master_password":"pw","master_form":"separator"}}`,
+		`{"tls_mode":"ssl","auth":{"method":"master","master_login":"a\r\nb","master_password":"p\u0000w"}}`,
+		`{"tls_mode":"ssl","auth":{"method":"password","master_login":"admin"}}`, `{"tls_mode":"ssl","auth":{}}`, `{"tls_mode":"ssl","auth":null}`,
 	})
 }
 

@@ -36,7 +36,7 @@ func TestEndpointMasterLogin(t *testing.T) {
 	const masterPassword = "Master-Sekrit-42"
 
 	plain := s.createEndpoint(t, oldServer)
-	if got := s.endpointAuth(t, plain); got != (api.EndpointAuth{Method: api.AuthMethodPassword, MasterForm: api.MasterFormAuthzid}) {
+	if got := s.endpointAuth(t, plain); got != passwordAuth {
 		t.Errorf("an endpoint created without auth: %+v, want each account's password", got)
 	}
 
@@ -68,7 +68,7 @@ func TestEndpointMasterLogin(t *testing.T) {
 	if got := s.do(t, "PUT", path, `{"host":"imap.old.example","tls_mode":"ssl","auth":{"method":"password"}}`); got.status != http.StatusNoContent {
 		t.Fatalf("PUT to passwords: %v", got)
 	}
-	if got := s.endpointAuth(t, id); got != (api.EndpointAuth{Method: api.AuthMethodPassword, MasterForm: api.MasterFormAuthzid}) {
+	if got := s.endpointAuth(t, id); got != passwordAuth {
 		t.Errorf("after going back to passwords: %+v", got)
 	}
 	wantText(t, s.do(t, "PUT", path, `{"host":"imap.old.example","tls_mode":"ssl","auth":{"method":"master","master_login":"root"}}`),

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		Port:           int32(e.Port),
 		TlsMode:        string(e.TLSMode),
 		TlsSkipVerify:  e.TLSSkipVerify,
-		AuthMethod:     string(e.Auth.Method),
+		AuthMethod:     string(cmp.Or(e.Auth.Method, migration.AuthPassword)),
 		MasterLogin:    e.Auth.MasterLogin,
 		MasterForm:     masterFormOrDefault(e.Auth.MasterForm),
 		MasterPassword: s.sealMasterPassword(id, e.Auth),
