@@ -90,7 +90,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	}
 	s.Client = client
 	conn.setTimeout(loginTimeout)
-	if err := side.logIn(client); err != nil {
+	if err := side.logIn(ctx, client); err != nil {
 		s.close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -101,10 +101,24 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 	return s, nil
 }
 
-// logIn logs in as the side says: with the account's password, or as a
-// master on the account's behalf.
-func (side *Side) logIn(client *imapclient.Client) error {
+// logIn logs in as the side says: with an OAuth 2.0 token, with the
+// account's password, or as a master on the account's behalf.
+func (side *Side) logIn(ctx context.Context, client *imapclient.Client) error {
 	switch {
+	case side.Token != nil:
+		token, err := side.accessToken(ctx)
+		if err != nil {
+			return err
+		}
+		if mech := side.mechanism(); !client.Caps().Has(imap.AuthCap(string(mech))) {
+			return fmt.Errorf("%w: the server offers no AUTH=%s", errNoMechanism, mech)
+		}
+		sc := side.saslToken(token)
+		err = client.Authenticate(sc)
+		if x, ok := sc.(*xoauth2Client); ok {
+			err = withDetails(err, x.details)
+		}
+		return err
 	case side.Master == "" && side.Password == "":
 		return errNoPassword
 	case side.Master == "":
@@ -130,8 +144,11 @@ var errNoPlain = fmt.Errorf("the server offers no AUTH=PLAIN for a master login 
 // loginKind: any refusal of LOGIN is an authentication failure, whatever
 // response code the server chose (many send none).
 func loginKind(err error) Kind {
+	var te *tokenError
 	switch {
-	case errors.Is(err, errNoPlain):
+	case errors.As(err, &te):
+		return tokenKind(err)
+	case errors.Is(err, errNoPlain), errors.Is(err, errNoMechanism):
 		return KindPermanent
 	case errors.Is(err, errNoPassword):
 		return KindAuth

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-sasl"
 )
 
 // appender sends every APPEND of a migration on a connection of its own,
@@ -95,7 +96,7 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 	// Cancelling leaves the server answerGrace to answer the commands on
 	// the wire (see folderCopy.copyMessages), then the connection fails.
 	a.stop = context.AfterFunc(ctx, func() { conn.expire(time.Now().Add(answerGrace)) })
-	caps, err := a.open(side)
+	caps, err := a.open(ctx, side)
 	if err != nil {
 		a.stop()
 		raw.Close()
@@ -110,7 +111,7 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 
 // open reads the greeting, secures the connection as configured, logs in
 // and returns the capabilities of the authenticated state.
-func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
+func (a *appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, error) {
 	if _, err := a.readLine(); err != nil { // "* OK ..." greeting
 		return nil, fmt.Errorf("greeting: %w", err)
 	}
@@ -127,7 +128,7 @@ func (a *appender) open(side *Side) (map[imap.Cap]bool, error) {
 		a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
 	}
 	a.conn.setTimeout(loginTimeout)
-	if err := a.logIn(side); err != nil {
+	if err := a.logIn(ctx, side); err != nil {
 		return nil, err
 	}
 	caps := map[imap.Cap]bool{}
@@ -150,34 +151,65 @@ func (a *appender) astring(s string) string {
 	return `"` + quoteEscaper.Replace(s) + `"`
 }
 
-// logIn logs in as side says (see Side.logIn): with LOGIN, or as a
-// master with AUTHENTICATE PLAIN.
-func (a *appender) logIn(side *Side) error {
+// logIn logs in as side says (see Side.logIn): with a token, with LOGIN,
+// or as a master with AUTHENTICATE PLAIN (RFC 4616: authzid NUL authcid NUL
+// password).
+func (a *appender) logIn(ctx context.Context, side *Side) error {
 	switch {
+	case side.Token != nil:
+		token, err := side.accessToken(ctx)
+		if err != nil {
+			return err
+		}
+		mech, response, err := side.saslToken(token).Start()
+		if err != nil {
+			return err
+		}
+		return a.authenticate(mech, response)
 	case side.Master == "":
 		return a.login(side.Login, side.Password)
 	case side.MasterForm == MasterSeparator:
 		return a.login(side.Login+masterSeparator+side.Master, side.Password)
 	default:
-		return a.authenticatePlain(side.Login, side.Master, side.Password)
+		return a.authenticate(sasl.Plain, []byte(side.Login+"\x00"+side.Master+"\x00"+side.Password))
 	}
 }
 
-// authenticatePlain sends AUTHENTICATE PLAIN (RFC 4616) with authzid as
-// authorization identity, authcid and password as credentials, the
-// response after the server's continuation.
-func (a *appender) authenticatePlain(authzid, authcid, password string) error {
+// authenticate sends AUTHENTICATE with one response, after the server's
+// continuation. A refusal may come as a challenge first (XOAUTH2's JSON
+// details), which an empty response answers; its text joins the error.
+func (a *appender) authenticate(mech string, response []byte) error {
 	tag := a.nextTag()
-	a.w.WriteString(tag + " AUTHENTICATE PLAIN\r\n")
+	a.w.WriteString(tag + " AUTHENTICATE " + mech + "\r\n")
 	if err := a.continuation(tag, "AUTHENTICATE before its response"); err != nil {
 		return err
 	}
-	a.w.WriteString(base64.StdEncoding.EncodeToString([]byte(authzid + "\x00" + authcid + "\x00" + password)))
+	a.w.WriteString(base64.StdEncoding.EncodeToString(response))
 	a.w.WriteString("\r\n")
 	if err := a.w.Flush(); err != nil {
 		return err
 	}
-	return a.wait(tag).err
+	details := ""
+	for {
+		line, err := a.readLine()
+		if err != nil {
+			return err
+		}
+		if challenge, ok := strings.CutPrefix(line, "+"); ok {
+			decoded, _ := base64.StdEncoding.DecodeString(strings.TrimSpace(challenge))
+			details = string(decoded)
+			a.w.WriteString("\r\n")
+			if err := a.w.Flush(); err != nil {
+				return err
+			}
+			continue
+		}
+		if done, ok := a.dispatch(line); ok && done == tag {
+			c := a.completed[tag]
+			delete(a.completed, tag)
+			return withDetails(c.err, details)
+		}
+	}
 }
 
 // login sends LOGIN. A login or password with 8-bit characters goes as a

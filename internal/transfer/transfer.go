@@ -49,6 +49,11 @@ type Side struct {
 	// is not needed.
 	Master     string
 	MasterForm MasterForm
+	// Token, when set, logs in with OAuth 2.0: a bearer token it hands
+	// out, carried by TokenMechanism (XOAUTH2 when empty). Password is
+	// not used.
+	Token          TokenSource
+	TokenMechanism TokenMechanism
 }
 
 // MasterForm is how a master login names the account it acts for.

@@ -1,0 +1,179 @@
+package imaptest
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TokenServer is a fake OAuth 2.0 authorization server: the token endpoint
+// of RFC 6749 with the refresh_token grant (§6) and the client_credentials
+// grant (§4.4), as Microsoft's identity platform (login.microsoftonline.com
+// …/oauth2/v2.0/token) and Google's (oauth2.googleapis.com/token) answer
+// them: a JSON body of access_token, token_type Bearer, expires_in and, for
+// a user, refresh_token; refusals as 400 with "error" invalid_grant (a
+// revoked, expired or unknown refresh token: Microsoft's AADSTS70008 and
+// AADSTS50173, Google's "Token has been expired or revoked.") or
+// invalid_client (a wrong client secret). Access tokens are opaque here;
+// the IMAP fakes ask the server whom a token is for (Check).
+type TokenServer struct {
+	URL string // the token endpoint
+
+	mu       sync.Mutex
+	lifetime time.Duration
+	rotate   bool
+	clients  map[string]string       // client id → secret ("" for a public client)
+	refresh  map[string]refreshGrant // live refresh tokens
+	access   map[string]AccessGrant  // issued access tokens
+	issued   map[string]int          // access tokens issued, by grant type
+}
+
+// TokenServerOptions shape a TokenServer.
+type TokenServerOptions struct {
+	// Lifetime of an access token; an hour when zero (both providers'
+	// usual).
+	Lifetime time.Duration
+	// Rotate hands out a new refresh token with every refresh and revokes
+	// the one used, as Microsoft may (Google keeps one).
+	Rotate bool
+}
+
+type refreshGrant struct {
+	user, clientID string
+}
+
+// AccessGrant is what an access token stands for.
+type AccessGrant struct {
+	// User the token acts for, or "" for an application's token
+	// (client_credentials), which acts for any mailbox it was granted.
+	User    string
+	Client  string
+	Expires time.Time
+}
+
+// StartTokenServer runs a TokenServer until t ends.
+func StartTokenServer(t testing.TB, opts TokenServerOptions) *TokenServer {
+	t.Helper()
+	if opts.Lifetime == 0 {
+		opts.Lifetime = time.Hour
+	}
+	s := &TokenServer{lifetime: opts.Lifetime, rotate: opts.Rotate, clients: map[string]string{},
+		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}}
+	srv := httptest.NewServer(http.HandlerFunc(s.serveToken))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL + "/oauth2/v2.0/token"
+	return s
+}
+
+// AddClient registers an application: its id and secret ("" for a public
+// client, which sends none).
+func (s *TokenServer) AddClient(id, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients[id] = secret
+}
+
+// IssueRefreshToken is a user's consent to client, as an authorization
+// flow ends: the refresh token an administrator then gives the service.
+func (s *TokenServer) IssueRefreshToken(user, client string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	token := "rt-" + rand.Text()
+	s.refresh[token] = refreshGrant{user: user, clientID: client}
+	return token
+}
+
+// Revoke withdraws a refresh token, as a user who changes their password
+// or an administrator who revokes sessions does.
+func (s *TokenServer) Revoke(refreshToken string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.refresh, refreshToken)
+}
+
+// Check says whom a live access token acts for.
+func (s *TokenServer) Check(token string) (AccessGrant, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.access[token]
+	if !ok || time.Now().After(g.Expires) {
+		return AccessGrant{}, false
+	}
+	return g, true
+}
+
+// Issued counts the access tokens handed out for a grant type
+// ("refresh_token", "client_credentials").
+func (s *TokenServer) Issued(grantType string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.issued[grantType]
+}
+
+func (s *TokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		tokenError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	clientID, secret, basic := r.BasicAuth()
+	if !basic {
+		clientID, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want, known := s.clients[clientID]
+	if !known || secret != want {
+		tokenError(w, http.StatusUnauthorized, "invalid_client", "AADSTS7000215: Invalid client secret provided.")
+		return
+	}
+	grantType := r.PostForm.Get("grant_type")
+	var user, newRefresh string
+	switch grantType {
+	case "refresh_token":
+		used := r.PostForm.Get("refresh_token")
+		g, ok := s.refresh[used]
+		if !ok || g.clientID != clientID {
+			tokenError(w, http.StatusBadRequest, "invalid_grant", "AADSTS70008: The provided authorization code or refresh token has expired or was revoked.")
+			return
+		}
+		user = g.user
+		if s.rotate {
+			delete(s.refresh, used)
+			newRefresh = "rt-" + rand.Text()
+			s.refresh[newRefresh] = g
+		}
+	case "client_credentials":
+		if secret == "" {
+			tokenError(w, http.StatusUnauthorized, "invalid_client", "a public client cannot use client_credentials")
+			return
+		}
+	default:
+		tokenError(w, http.StatusBadRequest, "unsupported_grant_type", fmt.Sprintf("grant_type %q", grantType))
+		return
+	}
+	access := "at-" + rand.Text()
+	s.access[access] = AccessGrant{User: user, Client: clientID, Expires: time.Now().Add(s.lifetime)}
+	s.issued[grantType]++
+	body := map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(s.lifetime.Seconds()),
+		"scope": r.PostForm.Get("scope")}
+	if newRefresh != "" {
+		body["refresh_token"] = newRefresh
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(body) //nolint:errcheck // a client that left is no matter
+}
+
+func tokenError(w http.ResponseWriter, status int, code, description string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": description}) //nolint:errcheck // as above
+}

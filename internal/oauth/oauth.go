@@ -1,0 +1,190 @@
+// Package oauth hands out OAuth 2.0 access tokens for IMAP logins
+// (XOAUTH2, OAUTHBEARER): from a user's refresh token (RFC 6749 §6), or
+// for an application alone (client credentials, §4.4: Microsoft 365's
+// app-only access). A Source keeps its token and fetches a new one a
+// margin before it expires, so that every connection of a long run logs in
+// with a live token; a refresh token the server rotates is handed back to
+// be stored.
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// Config is an application registered with an authorization server.
+type Config struct {
+	TokenURL     string
+	ClientID     string
+	ClientSecret string // "" for a public client
+	Scopes       []string
+	// Early is how long before its expiry a token is replaced; 5 minutes
+	// when zero.
+	Early time.Duration
+	// HTTPClient reaches the token endpoint; one with a 30 s timeout when
+	// nil.
+	HTTPClient *http.Client
+}
+
+// Source hands out access tokens for one identity. It is safe for
+// concurrent use.
+type Source struct {
+	tokens oauth2.TokenSource
+	mu     sync.Mutex
+	// refresh is the refresh token in use; rotated is told a new one.
+	refresh string
+	rotated func(refreshToken string)
+}
+
+// ForUser is a Source of tokens acting for the user whose refresh token it
+// is. rotated, if not nil, is called with a new refresh token when the
+// server replaces it, to be stored for the next run.
+func (c Config) ForUser(refreshToken string, rotated func(refreshToken string)) *Source {
+	conf := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
+		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInParams}}
+	s := &Source{refresh: refreshToken, rotated: rotated}
+	ctx := c.context()
+	fetch := fetcher(func() (*oauth2.Token, error) {
+		// A token without an access token is refreshed at once; x/oauth2
+		// keeps the refresh token when the answer carries none.
+		return conf.TokenSource(ctx, &oauth2.Token{RefreshToken: s.refreshToken()}).Token()
+	})
+	s.tokens = oauth2.ReuseTokenSourceWithExpiry(nil, fetch, c.early())
+	return s
+}
+
+// ForApplication is a Source of the application's own tokens (client
+// credentials), for every mailbox it was granted.
+func (c Config) ForApplication() *Source {
+	conf := &clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
+		TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInParams}
+	ctx := c.context()
+	return &Source{tokens: oauth2.ReuseTokenSourceWithExpiry(nil, fetcher(func() (*oauth2.Token, error) { return conf.Token(ctx) }), c.early())}
+}
+
+// fetcher gets a new token on every call; the Source's reuse keeps it
+// until Early before its expiry. (x/oauth2's own sources reuse a token
+// until 10 s before, which would hide the margin.)
+type fetcher func() (*oauth2.Token, error)
+
+func (f fetcher) Token() (*oauth2.Token, error) { return f() }
+
+func (s *Source) refreshToken() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refresh
+}
+
+func (c Config) early() time.Duration {
+	if c.Early > 0 {
+		return c.Early
+	}
+	return 5 * time.Minute
+}
+
+// context carries the HTTP client to x/oauth2, which keeps the context of
+// a token source for every refresh: it must not be a request's.
+func (c Config) context() context.Context {
+	client := c.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	return context.WithValue(context.Background(), oauth2.HTTPClient, client)
+}
+
+// Token returns a live access token, fetching a new one when the one held
+// is about to expire. ctx bounds the wait for another caller's fetch only:
+// a fetch under way runs to its own timeout.
+func (s *Source) Token(ctx context.Context) (string, error) {
+	type result struct {
+		token *oauth2.Token
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		t, err := s.tokens.Token()
+		done <- result{t, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	if r.err != nil {
+		return "", describe(r.err)
+	}
+	s.noteRefreshToken(r.token.RefreshToken)
+	return r.token.AccessToken, nil
+}
+
+func (s *Source) noteRefreshToken(token string) {
+	s.mu.Lock()
+	changed := token != "" && token != s.refresh
+	if changed {
+		s.refresh = token
+	}
+	rotated := s.rotated
+	s.mu.Unlock()
+	if changed && rotated != nil {
+		rotated(token)
+	}
+}
+
+// RefusedError is the authorization server's refusal to hand out a
+// token: a revoked or expired refresh token, a wrong client secret, a
+// consent withdrawn. Trying again does not help; a person must act.
+type RefusedError struct {
+	Code        string // RFC 6749 §5.2: invalid_grant, invalid_client, …
+	Description string
+}
+
+// Refused says that trying again does not help (the copy engine reads it
+// as an authentication failure).
+func (e *RefusedError) Refused() bool { return true }
+
+func (e *RefusedError) Error() string {
+	advice := "check the endpoint's OAuth 2.0 settings"
+	switch e.Code {
+	case "invalid_grant":
+		advice = "the refresh token was revoked or has expired: the user must authorize again and the account get the new token"
+	case "invalid_client", "unauthorized_client":
+		advice = "the client id or secret is wrong or expired: fix them on the endpoint"
+	case "invalid_scope":
+		advice = "the application lacks the permission asked for: grant it (and admin consent) on the provider's side"
+	}
+	text := "the token endpoint refused: " + e.Code
+	if e.Description != "" {
+		text += " (" + firstLine(e.Description) + ")"
+	}
+	return text + "; " + advice
+}
+
+// describe turns x/oauth2's errors into a RefusedError where the server
+// answered with an OAuth error, and keeps the others (network trouble,
+// timeouts), which a later try may overcome.
+func describe(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode != "" {
+		return &RefusedError{Code: re.ErrorCode, Description: re.ErrorDescription}
+	}
+	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
+		return &RefusedError{Code: fmt.Sprintf("HTTP %d", re.Response.StatusCode)}
+	}
+	return fmt.Errorf("token endpoint: %w", err)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

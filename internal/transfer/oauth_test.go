@@ -1,0 +1,154 @@
+package transfer
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/oauth"
+)
+
+// oauthFixture is a Dovecot source and an OAuth-only destination (the
+// Microsoft 365 model of imaptest.OAuthServer) whose tokens come from a
+// fake authorization server.
+type oauthFixture struct {
+	src    *imaptest.Dovecot
+	dst    *imaptest.OAuthServer
+	tokens *imaptest.TokenServer
+	config oauth.Config
+}
+
+func newOAuthFixture(t *testing.T, tokens imaptest.TokenServerOptions, corpus imaptest.CorpusOptions) *oauthFixture {
+	t.Helper()
+	f := &oauthFixture{tokens: imaptest.StartTokenServer(t, tokens)}
+	f.tokens.AddClient("mailmigrate", "client-secret")
+	f.config = oauth.Config{TokenURL: f.tokens.URL, ClientID: "mailmigrate", ClientSecret: "client-secret",
+		Scopes: []string{"https://outlook.office365.com/IMAP.AccessAsUser.All", "offline_access"}, Early: time.Second}
+	f.src = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"ann": "pw"}})
+	f.src.Load(t, "ann", imaptest.BuildCorpus(corpus))
+	f.dst = imaptest.StartOAuthServer(t, f.tokens, imaptest.OAuthServerOptions{Users: []string{"ann@example.com", "bob@example.com"}})
+	return f
+}
+
+func (f *oauthFixture) destination(login string, tokens TokenSource, mech TokenMechanism) Side {
+	return Side{Server: Server{Host: f.dst.Host, Port: f.dst.Port, Security: SecurityPlain}, Login: login, Token: tokens, TokenMechanism: mech}
+}
+
+// wantCopied checks that every folder of res holds on the destination
+// what the source held: every message, once.
+func (f *oauthFixture) wantCopied(t *testing.T, login string, res Result) {
+	t.Helper()
+	if len(res.Folders) == 0 {
+		t.Fatal("no folder was copied")
+	}
+	for _, folder := range res.Folders {
+		if got := f.dst.Count(t, login, folder.Destination); got != folder.SourceMessages {
+			t.Errorf("%s: %d messages on the destination, the source has %d", folder.Destination, got, folder.SourceMessages)
+		}
+	}
+}
+
+// TestOAuthLoginsMigrate: a user's refresh token logs the account in
+// with XOAUTH2 and with OAUTHBEARER, on the engine's connections and the
+// destination's APPEND connections; a refresh token the server rotates
+// is handed back to be stored.
+func TestOAuthLoginsMigrate(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t, imaptest.TokenServerOptions{Rotate: true}, imaptest.CorpusOptions{Seed: 3})
+	source := dovecotSide(f.src, "ann", "pw")
+	for _, tc := range []struct {
+		login string
+		mech  TokenMechanism
+	}{{"ann@example.com", XOAuth2}, {"bob@example.com", OAuthBearer}} {
+		var mu sync.Mutex
+		var rotated []string
+		refresh := f.tokens.IssueRefreshToken(tc.login, "mailmigrate")
+		tokens := f.config.ForUser(refresh, func(token string) {
+			mu.Lock()
+			defer mu.Unlock()
+			rotated = append(rotated, token)
+		})
+		res := migrateVerified(t, Job{Source: source, Destination: f.destination(tc.login, tokens, tc.mech), State: NewMemoryState()})
+		f.wantCopied(t, tc.login, res)
+		mu.Lock()
+		if len(rotated) == 0 || rotated[len(rotated)-1] == refresh {
+			t.Errorf("%s: the rotated refresh tokens handed back: %q", tc.mech, rotated)
+		}
+		mu.Unlock()
+	}
+}
+
+// TestTokenExpiringMidRunIsRefreshed: tokens live two seconds and the
+// server ends a session whose token expired, as Exchange Online does; a
+// run that lasts longer logs in again with a fresh token, and ends with
+// every message once and no failure.
+func TestTokenExpiringMidRunIsRefreshed(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t, imaptest.TokenServerOptions{Lifetime: 2 * time.Second}, imaptest.CorpusOptions{Seed: 8, LargeMessages: 3, LargeSize: 200 << 10})
+	host, port := imaptest.SlowProxy(t, f.src.Addr(), 120_000) // the copy takes about 6 s
+	source := Side{Server: Server{Host: host, Port: port, Security: SecurityPlain}, Login: "ann", Password: "pw"}
+	refresh := f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate")
+	started := time.Now()
+	res := migrateVerified(t, Job{Source: source, Destination: f.destination("ann@example.com", f.config.ForUser(refresh, nil), XOAuth2),
+		State: NewMemoryState(), Tuning: Tuning{Backoff: 100 * time.Millisecond, Attempts: 8}})
+	f.wantCopied(t, "ann@example.com", res)
+	took := time.Since(started)
+	if took < 3*time.Second {
+		t.Fatalf("the run took %s, less than a token's life: nothing was proven", took)
+	}
+	if f.dst.Invalidated() == 0 {
+		t.Errorf("no session outlived its token in a %s run: the refresh was not needed", took.Round(time.Second))
+	}
+	if n := f.tokens.Issued("refresh_token"); n < 2 {
+		t.Errorf("%d access tokens over a %s run of 2 s tokens, want a refresh", n, took.Round(time.Second))
+	}
+	for _, folder := range res.Folders {
+		if folder.Error != "" || len(folder.Failures) > 0 {
+			t.Errorf("%s: %q %v", folder.Source, folder.Error, folder.Failures)
+		}
+	}
+}
+
+// TestRefusedTokenSaysWhatToDo: a revoked refresh token and a wrong client
+// secret fail the login at once as authentication failures, in words that
+// say what to do; an IMAP server without the mechanism is a setting to
+// change.
+func TestRefusedTokenSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 1, Messages: 1})
+	refresh := f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate")
+	f.tokens.Revoke(refresh)
+	wrongSecret := f.config
+	wrongSecret.ClientSecret = "old-secret"
+	for _, tc := range []struct {
+		name   string
+		tokens TokenSource
+		want   string
+	}{
+		{"revoked", f.config.ForUser(refresh, nil), "the user must authorize again"},
+		{"wrong secret", wrongSecret.ForApplication(), "the client id or secret is wrong or expired"},
+	} {
+		err := CheckLogin(t.Context(), f.destination("ann@example.com", tc.tokens, XOAuth2), "destination", Tuning{})
+		if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v (kind %v), want an authentication failure saying %q", tc.name, err, KindOf(err), tc.want)
+		}
+	}
+	// A user's token for another mailbox: the server's refusal, with its details.
+	other := f.config.ForUser(f.tokens.IssueRefreshToken("bob@example.com", "mailmigrate"), nil)
+	err := CheckLogin(t.Context(), f.destination("ann@example.com", other, XOAuth2), "destination", Tuning{})
+	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), `"status":"401"`) {
+		t.Errorf("a token of another user: %v (kind %v)", err, KindOf(err))
+	}
+	// The application's own token acts for any mailbox of the tenant.
+	if err := CheckLogin(t.Context(), f.destination("bob@example.com", f.config.ForApplication(), OAuthBearer), "destination", Tuning{}); err != nil {
+		t.Errorf("an application's token: %v", err)
+	}
+	// Dovecot here offers no token mechanism.
+	err = CheckLogin(t.Context(), Side{Server: Server{Host: f.src.Host, Port: f.src.Port, Security: SecurityPlain}, Login: "ann",
+		Token: f.config.ForApplication()}, "source", Tuning{})
+	if KindOf(err) != KindPermanent || err == nil || !strings.Contains(err.Error(), "offers no AUTH=XOAUTH2") {
+		t.Errorf("a server without XOAUTH2: %v (kind %v)", err, KindOf(err))
+	}
+}
