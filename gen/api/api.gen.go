@@ -100,6 +100,7 @@ func (e AccountState) Valid() bool {
 // Defines values for AuthMethod.
 const (
 	AuthMethodMaster   AuthMethod = "master"
+	AuthMethodOauth2   AuthMethod = "oauth2"
 	AuthMethodPassword AuthMethod = "password"
 )
 
@@ -107,6 +108,8 @@ const (
 func (e AuthMethod) Valid() bool {
 	switch e {
 	case AuthMethodMaster:
+		return true
+	case AuthMethodOauth2:
 		return true
 	case AuthMethodPassword:
 		return true
@@ -265,6 +268,42 @@ func (e MasterForm) Valid() bool {
 	}
 }
 
+// Defines values for OAuth2Grant.
+const (
+	OAuth2GrantClientCredentials OAuth2Grant = "client_credentials"
+	OAuth2GrantRefreshToken      OAuth2Grant = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OAuth2Grant enum.
+func (e OAuth2Grant) Valid() bool {
+	switch e {
+	case OAuth2GrantClientCredentials:
+		return true
+	case OAuth2GrantRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OAuth2Provider.
+const (
+	OAuth2ProviderGoogle       OAuth2Provider = "google"
+	OAuth2ProviderMicrosoft365 OAuth2Provider = "microsoft365"
+)
+
+// Valid indicates whether the value is a known member of the OAuth2Provider enum.
+func (e OAuth2Provider) Valid() bool {
+	switch e {
+	case OAuth2ProviderGoogle:
+		return true
+	case OAuth2ProviderMicrosoft365:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TLSMode.
 const (
 	TLSModePlain    TLSMode = "plain"
@@ -319,6 +358,24 @@ func (e TaskState) Valid() bool {
 	case TaskStateRunning:
 		return true
 	case TaskStateTesting:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenMechanism.
+const (
+	TokenMechanismOauthbearer TokenMechanism = "oauthbearer"
+	TokenMechanismXoauth2     TokenMechanism = "xoauth2"
+)
+
+// Valid indicates whether the value is a known member of the TokenMechanism enum.
+func (e TokenMechanism) Valid() bool {
+	switch e {
+	case TokenMechanismOauthbearer:
+		return true
+	case TokenMechanismXoauth2:
 		return true
 	default:
 		return false
@@ -400,9 +457,18 @@ type AccountInput struct {
 	DestinationPassword string `json:"destination_password,omitempty"`
 
 	// DestinationPasswordSameAsSource On an update, links the destination password to the source's again; destination_password must then be empty.
-	DestinationPasswordSameAsSource bool   `json:"destination_password_same_as_source,omitempty"`
-	SourceLogin                     string `json:"source_login,omitempty"`
-	SourcePassword                  string `json:"source_password,omitempty"`
+	DestinationPasswordSameAsSource bool `json:"destination_password_same_as_source,omitempty"`
+
+	// DestinationRefreshToken As source_refresh_token, for the destination.
+	DestinationRefreshToken string `json:"destination_refresh_token,omitempty"`
+	SourceLogin             string `json:"source_login,omitempty"`
+	SourcePassword          string `json:"source_password,omitempty"`
+
+	// SourceRefreshToken The account's OAuth 2.0 refresh token where the source endpoint
+	// takes tokens from each account (auth oauth2, grant
+	// refresh_token). It fills the place of source_password: give one
+	// of the two. Never returned.
+	SourceRefreshToken string `json:"source_refresh_token,omitempty"`
 }
 
 // AccountRun defines model for AccountRun.
@@ -445,7 +511,9 @@ type AccountState string
 // AuthMethod How the accounts log in to the server. `password`: each with its own
 // password. `master`: an administrator's master login acts for every
 // account, which needs no password on this side (Dovecot master users,
-// Cyrus and Zimbra admins, Exchange with FullAccess).
+// Cyrus administrators). `oauth2`: OAuth 2.0 bearer tokens (XOAUTH2 or
+// OAUTHBEARER) from the endpoint's registered application, with each
+// account's refresh token or for the application alone.
 type AuthMethod string
 
 // Created defines model for Created.
@@ -493,8 +561,13 @@ type EndpointAuth struct {
 	// Method How the accounts log in to the server. `password`: each with its own
 	// password. `master`: an administrator's master login acts for every
 	// account, which needs no password on this side (Dovecot master users,
-	// Cyrus and Zimbra admins, Exchange with FullAccess).
+	// Cyrus administrators). `oauth2`: OAuth 2.0 bearer tokens (XOAUTH2 or
+	// OAUTHBEARER) from the endpoint's registered application, with each
+	// account's refresh token or for the application alone.
 	Method AuthMethod `json:"method"`
+
+	// Oauth2 With `oauth2` only.
+	Oauth2 *OAuth2Settings `json:"oauth2,omitempty"`
 }
 
 // EndpointAuthInput How the accounts log in. Left out on create: `password`; left out on
@@ -512,8 +585,13 @@ type EndpointAuthInput struct {
 	// Method How the accounts log in to the server. `password`: each with its own
 	// password. `master`: an administrator's master login acts for every
 	// account, which needs no password on this side (Dovecot master users,
-	// Cyrus and Zimbra admins, Exchange with FullAccess).
+	// Cyrus administrators). `oauth2`: OAuth 2.0 bearer tokens (XOAUTH2 or
+	// OAUTHBEARER) from the endpoint's registered application, with each
+	// account's refresh token or for the application alone.
 	Method AuthMethod `json:"method"`
+
+	// Oauth2 The application registered with the authorization server; required with `oauth2`.
+	Oauth2 *OAuth2Input `json:"oauth2,omitempty"`
 }
 
 // EndpointCheck defines model for EndpointCheck.
@@ -650,6 +728,56 @@ type MessageRefusal struct {
 
 	// Uid In the source folder.
 	Uid int64 `json:"uid"`
+}
+
+// OAuth2Grant `refresh_token`: each account's refresh token (delegated access; the
+// account's `*_refresh_token`). `client_credentials`: the application's
+// own token for every mailbox it was granted (Microsoft 365 app-only:
+// IMAP.AccessAsApp and an Exchange service principal); the accounts
+// need no secret.
+type OAuth2Grant string
+
+// OAuth2Input The application registered with the authorization server; required with `oauth2`.
+type OAuth2Input struct {
+	ClientId string `json:"client_id"`
+
+	// ClientSecret Required with client_credentials; never returned; empty on PUT keeps the stored one.
+	ClientSecret string         `json:"client_secret,omitempty"`
+	Grant        OAuth2Grant    `json:"grant,omitempty"`
+	Mechanism    TokenMechanism `json:"mechanism,omitempty"`
+	Provider     OAuth2Provider `json:"provider,omitempty"`
+
+	// Scope Space-separated scopes. Filled in by provider when left out.
+	Scope string `json:"scope,omitempty"`
+
+	// Tenant Microsoft 365's tenant id or domain (`organizations` when left out with refresh_token).
+	Tenant string `json:"tenant,omitempty"`
+
+	// TokenUrl The token endpoint; https (http only to this machine). Filled in by provider when left out.
+	TokenUrl string `json:"token_url,omitempty"`
+}
+
+// OAuth2Provider Fills in an empty token_url and scope with the provider's.
+type OAuth2Provider string
+
+// OAuth2Settings defines model for OAuth2Settings.
+type OAuth2Settings struct {
+	ClientId string `json:"client_id"`
+
+	// ClientSecretSet A client secret is stored (it is never returned).
+	ClientSecretSet bool `json:"client_secret_set"`
+
+	// Grant `refresh_token`: each account's refresh token (delegated access; the
+	// account's `*_refresh_token`). `client_credentials`: the application's
+	// own token for every mailbox it was granted (Microsoft 365 app-only:
+	// IMAP.AccessAsApp and an Exchange service principal); the accounts
+	// need no secret.
+	Grant OAuth2Grant `json:"grant"`
+
+	// Mechanism The SASL mechanism that carries the token; xoauth2 (Google's and Microsoft's) by default.
+	Mechanism TokenMechanism `json:"mechanism"`
+	Scope     string         `json:"scope"`
+	TokenUrl  string         `json:"token_url"`
 }
 
 // Progress defines model for Progress.
@@ -826,6 +954,9 @@ type TestResult struct {
 	Outdated bool      `json:"outdated"`
 	TestedAt time.Time `json:"tested_at"`
 }
+
+// TokenMechanism The SASL mechanism that carries the token; xoauth2 (Google's and Microsoft's) by default.
+type TokenMechanism string
 
 // Totals defines model for Totals.
 type Totals struct {

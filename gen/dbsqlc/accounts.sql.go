@@ -125,6 +125,23 @@ func (q *Queries) AccountDelete(ctx context.Context, arg AccountDeleteParams) (i
 	return result.RowsAffected(), nil
 }
 
+const accountDestinationSecretSet = `-- name: AccountDestinationSecretSet :exec
+UPDATE accounts SET destination_password = $1 WHERE task_id = $2 AND id = $3
+`
+
+type AccountDestinationSecretSetParams struct {
+	Secret []byte
+	TaskID int64
+	ID     int64
+}
+
+// As AccountSourceSecretSet, for the destination (a linked destination
+// gets a token of its own).
+func (q *Queries) AccountDestinationSecretSet(ctx context.Context, arg AccountDestinationSecretSetParams) error {
+	_, err := q.db.Exec(ctx, accountDestinationSecretSet, arg.Secret, arg.TaskID, arg.ID)
+	return err
+}
+
 const accountGet = `-- name: AccountGet :one
 SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes FROM account_views WHERE task_id = $1 AND id = $2
 `
@@ -379,6 +396,23 @@ func (q *Queries) AccountProgressSet(ctx context.Context, arg AccountProgressSet
 		arg.TaskID,
 		arg.ID,
 	)
+	return err
+}
+
+const accountSourceSecretSet = `-- name: AccountSourceSecretSet :exec
+UPDATE accounts SET source_password = $1 WHERE task_id = $2 AND id = $3
+`
+
+type AccountSourceSecretSetParams struct {
+	Secret []byte
+	TaskID int64
+	ID     int64
+}
+
+// A refresh token the authorization server rotated replaces the stored
+// one: not a change by a person, so the login test stays current.
+func (q *Queries) AccountSourceSecretSet(ctx context.Context, arg AccountSourceSecretSetParams) error {
+	_, err := q.db.Exec(ctx, accountSourceSecretSet, arg.Secret, arg.TaskID, arg.ID)
 	return err
 }
 

@@ -12,48 +12,72 @@ import (
 const endpointAuthUpdate = `-- name: EndpointAuthUpdate :exec
 UPDATE endpoints
 SET auth_method = $1, master_login = $2, master_form = $3,
-    master_password = CASE WHEN $1 = 'master' THEN coalesce($4, master_password) END
-WHERE id = $5
+    master_password = CASE WHEN $1 = 'master' THEN coalesce($4, master_password) END,
+    oauth2_grant = $5, oauth2_token_url = $6, oauth2_client_id = $7,
+    oauth2_scope = $8, oauth2_mechanism = $9,
+    oauth2_client_secret = CASE WHEN $1 = 'oauth2'
+        THEN coalesce($10, oauth2_client_secret) END
+WHERE id = $11
 `
 
 type EndpointAuthUpdateParams struct {
-	AuthMethod     string
-	MasterLogin    string
-	MasterForm     string
-	MasterPassword []byte
-	ID             int64
+	AuthMethod         string
+	MasterLogin        string
+	MasterForm         string
+	MasterPassword     []byte
+	Oauth2Grant        string
+	Oauth2TokenUrl     string
+	Oauth2ClientID     string
+	Oauth2Scope        string
+	Oauth2Mechanism    string
+	Oauth2ClientSecret []byte
+	ID                 int64
 }
 
-// A master password left out (NULL) keeps the stored one; leaving the
-// master method forgets it.
+// A master password or client secret left out (NULL) keeps the stored
+// one; leaving the method that uses it forgets it.
 func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdateParams) error {
 	_, err := q.db.Exec(ctx, endpointAuthUpdate,
 		arg.AuthMethod,
 		arg.MasterLogin,
 		arg.MasterForm,
 		arg.MasterPassword,
+		arg.Oauth2Grant,
+		arg.Oauth2TokenUrl,
+		arg.Oauth2ClientID,
+		arg.Oauth2Scope,
+		arg.Oauth2Mechanism,
+		arg.Oauth2ClientSecret,
 		arg.ID,
 	)
 	return err
 }
 
 const endpointCreate = `-- name: EndpointCreate :exec
-INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password)
+INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
+                       oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-        $10)
+        $10, $11, $12, $13, $14, $15,
+        $16)
 `
 
 type EndpointCreateParams struct {
-	ID             int64
-	RoleLabel      string
-	Host           string
-	Port           int32
-	TlsMode        string
-	TlsSkipVerify  bool
-	AuthMethod     string
-	MasterLogin    string
-	MasterForm     string
-	MasterPassword []byte
+	ID                 int64
+	RoleLabel          string
+	Host               string
+	Port               int32
+	TlsMode            string
+	TlsSkipVerify      bool
+	AuthMethod         string
+	MasterLogin        string
+	MasterForm         string
+	MasterPassword     []byte
+	Oauth2Grant        string
+	Oauth2TokenUrl     string
+	Oauth2ClientID     string
+	Oauth2Scope        string
+	Oauth2Mechanism    string
+	Oauth2ClientSecret []byte
 }
 
 func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
@@ -68,6 +92,12 @@ func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) 
 		arg.MasterLogin,
 		arg.MasterForm,
 		arg.MasterPassword,
+		arg.Oauth2Grant,
+		arg.Oauth2TokenUrl,
+		arg.Oauth2ClientID,
+		arg.Oauth2Scope,
+		arg.Oauth2Mechanism,
+		arg.Oauth2ClientSecret,
 	)
 	return err
 }
@@ -85,7 +115,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -104,6 +134,12 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.MasterLogin,
 		&i.MasterForm,
 		&i.MasterPassword,
+		&i.Oauth2Grant,
+		&i.Oauth2TokenUrl,
+		&i.Oauth2ClientID,
+		&i.Oauth2Scope,
+		&i.Oauth2Mechanism,
+		&i.Oauth2ClientSecret,
 	)
 	return i, err
 }
@@ -122,7 +158,7 @@ func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
 }
 
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -147,6 +183,12 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.MasterLogin,
 			&i.MasterForm,
 			&i.MasterPassword,
+			&i.Oauth2Grant,
+			&i.Oauth2TokenUrl,
+			&i.Oauth2ClientID,
+			&i.Oauth2Scope,
+			&i.Oauth2Mechanism,
+			&i.Oauth2ClientSecret,
 		); err != nil {
 			return nil, err
 		}
@@ -222,7 +264,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -251,6 +293,12 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.MasterLogin,
 		&i.Endpoint.MasterForm,
 		&i.Endpoint.MasterPassword,
+		&i.Endpoint.Oauth2Grant,
+		&i.Endpoint.Oauth2TokenUrl,
+		&i.Endpoint.Oauth2ClientID,
+		&i.Endpoint.Oauth2Scope,
+		&i.Endpoint.Oauth2Mechanism,
+		&i.Endpoint.Oauth2ClientSecret,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -263,12 +311,19 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.MasterLogin,
 		&i.Endpoint_2.MasterForm,
 		&i.Endpoint_2.MasterPassword,
+		&i.Endpoint_2.Oauth2Grant,
+		&i.Endpoint_2.Oauth2TokenUrl,
+		&i.Endpoint_2.Oauth2ClientID,
+		&i.Endpoint_2.Oauth2Scope,
+		&i.Endpoint_2.Oauth2Mechanism,
+		&i.Endpoint_2.Oauth2ClientSecret,
 	)
 	return i, err
 }
 
 const taskAuthMethods = `-- name: TaskAuthMethods :one
-SELECT src.auth_method AS source_method, dst.auth_method AS destination_method
+SELECT src.auth_method AS source_method, src.oauth2_grant AS source_grant,
+       dst.auth_method AS destination_method, dst.oauth2_grant AS destination_grant
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -277,14 +332,21 @@ WHERE t.id = $1
 
 type TaskAuthMethodsRow struct {
 	SourceMethod      string
+	SourceGrant       string
 	DestinationMethod string
+	DestinationGrant  string
 }
 
 // How the task's accounts log in to its source and destination.
 func (q *Queries) TaskAuthMethods(ctx context.Context, taskID int64) (TaskAuthMethodsRow, error) {
 	row := q.db.QueryRow(ctx, taskAuthMethods, taskID)
 	var i TaskAuthMethodsRow
-	err := row.Scan(&i.SourceMethod, &i.DestinationMethod)
+	err := row.Scan(
+		&i.SourceMethod,
+		&i.SourceGrant,
+		&i.DestinationMethod,
+		&i.DestinationGrant,
+	)
 	return i, err
 }
 

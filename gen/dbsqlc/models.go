@@ -106,18 +106,24 @@ type AccountsReady struct {
 }
 
 type Endpoint struct {
-	ID             int64
-	RoleLabel      string
-	Host           string
-	Port           int32
-	TlsMode        string
-	TlsSkipVerify  bool
-	CreatedAt      pgtype.Timestamptz
-	UpdatedAt      pgtype.Timestamptz
-	AuthMethod     string
-	MasterLogin    string
-	MasterForm     string
-	MasterPassword []byte
+	ID                 int64
+	RoleLabel          string
+	Host               string
+	Port               int32
+	TlsMode            string
+	TlsSkipVerify      bool
+	CreatedAt          pgtype.Timestamptz
+	UpdatedAt          pgtype.Timestamptz
+	AuthMethod         string
+	MasterLogin        string
+	MasterForm         string
+	MasterPassword     []byte
+	Oauth2Grant        string
+	Oauth2TokenUrl     string
+	Oauth2ClientID     string
+	Oauth2Scope        string
+	Oauth2Mechanism    string
+	Oauth2ClientSecret []byte
 }
 
 type Event struct {

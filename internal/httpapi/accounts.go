@@ -129,7 +129,11 @@ func deref[T any](p *T) T {
 
 // CreateAccount answers POST /tasks/{id}/accounts.
 func (s *Server) CreateAccount(ctx context.Context, req api.CreateAccountRequestObject) (api.CreateAccountResponseObject, error) {
-	id, err := s.service.CreateAccount(ctx, req.Id, accountInputFromAPI(req.Body))
+	in, err := accountInputFromAPI(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.service.CreateAccount(ctx, req.Id, in)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,11 @@ func (s *Server) GetAccount(ctx context.Context, req api.GetAccountRequestObject
 
 // UpdateAccount answers PUT /tasks/{id}/accounts/{accountId}.
 func (s *Server) UpdateAccount(ctx context.Context, req api.UpdateAccountRequestObject) (api.UpdateAccountResponseObject, error) {
-	if err := s.service.UpdateAccount(ctx, req.Id, req.AccountId, accountInputFromAPI(req.Body)); err != nil {
+	in, err := accountInputFromAPI(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.service.UpdateAccount(ctx, req.Id, req.AccountId, in); err != nil {
 		return nil, err
 	}
 	return api.UpdateAccount204Response{}, nil
@@ -174,8 +182,10 @@ func (s *Server) DeleteAccount(ctx context.Context, req api.DeleteAccountRequest
 	return api.DeleteAccount204Response{}, nil
 }
 
-func accountInputFromAPI(in *api.AccountInput) migration.AccountInput {
-	return migration.AccountInput{
+// accountInputFromAPI is the domain's account for a request body. A
+// refresh token fills the side's place of the password: one of the two.
+func accountInputFromAPI(in *api.AccountInput) (migration.AccountInput, error) {
+	out := migration.AccountInput{
 		SourceLogin:         in.SourceLogin,
 		SourcePassword:      migration.Password(in.SourcePassword),
 		DestinationLogin:    in.DestinationLogin,
@@ -183,6 +193,23 @@ func accountInputFromAPI(in *api.AccountInput) migration.AccountInput {
 
 		DestinationPasswordSameAsSource: in.DestinationPasswordSameAsSource,
 	}
+	for _, side := range []struct {
+		name            string
+		password, token string
+		secret          *migration.Password
+	}{
+		{"source", in.SourcePassword, in.SourceRefreshToken, &out.SourcePassword},
+		{"destination", in.DestinationPassword, in.DestinationRefreshToken, &out.DestinationPassword},
+	} {
+		if side.token == "" {
+			continue
+		}
+		if side.password != "" {
+			return out, &migration.InvalidError{Field: side.name + "_refresh_token", Reason: "cannot go with " + side.name + "_password: give one of the two"}
+		}
+		*side.secret = migration.Password(side.token)
+	}
+	return out, nil
 }
 
 func accountToAPI(a migration.Account) api.Account {

@@ -79,7 +79,12 @@ func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error
 		e.Auth = migration.EndpointAuth{Method: migration.AuthMethod(a.Method), MasterLogin: a.MasterLogin,
 			MasterForm: migration.MasterForm(a.MasterForm), MasterPassword: migration.Password(a.MasterPassword)}
 		if a.Method == "" {
-			return e, &migration.InvalidError{Field: "auth.method", Reason: "must be password|master"}
+			return e, &migration.InvalidError{Field: "auth.method", Reason: "must be password|master|oauth2"}
+		}
+		if o := a.Oauth2; o != nil {
+			e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(o.Grant), TokenURL: o.TokenUrl, ClientID: o.ClientId,
+				Scope: o.Scope, Mechanism: migration.TokenMechanism(o.Mechanism), ClientSecret: migration.Password(o.ClientSecret),
+				Provider: migration.OAuth2Provider(o.Provider), Tenant: o.Tenant}
 		}
 	}
 	return e, nil
@@ -93,9 +98,19 @@ func endpointToAPI(e migration.Endpoint) api.Endpoint {
 		Port:          e.Port,
 		TlsMode:       api.TLSMode(e.TLSMode),
 		TlsSkipVerify: e.TLSSkipVerify,
-		Auth: api.EndpointAuth{Method: api.AuthMethod(e.Auth.Method), MasterLogin: e.Auth.MasterLogin,
-			MasterForm: api.MasterForm(e.Auth.MasterForm), MasterPasswordSet: e.Auth.MasterPasswordSet},
+		Auth:          authToAPI(e.Auth),
 	}
+}
+
+func authToAPI(a migration.EndpointAuth) api.EndpointAuth {
+	out := api.EndpointAuth{Method: api.AuthMethod(a.Method), MasterLogin: a.MasterLogin,
+		MasterForm: api.MasterForm(a.MasterForm), MasterPasswordSet: a.MasterPasswordSet}
+	if a.Method == migration.AuthOAuth2 {
+		o := a.OAuth2
+		out.Oauth2 = &api.OAuth2Settings{Grant: api.OAuth2Grant(o.Grant), TokenUrl: o.TokenURL, ClientId: o.ClientID,
+			ClientSecretSet: o.ClientSecretSet, Scope: o.Scope, Mechanism: api.TokenMechanism(o.Mechanism)}
+	}
+	return out
 }
 
 // CheckEndpoint answers POST /endpoints/{id}/check.

@@ -66,9 +66,9 @@ func (s *vettingStore) TaskUpdate(_ context.Context, _ int64, spec migration.Tas
 	return nil
 }
 
-// TaskPasswordNeeds: the fuzzed task's accounts log in with passwords on
+// TaskSecretNeeds: the fuzzed task's accounts log in with passwords on
 // both sides, so that a created account without one is a violation.
-func (s *vettingStore) TaskPasswordNeeds(context.Context, int64) (migration.PasswordNeeds, error) {
+func (s *vettingStore) TaskSecretNeeds(context.Context, int64) (migration.SecretNeeds, error) {
 	return migration.EveryPassword, nil
 }
 
@@ -117,6 +117,14 @@ func endpointProblem(e migration.Endpoint) string {
 		if a.MasterLogin == "" || (a.MasterForm != migration.MasterAuthzid && a.MasterForm != migration.MasterSeparator) ||
 			len(a.MasterPassword) > 1024 || strings.ContainsAny(string(a.MasterPassword), "\x00\r\n") {
 			problem += fmt.Sprintf("master login %q, form %q or its password stored", a.MasterLogin, a.MasterForm)
+		}
+	case migration.AuthOAuth2:
+		o := a.OAuth2
+		problem += textProblem("client_id", o.ClientID, 1024, false) + textProblem("scope", o.Scope, 1024, false) + textProblem("token_url", o.TokenURL, 2048, false)
+		if o.ClientID == "" || o.TokenURL == "" || (o.Grant != migration.GrantRefreshToken && o.Grant != migration.GrantClientCredentials) ||
+			(o.Mechanism != migration.MechanismXOAuth2 && o.Mechanism != migration.MechanismOAuthBearer) ||
+			len(o.ClientSecret) > 4096 || strings.ContainsAny(string(o.ClientSecret), "\x00\r\n") || a.MasterLogin != "" {
+			problem += fmt.Sprintf("oauth2 settings %+v stored", o)
 		}
 	default:
 		problem += fmt.Sprintf("auth method %q stored", a.Method)
@@ -219,6 +227,10 @@ func FuzzEndpointJSON(f *testing.F) {
 		`{"tls_mode":"ssl","auth":{"method":"master","master_login":"admin","master_password":"pw","master_form":"separator"}}`,
 		`{"tls_mode":"ssl","auth":{"method":"master","master_login":"a\r\nb","master_password":"p\u0000w"}}`,
 		`{"tls_mode":"ssl","auth":{"method":"password","master_login":"admin"}}`, `{"tls_mode":"ssl","auth":{}}`, `{"tls_mode":"ssl","auth":null}`,
+		`{"tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"microsoft365","tenant":"contoso.com","grant":"client_credentials","client_id":"a","client_secret":"s"}}}`,
+		`{"tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"token_url":"http://idp.example/t","client_id":"a\n"}}}`,
+		`{"tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"google","client_id":"a","mechanism":"oauthbearer"}}}`,
+		`{"tls_mode":"ssl","auth":{"method":"oauth2"}}`,
 	})
 }
 
@@ -241,6 +253,7 @@ func FuzzAccountJSON(f *testing.F) {
 		`{"source_login":" a@x ","source_password":"p","destination_login":"b@y","destination_password":"q"}`,
 		`{"source_login":"a\nb","source_password":"pw"}`, `{"source_login":"a@x","source_password":"p\u0000w"}`,
 		`{"source_login":"","source_password":""}`, `{"source_login":"a@x"}`, `{"source_login":1}`,
+		`{"source_login":"a@x","source_refresh_token":"rt"}`, `{"source_login":"a@x","source_password":"p","source_refresh_token":"rt"}`,
 	})
 }
 

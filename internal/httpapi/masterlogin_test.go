@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -77,8 +78,8 @@ func TestEndpointMasterLogin(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`{"tls_mode":"ssl","auth":{"method":"master","master_login":"admin"}}`, "auth.master_password must not be empty with the master method"},
 		{`{"tls_mode":"ssl","auth":{"method":"master","master_password":"x"}}`, "auth.master_login must not be empty with the master method"},
-		{`{"tls_mode":"ssl","auth":{"master_login":"admin","master_password":"x"}}`, "auth.method must be password|master"},
-		{`{"tls_mode":"ssl","auth":{"method":"oauth"}}`, "auth.method must be password|master"},
+		{`{"tls_mode":"ssl","auth":{"master_login":"admin","master_password":"x"}}`, "auth.method must be password|master|oauth2"},
+		{`{"tls_mode":"ssl","auth":{"method":"oauth"}}`, "auth.method must be password|master|oauth2"},
 		{`{"tls_mode":"ssl","auth":{"method":"master","master_login":"a*b","master_password":"x","master_form":"separator"}}`,
 			"auth.master_login must not contain * with the separator form, which joins account*master"},
 	} {
@@ -120,14 +121,76 @@ func TestAccountsOfAMasterLogin(t *testing.T) {
 	masterSource := s.createTask(t, s.createEndpoint(t, masterServer(api.MasterFormAuthzid, "m3")), s.createEndpoint(t, oldServer))
 	accounts = fmt.Sprintf("/tasks/%d/accounts", masterSource)
 	wantText(t, s.do(t, "POST", accounts, `{"source_login":"ann@example.com"}`), http.StatusBadRequest,
-		"destination_password must not be empty: the source's master login leaves no account password to share")
+		"destination_password must not be empty: the source logs in without one, so there is none to share")
 	if got := s.do(t, "POST", accounts, `{"source_login":"ann@example.com","destination_password":"pw"}`); got.status != http.StatusCreated {
 		t.Fatalf("the destination's password alone: %v", got)
 	}
 	wantText(t, s.do(t, "POST", accounts+"/import", "bob@example.com\n"), http.StatusBadRequest,
-		"line 1: destination_password must not be empty: the source's master login leaves no account password to share")
+		"line 1: destination_password must not be empty: the source logs in without one, so there is none to share")
 
 	passwords := s.createTask(t, s.createEndpoint(t, oldServer), s.createEndpoint(t, oldServer))
 	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/accounts", passwords), `{"source_login":"ann@example.com"}`), http.StatusBadRequest,
 		"source_password must not be empty")
+}
+
+// TestEndpointOAuth2: an endpoint keeps an OAuth 2.0 application whose
+// client secret is written once and never shown; a provider fills in its
+// token endpoint and scopes; app-only needs the secret; accounts bring
+// refresh tokens by their own name, or nothing for app-only.
+func TestEndpointOAuth2(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	const secret = "Client-Sekrit-77"
+	body := `{"host":"outlook.office365.com","tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"microsoft365",
+		"tenant":"contoso.onmicrosoft.com","grant":"client_credentials","client_id":"app-id","client_secret":"` + secret + `"}}}`
+	got := s.do(t, "POST", "/endpoints", body)
+	var created api.Created
+	if err := json.Unmarshal([]byte(got.body), &created); got.status != http.StatusCreated || err != nil {
+		t.Fatalf("create: %v", got)
+	}
+	appOnly := created.Id
+	want := api.OAuth2Settings{Grant: api.OAuth2GrantClientCredentials, ClientId: "app-id", ClientSecretSet: true, Mechanism: api.TokenMechanismXoauth2,
+		TokenUrl: "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", Scope: "https://outlook.office365.com/.default"}
+	if a := s.endpointAuth(t, appOnly); a.Method != api.AuthMethodOauth2 || a.Oauth2 == nil || *a.Oauth2 != want {
+		t.Errorf("created: %+v, want oauth2 %+v", a, want)
+	}
+	// A PUT without the secret keeps it.
+	path := fmt.Sprintf("/endpoints/%d", appOnly)
+	if got := s.do(t, "PUT", path, `{"host":"outlook.office365.com","tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"grant":"client_credentials",
+		"token_url":"`+want.TokenUrl+`","client_id":"app-id-2","scope":"`+want.Scope+`"}}}`); got.status != http.StatusNoContent {
+		t.Fatalf("PUT without the secret: %v", got)
+	}
+	want.ClientId = "app-id-2"
+	if a := s.endpointAuth(t, appOnly); a.Oauth2 == nil || *a.Oauth2 != want {
+		t.Errorf("after a PUT without the secret: %+v, want %+v", a.Oauth2, want)
+	}
+	wantText(t, s.do(t, "POST", "/endpoints", `{"tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"microsoft365","tenant":"t","grant":"client_credentials","client_id":"a"}}}`),
+		http.StatusBadRequest, "auth.oauth2.client_secret must not be empty with the client_credentials grant")
+	wantText(t, s.do(t, "POST", "/endpoints", `{"tls_mode":"ssl","auth":{"method":"oauth2"}}`),
+		http.StatusBadRequest, "auth.oauth2.client_id must not be empty with the oauth2 method")
+
+	delegated := s.createEndpoint(t, api.EndpointInput{Host: "imap.gmail.com", TlsMode: api.TLSModeSsl, Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2,
+		Oauth2: &api.OAuth2Input{Provider: api.OAuth2ProviderGoogle, ClientId: "google-app", ClientSecret: secret}}})
+	refreshTokens := s.createTask(t, delegated, appOnly)
+	accounts := fmt.Sprintf("/tasks/%d/accounts", refreshTokens)
+	wantText(t, s.do(t, "POST", accounts, `{"source_login":"ann@example.com"}`), http.StatusBadRequest, "source_refresh_token must not be empty")
+	wantText(t, s.do(t, "POST", accounts, `{"source_login":"ann@example.com","source_password":"pw","source_refresh_token":"rt"}`),
+		http.StatusBadRequest, "source_refresh_token cannot go with source_password: give one of the two")
+	if got := s.do(t, "POST", accounts, `{"source_login":"ann@example.com","source_refresh_token":"1//0g-Refresh-Sekrit"}`); got.status != http.StatusCreated {
+		t.Fatalf("an account with a refresh token: %v", got)
+	}
+	if got := s.do(t, "POST", accounts+"/import", "source_login,source_refresh_token\nbob@example.com,1//0g-Refresh-Sekrit-2\n"); got.status != http.StatusCreated {
+		t.Fatalf("a file of refresh tokens: %v", got)
+	}
+
+	out := s.do(t, "GET", "/endpoints", "").body + s.do(t, "GET", accounts, "").body + s.logs.String()
+	for _, leak := range []string{secret, "Refresh-Sekrit", "client_secret\""} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q left the service:\n%s", leak, out)
+		}
+	}
+	var stored int
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM endpoints WHERE position('Client-Sekrit'::bytea in oauth2_client_secret) > 0`).Scan(&stored); err != nil || stored != 0 {
+		t.Errorf("%d endpoints hold the client secret in clear (%v)", stored, err)
+	}
 }

@@ -94,35 +94,51 @@ type Progress struct {
 	SourceBytes    int64
 }
 
-// PasswordNeeds says which sides of a task's accounts log in with
-// passwords of their own: not a side whose endpoint has a master login.
-type PasswordNeeds struct {
-	Source, Destination bool
+// SecretNeeds says what the accounts of a task must bring to log in on
+// each side: a password, a refresh token, or nothing (a master login, an
+// application's own token).
+type SecretNeeds struct {
+	Source, Destination AccountSecret
 }
 
 // EveryPassword: both sides log in with the accounts' passwords.
-var EveryPassword = PasswordNeeds{Source: true, Destination: true}
+var EveryPassword = SecretNeeds{Source: SecretPassword, Destination: SecretPassword}
+
+// secretField names the input field of a side's secret of kind: the
+// password and the refresh token share the account's place for it.
+func secretField(side string, kind AccountSecret) string {
+	if kind == SecretRefreshToken {
+		return side + "_refresh_token"
+	}
+	return side + "_password"
+}
 
 // normalizeNew checks an account to be created and fills in defaults: the
 // destination login is the source's unless given, and so is the
-// destination password, as a link. A side whose endpoint has a master
-// login needs no password.
-func (in *AccountInput) normalizeNew(needs PasswordNeeds) error {
-	if in.SourcePassword == "" && needs.Source {
-		return invalid("source_password", "must not be empty")
+// destination's secret, as a link, where both sides need the same kind.
+// A side that needs no secret takes none.
+func (in *AccountInput) normalizeNew(needs SecretNeeds) error {
+	if in.SourcePassword == "" && needs.Source != NoSecret {
+		return invalid(secretField("source", needs.Source), "must not be empty")
 	}
 	if in.DestinationPassword == "" {
 		in.DestinationPasswordSameAsSource = true
 	}
-	if needs.Destination && in.DestinationPasswordSameAsSource && in.SourcePassword == "" {
-		return invalid("destination_password", "must not be empty: the source's master login leaves no account password to share")
+	if in.DestinationPasswordSameAsSource && needs.Destination != NoSecret {
+		field := secretField("destination", needs.Destination)
+		switch {
+		case needs.Source == NoSecret:
+			return invalid(field, "must not be empty: the source logs in without one, so there is none to share")
+		case needs.Source != needs.Destination:
+			return invalid(field, "must not be empty: the source's %s cannot stand for it", strings.ReplaceAll(string(needs.Source), "_", " "))
+		}
 	}
-	return in.normalize()
+	return in.normalize(needs)
 }
 
 // normalize checks the fields and defaults the destination login. Logins
-// are trimmed of surrounding space; passwords are taken as they are.
-func (in *AccountInput) normalize() error {
+// are trimmed of surrounding space; secrets are taken as they are.
+func (in *AccountInput) normalize(needs SecretNeeds) error {
 	in.SourceLogin = strings.TrimSpace(in.SourceLogin)
 	in.DestinationLogin = strings.TrimSpace(in.DestinationLogin)
 	if in.SourceLogin == "" {
@@ -143,17 +159,30 @@ func (in *AccountInput) normalize() error {
 		}
 	}
 	for _, f := range []struct {
-		name  string
+		side  string
+		kind  AccountSecret
 		value Password
 	}{
-		{"source_password", in.SourcePassword},
-		{"destination_password", in.DestinationPassword},
+		{"source", needs.Source, in.SourcePassword},
+		{"destination", needs.Destination, in.DestinationPassword},
 	} {
-		if err := checkPassword(f.name, f.value); err != nil {
+		if err := checkSecret(secretField(f.side, f.kind), f.kind, f.value); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkSecret checks an account's secret of kind: a refresh token may be
+// longer than a password.
+func checkSecret(field string, kind AccountSecret, value Password) error {
+	if kind == SecretRefreshToken {
+		if len(value) > MaxRefreshTokenBytes || strings.ContainsAny(string(value), "\x00\r\n") {
+			return invalid(field, "must be at most %d bytes, without NUL, CR or LF", MaxRefreshTokenBytes)
+		}
+		return nil
+	}
+	return checkPassword(field, value)
 }
 
 // checkPassword refuses a password no login could send: NUL separates

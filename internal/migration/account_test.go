@@ -115,7 +115,7 @@ func TestAccountInputNormalize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := tc.in
-			err := in.normalize()
+			err := in.normalize(EveryPassword)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -138,17 +138,23 @@ func TestAccountPasswordsUnderAMasterLogin(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
-		needs   PasswordNeeds
+		needs   SecretNeeds
 		in      AccountInput
 		want    AccountInput
 		wantErr string
 	}{
-		{"master on both sides: logins alone", PasswordNeeds{}, account("alice", "", "", ""), account("alice", "", "alice", "="), ""},
-		{"master source, destination password given", PasswordNeeds{Destination: true}, account("alice", "", "", "pw2"), account("alice", "", "alice", "pw2"), ""},
-		{"master source, no destination password", PasswordNeeds{Destination: true}, account("alice", "", "", ""), AccountInput{},
-			"destination_password must not be empty: the source's master login leaves no account password to share"},
-		{"master destination, source password linked", PasswordNeeds{Source: true}, account("alice", "pw", "", ""), account("alice", "pw", "alice", "="), ""},
-		{"master destination, source password still needed", PasswordNeeds{Source: true}, account("alice", "", "", ""), AccountInput{}, "source_password must not be empty"},
+		{"master on both sides: logins alone", SecretNeeds{}, account("alice", "", "", ""), account("alice", "", "alice", "="), ""},
+		{"master source, destination password given", SecretNeeds{Destination: SecretPassword}, account("alice", "", "", "pw2"), account("alice", "", "alice", "pw2"), ""},
+		{"master source, no destination password", SecretNeeds{Destination: SecretPassword}, account("alice", "", "", ""), AccountInput{},
+			"destination_password must not be empty: the source logs in without one, so there is none to share"},
+		{"master destination, source password linked", SecretNeeds{Source: SecretPassword}, account("alice", "pw", "", ""), account("alice", "pw", "alice", "="), ""},
+		{"master destination, source password still needed", SecretNeeds{Source: SecretPassword}, account("alice", "", "", ""), AccountInput{}, "source_password must not be empty"},
+		{"refresh tokens on both sides: linked", SecretNeeds{SecretRefreshToken, SecretRefreshToken}, account("alice", "rt", "", ""), account("alice", "rt", "alice", "="), ""},
+		{"a refresh token is asked for by its name", SecretNeeds{SecretRefreshToken, NoSecret}, account("alice", "", "", ""), AccountInput{}, "source_refresh_token must not be empty"},
+		{"a password cannot stand for a refresh token", SecretNeeds{SecretPassword, SecretRefreshToken}, account("alice", "pw", "", ""), AccountInput{},
+			"destination_refresh_token must not be empty: the source's password cannot stand for it"},
+		{"a long refresh token", SecretNeeds{SecretRefreshToken, NoSecret}, account("alice", strings.Repeat("t", 8000), "", ""), account("alice", strings.Repeat("t", 8000), "alice", "="), ""},
+		{"a password as long is not", EveryPassword, account("alice", strings.Repeat("t", 8000), "", ""), AccountInput{}, "source_password must be at most 1024 bytes, without NUL, CR or LF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

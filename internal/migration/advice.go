@@ -12,6 +12,7 @@ const (
 	FailureQuota     FailureKind = "quota"     // the destination mailbox is full
 	FailureRefused   FailureKind = "refused"   // the server refused a command
 	FailureTransient FailureKind = "transient" // the network or the server went away
+	FailureToken     FailureKind = "token"     // the authorization server refused an OAuth 2.0 token
 )
 
 // Advice says what to do about a failed run, in words: which side, which
@@ -26,6 +27,9 @@ func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
 	case FailureAuth:
 		return fmt.Sprintf("Check the %s login %s and its password (Edit the account), then retry the account; "+
 			"a login test first spares it the server's lock-out after repeated failures.", blamed.Side, blamed.Login)
+	case FailureToken:
+		return fmt.Sprintf("The %s endpoint's authorization server handed out no token for %s: mend what it says "+
+			"(the account's refresh token, or the endpoint's application settings), then retry the account.", blamed.Side, blamed.Login)
 	case FailureQuota:
 		return fmt.Sprintf("Make room in %s's mailbox on the destination or raise its quota, then retry the account: what was copied stays.", blamed.Login)
 	case FailureRefused:

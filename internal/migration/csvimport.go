@@ -2,6 +2,7 @@ package migration
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -25,8 +26,13 @@ type ImportFile struct {
 	Problems []LineError
 }
 
-// The columns of an accounts file, in their order without a header.
+// The columns of an accounts file, in their order without a header; a
+// side that logs in with refresh tokens names its secret column
+// *_refresh_token (secretAliases), which a header may use for either.
 var importColumns = []string{"source_login", "source_password", "destination_login", "destination_password"}
+
+// secretAliases are the other names of the secret columns.
+var secretAliases = map[string]string{"source_refresh_token": "source_password", "destination_refresh_token": "destination_password"}
 
 // ParseAccountsCSV reads an accounts file: columns source_login,
 // source_password[,destination_login,destination_password], separated by
@@ -35,7 +41,7 @@ var importColumns = []string{"source_login", "source_password", "destination_log
 // UTF-8 byte-order mark and blank lines ignored. Every bad row is listed.
 // Where needs says the source logs in with a master login, the source
 // password may be left out, the column too.
-func ParseAccountsCSV(data []byte, needs PasswordNeeds) ImportFile {
+func ParseAccountsCSV(data []byte, needs SecretNeeds) ImportFile {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	r := csv.NewReader(bytes.NewReader(data))
 	r.Comma = detectDelimiter(data)
@@ -81,7 +87,7 @@ func detectDelimiter(data []byte) rune {
 
 type importParser struct {
 	delimiter string
-	needs     PasswordNeeds
+	needs     SecretNeeds
 	columns   []string // from the header, or nil for positional columns
 	rows      []ImportRow
 	problems  []LineError
@@ -141,9 +147,9 @@ func (p *importParser) account(record []string) (AccountInput, string) {
 	columns := p.columns
 	if columns == nil {
 		if len(record) < p.requiredColumns() || len(record) > len(importColumns) {
-			required := p.requiredColumns()
+			required, names := p.requiredColumns(), p.positionalNames()
 			return AccountInput{}, fmt.Sprintf("want %d to 4 fields (%s), got %d", required,
-				strings.Join(importColumns[:required], p.delimiter)+"["+p.delimiter+strings.Join(importColumns[required:], p.delimiter)+"]", len(record))
+				strings.Join(names[:required], p.delimiter)+"["+p.delimiter+strings.Join(names[required:], p.delimiter)+"]", len(record))
 		}
 		columns = importColumns[:len(record)]
 	} else if len(record) > len(columns) {
@@ -171,32 +177,47 @@ func (p *importParser) account(record []string) (AccountInput, string) {
 func (p *importParser) header(line int, record []string) {
 	problems := len(p.problems)
 	defer func() { p.badHeader = len(p.problems) > problems }()
-	have := map[string]bool{}
+	have := map[string]string{} // column → the name the header gave it
 	for _, field := range record {
 		name := strings.ToLower(strings.TrimSpace(field))
-		switch {
-		case !isImportColumn(name):
-			p.bad(line, fmt.Sprintf("unknown column %.40q in the header; known: %s", field, strings.Join(importColumns, ", ")))
-		case have[name]:
-			p.bad(line, fmt.Sprintf("column %q twice in the header", name))
+		column := name
+		if alias, ok := secretAliases[name]; ok {
+			column = alias
 		}
-		have[name] = true
-		p.columns = append(p.columns, name)
+		switch {
+		case !isImportColumn(column):
+			p.bad(line, fmt.Sprintf("unknown column %.40q in the header; known: %s, %s, %s", field, strings.Join(importColumns, ", "),
+				"source_refresh_token", "destination_refresh_token"))
+		case have[column] == name:
+			p.bad(line, fmt.Sprintf("column %q twice in the header", name))
+		case have[column] != "":
+			p.bad(line, fmt.Sprintf("columns %q and %q both hold one side's secret: keep one", have[column], name))
+		}
+		have[column] = name
+		p.columns = append(p.columns, column)
 	}
-	for _, required := range importColumns[:p.requiredColumns()] {
-		if !have[required] {
-			p.bad(line, fmt.Sprintf("the header has no %s column", required))
+	names := p.positionalNames()
+	for i, required := range importColumns[:p.requiredColumns()] {
+		if have[required] == "" {
+			p.bad(line, fmt.Sprintf("the header has no %s column", names[i]))
 		}
 	}
 }
 
 // requiredColumns is how many of importColumns every file has: the login,
-// and the password unless a master login stands in for it.
+// and the source's secret unless it needs none.
 func (p *importParser) requiredColumns() int {
-	if p.needs.Source {
+	if p.needs.Source != NoSecret {
 		return 2
 	}
 	return 1
+}
+
+// positionalNames are the columns of a file without a header, named for
+// the secrets the task's sides take.
+func (p *importParser) positionalNames() []string {
+	return []string{"source_login", secretField("source", cmp.Or(p.needs.Source, SecretPassword)),
+		"destination_login", secretField("destination", cmp.Or(p.needs.Destination, SecretPassword))}
 }
 
 func isHeader(record []string) bool {

@@ -46,7 +46,7 @@ const (
 	badLogin        = " must be UTF-8 without control characters, at most 1024 bytes"
 	badPassword     = " must be at most 1024 bytes, without NUL, CR or LF"
 	notRead         = " (the rest of the file was not read)"
-	knownColumns    = "known: source_login, source_password, destination_login, destination_password"
+	knownColumns    = "known: source_login, source_password, destination_login, destination_password, source_refresh_token, destination_refresh_token"
 )
 
 // goodCSVFiles parse without a problem; they also seed FuzzParseAccountsCSV.
@@ -245,21 +245,28 @@ func TestParseAccountsCSVForAMasterLogin(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
-		needs    PasswordNeeds
+		needs    SecretNeeds
 		in       string
 		want     []csvRow
 		problems []LineError
 	}{
-		{"logins alone", PasswordNeeds{}, "alice\nbob\n", []csvRow{{1, "alice", "", "alice", ""}, {2, "bob", "", "bob", ""}}, nil},
-		{"header without passwords", PasswordNeeds{}, "destination_login,source_login\nann@new,ann\n", []csvRow{{2, "ann", "", "ann@new", ""}}, nil},
-		{"passwords given are kept", PasswordNeeds{}, "alice,pw\n", []csvRow{{1, "alice", "pw", "alice", "pw"}}, nil},
-		{"destination password per row", PasswordNeeds{Destination: true}, "source_login,destination_password\nalice,pw2\nbob,\n", []csvRow{{2, "alice", "", "alice", "pw2"}},
-			[]LineError{{3, "destination_password must not be empty: the source's master login leaves no account password to share"}}},
+		{"logins alone", SecretNeeds{}, "alice\nbob\n", []csvRow{{1, "alice", "", "alice", ""}, {2, "bob", "", "bob", ""}}, nil},
+		{"header without passwords", SecretNeeds{}, "destination_login,source_login\nann@new,ann\n", []csvRow{{2, "ann", "", "ann@new", ""}}, nil},
+		{"passwords given are kept", SecretNeeds{}, "alice,pw\n", []csvRow{{1, "alice", "pw", "alice", "pw"}}, nil},
+		{"destination password per row", SecretNeeds{Destination: SecretPassword}, "source_login,destination_password\nalice,pw2\nbob,\n", []csvRow{{2, "alice", "", "alice", "pw2"}},
+			[]LineError{{3, "destination_password must not be empty: the source logs in without one, so there is none to share"}}},
 		{"a password source still needs the column", EveryPassword, "source_login\nalice\n", nil,
 			[]LineError{{1, "the header has no source_password column"}}},
 		{"a password source still needs two fields", EveryPassword, "alice\n", nil,
 			[]LineError{{1, "want 2 to 4 fields (source_login,source_password[,destination_login,destination_password]), got 1"}}},
-		{"too many fields", PasswordNeeds{}, "a,b,c,d,e\n", nil,
+		{"refresh tokens by their names", SecretNeeds{SecretRefreshToken, NoSecret}, "source_login,source_refresh_token\nann,rt-1\n", []csvRow{{2, "ann", "rt-1", "ann", "rt-1"}}, nil},
+		{"refresh tokens by position", SecretNeeds{SecretRefreshToken, NoSecret}, "ann\n", nil,
+			[]LineError{{1, "want 2 to 4 fields (source_login,source_refresh_token[,destination_login,destination_password]), got 1"}}},
+		{"a header without the refresh token", SecretNeeds{SecretRefreshToken, NoSecret}, "source_login\nann\n", nil,
+			[]LineError{{1, "the header has no source_refresh_token column"}}},
+		{"both names of one secret", EveryPassword, "source_login,source_password,source_refresh_token\nann,a,b\n", nil,
+			[]LineError{{1, `columns "source_password" and "source_refresh_token" both hold one side's secret: keep one`}}},
+		{"too many fields", SecretNeeds{}, "a,b,c,d,e\n", nil,
 			[]LineError{{1, "want 1 to 4 fields (source_login[,source_password,destination_login,destination_password]), got 5"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,10 +60,13 @@ const (
 	// AuthMaster: one administrator's login acts for every account, which
 	// needs no password of its own on this side.
 	AuthMaster AuthMethod = "master"
+	// AuthOAuth2: OAuth 2.0 bearer tokens from the endpoint's application,
+	// with each account's refresh token or for the application alone.
+	AuthOAuth2 AuthMethod = "oauth2"
 )
 
 // AuthMethods are every AuthMethod, in the order the API lists them.
-var AuthMethods = []AuthMethod{AuthPassword, AuthMaster}
+var AuthMethods = []AuthMethod{AuthPassword, AuthMaster, AuthOAuth2}
 
 // MasterForm is how a master login names the account it acts for.
 type MasterForm string
@@ -91,11 +94,33 @@ type EndpointAuth struct {
 	// (TaskEndpoints, a run's start), and set MasterPasswordSet.
 	MasterPassword    Password
 	MasterPasswordSet bool
+	OAuth2            OAuth2Settings
 }
 
-// AccountPasswords reports whether the accounts need passwords of their
-// own on this endpoint's side.
-func (a EndpointAuth) AccountPasswords() bool { return a.Method != AuthMaster }
+// AccountSecret is what an account must bring to log in on a side.
+type AccountSecret string
+
+// The secrets of an account on one side.
+const (
+	NoSecret           AccountSecret = ""
+	SecretPassword     AccountSecret = "password"
+	SecretRefreshToken AccountSecret = "refresh_token"
+)
+
+// AccountSecret says what each account needs on this endpoint's side:
+// its password, its refresh token, or nothing (a master login, an
+// application's own token).
+func (a EndpointAuth) AccountSecret() AccountSecret {
+	switch {
+	case a.Method == AuthMaster:
+		return NoSecret
+	case a.Method == AuthOAuth2 && a.OAuth2.Grant == GrantClientCredentials:
+		return NoSecret
+	case a.Method == AuthOAuth2:
+		return SecretRefreshToken
+	}
+	return SecretPassword
+}
 
 // normalize checks a and fills in defaults. An empty Method stays empty:
 // an update keeps the stored authentication, a new endpoint takes
@@ -105,12 +130,17 @@ func (a *EndpointAuth) normalize() error {
 		return nil
 	}
 	if !slices.Contains(AuthMethods, a.Method) {
-		return invalid("auth.method", "must be password|master")
+		return invalid("auth.method", "must be password|master|oauth2")
 	}
-	if a.Method != AuthMaster {
+	switch a.Method {
+	case AuthPassword:
 		*a = EndpointAuth{Method: a.Method}
 		return nil
+	case AuthOAuth2:
+		*a = EndpointAuth{Method: a.Method, OAuth2: a.OAuth2}
+		return a.OAuth2.normalize()
 	}
+	a.OAuth2 = OAuth2Settings{}
 	a.MasterLogin = strings.TrimSpace(a.MasterLogin)
 	if a.MasterForm == "" {
 		a.MasterForm = MasterAuthzid

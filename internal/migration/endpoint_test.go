@@ -74,7 +74,7 @@ func TestEndpointAuthNormalize(t *testing.T) {
 		{"master defaults to authzid", master(" admin ", "", "pw"), master("admin", MasterAuthzid, "pw"), ""},
 		{"master with separator", master("admin", MasterSeparator, "pw"), master("admin", MasterSeparator, "pw"), ""},
 		{"master without a password: one may be stored", master("admin", MasterAuthzid, ""), master("admin", MasterAuthzid, ""), ""},
-		{"unknown method", EndpointAuth{Method: "kerberos"}, EndpointAuth{}, "auth.method must be password|master"},
+		{"unknown method", EndpointAuth{Method: "kerberos"}, EndpointAuth{}, "auth.method must be password|master|oauth2"},
 		{"unknown form", master("admin", "proxy", "pw"), EndpointAuth{}, "auth.master_form must be authzid|separator"},
 		{"master without a login", master("  ", MasterAuthzid, "pw"), EndpointAuth{}, "auth.master_login must not be empty with the master method"},
 		{"control character in the login", master("ad\nmin", MasterAuthzid, "pw"), EndpointAuth{}, "auth.master_login must be UTF-8 without control characters, at most 1024 bytes"},
@@ -97,6 +97,60 @@ func TestEndpointAuthNormalize(t *testing.T) {
 			}
 			if e.Auth != tc.want {
 				t.Errorf("got %+v, want %+v", e.Auth, tc.want)
+			}
+		})
+	}
+}
+
+func TestOAuth2SettingsNormalize(t *testing.T) {
+	t.Parallel()
+	const m365 = "https://login.microsoftonline.com/"
+	for _, tc := range []struct {
+		name    string
+		in      OAuth2Settings
+		want    OAuth2Settings
+		wantErr string
+	}{
+		{"Microsoft 365, delegated", OAuth2Settings{Provider: ProviderMicrosoft365, ClientID: " app "},
+			OAuth2Settings{Grant: GrantRefreshToken, Mechanism: MechanismXOAuth2, ClientID: "app", TokenURL: m365 + "organizations/oauth2/v2.0/token",
+				Scope: "https://outlook.office365.com/IMAP.AccessAsUser.All offline_access"}, ""},
+		{"Microsoft 365, app-only", OAuth2Settings{Provider: ProviderMicrosoft365, Tenant: "contoso.onmicrosoft.com", Grant: GrantClientCredentials, ClientID: "app", ClientSecret: "s"},
+			OAuth2Settings{Grant: GrantClientCredentials, Mechanism: MechanismXOAuth2, ClientID: "app", ClientSecret: "s",
+				TokenURL: m365 + "contoso.onmicrosoft.com/oauth2/v2.0/token", Scope: "https://outlook.office365.com/.default"}, ""},
+		{"Google", OAuth2Settings{Provider: ProviderGoogle, ClientID: "app", Mechanism: MechanismOAuthBearer},
+			OAuth2Settings{Grant: GrantRefreshToken, Mechanism: MechanismOAuthBearer, ClientID: "app", TokenURL: "https://oauth2.googleapis.com/token", Scope: "https://mail.google.com/"}, ""},
+		{"own settings kept", OAuth2Settings{Provider: ProviderGoogle, ClientID: "app", TokenURL: "https://idp.example/token", Scope: " a   b "},
+			OAuth2Settings{Grant: GrantRefreshToken, Mechanism: MechanismXOAuth2, ClientID: "app", TokenURL: "https://idp.example/token", Scope: "a b"}, ""},
+		{"http to this machine", OAuth2Settings{ClientID: "app", TokenURL: "http://127.0.0.1:8081/token"},
+			OAuth2Settings{Grant: GrantRefreshToken, Mechanism: MechanismXOAuth2, ClientID: "app", TokenURL: "http://127.0.0.1:8081/token"}, ""},
+		{"http elsewhere", OAuth2Settings{ClientID: "app", TokenURL: "http://idp.example/token"}, OAuth2Settings{},
+			"auth.oauth2.token_url must be https (http only to this machine): the client secret and tokens cross it"},
+		{"no token URL", OAuth2Settings{ClientID: "app"}, OAuth2Settings{}, "auth.oauth2.token_url must not be empty with the oauth2 method (or choose a provider)"},
+		{"no client", OAuth2Settings{Provider: ProviderGoogle}, OAuth2Settings{}, "auth.oauth2.client_id must not be empty with the oauth2 method"},
+		{"app-only needs a tenant", OAuth2Settings{Provider: ProviderMicrosoft365, Grant: GrantClientCredentials, ClientID: "app"}, OAuth2Settings{},
+			"auth.oauth2.tenant must name the tenant (its id or domain) for app-only access"},
+		{"Google has no app-only", OAuth2Settings{Provider: ProviderGoogle, Grant: GrantClientCredentials, ClientID: "app"}, OAuth2Settings{},
+			"auth.oauth2.grant must be refresh_token with Google: it gives IMAP no application token"},
+		{"a tenant with a path", OAuth2Settings{Provider: ProviderMicrosoft365, Tenant: "a/../b", ClientID: "app"}, OAuth2Settings{}, "auth.oauth2.tenant must be a tenant id or domain"},
+		{"unknown grant", OAuth2Settings{Grant: "password", ClientID: "app"}, OAuth2Settings{}, "auth.oauth2.grant must be refresh_token|client_credentials"},
+		{"unknown mechanism", OAuth2Settings{Mechanism: "plain", ClientID: "app"}, OAuth2Settings{}, "auth.oauth2.mechanism must be xoauth2|oauthbearer"},
+		{"unknown provider", OAuth2Settings{Provider: "yahoo", ClientID: "app"}, OAuth2Settings{}, "auth.oauth2.provider must be microsoft365|google, or left out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := Endpoint{TLSMode: TLSModeSSL, Auth: EndpointAuth{Method: AuthOAuth2, OAuth2: tc.in, MasterLogin: "dropped"}}
+			err := e.Normalize()
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (EndpointAuth{Method: AuthOAuth2, OAuth2: tc.want}); e.Auth != want {
+				t.Errorf("got %+v, want %+v", e.Auth, want)
 			}
 		})
 	}

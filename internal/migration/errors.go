@@ -26,6 +26,10 @@ func invalid(field, format string, args ...any) error {
 // given or stored.
 var ErrMasterPasswordMissing = &InvalidError{Field: "auth.master_password", Reason: "must not be empty with the master method"}
 
+// ErrClientSecretMissing refuses an application's own tokens without its
+// client secret, given or stored.
+var ErrClientSecretMissing = &InvalidError{Field: "auth.oauth2.client_secret", Reason: "must not be empty with the client_credentials grant"}
+
 // EndpointInUseError refuses to delete an endpoint that tasks still use.
 type EndpointInUseError struct {
 	Tasks int64

@@ -10,7 +10,7 @@ import (
 // CreateAccount adds one account to a task that is not running, or runs
 // a migration (the account is not in it).
 func (s *Service) CreateAccount(ctx context.Context, taskID int64, in AccountInput) (int64, error) {
-	needs, err := s.store.TaskPasswordNeeds(ctx, taskID)
+	needs, err := s.store.TaskSecretNeeds(ctx, taskID)
 	if err != nil {
 		return 0, err
 	}
@@ -38,7 +38,7 @@ func (s *Service) ImportAccounts(ctx context.Context, taskID int64, data []byte)
 	if state.Running() && !state.Migrating() {
 		return 0, ErrTaskRunning
 	}
-	needs, err := s.store.TaskPasswordNeeds(ctx, taskID)
+	needs, err := s.store.TaskSecretNeeds(ctx, taskID)
 	if err != nil {
 		return 0, err
 	}
@@ -101,10 +101,14 @@ func (s *Service) Accounts(ctx context.Context, taskID int64, q AccountQuery) (A
 	return s.store.AccountList(ctx, taskID, q)
 }
 
-// UpdateAccount replaces the logins of an account, and its passwords where
+// UpdateAccount replaces the logins of an account, and its secrets where
 // given, while its task is not running.
 func (s *Service) UpdateAccount(ctx context.Context, taskID, id int64, in AccountInput) error {
-	if err := in.normalize(); err != nil {
+	needs, err := s.store.TaskSecretNeeds(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	if err := in.normalize(needs); err != nil {
 		return err
 	}
 	return s.store.AccountUpdate(ctx, taskID, id, in)

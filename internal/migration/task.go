@@ -117,9 +117,9 @@ type TaskStore interface {
 	TaskGet(ctx context.Context, id int64) (Task, error)
 	// TaskState is the state alone, without TaskGet's account figures.
 	TaskState(ctx context.Context, id int64) (TaskState, error)
-	// TaskPasswordNeeds says which sides of the task's accounts log in
+	// TaskSecretNeeds says which sides of the task's accounts log in
 	// with passwords of their own.
-	TaskPasswordNeeds(ctx context.Context, id int64) (PasswordNeeds, error)
+	TaskSecretNeeds(ctx context.Context, id int64) (SecretNeeds, error)
 	TaskList(ctx context.Context) ([]Task, error)
 	TaskUpdate(ctx context.Context, id int64, spec TaskSpec) error
 	TaskDelete(ctx context.Context, id int64) error

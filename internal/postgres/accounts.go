@@ -320,3 +320,17 @@ func testResult(ok pgtype.Bool, errText string, at, credentialsChanged pgtype.Ti
 	return &migration.TestResult{OK: ok.Bool, Error: errText, TestedAt: at.Time,
 		Outdated: credentialsChanged.Valid && at.Time.Before(credentialsChanged.Time)}
 }
+
+// AccountSecretRotated stores the refresh token that the authorization
+// server handed out in place of an account's on side ("source",
+// "destination"), sealed like the one it replaces.
+func (s *Store) AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error {
+	sealed := s.box.Seal([]byte(token), passwordLabel(id, side))
+	switch side {
+	case sideSource:
+		return interpretError(s.queries.AccountSourceSecretSet(ctx, dbsqlc.AccountSourceSecretSetParams{TaskID: taskID, ID: id, Secret: sealed}))
+	case sideDestination:
+		return interpretError(s.queries.AccountDestinationSecretSet(ctx, dbsqlc.AccountDestinationSecretSetParams{TaskID: taskID, ID: id, Secret: sealed}))
+	}
+	return fmt.Errorf("no side %q", side)
+}

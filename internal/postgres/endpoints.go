@@ -30,8 +30,27 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		MasterLogin:    e.Auth.MasterLogin,
 		MasterForm:     masterFormOrDefault(e.Auth.MasterForm),
 		MasterPassword: s.sealMasterPassword(id, e.Auth),
+
+		Oauth2Grant: string(cmp.Or(e.Auth.OAuth2.Grant, migration.GrantRefreshToken)), Oauth2TokenUrl: e.Auth.OAuth2.TokenURL,
+		Oauth2ClientID: e.Auth.OAuth2.ClientID, Oauth2Scope: e.Auth.OAuth2.Scope,
+		Oauth2Mechanism:    string(cmp.Or(e.Auth.OAuth2.Mechanism, migration.MechanismXOAuth2)),
+		Oauth2ClientSecret: s.sealClientSecret(id, e.Auth),
 	})
 	return id, interpretError(err)
+}
+
+// sealClientSecret seals a's OAuth 2.0 client secret for endpoint id, or
+// is nil (NULL) without one.
+func (s *Store) sealClientSecret(id int64, a migration.EndpointAuth) []byte {
+	if a.Method != migration.AuthOAuth2 || a.OAuth2.ClientSecret == "" {
+		return nil
+	}
+	return s.box.Seal([]byte(a.OAuth2.ClientSecret), clientSecretLabel(id))
+}
+
+// clientSecretLabel binds a sealed client secret to its endpoint.
+func clientSecretLabel(endpointID int64) string {
+	return fmt.Sprintf("endpoints/%d/oauth2_client_secret", endpointID)
 }
 
 // sealMasterPassword seals a's master password for endpoint id, or is nil
@@ -90,6 +109,13 @@ func (s *Store) endpointForLogin(row dbsqlc.Endpoint) (migration.Endpoint, error
 		}
 		e.Auth.MasterPassword = migration.Password(password)
 	}
+	if row.Oauth2ClientSecret != nil {
+		secret, err := s.box.Open(row.Oauth2ClientSecret, clientSecretLabel(row.ID))
+		if err != nil {
+			return e, fmt.Errorf("endpoint %d client secret: %w", row.ID, err)
+		}
+		e.Auth.OAuth2.ClientSecret = migration.Password(secret)
+	}
 	return e, nil
 }
 
@@ -129,13 +155,20 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 		}); err != nil || e.Auth.Method == "" {
 			return err
 		}
+		o := e.Auth.OAuth2
 		err = q.EndpointAuthUpdate(ctx, dbsqlc.EndpointAuthUpdateParams{
 			ID: e.ID, AuthMethod: string(e.Auth.Method), MasterLogin: e.Auth.MasterLogin,
 			MasterForm: masterFormOrDefault(e.Auth.MasterForm), MasterPassword: s.sealMasterPassword(e.ID, e.Auth),
+			Oauth2Grant: string(cmp.Or(o.Grant, migration.GrantRefreshToken)), Oauth2TokenUrl: o.TokenURL, Oauth2ClientID: o.ClientID,
+			Oauth2Scope: o.Scope, Oauth2Mechanism: string(cmp.Or(o.Mechanism, migration.MechanismXOAuth2)),
+			Oauth2ClientSecret: s.sealClientSecret(e.ID, e.Auth),
 		})
 		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.ConstraintName == "endpoints_master_complete" {
+		switch {
+		case errors.As(err, &pgErr) && pgErr.ConstraintName == "endpoints_master_complete":
 			return migration.ErrMasterPasswordMissing
+		case errors.As(err, &pgErr) && pgErr.ConstraintName == "endpoints_oauth2_complete":
+			return migration.ErrClientSecretMissing
 		}
 		return err
 	}))
@@ -177,7 +210,7 @@ func (s *Store) refuseEndpointInUse(ctx context.Context, id int64) error {
 }
 
 func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
-	return migration.Endpoint{
+	e := migration.Endpoint{
 		ID:            row.ID,
 		RoleLabel:     row.RoleLabel,
 		Host:          row.Host,
@@ -191,17 +224,23 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 			MasterPasswordSet: row.MasterPassword != nil,
 		},
 	}
+	if e.Auth.Method == migration.AuthOAuth2 {
+		e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(row.Oauth2Grant), TokenURL: row.Oauth2TokenUrl,
+			ClientID: row.Oauth2ClientID, Scope: row.Oauth2Scope, Mechanism: migration.TokenMechanism(row.Oauth2Mechanism),
+			ClientSecretSet: row.Oauth2ClientSecret != nil}
+	}
+	return e
 }
 
-// TaskPasswordNeeds says which sides of a task's accounts log in with
-// passwords of their own: those whose endpoint has no master login.
-func (s *Store) TaskPasswordNeeds(ctx context.Context, taskID int64) (migration.PasswordNeeds, error) {
+// TaskSecretNeeds says what a task's accounts must bring to log in on
+// each side.
+func (s *Store) TaskSecretNeeds(ctx context.Context, taskID int64) (migration.SecretNeeds, error) {
 	row, err := s.queries.TaskAuthMethods(ctx, taskID)
 	if err != nil {
-		return migration.PasswordNeeds{}, interpretError(err)
+		return migration.SecretNeeds{}, interpretError(err)
 	}
-	return migration.PasswordNeeds{
-		Source:      migration.EndpointAuth{Method: migration.AuthMethod(row.SourceMethod)}.AccountPasswords(),
-		Destination: migration.EndpointAuth{Method: migration.AuthMethod(row.DestinationMethod)}.AccountPasswords(),
-	}, nil
+	secret := func(method, grant string) migration.AccountSecret {
+		return migration.EndpointAuth{Method: migration.AuthMethod(method), OAuth2: migration.OAuth2Settings{Grant: migration.OAuth2Grant(grant)}}.AccountSecret()
+	}
+	return migration.SecretNeeds{Source: secret(row.SourceMethod, row.SourceGrant), Destination: secret(row.DestinationMethod, row.DestinationGrant)}, nil
 }

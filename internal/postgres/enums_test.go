@@ -26,6 +26,8 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"endpoints", "tls_mode", texts(migration.TLSModes)},
 		{"endpoints", "auth_method", texts(migration.AuthMethods)},
 		{"endpoints", "master_form", texts(migration.MasterForms)},
+		{"endpoints", "oauth2_grant", texts(migration.OAuth2Grants)},
+		{"endpoints", "oauth2_mechanism", texts(migration.TokenMechanisms)},
 	} {
 		// The check of one column, as PostgreSQL stores it, e.g.
 		// CHECK ((state = ANY (ARRAY['idle'::text, ...])))

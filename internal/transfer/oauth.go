@@ -68,6 +68,13 @@ func tokenKind(err error) Kind {
 	return KindTransient
 }
 
+// TokenRefused reports whether err is the authorization server's refusal
+// to hand out a token, before any word to the IMAP server.
+func TokenRefused(err error) bool {
+	var te *tokenError
+	return errors.As(err, &te) && tokenKind(err) == KindAuth
+}
+
 // saslToken is the SASL client of side's mechanism for token.
 func (side *Side) saslToken(token string) sasl.Client {
 	if side.TokenMechanism == OAuthBearer {

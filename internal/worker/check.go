@@ -17,7 +17,7 @@ const checkStepTimeout = 4 * time.Second
 // /endpoints/{id}/check).
 func CheckEndpoint(ctx context.Context, e migration.Endpoint) migration.EndpointCheck {
 	start := time.Now()
-	check := transfer.CheckServer(ctx, side(e, "", "").Server, checkStepTimeout)
+	check := transfer.CheckServer(ctx, serverOf(e), checkStepTimeout)
 	facts := migration.ServerFacts{Problem: migration.ServerProblem(check.Problem), Detail: check.Detail,
 		Greeting: check.Greeting, Capabilities: check.Capabilities, Took: time.Since(start)}
 	if t := check.TLS; t != nil {

@@ -42,6 +42,7 @@ type AccountRun struct {
 	store  RunStore
 	logger *slog.Logger
 	opts   Options
+	logins *logins
 }
 
 // Timeout lets a large mailbox take as long as it takes.
@@ -132,6 +133,9 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	if errors.As(err, &imapErr) {
 		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port}
 		end.Kind, end.Problem = migration.FailureKind(imapErr.Kind.Name()), migration.ServerProblem(transfer.ConfigProblem(err))
+		if transfer.TokenRefused(err) {
+			end.Kind = migration.FailureToken
+		}
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		side := "source"
@@ -166,9 +170,10 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 	if err != nil {
 		return transfer.Job{}, creds, err
 	}
+	src, dst := w.logins.sides(args.TaskID, args.AccountID, started.Source, started.Destination, creds)
 	return transfer.Job{
-		Source:      side(started.Source, creds.SourceLogin, creds.SourcePassword),
-		Destination: side(started.Destination, creds.DestinationLogin, creds.DestinationPassword),
+		Source:      src,
+		Destination: dst,
 		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 

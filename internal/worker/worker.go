@@ -21,6 +21,9 @@ type Store interface {
 	TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error)
 	TaskOptions(ctx context.Context, taskID int64) (migration.TaskOptions, error)
 	AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error)
+	// AccountSecretRotated stores a refresh token the authorization
+	// server handed out in place of the account's on side.
+	AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error
 	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
 }
 
@@ -57,8 +60,9 @@ func (o Options) withDefaults() Options {
 
 // Register adds every worker to workers.
 func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts Options) {
-	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics})
-	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults()})
+	logins := newLogins(store, logger)
+	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics, logins: logins})
+	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
 	river.AddWorker(workers, &Admit{store: store})
 }
 
@@ -85,6 +89,7 @@ type AccountTest struct {
 	store   Store
 	logger  *slog.Logger
 	metrics *metrics.Metrics
+	logins  *logins
 }
 
 // Work runs one connection test. Whatever goes wrong ends up in the
@@ -139,20 +144,8 @@ func (w *AccountTest) sides(ctx context.Context, args migration.AccountTestJob) 
 	if err != nil {
 		return src, dst, err
 	}
-	return side(srcEndpoint, creds.SourceLogin, creds.SourcePassword), side(dstEndpoint, creds.DestinationLogin, creds.DestinationPassword), nil
-}
-
-// side is how the engine logs in to e for an account: with the account's
-// password, or with the endpoint's master login acting for it.
-func side(e migration.Endpoint, login string, password migration.Password) transfer.Side {
-	s := transfer.Side{
-		Server: transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify},
-		Login:  login, Password: string(password),
-	}
-	if e.Auth.Method == migration.AuthMaster {
-		s.Master, s.MasterForm, s.Password = e.Auth.MasterLogin, transfer.MasterForm(e.Auth.MasterForm), string(e.Auth.MasterPassword)
-	}
-	return s
+	src, dst = w.logins.sides(args.TaskID, args.AccountID, srcEndpoint, dstEndpoint, creds)
+	return src, dst, nil
 }
 
 // loginError is the text an event and the account show for a failed

@@ -131,3 +131,13 @@ WHERE task_id = @task_id AND id = @id;
 -- name: AccountCountsByState :many
 -- Accounts of every task by state, for /metrics.
 SELECT state, count(*)::bigint AS accounts FROM accounts GROUP BY state ORDER BY state;
+
+-- name: AccountSourceSecretSet :exec
+-- A refresh token the authorization server rotated replaces the stored
+-- one: not a change by a person, so the login test stays current.
+UPDATE accounts SET source_password = @secret WHERE task_id = @task_id AND id = @id;
+
+-- name: AccountDestinationSecretSet :exec
+-- As AccountSourceSecretSet, for the destination (a linked destination
+-- gets a token of its own).
+UPDATE accounts SET destination_password = @secret WHERE task_id = @task_id AND id = @id;

@@ -4,9 +4,11 @@
 SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
 
 -- name: EndpointCreate :exec
-INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password)
+INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
+                       oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret)
 VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
-        sqlc.narg(master_password));
+        sqlc.narg(master_password), @oauth2_grant, @oauth2_token_url, @oauth2_client_id, @oauth2_scope, @oauth2_mechanism,
+        sqlc.narg(oauth2_client_secret));
 
 -- name: EndpointGetByID :one
 SELECT * FROM endpoints WHERE id = @id;
@@ -39,11 +41,15 @@ SET role_label = @role_label, host = @host, port = @port, tls_mode = @tls_mode,
 WHERE id = @id;
 
 -- name: EndpointAuthUpdate :exec
--- A master password left out (NULL) keeps the stored one; leaving the
--- master method forgets it.
+-- A master password or client secret left out (NULL) keeps the stored
+-- one; leaving the method that uses it forgets it.
 UPDATE endpoints
 SET auth_method = @auth_method, master_login = @master_login, master_form = @master_form,
-    master_password = CASE WHEN @auth_method = 'master' THEN coalesce(sqlc.narg(master_password), master_password) END
+    master_password = CASE WHEN @auth_method = 'master' THEN coalesce(sqlc.narg(master_password), master_password) END,
+    oauth2_grant = @oauth2_grant, oauth2_token_url = @oauth2_token_url, oauth2_client_id = @oauth2_client_id,
+    oauth2_scope = @oauth2_scope, oauth2_mechanism = @oauth2_mechanism,
+    oauth2_client_secret = CASE WHEN @auth_method = 'oauth2'
+        THEN coalesce(sqlc.narg(oauth2_client_secret), oauth2_client_secret) END
 WHERE id = @id;
 
 -- name: EndpointDelete :execrows
@@ -59,7 +65,8 @@ WHERE t.id = @task_id;
 
 -- name: TaskAuthMethods :one
 -- How the task's accounts log in to its source and destination.
-SELECT src.auth_method AS source_method, dst.auth_method AS destination_method
+SELECT src.auth_method AS source_method, src.oauth2_grant AS source_grant,
+       dst.auth_method AS destination_method, dst.oauth2_grant AS destination_grant
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id

@@ -94,12 +94,31 @@ export const TLSMode = Object.freeze({
 export const AuthMethod = Object.freeze({
   password: 'password',
   master: 'master',
+  oauth2: 'oauth2',
 });
 
 // MasterForm has the values of the API's MasterForm.
 export const MasterForm = Object.freeze({
   authzid: 'authzid',
   separator: 'separator',
+});
+
+// OAuth2Grant has the values of the API's OAuth2Grant.
+export const OAuth2Grant = Object.freeze({
+  refreshToken: 'refresh_token',
+  clientCredentials: 'client_credentials',
+});
+
+// TokenMechanism has the values of the API's TokenMechanism.
+export const TokenMechanism = Object.freeze({
+  xoauth2: 'xoauth2',
+  oauthbearer: 'oauthbearer',
+});
+
+// OAuth2Provider has the values of the API's OAuth2Provider.
+export const OAuth2Provider = Object.freeze({
+  microsoft365: 'microsoft365',
+  google: 'google',
 });
 
 // runningStates are the task states in which the task, its definition and
@@ -116,11 +135,17 @@ export const fieldLimits = Object.freeze({
     "destination_password": {
       "maxLength": 1024
     },
+    "destination_refresh_token": {
+      "maxLength": 16384
+    },
     "source_login": {
       "maxLength": 1024
     },
     "source_password": {
       "maxLength": 1024
+    },
+    "source_refresh_token": {
+      "maxLength": 16384
     }
   },
   "EndpointAuthInput": {
@@ -140,6 +165,23 @@ export const fieldLimits = Object.freeze({
     },
     "role_label": {
       "maxLength": 1024
+    }
+  },
+  "OAuth2Input": {
+    "client_id": {
+      "maxLength": 1024
+    },
+    "client_secret": {
+      "maxLength": 4096
+    },
+    "scope": {
+      "maxLength": 1024
+    },
+    "tenant": {
+      "maxLength": 253
+    },
+    "token_url": {
+      "maxLength": 2048
     }
   },
   "TaskInput": {

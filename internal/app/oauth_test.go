@@ -1,0 +1,143 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// oauthTarget is a Microsoft 365 model to migrate into: an OAuth-only
+// IMAP server and its tenant's token endpoint, with the service's
+// application registered, and a Dovecot source whose accounts a master
+// login opens.
+type oauthTarget struct {
+	s      *servicetest.Service
+	src    *imaptest.Dovecot
+	dst    *imaptest.OAuthServer
+	tokens *imaptest.TokenServer
+	logins []string
+}
+
+func newOAuthTarget(t *testing.T, accounts, messages int, tokens imaptest.TokenServerOptions) *oauthTarget {
+	t.Helper()
+	o := &oauthTarget{s: servicetest.Start(t, servicetest.Options{MaxWorkers: 8}), tokens: imaptest.StartTokenServer(t, tokens)}
+	o.tokens.AddClient("mailmigrate-app", "app-secret")
+	users := map[string]string{}
+	for i := range accounts {
+		login := fmt.Sprintf("user%03d@example.com", i)
+		users[login] = "unknown-" + login
+		o.logins = append(o.logins, login)
+	}
+	o.src = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, MasterUsers: map[string]string{"admin": "master-pw"}})
+	for _, login := range o.logins {
+		o.src.WriteInbox(t, login, messages, func(i int) []byte {
+			return fmt.Appendf(nil, "From: a@example.com\r\nSubject: %s %d\r\nMessage-ID: <%d.%s>\r\n\r\nbody\r\n", login, i, i, login)
+		})
+	}
+	o.dst = imaptest.StartOAuthServer(t, o.tokens, imaptest.OAuthServerOptions{Users: o.logins})
+	return o
+}
+
+// task creates the task from the master-login source to an OAuth 2.0
+// destination with oauth2 settings.
+func (o *oauthTarget) task(t *testing.T, oauth2 api.OAuth2Input) int64 {
+	t.Helper()
+	src := createMasterEndpoint(t, o.s, o.src, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "master-pw"})
+	oauth2.TokenUrl, oauth2.ClientId = o.tokens.URL, "mailmigrate-app"
+	resp, err := o.s.Client.CreateEndpointWithResponse(context.Background(), api.EndpointInput{Host: o.dst.Host, Port: o.dst.Port, TlsMode: api.TLSModePlain,
+		Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2, Oauth2: &oauth2}})
+	if err != nil || resp.JSON201 == nil {
+		t.Fatalf("create the OAuth 2.0 endpoint: %v %v", err, resp)
+	}
+	return createTask(t, o.s, src, resp.JSON201.Id, `{"parallel_accounts": 16}`)
+}
+
+func (o *oauthTarget) run(t *testing.T, taskID int64, want api.TaskState) api.Task {
+	t.Helper()
+	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	task := servicetest.WaitTask(t, o.s.Client, taskID, func(task api.Task) error {
+		if task.State == want || task.State == api.TaskStateFailed {
+			return nil
+		}
+		return fmt.Errorf("task %d is %s, want %s", taskID, task.State, want)
+	})
+	if task.State != want {
+		page, _ := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+		for _, a := range *page.JSON200 {
+			t.Logf("%s: %s %s", a.SourceLogin, a.State, a.LastError)
+		}
+		t.Fatalf("task %d is %s, want %s", taskID, task.State, want)
+	}
+	return task
+}
+
+// TestThreeHundredAccountsWithAppOnlyOAuth2: Microsoft 365's app-only
+// access: one application's client credentials log every account in, the
+// accounts imported as logins alone (a master login opens the source).
+// All 300 complete with every message, on a handful of tokens.
+func TestThreeHundredAccountsWithAppOnlyOAuth2(t *testing.T) {
+	t.Parallel()
+	const accounts, messages = 300, 2
+	o := newOAuthTarget(t, accounts, messages, imaptest.TokenServerOptions{})
+	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantClientCredentials, ClientSecret: "app-secret"})
+	importAccounts(t, o.s, taskID, "source_login\n"+strings.Join(o.logins, "\n")+"\n")
+
+	task := o.run(t, taskID, api.TaskStateCompleted)
+	if task.Accounts.Completed != accounts {
+		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, accounts)
+	}
+	for _, login := range o.logins {
+		if n := o.dst.Count(t, login, "INBOX"); n != messages {
+			t.Errorf("%s's INBOX on the destination holds %d messages, want %d", login, n, messages)
+		}
+	}
+	if n := o.tokens.Issued("client_credentials"); n < 1 || n > 3 {
+		t.Errorf("%d application tokens for %d accounts, want the one shared", n, accounts)
+	}
+}
+
+// TestRefreshTokensPerAccount: each account brings its user's refresh
+// token (CSV column destination_refresh_token). The authorization server
+// rotates them and revokes each one used, so a second run works only if
+// the first stored the new tokens. An account whose token the server
+// refuses fails with words saying what to do; the others complete.
+func TestRefreshTokensPerAccount(t *testing.T) {
+	t.Parallel()
+	o := newOAuthTarget(t, 3, 2, imaptest.TokenServerOptions{Rotate: true})
+	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantRefreshToken, Mechanism: api.TokenMechanismOauthbearer, ClientSecret: "app-secret"})
+	csv := "source_login,destination_refresh_token\n"
+	for _, login := range o.logins[:2] {
+		csv += login + "," + o.tokens.IssueRefreshToken(login, "mailmigrate-app") + "\n"
+	}
+	csv += o.logins[2] + ",a-token-revoked-long-ago\n"
+	importAccounts(t, o.s, taskID, csv)
+
+	for pass := 1; pass <= 2; pass++ {
+		task := o.run(t, taskID, api.TaskStateCompletedWithErrors)
+		if task.Accounts.Completed != 2 || task.Accounts.Failed != 1 {
+			t.Fatalf("pass %d: accounts %+v, want 2 completed and 1 failed", pass, task.Accounts)
+		}
+	}
+	for _, login := range o.logins[:2] {
+		if n := o.dst.Count(t, login, "INBOX"); n != 2 {
+			t.Errorf("%s's INBOX holds %d messages after two passes, want 2", login, n)
+		}
+	}
+	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+	if err != nil || page.JSON200 == nil {
+		t.Fatalf("accounts: %v %v", err, page)
+	}
+	for _, a := range *page.JSON200 {
+		if a.SourceLogin == o.logins[2] && (!strings.Contains(a.LastError, "the user must authorize again") || !strings.Contains(a.LastError, "refresh token")) {
+			t.Errorf("the account with a refused token failed with %q", a.LastError)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package migration
+
+import (
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// OAuth2Grant is how an OAuth 2.0 endpoint's application gets tokens.
+type OAuth2Grant string
+
+// The grants of an OAuth 2.0 endpoint.
+const (
+	// GrantRefreshToken: each account's refresh token, from the user's
+	// consent (delegated access: Microsoft 365, Google).
+	GrantRefreshToken OAuth2Grant = "refresh_token"
+	// GrantClientCredentials: the application's own token for every
+	// mailbox it was granted (Microsoft 365 app-only: IMAP.AccessAsApp and
+	// an Exchange service principal with FullAccess).
+	GrantClientCredentials OAuth2Grant = "client_credentials"
+)
+
+// OAuth2Grants are every OAuth2Grant, in the order the API lists them.
+var OAuth2Grants = []OAuth2Grant{GrantRefreshToken, GrantClientCredentials}
+
+// TokenMechanism is the SASL mechanism that carries the token.
+type TokenMechanism string
+
+// The token mechanisms.
+const (
+	MechanismXOAuth2     TokenMechanism = "xoauth2"     // Google's and Microsoft's
+	MechanismOAuthBearer TokenMechanism = "oauthbearer" // RFC 7628
+)
+
+// TokenMechanisms are every TokenMechanism, in the order the API lists them.
+var TokenMechanisms = []TokenMechanism{MechanismXOAuth2, MechanismOAuthBearer}
+
+// OAuth2Provider fills in a provider's token endpoint and scopes.
+type OAuth2Provider string
+
+// The providers whose settings are known.
+const (
+	ProviderMicrosoft365 OAuth2Provider = "microsoft365"
+	ProviderGoogle       OAuth2Provider = "google"
+)
+
+// OAuth2Providers are every OAuth2Provider, in the order the API lists
+// them.
+var OAuth2Providers = []OAuth2Provider{ProviderMicrosoft365, ProviderGoogle}
+
+// Limits on the OAuth 2.0 settings.
+const (
+	MaxURLBytes          = 2048
+	MaxClientSecretBytes = 4096
+	// MaxRefreshTokenBytes: Microsoft's refresh tokens run to a few
+	// kilobytes.
+	MaxRefreshTokenBytes = 16384
+)
+
+// OAuth2Settings are an OAuth 2.0 endpoint's application.
+type OAuth2Settings struct {
+	Grant     OAuth2Grant
+	TokenURL  string
+	ClientID  string
+	Scope     string // space-separated
+	Mechanism TokenMechanism
+	// ClientSecret is written, never shown: on input an empty one keeps
+	// the stored secret; reads fill it only for logging in.
+	ClientSecret    Password
+	ClientSecretSet bool
+	// Provider and Tenant, on input only, fill in an empty TokenURL and
+	// Scope with the provider's.
+	Provider OAuth2Provider
+	Tenant   string
+}
+
+// normalize checks o and fills in defaults and the provider's settings.
+func (o *OAuth2Settings) normalize() error {
+	if o.Grant == "" {
+		o.Grant = GrantRefreshToken
+	}
+	if o.Mechanism == "" {
+		o.Mechanism = MechanismXOAuth2
+	}
+	switch {
+	case !slices.Contains(OAuth2Grants, o.Grant):
+		return invalid("auth.oauth2.grant", "must be refresh_token|client_credentials")
+	case !slices.Contains(TokenMechanisms, o.Mechanism):
+		return invalid("auth.oauth2.mechanism", "must be xoauth2|oauthbearer")
+	case o.Provider != "" && !slices.Contains(OAuth2Providers, o.Provider):
+		return invalid("auth.oauth2.provider", "must be microsoft365|google, or left out")
+	}
+	if err := o.applyProvider(); err != nil {
+		return err
+	}
+	o.Provider, o.Tenant = "", ""
+	o.ClientID, o.Scope, o.TokenURL = strings.TrimSpace(o.ClientID), strings.Join(strings.Fields(o.Scope), " "), strings.TrimSpace(o.TokenURL)
+	switch {
+	case o.ClientID == "":
+		return invalid("auth.oauth2.client_id", "must not be empty with the oauth2 method")
+	case !plainText(o.ClientID, MaxLoginBytes):
+		return invalid("auth.oauth2.client_id", "must be UTF-8 without control characters, at most %d bytes", MaxLoginBytes)
+	case !plainText(o.Scope, MaxLabelBytes):
+		return invalid("auth.oauth2.scope", "must be UTF-8 without control characters, at most %d bytes", MaxLabelBytes)
+	case len(o.ClientSecret) > MaxClientSecretBytes || strings.ContainsAny(string(o.ClientSecret), "\x00\r\n"):
+		return invalid("auth.oauth2.client_secret", "must be at most %d bytes, without NUL, CR or LF", MaxClientSecretBytes)
+	}
+	return checkTokenURL(o.TokenURL)
+}
+
+// applyProvider fills in the token endpoint and scopes the provider
+// documents (Microsoft: "Authenticate an IMAP, POP or SMTP connection
+// using OAuth"; Google: "OAuth 2.0 for IMAP and SMTP").
+func (o *OAuth2Settings) applyProvider() error {
+	switch o.Provider {
+	case ProviderMicrosoft365:
+		tenant := strings.TrimSpace(o.Tenant)
+		if tenant == "" && o.Grant == GrantClientCredentials {
+			return invalid("auth.oauth2.tenant", "must name the tenant (its id or domain) for app-only access")
+		}
+		if tenant == "" {
+			tenant = "organizations"
+		}
+		if !plainText(tenant, MaxHostBytes) || strings.ContainsAny(tenant, "/?#") {
+			return invalid("auth.oauth2.tenant", "must be a tenant id or domain")
+		}
+		if o.TokenURL == "" {
+			o.TokenURL = "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/token"
+		}
+		if o.Scope == "" && o.Grant == GrantClientCredentials {
+			o.Scope = "https://outlook.office365.com/.default"
+		}
+		if o.Scope == "" {
+			o.Scope = "https://outlook.office365.com/IMAP.AccessAsUser.All offline_access"
+		}
+	case ProviderGoogle:
+		if o.Grant == GrantClientCredentials {
+			return invalid("auth.oauth2.grant", "must be refresh_token with Google: it gives IMAP no application token")
+		}
+		if o.TokenURL == "" {
+			o.TokenURL = "https://oauth2.googleapis.com/token"
+		}
+		if o.Scope == "" {
+			o.Scope = "https://mail.google.com/"
+		}
+	}
+	return nil
+}
+
+// checkTokenURL wants an https URL, or http to this machine (a local
+// proxy or a test's server): the client secret and tokens cross it.
+func checkTokenURL(raw string) error {
+	if raw == "" {
+		return invalid("auth.oauth2.token_url", "must not be empty with the oauth2 method (or choose a provider)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || !plainText(raw, MaxURLBytes) {
+		return invalid("auth.oauth2.token_url", "must be an absolute https URL of at most %d bytes", MaxURLBytes)
+	}
+	ip := net.ParseIP(u.Hostname())
+	if u.Scheme != "https" && !(u.Scheme == "http" && (u.Hostname() == "localhost" || ip != nil && ip.IsLoopback())) {
+		return invalid("auth.oauth2.token_url", "must be https (http only to this machine): the client secret and tokens cross it")
+	}
+	return nil
+}

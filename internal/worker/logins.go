@@ -1,0 +1,94 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/oauth"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+)
+
+// logins turn an endpoint and an account's credentials into the engine's
+// sides: the account's password, the endpoint's master login, or OAuth 2.0
+// tokens. An application's own tokens (client credentials) serve every
+// account of its endpoint in this process, so that 300 accounts do not
+// fetch 300 tokens; a user's come from the account's refresh token, and a
+// rotated one is stored for the next run.
+type logins struct {
+	store  Store
+	logger *slog.Logger
+	mu     sync.Mutex
+	apps   map[applicationKey]*oauth.Source
+}
+
+// applicationKey names an application's token source: a change of the
+// endpoint's settings or secret makes a new one.
+type applicationKey struct {
+	endpointID                int64
+	tokenURL, clientID, scope string
+	clientSecret              migration.Password
+}
+
+func newLogins(store Store, logger *slog.Logger) *logins {
+	return &logins{store: store, logger: logger, apps: map[applicationKey]*oauth.Source{}}
+}
+
+// sides are both sides of an account of a task.
+func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, creds migration.Credentials) (transfer.Side, transfer.Side) {
+	return l.side(taskID, accountID, "source", src, creds.SourceLogin, creds.SourcePassword),
+		l.side(taskID, accountID, "destination", dst, creds.DestinationLogin, creds.DestinationPassword)
+}
+
+// side is how the engine logs in to e for an account with secret, its
+// password or refresh token as e says.
+func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) transfer.Side {
+	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret)}
+	switch a := e.Auth; a.Method {
+	case migration.AuthMaster:
+		s.Master, s.MasterForm, s.Password = a.MasterLogin, transfer.MasterForm(a.MasterForm), string(a.MasterPassword)
+	case migration.AuthOAuth2:
+		s.Password = ""
+		s.TokenMechanism = transfer.TokenMechanism(strings.ToUpper(string(a.OAuth2.Mechanism)))
+		config := oauth.Config{TokenURL: a.OAuth2.TokenURL, ClientID: a.OAuth2.ClientID, ClientSecret: string(a.OAuth2.ClientSecret),
+			Scopes: strings.Fields(a.OAuth2.Scope)}
+		if a.OAuth2.Grant == migration.GrantClientCredentials {
+			s.Token = l.application(e.ID, config)
+		} else {
+			s.Token = config.ForUser(string(secret), func(token string) { l.storeRotated(taskID, accountID, name, token) })
+		}
+	}
+	return s
+}
+
+// application is the shared token source of an endpoint's application.
+func (l *logins) application(endpointID int64, config oauth.Config) *oauth.Source {
+	key := applicationKey{endpointID: endpointID, tokenURL: config.TokenURL, clientID: config.ClientID,
+		scope: strings.Join(config.Scopes, " "), clientSecret: migration.Password(config.ClientSecret)}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	src, ok := l.apps[key]
+	if !ok {
+		src = config.ForApplication()
+		l.apps[key] = src
+	}
+	return src
+}
+
+// storeRotated keeps a refresh token the server rotated: the old one may
+// stop working. A failure is logged; the run goes on with the new token.
+func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
+	err := persist(context.Background(), l.logger, func(ctx context.Context) error {
+		return l.store.AccountSecretRotated(ctx, taskID, accountID, side, migration.Password(token))
+	})
+	if err != nil {
+		l.logger.Error("a rotated refresh token was not stored; the account may need a new one", "task", taskID, "account", accountID, "side", side, "err", err)
+	}
+}
+
+// serverOf is where an endpoint's server lives.
+func serverOf(e migration.Endpoint) transfer.Server {
+	return transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify}
+}
