@@ -97,3 +97,32 @@ func TestMasterLoginFromTheCommandLine(t *testing.T) {
 		t.Errorf("an account without the destination's password once it needs one: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestOAuth2FromTheCommandLine: an endpoint takes an OAuth 2.0 application
+// from flags, its client secret from a variable; an update of one setting
+// keeps the others and the secret.
+func TestOAuth2FromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	u := newUser(t, svc)
+	u.env["MAILMIGRATE_CLIENT_SECRET"] = "Client-secret-9"
+	ep := u.id("endpoints", "create", "--host", "outlook.office365.com", "--oauth2-provider", "microsoft365",
+		"--oauth2-tenant", "contoso.onmicrosoft.com", "--oauth2-grant", "client_credentials", "--oauth2-client-id", "app")
+	want := api.OAuth2Settings{Grant: api.OAuth2GrantClientCredentials, ClientId: "app", ClientSecretSet: true, Mechanism: api.TokenMechanismXoauth2,
+		TokenUrl: "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", Scope: "https://outlook.office365.com/.default"}
+	var endpoint api.Endpoint
+	decodeJSON(t, u.ok("endpoints", "get", ep, "--output", "json"), &endpoint)
+	if endpoint.Auth.Method != api.AuthMethodOauth2 || endpoint.Auth.Oauth2 == nil || *endpoint.Auth.Oauth2 != want {
+		t.Errorf("created: %+v, want oauth2 %+v", endpoint.Auth, want)
+	}
+	delete(u.env, "MAILMIGRATE_CLIENT_SECRET")
+	u.ok("endpoints", "update", ep, "--oauth2-mechanism", "oauthbearer")
+	want.Mechanism = api.TokenMechanismOauthbearer
+	decodeJSON(t, u.ok("endpoints", "get", ep, "--output", "json"), &endpoint)
+	if endpoint.Auth.Oauth2 == nil || *endpoint.Auth.Oauth2 != want {
+		t.Errorf("after update --oauth2-mechanism: %+v, want %+v", endpoint.Auth.Oauth2, want)
+	}
+	if out := u.ok("endpoints", "list"); !strings.Contains(out, "OAuth 2.0, application app's own token") || strings.Contains(out, "Client-secret") {
+		t.Errorf("list:\n%s", out)
+	}
+}

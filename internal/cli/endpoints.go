@@ -75,8 +75,39 @@ func printEndpoints(s *session, endpoints []api.Endpoint) error {
 	return s.printTable([]string{"ID", "ROLE", "HOST", "PORT", "TLS", "CERTIFICATE", "LOGIN"}, rows)
 }
 
+// mergeOAuth2 keeps current's settings for the OAuth 2.0 flags not given;
+// a provider given refills the token endpoint and scope.
+func mergeOAuth2(fs *flag.FlagSet, given api.OAuth2Input, current api.OAuth2Settings) api.OAuth2Input {
+	merged := api.OAuth2Input{Grant: current.Grant, ClientId: current.ClientId, TokenUrl: current.TokenUrl, Scope: current.Scope, Mechanism: current.Mechanism}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "oauth2-provider":
+			merged.Provider, merged.TokenUrl, merged.Scope = given.Provider, given.TokenUrl, given.Scope
+		case "oauth2-tenant":
+			merged.Tenant = given.Tenant
+		case "oauth2-grant":
+			merged.Grant = given.Grant
+		case "oauth2-client-id":
+			merged.ClientId = given.ClientId
+		case "oauth2-token-url":
+			merged.TokenUrl = given.TokenUrl
+		case "oauth2-scope":
+			merged.Scope = given.Scope
+		case "oauth2-mechanism":
+			merged.Mechanism = given.Mechanism
+		}
+	})
+	return merged
+}
+
 // authText says how the accounts log in to an endpoint.
 func authText(a api.EndpointAuth) string {
+	if a.Method == api.AuthMethodOauth2 && a.Oauth2 != nil {
+		if a.Oauth2.Grant == api.OAuth2GrantClientCredentials {
+			return fmt.Sprintf("OAuth 2.0, application %s's own token", a.Oauth2.ClientId)
+		}
+		return fmt.Sprintf("OAuth 2.0, each account's refresh token for application %s", a.Oauth2.ClientId)
+	}
 	if a.Method != api.AuthMethodMaster {
 		return "each account's password"
 	}
@@ -127,15 +158,21 @@ func (s *session) parseOneID(args []string, name string) (int64, error) {
 	return s.parseID(name, pos[0])
 }
 
-// masterPasswordEnv may hold the master password of endpoints create and
-// update, out of ps and the shell's history.
-const masterPasswordEnv = "MAILMIGRATE_MASTER_PASSWORD"
+// Variables that may hold the master password and the OAuth 2.0 client
+// secret of endpoints create and update, out of ps and the shell's
+// history.
+const (
+	masterPasswordEnv = "MAILMIGRATE_MASTER_PASSWORD"
+	clientSecretEnv   = "MAILMIGRATE_CLIENT_SECRET"
+)
 
 // endpointFlags binds the fields of an endpoint to flags.
 type endpointFlags struct {
 	input              api.EndpointInput
 	auth               api.EndpointAuthInput
+	oauth2             api.OAuth2Input
 	masterPasswordFile string
+	clientSecretFile   string
 }
 
 func (ef *endpointFlags) bind(fs *flag.FlagSet) {
@@ -148,7 +185,7 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&in.RoleLabel, "role-label", in.RoleLabel, "free text naming the server's role, e.g. \"old provider\"")
 	fs.BoolVar(&in.TlsSkipVerify, "tls-skip-verify", in.TlsSkipVerify, "accept any certificate (self-signed servers); unsafe")
-	fs.Func("auth", "how accounts log in: password (each its own, the default) or master (one administrator for all)", func(v string) error {
+	fs.Func("auth", "how accounts log in: password (each its own, the default), master (one administrator for all) or oauth2 (tokens)", func(v string) error {
 		ef.auth.Method = api.AuthMethod(v)
 		return nil
 	})
@@ -159,13 +196,32 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&ef.masterPasswordFile, "master-password-file", "",
 		"file holding the administrator's password, - for stdin; default: the variable "+masterPasswordEnv)
+	o := &ef.oauth2
+	fs.Func("oauth2-provider", "microsoft365 or google: fills in the token endpoint and scope", func(v string) error {
+		o.Provider = api.OAuth2Provider(v)
+		return nil
+	})
+	fs.StringVar(&o.Tenant, "oauth2-tenant", "", "Microsoft 365's tenant id or domain")
+	fs.Func("oauth2-grant", "refresh_token (each account's, the default) or client_credentials (the application's own token)", func(v string) error {
+		o.Grant = api.OAuth2Grant(v)
+		return nil
+	})
+	fs.StringVar(&o.ClientId, "oauth2-client-id", "", "the application (client) id")
+	fs.StringVar(&ef.clientSecretFile, "oauth2-client-secret-file", "",
+		"file holding the client secret, - for stdin; default: the variable "+clientSecretEnv)
+	fs.StringVar(&o.TokenUrl, "oauth2-token-url", "", "the token endpoint, unless a provider gives it")
+	fs.StringVar(&o.Scope, "oauth2-scope", "", "space-separated scopes, unless a provider gives them")
+	fs.Func("oauth2-mechanism", "xoauth2 (the default) or oauthbearer", func(v string) error {
+		o.Mechanism = api.TokenMechanism(v)
+		return nil
+	})
 }
 
 // authGiven reports whether a flag of the authentication was given.
 func authGiven(fs *flag.FlagSet) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) {
-		given = given || f.Name == "auth" || strings.HasPrefix(f.Name, "master-")
+		given = given || f.Name == "auth" || strings.HasPrefix(f.Name, "master-") || strings.HasPrefix(f.Name, "oauth2-")
 	})
 	return given
 }
@@ -192,22 +248,32 @@ func endpointsCreate(ctx context.Context, s *session, args []string) error {
 // master password. Without --auth the method is master when a master
 // flag is given, else current's.
 func (ef *endpointFlags) readAuth(s *session, current api.AuthMethod) error {
-	password, err := s.readSecret(ef.masterPasswordFile, masterPasswordEnv)
-	if err != nil {
-		return err
-	}
 	auth := ef.auth
-	auth.MasterPassword = password
 	if auth.Method == "" {
 		auth.Method = current
 		s.flags.Visit(func(f *flag.Flag) {
-			if strings.HasPrefix(f.Name, "master-") {
+			switch {
+			case strings.HasPrefix(f.Name, "master-"):
 				auth.Method = api.AuthMethodMaster
+			case strings.HasPrefix(f.Name, "oauth2-"):
+				auth.Method = api.AuthMethodOauth2
 			}
 		})
 	}
+	if ef.masterPasswordFile == "-" && ef.clientSecretFile == "-" {
+		return s.usageErrorf("only one secret can come from stdin")
+	}
+	var err error
+	switch auth.Method {
+	case api.AuthMethodMaster:
+		auth.MasterPassword, err = s.readSecret(ef.masterPasswordFile, masterPasswordEnv)
+	case api.AuthMethodOauth2:
+		oauth2 := ef.oauth2
+		oauth2.ClientSecret, err = s.readSecret(ef.clientSecretFile, clientSecretEnv)
+		auth.Oauth2 = &oauth2
+	}
 	ef.input.Auth = &auth
-	return nil
+	return err
 }
 
 // endpointsUpdate changes only the fields given as flags: it reads the
@@ -247,6 +313,9 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 		}
 		if ef.auth.MasterForm == "" {
 			ef.auth.MasterForm = current.Auth.MasterForm
+		}
+		if c := current.Auth.Oauth2; c != nil {
+			ef.oauth2 = mergeOAuth2(s.flags, ef.oauth2, *c)
 		}
 		if err := ef.readAuth(s, current.Auth.Method); err != nil {
 			return err

@@ -53,3 +53,15 @@ func TestEndpointCheck(t *testing.T) {
 	wantText(t, s.do(t, "POST", "/endpoint-checks", `{"host":"h","tls_mode":"tls"}`), http.StatusBadRequest, "tls_mode must be ssl|starttls|plain")
 	wantText(t, s.do(t, "POST", "/endpoints/999999/check", ""), http.StatusNotFound, "not found")
 }
+
+// TestCheckOfAFormWithHalfALogin: "Test connection" checks the server
+// while the login settings are still being filled in.
+func TestCheckOfAFormWithHalfALogin(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	got := s.do(t, "POST", "/endpoint-checks", `{"host":"127.0.0.1","port":1,"tls_mode":"plain","auth":{"method":"oauth2","oauth2":{"provider":"google"}}}`)
+	if got.status != http.StatusOK || !strings.Contains(got.body, `"problem_kind":"refused"`) {
+		t.Errorf("a check with the OAuth 2.0 settings half filled in: %v", got)
+	}
+	wantText(t, s.do(t, "POST", "/endpoint-checks", `{"host":"h","tls_mode":"tls","auth":{"method":"oauth2"}}`), http.StatusBadRequest, "tls_mode must be ssl|starttls|plain")
+}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -132,7 +133,17 @@ func (s *Server) CheckEndpointInput(ctx context.Context, req api.CheckEndpointIn
 	if err != nil {
 		return nil, err
 	}
-	if err := e.Normalize(); err != nil {
+	// The check is of the connection: login settings still half filled in
+	// are checked when the endpoint is saved.
+	withAuth := e
+	if err := withAuth.Normalize(); err == nil {
+		e = withAuth
+	} else if invalid := (*migration.InvalidError)(nil); errors.As(err, &invalid) && strings.HasPrefix(invalid.Field, "auth.") {
+		e.Auth = migration.EndpointAuth{}
+		if err := e.Normalize(); err != nil {
+			return nil, err
+		}
+	} else {
 		return nil, err
 	}
 	check, err := s.check(ctx, e)

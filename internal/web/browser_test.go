@@ -20,4 +20,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("ActWhileOthersRun", func(t *testing.T) { t.Parallel(); testActWhileOthersRun(t, browser) })
 	t.Run("AccountPage", func(t *testing.T) { t.Parallel(); testAccountPage(t, browser) })
 	t.Run("MasterLogin", func(t *testing.T) { t.Parallel(); testMasterLogin(t, browser) })
+	t.Run("OAuth2Endpoint", func(t *testing.T) { t.Parallel(); testOAuth2Endpoint(t, browser) })
 }

@@ -165,3 +165,49 @@ func testMasterLogin(t *testing.T, browser context.Context) {
 	tb.waitText("#account-form .notice.ok", "Account ann@example.com added.")
 	tb.waitText("#accounts", "ann@example.com")
 }
+
+// testOAuth2Endpoint: the endpoint form takes an OAuth 2.0 application
+// (Microsoft 365 app-only), never shows its secret back; a task whose
+// source takes refresh tokens asks the account for one by that name.
+func testOAuth2Endpoint(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	tb := openTab(t, browser, s)
+	tb.open("#/endpoints")
+	choose := func(name, value string) {
+		evaluate[bool](tb, `(() => { const m = document.querySelector('#endpoint-form [name=`+name+`]');
+			m.value = `+quote(value)+`; return m.dispatchEvent(new Event('change')); })()`)
+	}
+	choose("auth_method", "oauth2")
+	choose("oauth2_grant", "client_credentials")
+	tb.fill(map[string]string{
+		"#endpoint-form [name=host]":                 "outlook.office365.com",
+		"#endpoint-form [name=oauth2_tenant]":        "contoso.onmicrosoft.com",
+		"#endpoint-form [name=oauth2_client_id]":     "app-id",
+		"#endpoint-form [name=oauth2_client_secret]": "Client-secret-1",
+	})
+	tb.screenshot("endpoint-form-oauth2")
+	tb.click("#endpoint-form button.primary")
+	tb.waitText("#endpoint-list", "OAuth 2.0, the application's token")
+	id := firstRowID(tb, "#endpoint-list")
+	tb.click(`#endpoint-list a[href="#/endpoints/` + id + `"]`)
+	tb.waitText("#endpoint-form h2", "Edit endpoint "+id)
+	form := evaluate[map[string]string](tb, `(() => { const f = document.querySelector('#endpoint-form');
+		return { method: f.auth_method.value, grant: f.oauth2_grant.value, url: f.oauth2_token_url.value, secret: f.oauth2_client_secret.value,
+			placeholder: f.oauth2_client_secret.placeholder }; })()`)
+	want := map[string]string{"method": "oauth2", "grant": "client_credentials", "url": "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token",
+		"secret": "", "placeholder": "unchanged"}
+	if fmt.Sprint(form) != fmt.Sprint(want) {
+		t.Errorf("the edit form holds %v, want %v", form, want)
+	}
+
+	src := s.createEndpoint(t, api.EndpointInput{Host: "imap.gmail.com", TlsMode: api.TLSModeSsl, Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2,
+		Oauth2: &api.OAuth2Input{Provider: api.OAuth2ProviderGoogle, ClientId: "google-app", ClientSecret: "s"}}})
+	dst, _ := strconv.ParseInt(id, 10, 64)
+	task := s.createTask(t, "off Gmail", src, dst)
+	tb.open(fmt.Sprintf("#/tasks/%d", task))
+	tb.waitText("#account-form", "Source refresh token")
+	tb.waitText("#account-form", "Not needed: the endpoint's application acts for the account.")
+	tb.fill(map[string]string{"#account-form [name=source_login]": "ann@example.com", "#account-form [name=source_password]": "1//0g-token"})
+	tb.click("#account-form button.primary")
+	tb.waitText("#account-form .notice.ok", "Account ann@example.com added.")
+}

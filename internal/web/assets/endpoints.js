@@ -5,7 +5,7 @@
 import { request } from './api.js';
 import { h, field, notice, confirmAction, dataTable } from './dom.js';
 import { flash, takeFlash } from './flash.js';
-import { AuthMethod, EndpointProblem, MasterForm, TLSMode, fieldLimits } from './enums.js';
+import { AuthMethod, EndpointProblem, MasterForm, OAuth2Grant, OAuth2Provider, TLSMode, TokenMechanism, fieldLimits } from './enums.js';
 
 const tlsModes = [
   [TLSMode.ssl, 'SSL/TLS (usually port 993)'],
@@ -15,7 +15,19 @@ const tlsModes = [
 const authMethods = [
   [AuthMethod.password, "Each account's own password"],
   [AuthMethod.master, 'A master (administrator) login for every account'],
+  [AuthMethod.oauth2, 'OAuth 2.0 tokens (Microsoft 365, Google)'],
 ];
+const providers = [
+  [OAuth2Provider.microsoft365, 'Microsoft 365'],
+  [OAuth2Provider.google, 'Google Workspace / Gmail'],
+  ['', 'Other: token endpoint and scope below'],
+];
+const grants = [
+  [OAuth2Grant.refreshToken, "Each account's refresh token"],
+  [OAuth2Grant.clientCredentials, "The application's own token (app-only)"],
+];
+const mechanisms = [[TokenMechanism.xoauth2, 'XOAUTH2'], [TokenMechanism.oauthbearer, 'OAUTHBEARER (RFC 7628)']];
+const oauthLimits = fieldLimits.OAuth2Input;
 const masterForms = [
   [MasterForm.authzid, 'SASL PLAIN with the account as authorization identity (Cyrus, Zimbra, Exchange, Dovecot)'],
   [MasterForm.separator, 'LOGIN as account*master (Dovecot)'],
@@ -25,7 +37,11 @@ const authLimits = fieldLimits.EndpointAuthInput;
 
 // authText says how the accounts log in to an endpoint.
 export function authText(auth) {
-  return auth.method === AuthMethod.master ? `master login ${auth.master_login}` : "each account's password";
+  if (auth.method === AuthMethod.master) return `master login ${auth.master_login}`;
+  if (auth.method === AuthMethod.oauth2) {
+    return auth.oauth2.grant === OAuth2Grant.clientCredentials ? "OAuth 2.0, the application's token" : "OAuth 2.0, each account's refresh token";
+  }
+  return "each account's password";
 }
 
 // endpointName is how the pages name an endpoint.
@@ -115,12 +131,47 @@ function endpointForm(endpoint, save) {
     field('Login', masterLogin),
     field('Password', masterPassword, passwordStored ? 'Empty: keep the stored password.' : 'Never shown again once saved.'),
     field('Acts for the account with', masterForm));
+  const oauth = endpoint?.auth.oauth2;
+  const select = (name, options, value) => {
+    const el = h('select', { name }, options.map(([v, label]) => h('option', { value: v, text: label })));
+    el.value = value;
+    return el;
+  };
+  // The provider is not stored: an edit shows the endpoint's own URL and scope.
+  const provider = select('oauth2_provider', providers, oauth ? '' : OAuth2Provider.microsoft365);
+  const tenant = h('input', { name: 'oauth2_tenant', maxlength: oauthLimits.tenant.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'contoso.onmicrosoft.com' });
+  const grant = select('oauth2_grant', grants, oauth?.grant ?? OAuth2Grant.refreshToken);
+  const clientId = h('input', { name: 'oauth2_client_id', maxlength: oauthLimits.client_id.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.client_id ?? '' });
+  const secretStored = oauth?.client_secret_set ?? false;
+  const clientSecret = h('input', { name: 'oauth2_client_secret', type: 'password', autocomplete: 'new-password', maxlength: oauthLimits.client_secret.maxLength,
+    placeholder: secretStored ? 'unchanged' : '' });
+  const tokenURL = h('input', { name: 'oauth2_token_url', type: 'url', maxlength: oauthLimits.token_url.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.token_url ?? '' });
+  const scope = h('input', { name: 'oauth2_scope', maxlength: oauthLimits.scope.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.scope ?? '' });
+  const mechanism = select('oauth2_mechanism', mechanisms, oauth?.mechanism ?? TokenMechanism.xoauth2);
+  const tenantField = field('Tenant', tenant, "Microsoft 365's tenant id or domain; empty: any organization (refresh tokens only).");
+  const oauthFields = h('fieldset', { class: 'master-login oauth2' },
+    h('legend', { text: 'OAuth 2.0 application' }),
+    field('Provider', provider, 'Fills in the token endpoint and scope the provider documents.'),
+    tenantField,
+    field('Tokens', grant),
+    field('Client (application) id', clientId),
+    field('Client secret', clientSecret, secretStored ? 'Empty: keep the stored secret.' : 'Never shown again once saved; needed for app-only.'),
+    field('Token endpoint', tokenURL, 'Empty with a provider: its own.'),
+    field('Scope', scope, 'Space-separated; empty with a provider: its own.'),
+    field('Mechanism', mechanism));
   const showAuth = () => {
     const master = authMethod.value === AuthMethod.master;
+    const oauth2 = authMethod.value === AuthMethod.oauth2;
     masterFields.hidden = !master;
     masterLogin.required = master;
     masterPassword.required = master && !passwordStored;
+    oauthFields.hidden = !oauth2;
+    clientId.required = oauth2;
+    tenantField.hidden = provider.value !== OAuth2Provider.microsoft365;
+    tokenURL.required = oauth2 && provider.value === '';
+    clientSecret.required = oauth2 && grant.value === OAuth2Grant.clientCredentials && !secretStored;
   };
+  for (const el of [provider, grant]) el.addEventListener('change', showAuth);
   authMethod.addEventListener('change', showAuth);
   showAuth();
   const title = endpoint ? `Edit endpoint ${endpoint.id}` : 'Add an endpoint';
@@ -136,8 +187,9 @@ function endpointForm(endpoint, save) {
       skipVerify,
       h('label', { for: skipVerify.id, text: 'Accept any certificate' }),
       h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
-    field('Accounts log in with', authMethod, 'A master login needs no password per account: Dovecot master users, Cyrus or Zimbra admins, Exchange with FullAccess.'),
+    field('Accounts log in with', authMethod, 'A master login or an application\'s token needs no password per account.'),
     masterFields,
+    oauthFields,
     h('div', { class: 'actions' },
       h('button', { class: 'primary', text: endpoint ? 'Save' : 'Add endpoint' }),
       h('button', { type: 'button', 'data-action': 'check', text: 'Test connection', onclick: () => testConnection() }),
@@ -146,10 +198,24 @@ function endpointForm(endpoint, save) {
   const input = () => ({
     role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
     tls_mode: mode.value, tls_skip_verify: skipVerify.checked,
-    auth: authMethod.value === AuthMethod.master
-      ? { method: AuthMethod.master, master_login: masterLogin.value.trim(), master_password: masterPassword.value, master_form: masterForm.value }
-      : { method: AuthMethod.password },
+    auth: authInput(),
   });
+  function authInput() {
+    switch (authMethod.value) {
+      case AuthMethod.master:
+        return { method: AuthMethod.master, master_login: masterLogin.value.trim(), master_password: masterPassword.value, master_form: masterForm.value };
+      case AuthMethod.oauth2:
+        return {
+          method: AuthMethod.oauth2,
+          oauth2: {
+            provider: provider.value, tenant: provider.value === OAuth2Provider.microsoft365 ? tenant.value.trim() : '',
+            grant: grant.value, client_id: clientId.value.trim(), client_secret: clientSecret.value,
+            token_url: tokenURL.value.trim(), scope: scope.value.trim(), mechanism: mechanism.value,
+          },
+        };
+    }
+    return { method: AuthMethod.password };
+  }
 
   // testConnection checks the server as the form holds it, saved or not.
   async function testConnection() {
@@ -171,6 +237,7 @@ function endpointForm(endpoint, save) {
     formMessage.clear();
     const sent = input();
     masterPassword.value = '';
+    clientSecret.value = '';
     try {
       await save(sent);
       if (!endpoint) { form.reset(); showAuth(); }

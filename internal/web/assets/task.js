@@ -8,7 +8,7 @@ import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
 import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy } from './tasks.js';
-import { AccountState, AuthMethod, EventKind, LoginTestFilter, TaskState, fieldLimits } from './enums.js';
+import { AccountState, AuthMethod, EventKind, LoginTestFilter, OAuth2Grant, TaskState, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 import { throughputChart } from './throughput.js';
 
@@ -41,7 +41,7 @@ export async function taskPage(main, taskId, keepAlive) {
     log.section);
 
   const endpoints = new Map((await request('GET', '/endpoints')).map((e) => [e.id, e]));
-  const masterLogin = (id) => (endpoints.get(id)?.auth.method === AuthMethod.master ? endpoints.get(id).auth.master_login : null);
+  const authOf = (id) => endpoints.get(id)?.auth ?? null;
   let timer = null;
   let stopped = false;
   let shown = null; // the task and the page of its accounts as drawn
@@ -59,7 +59,7 @@ export async function taskPage(main, taskId, keepAlive) {
     if (stopped) return;
     const list = page.items;
     if (shown && shown.task.state !== task.state) announcer.textContent = `${task.name || `Task ${task.id}`} is ${stateLabel(task.state)}.`;
-    if (!shown) accountForm.useMasterLogins(masterLogin(task.source_endpoint_id), masterLogin(task.destination_endpoint_id));
+    if (!shown) accountForm.useLogins(authOf(task.source_endpoint_id), authOf(task.destination_endpoint_id));
     shown = { task, list, total: page.total };
     document.title = tabTitle(task);
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, runs, endpoints, message, () => refresh())));
@@ -484,6 +484,7 @@ function addAccountForm(taskId, after) {
   // Linked: the destination uses the source password, also after it
   // changes; a destination password of its own unticks it.
   const sameAsSource = h('input', { type: 'checkbox', id: 'destination-same', name: 'destination_password_same_as_source' });
+  const sameAsSourceLabel = h('label', { for: sameAsSource.id, text: 'Destination password: the same as the source' });
   const title = h('h2', { id: 'account-form-title' });
   // The password hints say what an empty field means, which depends on
   // whether the form adds or edits.
@@ -498,19 +499,18 @@ function addAccountForm(taskId, after) {
     field('Source login', sourceLogin),
     sourcePasswordField,
     field('Destination login', destinationLogin, 'Empty: the same as the source.'),
-    h('div', { class: 'field check' }, sameAsSource,
-      h('label', { for: sameAsSource.id, text: 'Destination password: the same as the source' })),
+    h('div', { class: 'field check' }, sameAsSource, sameAsSourceLabel),
     destinationPasswordField,
     h('div', { class: 'actions' }, submitButton, cancelButton));
-  // The hint says which password the destination uses if the form is sent.
-  // masters are the master logins that act for the accounts on a side
-  // (null: each account logs in with its own password there).
-  const masters = { source: null, destination: null };
-  const masterHint = (login) => `Not needed: the master login ${login} acts for the account.`;
+  // logins are how each side's accounts log in (their endpoint's auth):
+  // with a password, a refresh token, or nothing of the account's own.
+  const logins = { source: null, destination: null };
+  const noun = (side) => (secretOf(logins[side]) === 'refresh_token' ? 'refresh token' : 'password');
+  // The hint says which secret the destination uses if the form is sent.
   const showLink = () => {
-    destinationPasswordHint.textContent = masters.destination ? masterHint(masters.destination) : sameAsSource.checked
-      ? 'The source password, also after it changes. Type one here to give the destination its own.'
-      : editing?.destination_password_same_as_source === false ? 'Empty: keep its own stored password.' : 'Its own password, typed here.';
+    destinationPasswordHint.textContent = secretOf(logins.destination) === null ? noSecretHint(logins.destination) : sameAsSource.checked
+      ? `The source ${noun('source')}, also after it changes. Type one here to give the destination its own.`
+      : editing?.destination_password_same_as_source === false ? `Empty: keep its own stored ${noun('destination')}.` : `Its own ${noun('destination')}, typed here.`;
   };
   sameAsSource.addEventListener('change', () => { if (sameAsSource.checked) destinationPassword.value = ''; showLink(); });
   destinationPassword.addEventListener('input', () => { sameAsSource.checked = destinationPassword.value === '' && sameAsSource.checked; showLink(); });
@@ -521,7 +521,7 @@ function addAccountForm(taskId, after) {
     title.textContent = account ? `Edit account ${account.source_login}` : 'Add an account';
     submitButton.textContent = account ? 'Save account' : 'Add account';
     cancelButton.hidden = !account;
-    sourcePasswordHint.textContent = masters.source ? masterHint(masters.source) : account ? 'Empty: keep the stored password.' : '';
+    sourcePasswordHint.textContent = secretOf(logins.source) === null ? noSecretHint(logins.source) : account ? `Empty: keep the stored ${noun('source')}.` : '';
     sourcePasswordHint.hidden = sourcePasswordHint.textContent === '';
     sourceLogin.value = account?.source_login ?? '';
     destinationLogin.value = account?.destination_login ?? '';
@@ -537,10 +537,12 @@ function addAccountForm(taskId, after) {
     formMessage.clear();
     // A destination password typed (or filled in) wins over the box.
     const body = {
-      source_login: sourceLogin.value.trim(), source_password: sourcePassword.value,
-      destination_login: destinationLogin.value.trim(), destination_password: destinationPassword.value,
+      source_login: sourceLogin.value.trim(), destination_login: destinationLogin.value.trim(),
       destination_password_same_as_source: destinationPassword.value === '' && sameAsSource.checked,
     };
+    // A refresh token takes the password's place under its own name.
+    body[secretOf(logins.source) === 'refresh_token' ? 'source_refresh_token' : 'source_password'] = sourcePassword.value;
+    body[secretOf(logins.destination) === 'refresh_token' ? 'destination_refresh_token' : 'destination_password'] = destinationPassword.value;
     sourcePassword.value = '';
     destinationPassword.value = '';
     const account = editing;
@@ -561,8 +563,14 @@ function addAccountForm(taskId, after) {
 
   return {
     form,
-    useMasterLogins(source, destination) {
-      Object.assign(masters, { source, destination });
+    useLogins(source, destination) {
+      Object.assign(logins, { source, destination });
+      for (const [side, input, fieldEl] of [['source', sourcePassword, sourcePasswordField], ['destination', destinationPassword, destinationPasswordField]]) {
+        const label = `${side === 'source' ? 'Source' : 'Destination'} ${noun(side)}`;
+        fieldEl.querySelector('label').textContent = label;
+        input.maxLength = fieldLimits.AccountInput[`${side}_${noun(side) === 'password' ? 'password' : 'refresh_token'}`].maxLength;
+      }
+      sameAsSourceLabel.textContent = `Destination ${noun('destination')}: the same as the source`;
       setMode(editing);
     },
     edit(account) {
@@ -574,6 +582,20 @@ function addAccountForm(taskId, after) {
   };
 }
 
+// secretOf says what an account brings to log in with auth, its
+// endpoint's: 'password', 'refresh_token', or null for nothing (a master
+// login, or the application's own token).
+function secretOf(auth) {
+  if (auth?.method === AuthMethod.master) return null;
+  if (auth?.method === AuthMethod.oauth2) return auth.oauth2?.grant === OAuth2Grant.clientCredentials ? null : 'refresh_token';
+  return 'password';
+}
+
+function noSecretHint(auth) {
+  return auth.method === AuthMethod.master ? `Not needed: the master login ${auth.master_login} acts for the account.`
+    : "Not needed: the endpoint's application acts for the account.";
+}
+
 // importForm uploads a CSV file; the service takes all of it or none, and
 // names every bad line, which the form lists.
 function importForm(taskId, after) {
@@ -581,7 +603,7 @@ function importForm(taskId, after) {
   const file = h('input', { name: 'file', type: 'file', accept: '.csv,text/csv,text/plain', required: true });
   const form = h('form', { id: 'import-form', class: 'card' },
     h('h2', { text: 'Import accounts from CSV' }), formMessage.el,
-    field('CSV file', file, 'Columns: source_login, source_password (not needed with a master login on the source), and optionally destination_login, destination_password. A header row is optional; "," or ";" separate.'),
+    field('CSV file', file, 'Columns: source_login, source_password (source_refresh_token for OAuth 2.0; neither with a master login or an application\'s token), and optionally destination_login, destination_password (or destination_refresh_token). A header row is optional; "," or ";" separate.'),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Import' })));
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
