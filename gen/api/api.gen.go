@@ -181,6 +181,7 @@ const (
 	EventKindAccountFailed    EventKind = "account.failed"
 	EventKindAccountProgress  EventKind = "account.progress"
 	EventKindAccountStarted   EventKind = "account.started"
+	EventKindAccountThrottled EventKind = "account.throttled"
 	EventKindAccountsCanceled EventKind = "accounts.canceled"
 	EventKindError            EventKind = "error"
 	EventKindFolderDone       EventKind = "folder.done"
@@ -203,6 +204,8 @@ func (e EventKind) Valid() bool {
 	case EventKindAccountProgress:
 		return true
 	case EventKindAccountStarted:
+		return true
+	case EventKindAccountThrottled:
 		return true
 	case EventKindAccountsCanceled:
 		return true
@@ -669,7 +672,9 @@ type Event struct {
 	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
 	// the run were canceled, the others go on;
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-	// account's run; `error`: a fault the run recovers from (a retry, a lost worker).
+	// account's run; `account.throttled`: a server asked the account to slow down (its words in
+	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+	// `error`: a fault the run recovers from (a retry, a lost worker).
 	Kind  EventKind `json:"kind"`
 	Login string    `json:"login"`
 
@@ -699,7 +704,9 @@ type Event struct {
 // `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
 // the run were canceled, the others go on;
 // `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-// account's run; `error`: a fault the run recovers from (a retry, a lost worker).
+// account's run; `account.throttled`: a server asked the account to slow down (its words in
+// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+// `error`: a fault the run recovers from (a retry, a lost worker).
 type EventKind string
 
 // ImportResult defines model for ImportResult.

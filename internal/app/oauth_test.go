@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
@@ -25,6 +26,10 @@ type oauthTarget struct {
 }
 
 func newOAuthTarget(t *testing.T, accounts, messages int, tokens imaptest.TokenServerOptions) *oauthTarget {
+	return newOAuthTargetWith(t, accounts, messages, tokens, imaptest.OAuthServerOptions{})
+}
+
+func newOAuthTargetWith(t *testing.T, accounts, messages int, tokens imaptest.TokenServerOptions, server imaptest.OAuthServerOptions) *oauthTarget {
 	t.Helper()
 	o := &oauthTarget{s: servicetest.Start(t, servicetest.Options{MaxWorkers: 8}), tokens: imaptest.StartTokenServer(t, tokens)}
 	o.tokens.AddClient("mailmigrate-app", "app-secret")
@@ -40,7 +45,8 @@ func newOAuthTarget(t *testing.T, accounts, messages int, tokens imaptest.TokenS
 			return fmt.Appendf(nil, "From: a@example.com\r\nSubject: %s %d\r\nMessage-ID: <%d.%s>\r\n\r\nbody\r\n", login, i, i, login)
 		})
 	}
-	o.dst = imaptest.StartOAuthServer(t, o.tokens, imaptest.OAuthServerOptions{Users: o.logins})
+	server.Users = o.logins
+	o.dst = imaptest.StartOAuthServer(t, o.tokens, server)
 	return o
 }
 
@@ -138,6 +144,42 @@ func TestRefreshTokensPerAccount(t *testing.T) {
 	for _, a := range *page.JSON200 {
 		if a.SourceLogin == o.logins[2] && (!strings.Contains(a.LastError, "the user must authorize again") || !strings.Contains(a.LastError, "refresh token")) {
 			t.Errorf("the account with a refused token failed with %q", a.LastError)
+		}
+	}
+}
+
+// TestThrottledMidFolderCompletesExact: the Microsoft 365 model throttles
+// three APPENDs in the middle of the INBOX (a suggested backoff, then the
+// session ends). The account pauses each time, says so in an
+// account.throttled event with the server's words, and completes with
+// every message once; no account fails.
+func TestThrottledMidFolderCompletesExact(t *testing.T) {
+	t.Parallel()
+	const messages = 30
+	o := newOAuthTargetWith(t, 1, messages, imaptest.TokenServerOptions{},
+		imaptest.OAuthServerOptions{ThrottleAppends: []int{3, 9, 20}, Backoff: 300 * time.Millisecond})
+	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantClientCredentials, ClientSecret: "app-secret"})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	task := o.run(t, taskID, api.TaskStateCompleted)
+	if task.Accounts.Completed != 1 || task.Accounts.Failed != 0 {
+		t.Errorf("accounts: %+v", task.Accounts)
+	}
+	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != messages {
+		t.Errorf("the INBOX holds %d messages, want %d", n, messages)
+	}
+	var throttled []api.Event
+	for _, e := range taskEvents(t, o.s, taskID) {
+		if e.Kind == api.EventKindAccountThrottled {
+			throttled = append(throttled, e)
+		}
+	}
+	if len(throttled) != 3 {
+		t.Fatalf("%d account.throttled events, want 3", len(throttled))
+	}
+	for _, e := range throttled {
+		if e.Error != "Request is throttled. Suggested Backoff Time: 300 milliseconds" || e.Side != "destination" ||
+			!strings.Contains(e.Message, "asks to slow down") || !strings.Contains(e.Message, "paused until") {
+			t.Errorf("event %+v", e)
 		}
 	}
 }

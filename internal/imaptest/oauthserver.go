@@ -2,7 +2,9 @@ package imaptest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -28,6 +30,11 @@ import (
 //   - When the token a session logged in with expires, the session's next
 //     command gets "* BYE Session invalidated - AccessTokenExpired" and the
 //     connection closes, as Exchange Online does.
+//   - ThrottleAppends answers chosen APPENDs with Exchange Online's
+//     throttling answer, "NO Request is throttled. Suggested Backoff Time:
+//     N milliseconds", storing nothing, and ends the session at its next
+//     command (Microsoft's "Exchange Online limits" and the IMAP
+//     throttling its support articles describe).
 type OAuthServer struct {
 	Host string
 	Port int
@@ -36,6 +43,10 @@ type OAuthServer struct {
 	mu          sync.Mutex
 	users       map[string]*imapmemserver.User // by lower-case login
 	invalidated int                            // sessions ended for an expired token
+	appends     int                            // APPENDs received, throttled ones too
+	throttle    map[int]bool                   // the APPENDs (1-based) to throttle
+	backoff     time.Duration
+	throttled   int
 }
 
 // OAuthServerOptions shape an OAuthServer.
@@ -46,13 +57,20 @@ type OAuthServerOptions struct {
 	// SASL-IR; IMAP4rev1, NAMESPACE, UIDPLUS, MOVE and IDLE when nil
 	// (Microsoft 365's, which has no LITERAL+).
 	Caps imap.CapSet
+	// ThrottleAppends are the APPENDs, counted from 1 across sessions,
+	// that get the throttling answer with Backoff as the suggestion.
+	ThrottleAppends []int
+	Backoff         time.Duration
 }
 
 // StartOAuthServer runs an OAuthServer that checks tokens with tokens,
 // until t ends.
 func StartOAuthServer(t testing.TB, tokens *TokenServer, opts OAuthServerOptions) *OAuthServer {
 	t.Helper()
-	s := &OAuthServer{tokens: tokens, users: map[string]*imapmemserver.User{}}
+	s := &OAuthServer{tokens: tokens, users: map[string]*imapmemserver.User{}, throttle: map[int]bool{}, backoff: opts.Backoff}
+	for _, n := range opts.ThrottleAppends {
+		s.throttle[n] = true
+	}
 	for _, login := range opts.Users {
 		// The in-memory user's own password is never used: LOGIN is off.
 		u := imapmemserver.NewUser(login, "unused-"+login)
@@ -114,6 +132,25 @@ func (s *OAuthServer) Count(t testing.TB, login, mailbox string) int {
 	return int(*status.NumMessages)
 }
 
+// Throttled counts the APPENDs answered with the throttling answer.
+func (s *OAuthServer) Throttled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.throttled
+}
+
+// throttleNext says whether the APPEND now received is one to throttle.
+func (s *OAuthServer) throttleNext() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.appends++
+	if !s.throttle[s.appends] {
+		return false
+	}
+	s.throttled++
+	return true
+}
+
 // Invalidated counts the sessions ended because their token expired.
 func (s *OAuthServer) Invalidated() int {
 	s.mu.Lock()
@@ -142,6 +179,7 @@ type oauthSession struct {
 	server                     *OAuthServer
 	conn                       *imapserver.Conn
 	expires                    time.Time
+	dropped                    bool // throttled: the next command ends the session
 }
 
 var errLoginDisabled = &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeAuthenticationFailed, Text: "LOGIN failed."}
@@ -220,6 +258,10 @@ func (x *xoauth2Server) Next(response []byte) ([]byte, bool, error) {
 
 // alive ends a session whose token has expired, as Exchange Online does.
 func (s *oauthSession) alive() error {
+	if s.dropped {
+		s.conn.Bye("Connection is throttled") //nolint:errcheck // the connection ends either way
+		return errors.New("the session was throttled")
+	}
 	if time.Now().Before(s.expires) {
 		return nil
 	}
@@ -254,6 +296,12 @@ func (s *oauthSession) List(w *imapserver.ListWriter, ref string, patterns []str
 func (s *oauthSession) Append(mailbox string, r imap.LiteralReader, options *imap.AppendOptions) (*imap.AppendData, error) {
 	if err := s.alive(); err != nil {
 		return nil, err
+	}
+	if s.server.throttleNext() {
+		io.Copy(io.Discard, r) //nolint:errcheck // the literal is read and dropped
+		s.dropped = true
+		return nil, &imap.Error{Type: imap.StatusResponseTypeNo,
+			Text: fmt.Sprintf("Request is throttled. Suggested Backoff Time: %d milliseconds", s.server.backoff.Milliseconds())}
 	}
 	return s.UserSession.Append(mailbox, r, options)
 }

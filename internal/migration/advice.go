@@ -13,6 +13,7 @@ const (
 	FailureRefused   FailureKind = "refused"   // the server refused a command
 	FailureTransient FailureKind = "transient" // the network or the server went away
 	FailureToken     FailureKind = "token"     // the authorization server refused an OAuth 2.0 token
+	FailureThrottled FailureKind = "throttled" // the server kept asking to slow down
 )
 
 // Advice says what to do about a failed run, in words: which side, which
@@ -30,6 +31,9 @@ func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
 	case FailureToken:
 		return fmt.Sprintf("The %s endpoint's authorization server handed out no token for %s: mend what it says "+
 			"(the account's refresh token, or the endpoint's application settings), then retry the account.", blamed.Side, blamed.Login)
+	case FailureThrottled:
+		return fmt.Sprintf("The %s server kept asking to slow down; the account is tried again later. "+
+			"Fewer parallel accounts (the task's options) spare its limits.", blamed.Side)
 	case FailureQuota:
 		return fmt.Sprintf("Make room in %s's mailbox on the destination or raise its quota, then retry the account: what was copied stays.", blamed.Login)
 	case FailureRefused:

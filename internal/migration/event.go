@@ -22,8 +22,11 @@ const (
 	EventFolderDone      EventKind = "folder.done"
 	EventAccountDone     EventKind = "account.done"
 	EventAccountFailed   EventKind = "account.failed"
-	EventRunFinished     EventKind = "run.finished"
-	EventRunCanceled     EventKind = "run.canceled"
+	// EventAccountThrottled: a server asked the account to slow down; it
+	// pauses as long as the server says and goes on where it was.
+	EventAccountThrottled EventKind = "account.throttled"
+	EventRunFinished      EventKind = "run.finished"
+	EventRunCanceled      EventKind = "run.canceled"
 	// EventRunJoined: accounts joined the run under way.
 	EventRunJoined EventKind = "run.joined"
 	// EventAccountsCanceled: some accounts of a run were canceled; the
@@ -35,7 +38,7 @@ const (
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
 	EventAccountStarted, EventAccountProgress, EventFolderDone, EventAccountDone, EventAccountFailed,
-	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventError}
+	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventError}
 
 // Event is one entry of a task's event log. Seq orders all events of the
 // service. It never carries a password.

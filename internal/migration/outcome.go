@@ -33,6 +33,21 @@ func (r RunParties) event(kind EventKind, figures *Progress) Event {
 		Login: r.Source.Login, Host: r.Destination.Host, Port: r.Destination.Port, Progress: figures}
 }
 
+// ThrottledEvent says that the server on side asked the account to slow
+// down, in its words, and until when the account pauses.
+func (r RunParties) ThrottledEvent(side, words string, until time.Time, figures Progress) Event {
+	e := r.event(EventAccountThrottled, &figures)
+	party := r.Source
+	if side == "destination" {
+		party = r.Destination
+	}
+	e.blame(party)
+	e.Error = words
+	e.Message = fmt.Sprintf("%s: the %s server asks to slow down (%q); paused until %s UTC, then it goes on where it was",
+		r.Source.Login, side, words, until.UTC().Format(time.TimeOnly))
+	return e
+}
+
 // blame points e at the side p.
 func (e *Event) blame(p Party) { e.Side, e.Login, e.Host, e.Port = p.Side, p.Login, p.Host, p.Port }
 

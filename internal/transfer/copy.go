@@ -147,6 +147,9 @@ func (f *folderCopy) copyBatch(batch []message, multi bool) error {
 		return cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
 	})
 	if multi && cmd != nil && cmd.refused != nil && !isSourceError(err) {
+		if kind := classify(cmd.refused); kind != KindPermanent { // a throttle: no message is at fault
+			return f.appender.fail(kind, cmd.refused)
+		}
 		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", cmd.refused)
 		return f.copyBatch(batch, false)
 	}
@@ -294,6 +297,9 @@ func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
 		err = cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
 	}
 	if cmd != nil && cmd.refused != nil {
+		if kind := classify(cmd.refused); kind != KindPermanent { // a throttle: the message is not at fault
+			return f.appender.fail(kind, cmd.refused)
+		}
 		f.fail(msg, "destination", f.appender.fail(KindPermanent, cmd.refused).Error())
 		return nil
 	}
@@ -316,6 +322,9 @@ func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
 func (f *folderCopy) destinationFailed(err error) error {
 	if isSourceError(err) {
 		return err
+	}
+	if throttle := f.appender.throttled(); throttle != nil {
+		return f.appender.fail(KindThrottled, throttle)
 	}
 	return f.appender.fail(KindTransient, fmt.Errorf("append: %w", err))
 }

@@ -21,6 +21,7 @@ const (
 	KindAuth                  // wrong login or password: fail at once, never retry (lock-outs)
 	KindQuota                 // the destination is full: fail the account
 	KindPermanent             // anything else the server refused, e.g. one message [LIMIT] or [TOOBIG]
+	KindThrottled             // the server asks to slow down: pause as long as it says, then go on
 )
 
 func (k Kind) String() string {
@@ -31,6 +32,8 @@ func (k Kind) String() string {
 		return "over quota"
 	case KindPermanent:
 		return "refused"
+	case KindThrottled:
+		return "throttled"
 	default:
 		return "connection problem"
 	}
@@ -45,6 +48,8 @@ func (k Kind) Name() string {
 		return "quota"
 	case KindPermanent:
 		return "refused"
+	case KindThrottled:
+		return "throttled"
 	default:
 		return "transient"
 	}
@@ -87,6 +92,9 @@ func classify(err error) Kind {
 	var imapErr *imap.Error
 	if !errors.As(err, &imapErr) {
 		return KindTransient
+	}
+	if throttleAnswer(imapErr) {
+		return KindThrottled
 	}
 	switch imapErr.Code {
 	case imap.ResponseCodeAuthenticationFailed, imap.ResponseCodeAuthorizationFailed, imap.ResponseCodeExpired, imap.ResponseCodePrivacyRequired:

@@ -17,6 +17,9 @@ import (
 // copying anything twice.
 const maxBackoff = 30 * time.Second
 
+// maxThrottlePause caps the doubling pause after throttles without a hint.
+const maxThrottlePause = 30 * time.Minute
+
 // accountRun is one migration of one account.
 type accountRun struct {
 	job         *Job
@@ -65,10 +68,25 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 // key names the mailbox a side is: server and login.
 func (s *Side) key() string { return s.Address() + "/" + s.Login }
 
+// withRetries runs attempts until one ends the account: a transient
+// failure is tried again (Tuning.Attempts in all); a throttle pauses as
+// the server asks and goes on without using up an attempt, up to
+// Tuning.Throttles of them, the pause of an unhinted one doubling each
+// time.
 func (r *accountRun) withRetries(ctx context.Context) error {
 	backoff := r.job.Tuning.Backoff
+	throttles, unhinted := 0, r.job.Tuning.ThrottlePause
 	for attempt := 1; ; attempt++ {
 		err := r.attempt(ctx)
+		if KindOf(err) == KindThrottled && ctx.Err() == nil && throttles < r.job.Tuning.Throttles {
+			throttles++
+			if !r.pauseForThrottle(ctx, throttle(err, unhinted)) {
+				return ctx.Err()
+			}
+			unhinted = min(2*unhinted, maxThrottlePause)
+			attempt-- // a throttle is not a failure
+			continue
+		}
 		if err == nil || KindOf(err) != KindTransient || ctx.Err() != nil || attempt == r.job.Tuning.Attempts {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -365,6 +365,26 @@ func (b *appendBatch) end() error {
 	return b.a.w.Flush()
 }
 
+// throttled reads, for a moment, what the server said before the
+// connection failed, and returns a throttling answer among the
+// completions, if any: Exchange Online answers NO with a suggested backoff
+// and closes the connection, which a pipelined APPEND may hit first.
+func (a *appender) throttled() error {
+	a.conn.expire(time.Now().Add(time.Second))
+	for {
+		for _, c := range a.completed {
+			if c.err != nil && classify(c.err) == KindThrottled {
+				return c.err
+			}
+		}
+		line, err := a.readLine()
+		if err != nil {
+			return nil
+		}
+		a.dispatch(line)
+	}
+}
+
 // wait reads responses up to the completion of tag.
 func (a *appender) wait(tag string) completion {
 	for {

@@ -21,6 +21,10 @@ type oauthFixture struct {
 }
 
 func newOAuthFixture(t *testing.T, tokens imaptest.TokenServerOptions, corpus imaptest.CorpusOptions) *oauthFixture {
+	return newOAuthFixtureWith(t, tokens, corpus, imaptest.OAuthServerOptions{})
+}
+
+func newOAuthFixtureWith(t *testing.T, tokens imaptest.TokenServerOptions, corpus imaptest.CorpusOptions, server imaptest.OAuthServerOptions) *oauthFixture {
 	t.Helper()
 	f := &oauthFixture{tokens: imaptest.StartTokenServer(t, tokens)}
 	f.tokens.AddClient("mailmigrate", "client-secret")
@@ -28,7 +32,8 @@ func newOAuthFixture(t *testing.T, tokens imaptest.TokenServerOptions, corpus im
 		Scopes: []string{"https://outlook.office365.com/IMAP.AccessAsUser.All", "offline_access"}, Early: time.Second}
 	f.src = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"ann": "pw"}})
 	f.src.Load(t, "ann", imaptest.BuildCorpus(corpus))
-	f.dst = imaptest.StartOAuthServer(t, f.tokens, imaptest.OAuthServerOptions{Users: []string{"ann@example.com", "bob@example.com"}})
+	server.Users = []string{"ann@example.com", "bob@example.com"}
+	f.dst = imaptest.StartOAuthServer(t, f.tokens, server)
 	return f
 }
 
@@ -150,5 +155,41 @@ func TestRefusedTokenSaysWhatToDo(t *testing.T) {
 		Token: f.config.ForApplication()}, "source", Tuning{})
 	if KindOf(err) != KindPermanent || err == nil || !strings.Contains(err.Error(), "offers no AUTH=XOAUTH2") {
 		t.Errorf("a server without XOAUTH2: %v (kind %v)", err, KindOf(err))
+	}
+}
+
+// TestThrottlingPausesAndResumes: the destination throttles three APPENDs
+// mid-folder as Exchange Online does (a suggested backoff, then the
+// session ends). The account pauses as long as the server asks each time,
+// is told of each pause, and ends exact: every message once, none failed,
+// no attempt used up.
+func TestThrottlingPausesAndResumes(t *testing.T) {
+	t.Parallel()
+	const backoff = 300 * time.Millisecond
+	f := newOAuthFixtureWith(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 12, Messages: 30},
+		imaptest.OAuthServerOptions{ThrottleAppends: []int{3, 9, 20}, Backoff: backoff})
+	var throttles []Throttle
+	job := Job{Source: dovecotSide(f.src, "ann", "pw"),
+		Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),
+		State:       NewMemoryState(), Tuning: Tuning{Attempts: 1}, // any failure would end the run
+		OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
+	started := time.Now()
+	res := migrateVerified(t, job)
+	f.wantCopied(t, "ann@example.com", res)
+	if f.dst.Throttled() != 3 || len(throttles) != 3 {
+		t.Fatalf("the server throttled %d APPENDs and the run was told of %d pauses, want 3 and 3", f.dst.Throttled(), len(throttles))
+	}
+	for _, th := range throttles {
+		if th.Side != "destination" || !strings.Contains(th.Words, "Request is throttled. Suggested Backoff Time: 300 milliseconds") {
+			t.Errorf("throttle %+v", th)
+		}
+	}
+	if took := time.Since(started); took < 3*backoff {
+		t.Errorf("the run took %s with three pauses of %s asked for", took, backoff)
+	}
+	for _, folder := range res.Folders {
+		if len(folder.Failures) > 0 || folder.Error != "" {
+			t.Errorf("%s: %q %v", folder.Source, folder.Error, folder.Failures)
+		}
 	}
 }

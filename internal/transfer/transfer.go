@@ -167,8 +167,11 @@ type Job struct {
 	// OnFolderDone, when set, is called after each folder with its result
 	// and the account's progress.
 	OnFolderDone func(FolderResult, Progress)
-	Logger       *slog.Logger
-	Tuning       Tuning
+	// OnThrottled, when set, is called when a server asks to slow down,
+	// before the pause.
+	OnThrottled func(Throttle)
+	Logger      *slog.Logger
+	Tuning      Tuning
 }
 
 // Tuning holds timeouts and retry settings; zero fields take defaults.
@@ -188,6 +191,12 @@ type Tuning struct {
 	// once: memory is bounded by it whatever the folder's size; default
 	// 4096.
 	Window int
+	// ThrottlePause is the first pause after a throttling answer without
+	// a suggested time, doubling after each; default 1 minute.
+	ThrottlePause time.Duration
+	// Throttles is how many throttling answers one run bears before it
+	// fails (to be retried later); default 100.
+	Throttles int
 }
 
 func (t Tuning) withDefaults() Tuning {
@@ -196,6 +205,12 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.IdleTimeout <= 0 {
 		t.IdleTimeout = 5 * time.Minute
+	}
+	if t.ThrottlePause <= 0 {
+		t.ThrottlePause = time.Minute
+	}
+	if t.Throttles <= 0 {
+		t.Throttles = 100
 	}
 	if t.Attempts <= 0 {
 		t.Attempts = 5

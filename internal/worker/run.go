@@ -126,9 +126,13 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	reporter := &progressReporter{worker: w, parties: parties, ctx: ctx, before: before, lastStored: time.Now()}
 	job.OnProgress = reporter.progress
 	job.OnFolderDone = reporter.folderDone
+	job.OnThrottled = reporter.throttled
 	res, err := transfer.Migrate(ctx, job)
 	reporter.count(res.Progress)
-	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: transfer.KindOf(err) == transfer.KindTransient}
+	// A run that a server kept throttling is tried again later, as one
+	// that lost its connection.
+	kind := transfer.KindOf(err)
+	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: kind == transfer.KindTransient || kind == transfer.KindThrottled}
 	var imapErr *transfer.Error
 	if errors.As(err, &imapErr) {
 		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port}

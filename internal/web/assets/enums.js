@@ -80,6 +80,7 @@ export const EventKind = Object.freeze({
   runCanceled: 'run.canceled',
   runJoined: 'run.joined',
   accountsCanceled: 'accounts.canceled',
+  accountThrottled: 'account.throttled',
   error: 'error',
 });
 

@@ -56,7 +56,9 @@ export function throttle(fn, wait) {
 }
 
 // isFailure says whether an event reports something that went wrong.
+// A throttle carries the server's words but is a pause, not a failure.
 export function isFailure(event) {
+  if (event.kind === EventKind.accountThrottled) return false;
   return event.error !== '' || event.kind.endsWith('.failed') || event.kind === EventKind.error;
 }
 

@@ -108,7 +108,8 @@ export async function taskPage(main, taskId, keepAlive) {
     const figures = progressFigures(event);
     const account = shown?.list.find((a) => a.id === event.account_id);
     if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return;
-    if (event.kind === EventKind.accountProgress && event.folder) folders.set(account.id, event.folder);
+    if (event.kind === EventKind.accountProgress && event.folder) folders.set(account.id, `copying ${event.folder}`);
+    else if (event.kind === EventKind.accountThrottled) folders.set(account.id, pausedText(event));
     else folders.delete(account.id); // done with it; the next is not known yet
     const totals = shown.task.totals;
     for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
@@ -384,7 +385,7 @@ function showBulkActions(bar, task, chosen, message, after) {
 // reaches each folder (a folder's are fetched before they are counted),
 // so "copied of total" is nearly always full while the run goes on: the
 // folders say how far it is. folder is the one being copied, if known.
-export function accountProgress(account, folder, now = Date.now()) {
+export function accountProgress(account, activity, now = Date.now()) {
   const p = account.progress;
   const running = account.state === AccountState.running;
   // The source's count (taken as a run begins) is the total: copied,
@@ -416,11 +417,19 @@ export function accountProgress(account, folder, now = Date.now()) {
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
   if (running && counted && account.started_at) words.push(timeLeft(doneFraction(p), now - Date.parse(account.started_at)));
-  if (folder && running) words.push(`copying ${folder}`);
+  if (activity && running) words.push(activity);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
     h('span', { text }));
+}
+
+// pausedText says that a server throttled the account, and until when
+// (the time the event's message gives, in this browser's clock).
+function pausedText(event) {
+  const until = /paused until (\d\d:\d\d:\d\d) UTC/.exec(event.message);
+  const when = until ? new Date(`${event.time.slice(0, 10)}T${until[1]}Z`).toLocaleTimeString() : 'a while';
+  return `paused until ${when}: the ${event.side} server asks to slow down`;
 }
 
 // testResult is one side's last login test; one from before the account's

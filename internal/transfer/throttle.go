@@ -1,0 +1,79 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// Throttle is a server's request to slow down, and when the account goes
+// on.
+type Throttle struct {
+	Side  string // "source" or "destination"
+	Words string // the server's answer
+	Until time.Time
+}
+
+// suggestedBackoff reads Exchange Online's hint, "Request is throttled.
+// Suggested Backoff Time: 30000 milliseconds".
+var suggestedBackoff = regexp.MustCompile(`(?i)suggested backoff time:\s*(\d+)\s*milli`)
+
+// throttleAnswer reports whether the server asks to slow down rather than
+// refuses: Exchange Online's suggested backoff, [INUSE] (RFC 5530: busy,
+// try later), Gmail's "Account exceeded command or bandwidth limits" and
+// "Too many simultaneous connections". The account pauses and goes on
+// where it was; no message is at fault.
+func throttleAnswer(e *imap.Error) bool {
+	text := strings.ToLower(e.Text)
+	return e.Code == imap.ResponseCodeInUse || suggestedBackoff.MatchString(e.Text) ||
+		strings.Contains(text, "bandwidth limits") || strings.Contains(text, "too many simultaneous connections")
+}
+
+// maxHintedPause caps a server's suggestion: a wrong one must not stall an
+// account for days.
+const maxHintedPause = time.Hour
+
+// throttle is what a throttling err asks: its side, its words and the
+// pause, the server's suggestion or else unhinted with a quarter of
+// jitter, so that the accounts a server throttled at once do not come back
+// at once.
+func throttle(err error, unhinted time.Duration) Throttle {
+	t := Throttle{Words: err.Error()}
+	var e *Error
+	if errors.As(err, &e) {
+		t.Side = e.Side
+	}
+	var imapErr *imap.Error
+	if errors.As(err, &imapErr) {
+		t.Words = imapErr.Text
+	}
+	pause := unhinted + time.Duration(rand.Int64N(int64(unhinted)/4+1))
+	if m := suggestedBackoff.FindStringSubmatch(t.Words); m != nil {
+		if ms, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+			pause = min(time.Duration(ms)*time.Millisecond, maxHintedPause)
+		}
+	}
+	t.Until = time.Now().Add(pause)
+	return t
+}
+
+// pauseForThrottle waits out a throttle, telling the job first; false
+// when ctx ended meanwhile.
+func (r *accountRun) pauseForThrottle(ctx context.Context, t Throttle) bool {
+	if r.job.OnThrottled != nil {
+		r.job.OnThrottled(t)
+	}
+	r.logger.Warn("the server asks to slow down; pausing", "side", t.Side, "words", t.Words, "until", t.Until)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Until(t.Until)):
+		return true
+	}
+}
