@@ -118,6 +118,24 @@ func (e AuthMethod) Valid() bool {
 	}
 }
 
+// Defines values for AuthorizationInputSide.
+const (
+	AuthorizationInputSideDestination AuthorizationInputSide = "destination"
+	AuthorizationInputSideSource      AuthorizationInputSide = "source"
+)
+
+// Valid indicates whether the value is a known member of the AuthorizationInputSide enum.
+func (e AuthorizationInputSide) Valid() bool {
+	switch e {
+	case AuthorizationInputSideDestination:
+		return true
+	case AuthorizationInputSideSource:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EndpointProblem.
 const (
 	EndpointProblemCertificateExpired   EndpointProblem = "certificate_expired"
@@ -177,26 +195,29 @@ func (e EndpointProblem) Valid() bool {
 
 // Defines values for EventKind.
 const (
-	EventKindAccountDone      EventKind = "account.done"
-	EventKindAccountFailed    EventKind = "account.failed"
-	EventKindAccountProgress  EventKind = "account.progress"
-	EventKindAccountStarted   EventKind = "account.started"
-	EventKindAccountThrottled EventKind = "account.throttled"
-	EventKindAccountsCanceled EventKind = "accounts.canceled"
-	EventKindError            EventKind = "error"
-	EventKindFolderDone       EventKind = "folder.done"
-	EventKindRunCanceled      EventKind = "run.canceled"
-	EventKindRunFinished      EventKind = "run.finished"
-	EventKindRunJoined        EventKind = "run.joined"
-	EventKindRunStarted       EventKind = "run.started"
-	EventKindTestCanceled     EventKind = "test.canceled"
-	EventKindTestFailed       EventKind = "test.failed"
-	EventKindTestOk           EventKind = "test.ok"
+	EventKindAccountAuthorized EventKind = "account.authorized"
+	EventKindAccountDone       EventKind = "account.done"
+	EventKindAccountFailed     EventKind = "account.failed"
+	EventKindAccountProgress   EventKind = "account.progress"
+	EventKindAccountStarted    EventKind = "account.started"
+	EventKindAccountThrottled  EventKind = "account.throttled"
+	EventKindAccountsCanceled  EventKind = "accounts.canceled"
+	EventKindError             EventKind = "error"
+	EventKindFolderDone        EventKind = "folder.done"
+	EventKindRunCanceled       EventKind = "run.canceled"
+	EventKindRunFinished       EventKind = "run.finished"
+	EventKindRunJoined         EventKind = "run.joined"
+	EventKindRunStarted        EventKind = "run.started"
+	EventKindTestCanceled      EventKind = "test.canceled"
+	EventKindTestFailed        EventKind = "test.failed"
+	EventKindTestOk            EventKind = "test.ok"
 )
 
 // Valid indicates whether the value is a known member of the EventKind enum.
 func (e EventKind) Valid() bool {
 	switch e {
+	case EventKindAccountAuthorized:
+		return true
 	case EventKindAccountDone:
 		return true
 	case EventKindAccountFailed:
@@ -519,6 +540,14 @@ type AccountState string
 // account's refresh token or for the application alone.
 type AuthMethod string
 
+// AuthorizationInput defines model for AuthorizationInput.
+type AuthorizationInput struct {
+	Side AuthorizationInputSide `json:"side"`
+}
+
+// AuthorizationInputSide defines model for AuthorizationInput.Side.
+type AuthorizationInputSide string
+
 // Created defines model for Created.
 type Created struct {
 	Id int64 `json:"id"`
@@ -528,6 +557,20 @@ type Created struct {
 type Deleted struct {
 	// Deleted How many accounts were deleted.
 	Deleted int `json:"deleted"`
+}
+
+// DeviceAuthorization defines model for DeviceAuthorization.
+type DeviceAuthorization struct {
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// UserCode The code to enter on the provider's page.
+	UserCode string `json:"user_code"`
+
+	// VerificationUri The provider's page, e.g. https://microsoft.com/devicelogin.
+	VerificationUri string `json:"verification_uri"`
+
+	// VerificationUriComplete The page with the code in it, where the provider gives one; else empty.
+	VerificationUriComplete string `json:"verification_uri_complete"`
 }
 
 // Endpoint defines model for Endpoint.
@@ -674,6 +717,7 @@ type Event struct {
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
 	// account's run; `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+	// `account.authorized`: a device authorization stored the account's refresh token;
 	// `error`: a fault the run recovers from (a retry, a lost worker).
 	Kind  EventKind `json:"kind"`
 	Login string    `json:"login"`
@@ -706,6 +750,7 @@ type Event struct {
 // `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
 // account's run; `account.throttled`: a server asked the account to slow down (its words in
 // `error`, the resume time in `message`), and it pauses, then goes on where it was;
+// `account.authorized`: a device authorization stored the account's refresh token;
 // `error`: a fault the run recovers from (a retry, a lost worker).
 type EventKind string
 
@@ -749,10 +794,17 @@ type OAuth2Input struct {
 	ClientId string `json:"client_id"`
 
 	// ClientSecret Required with client_credentials; never returned; empty on PUT keeps the stored one.
-	ClientSecret string         `json:"client_secret,omitempty"`
-	Grant        OAuth2Grant    `json:"grant,omitempty"`
-	Mechanism    TokenMechanism `json:"mechanism,omitempty"`
-	Provider     OAuth2Provider `json:"provider,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+
+	// DeviceUrl The device authorization endpoint (RFC 8628), with which a person
+	// gets an account its refresh token from the console or the CLI
+	// (POST /tasks/{id}/accounts/{accountId}/authorize). Filled in by
+	// provider microsoft365; Google's device flow does not grant the
+	// Gmail scope.
+	DeviceUrl string         `json:"device_url,omitempty"`
+	Grant     OAuth2Grant    `json:"grant,omitempty"`
+	Mechanism TokenMechanism `json:"mechanism,omitempty"`
+	Provider  OAuth2Provider `json:"provider,omitempty"`
 
 	// Scope Space-separated scopes. Filled in by provider when left out.
 	Scope string `json:"scope,omitempty"`
@@ -773,6 +825,9 @@ type OAuth2Settings struct {
 
 	// ClientSecretSet A client secret is stored (it is never returned).
 	ClientSecretSet bool `json:"client_secret_set"`
+
+	// DeviceUrl Empty: none.
+	DeviceUrl string `json:"device_url"`
 
 	// Grant `refresh_token`: each account's refresh token (delegated access; the
 	// account's `*_refresh_token`). `client_credentials`: the application's
@@ -1061,6 +1116,9 @@ type DeleteAccountsJSONRequestBody = AccountSelection
 
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountInput
+
+// AuthorizeAccountJSONRequestBody defines body for AuthorizeAccount for application/json ContentType.
+type AuthorizeAccountJSONRequestBody = AuthorizationInput
 
 // CancelTaskJSONRequestBody defines body for CancelTask for application/json ContentType.
 type CancelTaskJSONRequestBody = AccountSelection
@@ -1360,6 +1418,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AuthorizeAccountWithBody Get the account's refresh token for one side with the device authorization grant.
+	//
+	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+	// `refresh_token`) and has a `device_url`: the answer carries a user
+	// code and the provider's page. Whoever signs in there as the
+	// account's user and enters the code gives the account its refresh
+	// token, which the service stores (replacing the one it had) and logs
+	// as an `account.authorized` event; a flow that ends without a token
+	// (declined, expired) is an `error` event. Starting again replaces
+	// the flow of that side.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+	AuthorizeAccountWithBody(ctx context.Context, id TaskID, accountId AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+	//
+	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+	// `refresh_token`) and has a `device_url`: the answer carries a user
+	// code and the provider's page. Whoever signs in there as the
+	// account's user and enters the code gives the account its refresh
+	// token, which the service stores (replacing the one it had) and logs
+	// as an `account.authorized` event; a flow that ends without a token
+	// (declined, expired) is an `error` event. Starting again replaces
+	// the flow of that side.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+	AuthorizeAccount(ctx context.Context, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelAccount Stop one account of the task's run; the others go on.
 	//
@@ -2047,6 +2137,58 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, id TaskID, accountId
 // Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateAccountRequest(c.Server, id, accountId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AuthorizeAccountWithBody Get the account's refresh token for one side with the device authorization grant.
+//
+// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+// `refresh_token`) and has a `device_url`: the answer carries a user
+// code and the provider's page. Whoever signs in there as the
+// account's user and enters the code gives the account its refresh
+// token, which the service stores (replacing the one it had) and logs
+// as an `account.authorized` event; a flow that ends without a token
+// (declined, expired) is an `error` event. Starting again replaces
+// the flow of that side.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+func (c *Client) AuthorizeAccountWithBody(ctx context.Context, id TaskID, accountId AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuthorizeAccountRequestWithBody(c.Server, id, accountId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+//
+// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+// `refresh_token`) and has a `device_url`: the answer carries a user
+// code and the provider's page. Whoever signs in there as the
+// account's user and enters the code gives the account its refresh
+// token, which the service stores (replacing the one it had) and logs
+// as an `account.authorized` event; a flow that ends without a token
+// (declined, expired) is an `error` event. Starting again replaces
+// the flow of that side.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+func (c *Client) AuthorizeAccount(ctx context.Context, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuthorizeAccountRequest(c.Server, id, accountId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3243,6 +3385,60 @@ func NewUpdateAccountRequestWithBody(server string, id TaskID, accountId Account
 	return req, nil
 }
 
+// NewAuthorizeAccountRequest calls the generic AuthorizeAccount builder with application/json body
+func NewAuthorizeAccountRequest(server string, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAuthorizeAccountRequestWithBody(server, id, accountId, "application/json", bodyReader)
+}
+
+// NewAuthorizeAccountRequestWithBody constructs an http.Request for the AuthorizeAccount method, with any body, and a specified content type
+func NewAuthorizeAccountRequestWithBody(server string, id TaskID, accountId AccountID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/authorize", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewCancelAccountRequest constructs an http.Request for the CancelAccount method
 func NewCancelAccountRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
 	var err error
@@ -4048,6 +4244,38 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
+
+	// AuthorizeAccountWithBodyWithResponse Get the account's refresh token for one side with the device authorization grant.
+	//
+	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+	// `refresh_token`) and has a `device_url`: the answer carries a user
+	// code and the provider's page. Whoever signs in there as the
+	// account's user and enters the code gives the account its refresh
+	// token, which the service stores (replacing the one it had) and logs
+	// as an `account.authorized` event; a flow that ends without a token
+	// (declined, expired) is an `error` event. Starting again replaces
+	// the flow of that side.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+	AuthorizeAccountWithBodyWithResponse(ctx context.Context, id TaskID, accountId AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AuthorizeAccountResponse, error)
+
+	// AuthorizeAccountWithResponse Get the account's refresh token for one side with the device authorization grant.
+	//
+	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+	// `refresh_token`) and has a `device_url`: the answer carries a user
+	// code and the provider's page. Whoever signs in there as the
+	// account's user and enters the code gives the account its refresh
+	// token, which the service stores (replacing the one it had) and logs
+	// as an `account.authorized` event; a flow that ends without a token
+	// (declined, expired) is an `error` event. Starting again replaces
+	// the flow of that side.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+	AuthorizeAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*AuthorizeAccountResponse, error)
 
 	// CancelAccountWithResponse Stop one account of the task's run; the others go on.
 	//
@@ -5020,6 +5248,47 @@ func (r UpdateAccountResponse) ContentType() string {
 	return ""
 }
 
+type AuthorizeAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeviceAuthorization
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuthorizeAccountResponse) GetJSON200() *DeviceAuthorization {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r AuthorizeAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuthorizeAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuthorizeAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuthorizeAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CancelAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5855,6 +6124,50 @@ func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id 
 	return ParseUpdateAccountResponse(rsp)
 }
 
+// AuthorizeAccountWithBodyWithResponse Get the account's refresh token for one side with the device authorization grant.
+//
+// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+// `refresh_token`) and has a `device_url`: the answer carries a user
+// code and the provider's page. Whoever signs in there as the
+// account's user and enters the code gives the account its refresh
+// token, which the service stores (replacing the one it had) and logs
+// as an `account.authorized` event; a flow that ends without a token
+// (declined, expired) is an `error` event. Starting again replaces
+// the flow of that side.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+func (c *ClientWithResponses) AuthorizeAccountWithBodyWithResponse(ctx context.Context, id TaskID, accountId AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AuthorizeAccountResponse, error) {
+	rsp, err := c.AuthorizeAccountWithBody(ctx, id, accountId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuthorizeAccountResponse(rsp)
+}
+
+// AuthorizeAccountWithResponse Get the account's refresh token for one side with the device authorization grant.
+//
+// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
+// `refresh_token`) and has a `device_url`: the answer carries a user
+// code and the provider's page. Whoever signs in there as the
+// account's user and enters the code gives the account its refresh
+// token, which the service stores (replacing the one it had) and logs
+// as an `account.authorized` event; a flow that ends without a token
+// (declined, expired) is an `error` event. Starting again replaces
+// the flow of that side.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
+func (c *ClientWithResponses) AuthorizeAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*AuthorizeAccountResponse, error) {
+	rsp, err := c.AuthorizeAccount(ctx, id, accountId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuthorizeAccountResponse(rsp)
+}
+
 // CancelAccountWithResponse Stop one account of the task's run; the others go on.
 //
 // Queued, it ends `canceled` at once; running, as soon as it has
@@ -6618,6 +6931,32 @@ func ParseUpdateAccountResponse(rsp *http.Response) (*UpdateAccountResponse, err
 	return response, nil
 }
 
+// ParseAuthorizeAccountResponse parses an HTTP response from a AuthorizeAccountWithResponse call
+func ParseAuthorizeAccountResponse(rsp *http.Response) (*AuthorizeAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuthorizeAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeviceAuthorization
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseCancelAccountResponse parses an HTTP response from a CancelAccountWithResponse call
 func ParseCancelAccountResponse(rsp *http.Response) (*CancelAccountResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6946,6 +7285,9 @@ type ServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+	// (POST /tasks/{id}/accounts/{accountId}/authorize)
+	AuthorizeAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// CancelAccount Stop one account of the task's run; the others go on.
 	// (POST /tasks/{id}/accounts/{accountId}/cancel)
 	CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
@@ -7096,6 +7438,12 @@ func (_ Unimplemented) GetAccount(w http.ResponseWriter, r *http.Request, id Tas
 // UpdateAccount Replace an account's logins, and its passwords where given.
 // (PUT /tasks/{id}/accounts/{accountId})
 func (_ Unimplemented) UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+// (POST /tasks/{id}/accounts/{accountId}/authorize)
+func (_ Unimplemented) AuthorizeAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -7729,6 +8077,41 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// AuthorizeAccount operation middleware
+func (siw *ServerInterfaceWrapper) AuthorizeAccount(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.AuthorizeAccount(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // CancelAccount operation middleware
 func (siw *ServerInterfaceWrapper) CancelAccount(w http.ResponseWriter, r *http.Request) {
 
@@ -8308,6 +8691,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/cancel", wrapper.CancelAccount)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/authorize", wrapper.AuthorizeAccount)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
@@ -9696,6 +10082,74 @@ func (response UpdateAccount500TextResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type AuthorizeAccountRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+	Body      *AuthorizeAccountJSONRequestBody
+}
+
+type AuthorizeAccountResponseObject interface {
+	VisitAuthorizeAccountResponse(w http.ResponseWriter) error
+}
+
+type AuthorizeAccount200JSONResponse DeviceAuthorization
+
+func (response AuthorizeAccount200JSONResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AuthorizeAccount400TextResponse BadRequestTextResponse
+
+func (response AuthorizeAccount400TextResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type AuthorizeAccount401TextResponse UnauthorizedTextResponse
+
+func (response AuthorizeAccount401TextResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type AuthorizeAccount404TextResponse NotFoundTextResponse
+
+func (response AuthorizeAccount404TextResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type AuthorizeAccount500TextResponse StoreErrorTextResponse
+
+func (response AuthorizeAccount500TextResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CancelAccountRequestObject struct {
 	Id        TaskID    `json:"id"`
 	AccountId AccountID `json:"accountId"`
@@ -10548,6 +11002,9 @@ type StrictServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+	// (POST /tasks/{id}/accounts/{accountId}/authorize)
+	AuthorizeAccount(ctx context.Context, request AuthorizeAccountRequestObject) (AuthorizeAccountResponseObject, error)
 	// CancelAccount Stop one account of the task's run; the others go on.
 	// (POST /tasks/{id}/accounts/{accountId}/cancel)
 	CancelAccount(ctx context.Context, request CancelAccountRequestObject) (CancelAccountResponseObject, error)
@@ -11161,6 +11618,40 @@ func (sh *strictHandler) UpdateAccount(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(UpdateAccountResponseObject); ok {
 		if err := validResponse.VisitUpdateAccountResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// AuthorizeAccount operation middleware
+func (sh *strictHandler) AuthorizeAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request AuthorizeAccountRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	var body AuthorizeAccountJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.AuthorizeAccount(ctx, request.(AuthorizeAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AuthorizeAccount")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(AuthorizeAccountResponseObject); ok {
+		if err := validResponse.VisitAuthorizeAccountResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -14,10 +14,10 @@ UPDATE endpoints
 SET auth_method = $1, master_login = $2, master_form = $3,
     master_password = CASE WHEN $1 = 'master' THEN coalesce($4, master_password) END,
     oauth2_grant = $5, oauth2_token_url = $6, oauth2_client_id = $7,
-    oauth2_scope = $8, oauth2_mechanism = $9,
+    oauth2_scope = $8, oauth2_mechanism = $9, oauth2_device_url = $10,
     oauth2_client_secret = CASE WHEN $1 = 'oauth2'
-        THEN coalesce($10, oauth2_client_secret) END
-WHERE id = $11
+        THEN coalesce($11, oauth2_client_secret) END
+WHERE id = $12
 `
 
 type EndpointAuthUpdateParams struct {
@@ -30,6 +30,7 @@ type EndpointAuthUpdateParams struct {
 	Oauth2ClientID     string
 	Oauth2Scope        string
 	Oauth2Mechanism    string
+	Oauth2DeviceUrl    string
 	Oauth2ClientSecret []byte
 	ID                 int64
 }
@@ -47,6 +48,7 @@ func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdate
 		arg.Oauth2ClientID,
 		arg.Oauth2Scope,
 		arg.Oauth2Mechanism,
+		arg.Oauth2DeviceUrl,
 		arg.Oauth2ClientSecret,
 		arg.ID,
 	)
@@ -55,10 +57,11 @@ func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdate
 
 const endpointCreate = `-- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
-                       oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret)
+                       oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
+                       oauth2_device_url)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
         $10, $11, $12, $13, $14, $15,
-        $16)
+        $16, $17)
 `
 
 type EndpointCreateParams struct {
@@ -78,6 +81,7 @@ type EndpointCreateParams struct {
 	Oauth2Scope        string
 	Oauth2Mechanism    string
 	Oauth2ClientSecret []byte
+	Oauth2DeviceUrl    string
 }
 
 func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
@@ -98,6 +102,7 @@ func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) 
 		arg.Oauth2Scope,
 		arg.Oauth2Mechanism,
 		arg.Oauth2ClientSecret,
+		arg.Oauth2DeviceUrl,
 	)
 	return err
 }
@@ -115,7 +120,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -140,6 +145,7 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.Oauth2Scope,
 		&i.Oauth2Mechanism,
 		&i.Oauth2ClientSecret,
+		&i.Oauth2DeviceUrl,
 	)
 	return i, err
 }
@@ -158,7 +164,7 @@ func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
 }
 
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -189,6 +195,7 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.Oauth2Scope,
 			&i.Oauth2Mechanism,
 			&i.Oauth2ClientSecret,
+			&i.Oauth2DeviceUrl,
 		); err != nil {
 			return nil, err
 		}
@@ -264,7 +271,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -299,6 +306,7 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.Oauth2Scope,
 		&i.Endpoint.Oauth2Mechanism,
 		&i.Endpoint.Oauth2ClientSecret,
+		&i.Endpoint.Oauth2DeviceUrl,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -317,6 +325,7 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.Oauth2Scope,
 		&i.Endpoint_2.Oauth2Mechanism,
 		&i.Endpoint_2.Oauth2ClientSecret,
+		&i.Endpoint_2.Oauth2DeviceUrl,
 	)
 	return i, err
 }

@@ -124,6 +124,7 @@ type Endpoint struct {
 	Oauth2Scope        string
 	Oauth2Mechanism    string
 	Oauth2ClientSecret []byte
+	Oauth2DeviceUrl    string
 }
 
 type Event struct {

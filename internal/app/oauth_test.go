@@ -183,3 +183,52 @@ func TestThrottledMidFolderCompletesExact(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceAuthorizationGivesTheAccountItsToken: an account imported
+// without a refresh token cannot log in, and says how to get one; a
+// device authorization started through the API, approved on the
+// provider's side, stores the user's refresh token (an account.authorized
+// event), and the account then migrates.
+func TestDeviceAuthorizationGivesTheAccountItsToken(t *testing.T) {
+	t.Parallel()
+	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
+	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	task := o.run(t, taskID, api.TaskStateFailed)
+	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
+		t.Fatalf("accounts: %v %v", err, page)
+	}
+	account := (*page.JSON200)[0]
+	if !strings.Contains(account.LastError, "no refresh token is stored for this account: authorize it") {
+		t.Errorf("an account without a refresh token failed with %q (task %s)", account.LastError, task.State)
+	}
+
+	resp, err := o.s.Client.AuthorizeAccountWithResponse(context.Background(), taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination})
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("authorize: %v %v", err, resp)
+	}
+	if da := resp.JSON200; da.UserCode == "" || da.VerificationUri == "" || time.Until(da.ExpiresAt) < time.Minute {
+		t.Errorf("device authorization %+v", da)
+	}
+	if !o.tokens.Approve(resp.JSON200.UserCode, o.logins[0]) {
+		t.Fatalf("the token server knows no user code %q", resp.JSON200.UserCode)
+	}
+	servicetest.WaitTask(t, o.s.Client, taskID, func(api.Task) error {
+		for _, e := range taskEvents(t, o.s, taskID) {
+			if e.Kind == api.EventKindAccountAuthorized && e.AccountId == account.Id && e.Side == "destination" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no account.authorized event yet")
+	})
+	o.run(t, taskID, api.TaskStateCompleted)
+	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != 2 {
+		t.Errorf("the INBOX holds %d messages, want 2", n)
+	}
+
+	wrong, err := o.s.Client.AuthorizeAccountWithBodyWithResponse(context.Background(), taskID, account.Id, "application/json", strings.NewReader(`{"side":"source"}`))
+	if err != nil || wrong.StatusCode() != http.StatusBadRequest || !strings.Contains(string(wrong.Body), "the source endpoint takes no refresh tokens") {
+		t.Errorf("authorizing a side without refresh tokens: %v %d %s", err, wrong.StatusCode(), wrong.Body)
+	}
+}

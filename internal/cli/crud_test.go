@@ -1,11 +1,15 @@
 package cli_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes: PUT replaces whole
@@ -124,5 +128,42 @@ func TestOAuth2FromTheCommandLine(t *testing.T) {
 	}
 	if out := u.ok("endpoints", "list"); !strings.Contains(out, "OAuth 2.0, application app's own token") || strings.Contains(out, "Client-secret") {
 		t.Errorf("list:\n%s", out)
+	}
+}
+
+// TestAuthorizeFromTheCommandLine: accounts authorize prints the page and
+// the code, waits while nobody has signed in, and ends once the user has
+// and the service stored the token.
+func TestAuthorizeFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	tokens := imaptest.StartTokenServer(t, imaptest.TokenServerOptions{})
+	tokens.AddClient("public-app", "")
+	u := newUser(t, svc)
+	src := u.id("endpoints", "create", "--host", "imap.old.example", "--oauth2-client-id", "public-app",
+		"--oauth2-token-url", tokens.URL, "--oauth2-scope", "IMAP.AccessAsUser.All offline_access")
+	dst := u.id("endpoints", "create", "--host", "imap.new.example")
+	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	u.env["MAILMIGRATE_DESTINATION_PASSWORD"] = "pw"
+	account := u.id("accounts", "create", task, "--source-login", "ann@example.com")
+	if r := u.run("accounts", "authorize", task, account, "--side", "source"); r.code != 1 || !strings.Contains(r.stderr, "device_url is not set on the source endpoint") {
+		t.Errorf("authorize without a device URL: exit %d, %s", r.code, r.stderr)
+	}
+	u.ok("endpoints", "update", src, "--oauth2-device-url", tokens.DeviceURL)
+
+	done := make(chan result, 1)
+	go func() { done <- u.run("accounts", "authorize", task, account, "--side", "source", "--poll", "100ms") }()
+	var code string
+	testsupport.Eventually(t, 10*time.Second, func() error {
+		for _, c := range tokens.PendingUserCodes() {
+			code = c
+			return nil
+		}
+		return errors.New("no device flow started")
+	})
+	tokens.Approve(code, "ann@example.com")
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.stdout, "enter the code "+code) || !strings.Contains(r.stdout, "The source refresh token is stored.") {
+		t.Errorf("accounts authorize: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }

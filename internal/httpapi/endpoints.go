@@ -83,7 +83,7 @@ func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error
 			return e, &migration.InvalidError{Field: "auth.method", Reason: "must be password|master|oauth2"}
 		}
 		if o := a.Oauth2; o != nil {
-			e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(o.Grant), TokenURL: o.TokenUrl, ClientID: o.ClientId,
+			e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(o.Grant), TokenURL: o.TokenUrl, DeviceURL: o.DeviceUrl, ClientID: o.ClientId,
 				Scope: o.Scope, Mechanism: migration.TokenMechanism(o.Mechanism), ClientSecret: migration.Password(o.ClientSecret),
 				Provider: migration.OAuth2Provider(o.Provider), Tenant: o.Tenant}
 		}
@@ -108,7 +108,7 @@ func authToAPI(a migration.EndpointAuth) api.EndpointAuth {
 		MasterForm: api.MasterForm(a.MasterForm), MasterPasswordSet: a.MasterPasswordSet}
 	if a.Method == migration.AuthOAuth2 {
 		o := a.OAuth2
-		out.Oauth2 = &api.OAuth2Settings{Grant: api.OAuth2Grant(o.Grant), TokenUrl: o.TokenURL, ClientId: o.ClientID,
+		out.Oauth2 = &api.OAuth2Settings{Grant: api.OAuth2Grant(o.Grant), TokenUrl: o.TokenURL, DeviceUrl: o.DeviceURL, ClientId: o.ClientID,
 			ClientSecretSet: o.ClientSecretSet, Scope: o.Scope, Mechanism: api.TokenMechanism(o.Mechanism)}
 	}
 	return out

@@ -27,6 +27,7 @@ const BasePath = "/api/v1"
 type Server struct {
 	service       *migration.Service
 	checkEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
+	authorize     func(ctx context.Context, taskID, accountID int64, side string) (migration.DeviceAuthorization, error)
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -53,6 +54,9 @@ type Options struct {
 	// CheckEndpoint connects to an endpoint's server without logging in
 	// (worker.CheckEndpoint); nil answers the endpoint checks with 500.
 	CheckEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
+	// Authorize starts a device authorization of an account's side
+	// (worker.Authorizer.Start); nil answers them with 500.
+	Authorize func(ctx context.Context, taskID, accountID int64, side string) (migration.DeviceAuthorization, error)
 }
 
 // methodNotAllowed answers 405 with the Allow header that RFC 9110
@@ -120,7 +124,7 @@ func NewHandler(opts Options) http.Handler {
 		r.Get(streamPath, streamEvents(opts.Service, opts.Events, make(streamSlots, limits.MaxEventStreams), opts.Metrics, logger))
 	}
 
-	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service, checkEndpoint: opts.CheckEndpoint}, nil, api.StrictHTTPServerOptions{
+	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service, checkEndpoint: opts.CheckEndpoint, authorize: opts.Authorize}, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc:  requestErrorHandler(logger),
 		ResponseErrorHandlerFunc: responseErrorHandler(logger),
 	})

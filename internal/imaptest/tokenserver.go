@@ -21,8 +21,15 @@ import (
 // AADSTS50173, Google's "Token has been expired or revoked.") or
 // invalid_client (a wrong client secret). Access tokens are opaque here;
 // the IMAP fakes ask the server whom a token is for (Check).
+//
+// It also runs the device authorization grant (RFC 8628) as Microsoft's
+// …/oauth2/v2.0/devicecode does: DeviceURL hands out a device code and a
+// user code; the token endpoint answers authorization_pending until a
+// test approves the user code for a user (Approve), then the user's
+// tokens.
 type TokenServer struct {
-	URL string // the token endpoint
+	URL       string // the token endpoint
+	DeviceURL string // the device authorization endpoint
 
 	mu       sync.Mutex
 	lifetime time.Duration
@@ -31,6 +38,12 @@ type TokenServer struct {
 	refresh  map[string]refreshGrant // live refresh tokens
 	access   map[string]AccessGrant  // issued access tokens
 	issued   map[string]int          // access tokens issued, by grant type
+	devices  map[string]*deviceGrant // by device code
+}
+
+type deviceGrant struct {
+	userCode, clientID string
+	user               string // "" until approved
 }
 
 // TokenServerOptions shape a TokenServer.
@@ -63,10 +76,13 @@ func StartTokenServer(t testing.TB, opts TokenServerOptions) *TokenServer {
 		opts.Lifetime = time.Hour
 	}
 	s := &TokenServer{lifetime: opts.Lifetime, rotate: opts.Rotate, clients: map[string]string{},
-		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}}
-	srv := httptest.NewServer(http.HandlerFunc(s.serveToken))
+		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}, devices: map[string]*deviceGrant{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/oauth2/v2.0/token", s.serveToken)
+	mux.HandleFunc("/oauth2/v2.0/devicecode", s.serveDeviceCode)
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	s.URL = srv.URL + "/oauth2/v2.0/token"
+	s.URL, s.DeviceURL = srv.URL+"/oauth2/v2.0/token", srv.URL+"/oauth2/v2.0/devicecode"
 	return s
 }
 
@@ -86,6 +102,54 @@ func (s *TokenServer) IssueRefreshToken(user, client string) string {
 	token := "rt-" + rand.Text()
 	s.refresh[token] = refreshGrant{user: user, clientID: client}
 	return token
+}
+
+// PendingUserCodes are the user codes of the device flows not approved
+// yet.
+func (s *TokenServer) PendingUserCodes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var codes []string
+	for _, d := range s.devices {
+		if d.user == "" {
+			codes = append(codes, d.userCode)
+		}
+	}
+	return codes
+}
+
+// Approve is the user's consent on the verification page for the device
+// flow of userCode; false when no flow has that code.
+func (s *TokenServer) Approve(userCode, user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.devices {
+		if d.userCode == userCode {
+			d.user = user
+			return true
+		}
+	}
+	return false
+}
+
+func (s *TokenServer) serveDeviceCode(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil || r.Method != http.MethodPost {
+		tokenError(w, http.StatusBadRequest, "invalid_request", "POST a form")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clientID := r.PostForm.Get("client_id")
+	if _, known := s.clients[clientID]; !known {
+		tokenError(w, http.StatusBadRequest, "invalid_client", "AADSTS700016: Application not found in the directory.")
+		return
+	}
+	device, user := "dc-"+rand.Text(), rand.Text()[:8]
+	s.devices[device] = &deviceGrant{userCode: user, clientID: clientID}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"device_code": device, "user_code": user, //nolint:errcheck // a client that left is no matter
+		"verification_uri": "https://microsoft.com/devicelogin", "expires_in": 900, "interval": 1,
+		"message": "To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code " + user + " to authenticate."})
 }
 
 // Revoke withdraws a refresh token, as a user who changes their password
@@ -151,6 +215,20 @@ func (s *TokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
 			newRefresh = "rt-" + rand.Text()
 			s.refresh[newRefresh] = g
 		}
+	case "urn:ietf:params:oauth:grant-type:device_code":
+		d, ok := s.devices[r.PostForm.Get("device_code")]
+		switch {
+		case !ok || d.clientID != clientID:
+			tokenError(w, http.StatusBadRequest, "expired_token", "AADSTS70019: Verification code expired.")
+			return
+		case d.user == "":
+			tokenError(w, http.StatusBadRequest, "authorization_pending", "AADSTS70016: Pending end-user authorization.")
+			return
+		}
+		delete(s.devices, r.PostForm.Get("device_code"))
+		user = d.user
+		newRefresh = "rt-" + rand.Text()
+		s.refresh[newRefresh] = refreshGrant{user: user, clientID: clientID}
 	case "client_credentials":
 		if secret == "" {
 			tokenError(w, http.StatusUnauthorized, "invalid_client", "a public client cannot use client_credentials")

@@ -115,16 +115,18 @@ func secretField(side string, kind AccountSecret) string {
 
 // normalizeNew checks an account to be created and fills in defaults: the
 // destination login is the source's unless given, and so is the
-// destination's secret, as a link, where both sides need the same kind.
-// A side that needs no secret takes none.
+// destination's password, as a link. A side that needs no secret takes
+// none; a refresh token may come later, from a device authorization.
 func (in *AccountInput) normalizeNew(needs SecretNeeds) error {
-	if in.SourcePassword == "" && needs.Source != NoSecret {
+	if in.SourcePassword == "" && needs.Source == SecretPassword {
 		return invalid(secretField("source", needs.Source), "must not be empty")
 	}
-	if in.DestinationPassword == "" {
-		in.DestinationPasswordSameAsSource = true
+	if in.DestinationPassword == "" && !in.DestinationPasswordSameAsSource {
+		// A user's refresh token is the user's: one side's does not stand
+		// for the other's.
+		in.DestinationPasswordSameAsSource = needs.Destination != SecretRefreshToken
 	}
-	if in.DestinationPasswordSameAsSource && needs.Destination != NoSecret {
+	if in.DestinationPasswordSameAsSource && needs.Destination == SecretPassword {
 		field := secretField("destination", needs.Destination)
 		switch {
 		case needs.Source == NoSecret:

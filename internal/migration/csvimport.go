@@ -205,9 +205,10 @@ func (p *importParser) header(line int, record []string) {
 }
 
 // requiredColumns is how many of importColumns every file has: the login,
-// and the source's secret unless it needs none.
+// and the source's password where it takes one (a refresh token may come
+// later, from a device authorization).
 func (p *importParser) requiredColumns() int {
-	if p.needs.Source != NoSecret {
+	if p.needs.Source == SecretPassword {
 		return 2
 	}
 	return 1

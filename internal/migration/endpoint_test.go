@@ -113,7 +113,9 @@ func TestOAuth2SettingsNormalize(t *testing.T) {
 	}{
 		{"Microsoft 365, delegated", OAuth2Settings{Provider: ProviderMicrosoft365, ClientID: " app "},
 			OAuth2Settings{Grant: GrantRefreshToken, Mechanism: MechanismXOAuth2, ClientID: "app", TokenURL: m365 + "organizations/oauth2/v2.0/token",
-				Scope: "https://outlook.office365.com/IMAP.AccessAsUser.All offline_access"}, ""},
+				DeviceURL: m365 + "organizations/oauth2/v2.0/devicecode", Scope: "https://outlook.office365.com/IMAP.AccessAsUser.All offline_access"}, ""},
+		{"a device URL elsewhere", OAuth2Settings{ClientID: "app", TokenURL: "https://idp.example/token", DeviceURL: "http://idp.example/device"}, OAuth2Settings{},
+			"auth.oauth2.device_url must be https (http only to this machine): the client secret and tokens cross it"},
 		{"Microsoft 365, app-only", OAuth2Settings{Provider: ProviderMicrosoft365, Tenant: "contoso.onmicrosoft.com", Grant: GrantClientCredentials, ClientID: "app", ClientSecret: "s"},
 			OAuth2Settings{Grant: GrantClientCredentials, Mechanism: MechanismXOAuth2, ClientID: "app", ClientSecret: "s",
 				TokenURL: m365 + "contoso.onmicrosoft.com/oauth2/v2.0/token", Scope: "https://outlook.office365.com/.default"}, ""},

@@ -84,6 +84,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"EndpointAuthInput.master_password", maxLength(property("EndpointAuthInput", "master_password")), MaxPasswordBytes},
 		{"OAuth2Input.token_url", maxLength(property("OAuth2Input", "token_url")), MaxURLBytes},
 		{"OAuth2Input.client_id", maxLength(property("OAuth2Input", "client_id")), MaxLoginBytes},
+		{"OAuth2Input.device_url", maxLength(property("OAuth2Input", "device_url")), MaxURLBytes},
 		{"OAuth2Input.client_secret", maxLength(property("OAuth2Input", "client_secret")), MaxClientSecretBytes},
 		{"OAuth2Input.scope", maxLength(property("OAuth2Input", "scope")), MaxLabelBytes},
 		{"OAuth2Input.tenant", maxLength(property("OAuth2Input", "tenant")), MaxHostBytes},

@@ -25,8 +25,11 @@ const (
 	// EventAccountThrottled: a server asked the account to slow down; it
 	// pauses as long as the server says and goes on where it was.
 	EventAccountThrottled EventKind = "account.throttled"
-	EventRunFinished      EventKind = "run.finished"
-	EventRunCanceled      EventKind = "run.canceled"
+	// EventAccountAuthorized: a device authorization stored an account's
+	// refresh token.
+	EventAccountAuthorized EventKind = "account.authorized"
+	EventRunFinished       EventKind = "run.finished"
+	EventRunCanceled       EventKind = "run.canceled"
 	// EventRunJoined: accounts joined the run under way.
 	EventRunJoined EventKind = "run.joined"
 	// EventAccountsCanceled: some accounts of a run were canceled; the
@@ -38,7 +41,7 @@ const (
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
 	EventAccountStarted, EventAccountProgress, EventFolderDone, EventAccountDone, EventAccountFailed,
-	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventError}
+	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountAuthorized, EventError}
 
 // Event is one entry of a task's event log. Seq orders all events of the
 // service. It never carries a password.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // OAuth2Grant is how an OAuth 2.0 endpoint's application gets tokens.
@@ -60,8 +61,11 @@ const (
 
 // OAuth2Settings are an OAuth 2.0 endpoint's application.
 type OAuth2Settings struct {
-	Grant     OAuth2Grant
-	TokenURL  string
+	Grant    OAuth2Grant
+	TokenURL string
+	// DeviceURL is the device authorization endpoint (RFC 8628) that gets
+	// an account its refresh token from the console or the CLI; optional.
+	DeviceURL string
 	ClientID  string
 	Scope     string // space-separated
 	Mechanism TokenMechanism
@@ -106,7 +110,23 @@ func (o *OAuth2Settings) normalize() error {
 	case len(o.ClientSecret) > MaxClientSecretBytes || strings.ContainsAny(string(o.ClientSecret), "\x00\r\n"):
 		return invalid("auth.oauth2.client_secret", "must be at most %d bytes, without NUL, CR or LF", MaxClientSecretBytes)
 	}
-	return checkTokenURL(o.TokenURL)
+	if err := checkTokenURL("auth.oauth2.token_url", o.TokenURL); err != nil {
+		return err
+	}
+	if o.DeviceURL = strings.TrimSpace(o.DeviceURL); o.DeviceURL != "" {
+		return checkTokenURL("auth.oauth2.device_url", o.DeviceURL)
+	}
+	return nil
+}
+
+// DeviceAuthorization is a device authorization grant under way: a
+// person opens VerificationURI, enters UserCode and signs in as the
+// account's user before ExpiresAt.
+type DeviceAuthorization struct {
+	UserCode                string
+	VerificationURI         string
+	VerificationURIComplete string
+	ExpiresAt               time.Time
 }
 
 // applyProvider fills in the token endpoint and scopes the provider
@@ -127,6 +147,9 @@ func (o *OAuth2Settings) applyProvider() error {
 		}
 		if o.TokenURL == "" {
 			o.TokenURL = "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/token"
+		}
+		if o.DeviceURL == "" && o.Grant == GrantRefreshToken {
+			o.DeviceURL = "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/devicecode"
 		}
 		if o.Scope == "" && o.Grant == GrantClientCredentials {
 			o.Scope = "https://outlook.office365.com/.default"
@@ -150,17 +173,17 @@ func (o *OAuth2Settings) applyProvider() error {
 
 // checkTokenURL wants an https URL, or http to this machine (a local
 // proxy or a test's server): the client secret and tokens cross it.
-func checkTokenURL(raw string) error {
+func checkTokenURL(field, raw string) error {
 	if raw == "" {
-		return invalid("auth.oauth2.token_url", "must not be empty with the oauth2 method (or choose a provider)")
+		return invalid(field, "must not be empty with the oauth2 method (or choose a provider)")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || !plainText(raw, MaxURLBytes) {
-		return invalid("auth.oauth2.token_url", "must be an absolute https URL of at most %d bytes", MaxURLBytes)
+		return invalid(field, "must be an absolute https URL of at most %d bytes", MaxURLBytes)
 	}
 	ip := net.ParseIP(u.Hostname())
 	if u.Scheme != "https" && !(u.Scheme == "http" && (u.Hostname() == "localhost" || ip != nil && ip.IsLoopback())) {
-		return invalid("auth.oauth2.token_url", "must be https (http only to this machine): the client secret and tokens cross it")
+		return invalid(field, "must be https (http only to this machine): the client secret and tokens cross it")
 	}
 	return nil
 }

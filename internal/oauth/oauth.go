@@ -23,6 +23,7 @@ import (
 // Config is an application registered with an authorization server.
 type Config struct {
 	TokenURL     string
+	DeviceURL    string // the device authorization endpoint (RFC 8628), if any
 	ClientID     string
 	ClientSecret string // "" for a public client
 	Scopes       []string
@@ -93,11 +94,14 @@ func (c Config) early() time.Duration {
 // context carries the HTTP client to x/oauth2, which keeps the context of
 // a token source for every refresh: it must not be a request's.
 func (c Config) context() context.Context {
-	client := c.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+	return context.WithValue(context.Background(), oauth2.HTTPClient, c.httpClient())
+}
+
+func (c Config) httpClient() *http.Client {
+	if c.HTTPClient != nil {
+		return c.HTTPClient
 	}
-	return context.WithValue(context.Background(), oauth2.HTTPClient, client)
+	return &http.Client{Timeout: 30 * time.Second}
 }
 
 // Token returns a live access token, fetching a new one when the one held

@@ -35,6 +35,7 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		Oauth2ClientID: e.Auth.OAuth2.ClientID, Oauth2Scope: e.Auth.OAuth2.Scope,
 		Oauth2Mechanism:    string(cmp.Or(e.Auth.OAuth2.Mechanism, migration.MechanismXOAuth2)),
 		Oauth2ClientSecret: s.sealClientSecret(id, e.Auth),
+		Oauth2DeviceUrl:    e.Auth.OAuth2.DeviceURL,
 	})
 	return id, interpretError(err)
 }
@@ -161,7 +162,7 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 			MasterForm: masterFormOrDefault(e.Auth.MasterForm), MasterPassword: s.sealMasterPassword(e.ID, e.Auth),
 			Oauth2Grant: string(cmp.Or(o.Grant, migration.GrantRefreshToken)), Oauth2TokenUrl: o.TokenURL, Oauth2ClientID: o.ClientID,
 			Oauth2Scope: o.Scope, Oauth2Mechanism: string(cmp.Or(o.Mechanism, migration.MechanismXOAuth2)),
-			Oauth2ClientSecret: s.sealClientSecret(e.ID, e.Auth),
+			Oauth2ClientSecret: s.sealClientSecret(e.ID, e.Auth), Oauth2DeviceUrl: o.DeviceURL,
 		})
 		var pgErr *pgconn.PgError
 		switch {
@@ -225,7 +226,7 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 		},
 	}
 	if e.Auth.Method == migration.AuthOAuth2 {
-		e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(row.Oauth2Grant), TokenURL: row.Oauth2TokenUrl,
+		e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(row.Oauth2Grant), TokenURL: row.Oauth2TokenUrl, DeviceURL: row.Oauth2DeviceUrl,
 			ClientID: row.Oauth2ClientID, Scope: row.Oauth2Scope, Mechanism: migration.TokenMechanism(row.Oauth2Mechanism),
 			ClientSecretSet: row.Oauth2ClientSecret != nil}
 	}

@@ -54,9 +54,12 @@ func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint
 		s.TokenMechanism = transfer.TokenMechanism(strings.ToUpper(string(a.OAuth2.Mechanism)))
 		config := oauth.Config{TokenURL: a.OAuth2.TokenURL, ClientID: a.OAuth2.ClientID, ClientSecret: string(a.OAuth2.ClientSecret),
 			Scopes: strings.Fields(a.OAuth2.Scope)}
-		if a.OAuth2.Grant == migration.GrantClientCredentials {
+		switch {
+		case a.OAuth2.Grant == migration.GrantClientCredentials:
 			s.Token = l.application(e.ID, config)
-		} else {
+		case secret == "":
+			s.Token = noRefreshToken{}
+		default:
 			s.Token = config.ForUser(string(secret), func(token string) { l.storeRotated(taskID, accountID, name, token) })
 		}
 	}
@@ -92,3 +95,18 @@ func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
 func serverOf(e migration.Endpoint) transfer.Server {
 	return transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify}
 }
+
+// noRefreshToken stands for the token source of an account without a
+// refresh token yet: its login fails at once, saying how to get one.
+type noRefreshToken struct{}
+
+func (noRefreshToken) Token(context.Context) (string, error) { return "", errNoRefreshToken{} }
+
+type errNoRefreshToken struct{}
+
+func (errNoRefreshToken) Error() string {
+	return "no refresh token is stored for this account: authorize it (Authorize on the account's page, or mailmigrate accounts authorize), or give it one"
+}
+
+// Refused: trying again does not help.
+func (errNoRefreshToken) Refused() bool { return true }

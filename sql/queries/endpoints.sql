@@ -5,10 +5,11 @@ SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
 
 -- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
-                       oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret)
+                       oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
+                       oauth2_device_url)
 VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
         sqlc.narg(master_password), @oauth2_grant, @oauth2_token_url, @oauth2_client_id, @oauth2_scope, @oauth2_mechanism,
-        sqlc.narg(oauth2_client_secret));
+        sqlc.narg(oauth2_client_secret), @oauth2_device_url);
 
 -- name: EndpointGetByID :one
 SELECT * FROM endpoints WHERE id = @id;
@@ -47,7 +48,7 @@ UPDATE endpoints
 SET auth_method = @auth_method, master_login = @master_login, master_form = @master_form,
     master_password = CASE WHEN @auth_method = 'master' THEN coalesce(sqlc.narg(master_password), master_password) END,
     oauth2_grant = @oauth2_grant, oauth2_token_url = @oauth2_token_url, oauth2_client_id = @oauth2_client_id,
-    oauth2_scope = @oauth2_scope, oauth2_mechanism = @oauth2_mechanism,
+    oauth2_scope = @oauth2_scope, oauth2_mechanism = @oauth2_mechanism, oauth2_device_url = @oauth2_device_url,
     oauth2_client_secret = CASE WHEN @auth_method = 'oauth2'
         THEN coalesce(sqlc.narg(oauth2_client_secret), oauth2_client_secret) END
 WHERE id = @id;

@@ -81,6 +81,7 @@ export const EventKind = Object.freeze({
   runJoined: 'run.joined',
   accountsCanceled: 'accounts.canceled',
   accountThrottled: 'account.throttled',
+  accountAuthorized: 'account.authorized',
   error: 'error',
 });
 
@@ -174,6 +175,9 @@ export const fieldLimits = Object.freeze({
     },
     "client_secret": {
       "maxLength": 4096
+    },
+    "device_url": {
+      "maxLength": 2048
     },
     "scope": {
       "maxLength": 1024

@@ -1,0 +1,55 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// DeviceAuthorization is a device authorization grant under way (RFC
+// 8628): the user opens VerificationURI, enters UserCode and signs in.
+type DeviceAuthorization struct {
+	UserCode                string
+	VerificationURI         string
+	VerificationURIComplete string
+	Expires                 time.Time
+	response                *oauth2.DeviceAuthResponse
+}
+
+func (c Config) deviceConfig() *oauth2.Config {
+	return &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
+		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, DeviceAuthURL: c.DeviceURL, AuthStyle: oauth2.AuthStyleInParams}}
+}
+
+// StartDevice asks the device authorization endpoint for a user code.
+func (c Config) StartDevice(ctx context.Context) (*DeviceAuthorization, error) {
+	if c.DeviceURL == "" {
+		return nil, errors.New("the endpoint has no device authorization URL")
+	}
+	da, err := c.deviceConfig().DeviceAuth(context.WithValue(ctx, oauth2.HTTPClient, c.httpClient()))
+	if err != nil {
+		return nil, describe(err)
+	}
+	expires := da.Expiry
+	if expires.IsZero() {
+		expires = time.Now().Add(15 * time.Minute)
+	}
+	return &DeviceAuthorization{UserCode: da.UserCode, VerificationURI: da.VerificationURI,
+		VerificationURIComplete: da.VerificationURIComplete, Expires: expires, response: da}, nil
+}
+
+// AwaitDevice polls the token endpoint until the user has signed in, and
+// returns the refresh token; a refusal (declined, expired) is a
+// RefusedError.
+func (c Config) AwaitDevice(ctx context.Context, da *DeviceAuthorization) (string, error) {
+	token, err := c.deviceConfig().DeviceAccessToken(context.WithValue(ctx, oauth2.HTTPClient, c.httpClient()), da.response)
+	if err != nil {
+		return "", describe(err)
+	}
+	if token.RefreshToken == "" {
+		return "", &RefusedError{Code: "no refresh token", Description: "the scope must include offline_access"}
+	}
+	return token.RefreshToken, nil
+}
