@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
@@ -46,4 +47,35 @@ func testAccountPage(t *testing.T, browser context.Context) {
 	if got := tb.text("#account-summary .badge"); got != "completed" {
 		t.Errorf("alice's badge says %q after the third pass", got)
 	}
+}
+
+// testAuthorizeAccount: an account of a side that takes refresh tokens
+// has an Authorize button; it shows the provider's page and the code, and
+// the page says when the user's sign-in stored the token.
+func testAuthorizeAccount(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	tokens := imaptest.StartTokenServer(t, imaptest.TokenServerOptions{})
+	tokens.AddClient("public-app", "")
+	src := s.createEndpoint(t, api.EndpointInput{Host: "outlook.office365.com", TlsMode: api.TLSModeSsl, Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2,
+		Oauth2: &api.OAuth2Input{ClientId: "public-app", TokenUrl: tokens.URL, DeviceUrl: tokens.DeviceURL, Scope: "IMAP.AccessAsUser.All offline_access"}}})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: "imap.new.example", TlsMode: api.TLSModeSsl})
+	task := s.createTask(t, "off Microsoft 365", src, dst)
+	resp, err := s.Client.CreateAccountWithResponse(context.Background(), task, api.AccountInput{SourceLogin: "ann@example.com", DestinationPassword: "pw"})
+	if err != nil || resp.JSON201 == nil {
+		t.Fatalf("create account: %v %v", err, resp)
+	}
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d/accounts/%d", task, resp.JSON201.Id))
+	tb.click(`button[data-action="authorize-source"]`)
+	tb.waitText(".notice.ok", "Open https://microsoft.com/devicelogin, enter the code ")
+	codes := tokens.PendingUserCodes()
+	if len(codes) != 1 || !strings.Contains(tb.text(".notice.ok"), codes[0]) {
+		t.Fatalf("pending codes %q, the page says %q", codes, tb.text(".notice.ok"))
+	}
+	if evaluate[bool](tb, `document.querySelector('button[data-action="authorize-destination"]') !== null`) {
+		t.Errorf("a password side offers an authorization")
+	}
+	tokens.Approve(codes[0], "ann@example.com")
+	tb.waitText(".notice.ok", "the source's refresh token is stored")
+	tb.waitText("#account-events", "the source's refresh token is stored")
 }

@@ -21,4 +21,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("AccountPage", func(t *testing.T) { t.Parallel(); testAccountPage(t, browser) })
 	t.Run("MasterLogin", func(t *testing.T) { t.Parallel(); testMasterLogin(t, browser) })
 	t.Run("OAuth2Endpoint", func(t *testing.T) { t.Parallel(); testOAuth2Endpoint(t, browser) })
+	t.Run("AuthorizeAccount", func(t *testing.T) { t.Parallel(); testAuthorizeAccount(t, browser) })
 }

@@ -118,9 +118,7 @@ func testMasterLogin(t *testing.T, browser context.Context) {
 	if evaluate[bool](tb, `!document.querySelector('#endpoint-form fieldset.master-login').hidden`) {
 		t.Errorf("the master login's fields show before the master method is chosen")
 	}
-	// A person picks from the list: the page hears a change.
-	evaluate[bool](tb, `(() => { const m = document.querySelector('#endpoint-form [name=auth_method]');
-		m.value = 'master'; return m.dispatchEvent(new Event('change')); })()`)
+	tb.choose("#endpoint-form [name=auth_method]", "master")
 	tb.fill(map[string]string{
 		"#endpoint-form [name=host]":            "imap.old.example",
 		"#endpoint-form [name=master_login]":    "admin",
@@ -173,12 +171,8 @@ func testOAuth2Endpoint(t *testing.T, browser context.Context) {
 	s := startSite(t, "")
 	tb := openTab(t, browser, s)
 	tb.open("#/endpoints")
-	choose := func(name, value string) {
-		evaluate[bool](tb, `(() => { const m = document.querySelector('#endpoint-form [name=`+name+`]');
-			m.value = `+quote(value)+`; return m.dispatchEvent(new Event('change')); })()`)
-	}
-	choose("auth_method", "oauth2")
-	choose("oauth2_grant", "client_credentials")
+	tb.choose("#endpoint-form [name=auth_method]", "oauth2")
+	tb.choose("#endpoint-form [name=oauth2_grant]", "client_credentials")
 	tb.fill(map[string]string{
 		"#endpoint-form [name=host]":                 "outlook.office365.com",
 		"#endpoint-form [name=oauth2_tenant]":        "contoso.onmicrosoft.com",

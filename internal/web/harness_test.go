@@ -294,6 +294,14 @@ func (tb *tab) fill(values map[string]string) {
 	}
 }
 
+// choose picks value in the select sel as a person does: the page hears
+// a change (fill sets the value alone).
+func (tb *tab) choose(sel, value string) {
+	tb.t.Helper()
+	evaluate[bool](tb, `(() => { const m = document.querySelector(`+quote(sel)+`);
+		m.value = `+quote(value)+`; return m.dispatchEvent(new Event('change')); })()`)
+}
+
 // click clicks the element sel. A live redraw can replace the element
 // between chromedp's query and its click ("Could not find node with given
 // id"): a person would click the new one, so the click is tried again on

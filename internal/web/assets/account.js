@@ -3,6 +3,7 @@
 // messages a server refused, and its events, live.
 
 import { request } from './api.js';
+import { AuthMethod, EventKind, OAuth2Grant } from './enums.js';
 import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
 import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
@@ -25,14 +26,17 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
 
   let stopped = false;
   let timer = null;
+  let auths = null; // how each side logs in: its endpoint's auth, read once
   const refresh = coalesce(async () => {
     clearTimeout(timer);
     const [task, account, runs, boxes] = await Promise.all([
       request('GET', `/tasks/${taskId}`), request('GET', `/tasks/${taskId}/accounts/${accountId}`),
       request('GET', `/tasks/${taskId}/accounts/${accountId}/runs`), request('GET', `/tasks/${taskId}/accounts/${accountId}/folders`)]);
+    auths ??= await Promise.all([task.source_endpoint_id, task.destination_endpoint_id]
+      .map((id) => request('GET', `/endpoints/${id}`).then((e) => e.auth, () => null)));
     if (stopped) return;
     document.title = `${account.source_login} — mailmigrate`;
-    keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, message, () => refresh())));
+    keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, auths, message, () => refresh())));
     showPasses(passes, runs);
     showFolders(folders, boxes);
     if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), 5000);
@@ -59,6 +63,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     onEvent: (e) => {
       if (e.account_id !== accountId) return;
       add(e);
+      if (e.kind === EventKind.accountAuthorized) message.set('ok', describeEvent(e));
       events.scrollTop = events.scrollHeight;
       if (!figuresOnly.has(e.kind)) refreshSoon.call();
     },
@@ -67,7 +72,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
 }
 
-function accountSummary(task, account, message, after) {
+function accountSummary(task, account, auths, message, after) {
   const act = async (verb, done) => {
     try {
       await request('POST', `/tasks/${task.id}/accounts/${account.id}/${verb}`);
@@ -91,8 +96,31 @@ function accountSummary(task, account, message, after) {
       inRun(account) && migrating(task)
         ? h('button', { 'data-action': 'cancel-account', text: 'Cancel', onclick: () => act('cancel', `${account.source_login}: canceled.`) })
         : h('button', { class: 'primary', 'data-action': 'retry', disabled: inRun(account) || busy, text: 'Run again',
-          onclick: () => act('run', `${account.source_login}: queued.`) })),
+          onclick: () => act('run', `${account.source_login}: queued.`) }),
+      ['source', 'destination'].map((side, i) => (deviceFlow(auths?.[i])
+        ? h('button', { 'data-action': `authorize-${side}`, text: `Authorize ${side}`, onclick: () => authorize(task, account, side, message) })
+        : null))),
   ];
+}
+
+// deviceFlow says whether a side's accounts get refresh tokens that a
+// device authorization can fetch.
+function deviceFlow(auth) {
+  return auth?.method === AuthMethod.oauth2 && auth.oauth2.grant === OAuth2Grant.refreshToken && auth.oauth2.device_url !== '';
+}
+
+// authorize starts a device authorization and says where to sign in; the
+// event log then says when the token is stored.
+async function authorize(task, account, side, message) {
+  try {
+    const da = await request('POST', `/tasks/${task.id}/accounts/${account.id}/authorize`, { side });
+    const login = side === 'source' ? account.source_login : account.destination_login;
+    const page = da.verification_uri_complete || da.verification_uri;
+    message.set('ok', `Open ${page}, enter the code ${da.user_code} and sign in as ${login} before ` +
+      `${new Date(da.expires_at).toLocaleTimeString()}. This page says when the token is stored.`);
+  } catch (err) {
+    message.set('error', `${account.source_login}: ${err.message}`);
+  }
 }
 
 // showPasses lists what each pass did for the account.
