@@ -31,7 +31,12 @@ type Authorizer struct {
 	store  AuthorizeStore
 	logger *slog.Logger
 	mu     sync.Mutex
-	flows  map[authorizationKey]context.CancelFunc
+	flows  map[authorizationKey]*deviceFlow
+}
+
+// deviceFlow is one device authorization under way.
+type deviceFlow struct {
+	cancel context.CancelFunc
 }
 
 type authorizationKey struct {
@@ -41,7 +46,7 @@ type authorizationKey struct {
 
 // NewAuthorizer returns an Authorizer over store.
 func NewAuthorizer(store AuthorizeStore, logger *slog.Logger) *Authorizer {
-	return &Authorizer{store: store, logger: logger, flows: map[authorizationKey]context.CancelFunc{}}
+	return &Authorizer{store: store, logger: logger, flows: map[authorizationKey]*deviceFlow{}}
 }
 
 // Start begins a device authorization for the account's side; a flow of
@@ -79,26 +84,27 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, side st
 	}
 	key := authorizationKey{taskID, accountID, side}
 	flowCtx, cancel := context.WithDeadline(context.Background(), started.Expires)
+	flow := &deviceFlow{cancel: cancel}
 	a.mu.Lock()
 	if earlier := a.flows[key]; earlier != nil {
-		earlier()
+		earlier.cancel()
 	}
-	a.flows[key] = cancel
+	a.flows[key] = flow
 	a.mu.Unlock()
-	go a.await(flowCtx, cancel, key, login, config, started)
+	go a.await(flowCtx, flow, key, login, config, started)
 	return migration.DeviceAuthorization{UserCode: started.UserCode, VerificationURI: started.VerificationURI,
 		VerificationURIComplete: started.VerificationURIComplete, ExpiresAt: started.Expires}, nil
 }
 
 // await waits for the user's consent and stores the refresh token.
-func (a *Authorizer) await(ctx context.Context, cancel context.CancelFunc, key authorizationKey, login string, config oauth.Config, started *oauth.DeviceAuthorization) {
+func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizationKey, login string, config oauth.Config, started *oauth.DeviceAuthorization) {
 	defer func() {
 		a.mu.Lock()
-		if a.flows[key] != nil {
+		if a.flows[key] == flow { // not a newer flow of the side
 			delete(a.flows, key)
 		}
 		a.mu.Unlock()
-		cancel()
+		flow.cancel()
 	}()
 	token, err := config.AwaitDevice(ctx, started)
 	if err == nil {
