@@ -412,18 +412,21 @@ type Account struct {
 	DestinationLogin string    `json:"destination_login"`
 
 	// DestinationPasswordSameAsSource The destination uses the source password, whatever it is changed to.
-	DestinationPasswordSameAsSource bool         `json:"destination_password_same_as_source"`
-	DestinationTest                 *TestResult  `json:"destination_test"`
-	FinishedAt                      *time.Time   `json:"finished_at"`
-	Id                              int64        `json:"id"`
-	LastError                       string       `json:"last_error"`
-	Progress                        Progress     `json:"progress"`
-	SourceLogin                     string       `json:"source_login"`
-	SourceTest                      *TestResult  `json:"source_test"`
-	StartedAt                       *time.Time   `json:"started_at"`
-	State                           AccountState `json:"state"`
-	TaskId                          int64        `json:"task_id"`
-	UpdatedAt                       time.Time    `json:"updated_at"`
+	DestinationPasswordSameAsSource bool        `json:"destination_password_same_as_source"`
+	DestinationTest                 *TestResult `json:"destination_test"`
+	FinishedAt                      *time.Time  `json:"finished_at"`
+	Id                              int64       `json:"id"`
+	LastError                       string      `json:"last_error"`
+
+	// PausedUntil A server throttled the running account, which pauses until then and goes on where it was; null otherwise.
+	PausedUntil *time.Time   `json:"paused_until"`
+	Progress    Progress     `json:"progress"`
+	SourceLogin string       `json:"source_login"`
+	SourceTest  *TestResult  `json:"source_test"`
+	StartedAt   *time.Time   `json:"started_at"`
+	State       AccountState `json:"state"`
+	TaskId      int64        `json:"task_id"`
+	UpdatedAt   time.Time    `json:"updated_at"`
 }
 
 // AccountCounts How many of the task's accounts are in each state.

@@ -143,7 +143,7 @@ func (q *Queries) AccountDestinationSecretSet(ctx context.Context, arg AccountDe
 }
 
 const accountGet = `-- name: AccountGet :one
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes FROM account_views WHERE task_id = $1 AND id = $2
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, paused_until FROM account_views WHERE task_id = $1 AND id = $2
 `
 
 type AccountGetParams struct {
@@ -182,6 +182,7 @@ func (q *Queries) AccountGet(ctx context.Context, arg AccountGetParams) (Account
 		&i.CredentialsChangedAt,
 		&i.SourceMessages,
 		&i.SourceBytes,
+		&i.PausedUntil,
 	)
 	return i, err
 }
@@ -245,7 +246,7 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 }
 
 const accountPage = `-- name: AccountPage :many
-SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, k.sort_key
+SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, v.paused_until, k.sort_key
 FROM account_views v
 CROSS JOIN LATERAL (SELECT (CASE $1::text
         WHEN 'login' THEN lower(v.source_login)
@@ -344,6 +345,7 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 			&i.AccountView.CredentialsChangedAt,
 			&i.AccountView.SourceMessages,
 			&i.AccountView.SourceBytes,
+			&i.AccountView.PausedUntil,
 			&i.SortKey,
 		); err != nil {
 			return nil, err
@@ -362,8 +364,9 @@ SET folders_total = $1, folders_done = $2, messages_total = $3,
     source_messages = CASE WHEN $4::bool THEN $5::bigint ELSE source_messages END,
     source_bytes = CASE WHEN $4::bool THEN $6::bigint ELSE source_bytes END,
     messages_copied = $7, messages_skipped = $8,
-    messages_failed = $9, bytes_copied = $10, updated_at = now()
-WHERE task_id = $11 AND id = $12
+    messages_failed = $9, bytes_copied = $10, updated_at = now(),
+    paused_until = $11
+WHERE task_id = $12 AND id = $13
 `
 
 type AccountProgressSetParams struct {
@@ -377,6 +380,7 @@ type AccountProgressSetParams struct {
 	MessagesSkipped int64
 	MessagesFailed  int64
 	BytesCopied     int64
+	PausedUntil     pgtype.Timestamptz
 	TaskID          int64
 	ID              int64
 }
@@ -393,6 +397,7 @@ func (q *Queries) AccountProgressSet(ctx context.Context, arg AccountProgressSet
 		arg.MessagesSkipped,
 		arg.MessagesFailed,
 		arg.BytesCopied,
+		arg.PausedUntil,
 		arg.TaskID,
 		arg.ID,
 	)

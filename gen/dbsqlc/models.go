@@ -47,6 +47,7 @@ type Account struct {
 	RunCancel            bool
 	SourceMessages       pgtype.Int8
 	SourceBytes          pgtype.Int8
+	PausedUntil          pgtype.Timestamptz
 }
 
 type AccountPass struct {
@@ -93,6 +94,7 @@ type AccountView struct {
 	CredentialsChangedAt      pgtype.Timestamptz
 	SourceMessages            pgtype.Int8
 	SourceBytes               pgtype.Int8
+	PausedUntil               pgtype.Timestamptz
 }
 
 type AccountsHoldingRoom struct {

@@ -57,7 +57,7 @@ func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (Acc
 }
 
 const accountRunContext = `-- name: AccountRunContext :one
-SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes
+SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until
 FROM account_views a
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
@@ -165,13 +165,14 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.AccountView.CredentialsChangedAt,
 		&i.AccountView.SourceMessages,
 		&i.AccountView.SourceBytes,
+		&i.AccountView.PausedUntil,
 	)
 	return i, err
 }
 
 const accountRunFinish = `-- name: AccountRunFinish :execrows
 UPDATE accounts
-SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(),
+SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
     folders_total = $3, folders_done = $4, messages_total = $5,
     source_messages = CASE WHEN $6::bool THEN $7::bigint ELSE source_messages END,
     source_bytes = CASE WHEN $6::bool THEN $8::bigint ELSE source_bytes END,
@@ -323,6 +324,7 @@ func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams
 const accountRunStart = `-- name: AccountRunStart :exec
 UPDATE accounts
 SET state = 'running', run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+    paused_until = NULL,
     started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
     folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
     folders_done = CASE WHEN run_resumed THEN folders_done ELSE 0 END,

@@ -167,6 +167,10 @@ func TestThrottledMidFolderCompletesExact(t *testing.T) {
 	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != messages {
 		t.Errorf("the INBOX holds %d messages, want %d", n, messages)
 	}
+	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 || (*page.JSON200)[0].PausedUntil != nil {
+		t.Errorf("the completed account: %v %+v, want no pause left", err, page)
+	}
 	var throttled []api.Event
 	for _, e := range taskEvents(t, o.s, taskID) {
 		if e.Kind == api.EventKindAccountThrottled {
@@ -230,5 +234,39 @@ func TestDeviceAuthorizationGivesTheAccountItsToken(t *testing.T) {
 	wrong, err := o.s.Client.AuthorizeAccountWithBodyWithResponse(context.Background(), taskID, account.Id, "application/json", strings.NewReader(`{"side":"source"}`))
 	if err != nil || wrong.StatusCode() != http.StatusBadRequest || !strings.Contains(string(wrong.Body), "the source endpoint takes no refresh tokens") {
 		t.Errorf("authorizing a side without refresh tokens: %v %d %s", err, wrong.StatusCode(), wrong.Body)
+	}
+}
+
+// TestThrottledAccountShowsPausedUntil: while a throttled account waits,
+// the API says until when; once it goes on and ends, the pause is gone.
+func TestThrottledAccountShowsPausedUntil(t *testing.T) {
+	t.Parallel()
+	const backoff = 3 * time.Second
+	o := newOAuthTargetWith(t, 1, 5, imaptest.TokenServerOptions{}, imaptest.OAuthServerOptions{ThrottleAppends: []int{2}, Backoff: backoff})
+	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantClientCredentials, ClientSecret: "app-secret"})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	started := time.Now()
+	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	account := func() api.Account {
+		page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+		if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
+			t.Fatalf("accounts: %v %v", err, page)
+		}
+		return (*page.JSON200)[0]
+	}
+	servicetest.WaitTask(t, o.s.Client, taskID, func(api.Task) error {
+		if a := account(); a.PausedUntil == nil {
+			return fmt.Errorf("account %s, not paused", a.State)
+		}
+		return nil
+	})
+	if until := *account().PausedUntil; until.Before(started.Add(backoff)) || until.After(time.Now().Add(backoff)) {
+		t.Errorf("paused until %s, want about %s after the throttle", until, backoff)
+	}
+	servicetest.WaitTaskState(t, o.s.Client, taskID, api.TaskStateCompleted)
+	if a := account(); a.PausedUntil != nil || a.State != api.AccountStateCompleted {
+		t.Errorf("after the run: %s, paused until %v", a.State, a.PausedUntil)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -115,9 +116,13 @@ func accountsGet(ctx context.Context, s *session, args []string) error {
 	}
 	return s.printOutput(a, func() error {
 		p := a.Progress
+		state := string(a.State)
+		if a.PausedUntil != nil {
+			state += ", paused until " + a.PausedUntil.Local().Format(time.TimeOnly) + " (a server asks to slow down)"
+		}
 		return s.printFields([][2]string{
 			{"ID", itoa(a.Id)}, {"Task", itoa(a.TaskId)}, {"Source login", a.SourceLogin}, {"Destination login", a.DestinationLogin},
-			{"State", string(a.State)}, {"Source test", testText(a.SourceTest)}, {"Destination test", testText(a.DestinationTest)},
+			{"State", state}, {"Source test", testText(a.SourceTest)}, {"Destination test", testText(a.DestinationTest)},
 			{"Folders", fmt.Sprintf("%d/%d", p.FoldersDone, p.FoldersTotal)},
 			{"Messages", fmt.Sprintf("%d of %d: %d copied, %d skipped, %d failed", messagesDone(p), p.MessagesTotal, p.MessagesCopied, p.MessagesSkipped, p.MessagesFailed)},
 			{"Copied", megabytes(p.BytesCopied) + " MB"}, {"Last error", orDash(a.LastError)},

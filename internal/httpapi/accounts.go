@@ -231,11 +231,12 @@ func accountToAPI(a migration.Account) api.Account {
 			MessagesFailed:  p.MessagesFailed,
 			BytesCopied:     p.BytesCopied,
 		},
-		LastError:  a.LastError,
-		CreatedAt:  a.CreatedAt,
-		UpdatedAt:  a.UpdatedAt,
-		StartedAt:  a.StartedAt,
-		FinishedAt: a.FinishedAt,
+		LastError:   a.LastError,
+		CreatedAt:   a.CreatedAt,
+		UpdatedAt:   a.UpdatedAt,
+		StartedAt:   a.StartedAt,
+		FinishedAt:  a.FinishedAt,
+		PausedUntil: a.PausedUntil,
 
 		DestinationPasswordSameAsSource: a.DestinationLinkedToSource,
 	}

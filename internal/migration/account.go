@@ -63,6 +63,9 @@ type Account struct {
 	UpdatedAt        time.Time
 	StartedAt        *time.Time
 	FinishedAt       *time.Time
+	// PausedUntil: a server throttled the running account, which goes on
+	// then where it was.
+	PausedUntil *time.Time
 	// DestinationLinkedToSource: the destination login uses the source
 	// password, whatever it is changed to.
 	DestinationLinkedToSource bool

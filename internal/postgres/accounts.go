@@ -303,11 +303,12 @@ func accountFromRow(row dbsqlc.AccountView) migration.Account {
 			SourceMessages:  row.SourceMessages.Int64,
 			SourceBytes:     row.SourceBytes.Int64,
 		},
-		LastError:  row.LastError,
-		CreatedAt:  row.CreatedAt.Time,
-		UpdatedAt:  row.UpdatedAt.Time,
-		StartedAt:  timePtr(row.StartedAt),
-		FinishedAt: timePtr(row.FinishedAt),
+		LastError:   row.LastError,
+		CreatedAt:   row.CreatedAt.Time,
+		UpdatedAt:   row.UpdatedAt.Time,
+		StartedAt:   timePtr(row.StartedAt),
+		FinishedAt:  timePtr(row.FinishedAt),
+		PausedUntil: timePtr(row.PausedUntil),
 
 		DestinationLinkedToSource: row.DestinationLinkedToSource,
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -361,6 +362,17 @@ func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int
 	}))
 }
 
+// AccountThrottled stores that a server throttled an account's run, which
+// pauses until until, with its figures and the account.throttled event.
+func (s *Store) AccountThrottled(ctx context.Context, taskID, accountID int64, p migration.Progress, until time.Time, event migration.Event) error {
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := pausedProgressSet(ctx, q, taskID, accountID, p, pgtype.Timestamptz{Time: until, Valid: true}); err != nil {
+			return err
+		}
+		return appendEvents(ctx, q, []migration.Event{event})
+	}))
+}
+
 // RecordAccountRun stores how an account's run ended, with its events,
 // and counts the job done; after the task's last account the task's state
 // says how the run went, and a run.finished event says it too. The
@@ -468,9 +480,18 @@ func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool
 	return appendEvent(ctx, q, migration.RunEndEvent(taskID, state, accounts))
 }
 
+// progressSet stores an account's figures; the account is no longer
+// paused: a run that reports progress goes on.
 func progressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64, p migration.Progress) error {
+	return pausedProgressSet(ctx, q, taskID, accountID, p, pgtype.Timestamptz{})
+}
+
+// pausedProgressSet stores an account's figures and until when it is
+// paused (none when not Valid).
+func pausedProgressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64, p migration.Progress, until pgtype.Timestamptz) error {
 	return q.AccountProgressSet(ctx, dbsqlc.AccountProgressSetParams{
-		TaskID: taskID, ID: accountID,
+		PausedUntil: until,
+		TaskID:      taskID, ID: accountID,
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
 		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped,
 		MessagesFailed: p.MessagesFailed, BytesCopied: p.BytesCopied,

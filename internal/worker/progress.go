@@ -34,7 +34,7 @@ type progressReporter struct {
 func (r *progressReporter) throttled(th transfer.Throttle) {
 	r.worker.opts.Metrics.IMAPError(th.Side, transfer.KindThrottled.Name())
 	event := r.parties.ThrottledEvent(th.Side, th.Words, th.Until, r.pass(r.last))
-	if err := r.worker.store.AccountProgressReport(r.ctx, r.parties.TaskID, r.parties.AccountID, r.pass(r.last), event); err != nil && r.ctx.Err() == nil {
+	if err := r.worker.store.AccountThrottled(r.ctx, r.parties.TaskID, r.parties.AccountID, r.pass(r.last), th.Until, event); err != nil && r.ctx.Err() == nil {
 		r.worker.logger.Warn("could not log a throttle", "account", r.parties.AccountID, "err", err)
 	}
 }

@@ -23,6 +23,9 @@ type RunStore interface {
 	SyncState(accountID int64) transfer.StateStore
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error
+	// AccountThrottled stores that a server throttled the account's run,
+	// which pauses until until, with its figures and event.
+	AccountThrottled(ctx context.Context, taskID, accountID int64, p migration.Progress, until time.Time, event migration.Event) error
 	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
 	// Admit admits the waiting accounts that have room.
 	Admit(ctx context.Context) error

@@ -125,7 +125,8 @@ SET folders_total = @folders_total, folders_done = @folders_done, messages_total
     source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
     source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
-    messages_failed = @messages_failed, bytes_copied = @bytes_copied, updated_at = now()
+    messages_failed = @messages_failed, bytes_copied = @bytes_copied, updated_at = now(),
+    paused_until = sqlc.narg(paused_until)
 WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountCountsByState :many

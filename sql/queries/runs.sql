@@ -69,6 +69,7 @@ WHERE a.task_id = @task_id AND a.id = @id;
 -- job adds to them).
 UPDATE accounts
 SET state = 'running', run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+    paused_until = NULL,
     started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
     folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
     folders_done = CASE WHEN run_resumed THEN folders_done ELSE 0 END,
@@ -95,7 +96,7 @@ RETURNING t.state, a.run_cancel;
 -- figures; no row for an outcome that came too late (the account was
 -- requeued meanwhile).
 UPDATE accounts
-SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(),
+SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
     folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
     source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
     source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,

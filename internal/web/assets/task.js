@@ -417,7 +417,9 @@ export function accountProgress(account, activity, now = Date.now()) {
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
   if (running && counted && account.started_at) words.push(timeLeft(doneFraction(p), now - Date.parse(account.started_at)));
+  const paused = account.paused_until && Date.parse(account.paused_until) > now;
   if (activity && running) words.push(activity);
+  else if (paused && running) words.push(`paused until ${new Date(account.paused_until).toLocaleTimeString()}: a server asks to slow down`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
