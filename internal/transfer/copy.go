@@ -53,6 +53,17 @@ type folderCopy struct {
 // copyMessages streams each message from a source FETCH into a destination
 // APPEND with its flags and INTERNALDATE.
 func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error {
+	if limit := f.appender.appendLimit; limit > 0 {
+		// The server said what it refuses: not sending spares each such
+		// message its FETCH and a refused APPEND, and says why.
+		messages = slices.DeleteFunc(slices.Clone(messages), func(msg message) bool {
+			if msg.Size <= limit {
+				return false
+			}
+			f.fail(msg, "destination", fmt.Sprintf("the message of %d bytes is larger than the destination takes (APPENDLIMIT=%d); it stays on the source", msg.Size, limit))
+			return true
+		})
+	}
 	for batch := range slices.Chunk(messages, fetchBatch) {
 		err := ctx.Err()
 		if err == nil {

@@ -33,6 +33,7 @@ type appender struct {
 	literalPlus bool
 	multiAppend bool
 	uidPlus     bool
+	appendLimit int64 // the largest message the server takes (APPENDLIMIT=N); 0: none said
 	tags        int
 	// completed holds the completions read while waiting for something
 	// else (a continuation request), by tag.
@@ -78,6 +79,7 @@ func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (
 	a.literalPlus = caps[imap.CapLiteralPlus]
 	a.multiAppend = caps[imap.CapMultiAppend] && !tuning.SingleAppend
 	a.uidPlus = caps[imap.CapUIDPlus] || caps[imap.CapIMAP4rev2]
+	a.appendLimit = appendLimit(caps)
 	return a, nil
 }
 
@@ -139,6 +141,20 @@ func (a *appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, err
 	}
 	defer func() { a.onCapability = nil }()
 	return caps, a.command("CAPABILITY")
+}
+
+// appendLimit is the largest message the server takes, by its
+// APPENDLIMIT=N (RFC 7889); 0 when it announces none, or APPENDLIMIT
+// without a number (limits per mailbox, not known here).
+func appendLimit(caps map[imap.Cap]bool) int64 {
+	for c := range caps {
+		if n, ok := strings.CutPrefix(string(c), "APPENDLIMIT="); ok {
+			if limit, err := strconv.ParseInt(n, 10, 64); err == nil && limit > 0 {
+				return limit
+			}
+		}
+	}
+	return 0
 }
 
 // quoteEscaper escapes a quoted string's backslashes and quotes (RFC 9051
