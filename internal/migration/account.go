@@ -44,7 +44,8 @@ type AccountInput struct {
 	DestinationPassword Password
 	// DestinationPasswordSameAsSource links the destination password to
 	// the source's: a later change of the source password is used on both
-	// sides. A new account without a destination password is linked.
+	// sides. A new account without a destination password is linked,
+	// unless the destination takes refresh tokens (never shared).
 	DestinationPasswordSameAsSource bool
 }
 
@@ -124,7 +125,7 @@ func (in *AccountInput) normalizeNew(needs SecretNeeds) error {
 	if in.SourcePassword == "" && needs.Source == SecretPassword {
 		return invalid(secretField("source", needs.Source), "must not be empty")
 	}
-	if in.DestinationPassword == "" && !in.DestinationPasswordSameAsSource {
+	if in.DestinationPassword == "" {
 		// A user's refresh token is the user's: one side's does not stand
 		// for the other's.
 		in.DestinationPasswordSameAsSource = needs.Destination != SecretRefreshToken
@@ -151,6 +152,9 @@ func (in *AccountInput) normalize(needs SecretNeeds) error {
 	}
 	if in.DestinationLogin == "" {
 		in.DestinationLogin = in.SourceLogin
+	}
+	if in.DestinationPasswordSameAsSource && needs.Destination == SecretRefreshToken {
+		return invalid("destination_password_same_as_source", "must be false: the destination takes the user's own refresh token")
 	}
 	if in.DestinationPasswordSameAsSource && in.DestinationPassword != "" {
 		return invalid("destination_password", "must be empty when destination_password_same_as_source is true")

@@ -39,8 +39,10 @@ var secretAliases = map[string]string{"source_refresh_token": "source_password",
 // ',' or ';' (whichever comes first outside quotes), RFC
 // 4180 quoting, an optional header row naming the columns in any order, a
 // UTF-8 byte-order mark and blank lines ignored. Every bad row is listed.
-// Where needs says the source logs in with a master login, the source
-// password may be left out, the column too.
+// The secret columns may be named *_refresh_token instead. A side that
+// needs no password (a master login, an application's token, a refresh
+// token to come from a device authorization) may leave it out, the
+// column too.
 func ParseAccountsCSV(data []byte, needs SecretNeeds) ImportFile {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	r := csv.NewReader(bytes.NewReader(data))

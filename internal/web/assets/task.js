@@ -538,7 +538,7 @@ function addAccountForm(taskId, after) {
     destinationLogin.value = account?.destination_login ?? '';
     sourcePassword.value = '';
     destinationPassword.value = '';
-    sameAsSource.checked = account ? account.destination_password_same_as_source : true;
+    sameAsSource.checked = account ? account.destination_password_same_as_source : secretOf(logins.destination) !== 'refresh_token';
     showLink();
   }
   setMode(null);
@@ -582,6 +582,8 @@ function addAccountForm(taskId, after) {
         input.maxLength = fieldLimits.AccountInput[`${side}_${noun(side) === 'password' ? 'password' : 'refresh_token'}`].maxLength;
       }
       sameAsSourceLabel.textContent = `Destination ${noun('destination')}: the same as the source`;
+      // Only a password is shared: a refresh token is the user's own.
+      sameAsSource.closest('.field').hidden = secretOf(logins.destination) !== 'password';
       setMode(editing);
     },
     edit(account) {
