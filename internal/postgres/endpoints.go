@@ -99,8 +99,8 @@ func (s *Store) TaskEndpoints(ctx context.Context, taskID int64) (src, dst migra
 	return src, dst, err
 }
 
-// endpointForLogin is an endpoint with its master password opened, for
-// logging in to it.
+// endpointForLogin is an endpoint with its master password and client
+// secret opened, for logging in to it.
 func (s *Store) endpointForLogin(row dbsqlc.Endpoint) (migration.Endpoint, error) {
 	e := endpointFromRow(row)
 	if row.MasterPassword != nil {
