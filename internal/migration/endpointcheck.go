@@ -139,6 +139,36 @@ func problemText(e Endpoint, facts ServerFacts) string {
 	return fmt.Sprintf("%s: %s.", addr, facts.Detail)
 }
 
+// announces reports whether the server listed capability c.
+func (f ServerFacts) announces(c string) bool {
+	return slices.ContainsFunc(f.Capabilities, func(have string) bool { return strings.EqualFold(have, c) })
+}
+
+// providerNotes say what to know of a provider the server shows itself
+// to be: Gmail by its greeting ("Gimap ready") or X-GM-EXT-1, Microsoft
+// 365 by Exchange's greeting on Microsoft's hosts.
+func providerNotes(e Endpoint, facts ServerFacts) []string {
+	if facts.Problem != "" {
+		return nil
+	}
+	var notes []string
+	gmail := strings.Contains(facts.Greeting, "Gimap") || facts.announces("X-GM-EXT-1")
+	host := strings.ToLower(e.Host)
+	microsoft := strings.Contains(facts.Greeting, "Microsoft Exchange") &&
+		(strings.HasSuffix(host, ".office365.com") || strings.HasSuffix(host, ".outlook.com") || host == "outlook.office.com")
+	switch {
+	case gmail && e.Auth.Method != AuthOAuth2:
+		notes = append(notes, "This is Gmail or Google Workspace: it takes OAuth 2.0 (provider google) or an app password, not the account's own password.")
+	case microsoft && e.Auth.Method != AuthOAuth2:
+		notes = append(notes, "This is Microsoft 365 (Exchange Online), which refuses password logins over IMAP: choose OAuth 2.0 (provider microsoft365).")
+	}
+	if gmail {
+		notes = append(notes, `Gmail shows labels as folders: a message with several labels is copied once per label, and "[Gmail]/All Mail" holds every message again; `+
+			`exclude it (exclude_folders ^\[Gmail\]/All Mail$) unless archived mail, which is only there, must come along.`)
+	}
+	return notes
+}
+
 // checkNotes are what a working endpoint's user should know anyway.
 func checkNotes(e Endpoint, facts ServerFacts) []string {
 	var notes []string
@@ -151,8 +181,8 @@ func checkNotes(e Endpoint, facts ServerFacts) []string {
 	if t := facts.TLS; t != nil && t.Verified && time.Until(t.NotAfter) < 14*24*time.Hour {
 		notes = append(notes, fmt.Sprintf("The certificate expires on %s.", t.NotAfter.UTC().Format(time.DateOnly)))
 	}
-	if facts.Problem == "" && e.Auth.Method == AuthMaster && e.Auth.MasterForm == MasterAuthzid &&
-		!slices.ContainsFunc(facts.Capabilities, func(c string) bool { return strings.EqualFold(c, "AUTH=PLAIN") }) {
+	notes = append(notes, providerNotes(e, facts)...)
+	if facts.Problem == "" && e.Auth.Method == AuthMaster && e.Auth.MasterForm == MasterAuthzid && !facts.announces("AUTH=PLAIN") {
 		notes = append(notes, "The server announces no AUTH=PLAIN, which a master login as authorization identity needs; "+
 			"if logins fail, choose the account*master form.")
 	}
