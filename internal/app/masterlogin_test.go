@@ -39,8 +39,8 @@ func TestThreeHundredAccountsWithOneMasterLogin(t *testing.T) {
 			return fmt.Appendf(nil, "From: a@example.com\r\nSubject: %s %d\r\nMessage-ID: <%s.%d@example.com>\r\n\r\nbody\r\n", login, i, login, i)
 		})
 	}
-	src := createMasterEndpoint(t, s, old, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "old-master-pw"})
-	dst := createMasterEndpoint(t, s, neu, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "migrator",
+	src := createMasterEndpoint(t, s, old.Host, old.Port, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "old-master-pw"})
+	dst := createMasterEndpoint(t, s, neu.Host, neu.Port, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "migrator",
 		MasterPassword: "new-master-pw", MasterForm: api.MasterFormSeparator})
 	taskID := createTask(t, s, src, dst, `{"parallel_accounts": 16}`)
 	importAccounts(t, s, taskID, csv.String())
@@ -70,9 +70,9 @@ func TestThreeHundredAccountsWithOneMasterLogin(t *testing.T) {
 	}
 }
 
-func createMasterEndpoint(t *testing.T, s *servicetest.Service, d *imaptest.Dovecot, auth api.EndpointAuthInput) int64 {
+func createMasterEndpoint(t *testing.T, s *servicetest.Service, host string, port int, auth api.EndpointAuthInput) int64 {
 	t.Helper()
-	resp, err := s.Client.CreateEndpointWithResponse(context.Background(), api.EndpointInput{Host: d.Host, Port: d.Port, TlsMode: api.TLSModePlain, Auth: &auth})
+	resp, err := s.Client.CreateEndpointWithResponse(context.Background(), api.EndpointInput{Host: host, Port: port, TlsMode: api.TLSModePlain, Auth: &auth})
 	if err != nil || resp.JSON201 == nil {
 		t.Fatalf("create endpoint: %v %v", err, resp)
 	}

@@ -18,11 +18,15 @@ import (
 // application registered, and a Dovecot source whose accounts a master
 // login opens.
 type oauthTarget struct {
-	s      *servicetest.Service
-	src    *imaptest.Dovecot
-	dst    *imaptest.OAuthServer
-	tokens *imaptest.TokenServer
-	logins []string
+	s   *servicetest.Service
+	src *imaptest.Dovecot
+	// srcHost and srcPort are where the task reaches the source: the
+	// Dovecot, or a proxy before it.
+	srcHost string
+	srcPort int
+	dst     *imaptest.OAuthServer
+	tokens  *imaptest.TokenServer
+	logins  []string
 }
 
 func newOAuthTarget(t *testing.T, accounts, messages int, tokens imaptest.TokenServerOptions) *oauthTarget {
@@ -45,6 +49,7 @@ func newOAuthTargetWith(t *testing.T, accounts, messages int, tokens imaptest.To
 			return fmt.Appendf(nil, "From: a@example.com\r\nSubject: %s %d\r\nMessage-ID: <%d.%s>\r\n\r\nbody\r\n", login, i, i, login)
 		})
 	}
+	o.srcHost, o.srcPort = o.src.Host, o.src.Port
 	server.Users = o.logins
 	o.dst = imaptest.StartOAuthServer(t, o.tokens, server)
 	return o
@@ -54,7 +59,7 @@ func newOAuthTargetWith(t *testing.T, accounts, messages int, tokens imaptest.To
 // destination with oauth2 settings.
 func (o *oauthTarget) task(t *testing.T, oauth2 api.OAuth2Input) int64 {
 	t.Helper()
-	src := createMasterEndpoint(t, o.s, o.src, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "master-pw"})
+	src := createMasterEndpoint(t, o.s, o.srcHost, o.srcPort, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "master-pw"})
 	oauth2.TokenUrl, oauth2.ClientId = o.tokens.URL, "mailmigrate-app"
 	resp, err := o.s.Client.CreateEndpointWithResponse(context.Background(), api.EndpointInput{Host: o.dst.Host, Port: o.dst.Port, TlsMode: api.TLSModePlain,
 		Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2, Oauth2: &oauth2}})
@@ -268,5 +273,32 @@ func TestThrottledAccountShowsPausedUntil(t *testing.T) {
 	servicetest.WaitTaskState(t, o.s.Client, taskID, api.TaskStateCompleted)
 	if a := account(); a.PausedUntil != nil || a.State != api.AccountStateCompleted {
 		t.Errorf("after the run: %s, paused until %v", a.State, a.PausedUntil)
+	}
+}
+
+// TestTokenExpiringMidRunThroughTheService: tokens live two seconds, the
+// destination ends a session whose token expired, and a slow source makes
+// the run last longer: the service's run logs in again with a refreshed
+// token and completes, every message once, with no failure.
+func TestTokenExpiringMidRunThroughTheService(t *testing.T) {
+	t.Parallel()
+	const messages = 40
+	o := newOAuthTargetWith(t, 1, messages, imaptest.TokenServerOptions{Lifetime: 2 * time.Second}, imaptest.OAuthServerOptions{})
+	o.srcHost, o.srcPort = imaptest.SlowProxy(t, o.src.Addr(), 4_000) // about 5 s for the mailbox
+	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret"})
+	importAccounts(t, o.s, taskID, "source_login,destination_refresh_token\n"+o.logins[0]+","+o.tokens.IssueRefreshToken(o.logins[0], "mailmigrate-app")+"\n")
+	started := time.Now()
+	task := o.run(t, taskID, api.TaskStateCompleted)
+	if took := time.Since(started); took < 3*time.Second {
+		t.Fatalf("the run took %s, less than a token's life: nothing was proven", took)
+	}
+	if task.Accounts.Completed != 1 || task.Totals.MessagesFailed != 0 {
+		t.Errorf("accounts %+v, totals %+v", task.Accounts, task.Totals)
+	}
+	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != messages {
+		t.Errorf("the INBOX holds %d messages, want %d", n, messages)
+	}
+	if o.dst.Invalidated() == 0 || o.tokens.Issued("refresh_token") < 2 {
+		t.Errorf("%d sessions outlived their token and %d tokens were issued: the refresh was not needed", o.dst.Invalidated(), o.tokens.Issued("refresh_token"))
 	}
 }
