@@ -121,7 +121,9 @@ func (q *Queries) AccountPassesByTask(ctx context.Context, taskID int64) ([]Acco
 const accountPassesRecordCanceled = `-- name: AccountPassesRecordCanceled :exec
 INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
     messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
-SELECT a.id, a.task_id, a.run_pass, a.state, NULL, coalesce(a.finished_at, now()), 0, 0, 0, 0, NULL, NULL, a.last_error
+SELECT a.id, a.task_id, a.run_pass, a.state, CASE WHEN a.run_resumed THEN a.started_at END, coalesce(a.finished_at, now()),
+    a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied,
+    CASE WHEN a.run_resumed THEN a.source_messages END, CASE WHEN a.run_resumed THEN a.source_bytes END, a.last_error
 FROM accounts a WHERE a.task_id = $1 AND a.id = ANY ($2::bigint[]) AND a.run_pass IS NOT NULL
 ON CONFLICT (account_id, pass) DO UPDATE SET
     state = excluded.state, finished_at = excluded.finished_at, last_error = excluded.last_error
@@ -132,8 +134,11 @@ type AccountPassesRecordCanceledParams struct {
 	Ids    []int64
 }
 
-// Keeps the accounts of a task that a cancel ended before their run
-// started, in the pass they were queued in: canceled, with nothing done.
+// Keeps the accounts of a task that a cancel ended while they waited, in
+// the pass they were queued in: a new run's with nothing done (queueing
+// zeroed its figures; the source's count is an earlier pass's), one
+// waiting to retry or resume with what its pass did so far. An earlier
+// record of the pass keeps its figures.
 func (q *Queries) AccountPassesRecordCanceled(ctx context.Context, arg AccountPassesRecordCanceledParams) error {
 	_, err := q.db.Exec(ctx, accountPassesRecordCanceled, arg.TaskID, arg.Ids)
 	return err

@@ -330,35 +330,6 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 	return i, err
 }
 
-const taskAuthMethods = `-- name: TaskAuthMethods :one
-SELECT src.auth_method AS source_method, src.oauth2_grant AS source_grant,
-       dst.auth_method AS destination_method, dst.oauth2_grant AS destination_grant
-FROM tasks t
-JOIN endpoints src ON src.id = t.source_endpoint_id
-JOIN endpoints dst ON dst.id = t.destination_endpoint_id
-WHERE t.id = $1
-`
-
-type TaskAuthMethodsRow struct {
-	SourceMethod      string
-	SourceGrant       string
-	DestinationMethod string
-	DestinationGrant  string
-}
-
-// How the task's accounts log in to its source and destination.
-func (q *Queries) TaskAuthMethods(ctx context.Context, taskID int64) (TaskAuthMethodsRow, error) {
-	row := q.db.QueryRow(ctx, taskAuthMethods, taskID)
-	var i TaskAuthMethodsRow
-	err := row.Scan(
-		&i.SourceMethod,
-		&i.SourceGrant,
-		&i.DestinationMethod,
-		&i.DestinationGrant,
-	)
-	return i, err
-}
-
 const taskEndpointsHold = `-- name: TaskEndpointsHold :exec
 SELECT e.id FROM endpoints e
 JOIN tasks t ON e.id IN (t.source_endpoint_id, t.destination_endpoint_id)

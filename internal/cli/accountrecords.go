@@ -85,13 +85,10 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 	if side != "source" && side != "destination" {
 		return s.usageErrorf("want --side source or --side destination")
 	}
-	events, err := s.client.ListAccountEventsWithResponse(ctx, taskID, id, &api.ListAccountEventsParams{Limit: new(1000)})
-	if err := expect(events, err, http.StatusOK); err != nil {
+	// Only what comes after the start tells how this flow ended.
+	after, err := lastAccountEventSeq(ctx, s, taskID, id)
+	if err != nil {
 		return err
-	}
-	var after int64
-	for _, e := range *events.JSON200 {
-		after = max(after, e.Seq)
 	}
 	resp, err := s.client.AuthorizeAccountWithResponse(ctx, taskID, id, api.AuthorizationInput{Side: api.AuthorizationInputSide(side)})
 	if err := expect(resp, err, http.StatusOK); err != nil {
@@ -105,20 +102,18 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 	fmt.Fprintf(s.sys.Stdout, "Open %s, enter the code %s and sign in as the account's user, before %s.\n",
 		page, da.UserCode, da.ExpiresAt.Local().Format(time.TimeOnly))
 	for {
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, *poll) {
 			return ctx.Err()
-		case <-time.After(*poll):
 		}
 		if time.Now().After(da.ExpiresAt) {
 			return &unfinishedError{reason: "the code expired before anyone signed in; start again"}
 		}
-		resp, err := s.client.ListAccountEventsWithResponse(ctx, taskID, id, &api.ListAccountEventsParams{After: &after, Limit: new(1000)})
-		if err := expect(resp, err, http.StatusOK); err != nil {
+		events, err := accountEventPage(ctx, s, taskID, id, after)
+		if err != nil {
 			return err
 		}
-		for _, e := range *resp.JSON200 {
-			after = max(after, e.Seq)
+		for _, e := range events {
+			after = e.Seq
 			switch {
 			case e.Side != side:
 			case e.Kind == api.EventKindAccountAuthorized:
@@ -129,4 +124,31 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 			}
 		}
 	}
+}
+
+// lastAccountEventSeq is the seq of the account's newest event, 0 without
+// any.
+func lastAccountEventSeq(ctx context.Context, s *session, taskID, id int64) (int64, error) {
+	var after int64
+	for {
+		events, err := accountEventPage(ctx, s, taskID, id, after)
+		if err != nil || len(events) == 0 {
+			return after, err
+		}
+		after = events[len(events)-1].Seq
+		if len(events) < eventPageSize { // a short page is the last
+			return after, nil
+		}
+	}
+}
+
+// accountEventPage is a page of the account's stored events after seq
+// after, oldest first.
+func accountEventPage(ctx context.Context, s *session, taskID, id, after int64) ([]api.Event, error) {
+	limit := eventPageSize
+	resp, err := s.client.ListAccountEventsWithResponse(ctx, taskID, id, &api.ListAccountEventsParams{After: &after, Limit: &limit})
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return *resp.JSON200, nil
 }

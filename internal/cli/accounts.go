@@ -86,7 +86,7 @@ func accountsList(ctx context.Context, s *session, args []string) error {
 		for _, a := range accounts {
 			p := a.Progress
 			rows = append(rows, []string{itoa(a.Id), a.SourceLogin, a.DestinationLogin, string(a.State), testText(a.SourceTest),
-				testText(a.DestinationTest), fmt.Sprintf("%d/%d", messagesDone(p), p.MessagesTotal), megabytes(p.BytesCopied), orDash(a.LastError)})
+				testText(a.DestinationTest), fmt.Sprintf("%d/%d", messagesDone(p), messagesTotal(p)), megabytes(p.BytesCopied), orDash(a.LastError)})
 		}
 		return s.printTable([]string{"ID", "SOURCE LOGIN", "DESTINATION LOGIN", "STATE", "SOURCE TEST", "DESTINATION TEST", "MESSAGES", "MB", "LAST ERROR"}, rows)
 	})
@@ -124,7 +124,7 @@ func accountsGet(ctx context.Context, s *session, args []string) error {
 			{"ID", itoa(a.Id)}, {"Task", itoa(a.TaskId)}, {"Source login", a.SourceLogin}, {"Destination login", a.DestinationLogin},
 			{"State", state}, {"Source test", testText(a.SourceTest)}, {"Destination test", testText(a.DestinationTest)},
 			{"Folders", fmt.Sprintf("%d/%d", p.FoldersDone, p.FoldersTotal)},
-			{"Messages", fmt.Sprintf("%d of %d: %d copied, %d skipped, %d failed", messagesDone(p), p.MessagesTotal, p.MessagesCopied, p.MessagesSkipped, p.MessagesFailed)},
+			{"Messages", fmt.Sprintf("%d of %d: %d copied, %d skipped, %d failed", messagesDone(p), messagesTotal(p), p.MessagesCopied, p.MessagesSkipped, p.MessagesFailed)},
 			{"Copied", megabytes(p.BytesCopied) + " MB"}, {"Last error", orDash(a.LastError)},
 			{"Started", timeOrDash(a.StartedAt)}, {"Finished", timeOrDash(a.FinishedAt)},
 		})

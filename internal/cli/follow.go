@@ -205,9 +205,13 @@ func eventLine(ev api.Event) string {
 	return ev.Time.Local().Format(time.TimeOnly) + "  " + string(ev.Kind) + "  " + cleanCell(text)
 }
 
-// refresh takes fresh figures of the task and of its running accounts.
+// refresh takes fresh figures of the task, its pass under way and its
+// running accounts.
 func (f *follower) refresh(ctx context.Context) error {
 	if err := f.refreshTask(ctx); err != nil {
+		return err
+	}
+	if err := f.refreshPass(ctx); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -224,8 +228,7 @@ func (f *follower) refresh(ctx context.Context) error {
 	return nil
 }
 
-// refreshTask takes fresh figures of the task, and of its pass under
-// way, which the time left goes by.
+// refreshTask takes fresh figures of the task.
 func (f *follower) refreshTask(ctx context.Context) error {
 	task, err := getTask(ctx, f.s, f.taskID)
 	if f.passing(err) {
@@ -234,6 +237,12 @@ func (f *follower) refreshTask(ctx context.Context) error {
 		return err
 	}
 	f.board.setTask(task, time.Now())
+	return nil
+}
+
+// refreshPass takes the figures of the pass under way, which the time
+// left goes by: once a tick, not with each account's event.
+func (f *follower) refreshPass(ctx context.Context) error {
 	if f.testing {
 		return nil
 	}

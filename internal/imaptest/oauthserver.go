@@ -61,9 +61,6 @@ type OAuthServerOptions struct {
 	// that get the throttling answer with Backoff as the suggestion.
 	ThrottleAppends []int
 	Backoff         time.Duration
-	// AppendLimit, when set, is announced as APPENDLIMIT=N (RFC 7889), and
-	// a larger APPEND is refused with [TOOBIG].
-	AppendLimit uint32
 }
 
 // StartOAuthServer runs an OAuthServer that checks tokens with tokens,
@@ -92,11 +89,7 @@ func StartOAuthServer(t testing.TB, tokens *TokenServer, opts OAuthServerOptions
 	}
 	srv := imapserver.New(&imapserver.Options{
 		NewSession: func(conn *imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			session := &oauthSession{server: s, conn: conn}
-			if opts.AppendLimit > 0 {
-				return &limitedSession{oauthSession: session, limit: opts.AppendLimit}, nil, nil
-			}
-			return session, nil, nil
+			return &oauthSession{server: s, conn: conn}, nil, nil
 		},
 		Caps:         caps,
 		InsecureAuth: true,
@@ -261,21 +254,6 @@ func (x *xoauth2Server) Next(response []byte) ([]byte, bool, error) {
 	}
 	x.refused = true
 	return []byte(`{"status":"401","schemes":"bearer","scope":"https://outlook.office365.com/.default"}`), false, nil
-}
-
-// limitedSession announces and holds to an APPENDLIMIT.
-type limitedSession struct {
-	*oauthSession
-	limit uint32
-}
-
-func (s *limitedSession) AppendLimit() uint32 { return s.limit }
-
-func (s *limitedSession) Append(mailbox string, r imap.LiteralReader, options *imap.AppendOptions) (*imap.AppendData, error) {
-	if r.Size() > int64(s.limit) {
-		return nil, &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeTooBig, Text: "Message too large."}
-	}
-	return s.oauthSession.Append(mailbox, r, options)
 }
 
 // alive ends a session whose token has expired, as Exchange Online does.

@@ -110,11 +110,11 @@ func (o *OAuth2Settings) normalize() error {
 	case len(o.ClientSecret) > MaxClientSecretBytes || strings.ContainsAny(string(o.ClientSecret), "\x00\r\n"):
 		return invalid("auth.oauth2.client_secret", "must be at most %d bytes, without NUL, CR or LF", MaxClientSecretBytes)
 	}
-	if err := checkTokenURL("auth.oauth2.token_url", o.TokenURL); err != nil {
+	if err := checkOAuthURL("auth.oauth2.token_url", o.TokenURL); err != nil {
 		return err
 	}
 	if o.DeviceURL = strings.TrimSpace(o.DeviceURL); o.DeviceURL != "" {
-		return checkTokenURL("auth.oauth2.device_url", o.DeviceURL)
+		return checkOAuthURL("auth.oauth2.device_url", o.DeviceURL)
 	}
 	return nil
 }
@@ -171,9 +171,10 @@ func (o *OAuth2Settings) applyProvider() error {
 	return nil
 }
 
-// checkTokenURL wants an https URL, or http to this machine (a local
-// proxy or a test's server): the client secret and tokens cross it.
-func checkTokenURL(field, raw string) error {
+// checkOAuthURL wants an https URL (the token or device endpoint), or
+// http to this machine (a local proxy or a test's server): the client
+// secret and tokens cross it.
+func checkOAuthURL(field, raw string) error {
 	if raw == "" {
 		return invalid(field, "must not be empty with the oauth2 method (or choose a provider)")
 	}

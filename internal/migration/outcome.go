@@ -37,15 +37,20 @@ func (r RunParties) event(kind EventKind, figures *Progress) Event {
 // down, in its words, and until when the account pauses.
 func (r RunParties) ThrottledEvent(side, words string, until time.Time, figures Progress) Event {
 	e := r.event(EventAccountThrottled, &figures)
-	party := r.Source
-	if side == "destination" {
-		party = r.Destination
-	}
-	e.blame(party)
+	e.blame(r.party(side))
 	e.Error = words
 	e.Message = fmt.Sprintf("%s: the %s server asks to slow down (%q); paused until %s UTC, then it goes on where it was",
 		r.Source.Login, side, words, until.UTC().Format(time.TimeOnly))
 	return e
+}
+
+// party is the side ("source", "destination") of the run; the source
+// when side names neither.
+func (r RunParties) party(side string) Party {
+	if side == "destination" {
+		return r.Destination
+	}
+	return r.Source
 }
 
 // blame points e at the side p.
@@ -120,11 +125,7 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 	switch {
 	case f.Error != "":
 		e.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.Source.Login, f.Source, f.Error)
-		if f.ErrorSide == "destination" {
-			e.blame(r.Destination)
-		} else {
-			e.blame(r.Source)
-		}
+		e.blame(r.party(f.ErrorSide))
 	case f.Unchanged:
 		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d %s)",
 			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))

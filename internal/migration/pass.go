@@ -68,7 +68,7 @@ type AccountRecordStore interface {
 	// TaskAccountPasses returns every account's passes of a task, by
 	// account id.
 	TaskAccountPasses(ctx context.Context, taskID int64) (map[int64][]AccountPass, error)
-	AccountFolders(ctx context.Context, taskID, accountID int64) ([]FolderRecord, error)
+	AccountFolders(ctx context.Context, accountID int64) ([]FolderRecord, error)
 	AccountEvents(ctx context.Context, taskID, accountID, afterSeq int64, limit int) ([]Event, error)
 }
 
@@ -86,7 +86,7 @@ func (s *Service) AccountFolders(ctx context.Context, taskID, accountID int64) (
 	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
 		return nil, err
 	}
-	return s.store.AccountFolders(ctx, taskID, accountID)
+	return s.store.AccountFolders(ctx, accountID)
 }
 
 // AccountEvents returns a page of one account's events after afterSeq.

@@ -45,7 +45,7 @@ func accountPassOf(r dbsqlc.AccountPass) migration.AccountPass {
 
 // AccountFolders returns the account's source folders as the copy
 // engine's sync state has them, in name order.
-func (s *Store) AccountFolders(ctx context.Context, taskID, accountID int64) ([]migration.FolderRecord, error) {
+func (s *Store) AccountFolders(ctx context.Context, accountID int64) ([]migration.FolderRecord, error) {
 	states, err := s.SyncState(accountID).FolderStates(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("account %d: sync state: %w", accountID, err)

@@ -28,7 +28,7 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		TlsSkipVerify:  e.TLSSkipVerify,
 		AuthMethod:     string(cmp.Or(e.Auth.Method, migration.AuthPassword)),
 		MasterLogin:    e.Auth.MasterLogin,
-		MasterForm:     masterFormOrDefault(e.Auth.MasterForm),
+		MasterForm:     string(cmp.Or(e.Auth.MasterForm, migration.MasterAuthzid)),
 		MasterPassword: s.sealMasterPassword(id, e.Auth),
 
 		Oauth2Grant: string(cmp.Or(e.Auth.OAuth2.Grant, migration.GrantRefreshToken)), Oauth2TokenUrl: e.Auth.OAuth2.TokenURL,
@@ -66,15 +66,6 @@ func (s *Store) sealMasterPassword(id int64, a migration.EndpointAuth) []byte {
 // masterPasswordLabel binds a sealed master password to its endpoint.
 func masterPasswordLabel(endpointID int64) string {
 	return fmt.Sprintf("endpoints/%d/master_password", endpointID)
-}
-
-// masterFormOrDefault is the column's value for an endpoint without a
-// master login, which keeps none.
-func masterFormOrDefault(f migration.MasterForm) string {
-	if f == "" {
-		return string(migration.MasterAuthzid)
-	}
-	return string(f)
 }
 
 // EndpointGet returns the endpoint with id.
@@ -159,7 +150,7 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 		o := e.Auth.OAuth2
 		err = q.EndpointAuthUpdate(ctx, dbsqlc.EndpointAuthUpdateParams{
 			ID: e.ID, AuthMethod: string(e.Auth.Method), MasterLogin: e.Auth.MasterLogin,
-			MasterForm: masterFormOrDefault(e.Auth.MasterForm), MasterPassword: s.sealMasterPassword(e.ID, e.Auth),
+			MasterForm: string(cmp.Or(e.Auth.MasterForm, migration.MasterAuthzid)), MasterPassword: s.sealMasterPassword(e.ID, e.Auth),
 			Oauth2Grant: string(cmp.Or(o.Grant, migration.GrantRefreshToken)), Oauth2TokenUrl: o.TokenURL, Oauth2ClientID: o.ClientID,
 			Oauth2Scope: o.Scope, Oauth2Mechanism: string(cmp.Or(o.Mechanism, migration.MechanismXOAuth2)),
 			Oauth2ClientSecret: s.sealClientSecret(e.ID, e.Auth), Oauth2DeviceUrl: o.DeviceURL,
@@ -234,14 +225,12 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 }
 
 // TaskSecretNeeds says what a task's accounts must bring to log in on
-// each side.
+// each side (its endpoints, read without opening their secrets).
 func (s *Store) TaskSecretNeeds(ctx context.Context, taskID int64) (migration.SecretNeeds, error) {
-	row, err := s.queries.TaskAuthMethods(ctx, taskID)
+	row, err := s.queries.EndpointsOfTask(ctx, taskID)
 	if err != nil {
 		return migration.SecretNeeds{}, interpretError(err)
 	}
-	secret := func(method, grant string) migration.AccountSecret {
-		return migration.EndpointAuth{Method: migration.AuthMethod(method), OAuth2: migration.OAuth2Settings{Grant: migration.OAuth2Grant(grant)}}.AccountSecret()
-	}
-	return migration.SecretNeeds{Source: secret(row.SourceMethod, row.SourceGrant), Destination: secret(row.DestinationMethod, row.DestinationGrant)}, nil
+	return migration.SecretNeeds{Source: endpointFromRow(row.Endpoint).Auth.AccountSecret(),
+		Destination: endpointFromRow(row.Endpoint_2).Auth.AccountSecret()}, nil
 }

@@ -192,7 +192,7 @@ func TestSyncMapIsCompact(t *testing.T) {
 func TestAccountFoldersFromTheSyncState(t *testing.T) {
 	t.Parallel()
 	store, _, _ := newStore(t)
-	task, account := addAccount(t, store)
+	_, account := addAccount(t, store)
 	ctx := context.Background()
 	st := store.SyncState(account)
 	for folder, fs := range map[string]transfer.FolderState{
@@ -205,7 +205,7 @@ func TestAccountFoldersFromTheSyncState(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := store.AccountFolders(ctx, task, account)
+	got, err := store.AccountFolders(ctx, account)
 	if err != nil {
 		t.Fatal(err)
 	}

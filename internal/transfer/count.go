@@ -9,15 +9,30 @@ import (
 
 // countSource counts the messages and bytes of the source folders that
 // plans copy, before the first is copied, so that the run's progress has
-// a total (countFolders).
+// a total (countFolders). A folder unchanged since the last run, which
+// the copy skips, keeps the count that run stored: a re-run with nothing
+// new does not read every folder again.
 func (r *accountRun) countSource(plans []folderPlan) error {
-	boxes := make([]mailbox, len(plans))
-	for i, plan := range plans {
-		boxes[i] = plan.Source
+	var boxes []mailbox
+	known := map[string]SourceCount{}
+	for _, plan := range plans {
+		prev, ok := r.states[plan.Source.Name]
+		// A state from before sizes were kept (no bytes for messages)
+		// is counted again.
+		if ok && r.unchanged(prev, plan) && (prev.SourceBytes > 0 || prev.SourceMessages == 0) {
+			known[plan.Source.Name] = SourceCount{Messages: int(prev.SourceMessages), Bytes: prev.SourceBytes}
+			continue
+		}
+		boxes = append(boxes, plan.Source)
 	}
 	count, folders, err := countFolders(r.source, boxes, r.logger)
 	if err != nil {
 		return err
+	}
+	for name, folder := range known {
+		folders[name] = folder
+		count.Messages += folder.Messages
+		count.Bytes += folder.Bytes
 	}
 	r.folderCounts = folders
 	r.progress.SourceMessages, r.progress.SourceBytes, r.progress.SourceCounted = count.Messages, count.Bytes, true
@@ -70,8 +85,8 @@ func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCou
 		if status == nil || status.NumMessages == nil || (withSize && status.Size == nil) {
 			data, err := src.Status(box.Name, &imap.StatusOptions{NumMessages: true, Size: withSize}).Wait()
 			if err != nil {
-				if err := src.failed(err); KindOf(err) == KindTransient {
-					return count, nil, err
+				if !refused(err) { // the connection, or a throttle: not this folder's
+					return count, nil, src.failed(err)
 				}
 				logger.Warn("the source would not count a folder; the total leaves it out", "folder", box.Name, "err", err)
 				continue
@@ -104,8 +119,8 @@ func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCou
 // no body read.
 func sumSizes(src *session, folder string) (int64, error) {
 	if _, err := src.Select(folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		if err := src.failed(err); KindOf(err) == KindTransient {
-			return 0, err
+		if !refused(err) {
+			return 0, src.failed(err)
 		}
 		return 0, nil
 	}
@@ -125,10 +140,8 @@ func sumSizes(src *session, folder string) (int64, error) {
 		}
 		total += buf.RFC822Size
 	}
-	if err := cmd.Close(); err != nil {
-		if err := src.failed(err); KindOf(err) == KindTransient {
-			return 0, err
-		}
+	if err := cmd.Close(); err != nil && !refused(err) {
+		return 0, src.failed(err)
 	}
 	return total, nil
 }

@@ -39,6 +39,10 @@ func (k Kind) String() string {
 	}
 }
 
+// Retryable reports whether a later run may get past a failure of kind
+// k: the network or the server went away, or a server kept throttling.
+func (k Kind) Retryable() bool { return k == KindTransient || k == KindThrottled }
+
 // Name is a short, stable name of k for machines, e.g. a metric label.
 func (k Kind) Name() string {
 	switch k {

@@ -33,7 +33,6 @@ type accountRun struct {
 	figures     figures
 	folders     []FolderResult
 	finished    map[string]bool // source folders done in this run
-	counted     bool            // the source's total is known (countSource)
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
 	logger       *slog.Logger
@@ -132,11 +131,10 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	}()
 	plans := planFolders(src.boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations())
 	r.progress.FoldersTotal = len(plans)
-	if !r.counted { // once a run: an attempt after a reconnect keeps the total
+	if !r.progress.SourceCounted { // once a run: an attempt after a reconnect keeps the total
 		if err := r.countSource(plans); err != nil {
 			return err
 		}
-		r.counted = true
 	}
 	for _, plan := range plans {
 		if r.finished[plan.Source.Name] {

@@ -77,7 +77,7 @@ func TokenRefused(err error) bool {
 
 // saslToken is the SASL client of side's mechanism for token.
 func (side *Side) saslToken(token string) sasl.Client {
-	if side.TokenMechanism == OAuthBearer {
+	if side.mechanism() == OAuthBearer {
 		return sasl.NewOAuthBearerClient(&sasl.OAuthBearerOptions{Username: side.Login, Token: token, Host: side.Host, Port: side.Port})
 	}
 	return &xoauth2Client{login: side.Login, token: token}

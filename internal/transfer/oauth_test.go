@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -191,36 +190,6 @@ func TestThrottlingPausesAndResumes(t *testing.T) {
 	for _, folder := range res.Folders {
 		if len(folder.Failures) > 0 || folder.Error != "" {
 			t.Errorf("%s: %q %v", folder.Source, folder.Error, folder.Failures)
-		}
-	}
-}
-
-// TestAppendLimitIsHeeded: a destination that announces APPENDLIMIT=N
-// (RFC 7889) gets no message larger than N; each such message fails with
-// words saying why and stays on the source, and the others are copied.
-func TestAppendLimitIsHeeded(t *testing.T) {
-	t.Parallel()
-	const limit = 60_000
-	f := newOAuthFixtureWith(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 5, Messages: 12, LargeMessages: 2, LargeSize: 100_000},
-		imaptest.OAuthServerOptions{AppendLimit: limit})
-	res, err := Migrate(t.Context(), Job{Source: dovecotSide(f.src, "ann", "pw"),
-		Destination: f.destination("ann@example.com", f.config.ForApplication(), XOAuth2), State: NewMemoryState()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var failures []MessageFailure
-	for _, folder := range res.Folders {
-		failures = append(failures, folder.Failures...)
-		if got, want := f.dst.Count(t, "ann@example.com", folder.Destination), folder.SourceMessages-len(folder.Failures); got != want {
-			t.Errorf("%s: %d messages on the destination, want %d (the source's %d less the %d too large)", folder.Destination, got, want, folder.SourceMessages, len(folder.Failures))
-		}
-	}
-	if len(failures) != 2 || res.Progress.MessagesFailed != 2 {
-		t.Fatalf("failures %+v (%d failed), want the 2 large messages", failures, res.Progress.MessagesFailed)
-	}
-	for _, failure := range failures {
-		if failure.Side != "destination" || !strings.Contains(failure.Reason, fmt.Sprintf("larger than the destination takes (APPENDLIMIT=%d)", limit)) {
-			t.Errorf("failure %+v", failure)
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package transfer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
@@ -79,5 +82,31 @@ func TestFullDestinationFailsTheAccountClearly(t *testing.T) {
 	}
 	if res.MessagesCopied == 0 || len(dst.Read(t, "alice").Messages) != res.MessagesCopied {
 		t.Errorf("copied %d before the quota; the destination holds %d", res.MessagesCopied, len(dst.Read(t, "alice").Messages))
+	}
+}
+
+// TestAppendLimitIsHeeded: a destination that announces APPENDLIMIT=N
+// (RFC 7889) gets no message larger than N; each such message fails with
+// words saying why and stays on the source, and the others are copied.
+// (The server would refuse it with its own words: those would show.)
+func TestAppendLimitIsHeeded(t *testing.T) {
+	t.Parallel()
+	const limit = 2000
+	src := startFaultServer(t, faultOptions{})
+	small, large := srvMessage("small", 1), srvMessage("large", 2)
+	large.Body += strings.Repeat("x", limit)
+	src.seed(t, "INBOX", small, large, srvMessage("small-2", 3))
+	dst := startFaultServer(t, faultOptions{Caps: faultCaps(imap.CapAppendLimit), AppendLimit: limit})
+	res := srvRun(t, srvJob(src.side(), dst.side(), Tuning{}), 1)
+	if got := len(dst.read(t, "INBOX")); got != 2 {
+		t.Errorf("the destination holds %d messages, want the 2 small ones", got)
+	}
+	var failures []MessageFailure
+	for _, folder := range res.Folders {
+		failures = append(failures, folder.Failures...)
+	}
+	want := fmt.Sprintf("the message of %d bytes is larger than the destination takes (APPENDLIMIT=%d); it stays on the source", len(large.Body), limit)
+	if len(failures) != 1 || failures[0].Side != "destination" || failures[0].Reason != want || res.Progress.MessagesFailed != 1 {
+		t.Errorf("failures %+v (%d failed), want one: %q", failures, res.Progress.MessagesFailed, want)
 	}
 }

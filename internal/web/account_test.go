@@ -65,6 +65,12 @@ func testAuthorizeAccount(t *testing.T, browser context.Context) {
 		t.Fatalf("create account: %v %v", err, resp)
 	}
 	tb := openTab(t, browser, s)
+	// Saving the endpoint from its form keeps what the form does not
+	// change, the device authorization URL too.
+	tb.open(fmt.Sprintf("#/endpoints/%d", src))
+	tb.waitText("#endpoint-form h2", fmt.Sprintf("Edit endpoint %d", src))
+	tb.click("#endpoint-form button.primary")
+	tb.waitText(".notice.ok", fmt.Sprintf("Endpoint %d saved.", src))
 	tb.open(fmt.Sprintf("#/tasks/%d/accounts/%d", task, resp.JSON201.Id))
 	tb.click(`button[data-action="authorize-source"]`)
 	tb.waitText(".notice.ok", "Open https://microsoft.com/devicelogin, enter the code ")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -76,8 +75,7 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, side st
 		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "auth.oauth2.device_url",
 			Reason: "is not set on the " + side + " endpoint: the device authorization needs it"}
 	}
-	config := oauth.Config{TokenURL: o.TokenURL, DeviceURL: o.DeviceURL, ClientID: o.ClientID, ClientSecret: string(o.ClientSecret),
-		Scopes: strings.Fields(o.Scope)}
+	config := oauthConfig(o)
 	started, err := config.StartDevice(ctx)
 	if err != nil {
 		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "device authorization", Reason: "did not start: " + err.Error()}

@@ -52,8 +52,7 @@ func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint
 	case migration.AuthOAuth2:
 		s.Password = ""
 		s.TokenMechanism = transfer.TokenMechanism(strings.ToUpper(string(a.OAuth2.Mechanism)))
-		config := oauth.Config{TokenURL: a.OAuth2.TokenURL, ClientID: a.OAuth2.ClientID, ClientSecret: string(a.OAuth2.ClientSecret),
-			Scopes: strings.Fields(a.OAuth2.Scope)}
+		config := oauthConfig(a.OAuth2)
 		switch {
 		case a.OAuth2.Grant == migration.GrantClientCredentials:
 			s.Token = l.application(e.ID, config)
@@ -89,6 +88,12 @@ func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
 	if err != nil {
 		l.logger.Error("a rotated refresh token was not stored; the account may need a new one", "task", taskID, "account", accountID, "side", side, "err", err)
 	}
+}
+
+// oauthConfig is the token client of an endpoint's OAuth 2.0 application.
+func oauthConfig(o migration.OAuth2Settings) oauth.Config {
+	return oauth.Config{TokenURL: o.TokenURL, DeviceURL: o.DeviceURL, ClientID: o.ClientID, ClientSecret: string(o.ClientSecret),
+		Scopes: strings.Fields(o.Scope)}
 }
 
 // serverOf is where an endpoint's server lives.

@@ -25,16 +25,15 @@ type progressReporter struct {
 	before migration.Progress
 	// pending are the folder.done events not logged yet.
 	pending []migration.Event
-	// last are the engine's latest figures.
-	last transfer.Progress
 }
 
 // throttled logs a server's request to slow down, with the figures so
 // far, and counts it.
 func (r *progressReporter) throttled(th transfer.Throttle) {
 	r.worker.opts.Metrics.IMAPError(th.Side, transfer.KindThrottled.Name())
-	event := r.parties.ThrottledEvent(th.Side, th.Words, th.Until, r.pass(r.last))
-	if err := r.worker.store.AccountThrottled(r.ctx, r.parties.TaskID, r.parties.AccountID, r.pass(r.last), th.Until, event); err != nil && r.ctx.Err() == nil {
+	figures := r.pass(r.counted)
+	event := r.parties.ThrottledEvent(th.Side, th.Words, th.Until, figures)
+	if err := r.worker.store.AccountThrottled(r.ctx, r.parties.TaskID, r.parties.AccountID, figures, th.Until, event); err != nil && r.ctx.Err() == nil {
 		r.worker.logger.Warn("could not log a throttle", "account", r.parties.AccountID, "err", err)
 	}
 }
@@ -61,7 +60,6 @@ func (r *progressReporter) count(p transfer.Progress) {
 }
 
 func (r *progressReporter) progress(p transfer.Progress) {
-	r.last = p
 	r.count(p)
 	if time.Since(r.lastStored) < r.storeInterval() {
 		return

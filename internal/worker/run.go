@@ -132,10 +132,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	job.OnThrottled = reporter.throttled
 	res, err := transfer.Migrate(ctx, job)
 	reporter.count(res.Progress)
-	// A run that a server kept throttling is tried again later, as one
-	// that lost its connection.
-	kind := transfer.KindOf(err)
-	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: kind == transfer.KindTransient || kind == transfer.KindThrottled}
+	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: transfer.KindOf(err).Retryable()}
 	var imapErr *transfer.Error
 	if errors.As(err, &imapErr) {
 		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port}

@@ -63,12 +63,3 @@ FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
 WHERE t.id = @task_id;
-
--- name: TaskAuthMethods :one
--- How the task's accounts log in to its source and destination.
-SELECT src.auth_method AS source_method, src.oauth2_grant AS source_grant,
-       dst.auth_method AS destination_method, dst.oauth2_grant AS destination_grant
-FROM tasks t
-JOIN endpoints src ON src.id = t.source_endpoint_id
-JOIN endpoints dst ON dst.id = t.destination_endpoint_id
-WHERE t.id = @task_id;

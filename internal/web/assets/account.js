@@ -3,9 +3,9 @@
 // messages a server refused, and its events, live.
 
 import { request } from './api.js';
-import { AuthMethod, EventKind, OAuth2Grant } from './enums.js';
+import { AccountState, AuthMethod, EventKind, OAuth2Grant } from './enums.js';
 import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
-import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
+import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly, progressFigures } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
 import { accountProgress, testResult, inRun, migrating } from './task.js';
 
@@ -27,6 +27,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   let stopped = false;
   let timer = null;
   let auths = null; // how each side logs in: its endpoint's auth, read once
+  let shown = null; // the account as drawn
   const refresh = coalesce(async () => {
     clearTimeout(timer);
     const [task, account, runs, boxes] = await Promise.all([
@@ -35,11 +36,14 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     auths ??= await Promise.all([task.source_endpoint_id, task.destination_endpoint_id]
       .map((id) => request('GET', `/endpoints/${id}`).then((e) => e.auth, () => null)));
     if (stopped) return;
+    shown = account;
     document.title = `${account.source_login} — mailmigrate`;
     keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, auths, message, () => refresh())));
     showPasses(passes, runs);
     showFolders(folders, boxes);
-    if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), 5000);
+    // Events move the page; the poll is for one missed while the account
+    // is busy.
+    if (inRun(account) || account.state === AccountState.testing) timer = setTimeout(() => refresh().catch(() => {}), 5000);
   });
   await refresh();
 
@@ -61,10 +65,19 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   const stream = new EventStream(taskId, {
     after,
     onEvent: (e) => {
+      if (!e.account_id) { // the task's own (a run started or ended): its state enables the buttons
+        refreshSoon.call();
+        return;
+      }
       if (e.account_id !== accountId) return;
       add(e);
       if (e.kind === EventKind.accountAuthorized) message.set('ok', describeEvent(e));
       events.scrollTop = events.scrollHeight;
+      const figures = progressFigures(e);
+      if (figures && shown) {
+        shown.progress = { ...shown.progress, ...figures };
+        summary.querySelector('#account-progress')?.replaceChildren(accountProgress(shown, e.folder));
+      }
       if (!figuresOnly.has(e.kind)) refreshSoon.call();
     },
     onReconnect: () => refreshSoon.call(),

@@ -36,7 +36,7 @@ const limits = fieldLimits.EndpointInput;
 const authLimits = fieldLimits.EndpointAuthInput;
 
 // authText says how the accounts log in to an endpoint.
-export function authText(auth) {
+function authText(auth) {
   if (auth.method === AuthMethod.master) return `master login ${auth.master_login}`;
   if (auth.method === AuthMethod.oauth2) {
     return auth.oauth2.grant === OAuth2Grant.clientCredentials ? "OAuth 2.0, the application's token" : "OAuth 2.0, each account's refresh token";
@@ -114,29 +114,26 @@ function endpointForm(endpoint, save) {
   const role = h('input', { name: 'role_label', maxlength: limits.role_label.maxLength, placeholder: 'old provider', value: endpoint?.role_label ?? '' });
   const host = h('input', { name: 'host', required: true, maxlength: limits.host.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'imap.example.com', value: endpoint?.host ?? '' });
   const port = h('input', { name: 'port', type: 'number', min: 0, max: 65535, inputmode: 'numeric', value: endpoint ? String(endpoint.port) : '' });
-  const mode = h('select', { name: 'tls_mode' }, tlsModes.map(([value, label]) => h('option', { value, text: label })));
-  mode.value = endpoint?.tls_mode ?? 'ssl';
+  const select = (name, options, value) => {
+    const el = h('select', { name }, options.map(([v, label]) => h('option', { value: v, text: label })));
+    el.value = value;
+    return el;
+  };
+  const mode = select('tls_mode', tlsModes, endpoint?.tls_mode ?? TLSMode.ssl);
   const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
-  const authMethod = h('select', { name: 'auth_method' }, authMethods.map(([value, label]) => h('option', { value, text: label })));
-  authMethod.value = endpoint?.auth.method ?? AuthMethod.password;
+  const authMethod = select('auth_method', authMethods, endpoint?.auth.method ?? AuthMethod.password);
   const masterLogin = h('input', { name: 'master_login', maxlength: authLimits.master_login.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'admin', value: endpoint?.auth.master_login ?? '' });
   // Write-only: a stored master password is never shown; empty keeps it.
   const passwordStored = endpoint?.auth.master_password_set ?? false;
   const masterPassword = h('input', { name: 'master_password', type: 'password', autocomplete: 'new-password', maxlength: authLimits.master_password.maxLength,
     placeholder: passwordStored ? 'unchanged' : '' });
-  const masterForm = h('select', { name: 'master_form' }, masterForms.map(([value, label]) => h('option', { value, text: label })));
-  masterForm.value = endpoint?.auth.master_form ?? MasterForm.authzid;
+  const masterForm = select('master_form', masterForms, endpoint?.auth.master_form ?? MasterForm.authzid);
   const masterFields = h('fieldset', { class: 'master-login' },
     h('legend', { text: 'Master login' }),
     field('Login', masterLogin),
     field('Password', masterPassword, passwordStored ? 'Empty: keep the stored password.' : 'Never shown again once saved.'),
     field('Acts for the account with', masterForm));
   const oauth = endpoint?.auth.oauth2;
-  const select = (name, options, value) => {
-    const el = h('select', { name }, options.map(([v, label]) => h('option', { value: v, text: label })));
-    el.value = value;
-    return el;
-  };
   // The provider is not stored: an edit shows the endpoint's own URL and scope.
   const provider = select('oauth2_provider', providers, oauth ? '' : OAuth2Provider.microsoft365);
   const tenant = h('input', { name: 'oauth2_tenant', maxlength: oauthLimits.tenant.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'contoso.onmicrosoft.com' });
@@ -146,6 +143,7 @@ function endpointForm(endpoint, save) {
   const clientSecret = h('input', { name: 'oauth2_client_secret', type: 'password', autocomplete: 'new-password', maxlength: oauthLimits.client_secret.maxLength,
     placeholder: secretStored ? 'unchanged' : '' });
   const tokenURL = h('input', { name: 'oauth2_token_url', type: 'url', maxlength: oauthLimits.token_url.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.token_url ?? '' });
+  const deviceURL = h('input', { name: 'oauth2_device_url', type: 'url', maxlength: oauthLimits.device_url.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.device_url ?? '' });
   const scope = h('input', { name: 'oauth2_scope', maxlength: oauthLimits.scope.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.scope ?? '' });
   const mechanism = select('oauth2_mechanism', mechanisms, oauth?.mechanism ?? TokenMechanism.xoauth2);
   const tenantField = field('Tenant', tenant, "Microsoft 365's tenant id or domain; empty: any organization (refresh tokens only).");
@@ -157,6 +155,7 @@ function endpointForm(endpoint, save) {
     field('Client (application) id', clientId),
     field('Client secret', clientSecret, secretStored ? 'Empty: keep the stored secret.' : 'Never shown again once saved; needed for app-only.'),
     field('Token endpoint', tokenURL, 'Empty with a provider: its own.'),
+    field('Device authorization endpoint', deviceURL, "For Authorize on an account's page; empty with Microsoft 365: its own."),
     field('Scope', scope, 'Space-separated; empty with a provider: its own.'),
     field('Mechanism', mechanism));
   const showAuth = () => {
@@ -210,7 +209,7 @@ function endpointForm(endpoint, save) {
           oauth2: {
             provider: provider.value, tenant: provider.value === OAuth2Provider.microsoft365 ? tenant.value.trim() : '',
             grant: grant.value, client_id: clientId.value.trim(), client_secret: clientSecret.value,
-            token_url: tokenURL.value.trim(), scope: scope.value.trim(), mechanism: mechanism.value,
+            token_url: tokenURL.value.trim(), device_url: deviceURL.value.trim(), scope: scope.value.trim(), mechanism: mechanism.value,
           },
         };
     }

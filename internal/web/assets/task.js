@@ -88,7 +88,7 @@ export async function taskPage(main, taskId, keepAlive) {
   async function sayHowTheRetryEnded(list) {
     const a = list.find((shownAccount) => shownAccount.id === retried.id)
       ?? await request('GET', `/tasks/${taskId}/accounts/${retried.id}`).catch(() => null);
-    if (!a || a.state === AccountState.queued || a.state === AccountState.running) return;
+    if (!a || inRun(a)) return;
     retried = null;
     if (a.state === AccountState.completed) message.set('ok', `${a.source_login}: retried and completed.`);
     else message.set('error', `${a.source_login}: retried, ${stateLabel(a.state)}: ${a.last_error}`);
@@ -108,8 +108,8 @@ export async function taskPage(main, taskId, keepAlive) {
     const figures = progressFigures(event);
     const account = shown?.list.find((a) => a.id === event.account_id);
     if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return;
-    if (event.kind === EventKind.accountProgress && event.folder) folders.set(account.id, `copying ${event.folder}`);
-    else if (event.kind === EventKind.accountThrottled) folders.set(account.id, pausedText(event));
+    // A throttle's pause comes with the refresh it causes (paused_until).
+    if (event.kind === EventKind.accountProgress && event.folder) folders.set(account.id, event.folder);
     else folders.delete(account.id); // done with it; the next is not known yet
     const totals = shown.task.totals;
     for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
@@ -380,12 +380,13 @@ function showBulkActions(bar, task, chosen, message, after) {
   ].filter(Boolean));
 }
 
-// accountProgress is a bar of the folders done out of those planned, and
-// the figures in words. The messages to copy are only counted as the run
-// reaches each folder (a folder's are fetched before they are counted),
-// so "copied of total" is nearly always full while the run goes on: the
-// folders say how far it is. folder is the one being copied, if known.
-export function accountProgress(account, activity, now = Date.now()) {
+// accountProgress is a bar and the figures in words: of the messages
+// done out of the source's count when the run has taken one, else of the
+// folders done out of those planned (a folder's messages are counted as
+// the run reaches it). folder is the one being copied, if known; a pause
+// a server asked for is said instead.
+export function accountProgress(account, folder) {
+  const now = Date.now();
   const p = account.progress;
   const running = account.state === AccountState.running;
   // The source's count (taken as a run begins) is the total: copied,
@@ -418,20 +419,12 @@ export function accountProgress(account, activity, now = Date.now()) {
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
   if (running && counted && account.started_at) words.push(timeLeft(doneFraction(p), now - Date.parse(account.started_at)));
   const paused = account.paused_until && Date.parse(account.paused_until) > now;
-  if (activity && running) words.push(activity);
-  else if (paused && running) words.push(`paused until ${new Date(account.paused_until).toLocaleTimeString()}: a server asks to slow down`);
+  if (paused && running) words.push(`paused until ${new Date(account.paused_until).toLocaleTimeString()}: a server asks to slow down`);
+  else if (folder && running) words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
     h('span', { text }));
-}
-
-// pausedText says that a server throttled the account, and until when
-// (the time the event's message gives, in this browser's clock).
-function pausedText(event) {
-  const until = /paused until (\d\d:\d\d:\d\d) UTC/.exec(event.message);
-  const when = until ? new Date(`${event.time.slice(0, 10)}T${until[1]}Z`).toLocaleTimeString() : 'a while';
-  return `paused until ${when}: the ${event.side} server asks to slow down`;
 }
 
 // testResult is one side's last login test; one from before the account's
