@@ -253,6 +253,27 @@ func (e EventKind) Valid() bool {
 	}
 }
 
+// Defines values for GmailLabels.
+const (
+	GmailLabelsFirstLabel GmailLabels = "first-label"
+	GmailLabelsFolders    GmailLabels = "folders"
+	GmailLabelsKeywords   GmailLabels = "keywords"
+)
+
+// Valid indicates whether the value is a known member of the GmailLabels enum.
+func (e GmailLabels) Valid() bool {
+	switch e {
+	case GmailLabelsFirstLabel:
+		return true
+	case GmailLabelsFolders:
+		return true
+	case GmailLabelsKeywords:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LoginTestFilter.
 const (
 	LoginTestFilterFailed   LoginTestFilter = "failed"
@@ -757,6 +778,18 @@ type Event struct {
 // `error`: a fault the run recovers from (a retry, a lost worker).
 type EventKind string
 
+// GmailLabels What a source that is Gmail (it announces X-GM-EXT-1) does with its labels, which it
+// shows as folders, with every message once more in `[Gmail]/All Mail`.
+// `first-label`: each message is copied once, to Drafts, else INBOX, else the folder of its
+// first user label, else Sent, else Archive. `keywords`: each message is copied once, to
+// Drafts, INBOX, Sent or Archive, its user labels kept as keywords and Important as
+// `$Important`. `folders`: a copy per label folder, as with any server. Under every policy
+// All Mail, Starred and Important are never copied as folders (Starred is the `\Flagged`
+// flag); mail that only All Mail holds (archived) goes to Archive; Spam and Trash are copied
+// as they are. A message stays where the first run put it, whatever its labels later.
+// Other sources ignore it.
+type GmailLabels string
+
 // ImportResult defines model for ImportResult.
 type ImportResult struct {
 	// Created How many accounts were added.
@@ -942,7 +975,8 @@ type TaskOptions struct {
 	ExcludeFolders []string `json:"exclude_folders,omitempty"`
 
 	// FolderMap Source folder name, as the source server lists it → destination folder name, as the destination server lists it. A destination name outside the destination's personal namespace is put into it (`Sent` becomes `INBOX.Sent` on a server whose folders live under `INBOX.`).
-	FolderMap map[string]string `json:"folder_map,omitempty"`
+	FolderMap   map[string]string `json:"folder_map,omitempty"`
+	GmailLabels GmailLabels       `json:"gmail_labels,omitempty"`
 
 	// IncludeFolders Regular expressions (RE2 syntax) on source folder names; when given, only matching folders are copied.
 	IncludeFolders []string `json:"include_folders,omitempty"`

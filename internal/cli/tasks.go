@@ -151,6 +151,9 @@ func optionsText(o api.TaskOptions) string {
 	if o.ParallelAccounts > 0 {
 		add("%d accounts at once", o.ParallelAccounts)
 	}
+	if o.GmailLabels != "" && o.GmailLabels != api.GmailLabelsFirstLabel {
+		add("gmail labels %s", o.GmailLabels)
+	}
 	if len(parts) == 0 {
 		return "-"
 	}
@@ -190,6 +193,8 @@ func taskFlags(fs *flag.FlagSet, in *api.TaskInput) {
 	fs.StringVar(&o.Since, "since", o.Since, "YYYY-MM-DD: copy only messages received later")
 	fs.IntVar(&o.ParallelAccounts, "parallel-accounts", o.ParallelAccounts, "accounts migrated at once; 0: 4")
 	fs.BoolVar(&o.MirrorDeletions, "mirror-deletions", o.MirrorDeletions, "expunge the task's copies of messages expunged from the source")
+	fs.StringVar((*string)(&o.GmailLabels), "gmail-labels", string(o.GmailLabels),
+		"leaving Gmail: first-label (each message once, in its first label), keywords (once, labels as keywords) or folders (a copy per label); default first-label")
 }
 
 // stringList is a repeatable flag; given again in an update, it replaces
@@ -276,6 +281,8 @@ func applyTaskFlag(name string, from api.TaskInput, to *api.TaskInput) {
 		o.ParallelAccounts = f.ParallelAccounts
 	case "mirror-deletions":
 		o.MirrorDeletions = f.MirrorDeletions
+	case "gmail-labels":
+		o.GmailLabels = f.GmailLabels
 	}
 }
 

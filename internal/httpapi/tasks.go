@@ -111,6 +111,7 @@ func taskOptionsFromAPI(in api.TaskOptions) (migration.TaskOptions, error) {
 		Since:            since,
 		ParallelAccounts: in.ParallelAccounts,
 		MirrorDeletions:  in.MirrorDeletions,
+		GmailLabels:      migration.GmailLabels(in.GmailLabels),
 	}, err
 }
 
@@ -130,6 +131,7 @@ func taskToAPI(t migration.Task) api.Task {
 			Since:            migration.SinceText(o.Since),
 			ParallelAccounts: o.ParallelAccounts,
 			MirrorDeletions:  o.MirrorDeletions,
+			GmailLabels:      api.GmailLabels(o.GmailLabels),
 		},
 		State: api.TaskState(t.State),
 		Accounts: api.AccountCounts{

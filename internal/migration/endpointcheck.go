@@ -163,8 +163,9 @@ func providerNotes(e Endpoint, facts ServerFacts) []string {
 		notes = append(notes, "This is Microsoft 365 (Exchange Online), which refuses password logins over IMAP: choose OAuth 2.0 (provider microsoft365).")
 	}
 	if gmail {
-		notes = append(notes, `Gmail shows labels as folders: a message with several labels is copied once per label, and "[Gmail]/All Mail" holds every message again; `+
-			`exclude it (exclude_folders ^\[Gmail\]/All Mail$) unless archived mail, which is only there, must come along.`)
+		notes = append(notes, `Gmail shows labels as folders and "[Gmail]/All Mail" holds every message again: as a source, the task's gmail_labels says where each message goes `+
+			`(first-label, the default: once, in its first label; keywords: once, labels as keywords; folders: once per label), and archived mail goes to Archive. `+
+			`Do not exclude All Mail: archived mail is only there.`)
 	}
 	return notes
 }

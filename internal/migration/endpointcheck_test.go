@@ -61,7 +61,7 @@ func TestProviderNotes(t *testing.T) {
 			ServerFacts{Greeting: "The Microsoft Exchange IMAP4 service is ready.", Capabilities: m365Caps}, nil, []string{"Microsoft 365"}},
 		{"Gmail with passwords", Endpoint{Host: "imap.gmail.com", TLSMode: TLSModeSSL},
 			ServerFacts{Greeting: "Gimap ready for requests from 192.0.2.1 x1mb", Capabilities: gmailCaps},
-			[]string{"takes OAuth 2.0 (provider google) or an app password", `exclude it (exclude_folders ^\[Gmail\]/All Mail$)`}, nil},
+			[]string{"takes OAuth 2.0 (provider google) or an app password", "the task's gmail_labels says where each message goes"}, nil},
 		{"Gmail with OAuth 2.0", Endpoint{Host: "imap.gmail.com", TLSMode: TLSModeSSL, Auth: oauth},
 			ServerFacts{Greeting: "Gimap ready", Capabilities: gmailCaps}, []string{"labels as folders"}, []string{"app password"}},
 		{"a server that failed", Endpoint{Host: "imap.gmail.com", TLSMode: TLSModeSSL},

@@ -2,6 +2,7 @@ package migration
 
 import (
 	"regexp"
+	"slices"
 	"time"
 )
 
@@ -28,7 +29,22 @@ type TaskOptions struct {
 	Since            time.Time         // midnight UTC of the first day copied (by INTERNALDATE); zero: all
 	ParallelAccounts int               // accounts migrated at once; 0: DefaultParallelAccounts
 	MirrorDeletions  bool              // expunge the task's copies of messages expunged from the source
+	GmailLabels      GmailLabels       // a Gmail source's labels; "": GmailFirstLabel
 }
+
+// GmailLabels is how a task leaving Gmail treats its labels
+// (transfer.GmailLabels).
+type GmailLabels string
+
+// The Gmail label policies, in the order the API lists them.
+const (
+	GmailFirstLabel GmailLabels = "first-label"
+	GmailKeywords   GmailLabels = "keywords"
+	GmailFolders    GmailLabels = "folders"
+)
+
+// GmailLabelPolicies are every GmailLabels.
+var GmailLabelPolicies = []GmailLabels{GmailFirstLabel, GmailKeywords, GmailFolders}
 
 // Normalize checks o and fills in defaults.
 func (o *TaskOptions) Normalize() error {
@@ -43,6 +59,12 @@ func (o *TaskOptions) Normalize() error {
 	}
 	if o.ParallelAccounts == 0 {
 		o.ParallelAccounts = DefaultParallelAccounts
+	}
+	if o.GmailLabels == "" {
+		o.GmailLabels = GmailFirstLabel
+	}
+	if !slices.Contains(GmailLabelPolicies, o.GmailLabels) {
+		return invalid("options.gmail_labels", "must be first-label|keywords|folders")
 	}
 	return nil
 }

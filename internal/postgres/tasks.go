@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,19 +26,22 @@ type taskOptions struct {
 	Since            string            `json:"since,omitempty"`
 	ParallelAccounts int               `json:"parallel_accounts,omitempty"`
 	MirrorDeletions  bool              `json:"mirror_deletions,omitempty"`
+	GmailLabels      string            `json:"gmail_labels,omitempty"`
 }
 
 func storedTaskOptions(o migration.TaskOptions) taskOptions {
 	return taskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: migration.SinceText(o.Since),
-		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions}
+		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions, GmailLabels: string(o.GmailLabels)}
 }
 
 func (o taskOptions) domain() (migration.TaskOptions, error) {
 	since, err := migration.ParseSince(o.Since)
 	return migration.TaskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: since,
-		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions}, err
+		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions,
+		// Tasks from before the option have the default.
+		GmailLabels: cmp.Or(migration.GmailLabels(o.GmailLabels), migration.GmailFirstLabel)}, err
 }
 
 // TaskCreate stores a new idle task.

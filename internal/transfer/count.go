@@ -12,7 +12,7 @@ import (
 // a total (countFolders). A folder unchanged since the last run, which
 // the copy skips, keeps the count that run stored: a re-run with nothing
 // new does not read every folder again.
-func (r *accountRun) countSource(plans []folderPlan) error {
+func (r *accountRun) countSource(ctx context.Context, plans []folderPlan) error {
 	var boxes []mailbox
 	known := map[string]SourceCount{}
 	for _, plan := range plans {
@@ -20,7 +20,19 @@ func (r *accountRun) countSource(plans []folderPlan) error {
 		// A state from before sizes were kept (no bytes for messages)
 		// is counted again.
 		if ok && r.unchanged(prev, plan) && (prev.SourceBytes > 0 || prev.SourceMessages == 0) {
-			known[plan.Source.Name] = SourceCount{Messages: int(prev.SourceMessages), Bytes: prev.SourceBytes}
+			messages := int(prev.SourceMessages)
+			if plan.Source.Reads != "" {
+				messages = prev.Covered // of All Mail's, those routed to it
+			}
+			known[plan.Source.Name] = SourceCount{Messages: messages, Bytes: prev.SourceBytes}
+			continue
+		}
+		if plan.Source.Reads != "" { // a Gmail label: the messages routed to it
+			labels, err := r.labelIndex(ctx, 0)
+			if err != nil {
+				return err
+			}
+			known[plan.Source.Name] = labels.counts[plan.Source.Name]
 			continue
 		}
 		boxes = append(boxes, plan.Source)
@@ -59,10 +71,25 @@ func CheckLoginAndCount(ctx context.Context, side Side, tuning Tuning, opts Opti
 	if err != nil {
 		return count, false, nil
 	}
+	if s.Caps().Has(gmailCapability) {
+		boxes = gmailBoxes(boxes, opts.gmailLabels())
+	}
 	var wanted []mailbox
+	allMail := false
 	for _, b := range boxes {
-		if b.Selectable && opts.wants(b.Name) {
+		if !b.Selectable || !opts.wants(b.Name) {
+			continue
+		}
+		if b.Reads == "" {
 			wanted = append(wanted, b)
+			continue
+		}
+		// Gmail's labels read from All Mail: under a policy that copies
+		// each message once, All Mail counts them all, once (the
+		// archive, under folders, is not told apart before a run).
+		if !allMail && opts.gmailLabels() != GmailFolders {
+			allMail = true
+			wanted = append(wanted, mailbox{Name: b.Reads, Selectable: true})
 		}
 	}
 	count, _, err = countFolders(s, wanted, slog.New(slog.DiscardHandler))

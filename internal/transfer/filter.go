@@ -29,7 +29,11 @@ func (o *Options) filterKey() string {
 	if !o.Since.IsZero() {
 		since = dayOf(o.Since).Format(time.DateOnly)
 	}
-	return fmt.Sprintf("max=%d since=%s deleted=%t", o.MaxMessageBytes, since, o.CopyDeleted)
+	key := fmt.Sprintf("max=%d since=%s deleted=%t", o.MaxMessageBytes, since, o.CopyDeleted)
+	if p := o.gmailLabels(); p != GmailFirstLabel { // the default unspelled: older states have no such word
+		key += " gmail=" + string(p)
+	}
+	return key
 }
 
 // dayOf is the calendar day of t in its own zone: IMAP's SINCE compares

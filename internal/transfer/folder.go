@@ -25,7 +25,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	// EXAMINE: the source folder is opened read-only (RFC 9051 §6.3.3).
 	// CONDSTORE: the folder's HIGHESTMODSEQ, the baseline of the next
 	// run's CHANGEDSINCE (RFC 7162 §3.1.2.1).
-	sd, err := r.source.Select(plan.Source.Name, &imap.SelectOptions{ReadOnly: true, CondStore: r.source.Caps().Has(imap.CapCondStore)}).Wait()
+	sd, err := r.source.Select(plan.Source.reads(), &imap.SelectOptions{ReadOnly: true, CondStore: r.source.Caps().Has(imap.CapCondStore)}).Wait()
 	if err != nil {
 		return res.failed(r.source, err)
 	}
@@ -40,6 +40,11 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	fs, err := r.startFolderSync(ctx, plan, prev, known, sd, dd)
 	if err != nil {
 		return res, err
+	}
+	if plan.Source.Reads != "" {
+		if fs.labels, err = r.labelIndex(ctx, sd.UIDValidity); err != nil {
+			return res, err
+		}
 	}
 	err = fs.sweepInDoubt(ctx)
 	if err == nil {

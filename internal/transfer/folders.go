@@ -13,6 +13,25 @@ type mailbox struct {
 	Selectable bool
 	Subscribed bool
 	Status     *imap.StatusData // from LIST-STATUS, where the server has it
+	// View is \All, \Flagged or \Important (RFC 6154, RFC 8457): a folder
+	// that shows the messages of others, as Gmail's All Mail, Starred and
+	// Important do.
+	View imap.MailboxAttr
+	// Reads, when set, is the folder that is opened instead of Name: a
+	// Gmail label whose messages come from All Mail (gmailBoxes). Name
+	// stays the key of the folder's sync state.
+	Reads string
+	// NewName, when set, is the destination name the folder takes where
+	// no earlier run, folder map or role decides (Gmail's archive).
+	NewName string
+}
+
+// reads is the folder that is opened to read the messages.
+func (m mailbox) reads() string {
+	if m.Reads != "" {
+		return m.Reads
+	}
+	return m.Name
 }
 
 // namespace is a server's personal namespace (RFC 2342).
@@ -67,6 +86,10 @@ func mailboxFromList(data *imap.ListData, subscribedOnly map[string]bool) mailbo
 			m.Selectable = false
 		case imap.MailboxAttrSubscribed:
 			m.Subscribed = true
+		}
+		switch attr {
+		case imap.MailboxAttrAll, imap.MailboxAttrFlagged, imap.MailboxAttrImportant:
+			m.View = attr
 		}
 		for _, role := range copiedRoles {
 			if attr == role {

@@ -39,6 +39,27 @@ type accountRun struct {
 	// lastDestinationUse is when the destination's main session last
 	// spoke: it idles while the appender works (see keepDestinationAlive).
 	lastDestinationUse time.Time
+	// gmailSource is a Gmail source's folders as listed, and labels what
+	// its messages are labelled and where each goes, read when a folder
+	// read from All Mail needs it (gmail.go); both anew each attempt.
+	gmailSource []mailbox
+	labels      *labelIndex
+	plans       []folderPlan
+}
+
+// labelIndex returns the attempt's label index, reading it the first
+// time, or again when All Mail's UIDVALIDITY is not the one it was read
+// with.
+func (r *accountRun) labelIndex(ctx context.Context, uidValidity uint32) (*labelIndex, error) {
+	if r.labels != nil && (uidValidity == 0 || r.labels.uidValidity == uidValidity) {
+		return r.labels, nil
+	}
+	x, err := r.buildLabelIndex(ctx, r.gmailSource, r.plans)
+	if err != nil {
+		return nil, err
+	}
+	r.labels = x
+	return x, nil
 }
 
 // Migrate copies what the destination lacks of job's account. It returns
@@ -129,10 +150,17 @@ func (r *accountRun) attempt(ctx context.Context) error {
 			r.appender.close()
 		}
 	}()
-	plans := planFolders(src.boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations())
+	boxes := src.boxes
+	r.labels, r.gmailSource = nil, nil
+	if src.session.Caps().Has(gmailCapability) {
+		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
+		r.gmailSource = src.boxes
+	}
+	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations())
+	r.plans = plans
 	r.progress.FoldersTotal = len(plans)
 	if !r.progress.SourceCounted { // once a run: an attempt after a reconnect keeps the total
-		if err := r.countSource(plans); err != nil {
+		if err := r.countSource(ctx, plans); err != nil {
 			return err
 		}
 	}

@@ -48,7 +48,7 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, prev
 	})
 	p.claimEach(wanted, dest, func(b mailbox) string {
 		name := translateName(b.Name, srcNS, dstNS)
-		if b.Role == "" && translateName(name, dstNS, srcNS) == b.Name {
+		if b.Role == "" && b.NewName == "" && translateName(name, dstNS, srcNS) == b.Name {
 			return name
 		}
 		return ""
@@ -56,7 +56,11 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, prev
 	p.claimEach(wanted, dest, func(b mailbox) string { return p.byRole[b.Role] })
 	for _, b := range wanted {
 		if _, ok := dest[b.Name]; !ok {
-			dest[b.Name] = p.claimUnique(translateName(b.Name, srcNS, dstNS))
+			name := translateName(b.Name, srcNS, dstNS)
+			if b.NewName != "" {
+				name = dstNS.personal(b.NewName)
+			}
+			dest[b.Name] = p.claimUnique(name)
 		}
 	}
 	plans := make([]folderPlan, 0, len(wanted))

@@ -43,6 +43,9 @@ type folderSync struct {
 	// (dropped, or never written), so no window has entries to read:
 	// windows never share a source UID.
 	mapStartedEmpty bool
+	// labels, for a Gmail label read from All Mail, says which of its
+	// messages are the folder's (runRouted) and their keywords.
+	labels *labelIndex
 }
 
 // stateSaveTimeout bounds writing the state after a canceled run: the
@@ -98,6 +101,9 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 // meanwhile shift the numbers of those after them, once the server says
 // so: the windows follow.
 func (fs *folderSync) run(ctx context.Context) error {
+	if fs.labels != nil {
+		return fs.runRouted(ctx)
+	}
 	n, window := fs.src.NumMessages, uint32(fs.r.job.Tuning.Window)
 	from := uint32(1)
 	fs.r.source.expunges.take() // of an earlier folder
@@ -144,6 +150,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	if listing, err = fs.complete(listing, entries, existing); err != nil {
 		return err
 	}
+	fs.addLabelKeywords(listing)
 	diff := compareWindow(listing, entries, func(uid uint32) bool { return existing[imap.UID(uid)] },
 		func(msg message) bool { return r.job.Options.wantsMessage(msg.Flags, msg.Size, msg.Date) }, fs.wanted)
 	fs.noteDroppedKeywords(listing)

@@ -84,6 +84,8 @@ type Options struct {
 	// engine made of messages since expunged from the source; nothing it
 	// did not copy is ever touched.
 	MirrorDeletions bool
+	// GmailLabels is the policy for a Gmail source's labels; "": first-label.
+	GmailLabels GmailLabels
 }
 
 // Progress reports what a migration has done so far.

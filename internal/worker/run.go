@@ -184,7 +184,8 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 // optionsOf turns a task's options into the engine's.
 func optionsOf(o migration.TaskOptions) transfer.Options {
 	return transfer.Options{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
-		MaxMessageBytes: o.MaxMessageBytes, Since: o.Since, MirrorDeletions: o.MirrorDeletions}
+		MaxMessageBytes: o.MaxMessageBytes, Since: o.Since, MirrorDeletions: o.MirrorDeletions,
+		GmailLabels: transfer.GmailLabels(o.GmailLabels)}
 }
 
 func progressOf(p transfer.Progress) migration.Progress {

@@ -123,6 +123,13 @@ export const OAuth2Provider = Object.freeze({
   google: 'google',
 });
 
+// GmailLabels has the values of the API's GmailLabels.
+export const GmailLabels = Object.freeze({
+  firstLabel: 'first-label',
+  keywords: 'keywords',
+  folders: 'folders',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);

@@ -6,7 +6,7 @@ import { h, field, notice, confirmAction, plural, dataTable, keepFocus } from '.
 import { endpointName } from './endpoints.js';
 import { EventStream, latestSeqSeen, throttle, coalesce, figuresOnly } from './events.js';
 import { takeFlash } from './flash.js';
-import { runningStates, fieldLimits } from './enums.js';
+import { runningStates, fieldLimits, GmailLabels } from './enums.js';
 
 // runningStates are the states in which a task is busy (docs/design.md#task-states).
 export { runningStates };
@@ -160,6 +160,7 @@ function newTaskForm(endpoints) {
   const since = h('input', { name: 'since', type: 'date' });
   const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: fieldLimits.TaskOptions.parallel_accounts.maximum, inputmode: 'numeric', placeholder: '4' });
   const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
+  const gmail = h('select', { name: 'gmail_labels' }, gmailPolicies.map(([value, text]) => h('option', { value, text })));
   const form = h('form', { id: 'task-form', class: 'card' },
     h('h2', { text: 'New task' }),
     formMessage.el,
@@ -174,7 +175,8 @@ function newTaskForm(endpoints) {
       field('Skip messages larger than (bytes)', maxBytes, 'Empty: no limit.'),
       field('Only messages since', since, 'Empty: all messages.'),
       field('Accounts at once', parallel, 'Empty: 4.'),
-      field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.')),
+      field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.'),
+      field('Gmail labels', gmail, 'Leaving Gmail: All Mail, Starred and Important are never copied as folders, and archived mail goes to Archive. Other sources ignore this.')),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Create task' })));
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
@@ -184,6 +186,7 @@ function newTaskForm(endpoints) {
         include_folders: lines(include.value), exclude_folders: lines(exclude.value),
         folder_map: folderRenames(folderMap.value), max_message_bytes: Number(maxBytes.value) || 0,
         since: since.value, parallel_accounts: Number(parallel.value) || 0, mirror_deletions: mirror.checked,
+        gmail_labels: gmail.value,
       };
       const created = await request('POST', '/tasks', {
         name: name.value.trim(), source_endpoint_id: Number(source.value),
@@ -196,6 +199,13 @@ function newTaskForm(endpoints) {
   });
   return form;
 }
+
+// gmailPolicies are the choices of a Gmail source's labels, the default first.
+const gmailPolicies = [
+  [GmailLabels.firstLabel, 'Each message once: Drafts, INBOX, its first label, Sent or Archive'],
+  [GmailLabels.keywords, 'Each message once: Drafts, INBOX, Sent or Archive, labels kept as keywords'],
+  [GmailLabels.folders, 'A copy per label folder'],
+];
 
 function lines(text) {
   return text.split('\n').map((l) => l.trim()).filter((l) => l !== '');

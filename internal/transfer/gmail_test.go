@@ -1,0 +1,310 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+)
+
+// gmailMessages are the labels of a Gmail mailbox that has every case a
+// policy meets: inbox mail with and without user labels, sent mail with a
+// label, a draft, starred and important mail, a nested label, archived
+// mail, spam and trash.
+var gmailMessages = [][]string{
+	{`\Inbox`},                           // 0
+	{`\Inbox`, "Work"},                   // 1
+	{"Work", "Clients/Acme"},             // 2
+	{},                                   // 3: archived
+	{`\Sent`},                            // 4
+	{`\Sent`, "Work"},                    // 5
+	{`\Draft`},                           // 6
+	{`\Inbox`, `\Starred`, `\Important`}, // 7
+	{`\Spam`},                            // 8
+	{`\Trash`},                           // 9
+	{"Clients/Acme", `\Important`},       // 10
+	{`\Starred`},                         // 11: archived, starred
+}
+
+func gmailRaw(n int) []byte {
+	return []byte(fmt.Sprintf("From: a@example.com\r\nTo: b@example.com\r\nSubject: message %d\r\n"+
+		"Message-ID: <m%d@gmail.test>\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\n\r\nBody %d.\r\n", n, n, n))
+}
+
+// gmailFixture is the Gmail fake with gmailMessages, and a Dovecot to
+// migrate to.
+type gmailFixture struct {
+	gmail *imaptest.GmailServer
+	dst   *imaptest.Dovecot
+}
+
+func newGmailFixture(t *testing.T, opts imaptest.GmailOptions) *gmailFixture {
+	t.Helper()
+	opts.Login, opts.Password = "ann@example.com", "app-password"
+	f := &gmailFixture{gmail: imaptest.StartGmail(t, opts),
+		dst: imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"ann": "pw"}})}
+	for i, labels := range gmailMessages {
+		f.gmail.Add(t, imaptest.GmailMessage{Raw: gmailRaw(i), Labels: labels, Date: time.Date(2026, 11, 2, 10, i, 0, 0, time.UTC)})
+	}
+	return f
+}
+
+func (f *gmailFixture) job(policy GmailLabels) Job {
+	return Job{
+		Source:      Side{Server: Server{Host: f.gmail.Host, Port: f.gmail.Port, Security: SecurityPlain}, Login: f.gmail.Login, Password: f.gmail.Password},
+		Destination: Side{Server: Server{Host: f.dst.Host, Port: f.dst.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
+		Options:     Options{GmailLabels: policy},
+		State:       NewMemoryState(),
+		Tuning:      Tuning{Attempts: 1},
+	}
+}
+
+var messageNumber = regexp.MustCompile(`Message-ID: <m(\d+)@gmail\.test>`)
+
+// destination returns where each message is on the destination: folder
+// → the message numbers there, each with its keywords ("2 Clients/Acme
+// Work"), sorted.
+func (f *gmailFixture) destination(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, m := range f.dst.Read(t, "ann").Messages {
+		n := messageNumber.FindSubmatch(m.Body)
+		if n == nil {
+			t.Fatalf("a message on the destination that the source does not have: %q", m.Body)
+		}
+		entry := string(n[1])
+		var keywords []string
+		for _, flag := range m.Flags {
+			if !strings.HasPrefix(string(flag), `\`) {
+				keywords = append(keywords, string(flag))
+			}
+		}
+		slices.Sort(keywords)
+		if len(keywords) > 0 {
+			entry += " " + strings.Join(keywords, " ")
+		}
+		out[m.Folder] = append(out[m.Folder], entry)
+	}
+	for folder := range out {
+		slices.SortFunc(out[folder], func(a, b string) int {
+			var x, y int
+			fmt.Sscan(a, &x)
+			fmt.Sscan(b, &y)
+			return x - y
+		})
+	}
+	return out
+}
+
+func wantPlaces(t *testing.T, got, want map[string][]string) {
+	t.Helper()
+	for folder, msgs := range want {
+		if !slices.Equal(got[folder], msgs) {
+			t.Errorf("%s holds %q, want %q", folder, got[folder], msgs)
+		}
+	}
+	for folder, msgs := range got {
+		if _, ok := want[folder]; !ok && len(msgs) > 0 {
+			t.Errorf("%s holds %q, want nothing there", folder, msgs)
+		}
+	}
+}
+
+// wantGmailVerified checks that every folder of res is verified and none is
+// Gmail's All Mail, Starred or Important copied as it is.
+func wantGmailVerified(t *testing.T, res Result, messages int) {
+	t.Helper()
+	total := 0
+	for _, folder := range res.Folders {
+		if !folder.Verified() {
+			t.Errorf("%s → %s not verified: %+v", folder.Source, folder.Destination, folder)
+		}
+		if strings.Contains(folder.Destination, "All Mail") || strings.Contains(folder.Destination, "Starred") || strings.Contains(folder.Destination, "Important") {
+			t.Errorf("a view was copied as a folder: %s → %s", folder.Source, folder.Destination)
+		}
+		total += folder.SourceMessages
+	}
+	if total != messages {
+		t.Errorf("the folders cover %d messages, want %d", total, messages)
+	}
+	if res.SourceMessages != messages || res.MessagesCopied+res.MessagesSkipped != messages || res.MessagesFailed != 0 {
+		t.Errorf("progress: %d source messages, %d copied, %d skipped, %d failed; want %d in all",
+			res.SourceMessages, res.MessagesCopied, res.MessagesSkipped, res.MessagesFailed, messages)
+	}
+}
+
+// TestGmailFirstLabelCopiesEachMessageOnce: leaving Gmail with the
+// first-label policy, each message is copied once, to Drafts, INBOX, its
+// first user label, Sent or Archive in that order; Spam and Trash as
+// they are. A re-run after labels were added copies only the new
+// message: a message stays where it went.
+func TestGmailFirstLabelCopiesEachMessageOnce(t *testing.T) {
+	f := newGmailFixture(t, imaptest.GmailOptions{})
+	job := f.job(GmailFirstLabel)
+	// The task's total before any run counts each message once too.
+	count, counted, err := CheckLoginAndCount(context.Background(), job.Source, job.Tuning, job.Options)
+	if err != nil || !counted || count.Messages != len(gmailMessages) {
+		t.Errorf("counted %+v (%t, %v) before the run, want %d messages", count, counted, err, len(gmailMessages))
+	}
+	res, err := Migrate(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGmailVerified(t, res, len(gmailMessages))
+	want := map[string][]string{
+		"INBOX":        {"0", "1", "7"},
+		"Work":         {"2", "5"},
+		"Clients/Acme": {"10"},
+		`\Sent`:        {"4"},
+		`\Drafts`:      {"6"},
+		`\Junk`:        {"8"},
+		`\Trash`:       {"9"},
+		`\Archive`:     {"3", "11"},
+	}
+	wantPlaces(t, f.destination(t), want)
+	if res.MessagesCopied != len(gmailMessages) {
+		t.Errorf("copied %d messages, want %d", res.MessagesCopied, len(gmailMessages))
+	}
+
+	// The user labels an inbox message and an archived one, and a new
+	// message arrives.
+	f.gmail.AddLabel(t, 0, "Alpha", gmailRaw(0))
+	f.gmail.AddLabel(t, 3, "Alpha", gmailRaw(3))
+	f.gmail.Add(t, imaptest.GmailMessage{Raw: gmailRaw(12), Labels: []string{"Alpha"}, Date: time.Now()})
+	res, err = Migrate(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MessagesCopied != 1 {
+		t.Errorf("the re-run copied %d messages, want 1 (the new one)", res.MessagesCopied)
+	}
+	wantGmailVerified(t, res, len(gmailMessages)+1)
+	want["Alpha"] = []string{"12"}
+	wantPlaces(t, f.destination(t), want)
+}
+
+// TestGmailKeywordsKeepLabelsAsKeywords: with the keywords policy each
+// message is copied once, to Drafts, INBOX, Sent or Archive, its user
+// labels as keywords and Important as $Important; a label added later
+// is added to the copy's keywords, nothing is copied again.
+func TestGmailKeywordsKeepLabelsAsKeywords(t *testing.T) {
+	f := newGmailFixture(t, imaptest.GmailOptions{})
+	job := f.job(GmailKeywords)
+	res, err := Migrate(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGmailVerified(t, res, len(gmailMessages))
+	want := map[string][]string{
+		"INBOX":    {"0", "1 Work", "7 $Important"},
+		`\Sent`:    {"4", "5 Work"},
+		`\Drafts`:  {"6"},
+		`\Junk`:    {"8"},
+		`\Trash`:   {"9"},
+		`\Archive`: {"2 Clients/Acme Work", "3", "10 $Important Clients/Acme", "11"},
+	}
+	wantPlaces(t, f.destination(t), want)
+
+	f.gmail.AddLabel(t, 0, "Later Label", gmailRaw(0))
+	res, err = Migrate(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MessagesCopied != 0 {
+		t.Errorf("the re-run copied %d messages, want none", res.MessagesCopied)
+	}
+	want["INBOX"][0] = "0 Later_Label"
+	wantPlaces(t, f.destination(t), want)
+}
+
+// TestGmailFoldersCopiesLabelsButNotAllMail: the folders policy copies a
+// message once per label folder, as any server's folders, but All Mail,
+// Starred and Important are not copied: the archived mail alone comes
+// from All Mail, to Archive.
+func TestGmailFoldersCopiesLabelsButNotAllMail(t *testing.T) {
+	f := newGmailFixture(t, imaptest.GmailOptions{})
+	res, err := Migrate(context.Background(), f.job(GmailFolders))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGmailVerified(t, res, 15)
+	wantPlaces(t, f.destination(t), map[string][]string{
+		"INBOX":        {"0", "1", "7"},
+		"Work":         {"1", "2", "5"},
+		"Clients/Acme": {"2", "10"},
+		`\Sent`:        {"4", "5"},
+		`\Drafts`:      {"6"},
+		`\Junk`:        {"8"},
+		`\Trash`:       {"9"},
+		`\Archive`:     {"3", "11"},
+	})
+}
+
+// TestGmailBandwidthLimitPausesTheAccount: Gmail's "Account exceeded
+// command or bandwidth limits" is a throttle: the account pauses and
+// goes on where it was, and every message is there once.
+func TestGmailBandwidthLimitPausesTheAccount(t *testing.T) {
+	f := newGmailFixture(t, imaptest.GmailOptions{BandwidthFetches: 3, BandwidthLock: 300 * time.Millisecond})
+	job := f.job(GmailFirstLabel)
+	job.Tuning.ThrottlePause = 100 * time.Millisecond
+	var throttles []Throttle
+	job.OnThrottled = func(th Throttle) { throttles = append(throttles, th) }
+	res, err := Migrate(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGmailVerified(t, res, len(gmailMessages))
+	if len(throttles) == 0 || f.gmail.Refused() == 0 {
+		t.Fatalf("no throttle seen (%d refused)", f.gmail.Refused())
+	}
+	if !strings.Contains(throttles[0].Words, "bandwidth limits") || throttles[0].Side != "source" {
+		t.Errorf("throttle %+v, want the source's words", throttles[0])
+	}
+	got := f.destination(t)
+	n := 0
+	for _, msgs := range got {
+		n += len(msgs)
+	}
+	if n != len(gmailMessages) {
+		t.Errorf("%d messages on the destination, want %d: %v", n, len(gmailMessages), got)
+	}
+}
+
+// TestParseLabelFetch reads X-GM-LABELS as Gmail writes them: system
+// labels quoted with their backslash escaped or bare, labels with spaces
+// quoted, modified UTF-7, other items in between, and a list empty for
+// archived mail.
+func TestParseLabelFetch(t *testing.T) {
+	for _, c := range []struct {
+		response string
+		want     labelled
+		ok       bool
+	}{
+		{`12 FETCH (X-GM-LABELS ("\\Inbox" "\\Important" Work "Muy Importante") UID 40 RFC822.SIZE 1234)`,
+			labelled{uid: 40, size: 1234, labels: []string{`\Inbox`, `\Important`, "Work", "Muy Importante"}}, true},
+		{`1 FETCH (UID 7 FLAGS (\Seen) RFC822.SIZE 10 X-GM-MSGID 1278455344230334865 X-GM-LABELS (\Sent Caf&AOk-))`,
+			labelled{uid: 7, size: 10, labels: []string{`\Sent`, "Café"}}, true},
+		{`3 FETCH (UID 9 RFC822.SIZE 5 X-GM-LABELS ())`, labelled{uid: 9, size: 5, labels: nil}, true},
+		{`3 FETCH (FLAGS (\Seen))`, labelled{}, false}, // a flag change
+		{`4 EXISTS`, labelled{}, false},
+	} {
+		got, ok, err := parseLabelFetch(c.response)
+		if err != nil || ok != c.ok || (ok && (got.uid != c.want.uid || got.size != c.want.size || !slices.Equal(got.labels, c.want.labels))) {
+			t.Errorf("%s: got %+v %t %v, want %+v", c.response, got, ok, err, c.want)
+		}
+	}
+	if _, _, err := parseLabelFetch(`5 FETCH (UID 3 X-GM-LABELS ("unterminated`); err == nil {
+		t.Error("a malformed list was read without an error")
+	}
+	for label, want := range map[string]string{"Work": "Work", "Clients/Acme": "Clients/Acme", "Later Label": "Later_Label",
+		"Café (old)": "Caf&AOk-__old_", `a"b\c%d*e]`: "a_b_c_d_e_"} {
+		if got := labelKeyword(label); string(got) != want {
+			t.Errorf("label %q became keyword %q, want %q", label, got, want)
+		}
+	}
+}
