@@ -269,7 +269,8 @@ var errGmailBandwidth = &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.
 // gmailSession is one connection, past its login.
 type gmailSession struct {
 	*imapmemserver.UserSession
-	server *GmailServer
+	server   *GmailServer
+	selected string
 }
 
 func (s *gmailSession) Login(username, password string) error {
@@ -343,7 +344,32 @@ func (s *gmailSession) Select(name string, options *imap.SelectOptions) (*imap.S
 	if s.server.overBandwidth(false) {
 		return nil, errGmailBandwidth
 	}
+	s.selected = name
 	return s.UserSession.Select(name, options)
+}
+
+// Copy into a label's folder labels the messages: each stays one
+// message, in All Mail once (Gmail's "IMAP Extensions": COPY adds a label).
+func (s *gmailSession) Copy(numSet imap.NumSet, dest string) (*imap.CopyData, error) {
+	data, err := s.UserSession.Copy(numSet, dest)
+	if err != nil {
+		return nil, err
+	}
+	g := s.server
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	from, to := g.folders[s.selected], g.folders[dest]
+	sources, _ := data.SourceUIDs.Nums()
+	dests, _ := data.DestUIDs.Nums()
+	for i, uid := range sources {
+		for _, e := range from.entries {
+			if e.uid == uid && i < len(dests) {
+				e.msg.labels = append(e.msg.labels, labelOf(dest))
+				to.entries = append(to.entries, gmailEntry{uid: dests[i], msg: e.msg})
+			}
+		}
+	}
+	return data, nil
 }
 
 func (s *gmailSession) Fetch(w *imapserver.FetchWriter, numSet imap.NumSet, options *imap.FetchOptions) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
@@ -306,5 +307,64 @@ func TestParseLabelFetch(t *testing.T) {
 		if got := labelKeyword(label); string(got) != want {
 			t.Errorf("label %q became keyword %q, want %q", label, got, want)
 		}
+	}
+}
+
+// TestJoiningGmailLabelsInsteadOfCopies: into Gmail, a message that two
+// source folders hold becomes one message with two labels: the second
+// folder gets the first copy by a COPY from All Mail, never a second
+// message. A re-run adds nothing; a later folder holding an old message
+// labels it too.
+func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
+	src := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"ann": "pw"}})
+	date := time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC)
+	msg := func(folder string, n int) imaptest.Message {
+		return imaptest.Message{Folder: folder, Body: gmailRaw(n), Date: date.Add(time.Duration(n) * time.Minute), Flags: []imap.Flag{imap.FlagSeen}}
+	}
+	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Work"}},
+		Messages: []imaptest.Message{msg("INBOX", 0), msg("INBOX", 1), msg("Work", 0), msg("Work", 2), msg(`\Sent`, 3)}})
+	gmail := imaptest.StartGmail(t, imaptest.GmailOptions{Login: "ann@example.com", Password: "app-password"})
+	job := Job{
+		Source:      Side{Server: Server{Host: src.Host, Port: src.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
+		Destination: Side{Server: Server{Host: gmail.Host, Port: gmail.Port, Security: SecurityPlain}, Login: gmail.Login, Password: gmail.Password},
+		State:       NewMemoryState(),
+		Tuning:      Tuning{Attempts: 1},
+	}
+	wantCounts := func(when string, want map[string]int) {
+		t.Helper()
+		for folder, n := range want {
+			if got := gmail.Count(folder); got != n {
+				t.Errorf("%s: %s holds %d messages, want %d", when, folder, got, n)
+			}
+		}
+	}
+	res, err := Migrate(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, folder := range res.Folders {
+		if !folder.Verified() {
+			t.Errorf("%s → %s not verified: %+v", folder.Source, folder.Destination, folder)
+		}
+	}
+	wantCounts("first run", map[string]int{imaptest.GmailAllMail: 4, "INBOX": 2, "Work": 2, "[Gmail]/Sent Mail": 1})
+	if labels := gmail.Labels(imaptest.GmailAllMail)[0]; !slices.Equal(labels, []string{`\Inbox`, "Work"}) {
+		t.Errorf("the message in INBOX and Work has labels %q, want both", labels)
+	}
+
+	res, err = Migrate(context.Background(), job)
+	if err != nil || res.MessagesCopied != 0 {
+		t.Fatalf("the re-run copied %d messages (%v), want none", res.MessagesCopied, err)
+	}
+	wantCounts("re-run", map[string]int{imaptest.GmailAllMail: 4})
+
+	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Later"}},
+		Messages: []imaptest.Message{msg("Later", 1), msg("INBOX", 4)}})
+	if _, err := Migrate(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts("after a new folder", map[string]int{imaptest.GmailAllMail: 5, "INBOX": 3, "Later": 1})
+	if labels := gmail.Labels(imaptest.GmailAllMail)[1]; !slices.Equal(labels, []string{`\Inbox`, "Later"}) {
+		t.Errorf("the old message put in Later has labels %q, want INBOX's and Later", labels)
 	}
 }

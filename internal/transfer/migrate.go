@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -45,6 +46,10 @@ type accountRun struct {
 	gmailSource []mailbox
 	labels      *labelIndex
 	plans       []folderPlan
+	// destinationAllMail is a Gmail destination's All Mail, where twins
+	// finds the messages a folder may get by a label (gmailin.go).
+	destinationAllMail string
+	twins              *allMailTwins
 }
 
 // labelIndex returns the attempt's label index, reading it the first
@@ -145,9 +150,18 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		r.readSubscriptions(ctx, src.boxes)
 	}
 	r.source, r.destination, r.appender = src.session, dst.session, nil
+	r.destinationAllMail, r.twins = "", nil
+	if dst.session.Caps().Has(gmailCapability) {
+		if i := slices.IndexFunc(dst.boxes, func(b mailbox) bool { return b.View == imap.MailboxAttrAll }); i >= 0 {
+			r.destinationAllMail = dst.boxes[i].Name
+		}
+	}
 	defer func() {
 		if r.appender != nil {
 			r.appender.close()
+		}
+		if r.twins != nil {
+			r.twins.session.close()
 		}
 	}()
 	boxes := src.boxes

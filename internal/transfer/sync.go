@@ -46,6 +46,9 @@ type folderSync struct {
 	// labels, for a Gmail label read from All Mail, says which of its
 	// messages are the folder's (runRouted) and their keywords.
 	labels *labelIndex
+	// twinsUsed are the All Mail messages a Gmail destination's folder
+	// got by a label in this run (labelTwins).
+	twinsUsed map[imap.UID]bool
 }
 
 // stateSaveTimeout bounds writing the state after a canceled run: the
@@ -187,6 +190,13 @@ func (fs *folderSync) syncWindow(ctx context.Context, keep *[]Mapping, diff wind
 	adopted, rest, err := fs.adopt(ctx, candidates)
 	if err != nil {
 		return err
+	}
+	if len(rest) > 0 && fs.r.destinationAllMail != "" {
+		var labelled []Mapping
+		if labelled, rest, err = fs.labelTwins(ctx, rest); err != nil {
+			return err
+		}
+		adopted = append(adopted, labelled...)
 	}
 	*keep = append(*keep, adopted...)
 	fs.r.figures.skip(fs.folder, len(adopted))

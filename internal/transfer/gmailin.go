@@ -1,0 +1,127 @@
+package transfer
+
+import (
+	"context"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// allMailTwins finds, for a destination that is Gmail, the messages its
+// All Mail holds already: a message in two source folders is one message
+// with two labels there, so the second folder gets the first copy's
+// label (UID COPY from All Mail, which in Gmail adds a label) instead of
+// a second message. It reads All Mail on a destination session of its
+// own, the identities of the messages it has not read yet before each
+// look-up: those this run appended since are found too.
+type allMailTwins struct {
+	session    *session
+	name       string
+	readUpTo   imap.UID // identities read for UIDs below it
+	byIdentity map[string]twin
+}
+
+type twin struct {
+	uid   imap.UID
+	flags []imap.Flag
+}
+
+// gmailTwins returns the attempt's allMailTwins, opening it the first
+// time; nil when the destination is not Gmail.
+func (r *accountRun) gmailTwins(ctx context.Context) (*allMailTwins, error) {
+	if r.destinationAllMail == "" {
+		return nil, nil
+	}
+	if r.twins != nil {
+		return r.twins, nil
+	}
+	s, err := connect(ctx, &r.job.Destination, "destination", r.job.Tuning)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Select(r.destinationAllMail, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		s.close()
+		return nil, s.failed(err)
+	}
+	r.twins = &allMailTwins{session: s, name: r.destinationAllMail, readUpTo: 1, byIdentity: map[string]twin{}}
+	return r.twins, nil
+}
+
+// refresh reads the identities of All Mail's messages not read yet.
+func (x *allMailTwins) refresh() error {
+	var from imap.UIDSet
+	from.AddRange(x.readUpTo, 0) // readUpTo:*
+	found, err := x.session.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{from}}, nil).Wait()
+	if err != nil {
+		return x.session.failed(err)
+	}
+	var uids imap.UIDSet
+	for _, uid := range found.AllUIDs() {
+		if uid >= x.readUpTo { // "n:*" takes in the highest UID even below n
+			uids.AddNum(uid)
+		}
+	}
+	if len(uids) == 0 {
+		return nil
+	}
+	msgs, err := x.session.identities(uids)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if _, ok := x.byIdentity[m.Identity]; !ok {
+			x.byIdentity[m.Identity] = twin{uid: m.UID, flags: m.Flags}
+		}
+		x.readUpTo = max(x.readUpTo, m.UID+1)
+	}
+	return nil
+}
+
+// labelTwins gives the folder the candidates whose message All Mail
+// holds already, by copying that message into it, and returns their map
+// entries and the candidates left to append. A twin serves a folder once:
+// a source folder holding a message twice gets it twice.
+func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (labelled []Mapping, rest []message, err error) {
+	twins, err := fs.r.gmailTwins(ctx)
+	if err != nil || twins == nil {
+		return nil, candidates, err
+	}
+	if err := twins.refresh(); err != nil {
+		return nil, nil, err
+	}
+	withIdentity, err := fs.sourceIdentities(candidates)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fs.twinsUsed == nil {
+		fs.twinsUsed = map[imap.UID]bool{}
+	}
+	for _, msg := range withIdentity {
+		there, ok := twins.byIdentity[msg.Identity]
+		if !ok || msg.Identity == "" || fs.twinsUsed[there.uid] {
+			rest = append(rest, msg)
+			continue
+		}
+		var uid imap.UIDSet
+		uid.AddNum(there.uid)
+		data, err := twins.session.Copy(uid, fs.plan.Destination).Wait()
+		if err != nil {
+			if refused(err) {
+				rest = append(rest, msg) // appended instead
+				continue
+			}
+			return nil, nil, twins.session.failed(err)
+		}
+		dest, ok := data.DestUIDs.Nums()
+		if !ok || len(dest) != 1 {
+			rest = append(rest, msg) // no COPYUID: appended instead
+			continue
+		}
+		fs.twinsUsed[there.uid] = true
+		labelled = append(labelled, Mapping{Source: uint32(msg.UID), Destination: uint32(dest[0]), Flags: flagStrings(fs.wanted(there.flags))})
+		fs.destUIDNext = max(fs.destUIDNext, dest[0]+1)
+	}
+	if err := fs.writeFlags(fs.adoptedFlagChanges(labelled, withIdentity), labelled); err != nil {
+		return nil, nil, err
+	}
+	return labelled, rest, nil
+}
