@@ -349,6 +349,33 @@ func (e OAuth2Provider) Valid() bool {
 	}
 }
 
+// Defines values for Profile.
+const (
+	ProfileAuto         Profile = "auto"
+	ProfileExchange     Profile = "exchange"
+	ProfileGeneric      Profile = "generic"
+	ProfileGmail        Profile = "gmail"
+	ProfileMicrosoft365 Profile = "microsoft365"
+)
+
+// Valid indicates whether the value is a known member of the Profile enum.
+func (e Profile) Valid() bool {
+	switch e {
+	case ProfileAuto:
+		return true
+	case ProfileExchange:
+		return true
+	case ProfileGeneric:
+		return true
+	case ProfileGmail:
+		return true
+	case ProfileMicrosoft365:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TLSMode.
 const (
 	TLSModePlain    TLSMode = "plain"
@@ -604,8 +631,17 @@ type Endpoint struct {
 	Id   int64        `json:"id"`
 
 	// Port The port in use; the mode's default when none was given.
-	Port      int    `json:"port"`
-	RoleLabel string `json:"role_label"`
+	Port int `json:"port"`
+
+	// Profile The provider whose limits the server has, where it does not announce them. As a
+	// destination: a message larger than the provider takes by default is not sent (it fails
+	// with words saying so and stays on the source): Gmail 35 651 584 bytes, Microsoft 365
+	// 35 MiB, Exchange 10 MiB; an APPENDLIMIT the server announces wins. Folder names the
+	// provider refuses to create (`Files` on Microsoft 365) get " (2)". `auto`: Gmail by
+	// X-GM-EXT-1 or imap.gmail.com, Microsoft 365 by its hosts, otherwise `generic` (no
+	// limits); Exchange on premises is chosen by hand. The endpoint check says what it detects.
+	Profile   Profile `json:"profile"`
+	RoleLabel string  `json:"role_label"`
 
 	// TlsMode `ssl`: TLS from the first byte (usually port 993); `starttls`: plain
 	// connection upgraded with STARTTLS (usually 143); `plain`: no encryption.
@@ -701,7 +737,8 @@ type EndpointInput struct {
 	Host string `json:"host,omitempty"`
 
 	// Port TCP port; omitted or 0 means the default for tls_mode (993 for ssl, 143 otherwise).
-	Port int `json:"port,omitempty"`
+	Port    int     `json:"port,omitempty"`
+	Profile Profile `json:"profile,omitempty"`
 
 	// RoleLabel Free text naming the server's role, e.g. "old provider".
 	RoleLabel string `json:"role_label,omitempty"`
@@ -877,6 +914,15 @@ type OAuth2Settings struct {
 	Scope     string         `json:"scope"`
 	TokenUrl  string         `json:"token_url"`
 }
+
+// Profile The provider whose limits the server has, where it does not announce them. As a
+// destination: a message larger than the provider takes by default is not sent (it fails
+// with words saying so and stays on the source): Gmail 35 651 584 bytes, Microsoft 365
+// 35 MiB, Exchange 10 MiB; an APPENDLIMIT the server announces wins. Folder names the
+// provider refuses to create (`Files` on Microsoft 365) get " (2)". `auto`: Gmail by
+// X-GM-EXT-1 or imap.gmail.com, Microsoft 365 by its hosts, otherwise `generic` (no
+// limits); Exchange on premises is chosen by hand. The endpoint check says what it detects.
+type Profile string
 
 // Progress defines model for Progress.
 type Progress struct {

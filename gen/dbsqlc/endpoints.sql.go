@@ -58,10 +58,10 @@ func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdate
 const endpointCreate = `-- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
-                       oauth2_device_url)
+                       oauth2_device_url, profile)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
         $10, $11, $12, $13, $14, $15,
-        $16, $17)
+        $16, $17, $18)
 `
 
 type EndpointCreateParams struct {
@@ -82,6 +82,7 @@ type EndpointCreateParams struct {
 	Oauth2Mechanism    string
 	Oauth2ClientSecret []byte
 	Oauth2DeviceUrl    string
+	Profile            string
 }
 
 func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
@@ -103,6 +104,7 @@ func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) 
 		arg.Oauth2Mechanism,
 		arg.Oauth2ClientSecret,
 		arg.Oauth2DeviceUrl,
+		arg.Profile,
 	)
 	return err
 }
@@ -120,7 +122,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -146,6 +148,7 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.Oauth2Mechanism,
 		&i.Oauth2ClientSecret,
 		&i.Oauth2DeviceUrl,
+		&i.Profile,
 	)
 	return i, err
 }
@@ -164,7 +167,7 @@ func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
 }
 
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -196,6 +199,7 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.Oauth2Mechanism,
 			&i.Oauth2ClientSecret,
 			&i.Oauth2DeviceUrl,
+			&i.Profile,
 		); err != nil {
 			return nil, err
 		}
@@ -242,8 +246,8 @@ func (q *Queries) EndpointRunningTasks(ctx context.Context, arg EndpointRunningT
 const endpointUpdate = `-- name: EndpointUpdate :execrows
 UPDATE endpoints
 SET role_label = $1, host = $2, port = $3, tls_mode = $4,
-    tls_skip_verify = $5, updated_at = now()
-WHERE id = $6
+    tls_skip_verify = $5, profile = $6, updated_at = now()
+WHERE id = $7
 `
 
 type EndpointUpdateParams struct {
@@ -252,6 +256,7 @@ type EndpointUpdateParams struct {
 	Port          int32
 	TlsMode       string
 	TlsSkipVerify bool
+	Profile       string
 	ID            int64
 }
 
@@ -262,6 +267,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 		arg.Port,
 		arg.TlsMode,
 		arg.TlsSkipVerify,
+		arg.Profile,
 		arg.ID,
 	)
 	if err != nil {
@@ -271,7 +277,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -307,6 +313,7 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.Oauth2Mechanism,
 		&i.Endpoint.Oauth2ClientSecret,
 		&i.Endpoint.Oauth2DeviceUrl,
+		&i.Endpoint.Profile,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -326,6 +333,7 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.Oauth2Mechanism,
 		&i.Endpoint_2.Oauth2ClientSecret,
 		&i.Endpoint_2.Oauth2DeviceUrl,
+		&i.Endpoint_2.Profile,
 	)
 	return i, err
 }

@@ -127,6 +127,7 @@ type Endpoint struct {
 	Oauth2Mechanism    string
 	Oauth2ClientSecret []byte
 	Oauth2DeviceUrl    string
+	Profile            string
 }
 
 type Event struct {

@@ -18,23 +18,24 @@ func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
-	ep := u.id("endpoints", "create", "--host", "imap.old.example", "--role-label", "old", "--tls-mode", "starttls", "--tls-skip-verify")
+	ep := u.id("endpoints", "create", "--host", "imap.old.example", "--role-label", "old", "--tls-mode", "starttls", "--tls-skip-verify", "--profile", "exchange")
 	u.ok("endpoints", "update", ep, "--port", "1143")
 	var endpoint api.Endpoint
 	decodeJSON(t, u.ok("endpoints", "get", ep, "--output", "json"), &endpoint)
 	if endpoint.Port != 1143 || endpoint.Host != "imap.old.example" || endpoint.RoleLabel != "old" ||
-		endpoint.TlsMode != api.TLSModeStarttls || !endpoint.TlsSkipVerify {
+		endpoint.TlsMode != api.TLSModeStarttls || !endpoint.TlsSkipVerify || endpoint.Profile != api.ProfileExchange {
 		t.Errorf("endpoint after update --port: %+v", endpoint)
 	}
 
 	dst := u.id("endpoints", "create", "--host", "imap.new.example")
 	task := u.id("tasks", "create", "--name", "n", "--source", ep, "--destination", dst,
-		"--include-folder", "^INBOX", "--include-folder", "^Archive", "--folder-map", "Sent Items=Sent", "--since", "2024-01-01")
+		"--include-folder", "^INBOX", "--include-folder", "^Archive", "--folder-map", "Sent Items=Sent", "--since", "2024-01-01", "--gmail-labels", "keywords")
 	u.ok("tasks", "update", task, "--name", "renamed", "--include-folder", "^Projects")
 	var got api.Task
 	decodeJSON(t, u.ok("tasks", "get", task, "--output", "json"), &got)
 	o := got.Options
-	if got.Name != "renamed" || strings.Join(o.IncludeFolders, " ") != "^Projects" || o.FolderMap["Sent Items"] != "Sent" || o.Since != "2024-01-01" {
+	if got.Name != "renamed" || strings.Join(o.IncludeFolders, " ") != "^Projects" || o.FolderMap["Sent Items"] != "Sent" || o.Since != "2024-01-01" ||
+		o.GmailLabels != api.GmailLabelsKeywords {
 		t.Errorf("task after update: %+v", got)
 	}
 

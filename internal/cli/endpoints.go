@@ -139,7 +139,7 @@ func endpointsGet(ctx context.Context, s *session, args []string) error {
 	return s.printOutput(e, func() error {
 		return s.printFields([][2]string{
 			{"ID", itoa(e.Id)}, {"Role", orDash(e.RoleLabel)}, {"Host", e.Host}, {"Port", strconv.Itoa(e.Port)},
-			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Login", authText(e.Auth)},
+			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Provider", string(e.Profile)}, {"Login", authText(e.Auth)},
 		})
 	})
 }
@@ -188,6 +188,10 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&in.RoleLabel, "role-label", in.RoleLabel, "free text naming the server's role, e.g. \"old provider\"")
 	fs.BoolVar(&in.TlsSkipVerify, "tls-skip-verify", in.TlsSkipVerify, "accept any certificate (self-signed servers); unsafe")
+	fs.Func("profile", "the provider, for the limits it does not announce: auto (told from the server, the default), generic, gmail, microsoft365 or exchange", func(v string) error {
+		in.Profile = api.Profile(v)
+		return nil
+	})
 	fs.Func("auth", "how accounts log in: password (each its own, the default), master (one administrator for all) or oauth2 (tokens)", func(v string) error {
 		ef.auth.Method = api.AuthMethod(v)
 		return nil
@@ -296,7 +300,8 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	in := ef.input
-	merged := api.EndpointInput{Host: current.Host, Port: current.Port, RoleLabel: current.RoleLabel, TlsMode: current.TlsMode, TlsSkipVerify: current.TlsSkipVerify}
+	merged := api.EndpointInput{Host: current.Host, Port: current.Port, RoleLabel: current.RoleLabel, TlsMode: current.TlsMode, TlsSkipVerify: current.TlsSkipVerify,
+		Profile: current.Profile}
 	s.flags.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "host":
@@ -309,6 +314,8 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 			merged.RoleLabel = in.RoleLabel
 		case "tls-skip-verify":
 			merged.TlsSkipVerify = in.TlsSkipVerify
+		case "profile":
+			merged.Profile = in.Profile
 		}
 	})
 	if authGiven(s.flags) {

@@ -75,6 +75,7 @@ func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error
 		Port:          in.Port,
 		TLSMode:       migration.TLSMode(in.TlsMode),
 		TLSSkipVerify: in.TlsSkipVerify,
+		Profile:       migration.Profile(in.Profile),
 	}
 	if a := in.Auth; a != nil {
 		e.Auth = migration.EndpointAuth{Method: migration.AuthMethod(a.Method), MasterLogin: a.MasterLogin,
@@ -99,6 +100,7 @@ func endpointToAPI(e migration.Endpoint) api.Endpoint {
 		Port:          e.Port,
 		TlsMode:       api.TLSMode(e.TLSMode),
 		TlsSkipVerify: e.TLSSkipVerify,
+		Profile:       api.Profile(e.Profile),
 		Auth:          authToAPI(e.Auth),
 	}
 }

@@ -105,13 +105,14 @@ func TestEndpointPortDefaultsToTheModes(t *testing.T) {
 func TestGetEndpointReturnsEveryField(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
-	in := api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true}
+	in := api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true, Profile: api.ProfileExchange}
 	id := s.createEndpoint(t, in)
 	resp, err := s.client.GetEndpointWithResponse(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := api.Endpoint{Id: id, RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true, Auth: passwordAuth}
+	want := api.Endpoint{Id: id, RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true,
+		Profile: api.ProfileExchange, Auth: passwordAuth}
 	if resp.StatusCode() != http.StatusOK || *resp.JSON200 != want {
 		t.Errorf("got %d %+v, want %+v", resp.StatusCode(), resp.JSON200, want)
 	}
@@ -130,9 +131,13 @@ func TestUpdateEndpointReplacesTheWholeRecord(t *testing.T) {
 		t.Fatalf("PUT: %d %q", got.status, got.body)
 	}
 	resp, _ := s.client.GetEndpointWithResponse(context.Background(), id)
-	want := api.Endpoint{Id: id, Host: "b.example", Port: 143, TlsMode: api.TLSModeStarttls, Auth: passwordAuth}
+	want := api.Endpoint{Id: id, Host: "b.example", Port: 143, TlsMode: api.TLSModeStarttls, Profile: api.ProfileAuto, Auth: passwordAuth}
 	if *resp.JSON200 != want {
 		t.Errorf("after PUT: %+v, want %+v", *resp.JSON200, want)
+	}
+	if got := s.do(t, "PUT", fmt.Sprintf("/endpoints/%d", id), `{"host":"b.example","tls_mode":"ssl","profile":"yahoo"}`); got.status != http.StatusBadRequest ||
+		!strings.Contains(got.body, "profile") {
+		t.Errorf("PUT with an unknown profile: %d %q, want 400 naming the field", got.status, got.body)
 	}
 	untouched, _ := s.client.GetEndpointWithResponse(context.Background(), other)
 	if untouched.JSON200.Host != oldServer.Host {

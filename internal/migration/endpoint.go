@@ -45,10 +45,28 @@ type Endpoint struct {
 	Port          int
 	TLSMode       TLSMode
 	TLSSkipVerify bool
+	// Profile is the provider whose limits the server has; "": ProfileAuto.
+	Profile Profile
 	// Auth is how the accounts log in to this server. On update an
 	// empty Method keeps the stored one, whole.
 	Auth EndpointAuth
 }
+
+// Profile is the provider an endpoint's server belongs to, for the
+// limits it does not announce (transfer.Profile).
+type Profile string
+
+// The profiles, in the order the API lists them.
+const (
+	ProfileAuto         Profile = "auto"
+	ProfileGeneric      Profile = "generic"
+	ProfileGmail        Profile = "gmail"
+	ProfileMicrosoft365 Profile = "microsoft365"
+	ProfileExchange     Profile = "exchange"
+)
+
+// Profiles are every Profile.
+var Profiles = []Profile{ProfileAuto, ProfileGeneric, ProfileGmail, ProfileMicrosoft365, ProfileExchange}
 
 // AuthMethod is how the accounts of an endpoint log in.
 type AuthMethod string
@@ -178,6 +196,12 @@ func (e *Endpoint) Normalize() error {
 	}
 	if err := checkText("host", e.Host, MaxHostBytes); err != nil {
 		return err
+	}
+	if e.Profile == "" {
+		e.Profile = ProfileAuto
+	}
+	if !slices.Contains(Profiles, e.Profile) {
+		return invalid("profile", "must be auto|generic|gmail|microsoft365|exchange")
 	}
 	return e.Auth.normalize()
 }

@@ -162,6 +162,12 @@ func providerNotes(e Endpoint, facts ServerFacts) []string {
 	case microsoft && e.Auth.Method != AuthOAuth2:
 		notes = append(notes, "This is Microsoft 365 (Exchange Online), which refuses password logins over IMAP: choose OAuth 2.0 (provider microsoft365).")
 	}
+	if auto := e.Profile == ProfileAuto || e.Profile == ""; auto && gmail {
+		notes = append(notes, "Its provider is told to be Gmail: a message over 35 MB is not sent to it.")
+	} else if auto && microsoft {
+		notes = append(notes, `Its provider is told to be Microsoft 365: a message over 35 MB is not sent to it (choose the profile generic where the tenant takes larger ones), `+
+			`and a folder named Files, which it refuses, is copied to "Files (2)".`)
+	}
 	if gmail {
 		notes = append(notes, `Gmail shows labels as folders and "[Gmail]/All Mail" holds every message again: as a source, the task's gmail_labels says where each message goes `+
 			`(first-label, the default: once, in its first label; keywords: once, labels as keywords; folders: once per label), and archived mail goes to Archive. `+

@@ -36,6 +36,7 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		Oauth2Mechanism:    string(cmp.Or(e.Auth.OAuth2.Mechanism, migration.MechanismXOAuth2)),
 		Oauth2ClientSecret: s.sealClientSecret(id, e.Auth),
 		Oauth2DeviceUrl:    e.Auth.OAuth2.DeviceURL,
+		Profile:            string(cmp.Or(e.Profile, migration.ProfileAuto)),
 	})
 	return id, interpretError(err)
 }
@@ -143,7 +144,7 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 		}
 		if _, err = q.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
 			ID: e.ID, RoleLabel: e.RoleLabel, Host: e.Host, Port: int32(e.Port),
-			TlsMode: string(e.TLSMode), TlsSkipVerify: e.TLSSkipVerify,
+			TlsMode: string(e.TLSMode), TlsSkipVerify: e.TLSSkipVerify, Profile: string(cmp.Or(e.Profile, migration.ProfileAuto)),
 		}); err != nil || e.Auth.Method == "" {
 			return err
 		}
@@ -209,6 +210,7 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 		Port:          int(row.Port),
 		TLSMode:       migration.TLSMode(row.TlsMode),
 		TLSSkipVerify: row.TlsSkipVerify,
+		Profile:       migration.Profile(row.Profile),
 		Auth: migration.EndpointAuth{
 			Method:            migration.AuthMethod(row.AuthMethod),
 			MasterLogin:       row.MasterLogin,

@@ -53,14 +53,15 @@ type folderCopy struct {
 // copyMessages streams each message from a source FETCH into a destination
 // APPEND with its flags and INTERNALDATE.
 func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error {
-	if limit := f.appender.appendLimit; limit > 0 {
-		// The server said what it refuses: not sending spares each such
-		// message its FETCH and a refused APPEND, and says why.
+	if limit, words := f.m.sizeLimit(f.appender.appendLimit); limit > 0 {
+		// The server said what it refuses, or its provider documents it:
+		// not sending spares each such message its FETCH and a refused
+		// APPEND, and says why.
 		messages = slices.DeleteFunc(slices.Clone(messages), func(msg message) bool {
 			if msg.Size <= limit {
 				return false
 			}
-			f.fail(msg, "destination", fmt.Sprintf("the message of %d bytes is larger than the destination takes (APPENDLIMIT=%d); it stays on the source", msg.Size, limit))
+			f.fail(msg, "destination", words(msg.Size))
 			return true
 		})
 	}

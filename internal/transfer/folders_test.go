@@ -65,7 +65,7 @@ func TestPlanFoldersMapsRolesPatternsAndNames(t *testing.T) {
 		FolderMap: map[string]string{"Old Stuff": "INBOX.Archive.Old", "Memos": "Memos 2024"},
 	}
 	got := map[string]folderPlan{}
-	for _, p := range planFolders(src, dst, slashNS, dotNS, opts, nil) {
+	for _, p := range planFolders(src, dst, slashNS, dotNS, opts, nil, nil) {
 		got[p.Source.Name] = p
 	}
 	want := map[string]struct {
@@ -136,7 +136,7 @@ func TestPlanFoldersNeverMerges(t *testing.T) {
 		"foo": "INBOX.foo", "INBOX/foo": "INBOX.foo (2)", // "foo" keeps its name; "INBOX/foo" would lose its parent
 	}
 	for _, order := range [][]mailbox{src, reversed(src)} {
-		got := destinations(planFolders(order, []mailbox{{Name: "INBOX"}}, slashNS, dotNS, &Options{}, nil))
+		got := destinations(planFolders(order, []mailbox{{Name: "INBOX"}}, slashNS, dotNS, &Options{}, nil, nil))
 		if !maps.Equal(got, want) {
 			t.Errorf("plan %v, want %v", got, want)
 		}
@@ -144,13 +144,13 @@ func TestPlanFoldersNeverMerges(t *testing.T) {
 	// The destination of a previous run holds, even where the names would
 	// now be handed out otherwise.
 	previous := map[string]string{"INBOX/foo": "INBOX.foo", "foo": "INBOX.foo (2)"}
-	got := destinations(planFolders(src, []mailbox{{Name: "INBOX"}, {Name: "INBOX.foo"}, {Name: "INBOX.foo (2)"}}, slashNS, dotNS, &Options{}, previous))
+	got := destinations(planFolders(src, []mailbox{{Name: "INBOX"}, {Name: "INBOX.foo"}, {Name: "INBOX.foo (2)"}}, slashNS, dotNS, &Options{}, previous, nil))
 	if got["INBOX/foo"] != "INBOX.foo" || got["foo"] != "INBOX.foo (2)" {
 		t.Errorf("with the previous plan: %v", got)
 	}
 	// Only the folder map may merge folders.
 	opts := &Options{FolderMap: map[string]string{"a.b": "INBOX.a_b", "a_b": "INBOX.a_b"}}
-	if got := destinations(planFolders(src, nil, slashNS, dotNS, opts, nil)); got["a.b"] != got["a_b"] {
+	if got := destinations(planFolders(src, nil, slashNS, dotNS, opts, nil, nil)); got["a.b"] != got["a_b"] {
 		t.Errorf("the folder map was not followed: %v", got)
 	}
 }
@@ -171,11 +171,11 @@ func TestRoleGuessesNeverMergeFolders(t *testing.T) {
 		if roles["INBOX.Drafts"] != imap.MailboxAttrDrafts || roles["INBOX.Entwürfe"] != "" {
 			t.Errorf("guessed roles %v: the English name must win", roles)
 		}
-		toDovecot := destinations(planFolders(boxes, dovecot, dotNS, slashNS, &Options{}, nil))
+		toDovecot := destinations(planFolders(boxes, dovecot, dotNS, slashNS, &Options{}, nil, nil))
 		if toDovecot["INBOX.Drafts"] != "Drafts" || toDovecot["INBOX.Entwürfe"] != "Entwürfe" {
 			t.Errorf("Courier → Dovecot: %v", toDovecot)
 		}
-		toCourier := destinations(planFolders(dovecot, boxes, slashNS, dotNS, &Options{}, nil))
+		toCourier := destinations(planFolders(dovecot, boxes, slashNS, dotNS, &Options{}, nil, nil))
 		if toCourier["Drafts"] != "INBOX.Drafts" || toCourier["Entwürfe"] != "INBOX.Entwürfe" {
 			t.Errorf("Dovecot → Courier: %v", toCourier)
 		}

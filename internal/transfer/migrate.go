@@ -50,6 +50,9 @@ type accountRun struct {
 	// finds the messages a folder may get by a label (gmailin.go).
 	destinationAllMail string
 	twins              *allMailTwins
+	// destinationProfile is the destination's provider, for the limits
+	// it does not announce (profile.go).
+	destinationProfile Profile
 }
 
 // labelIndex returns the attempt's label index, reading it the first
@@ -170,7 +173,8 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
 		r.gmailSource = src.boxes
 	}
-	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations())
+	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
+	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
 	r.plans = plans
 	r.progress.FoldersTotal = len(plans)
 	if !r.progress.SourceCounted { // once a run: an attempt after a reconnect keeps the total

@@ -22,8 +22,11 @@ import (
 //
 // Within each step, folders go in name order: the plan does not depend on
 // the order in which a server lists them.
-func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, previous map[string]string) []folderPlan {
+func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, previous map[string]string, reserved []string) []folderPlan {
 	p := newPlanner(dst)
+	for _, name := range reserved {
+		p.reserved[strings.ToLower(dstNS.personal(name))] = true
+	}
 	var wanted []mailbox
 	for _, b := range src {
 		if b.Selectable && opts.wants(b.Name) {
@@ -75,10 +78,14 @@ type planner struct {
 	existing map[string]*mailbox // destination folders, and those the plan creates
 	byRole   map[imap.MailboxAttr]string
 	claimed  map[string]bool
+	// reserved are names the destination refuses to create (its
+	// profile's), in lower case: no folder is planned there unless the
+	// folder map says so.
+	reserved map[string]bool
 }
 
 func newPlanner(dst []mailbox) *planner {
-	p := &planner{existing: map[string]*mailbox{"INBOX": {Name: "INBOX"}}, byRole: map[imap.MailboxAttr]string{}, claimed: map[string]bool{}}
+	p := &planner{existing: map[string]*mailbox{"INBOX": {Name: "INBOX"}}, byRole: map[imap.MailboxAttr]string{}, claimed: map[string]bool{}, reserved: map[string]bool{}}
 	for i, b := range dst {
 		p.existing[b.Name] = &dst[i]
 		if b.Role != "" && p.byRole[b.Role] == "" {
@@ -97,7 +104,7 @@ func (p *planner) claimEach(wanted []mailbox, dest map[string]string, choose fun
 		if _, ok := dest[b.Name]; ok {
 			continue
 		}
-		if name := choose(b); name != "" && !p.claimed[name] {
+		if name := choose(b); name != "" && !p.claimed[name] && !p.reserved[strings.ToLower(name)] {
 			dest[b.Name] = name
 			p.claim(name)
 		}
@@ -108,7 +115,7 @@ func (p *planner) claimEach(wanted []mailbox, dest map[string]string, choose fun
 // is neither claimed nor an existing destination folder.
 func (p *planner) claimUnique(name string) string {
 	candidate := name
-	for n := 2; p.claimed[candidate] || (candidate != name && p.existing[candidate] != nil); n++ {
+	for n := 2; p.claimed[candidate] || p.reserved[strings.ToLower(candidate)] || (candidate != name && p.existing[candidate] != nil); n++ {
 		candidate = fmt.Sprintf("%s (%d)", name, n)
 	}
 	p.claim(candidate)

@@ -54,6 +54,9 @@ type Side struct {
 	// not used.
 	Token          TokenSource
 	TokenMechanism TokenMechanism
+	// Profile is the provider whose limits the server has (profile.go);
+	// ProfileAuto: told from the server.
+	Profile Profile
 }
 
 // MasterForm is how a master login names the account it acts for.

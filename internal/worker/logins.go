@@ -45,7 +45,7 @@ func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, cre
 // side is how the engine logs in to e for an account with secret, its
 // password or refresh token as e says.
 func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) transfer.Side {
-	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret)}
+	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e)}
 	switch a := e.Auth; a.Method {
 	case migration.AuthMaster:
 		s.Master, s.MasterForm, s.Password = a.MasterLogin, transfer.MasterForm(a.MasterForm), string(a.MasterPassword)
@@ -99,6 +99,14 @@ func oauthConfig(o migration.OAuth2Settings) oauth.Config {
 // serverOf is where an endpoint's server lives.
 func serverOf(e migration.Endpoint) transfer.Server {
 	return transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify}
+}
+
+// profileOf is the engine's profile of e; auto is told from the server.
+func profileOf(e migration.Endpoint) transfer.Profile {
+	if e.Profile == migration.ProfileAuto {
+		return transfer.ProfileAuto
+	}
+	return transfer.Profile(e.Profile)
 }
 
 // noRefreshToken stands for the token source of an account without a

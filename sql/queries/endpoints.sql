@@ -6,10 +6,10 @@ SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
 -- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
-                       oauth2_device_url)
+                       oauth2_device_url, profile)
 VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
         sqlc.narg(master_password), @oauth2_grant, @oauth2_token_url, @oauth2_client_id, @oauth2_scope, @oauth2_mechanism,
-        sqlc.narg(oauth2_client_secret), @oauth2_device_url);
+        sqlc.narg(oauth2_client_secret), @oauth2_device_url, @profile);
 
 -- name: EndpointGetByID :one
 SELECT * FROM endpoints WHERE id = @id;
@@ -38,7 +38,7 @@ FOR SHARE OF e;
 -- name: EndpointUpdate :execrows
 UPDATE endpoints
 SET role_label = @role_label, host = @host, port = @port, tls_mode = @tls_mode,
-    tls_skip_verify = @tls_skip_verify, updated_at = now()
+    tls_skip_verify = @tls_skip_verify, profile = @profile, updated_at = now()
 WHERE id = @id;
 
 -- name: EndpointAuthUpdate :exec

@@ -5,7 +5,7 @@
 import { request } from './api.js';
 import { h, field, notice, confirmAction, dataTable } from './dom.js';
 import { flash, takeFlash } from './flash.js';
-import { AuthMethod, EndpointProblem, MasterForm, OAuth2Grant, OAuth2Provider, TLSMode, TokenMechanism, fieldLimits } from './enums.js';
+import { AuthMethod, EndpointProblem, MasterForm, OAuth2Grant, OAuth2Provider, Profile, TLSMode, TokenMechanism, fieldLimits } from './enums.js';
 
 const tlsModes = [
   [TLSMode.ssl, 'SSL/TLS (usually port 993)'],
@@ -28,6 +28,14 @@ const grants = [
 ];
 const mechanisms = [[TokenMechanism.xoauth2, 'XOAUTH2'], [TokenMechanism.oauthbearer, 'OAUTHBEARER (RFC 7628)']];
 const oauthLimits = fieldLimits.OAuth2Input;
+// profiles are the providers an endpoint may be, told from the server first.
+const profiles = [
+  [Profile.auto, 'Tell from the server (Gmail, Microsoft 365)'],
+  [Profile.generic, 'Any other server: no limits beyond what it announces'],
+  [Profile.gmail, 'Gmail or Google Workspace (messages up to 35 MB)'],
+  [Profile.microsoft365, 'Microsoft 365 (messages up to 35 MB; no folder named Files)'],
+  [Profile.exchange, 'Exchange on premises (messages up to 10 MB)'],
+];
 const masterForms = [
   [MasterForm.authzid, 'SASL PLAIN with the account as authorization identity (Cyrus, Zimbra, Exchange, Dovecot)'],
   [MasterForm.separator, 'LOGIN as account*master (Dovecot)'],
@@ -120,6 +128,7 @@ function endpointForm(endpoint, save) {
     return el;
   };
   const mode = select('tls_mode', tlsModes, endpoint?.tls_mode ?? TLSMode.ssl);
+  const profile = select('profile', profiles, endpoint?.profile ?? Profile.auto);
   const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
   const authMethod = select('auth_method', authMethods, endpoint?.auth.method ?? AuthMethod.password);
   const masterLogin = h('input', { name: 'master_login', maxlength: authLimits.master_login.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'admin', value: endpoint?.auth.master_login ?? '' });
@@ -186,6 +195,7 @@ function endpointForm(endpoint, save) {
       skipVerify,
       h('label', { for: skipVerify.id, text: 'Accept any certificate' }),
       h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
+    field('Provider', profile, 'Its limits where the server does not announce them: the largest message it takes, folder names it refuses.'),
     field('Accounts log in with', authMethod, 'A master login or an application\'s token needs no password per account.'),
     masterFields,
     oauthFields,
@@ -196,7 +206,7 @@ function endpointForm(endpoint, save) {
     checkResult);
   const input = () => ({
     role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
-    tls_mode: mode.value, tls_skip_verify: skipVerify.checked,
+    tls_mode: mode.value, tls_skip_verify: skipVerify.checked, profile: profile.value,
     auth: authInput(),
   });
   function authInput() {

@@ -130,6 +130,15 @@ export const GmailLabels = Object.freeze({
   folders: 'folders',
 });
 
+// Profile has the values of the API's Profile.
+export const Profile = Object.freeze({
+  auto: 'auto',
+  generic: 'generic',
+  gmail: 'gmail',
+  microsoft365: 'microsoft365',
+  exchange: 'exchange',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);

@@ -1,0 +1,93 @@
+package transfer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// Profile names a provider whose servers have limits they do not
+// announce. The engine heeds a destination's: messages larger than it
+// takes are not sent (each fails with words saying so), and folder names
+// it refuses to create are not planned.
+type Profile string
+
+// The profiles. ProfileAuto is told from the server: Gmail by X-GM-EXT-1
+// or its host, Microsoft 365 by its hosts; Exchange on premises is not
+// told apart from other servers, and is chosen by hand.
+const (
+	ProfileAuto         Profile = ""
+	ProfileGeneric      Profile = "generic"
+	ProfileGmail        Profile = "gmail"
+	ProfileMicrosoft365 Profile = "microsoft365"
+	ProfileExchange     Profile = "exchange"
+)
+
+// providerLimits are what a profile's servers take.
+type providerLimits struct {
+	name string
+	// maxMessage is the largest message taken by default, in bytes; an
+	// APPENDLIMIT the server announces (RFC 7889) wins.
+	maxMessage int64
+	// reserved are top-level folder names that cannot be created.
+	reserved []string
+}
+
+// providers are the limits the providers document: Gmail announces
+// APPENDLIMIT=35651584 and takes messages up to 35 MB; Microsoft 365's
+// default maximum message size is 35 MB, which a tenant may raise to
+// 150 MB ("Exchange Online limits"), and it refuses to create a folder
+// named Files (imapsync's FAQ.Office365); Exchange Server's default is
+// 10 MB ("Message size limits in Exchange Server").
+var providers = map[Profile]providerLimits{
+	ProfileGmail:        {name: "Gmail", maxMessage: 35651584},
+	ProfileMicrosoft365: {name: "Microsoft 365", maxMessage: 35 << 20, reserved: []string{"Files"}},
+	ProfileExchange:     {name: "Exchange", maxMessage: 10 << 20},
+}
+
+// profileOf returns side's profile: the one set, or the one its server
+// shows (caps as announced after login).
+func profileOf(side *Side, caps imap.CapSet) Profile {
+	if side.Profile != ProfileAuto {
+		return side.Profile
+	}
+	return DetectProfile(side.Host, caps.Has(gmailCapability))
+}
+
+// DetectProfile tells a provider by the server's host name and whether
+// it announces Gmail's extensions; ProfileGeneric when neither says.
+func DetectProfile(host string, gmailExtensions bool) Profile {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	switch {
+	case gmailExtensions || host == "imap.gmail.com" || host == "imap.googlemail.com":
+		return ProfileGmail
+	case host == "outlook.office365.com" || host == "outlook.office.com" ||
+		strings.HasSuffix(host, ".office365.com") || strings.HasSuffix(host, ".outlook.com"):
+		return ProfileMicrosoft365
+	}
+	return ProfileGeneric
+}
+
+// sizeLimit is the largest message the destination takes and the words
+// for one larger: its APPENDLIMIT, else its profile's default; 0: none
+// known.
+func (r *accountRun) sizeLimit(announced int64) (int64, func(size int64) string) {
+	if announced > 0 {
+		return announced, func(size int64) string {
+			return fmt.Sprintf("the message of %d bytes is larger than the destination takes (APPENDLIMIT=%d); it stays on the source", size, announced)
+		}
+	}
+	p, ok := providers[r.destinationProfile]
+	if !ok || p.maxMessage == 0 {
+		return 0, nil
+	}
+	return p.maxMessage, func(size int64) string {
+		return fmt.Sprintf("the message of %d bytes is larger than %s takes by default (%d bytes); it stays on the source "+
+			"(where the destination takes larger messages, set its endpoint's profile to generic)", size, p.name, p.maxMessage)
+	}
+}
+
+// reservedNames are the destination's folder names that cannot be
+// created, by its profile.
+func (r *accountRun) reservedNames() []string { return providers[r.destinationProfile].reserved }
