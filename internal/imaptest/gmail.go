@@ -344,21 +344,30 @@ func (s *gmailSession) Select(name string, options *imap.SelectOptions) (*imap.S
 	if s.server.overBandwidth(false) {
 		return nil, errGmailBandwidth
 	}
-	s.selected = name
-	return s.UserSession.Select(name, options)
+	data, err := s.UserSession.Select(name, options)
+	if err == nil {
+		s.selected = name
+	}
+	return data, err
 }
 
 // Copy into a label's folder labels the messages: each stays one
 // message, in All Mail once (Gmail's "IMAP Extensions": COPY adds a label).
 func (s *gmailSession) Copy(numSet imap.NumSet, dest string) (*imap.CopyData, error) {
+	g := s.server
+	if existing := g.labelled(s.selected, numSet, dest); existing != nil {
+		return existing, nil
+	}
 	data, err := s.UserSession.Copy(numSet, dest)
 	if err != nil {
 		return nil, err
 	}
-	g := s.server
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	from, to := g.folders[s.selected], g.folders[dest]
+	if from == nil || to == nil {
+		return data, nil
+	}
 	sources, _ := data.SourceUIDs.Nums()
 	dests, _ := data.DestUIDs.Nums()
 	for i, uid := range sources {
@@ -427,6 +436,40 @@ func (s *gmailSession) Create(name string, options *imap.CreateOptions) error {
 	s.server.mu.Lock()
 	defer s.server.mu.Unlock()
 	s.server.folders[name] = &gmailFolder{}
+	return nil
+}
+
+// labelled answers a COPY of one message into a folder whose label it
+// has already, as Gmail does: nothing new, the UID it has there.
+func (g *GmailServer) labelled(folder string, numSet imap.NumSet, dest string) *imap.CopyData {
+	set, ok := numSet.(imap.UIDSet)
+	uids, static := set.Nums()
+	if !ok || !static || len(uids) != 1 {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	from, to := g.folders[folder], g.folders[dest]
+	if from == nil || to == nil {
+		return nil
+	}
+	for _, e := range from.entries {
+		if e.uid != uids[0] {
+			continue
+		}
+		for _, there := range to.entries {
+			if there.msg == e.msg {
+				var src, dst imap.UIDSet
+				src.AddNum(e.uid)
+				dst.AddNum(there.uid)
+				status, err := g.user.Status(dest, &imap.StatusOptions{UIDValidity: true})
+				if err != nil {
+					return nil
+				}
+				return &imap.CopyData{UIDValidity: status.UIDValidity, SourceUIDs: src, DestUIDs: dst}
+			}
+		}
+	}
 	return nil
 }
 

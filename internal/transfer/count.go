@@ -19,7 +19,7 @@ func (r *accountRun) countSource(ctx context.Context, plans []folderPlan) error 
 		prev, ok := r.states[plan.Source.Name]
 		// A state from before sizes were kept (no bytes for messages)
 		// is counted again.
-		if ok && r.unchanged(prev, plan) && (prev.SourceBytes > 0 || prev.SourceMessages == 0) {
+		if ok && r.unchanged(prev, plan) && (prev.SourceBytes > 0 || prev.SourceMessages == 0 || (plan.Source.Reads != "" && prev.Covered == 0)) {
 			messages := int(prev.SourceMessages)
 			if plan.Source.Reads != "" {
 				messages = prev.Covered // of All Mail's, those routed to it
@@ -28,7 +28,7 @@ func (r *accountRun) countSource(ctx context.Context, plans []folderPlan) error 
 			continue
 		}
 		if plan.Source.Reads != "" { // a Gmail label: the messages routed to it
-			labels, err := r.labelIndex(ctx, 0)
+			labels, err := r.labelIndex(ctx, nil)
 			if err != nil {
 				return err
 			}

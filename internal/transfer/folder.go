@@ -15,7 +15,7 @@ import (
 func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderResult, error) {
 	res := FolderResult{Source: plan.Source.Name, Destination: plan.Destination}
 	prev, known := r.states[plan.Source.Name]
-	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination
+	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
 	if known && r.unchanged(prev, plan) {
 		res.SourceMessages, res.DestinationMessages, res.Unchanged = prev.Covered, prev.Covered, true
 		r.figures.found(plan.Source.Name, prev.Covered)
@@ -42,7 +42,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 		return res, err
 	}
 	if plan.Source.Reads != "" {
-		if fs.labels, err = r.labelIndex(ctx, sd.UIDValidity); err != nil {
+		if fs.labels, err = r.labelIndex(ctx, sd); err != nil {
 			return res, err
 		}
 	}
@@ -64,7 +64,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 // a source with CONDSTORE can tell (RFC 7162 §3.1.2.1, HIGHESTMODSEQ).
 func (r *accountRun) unchanged(prev FolderState, plan folderPlan) bool {
 	src, dst := plan.Source.Status, plan.DestStatus
-	return prev.Complete && prev.Filter == r.job.Options.filterKey() && src != nil && dst != nil &&
+	return prev.Complete && prev.Filter == r.job.Options.filterKey() && prev.Reads == plan.Source.Reads && src != nil && dst != nil &&
 		src.HighestModSeq != 0 && src.HighestModSeq == prev.SourceHighestModSeq &&
 		src.UIDValidity == prev.UIDValidity && uint32(src.UIDNext) == prev.SourceUIDNext &&
 		src.NumMessages != nil && *src.NumMessages == prev.SourceMessages &&

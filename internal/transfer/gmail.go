@@ -88,13 +88,17 @@ func routedFolder(b mailbox, policy GmailLabels) bool {
 // policy puts each: read once an attempt, before a folder read from All
 // Mail is copied or counted.
 type labelIndex struct {
-	uidValidity uint32
-	uids        []imap.UID // ascending
-	route       []int32    // by uids' index: into folders, or -1 (not copied from All Mail)
-	keywords    []int32    // by uids' index: into keywordSets, or -1
-	folders     []string
-	keywordSets [][]imap.Flag
-	counts      map[string]SourceCount
+	// All Mail as the index read it: EXAMINE's UIDVALIDITY, UIDNEXT and
+	// HIGHESTMODSEQ (with CONDSTORE; a label change raises it).
+	uidValidity   uint32
+	uidNext       imap.UID
+	highestModSeq uint64
+	uids          []imap.UID // ascending
+	route         []int32    // by uids' index: into folders, or -1 (not copied from All Mail)
+	keywords      []int32    // by uids' index: into keywordSets, or -1
+	folders       []string
+	keywordSets   [][]imap.Flag
+	counts        map[string]SourceCount
 }
 
 // routedTo returns the UIDs of All Mail routed to folder, ascending.
@@ -138,11 +142,11 @@ func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans
 			allMail = p.Source.Reads
 		}
 	}
-	msgs, uidValidity, err := readLabels(ctx, &r.job.Source, allMail, r.job.Tuning)
+	msgs, status, err := readLabels(ctx, &r.job.Source, allMail, r.job.Tuning)
 	if err != nil {
 		return nil, err
 	}
-	x := &labelIndex{uidValidity: uidValidity, counts: map[string]SourceCount{}}
+	x := &labelIndex{uidValidity: status.UIDValidity, uidNext: status.UIDNext, highestModSeq: status.HighestModSeq, counts: map[string]SourceCount{}}
 	routed := map[string]bool{} // the folders read from All Mail
 	for _, p := range plans {
 		if p.Source.Reads != "" {
@@ -152,16 +156,20 @@ func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans
 	}
 	policy := r.job.Options.gmailLabels()
 	labelFolder := gmailLabelFolders(boxes)
-	placed, err := r.placedBefore(ctx, x)
+	placed, err := r.placedBefore(ctx, allMail, x.uidValidity)
 	if err != nil {
 		return nil, err
 	}
 	keywordSet := map[string]int32{}
 	slices.SortFunc(msgs, func(a, b labelled) int { return cmp.Compare(a.uid, b.uid) })
+	msgs = slices.CompactFunc(msgs, func(a, b labelled) bool { return a.uid == b.uid }) // a server may answer twice
 	for _, m := range msgs {
 		folder, ok := placed[m.uid]
-		if !ok {
+		switch {
+		case !ok:
 			folder = routeMessage(m.labels, labelFolder, routed, allMail, policy)
+		case !routed[folder]:
+			folder = "" // copied to a folder this plan does not read into (another policy, an exclusion): it is there
 		}
 		x.uids = append(x.uids, m.uid)
 		x.route = append(x.route, int32(slices.Index(x.folders, folder)))
@@ -187,12 +195,12 @@ func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans
 }
 
 // placedBefore returns where the folders read from All Mail copied their
-// messages at earlier runs, by All Mail UID, from their maps.
-func (r *accountRun) placedBefore(ctx context.Context, x *labelIndex) (map[imap.UID]string, error) {
+// messages at earlier runs, by All Mail UID, from their maps: every such
+// folder's, in this plan or not.
+func (r *accountRun) placedBefore(ctx context.Context, allMail string, uidValidity uint32) (map[imap.UID]string, error) {
 	placed := map[imap.UID]string{}
-	for _, folder := range x.folders {
-		st, ok := r.states[folder]
-		if !ok || st.Servers != r.servers || st.UIDValidity != x.uidValidity {
+	for folder, st := range r.states {
+		if st.Reads != allMail || st.Servers != r.servers || st.UIDValidity != uidValidity {
 			continue
 		}
 		entries, err := r.store.Mappings(ctx, folder, 0, MaxUID)
@@ -325,22 +333,31 @@ func labelKeyword(label string) imap.Flag {
 }
 
 // readLabels reads the UID, size and labels of every message of All Mail
-// (X-GM-LABELS), and the folder's UIDVALIDITY.
-func readLabels(ctx context.Context, side *Side, allMail string, tuning Tuning) ([]labelled, uint32, error) {
-	c, _, err := dialHandWritten(ctx, side, "source", tuning)
+// (X-GM-LABELS), and the folder's UIDVALIDITY, UIDNEXT and HIGHESTMODSEQ
+// as EXAMINE gave them.
+func readLabels(ctx context.Context, side *Side, allMail string, tuning Tuning) ([]labelled, imap.SelectData, error) {
+	var status imap.SelectData
+	c, caps, err := dialHandWritten(ctx, side, "source", tuning)
 	if err != nil {
-		return nil, 0, err
+		return nil, status, err
 	}
 	defer c.close()
 	c.keepLiterals = true
-	var uidValidity uint32
 	var msgs []labelled
 	var parseErr error
 	c.onUntagged = func(response string) {
-		if code, ok := strings.CutPrefix(response, "OK [UIDVALIDITY "); ok {
-			n, _, _ := strings.Cut(code, "]")
-			v, _ := strconv.ParseUint(n, 10, 32)
-			uidValidity = uint32(v)
+		if code, ok := strings.CutPrefix(response, "OK ["); ok {
+			name, value, _ := strings.Cut(code, " ")
+			value, _, _ = strings.Cut(value, "]")
+			n, _ := strconv.ParseUint(value, 10, 64)
+			switch strings.ToUpper(name) {
+			case "UIDVALIDITY":
+				status.UIDValidity = uint32(n)
+			case "UIDNEXT":
+				status.UIDNext = imap.UID(n)
+			case "HIGHESTMODSEQ":
+				status.HighestModSeq = n
+			}
 			return
 		}
 		if m, ok, err := parseLabelFetch(response); ok {
@@ -349,16 +366,20 @@ func readLabels(ctx context.Context, side *Side, allMail string, tuning Tuning) 
 			parseErr = err
 		}
 	}
-	if err := c.command("EXAMINE " + c.astring(encodeMailboxName(allMail))); err != nil {
-		return nil, 0, side.fail("source", classify(err), err)
+	examine := "EXAMINE " + c.astring(encodeMailboxName(allMail))
+	if caps[imap.CapCondStore] {
+		examine += " (CONDSTORE)" // RFC 7162 §3.1.8: HIGHESTMODSEQ, as the engine's own SELECT gets it
+	}
+	if err := c.command(examine); err != nil {
+		return nil, status, side.fail("source", classify(err), err)
 	}
 	if err := c.command("UID FETCH 1:* (UID RFC822.SIZE X-GM-LABELS)"); err != nil {
-		return nil, 0, side.fail("source", classify(err), err)
+		return nil, status, side.fail("source", classify(err), err)
 	}
 	if parseErr != nil {
-		return nil, 0, side.fail("source", KindPermanent, parseErr)
+		return nil, status, side.fail("source", KindPermanent, parseErr)
 	}
-	return msgs, uidValidity, nil
+	return msgs, status, nil
 }
 
 // parseLabelFetch reads `n FETCH (UID u RFC822.SIZE s X-GM-LABELS (...))`,
@@ -479,13 +500,18 @@ func skipValue(s string) (string, string, error) {
 	return v, rest, nil
 }
 
+// routedWindow bounds the UIDs of one routed listing.
+const routedWindow = 1000
+
 // runRouted is run for a Gmail label read from All Mail: the windows
 // list the messages routed to the folder only, by UID, so that the other
 // labels' messages are neither read nor counted as left out. A routed
 // message expunged meanwhile is missing from its window, as in run.
 func (fs *folderSync) runRouted(ctx context.Context) error {
 	uids := fs.labels.routedTo(fs.folder)
-	window := fs.r.job.Tuning.Window
+	// Scattered UIDs make a long UID FETCH: servers take lines of some
+	// kilobytes at least (RFC 7162 §4 suggests 8 KB).
+	window := min(fs.r.job.Tuning.Window, routedWindow)
 	from := uint32(1)
 	for start := 0; ; start += window {
 		chunk := uids[start:min(start+window, len(uids))]

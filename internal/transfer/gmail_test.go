@@ -187,6 +187,20 @@ func TestGmailFirstLabelCopiesEachMessageOnce(t *testing.T) {
 	wantGmailVerified(t, res, len(gmailMessages)+1)
 	want["Alpha"] = []string{"12"}
 	wantPlaces(t, f.destination(t), want)
+
+	// Another policy later copies nothing again either: what went to
+	// label folders it does not read into (Work, Alpha) is there.
+	job.Options.GmailLabels = GmailKeywords
+	if res, err = Migrate(context.Background(), job); err != nil || res.MessagesCopied != 0 {
+		t.Fatalf("a re-run under keywords copied %d messages (%v), want none", res.MessagesCopied, err)
+	}
+	n := 0
+	for _, msgs := range f.destination(t) {
+		n += len(msgs)
+	}
+	if n != len(gmailMessages)+1 {
+		t.Errorf("%d messages on the destination after the switch, want %d", n, len(gmailMessages)+1)
+	}
 }
 
 // TestGmailKeywordsKeepLabelsAsKeywords: with the keywords policy each
@@ -322,7 +336,7 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 		return imaptest.Message{Folder: folder, Body: gmailRaw(n), Date: date.Add(time.Duration(n) * time.Minute), Flags: []imap.Flag{imap.FlagSeen}}
 	}
 	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Work"}},
-		Messages: []imaptest.Message{msg("INBOX", 0), msg("INBOX", 1), msg("Work", 0), msg("Work", 2), msg(`\Sent`, 3)}})
+		Messages: []imaptest.Message{msg("INBOX", 0), msg("INBOX", 1), msg("Work", 0), msg("Work", 2), msg(`\Sent`, 3), msg(`\Junk`, 1)}})
 	gmail := imaptest.StartGmail(t, imaptest.GmailOptions{Login: "ann@example.com", Password: "app-password"})
 	job := Job{
 		Source:      Side{Server: Server{Host: src.Host, Port: src.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
@@ -347,9 +361,14 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 			t.Errorf("%s → %s not verified: %+v", folder.Source, folder.Destination, folder)
 		}
 	}
-	wantCounts("first run", map[string]int{imaptest.GmailAllMail: 4, "INBOX": 2, "Work": 2, "[Gmail]/Sent Mail": 1})
+	// The twin in Junk (copied after INBOX) is a message of its own: a
+	// COPY into Gmail's Spam would take INBOX's from it.
+	wantCounts("first run", map[string]int{imaptest.GmailAllMail: 4, "INBOX": 2, "Work": 2, "[Gmail]/Sent Mail": 1, "[Gmail]/Spam": 1})
 	if labels := gmail.Labels(imaptest.GmailAllMail)[0]; !slices.Equal(labels, []string{`\Inbox`, "Work"}) {
 		t.Errorf("the message in INBOX and Work has labels %q, want both", labels)
+	}
+	if labels := gmail.Labels(imaptest.GmailAllMail)[1]; !slices.Equal(labels, []string{`\Inbox`}) {
+		t.Errorf("the message in INBOX and Junk has labels %q in All Mail, want INBOX's alone", labels)
 	}
 
 	res, err = Migrate(context.Background(), job)
@@ -358,12 +377,15 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 	}
 	wantCounts("re-run", map[string]int{imaptest.GmailAllMail: 4})
 
+	// A new folder holds an old message; INBOX gets a new one, and a
+	// second copy of one it has: that is a message of its own, not the
+	// label INBOX's copy has already.
 	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Later"}},
-		Messages: []imaptest.Message{msg("Later", 1), msg("INBOX", 4)}})
+		Messages: []imaptest.Message{msg("Later", 1), msg("INBOX", 4), msg("INBOX", 0)}})
 	if _, err := Migrate(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
-	wantCounts("after a new folder", map[string]int{imaptest.GmailAllMail: 5, "INBOX": 3, "Later": 1})
+	wantCounts("after a new folder", map[string]int{imaptest.GmailAllMail: 6, "INBOX": 4, "Later": 1})
 	if labels := gmail.Labels(imaptest.GmailAllMail)[1]; !slices.Equal(labels, []string{`\Inbox`, "Later"}) {
 		t.Errorf("the old message put in Later has labels %q, want INBOX's and Later", labels)
 	}

@@ -79,8 +79,12 @@ func (x *allMailTwins) refresh() error {
 // labelTwins gives the folder the candidates whose message All Mail
 // holds already, by copying that message into it, and returns their map
 // entries and the candidates left to append. A twin serves a folder once:
-// a source folder holding a message twice gets it twice.
+// a source folder holding a message twice gets it twice. Trash and Spam
+// get none: in Gmail a COPY there takes the message from every label.
 func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (labelled []Mapping, rest []message, err error) {
+	if p := fs.plan; fs.r.destinationBins[p.Destination] || p.CreateRole == imap.MailboxAttrTrash || p.CreateRole == imap.MailboxAttrJunk {
+		return nil, candidates, nil
+	}
 	twins, err := fs.r.gmailTwins(ctx)
 	if err != nil || twins == nil {
 		return nil, candidates, err
@@ -112,8 +116,11 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 			return nil, nil, twins.session.failed(err)
 		}
 		dest, ok := data.DestUIDs.Nums()
-		if !ok || len(dest) != 1 {
-			rest = append(rest, msg) // no COPYUID: appended instead
+		if !ok || len(dest) != 1 || dest[0] < fs.destUIDNext {
+			// No COPYUID; or a UID the folder had: the message had the
+			// label already (a twin of another message of this folder),
+			// and this one needs a message of its own.
+			rest = append(rest, msg)
 			continue
 		}
 		fs.twinsUsed[there.uid] = true

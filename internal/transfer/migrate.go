@@ -50,17 +50,24 @@ type accountRun struct {
 	// finds the messages a folder may get by a label (gmailin.go).
 	destinationAllMail string
 	twins              *allMailTwins
+	// destinationBins are a Gmail destination's Trash and Spam: a COPY
+	// into them moves the message, labels and all, so they are never
+	// given a twin.
+	destinationBins map[string]bool
 	// destinationProfile is the destination's provider, for the limits
 	// it does not announce (profile.go).
 	destinationProfile Profile
 }
 
 // labelIndex returns the attempt's label index, reading it the first
-// time, or again when All Mail's UIDVALIDITY is not the one it was read
-// with.
-func (r *accountRun) labelIndex(ctx context.Context, uidValidity uint32) (*labelIndex, error) {
-	if r.labels != nil && (uidValidity == 0 || r.labels.uidValidity == uidValidity) {
-		return r.labels, nil
+// time, or again when All Mail as a folder has just opened it (selected)
+// is not as it was read: a message arrived or changed labels meanwhile.
+// The folder's state records what it opened, so the index must cover
+// exactly that, or a message the index missed would pass for done.
+func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
+	if x := r.labels; x != nil && (selected == nil || x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext &&
+		x.highestModSeq == selected.HighestModSeq) {
+		return x, nil
 	}
 	x, err := r.buildLabelIndex(ctx, r.gmailSource, r.plans)
 	if err != nil {
@@ -157,6 +164,12 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	if dst.session.Caps().Has(gmailCapability) {
 		if i := slices.IndexFunc(dst.boxes, func(b mailbox) bool { return b.View == imap.MailboxAttrAll }); i >= 0 {
 			r.destinationAllMail = dst.boxes[i].Name
+		}
+		r.destinationBins = map[string]bool{}
+		for _, b := range dst.boxes {
+			if b.Role == imap.MailboxAttrTrash || b.Role == imap.MailboxAttrJunk {
+				r.destinationBins[b.Name] = true
+			}
 		}
 	}
 	defer func() {

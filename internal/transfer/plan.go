@@ -24,6 +24,7 @@ import (
 // the order in which a server lists them.
 func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, previous map[string]string, reserved []string) []folderPlan {
 	p := newPlanner(dst)
+	p.ns = dstNS
 	for _, name := range reserved {
 		p.reserved[strings.ToLower(dstNS.personal(name))] = true
 	}
@@ -63,7 +64,7 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, prev
 			if b.NewName != "" {
 				name = dstNS.personal(b.NewName)
 			}
-			dest[b.Name] = p.claimUnique(name)
+			dest[b.Name] = p.claimUnique(p.unreserved(name))
 		}
 	}
 	plans := make([]folderPlan, 0, len(wanted))
@@ -79,9 +80,49 @@ type planner struct {
 	byRole   map[imap.MailboxAttr]string
 	claimed  map[string]bool
 	// reserved are names the destination refuses to create (its
-	// profile's), in lower case: no folder is planned there unless the
-	// folder map says so.
+	// profile's), in lower case: no folder is planned there, nor under
+	// it, unless the folder map says so.
 	reserved map[string]bool
+	ns       namespace // the destination's
+}
+
+// isReserved reports whether name, or the top-level folder it is under,
+// is reserved.
+func (p *planner) isReserved(name string) bool {
+	if len(p.reserved) == 0 {
+		return false
+	}
+	top, _ := p.splitTop(name)
+	return p.reserved[strings.ToLower(top)]
+}
+
+// splitTop splits name into its top-level folder (with the personal
+// prefix) and the rest, from the delimiter on.
+func (p *planner) splitTop(name string) (top, rest string) {
+	rel, ok := strings.CutPrefix(name, p.ns.Prefix)
+	if !ok || p.ns.Delim == 0 {
+		return name, ""
+	}
+	if i := strings.IndexRune(rel, p.ns.Delim); i >= 0 {
+		return p.ns.Prefix + rel[:i], rel[i:]
+	}
+	return name, ""
+}
+
+// unreserved moves a name under a reserved top-level folder to that
+// folder's first free " (n)" twin: "Files/2024" goes to "Files (2)/2024",
+// beside "Files" itself.
+func (p *planner) unreserved(name string) string {
+	if !p.isReserved(name) {
+		return name
+	}
+	top, rest := p.splitTop(name)
+	for n := 2; ; n++ {
+		candidate := fmt.Sprintf("%s (%d)", top, n)
+		if !p.reserved[strings.ToLower(candidate)] && (p.existing[candidate] == nil || rest != "") {
+			return candidate + rest
+		}
+	}
 }
 
 func newPlanner(dst []mailbox) *planner {
@@ -104,7 +145,7 @@ func (p *planner) claimEach(wanted []mailbox, dest map[string]string, choose fun
 		if _, ok := dest[b.Name]; ok {
 			continue
 		}
-		if name := choose(b); name != "" && !p.claimed[name] && !p.reserved[strings.ToLower(name)] {
+		if name := choose(b); name != "" && !p.claimed[name] && !p.isReserved(name) {
 			dest[b.Name] = name
 			p.claim(name)
 		}
@@ -115,7 +156,7 @@ func (p *planner) claimEach(wanted []mailbox, dest map[string]string, choose fun
 // is neither claimed nor an existing destination folder.
 func (p *planner) claimUnique(name string) string {
 	candidate := name
-	for n := 2; p.claimed[candidate] || p.reserved[strings.ToLower(candidate)] || (candidate != name && p.existing[candidate] != nil); n++ {
+	for n := 2; p.claimed[candidate] || p.isReserved(candidate) || (candidate != name && p.existing[candidate] != nil); n++ {
 		candidate = fmt.Sprintf("%s (%d)", name, n)
 	}
 	p.claim(candidate)

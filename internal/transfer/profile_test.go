@@ -17,8 +17,8 @@ import (
 func TestDestinationProfileLimits(t *testing.T) {
 	src := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"ann": "pw"}})
 	big := "Subject: big\r\nMessage-ID: <big@test>\r\n\r\n" + strings.Repeat("0123456789abcdef\r\n", 11<<20/18) + "\r\n"
-	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Files"}}, Messages: []imaptest.Message{
-		{Folder: "INBOX", Body: gmailRaw(1)}, {Folder: "INBOX", Body: []byte(big)}, {Folder: "Files", Body: gmailRaw(2)}}})
+	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Files"}, {Name: "Files/2024"}}, Messages: []imaptest.Message{
+		{Folder: "INBOX", Body: gmailRaw(1)}, {Folder: "INBOX", Body: []byte(big)}, {Folder: "Files", Body: gmailRaw(2)}, {Folder: "Files/2024", Body: gmailRaw(3)}}})
 	source := Side{Server: Server{Host: src.Host, Port: src.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"}
 
 	t.Run("exchange", func(t *testing.T) {
@@ -29,8 +29,8 @@ func TestDestinationProfileLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.MessagesCopied != 2 || res.MessagesFailed != 1 {
-			t.Fatalf("copied %d, failed %d; want 2 copied and the large one failed", res.MessagesCopied, res.MessagesFailed)
+		if res.MessagesCopied != 3 || res.MessagesFailed != 1 {
+			t.Fatalf("copied %d, failed %d; want 3 copied and the large one failed", res.MessagesCopied, res.MessagesFailed)
 		}
 		for _, f := range res.Folders {
 			if f.Source == "INBOX" && (len(f.Failures) != 1 || !strings.Contains(f.Failures[0].Reason, "larger than Exchange takes by default (10485760 bytes)")) {
@@ -49,12 +49,13 @@ func TestDestinationProfileLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.MessagesCopied != 3 { // 11 MB is under Microsoft 365's 35 MB
-			t.Errorf("copied %d messages, want 3", res.MessagesCopied)
+		if res.MessagesCopied != 4 { // 11 MB is under Microsoft 365's 35 MB
+			t.Errorf("copied %d messages, want 4", res.MessagesCopied)
 		}
+		want := map[string]string{"Files": "Files (2)", "Files/2024": "Files (2)/2024"}
 		for _, f := range res.Folders {
-			if f.Source == "Files" && f.Destination != "Files (2)" {
-				t.Errorf("Files went to %q, want \"Files (2)\": Microsoft 365 refuses to create Files", f.Destination)
+			if w, ok := want[f.Source]; ok && f.Destination != w {
+				t.Errorf("%s went to %q, want %q: Microsoft 365 refuses to create Files", f.Source, f.Destination, w)
 			}
 		}
 	})

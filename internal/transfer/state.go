@@ -62,6 +62,11 @@ type FolderState struct {
 	SourceBytes int64 `json:"source_bytes,omitempty"`
 	Covered     int   `json:"covered"` // source messages verified on the destination
 	Complete    bool  `json:"complete"`
+	// Reads is the folder the map's source UIDs are of when it is not the
+	// folder itself: Gmail's All Mail, for a label read from it
+	// (mailbox.Reads). A map of the label's own UIDs is void for it, and
+	// the other way round, whatever their UIDVALIDITYs.
+	Reads string `json:"reads,omitempty"`
 }
 
 // clone returns st with slices of its own.

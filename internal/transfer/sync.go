@@ -79,7 +79,7 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 		}
 		fs.state, fs.mapStartedEmpty = FolderState{ForeignBelow: 1}, true
 	}
-	fs.state.Servers, fs.state.Destination = r.servers, plan.Destination
+	fs.state.Servers, fs.state.Destination, fs.state.Reads = r.servers, plan.Destination, plan.Source.Reads
 	fs.state.UIDValidity, fs.state.DestUIDValidity = sd.UIDValidity, dd.UIDValidity
 	fs.state.Complete = false
 	switch {
