@@ -118,22 +118,31 @@ func StartGmail(t testing.TB, opts GmailOptions) *GmailServer {
 	}
 	caps := imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapUIDPlus: {}, imap.CapSpecialUse: {}, imap.CapIdle: {},
 		imap.CapMove: {}, imap.CapNamespace: {}} // and X-GM-EXT-1, added by the proxy
+	backend := serveSessions(t, caps, func(*imapserver.Conn) imapserver.Session { return &gmailSession{server: g} })
+	g.Host, g.Port = gmailProxy(t, g, backend.String())
+	return g
+}
+
+// serveSessions runs an in-memory IMAP server announcing caps, with a
+// session from newSession per connection, until t ends, and returns its
+// address.
+func serveSessions(t testing.TB, caps imap.CapSet, newSession func(*imapserver.Conn) imapserver.Session) *net.TCPAddr {
+	t.Helper()
 	srv := imapserver.New(&imapserver.Options{
 		NewSession: func(conn *imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return &gmailSession{server: g}, nil, nil
+			return newSession(conn), nil, nil
 		},
 		Caps:         caps,
 		InsecureAuth: true,
 		Logger:       quietLogger{},
 	})
-	backend, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.Serve(backend) //nolint:errcheck // ends with Close
+	go srv.Serve(ln) //nolint:errcheck // ends with Close
 	t.Cleanup(func() { srv.Close() })
-	g.Host, g.Port = gmailProxy(t, g, backend.Addr().String())
-	return g
+	return ln.Addr().(*net.TCPAddr)
 }
 
 func (g *GmailServer) createFolder(t testing.TB, name string, attr imap.MailboxAttr) *gmailFolder {
@@ -552,56 +561,15 @@ func parseSetNumber(s string) uint64 {
 // gmailProxy forwards connections to the server at backend, answering
 // the UID FETCHes of X-GM-LABELS itself, and returns its address.
 func gmailProxy(t testing.TB, g *GmailServer, backend string) (string, int) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
+	return proxy(t, backend, func(client, server net.Conn) (toServer, toClient func()) {
+		out := &lockedWriter{w: client}
+		return func() { g.forwardCommands(bufio.NewReader(client), server, out) },
+			func() { forwardResponses(bufio.NewReader(server), out) }
 	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", backend)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, client, server)
-			mu.Unlock()
-			out := &lockedWriter{w: client}
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				forwardResponses(bufio.NewReader(server), out)
-				client.Close()
-			}()
-			go func() {
-				defer wg.Done()
-				g.forwardCommands(bufio.NewReader(client), server, out)
-				server.Close()
-			}()
-		}
-	}()
-	addr := ln.Addr().(*net.TCPAddr)
-	return addr.IP.String(), addr.Port
 }
 
+// lockedWriter serializes writes to a client from the server's
+// responses and the proxy's own answers.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

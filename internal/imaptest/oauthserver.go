@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -87,21 +86,7 @@ func StartOAuthServer(t testing.TB, tokens *TokenServer, opts OAuthServerOptions
 	for _, c := range []imap.Cap{imap.AuthCap("XOAUTH2"), imap.AuthCap(sasl.OAuthBearer), imap.CapSASLIR} {
 		caps[c] = struct{}{}
 	}
-	srv := imapserver.New(&imapserver.Options{
-		NewSession: func(conn *imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return &oauthSession{server: s, conn: conn}, nil, nil
-		},
-		Caps:         caps,
-		InsecureAuth: true,
-		Logger:       quietLogger{},
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln) //nolint:errcheck // ends with Close
-	t.Cleanup(func() { srv.Close() })
-	addr := ln.Addr().(*net.TCPAddr)
+	addr := serveSessions(t, caps, func(conn *imapserver.Conn) imapserver.Session { return &oauthSession{server: s, conn: conn} })
 	s.Host, s.Port = addr.IP.String(), addr.Port
 	return s
 }

@@ -15,6 +15,18 @@ import (
 // It returns the proxy's host and port; it stops when t ends.
 func SlowProxy(t testing.TB, addr string, bytesPerSecond int) (string, int) {
 	t.Helper()
+	return proxy(t, addr, func(client, server net.Conn) (toServer, toClient func()) {
+		forward := func() { io.Copy(server, client) } //nolint:errcheck // either side closing ends the copy
+		return forward, func() { copySlowly(client, server, bytesPerSecond) }
+	})
+}
+
+// proxy accepts connections until t ends, dials addr for each, and runs
+// the two directions that pipe returns for the pair, each in its own
+// goroutine, closing the other side's connection when it ends. It
+// returns the proxy's host and port.
+func proxy(t testing.TB, addr string, pipe func(client, server net.Conn) (toServer, toClient func())) (string, int) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -24,11 +36,6 @@ func SlowProxy(t testing.TB, addr string, bytesPerSecond int) (string, int) {
 		conns []net.Conn
 		wg    sync.WaitGroup
 	)
-	keep := func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	}
 	t.Cleanup(func() {
 		ln.Close()
 		mu.Lock()
@@ -51,17 +58,19 @@ func SlowProxy(t testing.TB, addr string, bytesPerSecond int) (string, int) {
 				client.Close()
 				continue
 			}
-			keep(client)
-			keep(server)
+			mu.Lock()
+			conns = append(conns, client, server)
+			mu.Unlock()
+			toServer, toClient := pipe(client, server)
 			wg.Add(2)
 			go func() {
 				defer wg.Done()
-				io.Copy(server, client) //nolint:errcheck // either side closing ends the copy
+				toServer()
 				server.Close()
 			}()
 			go func() {
 				defer wg.Done()
-				copySlowly(client, server, bytesPerSecond)
+				toClient()
 				client.Close()
 			}()
 		}

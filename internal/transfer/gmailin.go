@@ -20,10 +20,7 @@ type allMailTwins struct {
 	byIdentity map[string]twin
 }
 
-type twin struct {
-	uid   imap.UID
-	flags []imap.Flag
-}
+type twin struct{ uid imap.UID }
 
 // gmailTwins returns the attempt's allMailTwins, opening it the first
 // time; nil when the destination is not Gmail.
@@ -69,7 +66,7 @@ func (x *allMailTwins) refresh() error {
 	}
 	for _, m := range msgs {
 		if _, ok := x.byIdentity[m.Identity]; !ok {
-			x.byIdentity[m.Identity] = twin{uid: m.UID, flags: m.Flags}
+			x.byIdentity[m.Identity] = twin{uid: m.UID}
 		}
 		x.readUpTo = max(x.readUpTo, m.UID+1)
 	}
@@ -124,11 +121,13 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 			continue
 		}
 		fs.twinsUsed[there.uid] = true
-		labelled = append(labelled, Mapping{Source: uint32(msg.UID), Destination: uint32(dest[0]), Flags: flagStrings(fs.wanted(there.flags))})
+		// Gmail keeps one set of flags per message, whatever its labels:
+		// the first folder's stay. Writing this folder's would undo them
+		// there, and the next run would write them back, run after run.
+		// The map takes this folder's as written, so that only a later
+		// change on the source is carried.
+		labelled = append(labelled, Mapping{Source: uint32(msg.UID), Destination: uint32(dest[0]), Flags: flagStrings(fs.wanted(msg.Flags))})
 		fs.destUIDNext = max(fs.destUIDNext, dest[0]+1)
-	}
-	if err := fs.writeFlags(fs.adoptedFlagChanges(labelled, withIdentity), labelled); err != nil {
-		return nil, nil, err
 	}
 	return labelled, rest, nil
 }
