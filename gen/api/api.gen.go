@@ -317,6 +317,7 @@ func (e MasterForm) Valid() bool {
 const (
 	OAuth2GrantClientCredentials OAuth2Grant = "client_credentials"
 	OAuth2GrantRefreshToken      OAuth2Grant = "refresh_token"
+	OAuth2GrantServiceAccount    OAuth2Grant = "service_account"
 )
 
 // Valid indicates whether the value is a known member of the OAuth2Grant enum.
@@ -325,6 +326,8 @@ func (e OAuth2Grant) Valid() bool {
 	case OAuth2GrantClientCredentials:
 		return true
 	case OAuth2GrantRefreshToken:
+		return true
+	case OAuth2GrantServiceAccount:
 		return true
 	default:
 		return false
@@ -859,14 +862,18 @@ type MessageRefusal struct {
 // account's `*_refresh_token`). `client_credentials`: the application's
 // own token for every mailbox it was granted (Microsoft 365 app-only:
 // IMAP.AccessAsApp and an Exchange service principal); the accounts
-// need no secret.
+// need no secret. `service_account`: a Google service account with
+// domain-wide delegation gets each account's token with a JWT naming
+// the account's login as the user (RFC 7523); `client_secret` is its
+// JSON key file (`client_id` and `token_url` default to the file's),
+// and the accounts need no secret.
 type OAuth2Grant string
 
 // OAuth2Input The application registered with the authorization server; required with `oauth2`.
 type OAuth2Input struct {
 	ClientId string `json:"client_id"`
 
-	// ClientSecret Required with client_credentials; never returned; empty on PUT keeps the stored one.
+	// ClientSecret Required with client_credentials; with service_account, the service account's JSON key file. Never returned; empty on PUT keeps the stored one.
 	ClientSecret string `json:"client_secret,omitempty"`
 
 	// DeviceUrl The device authorization endpoint (RFC 8628), with which a person
@@ -906,7 +913,11 @@ type OAuth2Settings struct {
 	// account's `*_refresh_token`). `client_credentials`: the application's
 	// own token for every mailbox it was granted (Microsoft 365 app-only:
 	// IMAP.AccessAsApp and an Exchange service principal); the accounts
-	// need no secret.
+	// need no secret. `service_account`: a Google service account with
+	// domain-wide delegation gets each account's token with a JWT naming
+	// the account's login as the user (RFC 7523); `client_secret` is its
+	// JSON key file (`client_id` and `token_url` default to the file's),
+	// and the accounts need no secret.
 	Grant OAuth2Grant `json:"grant"`
 
 	// Mechanism The SASL mechanism that carries the token; xoauth2 (Google's and Microsoft's) by default.

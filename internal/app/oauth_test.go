@@ -302,3 +302,39 @@ func TestTokenExpiringMidRunThroughTheService(t *testing.T) {
 		t.Errorf("%d sessions outlived their token and %d tokens were issued: the refresh was not needed", o.dst.Invalidated(), o.tokens.Issued("refresh_token"))
 	}
 }
+
+// TestGoogleServiceAccountThroughTheService: an endpoint whose accounts
+// log in as a Google service account with domain-wide delegation (its JSON
+// key file as the client secret, as the Cloud console writes it); the
+// accounts are imported as logins alone and each gets its own token by a
+// signed JWT naming it. All complete with every message.
+func TestGoogleServiceAccountThroughTheService(t *testing.T) {
+	t.Parallel()
+	const accounts, messages = 3, 2
+	o := newOAuthTarget(t, accounts, messages, imaptest.TokenServerOptions{})
+	key := o.tokens.AddServiceAccount(t, "migrator@acme.iam.gserviceaccount.com", true)
+	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantServiceAccount, ClientSecret: string(key)})
+	importAccounts(t, o.s, taskID, "source_login\n"+strings.Join(o.logins, "\n")+"\n")
+
+	task := o.run(t, taskID, api.TaskStateCompleted)
+	if task.Accounts.Completed != accounts {
+		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, accounts)
+	}
+	for _, login := range o.logins {
+		if n := o.dst.Count(t, login, "INBOX"); n != messages {
+			t.Errorf("%s's INBOX on the destination holds %d messages, want %d", login, n, messages)
+		}
+	}
+	if n := o.tokens.Issued("urn:ietf:params:oauth:grant-type:jwt-bearer"); n < accounts {
+		t.Errorf("%d tokens from signed assertions for %d accounts, want one each at least", n, accounts)
+	}
+	endpoints, err := o.s.Client.ListEndpointsWithResponse(context.Background())
+	if err != nil || endpoints.JSON200 == nil {
+		t.Fatalf("endpoints: %v", err)
+	}
+	for _, e := range *endpoints.JSON200 {
+		if e.Auth.Oauth2 != nil && e.Auth.Oauth2.Grant == api.OAuth2GrantServiceAccount && !e.Auth.Oauth2.ClientSecretSet {
+			t.Errorf("the service account endpoint shows no stored key: %+v", e.Auth.Oauth2)
+		}
+	}
+}

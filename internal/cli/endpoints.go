@@ -209,7 +209,7 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&o.Tenant, "oauth2-tenant", "", "Microsoft 365's tenant id or domain")
-	fs.Func("oauth2-grant", "refresh_token (each account's, the default) or client_credentials (the application's own token)", func(v string) error {
+	fs.Func("oauth2-grant", "refresh_token (each account's, the default), client_credentials (the application's own token) or service_account (a Google service account with domain-wide delegation; its JSON key file as the client secret)", func(v string) error {
 		o.Grant = api.OAuth2Grant(v)
 		return nil
 	})

@@ -1,11 +1,18 @@
 package imaptest
 
 import (
+	"crypto"
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +46,10 @@ type TokenServer struct {
 	access   map[string]AccessGrant  // issued access tokens
 	issued   map[string]int          // access tokens issued, by grant type
 	devices  map[string]*deviceGrant // by device code
+	// serviceAccounts are Google service accounts' public keys by
+	// email, and delegated those granted domain-wide delegation.
+	serviceAccounts map[string]*rsa.PublicKey
+	delegated       map[string]bool
 }
 
 type deviceGrant struct {
@@ -76,7 +87,7 @@ func StartTokenServer(t testing.TB, opts TokenServerOptions) *TokenServer {
 		opts.Lifetime = time.Hour
 	}
 	s := &TokenServer{lifetime: opts.Lifetime, rotate: opts.Rotate, clients: map[string]string{},
-		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}, devices: map[string]*deviceGrant{}}
+		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}, devices: map[string]*deviceGrant{}, serviceAccounts: map[string]*rsa.PublicKey{}, delegated: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/oauth2/v2.0/token", s.serveToken)
 	mux.HandleFunc("/oauth2/v2.0/devicecode", s.serveDeviceCode)
@@ -188,6 +199,10 @@ func (s *TokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
 		tokenError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
+	if r.PostForm.Get("grant_type") == jwtBearer {
+		s.serveAssertion(w, r)
+		return
+	}
 	clientID, secret, basic := r.BasicAuth()
 	if !basic {
 		clientID, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
@@ -248,6 +263,78 @@ func (s *TokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(body) //nolint:errcheck // a client that left is no matter
+}
+
+// jwtBearer is the grant of RFC 7523 §2.1: a signed JWT asks for a token.
+const jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+// AddServiceAccount registers a Google service account, with domain-wide
+// delegation or not, and returns its JSON key file as Google's console
+// hands it out, token_uri this server.
+func (s *TokenServer) AddServiceAccount(t testing.TB, email string, delegated bool) []byte {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.serviceAccounts[email], s.delegated[email] = &key.PublicKey, delegated
+	s.mu.Unlock()
+	file, err := json.MarshalIndent(map[string]string{"type": "service_account", "project_id": "migration", "private_key_id": "k1",
+		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), "client_email": email,
+		"client_id": "1000" + fmt.Sprint(len(s.serviceAccounts)), "token_uri": s.URL}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// serveAssertion answers the JWT bearer grant as Google's token endpoint
+// does for a service account ("Using OAuth 2.0 for Server to Server
+// Applications"): an RS256 JWT from a known account, for this endpoint,
+// not expired, with the user it acts for as "sub"; an account without
+// domain-wide delegation gets unauthorized_client.
+func (s *TokenServer) serveAssertion(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(r.PostForm.Get("assertion"), ".")
+	var claims struct {
+		Iss, Sub, Aud, Scope string
+		Exp                  int64
+	}
+	if len(parts) != 3 {
+		tokenError(w, http.StatusBadRequest, "invalid_grant", "Invalid JWT: not three parts.")
+		return
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(parts[1])
+	signature, err2 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || json.Unmarshal(payload, &claims) != nil {
+		tokenError(w, http.StatusBadRequest, "invalid_grant", "Invalid JWT: undecodable.")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	public := s.serviceAccounts[claims.Iss]
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	switch {
+	case public == nil || rsa.VerifyPKCS1v15(public, crypto.SHA256, digest[:], signature) != nil:
+		tokenError(w, http.StatusBadRequest, "invalid_grant", "Invalid JWT Signature.")
+		return
+	case claims.Aud != s.URL || time.Unix(claims.Exp, 0).Before(time.Now()):
+		tokenError(w, http.StatusBadRequest, "invalid_grant", "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe.")
+		return
+	case claims.Sub == "" || !s.delegated[claims.Iss]:
+		tokenError(w, http.StatusUnauthorized, "unauthorized_client",
+			"Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.")
+		return
+	}
+	access := "at-" + rand.Text()
+	s.access[access] = AccessGrant{User: claims.Sub, Client: claims.Iss, Expires: time.Now().Add(s.lifetime)}
+	s.issued[jwtBearer]++
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(s.lifetime.Seconds())}) //nolint:errcheck // a client that left is no matter
 }
 
 func tokenError(w http.ResponseWriter, status int, code, description string) {

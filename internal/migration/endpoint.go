@@ -132,7 +132,7 @@ func (a EndpointAuth) AccountSecret() AccountSecret {
 	switch {
 	case a.Method == AuthMaster:
 		return NoSecret
-	case a.Method == AuthOAuth2 && a.OAuth2.Grant == GrantClientCredentials:
+	case a.Method == AuthOAuth2 && a.OAuth2.Grant.usesClientSecret():
 		return NoSecret
 	case a.Method == AuthOAuth2:
 		return SecretRefreshToken

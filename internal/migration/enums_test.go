@@ -47,6 +47,8 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"OAuth2Grant", texts(OAuth2Grants)},
 		{"TokenMechanism", texts(TokenMechanisms)},
 		{"OAuth2Provider", texts(OAuth2Providers)},
+		{"Profile", texts(Profiles)},
+		{"GmailLabels", texts(GmailLabelPolicies)},
 		{"AccountSort", sortTexts()},
 		{"LoginTestFilter", texts(LoginTestFilters)},
 		{"EndpointProblem", append([]string{"none"}, texts(ServerProblems)...)},

@@ -28,7 +28,7 @@ var ErrMasterPasswordMissing = &InvalidError{Field: "auth.master_password", Reas
 
 // ErrClientSecretMissing refuses an application's own tokens without its
 // client secret, given or stored.
-var ErrClientSecretMissing = &InvalidError{Field: "auth.oauth2.client_secret", Reason: "must not be empty with the client_credentials grant"}
+var ErrClientSecretMissing = &InvalidError{Field: "auth.oauth2.client_secret", Reason: "must not be empty with the client_credentials grant, and be the key file with service_account"}
 
 // EndpointInUseError refuses to delete an endpoint that tasks still use.
 type EndpointInUseError struct {

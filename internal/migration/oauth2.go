@@ -1,6 +1,9 @@
 package migration
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
 	"net"
 	"net/url"
 	"slices"
@@ -20,10 +23,48 @@ const (
 	// mailbox it was granted (Microsoft 365 app-only: IMAP.AccessAsApp and
 	// an Exchange service principal with FullAccess).
 	GrantClientCredentials OAuth2Grant = "client_credentials"
+	// GrantServiceAccount: a Google service account with domain-wide
+	// delegation acts for each account's user (RFC 7523); its JSON key
+	// file is the client secret.
+	GrantServiceAccount OAuth2Grant = "service_account"
 )
 
 // OAuth2Grants are every OAuth2Grant, in the order the API lists them.
-var OAuth2Grants = []OAuth2Grant{GrantRefreshToken, GrantClientCredentials}
+var OAuth2Grants = []OAuth2Grant{GrantRefreshToken, GrantClientCredentials, GrantServiceAccount}
+
+// usesClientSecret reports whether the grant cannot work without the
+// endpoint's client secret (the key file of a service account).
+func (g OAuth2Grant) usesClientSecret() bool {
+	return g == GrantClientCredentials || g == GrantServiceAccount
+}
+
+// serviceAccountKey reads what the settings need of a service account's
+// JSON key file (the engine reads the private key).
+type serviceAccountKey struct {
+	Type        string `json:"type"`
+	ClientEmail string `json:"client_email"`
+	PrivateKey  string `json:"private_key"`
+	TokenURI    string `json:"token_uri"`
+}
+
+// takeServiceAccountKey compacts the key file given as client secret
+// (a pretty-printed JSON file has line breaks), and fills in the client
+// id and token endpoint from it where they are empty.
+func (o *OAuth2Settings) takeServiceAccountKey() error {
+	if o.Grant != GrantServiceAccount || o.ClientSecret == "" {
+		return nil
+	}
+	var compact bytes.Buffer
+	var key serviceAccountKey
+	if json.Compact(&compact, []byte(o.ClientSecret)) != nil || json.Unmarshal(compact.Bytes(), &key) != nil ||
+		key.Type != "service_account" || key.ClientEmail == "" || key.PrivateKey == "" {
+		return invalid("auth.oauth2.client_secret", `must be the service account's JSON key file ("type": "service_account", with client_email and private_key)`)
+	}
+	o.ClientSecret = Password(compact.String())
+	o.ClientID = cmp.Or(strings.TrimSpace(o.ClientID), key.ClientEmail)
+	o.TokenURL = cmp.Or(strings.TrimSpace(o.TokenURL), key.TokenURI)
+	return nil
+}
 
 // TokenMechanism is the SASL mechanism that carries the token.
 type TokenMechanism string
@@ -89,13 +130,16 @@ func (o *OAuth2Settings) normalize() error {
 	}
 	switch {
 	case !slices.Contains(OAuth2Grants, o.Grant):
-		return invalid("auth.oauth2.grant", "must be refresh_token|client_credentials")
+		return invalid("auth.oauth2.grant", "must be refresh_token|client_credentials|service_account")
 	case !slices.Contains(TokenMechanisms, o.Mechanism):
 		return invalid("auth.oauth2.mechanism", "must be xoauth2|oauthbearer")
 	case o.Provider != "" && !slices.Contains(OAuth2Providers, o.Provider):
 		return invalid("auth.oauth2.provider", "must be microsoft365|google, or left out")
 	}
 	if err := o.applyProvider(); err != nil {
+		return err
+	}
+	if err := o.takeServiceAccountKey(); err != nil {
 		return err
 	}
 	o.Provider, o.Tenant = "", ""

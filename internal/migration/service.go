@@ -35,7 +35,7 @@ func (s *Service) CreateEndpoint(ctx context.Context, e Endpoint) (int64, error)
 	if e.Auth.Method == AuthMaster && e.Auth.MasterPassword == "" {
 		return 0, ErrMasterPasswordMissing
 	}
-	if e.Auth.Method == AuthOAuth2 && e.Auth.OAuth2.Grant == GrantClientCredentials && e.Auth.OAuth2.ClientSecret == "" {
+	if e.Auth.Method == AuthOAuth2 && e.Auth.OAuth2.Grant.usesClientSecret() && e.Auth.OAuth2.ClientSecret == "" {
 		return 0, ErrClientSecretMissing
 	}
 	return s.store.EndpointCreate(ctx, e)

@@ -8,6 +8,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,6 +150,7 @@ func (s *Source) noteRefreshToken(token string) {
 type RefusedError struct {
 	Code        string // RFC 6749 §5.2: invalid_grant, invalid_client, …
 	Description string
+	Advice      string // what to do, where the grant knows better than the code
 }
 
 // Refused says that trying again does not help (the copy engine reads it
@@ -156,20 +158,25 @@ type RefusedError struct {
 func (e *RefusedError) Refused() bool { return true }
 
 func (e *RefusedError) Error() string {
-	advice := "check the endpoint's OAuth 2.0 settings"
-	switch e.Code {
-	case "invalid_grant":
-		advice = "the refresh token was revoked or has expired: the user must authorize again and the account get the new token"
-	case "invalid_client", "unauthorized_client":
-		advice = "the client id or secret is wrong or expired: fix them on the endpoint"
-	case "invalid_scope":
-		advice = "the application lacks the permission asked for: grant it (and admin consent) on the provider's side"
-	}
+	advice := cmp.Or(e.Advice, codeAdvice(e.Code))
 	text := "the token endpoint refused: " + e.Code
 	if e.Description != "" {
 		text += " (" + firstLine(e.Description) + ")"
 	}
 	return text + "; " + advice
+}
+
+// codeAdvice is what to do about an RFC 6749 §5.2 error code.
+func codeAdvice(code string) string {
+	switch code {
+	case "invalid_grant":
+		return "the refresh token was revoked or has expired: the user must authorize again and the account get the new token"
+	case "invalid_client", "unauthorized_client":
+		return "the client id or secret is wrong or expired: fix them on the endpoint"
+	case "invalid_scope":
+		return "the application lacks the permission asked for: grant it (and admin consent) on the provider's side"
+	}
+	return "check the endpoint's OAuth 2.0 settings"
 }
 
 // describe turns x/oauth2's errors into a RefusedError where the server

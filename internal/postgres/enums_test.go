@@ -28,6 +28,7 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"endpoints", "master_form", texts(migration.MasterForms)},
 		{"endpoints", "oauth2_grant", texts(migration.OAuth2Grants)},
 		{"endpoints", "oauth2_mechanism", texts(migration.TokenMechanisms)},
+		{"endpoints", "profile", texts(migration.Profiles)},
 	} {
 		// The check of one column, as PostgreSQL stores it, e.g.
 		// CHECK ((state = ANY (ARRAY['idle'::text, ...])))

@@ -193,3 +193,36 @@ func TestThrottlingPausesAndResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceAccountActsForEachUser: a Google service account with
+// domain-wide delegation signs a JWT naming each user (RFC 7523) and logs
+// every account in with its own token, without any user's secret. One
+// without delegation fails as an authentication failure saying where to
+// grant it; the key file is read as the Cloud console writes it.
+func TestServiceAccountActsForEachUser(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 5, Messages: 20})
+	key, err := oauth.ParseServiceAccountKey(f.tokens.AddServiceAccount(t, "migrator@acme.iam.gserviceaccount.com", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := dovecotSide(f.src, "ann", "pw")
+	res := migrateVerified(t, Job{Source: source, Destination: f.destination("bob@example.com", f.config.ForDelegatedUser(key, "bob@example.com"), XOAuth2),
+		State: NewMemoryState()})
+	f.wantCopied(t, "bob@example.com", res)
+	if n := f.tokens.Issued("urn:ietf:params:oauth:grant-type:jwt-bearer"); n < 1 {
+		t.Errorf("%d tokens from signed assertions, want the service account's", n)
+	}
+
+	undelegated, err := oauth.ParseServiceAccountKey(f.tokens.AddServiceAccount(t, "other@acme.iam.gserviceaccount.com", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckLogin(t.Context(), f.destination("ann@example.com", f.config.ForDelegatedUser(undelegated, "ann@example.com"), XOAuth2), "destination", Tuning{})
+	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), "domain-wide delegation") {
+		t.Errorf("a service account without delegation: %v (kind %v), want an authentication failure saying to grant it", err, KindOf(err))
+	}
+	if _, err := oauth.ParseServiceAccountKey([]byte(`{"type":"authorized_user","client_id":"x"}`)); err == nil {
+		t.Error("a user's credentials file was read as a service account key")
+	}
+}

@@ -56,6 +56,8 @@ func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint
 		switch {
 		case a.OAuth2.Grant == migration.GrantClientCredentials:
 			s.Token = l.application(e.ID, config)
+		case a.OAuth2.Grant == migration.GrantServiceAccount:
+			s.Token = delegated(config, login)
 		case secret == "":
 			s.Token = noRefreshToken{}
 		default:
@@ -63,6 +65,23 @@ func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint
 		}
 	}
 	return s
+}
+
+// delegated is the token source of a service account acting for login;
+// a key that cannot sign fails the login with words saying so.
+func delegated(config oauth.Config, login string) transfer.TokenSource {
+	key, err := oauth.ParseServiceAccountKey([]byte(config.ClientSecret))
+	if err != nil {
+		return brokenKey{err}
+	}
+	return config.ForDelegatedUser(key, login)
+}
+
+// brokenKey stands for a service account whose key file cannot be used.
+type brokenKey struct{ err error }
+
+func (b brokenKey) Token(context.Context) (string, error) {
+	return "", &oauth.RefusedError{Code: "invalid_client", Advice: "the endpoint's service account key cannot be used (" + b.err.Error() + "): upload its JSON key file again"}
 }
 
 // application is the shared token source of an endpoint's application.

@@ -25,6 +25,7 @@ const providers = [
 const grants = [
   [OAuth2Grant.refreshToken, "Each account's refresh token"],
   [OAuth2Grant.clientCredentials, "The application's own token (app-only)"],
+  [OAuth2Grant.serviceAccount, 'A Google service account with domain-wide delegation'],
 ];
 const mechanisms = [[TokenMechanism.xoauth2, 'XOAUTH2'], [TokenMechanism.oauthbearer, 'OAUTHBEARER (RFC 7628)']];
 const oauthLimits = fieldLimits.OAuth2Input;
@@ -47,6 +48,7 @@ const authLimits = fieldLimits.EndpointAuthInput;
 function authText(auth) {
   if (auth.method === AuthMethod.master) return `master login ${auth.master_login}`;
   if (auth.method === AuthMethod.oauth2) {
+    if (auth.oauth2.grant === OAuth2Grant.serviceAccount) return 'OAuth 2.0, a Google service account';
     return auth.oauth2.grant === OAuth2Grant.clientCredentials ? "OAuth 2.0, the application's token" : "OAuth 2.0, each account's refresh token";
   }
   return "each account's password";
@@ -174,10 +176,10 @@ function endpointForm(endpoint, save) {
     masterLogin.required = master;
     masterPassword.required = master && !passwordStored;
     oauthFields.hidden = !oauth2;
-    clientId.required = oauth2;
     tenantField.hidden = provider.value !== OAuth2Provider.microsoft365;
     tokenURL.required = oauth2 && provider.value === '';
-    clientSecret.required = oauth2 && grant.value === OAuth2Grant.clientCredentials && !secretStored;
+    clientSecret.required = oauth2 && grant.value !== OAuth2Grant.refreshToken && !secretStored;
+    clientId.required = oauth2 && grant.value !== OAuth2Grant.serviceAccount;
   };
   for (const el of [provider, grant]) el.addEventListener('change', showAuth);
   authMethod.addEventListener('change', showAuth);

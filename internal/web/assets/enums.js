@@ -109,6 +109,7 @@ export const MasterForm = Object.freeze({
 export const OAuth2Grant = Object.freeze({
   refreshToken: 'refresh_token',
   clientCredentials: 'client_credentials',
+  serviceAccount: 'service_account',
 });
 
 // TokenMechanism has the values of the API's TokenMechanism.
