@@ -16,7 +16,8 @@ SET auth_method = $1, master_login = $2, master_form = $3,
     oauth2_grant = $5, oauth2_token_url = $6, oauth2_client_id = $7,
     oauth2_scope = $8, oauth2_mechanism = $9, oauth2_device_url = $10,
     oauth2_client_secret = CASE WHEN $1 = 'oauth2'
-        THEN coalesce($11, oauth2_client_secret) END
+        THEN coalesce($11,
+                      CASE WHEN (oauth2_grant = 'service_account') = ($5 = 'service_account') THEN oauth2_client_secret END) END
 WHERE id = $12
 `
 
@@ -36,7 +37,9 @@ type EndpointAuthUpdateParams struct {
 }
 
 // A master password or client secret left out (NULL) keeps the stored
-// one; leaving the method that uses it forgets it.
+// one; leaving the method that uses it forgets it, and so does a switch to
+// or from service_account, whose secret is a key file, not an
+// application's secret.
 func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdateParams) error {
 	_, err := q.db.Exec(ctx, endpointAuthUpdate,
 		arg.AuthMethod,

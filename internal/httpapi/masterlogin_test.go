@@ -166,6 +166,11 @@ func TestEndpointOAuth2(t *testing.T) {
 	}
 	wantText(t, s.do(t, "POST", "/endpoints", `{"tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"microsoft365","tenant":"t","grant":"client_credentials","client_id":"a"}}}`),
 		http.StatusBadRequest, "auth.oauth2.client_secret must not be empty with the client_credentials grant")
+	wantText(t, s.do(t, "POST", "/endpoints", `{"tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"google","grant":"service_account","client_id":"a"}}}`),
+		http.StatusBadRequest, "auth.oauth2.client_secret must be the service account's JSON key file with the service_account grant")
+	// Switching a stored endpoint to service_account needs the key file: the stored secret is the other grant's.
+	wantText(t, s.do(t, "PUT", path, `{"host":"imap.gmail.com","tls_mode":"ssl","auth":{"method":"oauth2","oauth2":{"provider":"google","grant":"service_account","client_id":"a"}}}`),
+		http.StatusBadRequest, "auth.oauth2.client_secret must be the service account's JSON key file with the service_account grant")
 	wantText(t, s.do(t, "POST", "/endpoints", `{"tls_mode":"ssl","auth":{"method":"oauth2"}}`),
 		http.StatusBadRequest, "auth.oauth2.client_id must not be empty with the oauth2 method")
 

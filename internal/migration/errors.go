@@ -28,7 +28,18 @@ var ErrMasterPasswordMissing = &InvalidError{Field: "auth.master_password", Reas
 
 // ErrClientSecretMissing refuses an application's own tokens without its
 // client secret, given or stored.
-var ErrClientSecretMissing = &InvalidError{Field: "auth.oauth2.client_secret", Reason: "must not be empty with the client_credentials grant, and be the key file with service_account"}
+var ErrClientSecretMissing = &InvalidError{Field: "auth.oauth2.client_secret", Reason: "must not be empty with the client_credentials grant"}
+
+// ErrServiceAccountKeyMissing is a service account endpoint without its key file.
+var ErrServiceAccountKeyMissing = &InvalidError{Field: "auth.oauth2.client_secret", Reason: "must be the service account's JSON key file with the service_account grant"}
+
+// MissingClientSecret is the refusal of grant g without its client secret.
+func MissingClientSecret(g OAuth2Grant) error {
+	if g == GrantServiceAccount {
+		return ErrServiceAccountKeyMissing
+	}
+	return ErrClientSecretMissing
+}
 
 // EndpointInUseError refuses to delete an endpoint that tasks still use.
 type EndpointInUseError struct {

@@ -36,7 +36,7 @@ func (s *Service) CreateEndpoint(ctx context.Context, e Endpoint) (int64, error)
 		return 0, ErrMasterPasswordMissing
 	}
 	if e.Auth.Method == AuthOAuth2 && e.Auth.OAuth2.Grant.usesClientSecret() && e.Auth.OAuth2.ClientSecret == "" {
-		return 0, ErrClientSecretMissing
+		return 0, MissingClientSecret(e.Auth.OAuth2.Grant)
 	}
 	return s.store.EndpointCreate(ctx, e)
 }

@@ -161,7 +161,7 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 		case errors.As(err, &pgErr) && pgErr.ConstraintName == "endpoints_master_complete":
 			return migration.ErrMasterPasswordMissing
 		case errors.As(err, &pgErr) && pgErr.ConstraintName == "endpoints_oauth2_complete":
-			return migration.ErrClientSecretMissing
+			return migration.MissingClientSecret(e.Auth.OAuth2.Grant)
 		}
 		return err
 	}))

@@ -43,14 +43,17 @@ WHERE id = @id;
 
 -- name: EndpointAuthUpdate :exec
 -- A master password or client secret left out (NULL) keeps the stored
--- one; leaving the method that uses it forgets it.
+-- one; leaving the method that uses it forgets it, and so does a switch to
+-- or from service_account, whose secret is a key file, not an
+-- application's secret.
 UPDATE endpoints
 SET auth_method = @auth_method, master_login = @master_login, master_form = @master_form,
     master_password = CASE WHEN @auth_method = 'master' THEN coalesce(sqlc.narg(master_password), master_password) END,
     oauth2_grant = @oauth2_grant, oauth2_token_url = @oauth2_token_url, oauth2_client_id = @oauth2_client_id,
     oauth2_scope = @oauth2_scope, oauth2_mechanism = @oauth2_mechanism, oauth2_device_url = @oauth2_device_url,
     oauth2_client_secret = CASE WHEN @auth_method = 'oauth2'
-        THEN coalesce(sqlc.narg(oauth2_client_secret), oauth2_client_secret) END
+        THEN coalesce(sqlc.narg(oauth2_client_secret),
+                      CASE WHEN (oauth2_grant = 'service_account') = (@oauth2_grant = 'service_account') THEN oauth2_client_secret END) END
 WHERE id = @id;
 
 -- name: EndpointDelete :execrows
