@@ -15,12 +15,9 @@ import (
 // look-up: those this run appended since are found too.
 type allMailTwins struct {
 	session    *session
-	name       string
-	readUpTo   imap.UID // identities read for UIDs below it
-	byIdentity map[string]twin
+	readUpTo   imap.UID            // identities read for UIDs below it
+	byIdentity map[string]imap.UID // the first All Mail message of each identity
 }
-
-type twin struct{ uid imap.UID }
 
 // gmailTwins returns the attempt's allMailTwins, opening it the first
 // time; nil when the destination is not Gmail.
@@ -39,7 +36,7 @@ func (r *accountRun) gmailTwins(ctx context.Context) (*allMailTwins, error) {
 		s.close()
 		return nil, s.failed(err)
 	}
-	r.twins = &allMailTwins{session: s, name: r.destinationAllMail, readUpTo: 1, byIdentity: map[string]twin{}}
+	r.twins = &allMailTwins{session: s, readUpTo: 1, byIdentity: map[string]imap.UID{}}
 	return r.twins, nil
 }
 
@@ -66,7 +63,7 @@ func (x *allMailTwins) refresh() error {
 	}
 	for _, m := range msgs {
 		if _, ok := x.byIdentity[m.Identity]; !ok {
-			x.byIdentity[m.Identity] = twin{uid: m.UID}
+			x.byIdentity[m.Identity] = m.UID
 		}
 		x.readUpTo = max(x.readUpTo, m.UID+1)
 	}
@@ -98,12 +95,12 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 	}
 	for _, msg := range withIdentity {
 		there, ok := twins.byIdentity[msg.Identity]
-		if !ok || msg.Identity == "" || fs.twinsUsed[there.uid] {
+		if !ok || msg.Identity == "" || fs.twinsUsed[there] {
 			rest = append(rest, msg)
 			continue
 		}
 		var uid imap.UIDSet
-		uid.AddNum(there.uid)
+		uid.AddNum(there)
 		data, err := twins.session.Copy(uid, fs.plan.Destination).Wait()
 		if err != nil {
 			if refused(err) {
@@ -120,7 +117,7 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 			rest = append(rest, msg)
 			continue
 		}
-		fs.twinsUsed[there.uid] = true
+		fs.twinsUsed[there] = true
 		// Gmail keeps one set of flags per message, whatever its labels:
 		// the first folder's stay. Writing this folder's would undo them
 		// there, and the next run would write them back, run after run.
