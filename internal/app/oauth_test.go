@@ -90,6 +90,22 @@ func (o *oauthTarget) run(t *testing.T, taskID int64, want api.TaskState) api.Ta
 	return task
 }
 
+// runLoginsAlone imports the task's accounts as logins alone, runs it,
+// and checks that every account completed with each of its messages.
+func (o *oauthTarget) runLoginsAlone(t *testing.T, taskID int64, messages int) {
+	t.Helper()
+	importAccounts(t, o.s, taskID, "source_login\n"+strings.Join(o.logins, "\n")+"\n")
+	task := o.run(t, taskID, api.TaskStateCompleted)
+	if int(task.Accounts.Completed) != len(o.logins) {
+		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, len(o.logins))
+	}
+	for _, login := range o.logins {
+		if n := o.dst.Count(t, login, "INBOX"); n != messages {
+			t.Errorf("%s's INBOX on the destination holds %d messages, want %d", login, n, messages)
+		}
+	}
+}
+
 // TestThreeHundredAccountsWithAppOnlyOAuth2: Microsoft 365's app-only
 // access: one application's client credentials log every account in, the
 // accounts imported as logins alone (a master login opens the source).
@@ -99,17 +115,7 @@ func TestThreeHundredAccountsWithAppOnlyOAuth2(t *testing.T) {
 	const accounts, messages = 300, 2
 	o := newOAuthTarget(t, accounts, messages, imaptest.TokenServerOptions{})
 	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantClientCredentials, ClientSecret: "app-secret"})
-	importAccounts(t, o.s, taskID, "source_login\n"+strings.Join(o.logins, "\n")+"\n")
-
-	task := o.run(t, taskID, api.TaskStateCompleted)
-	if task.Accounts.Completed != accounts {
-		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, accounts)
-	}
-	for _, login := range o.logins {
-		if n := o.dst.Count(t, login, "INBOX"); n != messages {
-			t.Errorf("%s's INBOX on the destination holds %d messages, want %d", login, n, messages)
-		}
-	}
+	o.runLoginsAlone(t, taskID, messages)
 	if n := o.tokens.Issued("client_credentials"); n < 1 || n > 3 {
 		t.Errorf("%d application tokens for %d accounts, want the one shared", n, accounts)
 	}
@@ -314,17 +320,7 @@ func TestGoogleServiceAccountThroughTheService(t *testing.T) {
 	o := newOAuthTarget(t, accounts, messages, imaptest.TokenServerOptions{})
 	key := o.tokens.AddServiceAccount(t, "migrator@acme.iam.gserviceaccount.com", true)
 	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantServiceAccount, ClientSecret: string(key)})
-	importAccounts(t, o.s, taskID, "source_login\n"+strings.Join(o.logins, "\n")+"\n")
-
-	task := o.run(t, taskID, api.TaskStateCompleted)
-	if task.Accounts.Completed != accounts {
-		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, accounts)
-	}
-	for _, login := range o.logins {
-		if n := o.dst.Count(t, login, "INBOX"); n != messages {
-			t.Errorf("%s's INBOX on the destination holds %d messages, want %d", login, n, messages)
-		}
-	}
+	o.runLoginsAlone(t, taskID, messages)
 	if n := o.tokens.Issued("urn:ietf:params:oauth:grant-type:jwt-bearer"); n < accounts {
 		t.Errorf("%d tokens from signed assertions for %d accounts, want one each at least", n, accounts)
 	}
