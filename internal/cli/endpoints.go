@@ -106,8 +106,11 @@ func mergeOAuth2(fs *flag.FlagSet, given api.OAuth2Input, current api.OAuth2Sett
 // authText says how the accounts log in to an endpoint.
 func authText(a api.EndpointAuth) string {
 	if a.Method == api.AuthMethodOauth2 && a.Oauth2 != nil {
-		if a.Oauth2.Grant == api.OAuth2GrantClientCredentials {
+		switch a.Oauth2.Grant {
+		case api.OAuth2GrantClientCredentials:
 			return fmt.Sprintf("OAuth 2.0, application %s's own token", a.Oauth2.ClientId)
+		case api.OAuth2GrantServiceAccount:
+			return fmt.Sprintf("OAuth 2.0, service account %s acting for each account", a.Oauth2.ClientId)
 		}
 		return fmt.Sprintf("OAuth 2.0, each account's refresh token for application %s", a.Oauth2.ClientId)
 	}

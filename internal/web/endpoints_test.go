@@ -204,4 +204,11 @@ func testOAuth2Endpoint(t *testing.T, browser context.Context) {
 	tb.fill(map[string]string{"#account-form [name=source_login]": "ann@example.com", "#account-form [name=source_password]": "1//0g-token"})
 	tb.click("#account-form button.primary")
 	tb.waitText("#account-form .notice.ok", "Account ann@example.com added.")
+
+	// A Google service account acts for every account: none brings a token.
+	domain := s.createEndpoint(t, api.EndpointInput{Host: "imap.gmail.com", TlsMode: api.TLSModeSsl, Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2,
+		Oauth2: &api.OAuth2Input{Provider: api.OAuth2ProviderGoogle, Grant: api.OAuth2GrantServiceAccount,
+			ClientSecret: `{"type":"service_account","client_email":"m@acme.iam.gserviceaccount.com","private_key":"k"}`}}})
+	tb.open(fmt.Sprintf("#/tasks/%d", s.createTask(t, "off Workspace", domain, dst)))
+	tb.waitText("#account-form", "Not needed: the endpoint's service account acts for the account.")
 }

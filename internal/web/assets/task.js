@@ -590,15 +590,16 @@ function addAccountForm(taskId, after) {
 
 // secretOf says what an account brings to log in with auth, its
 // endpoint's: 'password', 'refresh_token', or null for nothing (a master
-// login, or the application's own token).
+// login, the application's own token, a service account).
 function secretOf(auth) {
   if (auth?.method === AuthMethod.master) return null;
-  if (auth?.method === AuthMethod.oauth2) return auth.oauth2?.grant === OAuth2Grant.clientCredentials ? null : 'refresh_token';
+  if (auth?.method === AuthMethod.oauth2) return auth.oauth2?.grant === OAuth2Grant.refreshToken ? 'refresh_token' : null;
   return 'password';
 }
 
 function noSecretHint(auth) {
-  return auth.method === AuthMethod.master ? `Not needed: the master login ${auth.master_login} acts for the account.`
+  if (auth.method === AuthMethod.master) return `Not needed: the master login ${auth.master_login} acts for the account.`;
+  return auth.oauth2?.grant === OAuth2Grant.serviceAccount ? "Not needed: the endpoint's service account acts for the account."
     : "Not needed: the endpoint's application acts for the account.";
 }
 
