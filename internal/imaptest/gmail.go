@@ -145,20 +145,14 @@ func serveSessions(t testing.TB, caps imap.CapSet, newSession func(*imapserver.C
 	return ln.Addr().(*net.TCPAddr)
 }
 
-func (g *GmailServer) createFolder(t testing.TB, name string, attr imap.MailboxAttr) *gmailFolder {
-	if f := g.folders[name]; f != nil {
-		return f
+func (g *GmailServer) createFolder(t testing.TB, name string, attr imap.MailboxAttr) {
+	if g.folders[name] != nil {
+		return
 	}
-	if name != "INBOX" {
-		if err := g.user.Create(name, nil); err != nil {
-			t.Fatalf("imaptest: gmail: create %s: %v", name, err)
-		}
-	} else if err := g.user.Create("INBOX", nil); err != nil {
-		t.Fatalf("imaptest: gmail: create INBOX: %v", err)
+	if err := g.user.Create(name, nil); err != nil {
+		t.Fatalf("imaptest: gmail: create %s: %v", name, err)
 	}
-	f := &gmailFolder{attr: attr}
-	g.folders[name] = f
-	return f
+	g.folders[name] = &gmailFolder{attr: attr}
 }
 
 // folderOf returns the folder that shows label.
@@ -209,14 +203,13 @@ func (g *GmailServer) addLabel(t testing.TB, msg *gmailMessage, label string, ra
 	g.appendTo(t, name, msg, raw, flags, date)
 }
 
-func (g *GmailServer) appendTo(t testing.TB, folder string, msg *gmailMessage, raw []byte, flags []imap.Flag, date time.Time) imap.UID {
+func (g *GmailServer) appendTo(t testing.TB, folder string, msg *gmailMessage, raw []byte, flags []imap.Flag, date time.Time) {
 	data, err := g.user.Append(folder, literal{bytes.NewReader(raw)}, &imap.AppendOptions{Flags: flags, Time: date})
 	if err != nil {
 		t.Fatalf("imaptest: gmail: append to %s: %v", folder, err)
 	}
 	f := g.folders[folder]
 	f.entries = append(f.entries, gmailEntry{uid: data.UID, msg: msg})
-	return data.UID
 }
 
 // Count is how many messages a folder shows.

@@ -10,6 +10,7 @@ package oauth
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -183,7 +184,21 @@ func codeAdvice(code string) string {
 // answered with an OAuth error, and keeps the others (network trouble,
 // timeouts), which a later try may overcome.
 func describe(err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return err // described already
+	}
 	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode == "" {
+		// x/oauth2/jwt leaves the RFC 6749 §5.2 error in the body.
+		var body struct {
+			Error       string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		if json.Unmarshal(re.Body, &body) == nil {
+			re.ErrorCode, re.ErrorDescription = body.Error, body.Description
+		}
+	}
 	if errors.As(err, &re) && re.ErrorCode != "" {
 		return &RefusedError{Code: re.ErrorCode, Description: re.ErrorDescription}
 	}

@@ -57,22 +57,12 @@ func (c Config) ForDelegatedUser(key ServiceAccountKey, user string) *Source {
 	ctx := c.context()
 	return &Source{tokens: oauth2.ReuseTokenSourceWithExpiry(nil, fetcher(func() (*oauth2.Token, error) {
 		t, err := conf.TokenSource(ctx).Token()
-		var re *oauth2.RetrieveError
-		if errors.As(err, &re) && re.ErrorCode == "" {
-			// x/oauth2/jwt leaves the RFC 6749 §5.2 error in the body.
-			var body struct {
-				Error       string `json:"error"`
-				Description string `json:"error_description"`
-			}
-			if json.Unmarshal(re.Body, &body) == nil {
-				re.ErrorCode, re.ErrorDescription = body.Error, body.Description
-			}
-		}
-		if errors.As(err, &re) && (re.ErrorCode == "unauthorized_client" || re.ErrorCode == "access_denied") {
-			return nil, &RefusedError{Code: re.ErrorCode, Description: re.ErrorDescription,
-				Advice: "the service account may not act for the domain's users with this scope: grant it domain-wide delegation " +
-					"(Google Workspace admin console, Security, API controls) for client id " + cmp.Or(key.ClientID, key.ClientEmail) +
-					" and the scope https://mail.google.com/"}
+		var refused *RefusedError
+		if err != nil && errors.As(describe(err), &refused) && (refused.Code == "unauthorized_client" || refused.Code == "access_denied") {
+			refused.Advice = "the service account may not act for the domain's users with this scope: grant it domain-wide delegation " +
+				"(Google Workspace admin console, Security, API controls) for client id " + cmp.Or(key.ClientID, key.ClientEmail) +
+				" and the scope https://mail.google.com/"
+			return nil, refused
 		}
 		return t, err
 	}), c.early())}

@@ -136,23 +136,16 @@ type labelled struct {
 // it went, whatever its labels now: a label added or removed since must
 // not copy it a second time.
 func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans []folderPlan) (*labelIndex, error) {
-	var allMail string
-	for _, p := range plans {
-		if p.Source.Reads != "" {
-			allMail = p.Source.Reads
-		}
-	}
+	allMail, folders := readFromAllMail(plans)
 	msgs, status, err := readLabels(ctx, &r.job.Source, allMail, r.job.Tuning)
 	if err != nil {
 		return nil, err
 	}
-	x := &labelIndex{uidValidity: status.UIDValidity, uidNext: status.UIDNext, highestModSeq: status.HighestModSeq, counts: map[string]SourceCount{}}
+	x := &labelIndex{uidValidity: status.UIDValidity, uidNext: status.UIDNext, highestModSeq: status.HighestModSeq,
+		folders: folders, counts: map[string]SourceCount{}}
 	routed := map[string]bool{} // the folders read from All Mail
-	for _, p := range plans {
-		if p.Source.Reads != "" {
-			routed[p.Source.Name] = true
-			x.folders = append(x.folders, p.Source.Name)
-		}
+	for _, f := range folders {
+		routed[f] = true
 	}
 	policy := r.job.Options.gmailLabels()
 	labelFolder := gmailLabelFolders(boxes)
@@ -192,6 +185,18 @@ func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans
 		}
 	}
 	return x, nil
+}
+
+// readFromAllMail returns All Mail's name and the folders that plans
+// read from it, in plan order.
+func readFromAllMail(plans []folderPlan) (allMail string, folders []string) {
+	for _, p := range plans {
+		if p.Source.Reads != "" {
+			allMail = p.Source.Reads
+			folders = append(folders, p.Source.Name)
+		}
+	}
+	return allMail, folders
 }
 
 // placedBefore returns where the folders read from All Mail copied their

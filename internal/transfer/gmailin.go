@@ -44,24 +44,14 @@ func (r *accountRun) gmailTwins(ctx context.Context) (*allMailTwins, error) {
 func (x *allMailTwins) refresh() error {
 	var from imap.UIDSet
 	from.AddRange(x.readUpTo, 0) // readUpTo:*
-	found, err := x.session.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{from}}, nil).Wait()
-	if err != nil {
-		return x.session.failed(err)
-	}
-	var uids imap.UIDSet
-	for _, uid := range found.AllUIDs() {
-		if uid >= x.readUpTo { // "n:*" takes in the highest UID even below n
-			uids.AddNum(uid)
-		}
-	}
-	if len(uids) == 0 {
-		return nil
-	}
-	msgs, err := x.session.identities(uids)
+	msgs, err := x.session.identities(from)
 	if err != nil {
 		return err
 	}
 	for _, m := range msgs {
+		if m.UID < x.readUpTo {
+			continue // "n:*" takes in the highest message even below n
+		}
 		if _, ok := x.byIdentity[m.Identity]; !ok {
 			x.byIdentity[m.Identity] = m.UID
 		}
@@ -85,6 +75,9 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 	}
 	if err := twins.refresh(); err != nil {
 		return nil, nil, err
+	}
+	if len(twins.byIdentity) == 0 {
+		return nil, candidates, nil // nothing to find: the sources' headers need not be read
 	}
 	withIdentity, err := fs.sourceIdentities(candidates)
 	if err != nil {

@@ -40,9 +40,10 @@ type accountRun struct {
 	// lastDestinationUse is when the destination's main session last
 	// spoke: it idles while the appender works (see keepDestinationAlive).
 	lastDestinationUse time.Time
-	// gmailSource is a Gmail source's folders as listed, and labels what
-	// its messages are labelled and where each goes, read when a folder
-	// read from All Mail needs it (gmail.go); both anew each attempt.
+	// gmailSource is a Gmail source's folders as listed (anew each
+	// attempt), and labels what its messages are labelled and where each
+	// goes, read when a folder read from All Mail first needs it
+	// (gmail.go), and again only when it no longer fits (labelIndex).
 	gmailSource []mailbox
 	labels      *labelIndex
 	plans       []folderPlan
@@ -59,14 +60,18 @@ type accountRun struct {
 	destinationProfile Profile
 }
 
-// labelIndex returns the attempt's label index, reading it the first
-// time, or again when All Mail as a folder has just opened it (selected)
-// is not as it was read: a message arrived or changed labels meanwhile.
-// The folder's state records what it opened, so the index must cover
-// exactly that, or a message the index missed would pass for done.
+// labelIndex returns the run's label index, reading it the first time,
+// or again when the plan reads other folders from All Mail, or when All
+// Mail as a folder has just opened it (selected) is not as it was read:
+// a message arrived or changed labels meanwhile. The folder's state
+// records what it opened, so the index must cover exactly that, or a
+// message the index missed would pass for done. An attempt after a
+// throttle or a reconnect keeps an index still good: on Gmail, reading it
+// again spends the bandwidth that ran out.
 func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
-	if x := r.labels; x != nil && (selected == nil || x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext &&
-		x.highestModSeq == selected.HighestModSeq) {
+	_, folders := readFromAllMail(r.plans)
+	if x := r.labels; x != nil && slices.Equal(x.folders, folders) && (selected == nil ||
+		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
 		return x, nil
 	}
 	x, err := r.buildLabelIndex(ctx, r.gmailSource, r.plans)
@@ -181,7 +186,7 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		}
 	}()
 	boxes := src.boxes
-	r.labels, r.gmailSource = nil, nil
+	r.gmailSource = nil
 	if src.session.Caps().Has(gmailCapability) {
 		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
 		r.gmailSource = src.boxes

@@ -14,7 +14,7 @@ import (
 // AuthorizeStore is what device authorizations need of storage.
 type AuthorizeStore interface {
 	TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error)
-	AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error)
+	AccountGet(ctx context.Context, taskID, id int64) (migration.Account, error)
 	AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error
 	EventAppend(ctx context.Context, e migration.Event) error
 }
@@ -58,13 +58,13 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, side st
 	if err != nil {
 		return migration.DeviceAuthorization{}, err
 	}
-	creds, err := a.store.AccountCredentials(ctx, taskID, accountID)
+	account, err := a.store.AccountGet(ctx, taskID, accountID) // the logins; no secret is opened
 	if err != nil {
 		return migration.DeviceAuthorization{}, err
 	}
-	e, login := src, creds.SourceLogin
+	e, login := src, account.SourceLogin
 	if side == "destination" {
-		e, login = dst, creds.DestinationLogin
+		e, login = dst, account.DestinationLogin
 	}
 	if e.Auth.AccountSecret() != migration.SecretRefreshToken {
 		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "side",
