@@ -633,6 +633,11 @@ type Endpoint struct {
 	Host string       `json:"host"`
 	Id   int64        `json:"id"`
 
+	// Limits The server's limits in place of its profile's; a field omitted or 0 takes the
+	// profile's (see Profile). Like the other fields, an update replaces them: omitted, they
+	// are the profile's again.
+	Limits EndpointLimits `json:"limits"`
+
 	// Port The port in use; the mode's default when none was given.
 	Port int `json:"port"`
 
@@ -643,6 +648,10 @@ type Endpoint struct {
 	// provider refuses to create (`Files` on Microsoft 365) get " (2)". `auto`: Gmail by
 	// X-GM-EXT-1 or imap.gmail.com, Microsoft 365 by its hosts, otherwise `generic` (no
 	// limits); Exchange on premises is chosen by hand. The endpoint check says what it detects.
+	// Per mailbox, Gmail allows 2 500 000 000 bytes a day down and 500 000 000 up over
+	// IMAP and 15 connections, Microsoft 365 20 connections, Exchange 16: an account pauses
+	// when its daily budget is spent, and runs on one mailbox wait for room. An endpoint's
+	// `limits` replace these.
 	Profile   Profile `json:"profile"`
 	RoleLabel string  `json:"role_label"`
 
@@ -739,6 +748,11 @@ type EndpointInput struct {
 	// Host Host name or IP address (no control characters).
 	Host string `json:"host,omitempty"`
 
+	// Limits The server's limits in place of its profile's; a field omitted or 0 takes the
+	// profile's (see Profile). Like the other fields, an update replaces them: omitted, they
+	// are the profile's again.
+	Limits *EndpointLimits `json:"limits,omitempty"`
+
 	// Port TCP port; omitted or 0 means the default for tls_mode (993 for ssl, 143 otherwise).
 	Port    int     `json:"port,omitempty"`
 	Profile Profile `json:"profile,omitempty"`
@@ -752,6 +766,30 @@ type EndpointInput struct {
 
 	// TlsSkipVerify Accept any server certificate (self-signed servers). Unsafe.
 	TlsSkipVerify bool `json:"tls_skip_verify,omitempty"`
+}
+
+// EndpointLimits The server's limits in place of its profile's; a field omitted or 0 takes the
+// profile's (see Profile). Like the other fields, an update replaces them: omitted, they
+// are the profile's again.
+type EndpointLimits struct {
+	// AccountConnections Connections to one mailbox at once, over every task (accounts of the same mailbox wait for room).
+	AccountConnections int `json:"account_connections,omitempty"`
+
+	// Connections Connections to the host at once, every account of every task together (an account's
+	// run holds 1 to its source and 2 to its destination); accounts wait for room. The
+	// service-wide bound applies too.
+	Connections int `json:"connections,omitempty"`
+
+	// DailyDownloadBytes What one mailbox may read over any 24 hours, counted by every process. Beyond it the
+	// account pauses (`account.throttled`, "paused until …") until the oldest hour of the
+	// day leaves the count, and goes on where it was.
+	DailyDownloadBytes int64 `json:"daily_download_bytes,omitempty"`
+
+	// DailyUploadBytes What one mailbox may write over any 24 hours, as daily_download_bytes.
+	DailyUploadBytes int64 `json:"daily_upload_bytes,omitempty"`
+
+	// MaxMessageBytes As a destination, the largest message it takes (a larger one fails with words saying so); an APPENDLIMIT the server announces wins.
+	MaxMessageBytes int64 `json:"max_message_bytes,omitempty"`
 }
 
 // EndpointProblem defines model for EndpointProblem.
@@ -933,6 +971,10 @@ type OAuth2Settings struct {
 // provider refuses to create (`Files` on Microsoft 365) get " (2)". `auto`: Gmail by
 // X-GM-EXT-1 or imap.gmail.com, Microsoft 365 by its hosts, otherwise `generic` (no
 // limits); Exchange on premises is chosen by hand. The endpoint check says what it detects.
+// Per mailbox, Gmail allows 2 500 000 000 bytes a day down and 500 000 000 up over
+// IMAP and 15 connections, Microsoft 365 20 connections, Exchange 16: an account pauses
+// when its daily budget is spent, and runs on one mailbox wait for room. An endpoint's
+// `limits` replace these.
 type Profile string
 
 // Progress defines model for Progress.

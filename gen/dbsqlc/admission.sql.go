@@ -13,17 +13,56 @@ const accountsAdmit = `-- name: AccountsAdmit :many
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
 WHERE id IN (
-    SELECT r.id FROM accounts_ready r
-    WHERE r.task_id = $1
-    ORDER BY r.id
-    LIMIT $2::int
-    FOR UPDATE)
+    SELECT ready.id FROM (
+        SELECT r.id,
+               row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
+               row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
+               coalesce(held_source.connections, 0) AS source_held,
+               coalesce(held_destination.connections, 0) AS destination_held
+        FROM accounts_ready r
+        JOIN accounts a ON a.id = r.id
+        LEFT JOIN LATERAL (
+            SELECT sum(CASE WHEN lower(se.host) = $1::text AND lower(ha.source_login) = lower(a.source_login)
+                            THEN $2::int ELSE 0 END
+                     + CASE WHEN lower(de.host) = $1::text AND lower(ha.destination_login) = lower(a.source_login)
+                            THEN $3::int ELSE 0 END)::int AS connections
+            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
+            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
+            WHERE $4::int > 0
+              AND (lower(ha.source_login) = lower(a.source_login) OR lower(ha.destination_login) = lower(a.source_login))
+        ) held_source ON true
+        LEFT JOIN LATERAL (
+            SELECT sum(CASE WHEN lower(se.host) = $5::text AND lower(ha.source_login) = lower(a.destination_login)
+                            THEN $2::int ELSE 0 END
+                     + CASE WHEN lower(de.host) = $5::text AND lower(ha.destination_login) = lower(a.destination_login)
+                            THEN $3::int ELSE 0 END)::int AS connections
+            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
+            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
+            WHERE $6::int > 0
+              AND (lower(ha.source_login) = lower(a.destination_login) OR lower(ha.destination_login) = lower(a.destination_login))
+        ) held_destination ON true
+        WHERE r.task_id = $7
+    ) ready
+    WHERE ($4 = 0
+           OR ready.source_held + ready.source_turn * $2 <= $4
+           OR (ready.source_held = 0 AND ready.source_turn = 1))
+      AND ($6 = 0
+           OR ready.destination_held + ready.destination_turn * $3 <= $6
+           OR (ready.destination_held = 0 AND ready.destination_turn = 1))
+    ORDER BY ready.id
+    LIMIT $8::int)
 RETURNING id, run_generation
 `
 
 type AccountsAdmitParams struct {
-	TaskID int64
-	Count  int32
+	SourceHost                    string
+	SourceConnections             int32
+	DestinationConnections        int32
+	SourceAccountConnections      int32
+	DestinationHost               string
+	DestinationAccountConnections int32
+	TaskID                        int64
+	Count                         int32
 }
 
 type AccountsAdmitRow struct {
@@ -32,9 +71,23 @@ type AccountsAdmitRow struct {
 }
 
 // Admits the task's first count ready accounts, each under a new
-// generation for the job that is queued for it.
+// generation for the job that is queued for it, leaving out those whose
+// mailbox has no room: a mailbox (host and login) holds at most
+// source_account_connections connections as a source, and
+// destination_account_connections as a destination (0: no limit), counted
+// over every task's running and admitted accounts, and those admitted
+// here in id order; an account that alone needs more runs alone.
 func (q *Queries) AccountsAdmit(ctx context.Context, arg AccountsAdmitParams) ([]AccountsAdmitRow, error) {
-	rows, err := q.db.Query(ctx, accountsAdmit, arg.TaskID, arg.Count)
+	rows, err := q.db.Query(ctx, accountsAdmit,
+		arg.SourceHost,
+		arg.SourceConnections,
+		arg.DestinationConnections,
+		arg.SourceAccountConnections,
+		arg.DestinationHost,
+		arg.DestinationAccountConnections,
+		arg.TaskID,
+		arg.Count,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +127,10 @@ const admissionTasks = `-- name: AdmissionTasks :many
 SELECT t.id,
        coalesce((t.options ->> 'parallel_accounts')::int, $1::int)::int AS parallel_accounts,
        lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
+       se.profile AS source_profile, de.profile AS destination_profile,
+       se.max_connections AS source_max_connections, de.max_connections AS destination_max_connections,
+       se.max_account_connections AS source_max_account_connections,
+       de.max_account_connections AS destination_max_account_connections,
        (SELECT count(*) FROM accounts_holding_room h WHERE h.task_id = t.id)::int AS holding,
        (SELECT count(*) FROM (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id
           LIMIT $2::int) ready)::int AS waiting
@@ -91,12 +148,18 @@ type AdmissionTasksParams struct {
 }
 
 type AdmissionTasksRow struct {
-	ID               int64
-	ParallelAccounts int32
-	SourceHost       string
-	DestinationHost  string
-	Holding          int32
-	Waiting          int32
+	ID                               int64
+	ParallelAccounts                 int32
+	SourceHost                       string
+	DestinationHost                  string
+	SourceProfile                    string
+	DestinationProfile               string
+	SourceMaxConnections             int32
+	DestinationMaxConnections        int32
+	SourceMaxAccountConnections      int32
+	DestinationMaxAccountConnections int32
+	Holding                          int32
+	Waiting                          int32
 }
 
 // Admission (see migrations/0007_admission.sql). Every query here runs in
@@ -119,6 +182,12 @@ func (q *Queries) AdmissionTasks(ctx context.Context, arg AdmissionTasksParams) 
 			&i.ParallelAccounts,
 			&i.SourceHost,
 			&i.DestinationHost,
+			&i.SourceProfile,
+			&i.DestinationProfile,
+			&i.SourceMaxConnections,
+			&i.DestinationMaxConnections,
+			&i.SourceMaxAccountConnections,
+			&i.DestinationMaxAccountConnections,
 			&i.Holding,
 			&i.Waiting,
 		); err != nil {

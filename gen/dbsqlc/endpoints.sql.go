@@ -61,31 +61,38 @@ func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdate
 const endpointCreate = `-- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
-                       oauth2_device_url, profile)
+                       oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
+                       max_connections, max_account_connections)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
         $10, $11, $12, $13, $14, $15,
-        $16, $17, $18)
+        $16, $17, $18, $19, $20,
+        $21, $22, $23)
 `
 
 type EndpointCreateParams struct {
-	ID                 int64
-	RoleLabel          string
-	Host               string
-	Port               int32
-	TlsMode            string
-	TlsSkipVerify      bool
-	AuthMethod         string
-	MasterLogin        string
-	MasterForm         string
-	MasterPassword     []byte
-	Oauth2Grant        string
-	Oauth2TokenUrl     string
-	Oauth2ClientID     string
-	Oauth2Scope        string
-	Oauth2Mechanism    string
-	Oauth2ClientSecret []byte
-	Oauth2DeviceUrl    string
-	Profile            string
+	ID                    int64
+	RoleLabel             string
+	Host                  string
+	Port                  int32
+	TlsMode               string
+	TlsSkipVerify         bool
+	AuthMethod            string
+	MasterLogin           string
+	MasterForm            string
+	MasterPassword        []byte
+	Oauth2Grant           string
+	Oauth2TokenUrl        string
+	Oauth2ClientID        string
+	Oauth2Scope           string
+	Oauth2Mechanism       string
+	Oauth2ClientSecret    []byte
+	Oauth2DeviceUrl       string
+	Profile               string
+	MaxMessageBytes       int64
+	DailyDownloadBytes    int64
+	DailyUploadBytes      int64
+	MaxConnections        int32
+	MaxAccountConnections int32
 }
 
 func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
@@ -108,6 +115,11 @@ func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) 
 		arg.Oauth2ClientSecret,
 		arg.Oauth2DeviceUrl,
 		arg.Profile,
+		arg.MaxMessageBytes,
+		arg.DailyDownloadBytes,
+		arg.DailyUploadBytes,
+		arg.MaxConnections,
+		arg.MaxAccountConnections,
 	)
 	return err
 }
@@ -125,7 +137,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -152,6 +164,11 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.Oauth2ClientSecret,
 		&i.Oauth2DeviceUrl,
 		&i.Profile,
+		&i.MaxMessageBytes,
+		&i.DailyDownloadBytes,
+		&i.DailyUploadBytes,
+		&i.MaxConnections,
+		&i.MaxAccountConnections,
 	)
 	return i, err
 }
@@ -170,7 +187,7 @@ func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
 }
 
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -203,6 +220,11 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.Oauth2ClientSecret,
 			&i.Oauth2DeviceUrl,
 			&i.Profile,
+			&i.MaxMessageBytes,
+			&i.DailyDownloadBytes,
+			&i.DailyUploadBytes,
+			&i.MaxConnections,
+			&i.MaxAccountConnections,
 		); err != nil {
 			return nil, err
 		}
@@ -249,18 +271,25 @@ func (q *Queries) EndpointRunningTasks(ctx context.Context, arg EndpointRunningT
 const endpointUpdate = `-- name: EndpointUpdate :execrows
 UPDATE endpoints
 SET role_label = $1, host = $2, port = $3, tls_mode = $4,
-    tls_skip_verify = $5, profile = $6, updated_at = now()
-WHERE id = $7
+    tls_skip_verify = $5, profile = $6, max_message_bytes = $7,
+    daily_download_bytes = $8, daily_upload_bytes = $9,
+    max_connections = $10, max_account_connections = $11, updated_at = now()
+WHERE id = $12
 `
 
 type EndpointUpdateParams struct {
-	RoleLabel     string
-	Host          string
-	Port          int32
-	TlsMode       string
-	TlsSkipVerify bool
-	Profile       string
-	ID            int64
+	RoleLabel             string
+	Host                  string
+	Port                  int32
+	TlsMode               string
+	TlsSkipVerify         bool
+	Profile               string
+	MaxMessageBytes       int64
+	DailyDownloadBytes    int64
+	DailyUploadBytes      int64
+	MaxConnections        int32
+	MaxAccountConnections int32
+	ID                    int64
 }
 
 func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) (int64, error) {
@@ -271,6 +300,11 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 		arg.TlsMode,
 		arg.TlsSkipVerify,
 		arg.Profile,
+		arg.MaxMessageBytes,
+		arg.DailyDownloadBytes,
+		arg.DailyUploadBytes,
+		arg.MaxConnections,
+		arg.MaxAccountConnections,
 		arg.ID,
 	)
 	if err != nil {
@@ -280,7 +314,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -317,6 +351,11 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.Oauth2ClientSecret,
 		&i.Endpoint.Oauth2DeviceUrl,
 		&i.Endpoint.Profile,
+		&i.Endpoint.MaxMessageBytes,
+		&i.Endpoint.DailyDownloadBytes,
+		&i.Endpoint.DailyUploadBytes,
+		&i.Endpoint.MaxConnections,
+		&i.Endpoint.MaxAccountConnections,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -337,6 +376,11 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.Oauth2ClientSecret,
 		&i.Endpoint_2.Oauth2DeviceUrl,
 		&i.Endpoint_2.Profile,
+		&i.Endpoint_2.MaxMessageBytes,
+		&i.Endpoint_2.DailyDownloadBytes,
+		&i.Endpoint_2.DailyUploadBytes,
+		&i.Endpoint_2.MaxConnections,
+		&i.Endpoint_2.MaxAccountConnections,
 	)
 	return i, err
 }

@@ -108,26 +108,31 @@ type AccountsReady struct {
 }
 
 type Endpoint struct {
-	ID                 int64
-	RoleLabel          string
-	Host               string
-	Port               int32
-	TlsMode            string
-	TlsSkipVerify      bool
-	CreatedAt          pgtype.Timestamptz
-	UpdatedAt          pgtype.Timestamptz
-	AuthMethod         string
-	MasterLogin        string
-	MasterForm         string
-	MasterPassword     []byte
-	Oauth2Grant        string
-	Oauth2TokenUrl     string
-	Oauth2ClientID     string
-	Oauth2Scope        string
-	Oauth2Mechanism    string
-	Oauth2ClientSecret []byte
-	Oauth2DeviceUrl    string
-	Profile            string
+	ID                    int64
+	RoleLabel             string
+	Host                  string
+	Port                  int32
+	TlsMode               string
+	TlsSkipVerify         bool
+	CreatedAt             pgtype.Timestamptz
+	UpdatedAt             pgtype.Timestamptz
+	AuthMethod            string
+	MasterLogin           string
+	MasterForm            string
+	MasterPassword        []byte
+	Oauth2Grant           string
+	Oauth2TokenUrl        string
+	Oauth2ClientID        string
+	Oauth2Scope           string
+	Oauth2Mechanism       string
+	Oauth2ClientSecret    []byte
+	Oauth2DeviceUrl       string
+	Profile               string
+	MaxMessageBytes       int64
+	DailyDownloadBytes    int64
+	DailyUploadBytes      int64
+	MaxConnections        int32
+	MaxAccountConnections int32
 }
 
 type Event struct {
@@ -144,6 +149,14 @@ type Event struct {
 	Message   string
 	Folder    string
 	Progress  []byte
+}
+
+type MailboxTraffic struct {
+	Server    string
+	Login     string
+	Direction string
+	Hour      pgtype.Timestamptz
+	Bytes     int64
 }
 
 type PassFigure struct {

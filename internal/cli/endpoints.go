@@ -142,7 +142,7 @@ func endpointsGet(ctx context.Context, s *session, args []string) error {
 	return s.printOutput(e, func() error {
 		return s.printFields([][2]string{
 			{"ID", itoa(e.Id)}, {"Role", orDash(e.RoleLabel)}, {"Host", e.Host}, {"Port", strconv.Itoa(e.Port)},
-			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Provider", string(e.Profile)}, {"Login", authText(e.Auth)},
+			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Provider", string(e.Profile)}, {"Limits", limitsText(e.Limits)}, {"Login", authText(e.Auth)},
 		})
 	})
 }
@@ -175,6 +175,7 @@ const (
 // endpointFlags binds the fields of an endpoint to flags.
 type endpointFlags struct {
 	input              api.EndpointInput
+	limits             api.EndpointLimits
 	auth               api.EndpointAuthInput
 	oauth2             api.OAuth2Input
 	masterPasswordFile string
@@ -195,6 +196,12 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 		in.Profile = api.Profile(v)
 		return nil
 	})
+	l := &ef.limits
+	fs.Int64Var(&l.MaxMessageBytes, "max-message-bytes", 0, "as a destination, the largest message the server takes; 0: the provider's")
+	fs.Int64Var(&l.DailyDownloadBytes, "daily-download-bytes", 0, "what one mailbox may read over 24 hours (Gmail: 2500000000); 0: the provider's")
+	fs.Int64Var(&l.DailyUploadBytes, "daily-upload-bytes", 0, "what one mailbox may write over 24 hours (Gmail: 500000000); 0: the provider's")
+	fs.IntVar(&l.Connections, "max-connections", 0, "connections to the host at once, every account together; 0: the provider's (none)")
+	fs.IntVar(&l.AccountConnections, "max-account-connections", 0, "connections to one mailbox at once (Gmail 15, Microsoft 365 20, Exchange 16); 0: the provider's")
 	fs.Func("auth", "how accounts log in: password (each its own, the default), master (one administrator for all) or oauth2 (tokens)", func(v string) error {
 		ef.auth.Method = api.AuthMethod(v)
 		return nil
@@ -248,6 +255,7 @@ func endpointsCreate(ctx context.Context, s *session, args []string) error {
 			return err
 		}
 	}
+	ef.input.Limits = &ef.limits
 	resp, err := s.client.CreateEndpointWithResponse(ctx, ef.input)
 	if err := expect(resp, err, http.StatusCreated); err != nil {
 		return err
@@ -303,8 +311,9 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	in := ef.input
+	limits := current.Limits
 	merged := api.EndpointInput{Host: current.Host, Port: current.Port, RoleLabel: current.RoleLabel, TlsMode: current.TlsMode, TlsSkipVerify: current.TlsSkipVerify,
-		Profile: current.Profile}
+		Profile: current.Profile, Limits: &limits}
 	s.flags.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "host":
@@ -319,6 +328,16 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 			merged.TlsSkipVerify = in.TlsSkipVerify
 		case "profile":
 			merged.Profile = in.Profile
+		case "max-message-bytes":
+			limits.MaxMessageBytes = ef.limits.MaxMessageBytes
+		case "daily-download-bytes":
+			limits.DailyDownloadBytes = ef.limits.DailyDownloadBytes
+		case "daily-upload-bytes":
+			limits.DailyUploadBytes = ef.limits.DailyUploadBytes
+		case "max-connections":
+			limits.Connections = ef.limits.Connections
+		case "max-account-connections":
+			limits.AccountConnections = ef.limits.AccountConnections
 		}
 	})
 	if authGiven(s.flags) {
@@ -347,4 +366,22 @@ func endpointsDelete(ctx context.Context, s *session, args []string) error {
 	}
 	resp, err := s.client.DeleteEndpointWithResponse(ctx, id)
 	return expect(resp, err, http.StatusNoContent)
+}
+
+// limitsText lists an endpoint's own limits; the others are its provider's.
+func limitsText(l api.EndpointLimits) string {
+	var parts []string
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{{"largest message", l.MaxMessageBytes}, {"daily download", l.DailyDownloadBytes}, {"daily upload", l.DailyUploadBytes},
+		{"connections", int64(l.Connections)}, {"per mailbox", int64(l.AccountConnections)}} {
+		if f.value > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f.name, f.value))
+		}
+	}
+	if len(parts) == 0 {
+		return "the provider's"
+	}
+	return strings.Join(parts, ", ") + "; otherwise the provider's"
 }

@@ -77,6 +77,10 @@ func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error
 		TLSSkipVerify: in.TlsSkipVerify,
 		Profile:       migration.Profile(in.Profile),
 	}
+	if l := in.Limits; l != nil {
+		e.Limits = migration.EndpointLimits{MaxMessageBytes: l.MaxMessageBytes, DailyDownloadBytes: l.DailyDownloadBytes,
+			DailyUploadBytes: l.DailyUploadBytes, Connections: l.Connections, AccountConnections: l.AccountConnections}
+	}
 	if a := in.Auth; a != nil {
 		e.Auth = migration.EndpointAuth{Method: migration.AuthMethod(a.Method), MasterLogin: a.MasterLogin,
 			MasterForm: migration.MasterForm(a.MasterForm), MasterPassword: migration.Password(a.MasterPassword)}
@@ -101,7 +105,9 @@ func endpointToAPI(e migration.Endpoint) api.Endpoint {
 		TlsMode:       api.TLSMode(e.TLSMode),
 		TlsSkipVerify: e.TLSSkipVerify,
 		Profile:       api.Profile(e.Profile),
-		Auth:          authToAPI(e.Auth),
+		Limits: api.EndpointLimits{MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
+			DailyUploadBytes: e.Limits.DailyUploadBytes, Connections: e.Limits.Connections, AccountConnections: e.Limits.AccountConnections},
+		Auth: authToAPI(e.Auth),
 	}
 }
 

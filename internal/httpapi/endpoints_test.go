@@ -105,14 +105,16 @@ func TestEndpointPortDefaultsToTheModes(t *testing.T) {
 func TestGetEndpointReturnsEveryField(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
-	in := api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true, Profile: api.ProfileExchange}
+	limits := api.EndpointLimits{MaxMessageBytes: 150000000, DailyDownloadBytes: 1, DailyUploadBytes: 2, Connections: 4, AccountConnections: 3}
+	in := api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true, Profile: api.ProfileExchange,
+		Limits: &limits}
 	id := s.createEndpoint(t, in)
 	resp, err := s.client.GetEndpointWithResponse(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := api.Endpoint{Id: id, RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true,
-		Profile: api.ProfileExchange, Auth: passwordAuth}
+		Profile: api.ProfileExchange, Limits: limits, Auth: passwordAuth}
 	if resp.StatusCode() != http.StatusOK || *resp.JSON200 != want {
 		t.Errorf("got %d %+v, want %+v", resp.StatusCode(), resp.JSON200, want)
 	}
@@ -138,6 +140,15 @@ func TestUpdateEndpointReplacesTheWholeRecord(t *testing.T) {
 	if got := s.do(t, "PUT", fmt.Sprintf("/endpoints/%d", id), `{"host":"b.example","tls_mode":"ssl","profile":"yahoo"}`); got.status != http.StatusBadRequest ||
 		!strings.Contains(got.body, "profile") {
 		t.Errorf("PUT with an unknown profile: %d %q, want 400 naming the field", got.status, got.body)
+	}
+	for body, field := range map[string]string{
+		`{"host":"b.example","tls_mode":"ssl","limits":{"connections":-1}}`:              "connections",
+		`{"host":"b.example","tls_mode":"ssl","limits":{"daily_upload_bytes":-5}}`:       "daily_upload_bytes",
+		`{"host":"b.example","tls_mode":"ssl","limits":{"account_connections":1000000}}`: "account_connections",
+	} {
+		if got := s.do(t, "PUT", fmt.Sprintf("/endpoints/%d", id), body); got.status != http.StatusBadRequest || !strings.Contains(got.body, field) {
+			t.Errorf("PUT %s: %d %q, want 400 naming %s", body, got.status, got.body, field)
+		}
 	}
 	untouched, _ := s.client.GetEndpointWithResponse(context.Background(), other)
 	if untouched.JSON200.Host != oldServer.Host {

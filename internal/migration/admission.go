@@ -14,6 +14,10 @@ type WaitingTask struct {
 	DestinationHost  string // lower case
 	Holding          int    // running or admitted
 	Waiting          int    // ready to be admitted
+	// SourceHostConnections and DestinationHostConnections are the
+	// endpoints' own bounds on the connections to their hosts (0: none):
+	// a host's bound is the lowest of its endpoints' and the service's.
+	SourceHostConnections, DestinationHostConnections int
 }
 
 // Admit decides how many waiting accounts of each task start now, given
@@ -23,12 +27,14 @@ type WaitingTask struct {
 // waiting accounts do not starve another task's one. A task never holds
 // more than its parallelism, and a host never more than
 // limits.ConnectionsPerHost connections, except that a run that alone
-// needs more than that limit may run alone.
+// needs more than that limit may run alone. An endpoint's own bound on
+// its host's connections lowers limits.ConnectionsPerHost for that host.
 func Admit(tasks []WaitingTask, held map[string]int, limits RunLimits) map[int64]int {
 	held = maps.Clone(held)
 	if held == nil {
 		held = map[string]int{}
 	}
+	caps := HostConnectionCaps(tasks, limits)
 	order := slices.Clone(tasks)
 	admitted := map[int64]int{}
 	for {
@@ -36,7 +42,7 @@ func Admit(tasks []WaitingTask, held map[string]int, limits RunLimits) map[int64
 		slices.SortStableFunc(order, func(a, b WaitingTask) int { return a.Holding - b.Holding })
 		next := -1
 		for i, t := range order {
-			if t.Waiting > 0 && t.Holding < t.ParallelAccounts && hostsHaveRoom(t, held, limits) {
+			if t.Waiting > 0 && t.Holding < t.ParallelAccounts && hostsHaveRoom(t, held, caps) {
 				next = i
 				break
 			}
@@ -61,12 +67,28 @@ func connectionsOf(t WaitingTask) map[string]int {
 	return need
 }
 
-func hostsHaveRoom(t WaitingTask, held map[string]int, limits RunLimits) bool {
-	if limits.ConnectionsPerHost <= 0 {
-		return true
+// HostConnectionCaps are the bounds on each host's connections (lower
+// case) that tasks run under: the lowest of limits.ConnectionsPerHost and
+// their endpoints' own; a host without any is absent.
+func HostConnectionCaps(tasks []WaitingTask, limits RunLimits) map[string]int {
+	caps := map[string]int{}
+	bound := func(host string, n int) {
+		if n > 0 && (caps[host] == 0 || n < caps[host]) {
+			caps[host] = n
+		}
 	}
+	for _, t := range tasks {
+		bound(t.SourceHost, limits.ConnectionsPerHost)
+		bound(t.DestinationHost, limits.ConnectionsPerHost)
+		bound(t.SourceHost, t.SourceHostConnections)
+		bound(t.DestinationHost, t.DestinationHostConnections)
+	}
+	return caps
+}
+
+func hostsHaveRoom(t WaitingTask, held map[string]int, caps map[string]int) bool {
 	for host, need := range connectionsOf(t) {
-		if held[host] > 0 && held[host]+need > limits.ConnectionsPerHost {
+		if limit := caps[host]; limit > 0 && held[host] > 0 && held[host]+need > limit {
 			return false
 		}
 	}

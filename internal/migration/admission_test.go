@@ -32,6 +32,12 @@ func TestAdmit(t *testing.T) {
 		{"a host held by others", []WaitingTask{big}, map[string]int{"old": 5}, RunLimits{ConnectionsPerHost: 6}, map[int64]int{1: 1}},
 		{"a full host admits none", []WaitingTask{big}, map[string]int{"new": 6}, RunLimits{ConnectionsPerHost: 6}, map[int64]int{}},
 		{"alone over the limit", []WaitingTask{big}, nil, RunLimits{ConnectionsPerHost: 1}, map[int64]int{1: 1}},
+		// An endpoint's own bound lowers the service's for its host, in
+		// every task that uses the host.
+		{"an endpoint's bound", []WaitingTask{{ID: 1, ParallelAccounts: 9, SourceHost: "old", DestinationHost: "new", Waiting: 9, SourceHostConnections: 2}},
+			nil, RunLimits{ConnectionsPerHost: 30}, map[int64]int{1: 2}},
+		{"another task's endpoint bounds the host", []WaitingTask{big, {ID: 2, ParallelAccounts: 4, SourceHost: "x", DestinationHost: "new",
+			DestinationHostConnections: 4}}, map[string]int{"new": 2}, RunLimits{}, map[int64]int{1: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := maps.Clone(tc.held)

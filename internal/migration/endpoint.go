@@ -47,9 +47,49 @@ type Endpoint struct {
 	TLSSkipVerify bool
 	// Profile is the provider whose limits the server has; "": ProfileAuto.
 	Profile Profile
+	// Limits are the endpoint's own, in place of its profile's.
+	Limits EndpointLimits
 	// Auth is how the accounts log in to this server. On update an
 	// empty Method keeps the stored one, whole.
 	Auth EndpointAuth
+}
+
+// EndpointLimits are what an endpoint's server takes where it does not
+// announce it, in place of its profile's (transfer.Limits); 0: the
+// profile's.
+type EndpointLimits struct {
+	// MaxMessageBytes: the largest message the server takes as a destination.
+	MaxMessageBytes int64
+	// DailyDownloadBytes and DailyUploadBytes: what one mailbox may read
+	// and write over any 24 hours.
+	DailyDownloadBytes, DailyUploadBytes int64
+	// Connections: at once to the server, every account together;
+	// AccountConnections: at once per mailbox.
+	Connections, AccountConnections int
+}
+
+// MaxEndpointConnections bounds the connection limits an endpoint can set.
+const MaxEndpointConnections = 100000
+
+func (l EndpointLimits) check() error {
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{{"limits.max_message_bytes", l.MaxMessageBytes}, {"limits.daily_download_bytes", l.DailyDownloadBytes},
+		{"limits.daily_upload_bytes", l.DailyUploadBytes}} {
+		if f.value < 0 {
+			return invalid(f.name, "must be 0 (the profile's) or more")
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		value int
+	}{{"limits.connections", l.Connections}, {"limits.account_connections", l.AccountConnections}} {
+		if f.value < 0 || f.value > MaxEndpointConnections {
+			return invalid(f.name, "must be between 0 (the profile's) and %d", MaxEndpointConnections)
+		}
+	}
+	return nil
 }
 
 // Profile is the provider an endpoint's server belongs to, for the
@@ -199,6 +239,9 @@ func (e *Endpoint) Normalize() error {
 	}
 	if e.Profile == "" {
 		e.Profile = ProfileAuto
+	}
+	if err := e.Limits.check(); err != nil {
+		return err
 	}
 	if !slices.Contains(Profiles, e.Profile) {
 		return invalid("profile", "must be auto|generic|gmail|microsoft365|exchange")

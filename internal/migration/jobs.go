@@ -64,6 +64,10 @@ type AccountRunOutcome struct {
 	// the account again after RetryDelays[n] for its n-th retry since the
 	// run began, instead of failing it, while retries remain.
 	RetryDelays []time.Duration
+	// ResumeAt, set on a run that ended on a long pause (its account.throttled
+	// event is logged), queues the account again to go on then, instead
+	// of failing it.
+	ResumeAt time.Time
 }
 
 // DefaultRetryDelays space the retries of an account whose run failed on

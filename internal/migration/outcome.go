@@ -34,13 +34,21 @@ func (r RunParties) event(kind EventKind, figures *Progress) Event {
 }
 
 // ThrottledEvent says that the server on side asked the account to slow
-// down, in its words, and until when the account pauses.
-func (r RunParties) ThrottledEvent(side, words string, until time.Time, figures Progress) Event {
+// down, in its words, or that the daily byte budget of its mailbox there
+// is spent (budget), and until when the account pauses.
+func (r RunParties) ThrottledEvent(side, words string, until time.Time, budget bool, figures Progress) Event {
 	e := r.event(EventAccountThrottled, &figures)
 	e.blame(r.party(side))
 	e.Error = words
-	e.Message = fmt.Sprintf("%s: the %s server asks to slow down (%q); paused until %s UTC, then it goes on where it was",
-		r.Source.Login, side, words, until.UTC().Format(time.TimeOnly))
+	why := fmt.Sprintf("the %s server asks to slow down (%q)", side, words)
+	if budget {
+		why = fmt.Sprintf("on the %s server, %s", side, words)
+	}
+	at := until.UTC().Format(time.TimeOnly)
+	if until.Sub(time.Now()) > 12*time.Hour {
+		at = until.UTC().Format(time.DateTime)
+	}
+	e.Message = fmt.Sprintf("%s: %s; paused until %s UTC, then it goes on where it was", r.Source.Login, why, at)
 	return e
 }
 
@@ -152,6 +160,11 @@ type RunEnd struct {
 	Err       error
 	Blamed    *Party
 	Transient bool
+	// PausedUntil, when set, is when a run that ended on a pause too long
+	// to wait out goes on, in a new run: the account waits until then,
+	// showing PausedWords (which budget is spent, or the server's words).
+	PausedUntil time.Time
+	PausedWords string
 	// Kind and Problem classify Err for the advice that follows it (see
 	// Advice); Problem is set when the connection itself failed.
 	Kind    FailureKind
@@ -199,7 +212,12 @@ func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunO
 		}
 		e.Kind, e.Error = EventAccountFailed, end.Err.Error()
 		e.Message = fmt.Sprintf("%s: failed: %s", login, outcome.LastError)
-		if end.Transient {
+		switch {
+		case !end.PausedUntil.IsZero():
+			// The state and event above stand only if it cannot wait (a
+			// cancel came meanwhile).
+			outcome.ResumeAt, outcome.LastError = end.PausedUntil, end.PausedWords
+		case end.Transient:
 			outcome.RetryDelays = retryDelays
 		}
 	case problems != "":

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
 // admit starts the waiting accounts that have room now (migration.Admit
@@ -24,10 +25,11 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 	tasks := make([]migration.WaitingTask, len(rows))
 	for i, r := range rows {
 		tasks[i] = migration.WaitingTask{ID: r.ID, ParallelAccounts: int(r.ParallelAccounts),
-			SourceHost: r.SourceHost, DestinationHost: r.DestinationHost, Holding: int(r.Holding), Waiting: int(r.Waiting)}
+			SourceHost: r.SourceHost, DestinationHost: r.DestinationHost, Holding: int(r.Holding), Waiting: int(r.Waiting),
+			SourceHostConnections: int(r.SourceMaxConnections), DestinationHostConnections: int(r.DestinationMaxConnections)}
 	}
 	held := map[string]int{}
-	if s.limits.ConnectionsPerHost > 0 {
+	if len(migration.HostConnectionCaps(tasks, s.limits)) > 0 {
 		hosts, err := q.HostConnectionsHeld(ctx, dbsqlc.HostConnectionsHeldParams{
 			SourceConnections: migration.SourceConnections, DestinationConnections: migration.DestinationConnections,
 		})
@@ -40,12 +42,18 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 	}
 	admissions := migration.Admit(tasks, held, s.limits)
 	var jobs []migration.AccountRunJob
-	for _, t := range tasks {
+	for i, t := range tasks {
 		n := admissions[t.ID]
 		if n == 0 {
 			continue
 		}
-		admitted, err := q.AccountsAdmit(ctx, dbsqlc.AccountsAdmitParams{TaskID: t.ID, Count: int32(n)})
+		r := rows[i]
+		admitted, err := q.AccountsAdmit(ctx, dbsqlc.AccountsAdmitParams{TaskID: t.ID, Count: int32(n),
+			SourceHost: r.SourceHost, DestinationHost: r.DestinationHost,
+			SourceConnections: migration.SourceConnections, DestinationConnections: migration.DestinationConnections,
+			SourceAccountConnections:      int32(accountConnections(r.SourceProfile, r.SourceHost, r.SourceMaxAccountConnections)),
+			DestinationAccountConnections: int32(accountConnections(r.DestinationProfile, r.DestinationHost, r.DestinationMaxAccountConnections)),
+		})
 		if err != nil {
 			return err
 		}
@@ -73,4 +81,14 @@ func (s *Store) Admit(ctx context.Context) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return s.admit(ctx, tx, q)
 	}))
+}
+
+// accountConnections bounds the connections to one mailbox of an
+// endpoint: its own bound, else its provider's (0: none).
+func accountConnections(profile, host string, own int32) int {
+	p := transfer.ProfileAuto
+	if profile != string(migration.ProfileAuto) {
+		p = transfer.Profile(profile)
+	}
+	return transfer.EffectiveLimits(transfer.ServerProfile(p, host), transfer.Limits{AccountConnections: int(own)}).AccountConnections
 }

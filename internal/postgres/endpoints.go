@@ -37,6 +37,9 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		Oauth2ClientSecret: s.sealClientSecret(id, e.Auth),
 		Oauth2DeviceUrl:    e.Auth.OAuth2.DeviceURL,
 		Profile:            string(cmp.Or(e.Profile, migration.ProfileAuto)),
+		MaxMessageBytes:    e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
+		DailyUploadBytes: e.Limits.DailyUploadBytes, MaxConnections: int32(e.Limits.Connections),
+		MaxAccountConnections: int32(e.Limits.AccountConnections),
 	})
 	return id, interpretError(err)
 }
@@ -145,6 +148,9 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 		if _, err = q.EndpointUpdate(ctx, dbsqlc.EndpointUpdateParams{
 			ID: e.ID, RoleLabel: e.RoleLabel, Host: e.Host, Port: int32(e.Port),
 			TlsMode: string(e.TLSMode), TlsSkipVerify: e.TLSSkipVerify, Profile: string(cmp.Or(e.Profile, migration.ProfileAuto)),
+			MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
+			DailyUploadBytes: e.Limits.DailyUploadBytes, MaxConnections: int32(e.Limits.Connections),
+			MaxAccountConnections: int32(e.Limits.AccountConnections),
 		}); err != nil || e.Auth.Method == "" {
 			return err
 		}
@@ -211,6 +217,8 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 		TLSMode:       migration.TLSMode(row.TlsMode),
 		TLSSkipVerify: row.TlsSkipVerify,
 		Profile:       migration.Profile(row.Profile),
+		Limits: migration.EndpointLimits{MaxMessageBytes: row.MaxMessageBytes, DailyDownloadBytes: row.DailyDownloadBytes,
+			DailyUploadBytes: row.DailyUploadBytes, Connections: int(row.MaxConnections), AccountConnections: int(row.MaxAccountConnections)},
 		Auth: migration.EndpointAuth{
 			Method:            migration.AuthMethod(row.AuthMethod),
 			MasterLogin:       row.MasterLogin,

@@ -422,8 +422,43 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 	return true, s.admit(ctx, tx, q)
 }
 
+// parkRun queues the account of a run that ended on a long pause again,
+// to be admitted when the pause ends; false when it is being canceled (or
+// its generation passed). The account.throttled event is logged already.
+func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
+	resumeAt := pgtype.Timestamptz{Time: outcome.ResumeAt, Valid: true}
+	_, err := q.AccountRunPark(ctx, dbsqlc.AccountRunParkParams{
+		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, ResumeAt: resumeAt,
+		LastError: outcome.LastError,
+	})
+	if err == pgx.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := s.scheduleAdmission(ctx, tx, outcome.ResumeAt); err != nil {
+		return false, err
+	}
+	// It goes on from the figures of this run, and shows until when it waits.
+	if err := pausedProgressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress, resumeAt); err != nil {
+		return false, err
+	}
+	if err := appendEvents(ctx, q, outcome.Pending); err != nil {
+		return false, err
+	}
+	// Its room goes to the next account meanwhile.
+	return true, s.admit(ctx, tx, q)
+}
+
 // finishRun ends an account's run in a transaction that holds EventsLock.
 func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
+	if !outcome.ResumeAt.IsZero() {
+		parked, err := s.parkRun(ctx, tx, q, outcome)
+		if err != nil || parked {
+			return err
+		}
+	}
 	if len(outcome.RetryDelays) > 0 {
 		retried, err := s.retryRun(ctx, tx, q, outcome)
 		if err != nil || retried {

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,16 +67,24 @@ func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error
 		})
 	}
 	for batch := range slices.Chunk(messages, fetchBatch) {
-		err := ctx.Err()
-		if err == nil {
-			err = f.copyBatch(batch, f.appender.multiAppend)
-		}
-		if err == nil {
-			err = f.keepAlive()
-		}
-		if err != nil {
-			f.stopping(ctx, err)
-			return err
+		for len(batch) > 0 {
+			err := ctx.Err()
+			take := 0
+			if err == nil {
+				if take, err = f.m.spendTraffic(ctx, batch); err != nil {
+					// The copies on the wire are settled: the pause may be long.
+					return cmp.Or(f.settleAll(), err)
+				}
+				err = f.copyBatch(batch[:take], f.appender.multiAppend)
+			}
+			if err == nil {
+				err = f.keepAlive()
+			}
+			if err != nil {
+				f.stopping(ctx, err)
+				return err
+			}
+			batch = batch[take:]
 		}
 	}
 	return f.settleAll()

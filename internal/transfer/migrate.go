@@ -58,6 +58,11 @@ type accountRun struct {
 	// destinationProfile is the destination's provider, for the limits
 	// it does not announce (profile.go).
 	destinationProfile Profile
+	// sourceProfile is the source's, and sourceLimits and
+	// destinationLimits both sides' limits: their endpoints' own, else
+	// their profiles'.
+	sourceProfile                   Profile
+	sourceLimits, destinationLimits Limits
 }
 
 // labelIndex returns the run's label index, reading it the first time,
@@ -112,7 +117,8 @@ func (s *Side) key() string { return s.Address() + "/" + s.Login }
 // failure is tried again (Tuning.Attempts in all); a throttle pauses as
 // the server asks and goes on without using up an attempt, up to
 // Tuning.Throttles of them, the pause of an unhinted one doubling each
-// time.
+// time. A pause longer than Tuning.LongestWait ends the run with a
+// *PausedError instead: the account is started again when it ends.
 func (r *accountRun) withRetries(ctx context.Context) error {
 	backoff := r.job.Tuning.Backoff
 	throttles, unhinted := 0, r.job.Tuning.ThrottlePause
@@ -120,7 +126,12 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 		err := r.attempt(ctx)
 		if KindOf(err) == KindThrottled && ctx.Err() == nil && throttles < r.job.Tuning.Throttles {
 			throttles++
-			if !r.pauseForThrottle(ctx, throttle(err, unhinted)) {
+			t := throttle(err, unhinted)
+			if time.Until(t.Until) > r.job.Tuning.LongestWait {
+				r.noteThrottle(t)
+				return &PausedError{Throttle: t, Err: err}
+			}
+			if !r.pauseForThrottle(ctx, t) {
 				return ctx.Err()
 			}
 			unhinted = min(2*unhinted, maxThrottlePause)
@@ -191,7 +202,10 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
 		r.gmailSource = src.boxes
 	}
+	r.sourceProfile = profileOf(&r.job.Source, src.session.Caps())
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
+	r.sourceLimits = EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
+	r.destinationLimits = EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
 	r.plans = plans
 	r.progress.FoldersTotal = len(plans)

@@ -27,23 +27,40 @@ const (
 // providerLimits are what a profile's servers take.
 type providerLimits struct {
 	name string
-	// maxMessage is the largest message taken by default, in bytes; an
-	// APPENDLIMIT the server announces (RFC 7889) wins.
-	maxMessage int64
+	// Limits: MaxMessageBytes is the largest message taken by default.
+	Limits
 	// reserved are top-level folder names that cannot be created.
 	reserved []string
 }
 
-// providers are the limits the providers document: Gmail announces
-// APPENDLIMIT=35651584 and takes messages up to 35 MB; Microsoft 365's
-// default maximum message size is 35 MB, which a tenant may raise to
-// 150 MB ("Exchange Online limits"), and it refuses to create a folder
-// named Files (imapsync's FAQ.Office365); Exchange Server's default is
-// 10 MB ("Message size limits in Exchange Server").
+// providers are the limits the providers document:
+//   - Gmail announces APPENDLIMIT=35651584 and takes messages up to 35 MB;
+//     it allows about 2 500 MB a day down and 500 MB a day up over IMAP
+//     per account, and 15 connections per account ("Gmail bandwidth
+//     limits", "IMAP errors: Too many simultaneous connections").
+//   - Microsoft 365's default maximum message size is 35 MB, which a
+//     tenant may raise to 150 MB; it allows 20 IMAP connections per
+//     mailbox ("Exchange Online limits"), and refuses to create a folder
+//     named Files (imapsync's FAQ.Office365).
+//   - Exchange Server's default message size is 10 MB ("Message size
+//     limits in Exchange Server"), and it takes 16 IMAP connections per
+//     user (Set-ImapSettings MaxConnectionsPerUser).
 var providers = map[Profile]providerLimits{
-	ProfileGmail:        {name: "Gmail", maxMessage: 35651584},
-	ProfileMicrosoft365: {name: "Microsoft 365", maxMessage: 35 << 20, reserved: []string{"Files"}},
-	ProfileExchange:     {name: "Exchange", maxMessage: 10 << 20},
+	ProfileGmail: {name: "Gmail", Limits: Limits{MaxMessageBytes: 35651584,
+		DailyDownloadBytes: 2500 * 1000 * 1000, DailyUploadBytes: 500 * 1000 * 1000, AccountConnections: 15}},
+	ProfileMicrosoft365: {name: "Microsoft 365", Limits: Limits{MaxMessageBytes: 35 << 20, AccountConnections: 20},
+		reserved: []string{"Files"}},
+	ProfileExchange: {name: "Exchange", Limits: Limits{MaxMessageBytes: 10 << 20, AccountConnections: 16}},
+}
+
+// ServerProfile is the profile of a server before connecting to it: the
+// one set, else the one its host name tells (Gmail's extensions are only
+// seen once connected).
+func ServerProfile(set Profile, host string) Profile {
+	if set != ProfileAuto {
+		return set
+	}
+	return DetectProfile(host, false)
 }
 
 // profileOf returns side's profile: the one set, or the one its server
@@ -70,21 +87,27 @@ func DetectProfile(host string, gmailExtensions bool) Profile {
 }
 
 // sizeLimit is the largest message the destination takes and the words
-// for one larger: its APPENDLIMIT, else its profile's default; 0: none
-// known.
+// for one larger: its APPENDLIMIT, else its endpoint's own limit, else
+// its profile's default; 0: none known.
 func (r *accountRun) sizeLimit(announced int64) (int64, func(size int64) string) {
 	if announced > 0 {
 		return announced, func(size int64) string {
 			return fmt.Sprintf("the message of %d bytes is larger than the destination takes (APPENDLIMIT=%d); it stays on the source", size, announced)
 		}
 	}
-	p, ok := providers[r.destinationProfile]
-	if !ok || p.maxMessage == 0 {
+	limit := r.destinationLimits.MaxMessageBytes
+	switch {
+	case limit == 0:
 		return 0, nil
+	case r.job.Destination.Limits.MaxMessageBytes > 0:
+		return limit, func(size int64) string {
+			return fmt.Sprintf("the message of %d bytes is larger than the destination endpoint's limit (%d bytes); it stays on the source", size, limit)
+		}
 	}
-	return p.maxMessage, func(size int64) string {
+	name := providers[r.destinationProfile].name
+	return limit, func(size int64) string {
 		return fmt.Sprintf("the message of %d bytes is larger than %s takes by default (%d bytes); it stays on the source "+
-			"(where the destination takes larger messages, set its endpoint's profile to generic)", size, p.name, p.maxMessage)
+			"(where the destination takes larger messages, raise the endpoint's message size limit)", size, name, limit)
 	}
 }
 

@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -16,9 +17,26 @@ import (
 // on.
 type Throttle struct {
 	Side  string // "source" or "destination"
-	Words string // the server's answer
+	Words string // the server's answer, or which daily budget is spent
 	Until time.Time
+	// Budget: not the server but the mailbox's daily byte budget
+	// (Limits) asks to pause.
+	Budget bool
 }
+
+// PausedError ends a run whose pause is longer than it waits out itself
+// (Tuning.LongestWait): the account goes on where it was in a run
+// started when the pause ends.
+type PausedError struct {
+	Throttle
+	Err error
+}
+
+func (e *PausedError) Error() string {
+	return fmt.Sprintf("paused until %s: %v", e.Until.UTC().Format(time.DateTime), e.Err)
+}
+
+func (e *PausedError) Unwrap() error { return e.Err }
 
 // suggestedBackoff reads Exchange Online's hint, "Request is throttled.
 // Suggested Backoff Time: 30000 milliseconds".
@@ -53,6 +71,11 @@ func throttle(err error, unhinted time.Duration) Throttle {
 	if errors.As(err, &imapErr) {
 		t.Words = imapErr.Text
 	}
+	var spent *BudgetSpent
+	if errors.As(err, &spent) {
+		t.Words, t.Until, t.Budget = spent.Error(), spent.At, true
+		return t
+	}
 	pause := unhinted + time.Duration(rand.Int64N(int64(unhinted)/4+1))
 	if m := suggestedBackoff.FindStringSubmatch(t.Words); m != nil {
 		if ms, err := strconv.ParseInt(m[1], 10, 64); err == nil {
@@ -66,14 +89,19 @@ func throttle(err error, unhinted time.Duration) Throttle {
 // pauseForThrottle waits out a throttle, telling the job first; false
 // when ctx ended meanwhile.
 func (r *accountRun) pauseForThrottle(ctx context.Context, t Throttle) bool {
-	if r.job.OnThrottled != nil {
-		r.job.OnThrottled(t)
-	}
-	r.logger.Warn("the server asks to slow down; pausing", "side", t.Side, "words", t.Words, "until", t.Until)
+	r.noteThrottle(t)
 	select {
 	case <-ctx.Done():
 		return false
 	case <-time.After(time.Until(t.Until)):
 		return true
 	}
+}
+
+// noteThrottle tells the job of a pause and logs it.
+func (r *accountRun) noteThrottle(t Throttle) {
+	if r.job.OnThrottled != nil {
+		r.job.OnThrottled(t)
+	}
+	r.logger.Warn("pausing", "side", t.Side, "words", t.Words, "until", t.Until, "budget", t.Budget)
 }

@@ -57,6 +57,8 @@ type Side struct {
 	// Profile is the provider whose limits the server has (profile.go);
 	// ProfileAuto: told from the server.
 	Profile Profile
+	// Limits are the endpoint's own, in place of its profile's.
+	Limits Limits
 }
 
 // MasterForm is how a master login names the account it acts for.
@@ -175,8 +177,11 @@ type Job struct {
 	// OnThrottled, when set, is called when a server asks to slow down,
 	// before the pause.
 	OnThrottled func(Throttle)
-	Logger      *slog.Logger
-	Tuning      Tuning
+	// Traffic counts the bytes each mailbox moves, for the daily budgets
+	// of Limits; nil: no budget is kept.
+	Traffic TrafficLedger
+	Logger  *slog.Logger
+	Tuning  Tuning
 }
 
 // Tuning holds timeouts and retry settings; zero fields take defaults.
@@ -202,6 +207,11 @@ type Tuning struct {
 	// Throttles is how many throttling answers one run bears before it
 	// fails (to be retried later); default 100.
 	Throttles int
+	// LongestWait is the longest pause a run waits out itself; a longer
+	// one (a daily budget spent) ends the run with a *PausedError, for
+	// the account to be started again when the pause ends; default 5
+	// minutes.
+	LongestWait time.Duration
 }
 
 func (t Tuning) withDefaults() Tuning {
@@ -216,6 +226,9 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.Throttles <= 0 {
 		t.Throttles = 100
+	}
+	if t.LongestWait <= 0 {
+		t.LongestWait = 5 * time.Minute
 	}
 	if t.Attempts <= 0 {
 		t.Attempts = 5

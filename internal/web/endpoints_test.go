@@ -43,8 +43,19 @@ func testEndpoints(t *testing.T, browser context.Context) {
 		"#endpoint-form [name=tls_mode]": "starttls",
 	})
 	tb.click("#endpoint-skip-verify")
+	// Limits of its own, in MB; the others stay the provider's.
+	tb.click("#endpoint-form details.limits summary")
+	tb.fill(map[string]string{
+		"#endpoint-form [name=daily_upload_mb]": "500",
+		"#endpoint-form [name=connections]":     "4",
+	})
 	tb.click("#endpoint-form button.primary")
 	tb.waitText(".notice.ok", "Endpoint "+id+" saved.")
+	epID, _ := strconv.ParseInt(id, 10, 64)
+	if got, err := s.Client.GetEndpointWithResponse(context.Background(), epID); err != nil || got.JSON200 == nil ||
+		got.JSON200.Limits != (api.EndpointLimits{DailyUploadBytes: 500000000, Connections: 4}) {
+		t.Errorf("the endpoint's limits after the form: %v %+v", err, got)
+	}
 	tb.waitText("#endpoint-list", "mail.new.example")
 	row := tb.text(`#endpoint-list tr[data-id="` + id + `"]`)
 	for _, want := range []string{"mail.new.example", "143", "starttls", "unsafe: certificate not checked"} {
@@ -55,7 +66,6 @@ func testEndpoints(t *testing.T, browser context.Context) {
 	tb.screenshot("endpoints")
 
 	// A task uses it: the service refuses, and the page says why.
-	epID, _ := strconv.ParseInt(id, 10, 64)
 	s.createTask(t, "uses it", epID, s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", TlsMode: api.TLSModeSsl}))
 	tb.click(`#endpoint-list tr[data-id="` + id + `"] button.danger`)
 	tb.confirm("Delete endpoint old provider (mail.new.example:143)?", true)

@@ -45,7 +45,7 @@ func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, cre
 // side is how the engine logs in to e for an account with secret, its
 // password or refresh token as e says.
 func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) transfer.Side {
-	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e)}
+	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e), Limits: limitsOf(e.Limits)}
 	switch a := e.Auth; a.Method {
 	case migration.AuthMaster:
 		s.Master, s.MasterForm, s.Password = a.MasterLogin, transfer.MasterForm(a.MasterForm), string(a.MasterPassword)
@@ -118,6 +118,12 @@ func oauthConfig(o migration.OAuth2Settings) oauth.Config {
 // serverOf is where an endpoint's server lives.
 func serverOf(e migration.Endpoint) transfer.Server {
 	return transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify}
+}
+
+// limitsOf is the engine's Limits of an endpoint's own.
+func limitsOf(l migration.EndpointLimits) transfer.Limits {
+	return transfer.Limits{MaxMessageBytes: l.MaxMessageBytes, DailyDownloadBytes: l.DailyDownloadBytes,
+		DailyUploadBytes: l.DailyUploadBytes, Connections: l.Connections, AccountConnections: l.AccountConnections}
 }
 
 // profileOf is the engine's profile of e; auto is told from the server.

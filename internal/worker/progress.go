@@ -32,7 +32,7 @@ type progressReporter struct {
 func (r *progressReporter) throttled(th transfer.Throttle) {
 	r.worker.opts.Metrics.IMAPError(th.Side, transfer.KindThrottled.Name())
 	figures := r.pass(r.counted)
-	event := r.parties.ThrottledEvent(th.Side, th.Words, th.Until, figures)
+	event := r.parties.ThrottledEvent(th.Side, th.Words, th.Until, th.Budget, figures)
 	if err := r.worker.store.AccountThrottled(r.ctx, r.parties.TaskID, r.parties.AccountID, figures, th.Until, event); err != nil && r.ctx.Err() == nil {
 		r.worker.logger.Warn("could not log a throttle", "account", r.parties.AccountID, "err", err)
 	}

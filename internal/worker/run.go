@@ -21,6 +21,8 @@ type RunStore interface {
 	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (stop bool, err error)
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) transfer.StateStore
+	// Traffic counts what each mailbox moved, for the daily byte budgets.
+	Traffic() transfer.TrafficLedger
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error
 	// AccountThrottled stores that a server throttled the account's run,
@@ -141,6 +143,10 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 			end.Kind = migration.FailureToken
 		}
 	}
+	var paused *transfer.PausedError
+	if errors.As(err, &paused) {
+		end.PausedUntil, end.PausedWords = paused.Until, paused.Words
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		side := "source"
 		if end.Blamed != nil {
@@ -178,7 +184,8 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 	return transfer.Job{
 		Source:      src,
 		Destination: dst,
-		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
+		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Traffic: w.store.Traffic(),
+		Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.

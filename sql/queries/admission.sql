@@ -9,6 +9,10 @@
 SELECT t.id,
        coalesce((t.options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts,
        lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
+       se.profile AS source_profile, de.profile AS destination_profile,
+       se.max_connections AS source_max_connections, de.max_connections AS destination_max_connections,
+       se.max_account_connections AS source_max_account_connections,
+       de.max_account_connections AS destination_max_account_connections,
        (SELECT count(*) FROM accounts_holding_room h WHERE h.task_id = t.id)::int AS holding,
        (SELECT count(*) FROM (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id
           LIMIT @max_waiting::int) ready)::int AS waiting
@@ -34,15 +38,53 @@ GROUP BY host;
 
 -- name: AccountsAdmit :many
 -- Admits the task's first count ready accounts, each under a new
--- generation for the job that is queued for it.
+-- generation for the job that is queued for it, leaving out those whose
+-- mailbox has no room: a mailbox (host and login) holds at most
+-- source_account_connections connections as a source, and
+-- destination_account_connections as a destination (0: no limit), counted
+-- over every task's running and admitted accounts, and those admitted
+-- here in id order; an account that alone needs more runs alone.
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
 WHERE id IN (
-    SELECT r.id FROM accounts_ready r
-    WHERE r.task_id = @task_id
-    ORDER BY r.id
-    LIMIT @count::int
-    FOR UPDATE)
+    SELECT ready.id FROM (
+        SELECT r.id,
+               row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
+               row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
+               coalesce(held_source.connections, 0) AS source_held,
+               coalesce(held_destination.connections, 0) AS destination_held
+        FROM accounts_ready r
+        JOIN accounts a ON a.id = r.id
+        LEFT JOIN LATERAL (
+            SELECT sum(CASE WHEN lower(se.host) = @source_host::text AND lower(ha.source_login) = lower(a.source_login)
+                            THEN @source_connections::int ELSE 0 END
+                     + CASE WHEN lower(de.host) = @source_host::text AND lower(ha.destination_login) = lower(a.source_login)
+                            THEN @destination_connections::int ELSE 0 END)::int AS connections
+            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
+            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
+            WHERE @source_account_connections::int > 0
+              AND (lower(ha.source_login) = lower(a.source_login) OR lower(ha.destination_login) = lower(a.source_login))
+        ) held_source ON true
+        LEFT JOIN LATERAL (
+            SELECT sum(CASE WHEN lower(se.host) = @destination_host::text AND lower(ha.source_login) = lower(a.destination_login)
+                            THEN @source_connections::int ELSE 0 END
+                     + CASE WHEN lower(de.host) = @destination_host::text AND lower(ha.destination_login) = lower(a.destination_login)
+                            THEN @destination_connections::int ELSE 0 END)::int AS connections
+            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
+            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
+            WHERE @destination_account_connections::int > 0
+              AND (lower(ha.source_login) = lower(a.destination_login) OR lower(ha.destination_login) = lower(a.destination_login))
+        ) held_destination ON true
+        WHERE r.task_id = @task_id
+    ) ready
+    WHERE (@source_account_connections = 0
+           OR ready.source_held + ready.source_turn * @source_connections <= @source_account_connections
+           OR (ready.source_held = 0 AND ready.source_turn = 1))
+      AND (@destination_account_connections = 0
+           OR ready.destination_held + ready.destination_turn * @destination_connections <= @destination_account_connections
+           OR (ready.destination_held = 0 AND ready.destination_turn = 1))
+    ORDER BY ready.id
+    LIMIT @count::int)
 RETURNING id, run_generation;
 
 -- name: TaskAdmitted :exec

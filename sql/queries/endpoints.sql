@@ -6,10 +6,12 @@ SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
 -- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
-                       oauth2_device_url, profile)
+                       oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
+                       max_connections, max_account_connections)
 VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
         sqlc.narg(master_password), @oauth2_grant, @oauth2_token_url, @oauth2_client_id, @oauth2_scope, @oauth2_mechanism,
-        sqlc.narg(oauth2_client_secret), @oauth2_device_url, @profile);
+        sqlc.narg(oauth2_client_secret), @oauth2_device_url, @profile, @max_message_bytes, @daily_download_bytes,
+        @daily_upload_bytes, @max_connections, @max_account_connections);
 
 -- name: EndpointGetByID :one
 SELECT * FROM endpoints WHERE id = @id;
@@ -38,7 +40,9 @@ FOR SHARE OF e;
 -- name: EndpointUpdate :execrows
 UPDATE endpoints
 SET role_label = @role_label, host = @host, port = @port, tls_mode = @tls_mode,
-    tls_skip_verify = @tls_skip_verify, profile = @profile, updated_at = now()
+    tls_skip_verify = @tls_skip_verify, profile = @profile, max_message_bytes = @max_message_bytes,
+    daily_download_bytes = @daily_download_bytes, daily_upload_bytes = @daily_upload_bytes,
+    max_connections = @max_connections, max_account_connections = @max_account_connections, updated_at = now()
 WHERE id = @id;
 
 -- name: EndpointAuthUpdate :exec

@@ -131,6 +131,22 @@ function endpointForm(endpoint, save) {
   };
   const mode = select('tls_mode', tlsModes, endpoint?.tls_mode ?? TLSMode.ssl);
   const profile = select('profile', profiles, endpoint?.profile ?? Profile.auto);
+  // Own limits, in MB for bytes; empty: the provider's.
+  const ownLimit = (name, value, scale) => h('input', { name, type: 'number', min: 0, step: 'any', inputmode: 'numeric', placeholder: 'the provider\'s',
+    value: value ? String(value / scale) : '' });
+  const own = endpoint?.limits ?? {};
+  const maxMessage = ownLimit('max_message_mb', own.max_message_bytes, 1e6);
+  const dailyDownload = ownLimit('daily_download_mb', own.daily_download_bytes, 1e6);
+  const dailyUpload = ownLimit('daily_upload_mb', own.daily_upload_bytes, 1e6);
+  const connections = ownLimit('connections', own.connections, 1);
+  const accountConnections = ownLimit('account_connections', own.account_connections, 1);
+  const limitFields = h('details', { class: 'limits', open: Object.values(own).some((v) => v > 0) },
+    h('summary', { text: 'Limits of your own (instead of the provider\'s)' }),
+    field('Largest message, MB', maxMessage, 'As a destination. Gmail 35, Microsoft 365 35 (a tenant may allow up to 150), Exchange 10.'),
+    field('Daily download per mailbox, MB', dailyDownload, 'Over any 24 hours; beyond it the account pauses until it has room. Gmail 2500.'),
+    field('Daily upload per mailbox, MB', dailyUpload, 'Gmail 500: a large mailbox moving into Gmail takes days.'),
+    field('Connections to the host', connections, 'Every account of every task together; a run holds 1 to its source and 2 to its destination.'),
+    field('Connections per mailbox', accountConnections, 'Gmail 15, Microsoft 365 20, Exchange 16.'));
   const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
   const authMethod = select('auth_method', authMethods, endpoint?.auth.method ?? AuthMethod.password);
   const masterLogin = h('input', { name: 'master_login', maxlength: authLimits.master_login.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'admin', value: endpoint?.auth.master_login ?? '' });
@@ -197,7 +213,8 @@ function endpointForm(endpoint, save) {
       skipVerify,
       h('label', { for: skipVerify.id, text: 'Accept any certificate' }),
       h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
-    field('Provider', profile, 'Its limits where the server does not announce them: the largest message it takes, folder names it refuses.'),
+    field('Provider', profile, 'Its limits where the server does not announce them: the largest message it takes, daily bytes and connections per mailbox, folder names it refuses.'),
+    limitFields,
     field('Accounts log in with', authMethod, 'A master login or an application\'s token needs no password per account.'),
     masterFields,
     oauthFields,
@@ -209,6 +226,11 @@ function endpointForm(endpoint, save) {
   const input = () => ({
     role_label: role.value.trim(), host: host.value.trim(), port: Number(port.value) || 0,
     tls_mode: mode.value, tls_skip_verify: skipVerify.checked, profile: profile.value,
+    limits: {
+      max_message_bytes: Math.round(Number(maxMessage.value) * 1e6), daily_download_bytes: Math.round(Number(dailyDownload.value) * 1e6),
+      daily_upload_bytes: Math.round(Number(dailyUpload.value) * 1e6), connections: Math.round(Number(connections.value)),
+      account_connections: Math.round(Number(accountConnections.value)),
+    },
     auth: authInput(),
   });
   function authInput() {

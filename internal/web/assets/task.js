@@ -418,8 +418,12 @@ export function accountProgress(account, folder) {
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
   if (running && counted && account.started_at) words.push(timeLeft(doneFraction(p), now - Date.parse(account.started_at)));
+  // Paused in its run (a server's throttle), or queued until then (a
+  // daily budget spent, which names itself in last_error).
   const paused = account.paused_until && Date.parse(account.paused_until) > now;
-  if (paused && running) words.push(`paused until ${new Date(account.paused_until).toLocaleTimeString()}: a server asks to slow down`);
+  const until = new Date(account.paused_until);
+  const when = until - now > 12 * 3600e3 ? until.toLocaleString() : until.toLocaleTimeString();
+  if (paused && (running || account.state === AccountState.queued)) words.push(`paused until ${when}: ${account.last_error || 'a server asks to slow down'}`);
   else if (folder && running) words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },

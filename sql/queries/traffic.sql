@@ -1,0 +1,22 @@
+-- The bytes each mailbox moved (migrations/0023_endpoint_limits.sql),
+-- for the daily byte budgets. Spending runs in a transaction that holds
+-- the mailbox's advisory lock, so that every process reads and adds under
+-- it.
+
+-- name: TrafficLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended(@server::text || ' ' || @login::text || ' ' || @direction::text, 0));
+
+-- name: TrafficLastDay :many
+-- The mailbox's bytes by hour over the last day, oldest first.
+SELECT hour, bytes FROM mailbox_traffic
+WHERE server = @server AND login = @login AND direction = @direction AND hour > @since
+ORDER BY hour;
+
+-- name: TrafficAdd :exec
+INSERT INTO mailbox_traffic (server, login, direction, hour, bytes)
+VALUES (@server, @login, @direction, @hour, @bytes)
+ON CONFLICT (server, login, direction, hour) DO UPDATE SET bytes = mailbox_traffic.bytes + excluded.bytes;
+
+-- name: TrafficForget :exec
+-- Hours that no budget counts any more.
+DELETE FROM mailbox_traffic WHERE server = @server AND login = @login AND direction = @direction AND hour <= @before;
