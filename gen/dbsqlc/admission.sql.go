@@ -17,37 +17,21 @@ WHERE id IN (
         SELECT r.id,
                row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
                row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
-               coalesce(held_source.connections, 0) AS source_held,
-               coalesce(held_destination.connections, 0) AS destination_held
+               CASE WHEN $1::int > 0
+                    THEN mailbox_connections_held($2::text, lower(a.source_login), $3::int, $4::int)
+                    ELSE 0 END AS source_held,
+               CASE WHEN $5::int > 0
+                    THEN mailbox_connections_held($6::text, lower(a.destination_login), $3::int, $4::int)
+                    ELSE 0 END AS destination_held
         FROM accounts_ready r
         JOIN accounts a ON a.id = r.id
-        LEFT JOIN LATERAL (
-            SELECT sum(CASE WHEN lower(se.host) = $1::text AND lower(ha.source_login) = lower(a.source_login)
-                            THEN $2::int ELSE 0 END
-                     + CASE WHEN lower(de.host) = $1::text AND lower(ha.destination_login) = lower(a.source_login)
-                            THEN $3::int ELSE 0 END)::int AS connections
-            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
-            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
-            WHERE $4::int > 0
-              AND (lower(ha.source_login) = lower(a.source_login) OR lower(ha.destination_login) = lower(a.source_login))
-        ) held_source ON true
-        LEFT JOIN LATERAL (
-            SELECT sum(CASE WHEN lower(se.host) = $5::text AND lower(ha.source_login) = lower(a.destination_login)
-                            THEN $2::int ELSE 0 END
-                     + CASE WHEN lower(de.host) = $5::text AND lower(ha.destination_login) = lower(a.destination_login)
-                            THEN $3::int ELSE 0 END)::int AS connections
-            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
-            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
-            WHERE $6::int > 0
-              AND (lower(ha.source_login) = lower(a.destination_login) OR lower(ha.destination_login) = lower(a.destination_login))
-        ) held_destination ON true
         WHERE r.task_id = $7
     ) ready
-    WHERE ($4 = 0
-           OR ready.source_held + ready.source_turn * $2 <= $4
+    WHERE ($1 = 0
+           OR ready.source_held + ready.source_turn * $3 <= $1
            OR (ready.source_held = 0 AND ready.source_turn = 1))
-      AND ($6 = 0
-           OR ready.destination_held + ready.destination_turn * $3 <= $6
+      AND ($5 = 0
+           OR ready.destination_held + ready.destination_turn * $4 <= $5
            OR (ready.destination_held = 0 AND ready.destination_turn = 1))
     ORDER BY ready.id
     LIMIT $8::int)
@@ -55,12 +39,12 @@ RETURNING id, run_generation
 `
 
 type AccountsAdmitParams struct {
+	SourceAccountConnections      int32
 	SourceHost                    string
 	SourceConnections             int32
 	DestinationConnections        int32
-	SourceAccountConnections      int32
-	DestinationHost               string
 	DestinationAccountConnections int32
+	DestinationHost               string
 	TaskID                        int64
 	Count                         int32
 }
@@ -79,12 +63,12 @@ type AccountsAdmitRow struct {
 // here in id order; an account that alone needs more runs alone.
 func (q *Queries) AccountsAdmit(ctx context.Context, arg AccountsAdmitParams) ([]AccountsAdmitRow, error) {
 	rows, err := q.db.Query(ctx, accountsAdmit,
+		arg.SourceAccountConnections,
 		arg.SourceHost,
 		arg.SourceConnections,
 		arg.DestinationConnections,
-		arg.SourceAccountConnections,
-		arg.DestinationHost,
 		arg.DestinationAccountConnections,
+		arg.DestinationHost,
 		arg.TaskID,
 		arg.Count,
 	)

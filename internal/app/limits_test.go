@@ -52,14 +52,7 @@ func TestDailyBudgetSpreadsAnAccountOverDays(t *testing.T) {
 	}
 	taskID := createTask(t, s, src, resp.JSON201.Id, `{"parallel_accounts": 1}`)
 	importAccounts(t, s, taskID, "big,pw\nsmall,pw\n")
-	conn, _, err := websocket.DefaultDialer.Dial(fmt.Sprintf("%s/events/ws?task_id=%d", strings.Replace(s.API, "http", "ws", 1), taskID), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
-		t.Fatalf("run: %v %v", err, resp)
-	}
+	conn := runListening(t, s, taskID)
 
 	for day := 1; day <= 3; day++ {
 		if day < 3 {
@@ -131,14 +124,7 @@ func TestMailboxConnectionsHoldAcrossAccounts(t *testing.T) {
 	}
 	taskID := createTask(t, s, src, resp.JSON201.Id, `{"parallel_accounts": 3}`)
 	importAccounts(t, s, taskID, "a,pw,shared,pw\nb,pw,Shared,pw\nc,pw,shared,pw\n")
-	conn, _, err := websocket.DefaultDialer.Dial(fmt.Sprintf("%s/events/ws?task_id=%d", strings.Replace(s.API, "http", "ws", 1), taskID), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
-		t.Fatalf("run: %v %v", err, resp)
-	}
+	conn := runListening(t, s, taskID)
 	events, _ := servicetest.ReadEventsUntil(t, conn, api.EventKindRunFinished)
 	running, most := 0, 0
 	for _, e := range events {
@@ -178,4 +164,19 @@ func waitAccount(t *testing.T, s *servicetest.Service, taskID int64, login strin
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// runListening runs the task's accounts and returns the task's live
+// event stream, opened before the run.
+func runListening(t *testing.T, s *servicetest.Service, taskID int64) *websocket.Conn {
+	t.Helper()
+	conn, _, err := websocket.DefaultDialer.Dial(fmt.Sprintf("%s/events/ws?task_id=%d", strings.Replace(s.API, "http", "ws", 1), taskID), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	return conn
 }

@@ -163,9 +163,10 @@ func providerNotes(e Endpoint, facts ServerFacts) []string {
 		notes = append(notes, "This is Microsoft 365 (Exchange Online), which refuses password logins over IMAP: choose OAuth 2.0 (provider microsoft365).")
 	}
 	if auto := e.Profile == ProfileAuto || e.Profile == ""; auto && gmail {
-		notes = append(notes, "Its provider is told to be Gmail: a message over 35 MB is not sent to it.")
+		notes = append(notes, "Its provider is told to be Gmail: a message over 35 MB is not sent to it, a mailbox moves at most 2500 MB down "+
+			"and 500 MB up a day (an account pauses until its budget has room), and 15 connections per mailbox.")
 	} else if auto && microsoft {
-		notes = append(notes, `Its provider is told to be Microsoft 365: a message over 35 MB is not sent to it (choose the profile generic where the tenant takes larger ones), `+
+		notes = append(notes, `Its provider is told to be Microsoft 365: a message over 35 MB is not sent to it (set the endpoint's own limit where the tenant takes larger ones), `+
 			`and a folder named Files, which it refuses, is copied to "Files (2)".`)
 	}
 	if gmail {

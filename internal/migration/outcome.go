@@ -45,7 +45,7 @@ func (r RunParties) ThrottledEvent(side, words string, until time.Time, budget b
 		why = fmt.Sprintf("on the %s server, %s", side, words)
 	}
 	at := until.UTC().Format(time.TimeOnly)
-	if until.Sub(time.Now()) > 12*time.Hour {
+	if time.Until(until) > 12*time.Hour {
 		at = until.UTC().Format(time.DateTime)
 	}
 	e.Message = fmt.Sprintf("%s: %s; paused until %s UTC, then it goes on where it was", r.Source.Login, why, at)

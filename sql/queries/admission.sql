@@ -51,30 +51,14 @@ WHERE id IN (
         SELECT r.id,
                row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
                row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
-               coalesce(held_source.connections, 0) AS source_held,
-               coalesce(held_destination.connections, 0) AS destination_held
+               CASE WHEN @source_account_connections::int > 0
+                    THEN mailbox_connections_held(@source_host::text, lower(a.source_login), @source_connections::int, @destination_connections::int)
+                    ELSE 0 END AS source_held,
+               CASE WHEN @destination_account_connections::int > 0
+                    THEN mailbox_connections_held(@destination_host::text, lower(a.destination_login), @source_connections::int, @destination_connections::int)
+                    ELSE 0 END AS destination_held
         FROM accounts_ready r
         JOIN accounts a ON a.id = r.id
-        LEFT JOIN LATERAL (
-            SELECT sum(CASE WHEN lower(se.host) = @source_host::text AND lower(ha.source_login) = lower(a.source_login)
-                            THEN @source_connections::int ELSE 0 END
-                     + CASE WHEN lower(de.host) = @source_host::text AND lower(ha.destination_login) = lower(a.source_login)
-                            THEN @destination_connections::int ELSE 0 END)::int AS connections
-            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
-            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
-            WHERE @source_account_connections::int > 0
-              AND (lower(ha.source_login) = lower(a.source_login) OR lower(ha.destination_login) = lower(a.source_login))
-        ) held_source ON true
-        LEFT JOIN LATERAL (
-            SELECT sum(CASE WHEN lower(se.host) = @destination_host::text AND lower(ha.source_login) = lower(a.destination_login)
-                            THEN @source_connections::int ELSE 0 END
-                     + CASE WHEN lower(de.host) = @destination_host::text AND lower(ha.destination_login) = lower(a.destination_login)
-                            THEN @destination_connections::int ELSE 0 END)::int AS connections
-            FROM accounts_holding_room h JOIN accounts ha ON ha.id = h.id JOIN tasks t ON t.id = h.task_id
-            JOIN endpoints se ON se.id = t.source_endpoint_id JOIN endpoints de ON de.id = t.destination_endpoint_id
-            WHERE @destination_account_connections::int > 0
-              AND (lower(ha.source_login) = lower(a.destination_login) OR lower(ha.destination_login) = lower(a.destination_login))
-        ) held_destination ON true
         WHERE r.task_id = @task_id
     ) ready
     WHERE (@source_account_connections = 0
