@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -29,22 +30,13 @@ type Limits struct {
 
 // or fills the zero fields of l from def.
 func (l Limits) or(def Limits) Limits {
-	if l.MaxMessageBytes == 0 {
-		l.MaxMessageBytes = def.MaxMessageBytes
+	return Limits{
+		MaxMessageBytes:    cmp.Or(l.MaxMessageBytes, def.MaxMessageBytes),
+		DailyDownloadBytes: cmp.Or(l.DailyDownloadBytes, def.DailyDownloadBytes),
+		DailyUploadBytes:   cmp.Or(l.DailyUploadBytes, def.DailyUploadBytes),
+		Connections:        cmp.Or(l.Connections, def.Connections),
+		AccountConnections: cmp.Or(l.AccountConnections, def.AccountConnections),
 	}
-	if l.DailyDownloadBytes == 0 {
-		l.DailyDownloadBytes = def.DailyDownloadBytes
-	}
-	if l.DailyUploadBytes == 0 {
-		l.DailyUploadBytes = def.DailyUploadBytes
-	}
-	if l.Connections == 0 {
-		l.Connections = def.Connections
-	}
-	if l.AccountConnections == 0 {
-		l.AccountConnections = def.AccountConnections
-	}
-	return l
 }
 
 // EffectiveLimits are the limits of a server with profile p (not
