@@ -118,6 +118,24 @@ func (e AuthMethod) Valid() bool {
 	}
 }
 
+// Defines values for AuthorizationFlow.
+const (
+	AuthorizationFlowBrowser AuthorizationFlow = "browser"
+	AuthorizationFlowDevice  AuthorizationFlow = "device"
+)
+
+// Valid indicates whether the value is a known member of the AuthorizationFlow enum.
+func (e AuthorizationFlow) Valid() bool {
+	switch e {
+	case AuthorizationFlowBrowser:
+		return true
+	case AuthorizationFlowDevice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuthorizationInputSide.
 const (
 	AuthorizationInputSideDestination AuthorizationInputSide = "destination"
@@ -130,6 +148,24 @@ func (e AuthorizationInputSide) Valid() bool {
 	case AuthorizationInputSideDestination:
 		return true
 	case AuthorizationInputSideSource:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuthorizedAccountSide.
+const (
+	AuthorizedAccountSideDestination AuthorizedAccountSide = "destination"
+	AuthorizedAccountSideSource      AuthorizedAccountSide = "source"
+)
+
+// Valid indicates whether the value is a known member of the AuthorizedAccountSide enum.
+func (e AuthorizedAccountSide) Valid() bool {
+	switch e {
+	case AuthorizedAccountSideDestination:
+		return true
+	case AuthorizedAccountSideSource:
 		return true
 	default:
 		return false
@@ -594,13 +630,57 @@ type AccountState string
 // account's refresh token or for the application alone.
 type AuthMethod string
 
+// Authorization defines model for Authorization.
+type Authorization struct {
+	// AuthorizationUrl Browser flow: the address to open and sign in at as the account's user; else empty.
+	AuthorizationUrl string            `json:"authorization_url"`
+	ExpiresAt        time.Time         `json:"expires_at"`
+	Flow             AuthorizationFlow `json:"flow"`
+
+	// UserCode Device flow: the code to enter on the provider's page; else empty.
+	UserCode string `json:"user_code"`
+
+	// VerificationUri Device flow: the provider's page, e.g. https://microsoft.com/devicelogin; else empty.
+	VerificationUri string `json:"verification_uri"`
+
+	// VerificationUriComplete Device flow: the page with the code in it, where the provider gives one; else empty.
+	VerificationUriComplete string `json:"verification_uri_complete"`
+}
+
+// AuthorizationAddress defines model for AuthorizationAddress.
+type AuthorizationAddress struct {
+	// Address The whole address the provider sent the browser to, with its `state` and `code` (or `error`).
+	Address string `json:"address"`
+}
+
+// AuthorizationFlow defines model for AuthorizationFlow.
+type AuthorizationFlow string
+
 // AuthorizationInput defines model for AuthorizationInput.
 type AuthorizationInput struct {
-	Side AuthorizationInputSide `json:"side"`
+	Flow *AuthorizationFlow `json:"flow,omitempty"`
+
+	// RedirectUri With the browser flow: where the provider sends the browser
+	// after the sign-in, registered with the application (the
+	// console's `<its address>/oauth/callback`, the CLI's
+	// `http://127.0.0.1:<port>/`). An absolute http or https URL.
+	RedirectUri string                 `json:"redirect_uri,omitempty"`
+	Side        AuthorizationInputSide `json:"side"`
 }
 
 // AuthorizationInputSide defines model for AuthorizationInput.Side.
 type AuthorizationInputSide string
+
+// AuthorizedAccount defines model for AuthorizedAccount.
+type AuthorizedAccount struct {
+	AccountId int64                 `json:"account_id"`
+	Login     string                `json:"login"`
+	Side      AuthorizedAccountSide `json:"side"`
+	TaskId    int64                 `json:"task_id"`
+}
+
+// AuthorizedAccountSide defines model for AuthorizedAccount.Side.
+type AuthorizedAccountSide string
 
 // Created defines model for Created.
 type Created struct {
@@ -611,20 +691,6 @@ type Created struct {
 type Deleted struct {
 	// Deleted How many accounts were deleted.
 	Deleted int `json:"deleted"`
-}
-
-// DeviceAuthorization defines model for DeviceAuthorization.
-type DeviceAuthorization struct {
-	ExpiresAt time.Time `json:"expires_at"`
-
-	// UserCode The code to enter on the provider's page.
-	UserCode string `json:"user_code"`
-
-	// VerificationUri The provider's page, e.g. https://microsoft.com/devicelogin.
-	VerificationUri string `json:"verification_uri"`
-
-	// VerificationUriComplete The page with the code in it, where the provider gives one; else empty.
-	VerificationUriComplete string `json:"verification_uri_complete"`
 }
 
 // Endpoint defines model for Endpoint.
@@ -819,7 +885,7 @@ type Event struct {
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
 	// account's run; `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
-	// `account.authorized`: a device authorization stored the account's refresh token;
+	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `error`: a fault the run recovers from (a retry, a lost worker).
 	Kind  EventKind `json:"kind"`
 	Login string    `json:"login"`
@@ -852,7 +918,7 @@ type Event struct {
 // `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
 // account's run; `account.throttled`: a server asked the account to slow down (its words in
 // `error`, the resume time in `message`), and it pauses, then goes on where it was;
-// `account.authorized`: a device authorization stored the account's refresh token;
+// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 // `error`: a fault the run recovers from (a retry, a lost worker).
 type EventKind string
 
@@ -909,7 +975,12 @@ type OAuth2Grant string
 
 // OAuth2Input The application registered with the authorization server; required with `oauth2`.
 type OAuth2Input struct {
-	ClientId string `json:"client_id"`
+	// AuthorizationUrl The authorization endpoint, where a person signs in in a browser
+	// to get an account its refresh token (the browser flow of POST
+	// /tasks/{id}/accounts/{accountId}/authorize). Filled in by
+	// provider google and microsoft365.
+	AuthorizationUrl string `json:"authorization_url,omitempty"`
+	ClientId         string `json:"client_id"`
 
 	// ClientSecret Required with client_credentials; with service_account, the service account's JSON key file. Never returned; empty on PUT keeps the stored one.
 	ClientSecret string `json:"client_secret,omitempty"`
@@ -939,7 +1010,9 @@ type OAuth2Provider string
 
 // OAuth2Settings defines model for OAuth2Settings.
 type OAuth2Settings struct {
-	ClientId string `json:"client_id"`
+	// AuthorizationUrl Empty: none.
+	AuthorizationUrl string `json:"authorization_url"`
+	ClientId         string `json:"client_id"`
 
 	// ClientSecretSet A client secret is stored (it is never returned).
 	ClientSecretSet bool `json:"client_secret_set"`
@@ -1229,6 +1302,9 @@ type ListTaskEventsParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// CompleteAuthorizationJSONRequestBody defines body for CompleteAuthorization for application/json ContentType.
+type CompleteAuthorizationJSONRequestBody = AuthorizationAddress
+
 // CheckEndpointInputJSONRequestBody defines body for CheckEndpointInput for application/json ContentType.
 type CheckEndpointInputJSONRequestBody = EndpointInput
 
@@ -1338,6 +1414,30 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// CompleteAuthorizationWithBody Finish a browser authorization with the address the provider sent the browser to.
+	//
+	// The address carries the flow's `state` and either a `code`, which
+	// the service redeems for the account's refresh token and stores, or
+	// the provider's `error`. A state is good once and for ten minutes.
+	// The answer names the account; a refusal is 400 in words.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+	CompleteAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
+	//
+	// The address carries the flow's `state` and either a `code`, which
+	// the service redeems for the account's refresh token and stores, or
+	// the provider's `error`. A state is good once and for ten minutes.
+	// The answer names the account; a refusal is 400 in words.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+	CompleteAuthorization(ctx context.Context, body CompleteAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CheckEndpointInputWithBody The same check for an endpoint not saved (the form's "Test connection").
 	//
@@ -1555,32 +1655,58 @@ type ClientInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccount(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AuthorizeAccountWithBody Get the account's refresh token for one side with the device authorization grant.
+	// AuthorizeAccountWithBody Get the account's refresh token for one side, from the user's sign-in.
 	//
 	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-	// `refresh_token`) and has a `device_url`: the answer carries a user
-	// code and the provider's page. Whoever signs in there as the
-	// account's user and enters the code gives the account its refresh
-	// token, which the service stores (replacing the one it had) and logs
-	// as an `account.authorized` event; a flow that ends without a token
-	// (declined, expired) is an `error` event. Starting again replaces
-	// the flow of that side.
+	// `refresh_token`). Two flows:
+	//
+	// - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+	//   carries a user code and the provider's page. Whoever signs in there
+	//   as the account's user and enters the code gives the account its
+	//   refresh token; the service waits for it in the background.
+	// - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+	//   and RFC 7636; the endpoint needs an `authorization_url`): the
+	//   answer carries the provider's sign-in address. After the sign-in
+	//   the provider sends the browser to `redirect_uri` with a code: the
+	//   service's own `/oauth/callback` finishes the flow itself; any other
+	//   address (the CLI's loopback listener, or one that does not load)
+	//   is handed to POST /authorizations/complete. Google grants IMAP
+	//   access this way only.
+	//
+	// Left out, the flow is `device` where the endpoint has a `device_url`,
+	// else `browser`. The refresh token is stored (replacing the one the
+	// account had) and logged as an `account.authorized` event; a flow that
+	// ends without a token (declined, expired) is an `error` event.
+	// Starting again replaces the flow of that side.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
 	AuthorizeAccountWithBody(ctx context.Context, id TaskID, accountId AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+	// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 	//
 	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-	// `refresh_token`) and has a `device_url`: the answer carries a user
-	// code and the provider's page. Whoever signs in there as the
-	// account's user and enters the code gives the account its refresh
-	// token, which the service stores (replacing the one it had) and logs
-	// as an `account.authorized` event; a flow that ends without a token
-	// (declined, expired) is an `error` event. Starting again replaces
-	// the flow of that side.
+	// `refresh_token`). Two flows:
+	//
+	// - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+	//   carries a user code and the provider's page. Whoever signs in there
+	//   as the account's user and enters the code gives the account its
+	//   refresh token; the service waits for it in the background.
+	// - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+	//   and RFC 7636; the endpoint needs an `authorization_url`): the
+	//   answer carries the provider's sign-in address. After the sign-in
+	//   the provider sends the browser to `redirect_uri` with a code: the
+	//   service's own `/oauth/callback` finishes the flow itself; any other
+	//   address (the CLI's loopback listener, or one that does not load)
+	//   is handed to POST /authorizations/complete. Google grants IMAP
+	//   access this way only.
+	//
+	// Left out, the flow is `device` where the endpoint has a `device_url`,
+	// else `browser`. The refresh token is stored (replacing the one the
+	// account had) and logged as an `account.authorized` event; a flow that
+	// ends without a token (declined, expired) is an `error` event.
+	// Starting again replaces the flow of that side.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1795,6 +1921,50 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
 	TestTask(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// CompleteAuthorizationWithBody Finish a browser authorization with the address the provider sent the browser to.
+//
+// The address carries the flow's `state` and either a `code`, which
+// the service redeems for the account's refresh token and stores, or
+// the provider's `error`. A state is good once and for ten minutes.
+// The answer names the account; a refusal is 400 in words.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+func (c *Client) CompleteAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCompleteAuthorizationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
+//
+// The address carries the flow's `state` and either a `code`, which
+// the service redeems for the account's refresh token and stores, or
+// the provider's `error`. A state is good once and for ten minutes.
+// The answer names the account; a refusal is 400 in words.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+func (c *Client) CompleteAuthorization(ctx context.Context, body CompleteAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCompleteAuthorizationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CheckEndpointInputWithBody The same check for an endpoint not saved (the form's "Test connection").
@@ -2283,16 +2453,29 @@ func (c *Client) UpdateAccount(ctx context.Context, id TaskID, accountId Account
 	return c.Client.Do(req)
 }
 
-// AuthorizeAccountWithBody Get the account's refresh token for one side with the device authorization grant.
+// AuthorizeAccountWithBody Get the account's refresh token for one side, from the user's sign-in.
 //
 // For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-// `refresh_token`) and has a `device_url`: the answer carries a user
-// code and the provider's page. Whoever signs in there as the
-// account's user and enters the code gives the account its refresh
-// token, which the service stores (replacing the one it had) and logs
-// as an `account.authorized` event; a flow that ends without a token
-// (declined, expired) is an `error` event. Starting again replaces
-// the flow of that side.
+// `refresh_token`). Two flows:
+//
+//   - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+//     carries a user code and the provider's page. Whoever signs in there
+//     as the account's user and enters the code gives the account its
+//     refresh token; the service waits for it in the background.
+//   - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+//     and RFC 7636; the endpoint needs an `authorization_url`): the
+//     answer carries the provider's sign-in address. After the sign-in
+//     the provider sends the browser to `redirect_uri` with a code: the
+//     service's own `/oauth/callback` finishes the flow itself; any other
+//     address (the CLI's loopback listener, or one that does not load)
+//     is handed to POST /authorizations/complete. Google grants IMAP
+//     access this way only.
+//
+// Left out, the flow is `device` where the endpoint has a `device_url`,
+// else `browser`. The refresh token is stored (replacing the one the
+// account had) and logged as an `account.authorized` event; a flow that
+// ends without a token (declined, expired) is an `error` event.
+// Starting again replaces the flow of that side.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2309,16 +2492,29 @@ func (c *Client) AuthorizeAccountWithBody(ctx context.Context, id TaskID, accoun
 	return c.Client.Do(req)
 }
 
-// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 //
 // For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-// `refresh_token`) and has a `device_url`: the answer carries a user
-// code and the provider's page. Whoever signs in there as the
-// account's user and enters the code gives the account its refresh
-// token, which the service stores (replacing the one it had) and logs
-// as an `account.authorized` event; a flow that ends without a token
-// (declined, expired) is an `error` event. Starting again replaces
-// the flow of that side.
+// `refresh_token`). Two flows:
+//
+//   - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+//     carries a user code and the provider's page. Whoever signs in there
+//     as the account's user and enters the code gives the account its
+//     refresh token; the service waits for it in the background.
+//   - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+//     and RFC 7636; the endpoint needs an `authorization_url`): the
+//     answer carries the provider's sign-in address. After the sign-in
+//     the provider sends the browser to `redirect_uri` with a code: the
+//     service's own `/oauth/callback` finishes the flow itself; any other
+//     address (the CLI's loopback listener, or one that does not load)
+//     is handed to POST /authorizations/complete. Google grants IMAP
+//     access this way only.
+//
+// Left out, the flow is `device` where the endpoint has a `device_url`,
+// else `browser`. The refresh token is stored (replacing the one the
+// account had) and logged as an `account.authorized` event; a flow that
+// ends without a token (declined, expired) is an `error` event.
+// Starting again replaces the flow of that side.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2682,6 +2878,46 @@ func (c *Client) TestTask(ctx context.Context, id TaskID, body TestTaskJSONReque
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewCompleteAuthorizationRequest calls the generic CompleteAuthorization builder with application/json body
+func NewCompleteAuthorizationRequest(server string, body CompleteAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCompleteAuthorizationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCompleteAuthorizationRequestWithBody constructs an http.Request for the CompleteAuthorization method, with any body, and a specified content type
+func NewCompleteAuthorizationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/authorizations/complete")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewCheckEndpointInputRequest calls the generic CheckEndpointInput builder with application/json body
@@ -4145,6 +4381,30 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// CompleteAuthorizationWithBodyWithResponse Finish a browser authorization with the address the provider sent the browser to.
+	//
+	// The address carries the flow's `state` and either a `code`, which
+	// the service redeems for the account's refresh token and stores, or
+	// the provider's `error`. A state is good once and for ten minutes.
+	// The answer names the account; a refusal is 400 in words.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+	CompleteAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteAuthorizationResponse, error)
+
+	// CompleteAuthorizationWithResponse Finish a browser authorization with the address the provider sent the browser to.
+	//
+	// The address carries the flow's `state` and either a `code`, which
+	// the service redeems for the account's refresh token and stores, or
+	// the provider's `error`. A state is good once and for ten minutes.
+	// The answer names the account; a refusal is 400 in words.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+	CompleteAuthorizationWithResponse(ctx context.Context, body CompleteAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteAuthorizationResponse, error)
+
 	// CheckEndpointInputWithBodyWithResponse The same check for an endpoint not saved (the form's "Test connection").
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4381,32 +4641,58 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /tasks/{id}/accounts/{accountId} (the `UpdateAccount` operationId).
 	UpdateAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
 
-	// AuthorizeAccountWithBodyWithResponse Get the account's refresh token for one side with the device authorization grant.
+	// AuthorizeAccountWithBodyWithResponse Get the account's refresh token for one side, from the user's sign-in.
 	//
 	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-	// `refresh_token`) and has a `device_url`: the answer carries a user
-	// code and the provider's page. Whoever signs in there as the
-	// account's user and enters the code gives the account its refresh
-	// token, which the service stores (replacing the one it had) and logs
-	// as an `account.authorized` event; a flow that ends without a token
-	// (declined, expired) is an `error` event. Starting again replaces
-	// the flow of that side.
+	// `refresh_token`). Two flows:
+	//
+	// - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+	//   carries a user code and the provider's page. Whoever signs in there
+	//   as the account's user and enters the code gives the account its
+	//   refresh token; the service waits for it in the background.
+	// - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+	//   and RFC 7636; the endpoint needs an `authorization_url`): the
+	//   answer carries the provider's sign-in address. After the sign-in
+	//   the provider sends the browser to `redirect_uri` with a code: the
+	//   service's own `/oauth/callback` finishes the flow itself; any other
+	//   address (the CLI's loopback listener, or one that does not load)
+	//   is handed to POST /authorizations/complete. Google grants IMAP
+	//   access this way only.
+	//
+	// Left out, the flow is `device` where the endpoint has a `device_url`,
+	// else `browser`. The refresh token is stored (replacing the one the
+	// account had) and logged as an `account.authorized` event; a flow that
+	// ends without a token (declined, expired) is an `error` event.
+	// Starting again replaces the flow of that side.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
 	AuthorizeAccountWithBodyWithResponse(ctx context.Context, id TaskID, accountId AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AuthorizeAccountResponse, error)
 
-	// AuthorizeAccountWithResponse Get the account's refresh token for one side with the device authorization grant.
+	// AuthorizeAccountWithResponse Get the account's refresh token for one side, from the user's sign-in.
 	//
 	// For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-	// `refresh_token`) and has a `device_url`: the answer carries a user
-	// code and the provider's page. Whoever signs in there as the
-	// account's user and enters the code gives the account its refresh
-	// token, which the service stores (replacing the one it had) and logs
-	// as an `account.authorized` event; a flow that ends without a token
-	// (declined, expired) is an `error` event. Starting again replaces
-	// the flow of that side.
+	// `refresh_token`). Two flows:
+	//
+	// - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+	//   carries a user code and the provider's page. Whoever signs in there
+	//   as the account's user and enters the code gives the account its
+	//   refresh token; the service waits for it in the background.
+	// - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+	//   and RFC 7636; the endpoint needs an `authorization_url`): the
+	//   answer carries the provider's sign-in address. After the sign-in
+	//   the provider sends the browser to `redirect_uri` with a code: the
+	//   service's own `/oauth/callback` finishes the flow itself; any other
+	//   address (the CLI's loopback listener, or one that does not load)
+	//   is handed to POST /authorizations/complete. Google grants IMAP
+	//   access this way only.
+	//
+	// Left out, the flow is `device` where the endpoint has a `device_url`,
+	// else `browser`. The refresh token is stored (replacing the one the
+	// account had) and logged as an `account.authorized` event; a flow that
+	// ends without a token (declined, expired) is an `error` event.
+	// Starting again replaces the flow of that side.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4637,6 +4923,47 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
 	TestTaskWithResponse(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
+}
+
+type CompleteAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorizedAccount
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CompleteAuthorizationResponse) GetJSON200() *AuthorizedAccount {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r CompleteAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CompleteAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CompleteAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CompleteAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type CheckEndpointInputResponse struct {
@@ -5388,11 +5715,11 @@ type AuthorizeAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DeviceAuthorization
+	JSON200 *Authorization
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AuthorizeAccountResponse) GetJSON200() *DeviceAuthorization {
+func (r AuthorizeAccountResponse) GetJSON200() *Authorization {
 	return r.JSON200
 }
 
@@ -5862,6 +6189,42 @@ func (r TestTaskResponse) ContentType() string {
 	return ""
 }
 
+// CompleteAuthorizationWithBodyWithResponse Finish a browser authorization with the address the provider sent the browser to.
+//
+// The address carries the flow's `state` and either a `code`, which
+// the service redeems for the account's refresh token and stores, or
+// the provider's `error`. A state is good once and for ten minutes.
+// The answer names the account; a refusal is 400 in words.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+func (c *ClientWithResponses) CompleteAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteAuthorizationResponse, error) {
+	rsp, err := c.CompleteAuthorizationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCompleteAuthorizationResponse(rsp)
+}
+
+// CompleteAuthorizationWithResponse Finish a browser authorization with the address the provider sent the browser to.
+//
+// The address carries the flow's `state` and either a `code`, which
+// the service redeems for the account's refresh token and stores, or
+// the provider's `error`. A state is good once and for ten minutes.
+// The answer names the account; a refusal is 400 in words.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /authorizations/complete (the `CompleteAuthorization` operationId).
+func (c *ClientWithResponses) CompleteAuthorizationWithResponse(ctx context.Context, body CompleteAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteAuthorizationResponse, error) {
+	rsp, err := c.CompleteAuthorization(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCompleteAuthorizationResponse(rsp)
+}
+
 // CheckEndpointInputWithBodyWithResponse The same check for an endpoint not saved (the form's "Test connection").
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6260,16 +6623,29 @@ func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id 
 	return ParseUpdateAccountResponse(rsp)
 }
 
-// AuthorizeAccountWithBodyWithResponse Get the account's refresh token for one side with the device authorization grant.
+// AuthorizeAccountWithBodyWithResponse Get the account's refresh token for one side, from the user's sign-in.
 //
 // For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-// `refresh_token`) and has a `device_url`: the answer carries a user
-// code and the provider's page. Whoever signs in there as the
-// account's user and enters the code gives the account its refresh
-// token, which the service stores (replacing the one it had) and logs
-// as an `account.authorized` event; a flow that ends without a token
-// (declined, expired) is an `error` event. Starting again replaces
-// the flow of that side.
+// `refresh_token`). Two flows:
+//
+//   - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+//     carries a user code and the provider's page. Whoever signs in there
+//     as the account's user and enters the code gives the account its
+//     refresh token; the service waits for it in the background.
+//   - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+//     and RFC 7636; the endpoint needs an `authorization_url`): the
+//     answer carries the provider's sign-in address. After the sign-in
+//     the provider sends the browser to `redirect_uri` with a code: the
+//     service's own `/oauth/callback` finishes the flow itself; any other
+//     address (the CLI's loopback listener, or one that does not load)
+//     is handed to POST /authorizations/complete. Google grants IMAP
+//     access this way only.
+//
+// Left out, the flow is `device` where the endpoint has a `device_url`,
+// else `browser`. The refresh token is stored (replacing the one the
+// account had) and logged as an `account.authorized` event; a flow that
+// ends without a token (declined, expired) is an `error` event.
+// Starting again replaces the flow of that side.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6282,16 +6658,29 @@ func (c *ClientWithResponses) AuthorizeAccountWithBodyWithResponse(ctx context.C
 	return ParseAuthorizeAccountResponse(rsp)
 }
 
-// AuthorizeAccountWithResponse Get the account's refresh token for one side with the device authorization grant.
+// AuthorizeAccountWithResponse Get the account's refresh token for one side, from the user's sign-in.
 //
 // For a side whose endpoint takes refresh tokens (auth `oauth2`, grant
-// `refresh_token`) and has a `device_url`: the answer carries a user
-// code and the provider's page. Whoever signs in there as the
-// account's user and enters the code gives the account its refresh
-// token, which the service stores (replacing the one it had) and logs
-// as an `account.authorized` event; a flow that ends without a token
-// (declined, expired) is an `error` event. Starting again replaces
-// the flow of that side.
+// `refresh_token`). Two flows:
+//
+//   - `device` (RFC 8628; the endpoint needs a `device_url`): the answer
+//     carries a user code and the provider's page. Whoever signs in there
+//     as the account's user and enters the code gives the account its
+//     refresh token; the service waits for it in the background.
+//   - `browser` (the authorization code grant with PKCE, RFC 6749 §4.1
+//     and RFC 7636; the endpoint needs an `authorization_url`): the
+//     answer carries the provider's sign-in address. After the sign-in
+//     the provider sends the browser to `redirect_uri` with a code: the
+//     service's own `/oauth/callback` finishes the flow itself; any other
+//     address (the CLI's loopback listener, or one that does not load)
+//     is handed to POST /authorizations/complete. Google grants IMAP
+//     access this way only.
+//
+// Left out, the flow is `device` where the endpoint has a `device_url`,
+// else `browser`. The refresh token is stored (replacing the one the
+// account had) and logged as an `account.authorized` event; a flow that
+// ends without a token (declined, expired) is an `error` event.
+// Starting again replaces the flow of that side.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6611,6 +7000,32 @@ func (c *ClientWithResponses) TestTaskWithResponse(ctx context.Context, id TaskI
 		return nil, err
 	}
 	return ParseTestTaskResponse(rsp)
+}
+
+// ParseCompleteAuthorizationResponse parses an HTTP response from a CompleteAuthorizationWithResponse call
+func ParseCompleteAuthorizationResponse(rsp *http.Response) (*CompleteAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CompleteAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorizedAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseCheckEndpointInputResponse parses an HTTP response from a CheckEndpointInputWithResponse call
@@ -7082,7 +7497,7 @@ func ParseAuthorizeAccountResponse(rsp *http.Response) (*AuthorizeAccountRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DeviceAuthorization
+		var dest Authorization
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -7364,6 +7779,9 @@ func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
+	// (POST /authorizations/complete)
+	CompleteAuthorization(w http.ResponseWriter, r *http.Request)
 	// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
 	// (POST /endpoint-checks)
 	CheckEndpointInput(w http.ResponseWriter, r *http.Request)
@@ -7421,7 +7839,7 @@ type ServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
-	// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+	// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 	// (POST /tasks/{id}/accounts/{accountId}/authorize)
 	AuthorizeAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// CancelAccount Stop one account of the task's run; the others go on.
@@ -7462,6 +7880,12 @@ type ServerInterface interface {
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
 
 type Unimplemented struct{}
+
+// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
+// (POST /authorizations/complete)
+func (_ Unimplemented) CompleteAuthorization(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
 
 // CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
 // (POST /endpoint-checks)
@@ -7577,7 +8001,7 @@ func (_ Unimplemented) UpdateAccount(w http.ResponseWriter, r *http.Request, id 
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 // (POST /tasks/{id}/accounts/{accountId}/authorize)
 func (_ Unimplemented) AuthorizeAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -7657,6 +8081,20 @@ type ServerInterfaceWrapper struct {
 }
 
 type MiddlewareFunc func(http.Handler) http.Handler
+
+// CompleteAuthorization operation middleware
+func (siw *ServerInterfaceWrapper) CompleteAuthorization(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CompleteAuthorization(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
 
 // CheckEndpointInput operation middleware
 func (siw *ServerInterfaceWrapper) CheckEndpointInput(w http.ResponseWriter, r *http.Request) {
@@ -8832,6 +9270,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/authorize", wrapper.AuthorizeAccount)
 	})
 	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/authorizations/complete", wrapper.CompleteAuthorization)
+	})
+	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
 	})
 	r.Group(func(r chi.Router) {
@@ -8858,6 +9299,61 @@ type StoreErrorTextResponse string
 type TooLargeTextResponse string
 
 type UnauthorizedTextResponse string
+
+type CompleteAuthorizationRequestObject struct {
+	Body *CompleteAuthorizationJSONRequestBody
+}
+
+type CompleteAuthorizationResponseObject interface {
+	VisitCompleteAuthorizationResponse(w http.ResponseWriter) error
+}
+
+type CompleteAuthorization200JSONResponse AuthorizedAccount
+
+func (response CompleteAuthorization200JSONResponse) VisitCompleteAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteAuthorization400TextResponse BadRequestTextResponse
+
+func (response CompleteAuthorization400TextResponse) VisitCompleteAuthorizationResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CompleteAuthorization401TextResponse UnauthorizedTextResponse
+
+func (response CompleteAuthorization401TextResponse) VisitCompleteAuthorizationResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CompleteAuthorization500TextResponse StoreErrorTextResponse
+
+func (response CompleteAuthorization500TextResponse) VisitCompleteAuthorizationResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
 
 type CheckEndpointInputRequestObject struct {
 	Body *CheckEndpointInputJSONRequestBody
@@ -10228,7 +10724,7 @@ type AuthorizeAccountResponseObject interface {
 	VisitAuthorizeAccountResponse(w http.ResponseWriter) error
 }
 
-type AuthorizeAccount200JSONResponse DeviceAuthorization
+type AuthorizeAccount200JSONResponse Authorization
 
 func (response AuthorizeAccount200JSONResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
 
@@ -11081,6 +11577,9 @@ func (response TestTask500TextResponse) VisitTestTaskResponse(w http.ResponseWri
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
+	// (POST /authorizations/complete)
+	CompleteAuthorization(ctx context.Context, request CompleteAuthorizationRequestObject) (CompleteAuthorizationResponseObject, error)
 	// CheckEndpointInput The same check for an endpoint not saved (the form's "Test connection").
 	// (POST /endpoint-checks)
 	CheckEndpointInput(ctx context.Context, request CheckEndpointInputRequestObject) (CheckEndpointInputResponseObject, error)
@@ -11138,7 +11637,7 @@ type StrictServerInterface interface {
 	// UpdateAccount Replace an account's logins, and its passwords where given.
 	// (PUT /tasks/{id}/accounts/{accountId})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
-	// AuthorizeAccount Get the account's refresh token for one side with the device authorization grant.
+	// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 	// (POST /tasks/{id}/accounts/{accountId}/authorize)
 	AuthorizeAccount(ctx context.Context, request AuthorizeAccountRequestObject) (AuthorizeAccountResponseObject, error)
 	// CancelAccount Stop one account of the task's run; the others go on.
@@ -11213,6 +11712,37 @@ type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
 	options     StrictHTTPServerOptions
+}
+
+// CompleteAuthorization operation middleware
+func (sh *strictHandler) CompleteAuthorization(w http.ResponseWriter, r *http.Request) {
+	var request CompleteAuthorizationRequestObject
+
+	var body CompleteAuthorizationJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteAuthorization(ctx, request.(CompleteAuthorizationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteAuthorization")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CompleteAuthorizationResponseObject); ok {
+		if err := validResponse.VisitCompleteAuthorizationResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
 }
 
 // CheckEndpointInput operation middleware

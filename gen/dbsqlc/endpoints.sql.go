@@ -15,25 +15,27 @@ SET auth_method = $1, master_login = $2, master_form = $3,
     master_password = CASE WHEN $1 = 'master' THEN coalesce($4, master_password) END,
     oauth2_grant = $5, oauth2_token_url = $6, oauth2_client_id = $7,
     oauth2_scope = $8, oauth2_mechanism = $9, oauth2_device_url = $10,
+    oauth2_authorization_url = $11,
     oauth2_client_secret = CASE WHEN $1 = 'oauth2'
-        THEN coalesce($11,
+        THEN coalesce($12,
                       CASE WHEN (oauth2_grant = 'service_account') = ($5 = 'service_account') THEN oauth2_client_secret END) END
-WHERE id = $12
+WHERE id = $13
 `
 
 type EndpointAuthUpdateParams struct {
-	AuthMethod         string
-	MasterLogin        string
-	MasterForm         string
-	MasterPassword     []byte
-	Oauth2Grant        string
-	Oauth2TokenUrl     string
-	Oauth2ClientID     string
-	Oauth2Scope        string
-	Oauth2Mechanism    string
-	Oauth2DeviceUrl    string
-	Oauth2ClientSecret []byte
-	ID                 int64
+	AuthMethod             string
+	MasterLogin            string
+	MasterForm             string
+	MasterPassword         []byte
+	Oauth2Grant            string
+	Oauth2TokenUrl         string
+	Oauth2ClientID         string
+	Oauth2Scope            string
+	Oauth2Mechanism        string
+	Oauth2DeviceUrl        string
+	Oauth2AuthorizationUrl string
+	Oauth2ClientSecret     []byte
+	ID                     int64
 }
 
 // A master password or client secret left out (NULL) keeps the stored
@@ -52,6 +54,7 @@ func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdate
 		arg.Oauth2Scope,
 		arg.Oauth2Mechanism,
 		arg.Oauth2DeviceUrl,
+		arg.Oauth2AuthorizationUrl,
 		arg.Oauth2ClientSecret,
 		arg.ID,
 	)
@@ -61,38 +64,39 @@ func (q *Queries) EndpointAuthUpdate(ctx context.Context, arg EndpointAuthUpdate
 const endpointCreate = `-- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
-                       oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
+                       oauth2_device_url, oauth2_authorization_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
                        max_connections, max_account_connections)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
         $10, $11, $12, $13, $14, $15,
-        $16, $17, $18, $19, $20,
-        $21, $22, $23)
+        $16, $17, $18, $19, $20, $21,
+        $22, $23, $24)
 `
 
 type EndpointCreateParams struct {
-	ID                    int64
-	RoleLabel             string
-	Host                  string
-	Port                  int32
-	TlsMode               string
-	TlsSkipVerify         bool
-	AuthMethod            string
-	MasterLogin           string
-	MasterForm            string
-	MasterPassword        []byte
-	Oauth2Grant           string
-	Oauth2TokenUrl        string
-	Oauth2ClientID        string
-	Oauth2Scope           string
-	Oauth2Mechanism       string
-	Oauth2ClientSecret    []byte
-	Oauth2DeviceUrl       string
-	Profile               string
-	MaxMessageBytes       int64
-	DailyDownloadBytes    int64
-	DailyUploadBytes      int64
-	MaxConnections        int32
-	MaxAccountConnections int32
+	ID                     int64
+	RoleLabel              string
+	Host                   string
+	Port                   int32
+	TlsMode                string
+	TlsSkipVerify          bool
+	AuthMethod             string
+	MasterLogin            string
+	MasterForm             string
+	MasterPassword         []byte
+	Oauth2Grant            string
+	Oauth2TokenUrl         string
+	Oauth2ClientID         string
+	Oauth2Scope            string
+	Oauth2Mechanism        string
+	Oauth2ClientSecret     []byte
+	Oauth2DeviceUrl        string
+	Oauth2AuthorizationUrl string
+	Profile                string
+	MaxMessageBytes        int64
+	DailyDownloadBytes     int64
+	DailyUploadBytes       int64
+	MaxConnections         int32
+	MaxAccountConnections  int32
 }
 
 func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
@@ -114,6 +118,7 @@ func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) 
 		arg.Oauth2Mechanism,
 		arg.Oauth2ClientSecret,
 		arg.Oauth2DeviceUrl,
+		arg.Oauth2AuthorizationUrl,
 		arg.Profile,
 		arg.MaxMessageBytes,
 		arg.DailyDownloadBytes,
@@ -137,7 +142,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections, oauth2_authorization_url FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -169,6 +174,7 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.DailyUploadBytes,
 		&i.MaxConnections,
 		&i.MaxAccountConnections,
+		&i.Oauth2AuthorizationUrl,
 	)
 	return i, err
 }
@@ -187,7 +193,7 @@ func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
 }
 
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections, oauth2_authorization_url FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -225,6 +231,7 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.DailyUploadBytes,
 			&i.MaxConnections,
 			&i.MaxAccountConnections,
+			&i.Oauth2AuthorizationUrl,
 		); err != nil {
 			return nil, err
 		}
@@ -314,7 +321,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -356,6 +363,7 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.DailyUploadBytes,
 		&i.Endpoint.MaxConnections,
 		&i.Endpoint.MaxAccountConnections,
+		&i.Endpoint.Oauth2AuthorizationUrl,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -381,6 +389,7 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.DailyUploadBytes,
 		&i.Endpoint_2.MaxConnections,
 		&i.Endpoint_2.MaxAccountConnections,
+		&i.Endpoint_2.Oauth2AuthorizationUrl,
 	)
 	return i, err
 }

@@ -108,31 +108,32 @@ type AccountsReady struct {
 }
 
 type Endpoint struct {
-	ID                    int64
-	RoleLabel             string
-	Host                  string
-	Port                  int32
-	TlsMode               string
-	TlsSkipVerify         bool
-	CreatedAt             pgtype.Timestamptz
-	UpdatedAt             pgtype.Timestamptz
-	AuthMethod            string
-	MasterLogin           string
-	MasterForm            string
-	MasterPassword        []byte
-	Oauth2Grant           string
-	Oauth2TokenUrl        string
-	Oauth2ClientID        string
-	Oauth2Scope           string
-	Oauth2Mechanism       string
-	Oauth2ClientSecret    []byte
-	Oauth2DeviceUrl       string
-	Profile               string
-	MaxMessageBytes       int64
-	DailyDownloadBytes    int64
-	DailyUploadBytes      int64
-	MaxConnections        int32
-	MaxAccountConnections int32
+	ID                     int64
+	RoleLabel              string
+	Host                   string
+	Port                   int32
+	TlsMode                string
+	TlsSkipVerify          bool
+	CreatedAt              pgtype.Timestamptz
+	UpdatedAt              pgtype.Timestamptz
+	AuthMethod             string
+	MasterLogin            string
+	MasterForm             string
+	MasterPassword         []byte
+	Oauth2Grant            string
+	Oauth2TokenUrl         string
+	Oauth2ClientID         string
+	Oauth2Scope            string
+	Oauth2Mechanism        string
+	Oauth2ClientSecret     []byte
+	Oauth2DeviceUrl        string
+	Profile                string
+	MaxMessageBytes        int64
+	DailyDownloadBytes     int64
+	DailyUploadBytes       int64
+	MaxConnections         int32
+	MaxAccountConnections  int32
+	Oauth2AuthorizationUrl string
 }
 
 type Event struct {
@@ -157,6 +158,16 @@ type MailboxTraffic struct {
 	Direction string
 	Hour      pgtype.Timestamptz
 	Bytes     int64
+}
+
+type OauthAuthorization struct {
+	StateDigest  []byte
+	TaskID       int64
+	AccountID    int64
+	Side         string
+	RedirectUri  string
+	CodeVerifier []byte
+	ExpiresAt    pgtype.Timestamptz
 }
 
 type PassFigure struct {

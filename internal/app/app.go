@@ -105,7 +105,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		Limits:   cfg.Limits,
 
 		CheckEndpoint: worker.CheckEndpoint,
-		Authorize:     worker.NewAuthorizer(store, logger).Start,
+		Authorizer:    worker.NewAuthorizer(store, logger),
 	})
 	return &App{Store: store, Handler: handler, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
 }

@@ -3,12 +3,15 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 )
@@ -333,4 +336,108 @@ func TestGoogleServiceAccountThroughTheService(t *testing.T) {
 			t.Errorf("the service account endpoint shows no stored key: %+v", e.Auth.Oauth2)
 		}
 	}
+}
+
+// TestBrowserAuthorizationGivesTheAccountItsToken: an endpoint with an
+// authorization URL and no device URL authorizes in the browser: the
+// answer is the provider's sign-in address for the account's user; the
+// provider sends the browser back to the service's own callback, which
+// stores the refresh token, and the account then migrates. The address
+// is good once; a declined sign-in handed to POST /authorizations/complete
+// is a 400 in words and an error event.
+func TestBrowserAuthorizationGivesTheAccountItsToken(t *testing.T) {
+	t.Parallel()
+	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
+	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", AuthorizationUrl: o.tokens.AuthorizationURL})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
+		t.Fatalf("accounts: %v %v", err, page)
+	}
+	account := (*page.JSON200)[0]
+	ctx := context.Background()
+
+	noRedirect, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination})
+	if err != nil || noRedirect.StatusCode() != http.StatusBadRequest || string(noRedirect.Body) != "redirect_uri must be given for the browser flow" {
+		t.Errorf("a browser flow without a redirect URI: %v %d %s", err, noRedirect.StatusCode(), noRedirect.Body)
+	}
+	callback := o.s.URL + httpapi.CallbackPath
+	resp, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id,
+		api.AuthorizationInput{Side: api.AuthorizationInputSideDestination, RedirectUri: callback})
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("authorize: %v %v", err, resp)
+	}
+	started := resp.JSON200
+	signIn, err := url.Parse(started.AuthorizationUrl)
+	if err != nil || started.Flow != api.AuthorizationFlowBrowser || started.UserCode != "" || time.Until(started.ExpiresAt) < 9*time.Minute ||
+		signIn.Query().Get("login_hint") != o.logins[0] || signIn.Query().Get("redirect_uri") != callback ||
+		signIn.Query().Get("code_challenge_method") != "S256" || signIn.Query().Get("state") == "" {
+		t.Fatalf("browser authorization %+v", started)
+	}
+	back := o.tokens.SignIn(t, started.AuthorizationUrl, o.logins[0], true)
+	if !strings.HasPrefix(back, callback+"?") {
+		t.Fatalf("the provider sent the browser to %s", back)
+	}
+	status, body := getPage(t, back)
+	if status != http.StatusOK || !strings.Contains(body, o.logins[0]+": the destination&#39;s refresh token is stored. You can close this window.") {
+		t.Errorf("the callback page: %d %s", status, body)
+	}
+	if status, body := getPage(t, back); status != http.StatusBadRequest || !strings.Contains(body, "names no authorization under way") {
+		t.Errorf("the same address again: %d %s", status, body)
+	}
+	if !hasEvent(taskEvents(t, o.s, taskID), api.EventKindAccountAuthorized, account.Id, "destination") {
+		t.Errorf("no account.authorized event")
+	}
+	o.run(t, taskID, api.TaskStateCompleted)
+	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != 2 {
+		t.Errorf("the INBOX holds %d messages, want 2", n)
+	}
+
+	// Declined: the address goes to the API, as the CLI and a pasted
+	// address do.
+	browserFlow := api.AuthorizationFlowBrowser
+	resp, err = o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id,
+		api.AuthorizationInput{Side: api.AuthorizationInputSideDestination, Flow: &browserFlow, RedirectUri: "http://127.0.0.1:1/"})
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("authorize again: %v %v", err, resp)
+	}
+	declined := o.tokens.SignIn(t, resp.JSON200.AuthorizationUrl, o.logins[0], false)
+	done, err := o.s.Client.CompleteAuthorizationWithResponse(ctx, api.AuthorizationAddress{Address: declined})
+	if err != nil || done.StatusCode() != http.StatusBadRequest ||
+		!strings.Contains(string(done.Body), "authorization ended without a token: the provider answered access_denied (AADSTS65004: User declined") {
+		t.Errorf("a declined sign-in: %v %d %s", err, done.StatusCode(), done.Body)
+	}
+	if !hasEvent(taskEvents(t, o.s, taskID), api.EventKindError, account.Id, "destination") {
+		t.Errorf("no error event for the declined sign-in")
+	}
+	if done, err := o.s.Client.CompleteAuthorizationWithResponse(ctx, api.AuthorizationAddress{Address: "http://127.0.0.1:1/?code=x"}); err != nil ||
+		done.StatusCode() != http.StatusBadRequest || !strings.Contains(string(done.Body), "address carries no state") {
+		t.Errorf("an address without a state: %v %d %s", err, done.StatusCode(), done.Body)
+	}
+}
+
+// getPage fetches a page as a browser would, and returns its status and
+// body.
+func getPage(t *testing.T, address string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// hasEvent reports whether events hold one of kind for the account's side.
+func hasEvent(events []api.Event, kind api.EventKind, accountID int64, side string) bool {
+	for _, e := range events {
+		if e.Kind == kind && e.AccountId == accountID && e.Side == side {
+			return true
+		}
+	}
+	return false
 }

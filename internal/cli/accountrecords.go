@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -69,61 +68,6 @@ func accountsFolders(ctx context.Context, s *session, args []string) error {
 		}
 		return s.printTable([]string{"SOURCE FOLDER", "DESTINATION FOLDER", "SOURCE", "MB", "DESTINATION", "VERIFIED", "REFUSED"}, rows)
 	})
-}
-
-// accountsAuthorize gets an account its refresh token for a side with the
-// device authorization grant: it prints the provider's page and the code
-// to enter there, then waits until the service has stored the token.
-func accountsAuthorize(ctx context.Context, s *session, args []string) error {
-	var side string
-	s.flags.StringVar(&side, "side", "", "source or destination: the side whose endpoint takes refresh tokens (required)")
-	poll := s.flags.Duration("poll", 2*time.Second, "how often to look whether the user has signed in")
-	taskID, id, err := s.parseTaskAndAccount(args)
-	if err != nil {
-		return err
-	}
-	if side != "source" && side != "destination" {
-		return s.usageErrorf("want --side source or --side destination")
-	}
-	// Only what comes after the start tells how this flow ended.
-	after, err := lastAccountEventSeq(ctx, s, taskID, id)
-	if err != nil {
-		return err
-	}
-	resp, err := s.client.AuthorizeAccountWithResponse(ctx, taskID, id, api.AuthorizationInput{Side: api.AuthorizationInputSide(side)})
-	if err := expect(resp, err, http.StatusOK); err != nil {
-		return err
-	}
-	da := *resp.JSON200
-	page := da.VerificationUri
-	if da.VerificationUriComplete != "" {
-		page = da.VerificationUriComplete
-	}
-	fmt.Fprintf(s.sys.Stdout, "Open %s, enter the code %s and sign in as the account's user, before %s.\n",
-		page, da.UserCode, da.ExpiresAt.Local().Format(time.TimeOnly))
-	for {
-		if !sleep(ctx, *poll) {
-			return ctx.Err()
-		}
-		if time.Now().After(da.ExpiresAt) {
-			return &unfinishedError{reason: "the code expired before anyone signed in; start again"}
-		}
-		events, err := accountEventPage(ctx, s, taskID, id, after)
-		if err != nil {
-			return err
-		}
-		for _, e := range events {
-			after = e.Seq
-			switch {
-			case e.Side != side:
-			case e.Kind == api.EventKindAccountAuthorized:
-				_, err := fmt.Fprintf(s.sys.Stdout, "The %s refresh token is stored.\n", side)
-				return err
-			case e.Kind == api.EventKindError:
-				return &unfinishedError{reason: e.Message + ": " + e.Error}
-			}
-		}
-	}
 }
 
 // lastAccountEventSeq is the seq of the account's newest event, 0 without

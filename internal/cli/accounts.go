@@ -33,7 +33,7 @@ func accountCommands() []command {
 		{"cancel", "TASK ID", "Stop one account of a run; the others go on", accountsCancel},
 		{"runs", "TASK ID", "List what each pass did for one account", accountsRuns},
 		{"folders", "TASK ID", "List one account's folders: where each goes, counts, refused messages", accountsFolders},
-		{"authorize", "TASK ID", "Get an account its OAuth 2.0 refresh token: prints the provider's page and a code, waits for the sign-in", accountsAuthorize},
+		{"authorize", "TASK ID", "Get an account its OAuth 2.0 refresh token: prints the provider's page and a code, or its sign-in address, and waits for the sign-in", accountsAuthorize},
 	}
 }
 

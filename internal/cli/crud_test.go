@@ -1,7 +1,12 @@
 package cli_test
 
 import (
+	"context"
 	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,8 +157,8 @@ func TestAuthorizeFromTheCommandLine(t *testing.T) {
 	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
 	u.env["MAILMIGRATE_DESTINATION_PASSWORD"] = "pw"
 	account := u.id("accounts", "create", task, "--source-login", "ann@example.com")
-	if r := u.run("accounts", "authorize", task, account, "--side", "source"); r.code != 1 || !strings.Contains(r.stderr, "device_url is not set on the source endpoint") {
-		t.Errorf("authorize without a device URL: exit %d, %s", r.code, r.stderr)
+	if r := u.run("accounts", "authorize", task, account, "--side", "source"); r.code != 1 || !strings.Contains(r.stderr, "has neither a device_url nor an authorization_url on the source endpoint") {
+		t.Errorf("authorize without a device or authorization URL: exit %d, %s", r.code, r.stderr)
 	}
 	u.ok("endpoints", "update", src, "--oauth2-device-url", tokens.DeviceURL)
 
@@ -171,5 +176,76 @@ func TestAuthorizeFromTheCommandLine(t *testing.T) {
 	r := <-done
 	if r.code != 0 || !strings.Contains(r.stdout, "enter the code "+code) || !strings.Contains(r.stdout, "The source refresh token is stored.") {
 		t.Errorf("accounts authorize: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAuthorizeInTheBrowserFromTheCommandLine: with an authorization URL
+// and no device URL, accounts authorize prints the sign-in address and
+// listens on loopback; the browser, sent back there after the sign-in,
+// is told the token is stored, and so is the command's user.
+func TestAuthorizeInTheBrowserFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	tokens := imaptest.StartTokenServer(t, imaptest.TokenServerOptions{})
+	tokens.AddClient("desktop-app", "")
+	u := newUser(t, svc)
+	src := u.id("endpoints", "create", "--host", "imap.gmail.example", "--oauth2-client-id", "desktop-app",
+		"--oauth2-token-url", tokens.URL, "--oauth2-scope", "https://mail.google.com/", "--oauth2-authorization-url", tokens.AuthorizationURL)
+	dst := u.id("endpoints", "create", "--host", "imap.new.example")
+	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	u.env["MAILMIGRATE_DESTINATION_PASSWORD"] = "pw"
+	account := u.id("accounts", "create", task, "--source-login", "ann@example.com")
+	if r := u.run("accounts", "authorize", task, account, "--side", "source", "--flow", "device"); r.code != 1 ||
+		!strings.Contains(r.stderr, "device_url is not set on the source endpoint") {
+		t.Errorf("the device flow without a device URL: exit %d, %s", r.code, r.stderr)
+	}
+
+	for _, accept := range []bool{false, true} {
+		live := &lockedBuffer{}
+		u.live = live
+		done := make(chan result, 1)
+		go func() { done <- u.run("accounts", "authorize", task, account, "--side", "source") }()
+		var signIn string
+		testsupport.Eventually(t, 10*time.Second, func() error {
+			for line := range strings.Lines(live.String()) {
+				if strings.HasPrefix(line, tokens.AuthorizationURL) {
+					signIn = strings.TrimSpace(line)
+					return nil
+				}
+			}
+			return errors.New("no sign-in address printed yet")
+		})
+		back := tokens.SignIn(t, signIn, "ann@example.com", accept)
+		if !strings.HasPrefix(back, "http://127.0.0.1:") {
+			t.Fatalf("the provider sent the browser to %s", back)
+		}
+		resp, err := http.Get(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		r := <-done
+		switch {
+		case accept && (r.code != 0 || !strings.Contains(string(page), "The refresh token is stored.") ||
+			!strings.Contains(r.stdout, "Open this address in a browser") || !strings.Contains(r.stdout, "The source refresh token is stored.")):
+			t.Errorf("accounts authorize: exit %d\npage: %s\nstdout:\n%s\nstderr:\n%s", r.code, page, r.stdout, r.stderr)
+		case !accept && (r.code != 1 || !strings.Contains(string(page), "Not authorized: authorization ended without a token: the provider answered access_denied") ||
+			!strings.Contains(r.stderr, "access_denied")):
+			t.Errorf("accounts authorize, declined: exit %d\npage: %s\nstderr:\n%s", r.code, page, r.stderr)
+		}
+	}
+	taskID, _ := strconv.ParseInt(task, 10, 64)
+	accountID, _ := strconv.ParseInt(account, 10, 64)
+	events, err := svc.Client.ListAccountEventsWithResponse(context.Background(), taskID, accountID, &api.ListAccountEventsParams{})
+	if err != nil || events.JSON200 == nil {
+		t.Fatalf("events: %v %v", err, events)
+	}
+	var kinds []api.EventKind
+	for _, e := range *events.JSON200 {
+		kinds = append(kinds, e.Kind)
+	}
+	if !slices.Equal(kinds, []api.EventKind{api.EventKindError, api.EventKindAccountAuthorized}) {
+		t.Errorf("the account's events are %v, want the declined sign-in's error, then account.authorized", kinds)
 	}
 }

@@ -79,13 +79,16 @@ func printEndpoints(s *session, endpoints []api.Endpoint) error {
 // a provider given refills the token endpoint and scope.
 func mergeOAuth2(fs *flag.FlagSet, given api.OAuth2Input, current api.OAuth2Settings) api.OAuth2Input {
 	merged := api.OAuth2Input{Grant: current.Grant, ClientId: current.ClientId, TokenUrl: current.TokenUrl, DeviceUrl: current.DeviceUrl,
-		Scope: current.Scope, Mechanism: current.Mechanism}
+		AuthorizationUrl: current.AuthorizationUrl, Scope: current.Scope, Mechanism: current.Mechanism}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "oauth2-provider":
 			merged.Provider, merged.TokenUrl, merged.DeviceUrl, merged.Scope = given.Provider, given.TokenUrl, given.DeviceUrl, given.Scope
+			merged.AuthorizationUrl = given.AuthorizationUrl
 		case "oauth2-device-url":
 			merged.DeviceUrl = given.DeviceUrl
+		case "oauth2-authorization-url":
+			merged.AuthorizationUrl = given.AuthorizationUrl
 		case "oauth2-tenant":
 			merged.Tenant = given.Tenant
 		case "oauth2-grant":
@@ -228,6 +231,7 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 		"file holding the client secret, - for stdin; default: the variable "+clientSecretEnv)
 	fs.StringVar(&o.TokenUrl, "oauth2-token-url", "", "the token endpoint, unless a provider gives it")
 	fs.StringVar(&o.DeviceUrl, "oauth2-device-url", "", "the device authorization endpoint, for accounts authorize (microsoft365 gives it)")
+	fs.StringVar(&o.AuthorizationUrl, "oauth2-authorization-url", "", "the authorization endpoint, for accounts authorize in a browser (google and microsoft365 give it)")
 	fs.StringVar(&o.Scope, "oauth2-scope", "", "space-separated scopes, unless a provider gives them")
 	fs.Func("oauth2-mechanism", "xoauth2 (the default) or oauthbearer", func(v string) error {
 		o.Mechanism = api.TokenMechanism(v)

@@ -3,8 +3,10 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/cli"
@@ -28,6 +30,27 @@ type user struct {
 	env      map[string]string
 	stdin    string // for the next command only
 	terminal bool   // stdout is a terminal
+	// live, when set, also gets the next command's stdout as it is
+	// written, for a command that waits on the test.
+	live io.Writer
+}
+
+// lockedBuffer is a buffer a command writes while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newUser(t *testing.T, svc *servicetest.Service) *user {
@@ -40,15 +63,19 @@ func newUser(t *testing.T, svc *servicetest.Service) *user {
 func (u *user) run(args ...string) result {
 	u.t.Helper()
 	var stdout, stderr bytes.Buffer
+	var out io.Writer = &stdout
+	if u.live != nil {
+		out = io.MultiWriter(&stdout, u.live)
+	}
 	sys := cli.System{
 		Getenv: func(key string) string { return u.env[key] },
 		Stdin:  strings.NewReader(u.stdin),
-		Stdout: &stdout,
+		Stdout: out,
 		Stderr: &stderr,
 
 		StdoutIsTerminal: u.terminal,
 	}
-	u.stdin = ""
+	u.stdin, u.live = "", nil
 	code := cli.Run(context.Background(), args, sys)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -58,17 +57,4 @@ func (s *Server) ListAccountEvents(ctx context.Context, req api.ListAccountEvent
 		return nil, err
 	}
 	return api.ListAccountEvents200JSONResponse(eventsToAPI(events)), nil
-}
-
-// AuthorizeAccount answers POST /tasks/{id}/accounts/{accountId}/authorize.
-func (s *Server) AuthorizeAccount(ctx context.Context, req api.AuthorizeAccountRequestObject) (api.AuthorizeAccountResponseObject, error) {
-	if s.authorize == nil {
-		return nil, errors.New("device authorizations are not wired")
-	}
-	da, err := s.authorize(ctx, req.Id, req.AccountId, string(req.Body.Side))
-	if err != nil {
-		return nil, err
-	}
-	return api.AuthorizeAccount200JSONResponse{UserCode: da.UserCode, VerificationUri: da.VerificationURI,
-		VerificationUriComplete: da.VerificationURIComplete, ExpiresAt: da.ExpiresAt}, nil
 }

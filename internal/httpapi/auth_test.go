@@ -152,6 +152,9 @@ func TestOpenRoutesNeedNoToken(t *testing.T) {
 		"/assets/app.js":            http.StatusOK,
 		"/metrics":                  http.StatusOK,
 		"/docs/mailmigrate-docs.js": http.StatusOK,
+		// A provider's redirect carries no token; the state is what
+		// counts, and this one names no authorization.
+		"/oauth/callback?state=unknown&code=x": http.StatusBadRequest,
 	} {
 		if got := rawRequest(t, "GET", s.url+path, ""); got.status != want {
 			t.Errorf("GET %s without a token: %d, want %d", path, got.status, want)

@@ -88,8 +88,8 @@ func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error
 			return e, &migration.InvalidError{Field: "auth.method", Reason: "must be password|master|oauth2"}
 		}
 		if o := a.Oauth2; o != nil {
-			e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(o.Grant), TokenURL: o.TokenUrl, DeviceURL: o.DeviceUrl, ClientID: o.ClientId,
-				Scope: o.Scope, Mechanism: migration.TokenMechanism(o.Mechanism), ClientSecret: migration.Password(o.ClientSecret),
+			e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(o.Grant), TokenURL: o.TokenUrl, DeviceURL: o.DeviceUrl, AuthorizationURL: o.AuthorizationUrl,
+				ClientID: o.ClientId, Scope: o.Scope, Mechanism: migration.TokenMechanism(o.Mechanism), ClientSecret: migration.Password(o.ClientSecret),
 				Provider: migration.OAuth2Provider(o.Provider), Tenant: o.Tenant}
 		}
 	}
@@ -116,8 +116,8 @@ func authToAPI(a migration.EndpointAuth) api.EndpointAuth {
 		MasterForm: api.MasterForm(a.MasterForm), MasterPasswordSet: a.MasterPasswordSet}
 	if a.Method == migration.AuthOAuth2 {
 		o := a.OAuth2
-		out.Oauth2 = &api.OAuth2Settings{Grant: api.OAuth2Grant(o.Grant), TokenUrl: o.TokenURL, DeviceUrl: o.DeviceURL, ClientId: o.ClientID,
-			ClientSecretSet: o.ClientSecretSet, Scope: o.Scope, Mechanism: api.TokenMechanism(o.Mechanism)}
+		out.Oauth2 = &api.OAuth2Settings{Grant: api.OAuth2Grant(o.Grant), TokenUrl: o.TokenURL, DeviceUrl: o.DeviceURL, AuthorizationUrl: o.AuthorizationURL,
+			ClientId: o.ClientID, ClientSecretSet: o.ClientSecretSet, Scope: o.Scope, Mechanism: api.TokenMechanism(o.Mechanism)}
 	}
 	return out
 }

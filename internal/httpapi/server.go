@@ -27,7 +27,7 @@ const BasePath = "/api/v1"
 type Server struct {
 	service       *migration.Service
 	checkEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
-	authorize     func(ctx context.Context, taskID, accountID int64, side string) (migration.DeviceAuthorization, error)
+	authorizer    Authorizer
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -54,9 +54,9 @@ type Options struct {
 	// CheckEndpoint connects to an endpoint's server without logging in
 	// (worker.CheckEndpoint); nil answers the endpoint checks with 500.
 	CheckEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
-	// Authorize starts a device authorization of an account's side
-	// (worker.Authorizer.Start); nil answers them with 500.
-	Authorize func(ctx context.Context, taskID, accountID int64, side string) (migration.DeviceAuthorization, error)
+	// Authorizer gets accounts their refresh tokens (worker.Authorizer);
+	// nil answers the authorizations with 500.
+	Authorizer Authorizer
 }
 
 // methodNotAllowed answers 405 with the Allow header that RFC 9110
@@ -120,11 +120,14 @@ func NewHandler(opts Options) http.Handler {
 	ui := web.Handler(http.HandlerFunc(notFound))
 	r.Get("/", ui.ServeHTTP)
 	r.Get(web.AssetPrefix+"*", ui.ServeHTTP)
+	if opts.Authorizer != nil {
+		r.Get(CallbackPath, authorizationCallback(opts.Authorizer, logger))
+	}
 	if opts.Events != nil {
 		r.Get(streamPath, streamEvents(opts.Service, opts.Events, make(streamSlots, limits.MaxEventStreams), opts.Metrics, logger))
 	}
 
-	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service, checkEndpoint: opts.CheckEndpoint, authorize: opts.Authorize}, nil, api.StrictHTTPServerOptions{
+	strict := api.NewStrictHandlerWithOptions(&Server{service: opts.Service, checkEndpoint: opts.CheckEndpoint, authorizer: opts.Authorizer}, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc:  requestErrorHandler(logger),
 		ResponseErrorHandlerFunc: responseErrorHandler(logger),
 	})

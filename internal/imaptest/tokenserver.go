@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -34,9 +36,20 @@ import (
 // user code; the token endpoint answers authorization_pending until a
 // test approves the user code for a user (Approve), then the user's
 // tokens.
+//
+// And the authorization code grant with PKCE (RFC 6749 §4.1, RFC 7636) as
+// Microsoft's …/oauth2/v2.0/authorize and Google's
+// accounts.google.com/o/oauth2/v2/auth run it for an installed or web
+// application: AuthorizationURL shows a sign-in page (a form whose Accept
+// or Cancel a test or a browser submits) and sends the browser to the
+// redirect URI with a code and the state, or with error access_denied;
+// the token endpoint redeems a code once, for the same client and
+// redirect URI, with the verifier whose S256 challenge came with it.
+// Redirect URIs are not registered here: any is taken.
 type TokenServer struct {
-	URL       string // the token endpoint
-	DeviceURL string // the device authorization endpoint
+	URL              string // the token endpoint
+	DeviceURL        string // the device authorization endpoint
+	AuthorizationURL string // the authorization endpoint
 
 	mu       sync.Mutex
 	lifetime time.Duration
@@ -46,10 +59,15 @@ type TokenServer struct {
 	access   map[string]AccessGrant  // issued access tokens
 	issued   map[string]int          // access tokens issued, by grant type
 	devices  map[string]*deviceGrant // by device code
+	codes    map[string]codeGrant    // authorization codes not redeemed
 	// serviceAccounts are Google service accounts' public keys by
 	// email, and delegated those granted domain-wide delegation.
 	serviceAccounts map[string]*rsa.PublicKey
 	delegated       map[string]bool
+}
+
+type codeGrant struct {
+	clientID, user, redirectURI, challenge string
 }
 
 type deviceGrant struct {
@@ -87,13 +105,14 @@ func StartTokenServer(t testing.TB, opts TokenServerOptions) *TokenServer {
 		opts.Lifetime = time.Hour
 	}
 	s := &TokenServer{lifetime: opts.Lifetime, rotate: opts.Rotate, clients: map[string]string{},
-		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}, devices: map[string]*deviceGrant{}, serviceAccounts: map[string]*rsa.PublicKey{}, delegated: map[string]bool{}}
+		refresh: map[string]refreshGrant{}, access: map[string]AccessGrant{}, issued: map[string]int{}, devices: map[string]*deviceGrant{}, codes: map[string]codeGrant{}, serviceAccounts: map[string]*rsa.PublicKey{}, delegated: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/oauth2/v2.0/token", s.serveToken)
 	mux.HandleFunc("/oauth2/v2.0/devicecode", s.serveDeviceCode)
+	mux.HandleFunc("/oauth2/v2.0/authorize", s.serveAuthorize)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	s.URL, s.DeviceURL = srv.URL+"/oauth2/v2.0/token", srv.URL+"/oauth2/v2.0/devicecode"
+	s.URL, s.DeviceURL, s.AuthorizationURL = srv.URL+"/oauth2/v2.0/token", srv.URL+"/oauth2/v2.0/devicecode", srv.URL+"/oauth2/v2.0/authorize"
 	return s
 }
 
@@ -244,6 +263,24 @@ func (s *TokenServer) serveToken(w http.ResponseWriter, r *http.Request) {
 		user = d.user
 		newRefresh = "rt-" + rand.Text()
 		s.refresh[newRefresh] = refreshGrant{user: user, clientID: clientID}
+	case "authorization_code":
+		c, ok := s.codes[r.PostForm.Get("code")]
+		delete(s.codes, r.PostForm.Get("code"))
+		challenge := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		switch {
+		case !ok || c.clientID != clientID:
+			tokenError(w, http.StatusBadRequest, "invalid_grant", "AADSTS70008: The provided authorization code or refresh token has expired or was revoked.")
+			return
+		case c.redirectURI != r.PostForm.Get("redirect_uri"):
+			tokenError(w, http.StatusBadRequest, "invalid_grant", "AADSTS50148: The redirect_uri does not match the one of the authorization request.")
+			return
+		case base64.RawURLEncoding.EncodeToString(challenge[:]) != c.challenge:
+			tokenError(w, http.StatusBadRequest, "invalid_grant", "AADSTS501481: The Code_Verifier does not match the code_challenge supplied in the authorization request.")
+			return
+		}
+		user = c.user
+		newRefresh = "rt-" + rand.Text()
+		s.refresh[newRefresh] = refreshGrant{user: user, clientID: clientID}
 	case "client_credentials":
 		if secret == "" {
 			tokenError(w, http.StatusUnauthorized, "invalid_client", "a public client cannot use client_credentials")
@@ -335,6 +372,99 @@ func (s *TokenServer) serveAssertion(w http.ResponseWriter, r *http.Request) {
 	s.issued[jwtBearer]++
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(s.lifetime.Seconds())}) //nolint:errcheck // a client that left is no matter
+}
+
+// signInPage is the authorization endpoint's page: who signs in, and the
+// consent to give or refuse.
+var signInPage = template.Must(template.New("sign-in").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
+<body>
+<h1>Sign in to {{.Get "client_id"}}</h1>
+<form method="post">
+{{range $name, $values := .}}<input type="hidden" name="{{$name}}" value="{{index $values 0}}">
+{{end}}<label>Account <input name="user" value="{{.Get "login_hint"}}"></label>
+<p>The application asks to read and write your mail ({{.Get "scope"}}).</p>
+<button name="decision" value="accept">Accept</button>
+<button name="decision" value="cancel">Cancel</button>
+</form>
+</body></html>
+`))
+
+// serveAuthorize shows the sign-in page (GET) and sends the browser back
+// to the application with the outcome (POST). A request the provider
+// cannot send back (an unknown client, no redirect URI, no S256
+// challenge) gets an error page, as the providers show one.
+func (s *TokenServer) serveAuthorize(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := r.Form
+	if _, known := s.clients[q.Get("client_id")]; !known {
+		http.Error(w, "AADSTS700016: Application not found in the directory.", http.StatusBadRequest)
+		return
+	}
+	redirect, err := url.Parse(q.Get("redirect_uri"))
+	switch {
+	case err != nil || !redirect.IsAbs():
+		http.Error(w, "AADSTS90102: redirect_uri value must be a valid absolute URI.", http.StatusBadRequest)
+		return
+	case q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "":
+		http.Error(w, "AADSTS9002325: Proof Key for Code Exchange is required.", http.StatusBadRequest)
+		return
+	}
+	if r.Method == http.MethodGet {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		signInPage.Execute(w, q) //nolint:errcheck // a browser that left is no matter
+		return
+	}
+	back := redirect.Query()
+	back.Set("state", q.Get("state"))
+	if q.Get("decision") == "accept" && q.Get("user") != "" {
+		code := "ac-" + rand.Text()
+		s.codes[code] = codeGrant{clientID: q.Get("client_id"), user: q.Get("user"), redirectURI: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
+		back.Set("code", code)
+	} else {
+		back.Set("error", "access_denied")
+		back.Set("error_description", "AADSTS65004: User declined to consent to access the app.")
+	}
+	redirect.RawQuery = back.Encode()
+	http.Redirect(w, r, redirect.String(), http.StatusFound)
+}
+
+// SignIn is a user's visit to an authorization address: the sign-in page
+// is shown, and the user signs in as user and accepts (or cancels). It
+// returns the address the provider sends the browser to.
+func (s *TokenServer) SignIn(t testing.TB, authorizationURL, user string, accept bool) string {
+	t.Helper()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page, err := noFollow.Get(authorizationURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	if page.StatusCode != http.StatusOK {
+		t.Fatalf("the sign-in page at %s answered %s", authorizationURL, page.Status)
+	}
+	u, err := url.Parse(authorizationURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := u.Query()
+	form.Set("user", user)
+	form.Set("decision", map[bool]string{true: "accept", false: "cancel"}[accept])
+	u.RawQuery = ""
+	resp, err := noFollow.PostForm(u.String(), form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("the sign-in answered %s", resp.Status)
+	}
+	return resp.Header.Get("Location")
 }
 
 func tokenError(w http.ResponseWriter, status int, code, description string) {

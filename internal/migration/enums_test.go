@@ -45,6 +45,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"AuthMethod", texts(AuthMethods)},
 		{"MasterForm", texts(MasterForms)},
 		{"OAuth2Grant", texts(OAuth2Grants)},
+		{"AuthorizationFlow", texts(AuthorizationFlows)},
 		{"TokenMechanism", texts(TokenMechanisms)},
 		{"OAuth2Provider", texts(OAuth2Providers)},
 		{"Profile", texts(Profiles)},

@@ -107,9 +107,12 @@ type OAuth2Settings struct {
 	// DeviceURL is the device authorization endpoint (RFC 8628) that gets
 	// an account its refresh token from the console or the CLI; optional.
 	DeviceURL string
-	ClientID  string
-	Scope     string // space-separated
-	Mechanism TokenMechanism
+	// AuthorizationURL is the authorization endpoint a person signs in at
+	// in a browser to get an account its refresh token; optional.
+	AuthorizationURL string
+	ClientID         string
+	Scope            string // space-separated
+	Mechanism        TokenMechanism
 	// ClientSecret is written, never shown: on input an empty one keeps
 	// the stored secret; reads fill it only for logging in.
 	ClientSecret    Password
@@ -158,19 +161,101 @@ func (o *OAuth2Settings) normalize() error {
 		return err
 	}
 	if o.DeviceURL = strings.TrimSpace(o.DeviceURL); o.DeviceURL != "" {
-		return checkOAuthURL("auth.oauth2.device_url", o.DeviceURL)
+		if err := checkOAuthURL("auth.oauth2.device_url", o.DeviceURL); err != nil {
+			return err
+		}
+	}
+	if o.AuthorizationURL = strings.TrimSpace(o.AuthorizationURL); o.AuthorizationURL != "" {
+		return checkAuthorizationURL(o.AuthorizationURL)
 	}
 	return nil
 }
 
-// DeviceAuthorization is a device authorization grant under way: a
-// person opens VerificationURI, enters UserCode and signs in as the
-// account's user before ExpiresAt.
-type DeviceAuthorization struct {
+// checkAuthorizationURL wants an absolute http(s) URL: the browser, not
+// the service, goes there, and the code it brings back is of no use
+// without the verifier the service keeps.
+func checkAuthorizationURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || !plainText(raw, MaxURLBytes) {
+		return invalid("auth.oauth2.authorization_url", "must be an absolute https URL of at most %d bytes", MaxURLBytes)
+	}
+	return nil
+}
+
+// AuthorizationFlow is how a person gets an account its refresh token.
+type AuthorizationFlow string
+
+// The authorization flows.
+const (
+	// FlowDevice: the device authorization grant (RFC 8628), a code
+	// entered on the provider's page.
+	FlowDevice AuthorizationFlow = "device"
+	// FlowBrowser: the authorization code grant with PKCE (RFC 6749 §4.1,
+	// RFC 7636), a sign-in in a browser that comes back to a redirect URI.
+	FlowBrowser AuthorizationFlow = "browser"
+)
+
+// AuthorizationFlows are every AuthorizationFlow, in the order the API
+// lists them.
+var AuthorizationFlows = []AuthorizationFlow{FlowDevice, FlowBrowser}
+
+// BrowserAuthorizationLifetime is how long a browser authorization waits
+// for the user to come back from the sign-in.
+const BrowserAuthorizationLifetime = 10 * time.Minute
+
+// Authorization is an authorization under way. Device flow: a person
+// opens VerificationURI, enters UserCode and signs in as the account's
+// user before ExpiresAt. Browser flow: a person opens AuthorizationURL
+// and signs in before ExpiresAt.
+type Authorization struct {
+	Flow                    AuthorizationFlow
 	UserCode                string
 	VerificationURI         string
 	VerificationURIComplete string
+	AuthorizationURL        string
 	ExpiresAt               time.Time
+}
+
+// BrowserAuthorization is what is kept of a browser authorization under
+// way until the browser comes back: the state's SHA-256 digest, whose it
+// is, where the browser comes back to, and the PKCE code verifier.
+type BrowserAuthorization struct {
+	StateDigest  []byte
+	TaskID       int64
+	AccountID    int64
+	Side         string
+	RedirectURI  string
+	CodeVerifier Password
+	ExpiresAt    time.Time
+}
+
+// AuthorizationInput starts an authorization of an account's Side
+// ("source", "destination"): Flow, or the endpoint's own; RedirectURI
+// with the browser flow.
+type AuthorizationInput struct {
+	Side        string
+	Flow        AuthorizationFlow
+	RedirectURI string
+}
+
+// AuthorizedAccount is the account side whose refresh token an
+// authorization stored.
+type AuthorizedAccount struct {
+	TaskID, AccountID int64
+	Side, Login       string
+}
+
+// CheckRedirectURI wants an absolute http(s) URL without a fragment (RFC
+// 6749 §3.1.2), for the browser flow.
+func CheckRedirectURI(raw string) error {
+	u, err := url.Parse(raw)
+	if raw == "" {
+		return invalid("redirect_uri", "must be given for the browser flow")
+	}
+	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.Fragment != "" || !plainText(raw, MaxURLBytes) {
+		return invalid("redirect_uri", "must be an absolute http or https URL without a fragment, at most %d bytes", MaxURLBytes)
+	}
+	return nil
 }
 
 // applyProvider fills in the token endpoint and scopes the provider
@@ -195,6 +280,9 @@ func (o *OAuth2Settings) applyProvider() error {
 		if o.DeviceURL == "" && o.Grant == GrantRefreshToken {
 			o.DeviceURL = "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/devicecode"
 		}
+		if o.AuthorizationURL == "" && o.Grant == GrantRefreshToken {
+			o.AuthorizationURL = "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/authorize"
+		}
 		if o.Scope == "" && o.Grant == GrantClientCredentials {
 			o.Scope = "https://outlook.office365.com/.default"
 		}
@@ -207,6 +295,9 @@ func (o *OAuth2Settings) applyProvider() error {
 		}
 		if o.TokenURL == "" {
 			o.TokenURL = "https://oauth2.googleapis.com/token"
+		}
+		if o.AuthorizationURL == "" && o.Grant == GrantRefreshToken {
+			o.AuthorizationURL = "https://accounts.google.com/o/oauth2/v2/auth"
 		}
 		if o.Scope == "" {
 			o.Scope = "https://mail.google.com/"

@@ -48,8 +48,5 @@ func (c Config) AwaitDevice(ctx context.Context, da *DeviceAuthorization) (strin
 	if err != nil {
 		return "", describe(err)
 	}
-	if token.RefreshToken == "" {
-		return "", &RefusedError{Code: "no refresh token", Description: "the scope must include offline_access"}
-	}
-	return token.RefreshToken, nil
+	return refreshTokenOf(token)
 }

@@ -24,11 +24,14 @@ import (
 
 // Config is an application registered with an authorization server.
 type Config struct {
-	TokenURL     string
-	DeviceURL    string // the device authorization endpoint (RFC 8628), if any
-	ClientID     string
-	ClientSecret string // "" for a public client
-	Scopes       []string
+	TokenURL  string
+	DeviceURL string // the device authorization endpoint (RFC 8628), if any
+	// AuthorizationURL is the authorization endpoint a user signs in at
+	// in a browser (RFC 6749 §3.1), if any.
+	AuthorizationURL string
+	ClientID         string
+	ClientSecret     string // "" for a public client
+	Scopes           []string
 	// Early is how long before its expiry a token is replaced; 5 minutes
 	// when zero.
 	Early time.Duration

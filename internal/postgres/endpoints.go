@@ -35,9 +35,9 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		Oauth2ClientID: e.Auth.OAuth2.ClientID, Oauth2Scope: e.Auth.OAuth2.Scope,
 		Oauth2Mechanism:    string(cmp.Or(e.Auth.OAuth2.Mechanism, migration.MechanismXOAuth2)),
 		Oauth2ClientSecret: s.sealClientSecret(id, e.Auth),
-		Oauth2DeviceUrl:    e.Auth.OAuth2.DeviceURL,
-		Profile:            string(cmp.Or(e.Profile, migration.ProfileAuto)),
-		MaxMessageBytes:    e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
+		Oauth2DeviceUrl:    e.Auth.OAuth2.DeviceURL, Oauth2AuthorizationUrl: e.Auth.OAuth2.AuthorizationURL,
+		Profile:         string(cmp.Or(e.Profile, migration.ProfileAuto)),
+		MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
 		DailyUploadBytes: e.Limits.DailyUploadBytes, MaxConnections: int32(e.Limits.Connections),
 		MaxAccountConnections: int32(e.Limits.AccountConnections),
 	})
@@ -160,7 +160,7 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 			MasterForm: string(cmp.Or(e.Auth.MasterForm, migration.MasterAuthzid)), MasterPassword: s.sealMasterPassword(e.ID, e.Auth),
 			Oauth2Grant: string(cmp.Or(o.Grant, migration.GrantRefreshToken)), Oauth2TokenUrl: o.TokenURL, Oauth2ClientID: o.ClientID,
 			Oauth2Scope: o.Scope, Oauth2Mechanism: string(cmp.Or(o.Mechanism, migration.MechanismXOAuth2)),
-			Oauth2ClientSecret: s.sealClientSecret(e.ID, e.Auth), Oauth2DeviceUrl: o.DeviceURL,
+			Oauth2ClientSecret: s.sealClientSecret(e.ID, e.Auth), Oauth2DeviceUrl: o.DeviceURL, Oauth2AuthorizationUrl: o.AuthorizationURL,
 		})
 		var pgErr *pgconn.PgError
 		switch {
@@ -228,7 +228,8 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 	}
 	if e.Auth.Method == migration.AuthOAuth2 {
 		e.Auth.OAuth2 = migration.OAuth2Settings{Grant: migration.OAuth2Grant(row.Oauth2Grant), TokenURL: row.Oauth2TokenUrl, DeviceURL: row.Oauth2DeviceUrl,
-			ClientID: row.Oauth2ClientID, Scope: row.Oauth2Scope, Mechanism: migration.TokenMechanism(row.Oauth2Mechanism),
+			AuthorizationURL: row.Oauth2AuthorizationUrl,
+			ClientID:         row.Oauth2ClientID, Scope: row.Oauth2Scope, Mechanism: migration.TokenMechanism(row.Oauth2Mechanism),
 			ClientSecretSet: row.Oauth2ClientSecret != nil}
 	}
 	return e

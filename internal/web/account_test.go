@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
@@ -84,4 +86,57 @@ func testAuthorizeAccount(t *testing.T, browser context.Context) {
 	tokens.Approve(codes[0], "ann@example.com")
 	tb.waitText(".notice.ok", "the source's refresh token is stored")
 	tb.waitText("#account-events", "the source's refresh token is stored")
+}
+
+// testAuthorizeInTheBrowser: an endpoint with an authorization URL only
+// authorizes in the browser. Authorize shows a sign-in link for the
+// account's user; in another window the provider's page signs in and sends
+// the browser back to the service, whose page says the token is stored,
+// and so does the account's page, live. A sign-in whose return address did
+// not load is finished by pasting that address.
+func testAuthorizeInTheBrowser(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	tokens := imaptest.StartTokenServer(t, imaptest.TokenServerOptions{})
+	tokens.AddClient("web-app", "web-secret")
+	src := s.createEndpoint(t, api.EndpointInput{Host: "imap.gmail.com", TlsMode: api.TLSModeSsl, Auth: &api.EndpointAuthInput{Method: api.AuthMethodOauth2,
+		Oauth2: &api.OAuth2Input{ClientId: "web-app", ClientSecret: "web-secret", TokenUrl: tokens.URL, AuthorizationUrl: tokens.AuthorizationURL,
+			Scope: "https://mail.google.com/"}}})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: "imap.new.example", TlsMode: api.TLSModeSsl})
+	task := s.createTask(t, "off Google Workspace", src, dst)
+	account := s.createAccount(t, task, api.AccountInput{SourceLogin: "ann@example.com", DestinationPassword: "pw"})
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/endpoints/%d", src))
+	if got := evaluate[string](tb, `document.querySelector('input[name="oauth2_authorization_url"]').value`); got != tokens.AuthorizationURL {
+		t.Errorf("the endpoint form's authorization endpoint says %q", got)
+	}
+	tb.open(fmt.Sprintf("#/tasks/%d/accounts/%d", task, account))
+	tb.click(`button[data-action="authorize-source"]`)
+	tb.waitText(".notice.ok", "before")
+	signIn := evaluate[string](tb, `document.querySelector('#sign-in').href`)
+	if got := tb.text("#sign-in"); got != "Sign in as ann@example.com" || !strings.HasPrefix(signIn, tokens.AuthorizationURL+"?") {
+		t.Fatalf("the sign-in link %q goes to %s", got, signIn)
+	}
+	tb.screenshot("authorize-in-the-browser")
+
+	other := openTab(t, browser, s)
+	other.run(chromedp.Navigate(signIn), chromedp.WaitVisible(chromedp.CSS(`button[value="accept"]`)))
+	if got := evaluate[string](other, `document.querySelector('input[name="user"]').value`); got != "ann@example.com" {
+		t.Errorf("the provider's page asks %q to sign in", got)
+	}
+	other.click(`button[value="accept"]`)
+	// Two navigations (the provider's answer, then the service's page):
+	// WaitVisible follows them, a poll would lose its page.
+	other.run(chromedp.WaitVisible(chromedp.CSS("#outcome")))
+	other.waitText("#outcome", "ann@example.com: the source's refresh token is stored. You can close this window.")
+	tb.waitText(".notice.ok", "ann@example.com: the source's refresh token is stored")
+	tb.waitText("#account-events", "the source's refresh token is stored")
+
+	// The return address pasted.
+	tb.click(`button[data-action="authorize-source"]`)
+	tb.waitJS(`document.querySelector('#sign-in') !== null`, "a new sign-in link")
+	back := tokens.SignIn(t, evaluate[string](tb, `document.querySelector('#sign-in').href`), "ann@example.com", true)
+	tb.fill(map[string]string{`.paste-address input[name="address"]`: back})
+	tb.click(`.paste-address button`)
+	tb.waitText(".notice.ok", "ann@example.com: the source's refresh token is stored; the account can log in")
+	tb.waitJS(`document.querySelectorAll('#account-events li[data-kind="account.authorized"]').length === 2`, "the second account.authorized")
 }

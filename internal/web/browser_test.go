@@ -22,5 +22,6 @@ func TestBrowser(t *testing.T) {
 	t.Run("MasterLogin", func(t *testing.T) { t.Parallel(); testMasterLogin(t, browser) })
 	t.Run("OAuth2Endpoint", func(t *testing.T) { t.Parallel(); testOAuth2Endpoint(t, browser) })
 	t.Run("AuthorizeAccount", func(t *testing.T) { t.Parallel(); testAuthorizeAccount(t, browser) })
+	t.Run("AuthorizeInTheBrowser", func(t *testing.T) { t.Parallel(); testAuthorizeInTheBrowser(t, browser) })
 	t.Run("PausedAccount", func(t *testing.T) { t.Parallel(); testPausedAccount(t, browser) })
 }

@@ -263,7 +263,11 @@ func (tb *tab) waitJS(expr, what string) {
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
 		tb.screenshot("failure")
-		text, _ := chromedp.Run(tb.ctx, chromedp.Text(chromedp.CSS("main")))
+		// A page without a main (not the console's) must not hang the
+		// report.
+		textCtx, cancelText := context.WithTimeout(tb.ctx, 5*time.Second)
+		defer cancelText()
+		text, _ := chromedp.Run(textCtx, chromedp.Text(chromedp.CSS("main")))
 		tb.t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, text)
 	}
 }

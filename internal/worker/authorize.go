@@ -2,30 +2,46 @@ package worker
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
 )
 
-// AuthorizeStore is what device authorizations need of storage.
+// AuthorizeStore is what authorizations need of storage.
 type AuthorizeStore interface {
 	TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error)
 	AccountGet(ctx context.Context, taskID, id int64) (migration.Account, error)
 	AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error
 	EventAppend(ctx context.Context, e migration.Event) error
+	AuthorizationStart(ctx context.Context, a migration.BrowserAuthorization) error
+	AuthorizationTake(ctx context.Context, stateDigest []byte) (migration.BrowserAuthorization, error)
 }
 
-// Authorizer gets accounts their refresh tokens with the device
-// authorization grant (RFC 8628): it asks the endpoint's authorization
-// server for a user code, which a person enters on the provider's page
-// while signing in as the account's user, and waits for the consent in
-// the background; the refresh token is then stored as the account's, and
-// an event says so. A flow lives in this process only: after a restart a
-// person starts another (the codes last minutes).
+// Authorizer gets accounts their refresh tokens from their users'
+// sign-ins, in one of two flows.
+//
+// Device (RFC 8628): it asks the endpoint's authorization server for a
+// user code, which a person enters on the provider's page while signing in
+// as the account's user, and waits for the consent in the background. A
+// device flow lives in this process only: after a restart a person starts
+// another (the codes last minutes).
+//
+// Browser (RFC 6749 §4.1 with PKCE, RFC 7636): it makes the provider's
+// sign-in address; the provider sends the browser back with a code, which
+// Complete redeems. What the return needs is in the database, so any
+// process finishes it.
+//
+// Either way the refresh token is stored as the account's, and an event
+// says so.
 type Authorizer struct {
 	store  AuthorizeStore
 	logger *slog.Logger
@@ -48,39 +64,63 @@ func NewAuthorizer(store AuthorizeStore, logger *slog.Logger) *Authorizer {
 	return &Authorizer{store: store, logger: logger, flows: map[authorizationKey]*deviceFlow{}}
 }
 
-// Start begins a device authorization for the account's side; a flow of
-// the same side under way is replaced.
-func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, side string) (migration.DeviceAuthorization, error) {
+// Start begins an authorization of the account's side; a flow of the same
+// side under way is replaced.
+func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, in migration.AuthorizationInput) (migration.Authorization, error) {
+	side := in.Side
 	if side != "source" && side != "destination" {
-		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "side", Reason: "must be source|destination"}
+		return migration.Authorization{}, &migration.InvalidError{Field: "side", Reason: "must be source|destination"}
+	}
+	if in.Flow != "" && !slices.Contains(migration.AuthorizationFlows, in.Flow) {
+		return migration.Authorization{}, &migration.InvalidError{Field: "flow", Reason: "must be device|browser"}
 	}
 	src, dst, err := a.store.TaskEndpoints(ctx, taskID)
 	if err != nil {
-		return migration.DeviceAuthorization{}, err
+		return migration.Authorization{}, err
 	}
 	account, err := a.store.AccountGet(ctx, taskID, accountID) // the logins; no secret is opened
 	if err != nil {
-		return migration.DeviceAuthorization{}, err
+		return migration.Authorization{}, err
 	}
 	e, login := src, account.SourceLogin
 	if side == "destination" {
 		e, login = dst, account.DestinationLogin
 	}
 	if e.Auth.AccountSecret() != migration.SecretRefreshToken {
-		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "side",
+		return migration.Authorization{}, &migration.InvalidError{Field: "side",
 			Reason: fmt.Sprintf("%s: the %s endpoint takes no refresh tokens (auth oauth2 with grant refresh_token)", side, side)}
 	}
 	o := e.Auth.OAuth2
+	flow := in.Flow
+	switch {
+	case flow != "":
+	case o.DeviceURL != "":
+		flow = migration.FlowDevice
+	case o.AuthorizationURL != "":
+		flow = migration.FlowBrowser
+	default:
+		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2",
+			Reason: "has neither a device_url nor an authorization_url on the " + side + " endpoint: an authorization needs one"}
+	}
+	key := authorizationKey{taskID, accountID, side}
+	if flow == migration.FlowBrowser {
+		return a.startBrowser(ctx, key, login, o, in.RedirectURI)
+	}
+	return a.startDevice(ctx, key, login, o)
+}
+
+// startDevice asks for a user code and waits for the consent in the
+// background.
+func (a *Authorizer) startDevice(ctx context.Context, key authorizationKey, login string, o migration.OAuth2Settings) (migration.Authorization, error) {
 	if o.DeviceURL == "" {
-		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "auth.oauth2.device_url",
-			Reason: "is not set on the " + side + " endpoint: the device authorization needs it"}
+		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2.device_url",
+			Reason: "is not set on the " + key.side + " endpoint: the device authorization needs it"}
 	}
 	config := oauthConfig(o)
 	started, err := config.StartDevice(ctx)
 	if err != nil {
-		return migration.DeviceAuthorization{}, &migration.InvalidError{Field: "device authorization", Reason: "did not start: " + err.Error()}
+		return migration.Authorization{}, &migration.InvalidError{Field: "device authorization", Reason: "did not start: " + err.Error()}
 	}
-	key := authorizationKey{taskID, accountID, side}
 	flowCtx, cancel := context.WithDeadline(context.Background(), started.Expires)
 	flow := &deviceFlow{cancel: cancel}
 	a.mu.Lock()
@@ -90,7 +130,7 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, side st
 	a.flows[key] = flow
 	a.mu.Unlock()
 	go a.await(flowCtx, flow, key, login, config, started)
-	return migration.DeviceAuthorization{UserCode: started.UserCode, VerificationURI: started.VerificationURI,
+	return migration.Authorization{Flow: migration.FlowDevice, UserCode: started.UserCode, VerificationURI: started.VerificationURI,
 		VerificationURIComplete: started.VerificationURIComplete, ExpiresAt: started.Expires}, nil
 }
 
@@ -106,13 +146,113 @@ func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizat
 	}()
 	token, err := config.AwaitDevice(ctx, started)
 	if err == nil {
-		err = persist(ctx, a.logger, func(ctx context.Context) error {
-			return a.store.AccountSecretRotated(ctx, key.taskID, key.accountID, key.side, migration.Password(token))
-		})
+		err = a.storeToken(ctx, key, token)
 	}
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return // a newer flow of the same side replaced this one
 	}
+	a.logOutcome(ctx, key, login, err)
+}
+
+// startBrowser makes the sign-in address and keeps what the browser's
+// return needs.
+func (a *Authorizer) startBrowser(ctx context.Context, key authorizationKey, login string, o migration.OAuth2Settings, redirectURI string) (migration.Authorization, error) {
+	if o.AuthorizationURL == "" {
+		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2.authorization_url",
+			Reason: "is not set on the " + key.side + " endpoint: the browser flow needs it"}
+	}
+	if err := migration.CheckRedirectURI(redirectURI); err != nil {
+		return migration.Authorization{}, err
+	}
+	started, err := oauthConfig(o).StartBrowser(redirectURI, login)
+	if err != nil {
+		return migration.Authorization{}, err
+	}
+	expires := time.Now().Add(migration.BrowserAuthorizationLifetime)
+	err = a.store.AuthorizationStart(ctx, migration.BrowserAuthorization{StateDigest: stateDigest(started.State), TaskID: key.taskID,
+		AccountID: key.accountID, Side: key.side, RedirectURI: redirectURI, CodeVerifier: migration.Password(started.Verifier), ExpiresAt: expires})
+	if err != nil {
+		return migration.Authorization{}, err
+	}
+	return migration.Authorization{Flow: migration.FlowBrowser, AuthorizationURL: started.URL, ExpiresAt: expires}, nil
+}
+
+// Complete finishes a browser authorization with the address the provider
+// sent the browser back to: its state names the authorization, its code is
+// redeemed for the refresh token, or its error ends the flow. An address
+// that names no authorization under way is an InvalidError.
+func (a *Authorizer) Complete(ctx context.Context, address string) (migration.AuthorizedAccount, error) {
+	u, err := url.Parse(strings.TrimSpace(address))
+	query := url.Values{}
+	if err == nil {
+		query = u.Query()
+	}
+	state := query.Get("state")
+	if state == "" {
+		return migration.AuthorizedAccount{}, &migration.InvalidError{Field: "address",
+			Reason: "carries no state: give the whole address the browser was sent to after the sign-in"}
+	}
+	pending, err := a.store.AuthorizationTake(ctx, stateDigest(state))
+	if errors.Is(err, migration.ErrNotFound) {
+		return migration.AuthorizedAccount{}, &migration.InvalidError{Field: "address",
+			Reason: "names no authorization under way: it was finished, replaced by a newer one, or older than ten minutes; start again"}
+	}
+	if err != nil {
+		return migration.AuthorizedAccount{}, err
+	}
+	key := authorizationKey{pending.TaskID, pending.AccountID, pending.Side}
+	src, dst, err := a.store.TaskEndpoints(ctx, key.taskID)
+	if err != nil {
+		return migration.AuthorizedAccount{}, err
+	}
+	account, err := a.store.AccountGet(ctx, key.taskID, key.accountID)
+	if err != nil {
+		return migration.AuthorizedAccount{}, err
+	}
+	e, login := src, account.SourceLogin
+	if key.side == "destination" {
+		e, login = dst, account.DestinationLogin
+	}
+	done := migration.AuthorizedAccount{TaskID: key.taskID, AccountID: key.accountID, Side: key.side, Login: login}
+	code := query.Get("code")
+	switch {
+	case query.Get("error") != "":
+		err = fmt.Errorf("the provider answered %s", query.Get("error"))
+		if description := query.Get("error_description"); description != "" {
+			err = fmt.Errorf("%w (%s)", err, firstLine(description))
+		}
+	case code == "":
+		err = &migration.InvalidError{Field: "address", Reason: "carries neither a code nor an error"}
+	default:
+		var token string
+		if token, err = oauthConfig(e.Auth.OAuth2).Exchange(ctx, pending.RedirectURI, code, string(pending.CodeVerifier)); err == nil {
+			err = a.storeToken(ctx, key, token)
+		}
+	}
+	a.logOutcome(ctx, key, login, err)
+	var invalid *migration.InvalidError
+	if err != nil && !errors.As(err, &invalid) {
+		err = &migration.InvalidError{Field: "authorization", Reason: "ended without a token: " + err.Error()}
+	}
+	return done, err
+}
+
+// stateDigest is what is kept of a state: whoever reads the table cannot
+// finish a flow with it.
+func stateDigest(state string) []byte {
+	digest := sha256.Sum256([]byte(state))
+	return digest[:]
+}
+
+// storeToken keeps the account side's new refresh token.
+func (a *Authorizer) storeToken(ctx context.Context, key authorizationKey, token string) error {
+	return persist(ctx, a.logger, func(ctx context.Context) error {
+		return a.store.AccountSecretRotated(ctx, key.taskID, key.accountID, key.side, migration.Password(token))
+	})
+}
+
+// logOutcome logs how an authorization ended as the account's event.
+func (a *Authorizer) logOutcome(ctx context.Context, key authorizationKey, login string, err error) {
 	event := migration.Event{Kind: migration.EventAccountAuthorized, TaskID: key.taskID, AccountID: key.accountID, Side: key.side, Login: login,
 		Message: fmt.Sprintf("%s: the %s's refresh token is stored; the account can log in", login, key.side)}
 	if err != nil {
@@ -122,4 +262,9 @@ func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizat
 	if err := a.store.EventAppend(context.WithoutCancel(ctx), event); err != nil {
 		a.logger.Error("an authorization's outcome was not logged", "task", key.taskID, "account", key.accountID, "err", err)
 	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
 }

@@ -111,7 +111,7 @@ func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
 
 // oauthConfig is the token client of an endpoint's OAuth 2.0 application.
 func oauthConfig(o migration.OAuth2Settings) oauth.Config {
-	return oauth.Config{TokenURL: o.TokenURL, DeviceURL: o.DeviceURL, ClientID: o.ClientID, ClientSecret: string(o.ClientSecret),
+	return oauth.Config{TokenURL: o.TokenURL, DeviceURL: o.DeviceURL, AuthorizationURL: o.AuthorizationURL, ClientID: o.ClientID, ClientSecret: string(o.ClientSecret),
 		Scopes: strings.Fields(o.Scope)}
 }
 

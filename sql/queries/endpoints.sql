@@ -6,11 +6,11 @@ SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
 -- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
-                       oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
+                       oauth2_device_url, oauth2_authorization_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
                        max_connections, max_account_connections)
 VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
         sqlc.narg(master_password), @oauth2_grant, @oauth2_token_url, @oauth2_client_id, @oauth2_scope, @oauth2_mechanism,
-        sqlc.narg(oauth2_client_secret), @oauth2_device_url, @profile, @max_message_bytes, @daily_download_bytes,
+        sqlc.narg(oauth2_client_secret), @oauth2_device_url, @oauth2_authorization_url, @profile, @max_message_bytes, @daily_download_bytes,
         @daily_upload_bytes, @max_connections, @max_account_connections);
 
 -- name: EndpointGetByID :one
@@ -55,6 +55,7 @@ SET auth_method = @auth_method, master_login = @master_login, master_form = @mas
     master_password = CASE WHEN @auth_method = 'master' THEN coalesce(sqlc.narg(master_password), master_password) END,
     oauth2_grant = @oauth2_grant, oauth2_token_url = @oauth2_token_url, oauth2_client_id = @oauth2_client_id,
     oauth2_scope = @oauth2_scope, oauth2_mechanism = @oauth2_mechanism, oauth2_device_url = @oauth2_device_url,
+    oauth2_authorization_url = @oauth2_authorization_url,
     oauth2_client_secret = CASE WHEN @auth_method = 'oauth2'
         THEN coalesce(sqlc.narg(oauth2_client_secret),
                       CASE WHEN (oauth2_grant = 'service_account') = (@oauth2_grant = 'service_account') THEN oauth2_client_secret END) END

@@ -3,7 +3,7 @@
 // messages a server refused, and its events, live.
 
 import { request } from './api.js';
-import { AccountState, AuthMethod, EventKind, OAuth2Grant } from './enums.js';
+import { AccountState, AuthMethod, AuthorizationFlow, EventKind, OAuth2Grant } from './enums.js';
 import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
 import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly, progressFigures } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
@@ -110,30 +110,64 @@ function accountSummary(task, account, auths, message, after) {
         ? h('button', { 'data-action': 'cancel-account', text: 'Cancel', onclick: () => act('cancel', `${account.source_login}: canceled.`) })
         : h('button', { class: 'primary', 'data-action': 'retry', disabled: inRun(account) || busy, text: 'Run again',
           onclick: () => act('run', `${account.source_login}: queued.`) }),
-      ['source', 'destination'].map((side, i) => (deviceFlow(auths?.[i])
+      ['source', 'destination'].map((side, i) => (signInFlow(auths?.[i])
         ? h('button', { 'data-action': `authorize-${side}`, text: `Authorize ${side}`, onclick: () => authorize(task, account, side, message) })
         : null))),
   ];
 }
 
-// deviceFlow says whether a side's accounts get refresh tokens that a
-// device authorization can fetch.
-function deviceFlow(auth) {
-  return auth?.method === AuthMethod.oauth2 && auth.oauth2.grant === OAuth2Grant.refreshToken && auth.oauth2.device_url !== '';
+// signInFlow says whether a side's accounts get refresh tokens that a
+// user's sign-in can fetch: with a code (device) or in the browser.
+function signInFlow(auth) {
+  return auth?.method === AuthMethod.oauth2 && auth.oauth2.grant === OAuth2Grant.refreshToken &&
+    (auth.oauth2.device_url !== '' || auth.oauth2.authorization_url !== '');
 }
 
-// authorize starts a device authorization and says where to sign in; the
-// event log then says when the token is stored.
+// callbackPath is where the provider sends the browser back to the
+// service after a sign-in (httpapi.CallbackPath).
+const callbackPath = '/oauth/callback';
+
+// authorize starts an authorization and says where to sign in; the event
+// log then says when the token is stored.
 async function authorize(task, account, side, message) {
+  const login = side === 'source' ? account.source_login : account.destination_login;
   try {
-    const da = await request('POST', `/tasks/${task.id}/accounts/${account.id}/authorize`, { side });
-    const login = side === 'source' ? account.source_login : account.destination_login;
-    const page = da.verification_uri_complete || da.verification_uri;
-    message.set('ok', `Open ${page}, enter the code ${da.user_code} and sign in as ${login} before ` +
-      `${new Date(da.expires_at).toLocaleTimeString()}. This page says when the token is stored.`);
+    const started = await request('POST', `/tasks/${task.id}/accounts/${account.id}/authorize`,
+      { side, redirect_uri: `${location.origin}${callbackPath}` });
+    const until = new Date(started.expires_at).toLocaleTimeString();
+    if (started.flow === AuthorizationFlow.device) {
+      const page = started.verification_uri_complete || started.verification_uri;
+      message.set('ok', `Open ${page}, enter the code ${started.user_code} and sign in as ${login} before ${until}. ` +
+        'This page says when the token is stored.');
+      return;
+    }
+    message.show('ok',
+      h('p', {}, h('a', { id: 'sign-in', href: started.authorization_url, target: '_blank', rel: 'noopener noreferrer', text: `Sign in as ${login}` }),
+        ` before ${until}, in a new window. This page says when the token is stored.`),
+      pasteAddress(login, message));
   } catch (err) {
-    message.set('error', `${account.source_login}: ${err.message}`);
+    message.set('error', `${login}: ${err.message}`);
   }
+}
+
+// pasteAddress finishes a browser authorization whose sign-in ended on an
+// address that does not load (a redirect URI registered for another
+// machine): the address, pasted, carries the code.
+function pasteAddress(login, message) {
+  const address = h('input', { name: 'address', type: 'url', required: true, autocomplete: 'off', spellcheck: 'false' });
+  return h('form', {
+    class: 'paste-address',
+    onsubmit: async (ev) => {
+      ev.preventDefault();
+      try {
+        const done = await request('POST', '/authorizations/complete', { address: address.value.trim() });
+        message.set('ok', `${done.login}: the ${done.side}'s refresh token is stored; the account can log in`);
+      } catch (err) {
+        message.set('error', `${login}: ${err.message}`);
+      }
+    },
+  }, h('label', {}, 'If the sign-in ends on a page that does not load, paste its address: ', address), ' ',
+  h('button', { type: 'submit', text: 'Finish' }));
 }
 
 // showPasses lists what each pass did for the account.

@@ -57,6 +57,13 @@ export function notice() {
       if (lines.length) el.append(h('ul', {}, lines.map((line) => h('li', { text: line }))));
       el.hidden = false;
     },
+    // show puts nodes of its own (a link, a form) in the notice.
+    show(kind, ...nodes) {
+      el.className = `notice ${kind}`;
+      el.setAttribute('role', 'status');
+      el.replaceChildren(...nodes);
+      el.hidden = false;
+    },
     clear() { el.hidden = true; el.replaceChildren(); },
   };
 }

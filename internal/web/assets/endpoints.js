@@ -171,6 +171,7 @@ function endpointForm(endpoint, save) {
     placeholder: secretStored ? 'unchanged' : '' });
   const tokenURL = h('input', { name: 'oauth2_token_url', type: 'url', maxlength: oauthLimits.token_url.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.token_url ?? '' });
   const deviceURL = h('input', { name: 'oauth2_device_url', type: 'url', maxlength: oauthLimits.device_url.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.device_url ?? '' });
+  const authorizationURL = h('input', { name: 'oauth2_authorization_url', type: 'url', maxlength: oauthLimits.authorization_url.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.authorization_url ?? '' });
   const scope = h('input', { name: 'oauth2_scope', maxlength: oauthLimits.scope.maxLength, autocomplete: 'off', spellcheck: 'false', value: oauth?.scope ?? '' });
   const mechanism = select('oauth2_mechanism', mechanisms, oauth?.mechanism ?? TokenMechanism.xoauth2);
   const tenantField = field('Tenant', tenant, "Microsoft 365's tenant id or domain; empty: any organization (refresh tokens only).");
@@ -182,7 +183,8 @@ function endpointForm(endpoint, save) {
     field('Client (application) id', clientId),
     field('Client secret', clientSecret, secretStored ? 'Empty: keep the stored secret.' : 'Never shown again once saved; needed for app-only.'),
     field('Token endpoint', tokenURL, 'Empty with a provider: its own.'),
-    field('Device authorization endpoint', deviceURL, "For Authorize on an account's page; empty with Microsoft 365: its own."),
+    field('Device authorization endpoint', deviceURL, "For Authorize on an account's page, with a code; empty with Microsoft 365: its own."),
+    field('Authorization endpoint', authorizationURL, "For Authorize on an account's page, in the browser; empty with Google or Microsoft 365: its own."),
     field('Scope', scope, 'Space-separated; empty with a provider: its own.'),
     field('Mechanism', mechanism));
   const showAuth = () => {
@@ -243,7 +245,8 @@ function endpointForm(endpoint, save) {
           oauth2: {
             provider: provider.value, tenant: provider.value === OAuth2Provider.microsoft365 ? tenant.value.trim() : '',
             grant: grant.value, client_id: clientId.value.trim(), client_secret: clientSecret.value,
-            token_url: tokenURL.value.trim(), device_url: deviceURL.value.trim(), scope: scope.value.trim(), mechanism: mechanism.value,
+            token_url: tokenURL.value.trim(), device_url: deviceURL.value.trim(),
+            authorization_url: authorizationURL.value.trim(), scope: scope.value.trim(), mechanism: mechanism.value,
           },
         };
     }

@@ -140,6 +140,12 @@ export const Profile = Object.freeze({
   exchange: 'exchange',
 });
 
+// AuthorizationFlow has the values of the API's AuthorizationFlow.
+export const AuthorizationFlow = Object.freeze({
+  device: 'device',
+  browser: 'browser',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);
@@ -187,6 +193,9 @@ export const fieldLimits = Object.freeze({
     }
   },
   "OAuth2Input": {
+    "authorization_url": {
+      "maxLength": 2048
+    },
     "client_id": {
       "maxLength": 1024
     },

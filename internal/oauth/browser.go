@@ -1,0 +1,62 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"golang.org/x/oauth2"
+)
+
+// BrowserAuthorization is an authorization code grant with PKCE (RFC 6749
+// §4.1, RFC 7636) under way: the user opens URL and signs in; the
+// provider then sends the browser to the redirect URI with a code, which
+// Exchange redeems with Verifier. State ties the browser's return to it.
+type BrowserAuthorization struct {
+	URL      string
+	State    string
+	Verifier string
+}
+
+func (c Config) browserConfig(redirectURI string) *oauth2.Config {
+	return &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes, RedirectURL: redirectURI,
+		Endpoint: oauth2.Endpoint{AuthURL: c.AuthorizationURL, TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInParams}}
+}
+
+// StartBrowser makes the sign-in address for the user loginHint, with a
+// fresh state and code verifier.
+func (c Config) StartBrowser(redirectURI, loginHint string) (BrowserAuthorization, error) {
+	if c.AuthorizationURL == "" {
+		return BrowserAuthorization{}, errors.New("the endpoint has no authorization URL")
+	}
+	verifier, state := oauth2.GenerateVerifier(), oauth2.GenerateVerifier()
+	options := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("login_hint", loginHint)}
+	if u, err := url.Parse(c.AuthorizationURL); err == nil && u.Hostname() == "accounts.google.com" {
+		// Google hands out a refresh token only for offline access, and
+		// again for a user who consented before only when asked to
+		// consent again ("Using OAuth 2.0 for Web Server Applications").
+		// Microsoft reads offline_access in the scope instead, and a
+		// forced consent would stop users who may not consent themselves.
+		options = append(options, oauth2.AccessTypeOffline, oauth2.SetAuthURLParam("prompt", "consent"))
+	}
+	return BrowserAuthorization{URL: c.browserConfig(redirectURI).AuthCodeURL(state, options...), State: state, Verifier: verifier}, nil
+}
+
+// Exchange redeems the code the provider sent the browser back with for
+// the user's refresh token.
+func (c Config) Exchange(ctx context.Context, redirectURI, code, verifier string) (string, error) {
+	token, err := c.browserConfig(redirectURI).Exchange(context.WithValue(ctx, oauth2.HTTPClient, c.httpClient()), code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		return "", describe(err)
+	}
+	return refreshTokenOf(token)
+}
+
+// refreshTokenOf is the refresh token of a user's first token; an answer
+// without one (a scope without offline access) is of no use to a run.
+func refreshTokenOf(token *oauth2.Token) (string, error) {
+	if token.RefreshToken == "" {
+		return "", &RefusedError{Code: "no refresh token", Description: "the scope must include offline_access"}
+	}
+	return token.RefreshToken, nil
+}
