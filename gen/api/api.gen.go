@@ -493,6 +493,27 @@ func (e TokenMechanism) Valid() bool {
 	}
 }
 
+// Defines values for WebhookDeliveryState.
+const (
+	WebhookDeliveryStateDelivered WebhookDeliveryState = "delivered"
+	WebhookDeliveryStateFailed    WebhookDeliveryState = "failed"
+	WebhookDeliveryStatePending   WebhookDeliveryState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryState enum.
+func (e WebhookDeliveryState) Valid() bool {
+	switch e {
+	case WebhookDeliveryStateDelivered:
+		return true
+	case WebhookDeliveryStateFailed:
+		return true
+	case WebhookDeliveryStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Account defines model for Account.
 type Account struct {
 	CreatedAt        time.Time `json:"created_at"`
@@ -1247,6 +1268,84 @@ type Totals struct {
 	SourceMessages int64 `json:"source_messages"`
 }
 
+// Webhook defines model for Webhook.
+type Webhook struct {
+	SecretSet bool `json:"secret_set"`
+
+	// Url Empty: the task has no webhook.
+	Url string `json:"url"`
+}
+
+// WebhookBody What a webhook is sent (not an operation of this API).
+type WebhookBody struct {
+	Event struct {
+		AccountId *int64  `json:"account_id,omitempty"`
+		Error     *string `json:"error,omitempty"`
+
+		// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
+		// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
+		// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
+		// the run were canceled, the others go on;
+		// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
+		// account's run; `account.throttled`: a server asked the account to slow down (its words in
+		// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+		// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
+		// `error`: a fault the run recovers from (a retry, a lost worker).
+		Kind    EventKind `json:"kind"`
+		Login   *string   `json:"login,omitempty"`
+		Message string    `json:"message"`
+		Seq     int64     `json:"seq"`
+		TaskId  int64     `json:"task_id"`
+		Time    time.Time `json:"time"`
+	} `json:"event"`
+}
+
+// WebhookDelivery defines model for WebhookDelivery.
+type WebhookDelivery struct {
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// EventSeq The event it tells of.
+	EventSeq int64 `json:"event_seq"`
+
+	// FinishedAt Once delivered or given up.
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	Id         int64      `json:"id"`
+
+	// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
+	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
+	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
+	// the run were canceled, the others go on;
+	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
+	// account's run; `account.throttled`: a server asked the account to slow down (its words in
+	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
+	// `error`: a fault the run recovers from (a retry, a lost worker).
+	Kind EventKind `json:"kind"`
+
+	// LastError What went wrong at the last attempt; empty once delivered.
+	LastError string `json:"last_error"`
+
+	// LastStatus The receiver's HTTP status at the last attempt; 0 without an answer.
+	LastStatus int `json:"last_status"`
+
+	// NextAttemptAt While pending.
+	NextAttemptAt *time.Time           `json:"next_attempt_at,omitempty"`
+	State         WebhookDeliveryState `json:"state"`
+}
+
+// WebhookDeliveryState defines model for WebhookDelivery.State.
+type WebhookDeliveryState string
+
+// WebhookInput defines model for WebhookInput.
+type WebhookInput struct {
+	// Secret Signs the bodies. Required the first time; empty keeps the stored one. Never returned.
+	Secret string `json:"secret,omitempty"`
+
+	// Url An absolute http or https URL.
+	Url string `json:"url"`
+}
+
 // AccountID defines model for AccountID.
 type AccountID = int64
 
@@ -1340,6 +1439,9 @@ type RunTaskJSONRequestBody = AccountSelection
 
 // TestTaskJSONRequestBody defines body for TestTask for application/json ContentType.
 type TestTaskJSONRequestBody = AccountSelection
+
+// SetTaskWebhookJSONRequestBody defines body for SetTaskWebhook for application/json ContentType.
+type SetTaskWebhookJSONRequestBody = WebhookInput
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1921,6 +2023,61 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
 	TestTask(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveTaskWebhook Stop calling the task's webhook and forget its secret.
+	//
+	// Corresponds with DELETE /tasks/{id}/webhook (the `RemoveTaskWebhook` operationId).
+	RemoveTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaskWebhook The task's webhook; its url is empty without one.
+	//
+	// Corresponds with GET /tasks/{id}/webhook (the `GetTaskWebhook` operationId).
+	GetTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTaskWebhookWithBody Call a URL when a pass of the task ends or one of its accounts fails.
+	//
+	// The service POSTs a `WebhookBody` (JSON) to `url` on each
+	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// with the headers `Mailmigrate-Event` (the kind),
+	// `Mailmigrate-Delivery` (the delivery's id, the same on every
+	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+	// where v1 is the HMAC-SHA256, keyed with `secret`, of
+	// `<unix seconds>.<body>`. A receiver computes the same over the raw
+	// body, compares in constant time, and refuses a `t` older than a few
+	// minutes. Any answer but 2xx (a redirect too, which is not followed),
+	// or none within 10 s, is tried again after 10 s, then twice as long
+	// each time, 8 attempts in all (about 40 minutes); every attempt is in
+	// the delivery log.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+	SetTaskWebhookWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+	//
+	// The service POSTs a `WebhookBody` (JSON) to `url` on each
+	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// with the headers `Mailmigrate-Event` (the kind),
+	// `Mailmigrate-Delivery` (the delivery's id, the same on every
+	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+	// where v1 is the HMAC-SHA256, keyed with `secret`, of
+	// `<unix seconds>.<body>`. A receiver computes the same over the raw
+	// body, compares in constant time, and refuses a `t` older than a few
+	// minutes. Any answer but 2xx (a redirect too, which is not followed),
+	// or none within 10 s, is tried again after 10 s, then twice as long
+	// each time, 8 attempts in all (about 40 minutes); every attempt is in
+	// the delivery log.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+	SetTaskWebhook(ctx context.Context, id TaskID, body SetTaskWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
+	//
+	// Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
+	ListWebhookDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CompleteAuthorizationWithBody Finish a browser authorization with the address the provider sent the browser to.
@@ -2870,6 +3027,111 @@ func (c *Client) TestTaskWithBody(ctx context.Context, id TaskID, contentType st
 // Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
 func (c *Client) TestTask(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestTaskRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveTaskWebhook Stop calling the task's webhook and forget its secret.
+//
+// Corresponds with DELETE /tasks/{id}/webhook (the `RemoveTaskWebhook` operationId).
+func (c *Client) RemoveTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveTaskWebhookRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaskWebhook The task's webhook; its url is empty without one.
+//
+// Corresponds with GET /tasks/{id}/webhook (the `GetTaskWebhook` operationId).
+func (c *Client) GetTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskWebhookRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTaskWebhookWithBody Call a URL when a pass of the task ends or one of its accounts fails.
+//
+// The service POSTs a `WebhookBody` (JSON) to `url` on each
+// `run.finished`, `run.canceled` and `account.failed` of the task,
+// with the headers `Mailmigrate-Event` (the kind),
+// `Mailmigrate-Delivery` (the delivery's id, the same on every
+// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+// where v1 is the HMAC-SHA256, keyed with `secret`, of
+// `<unix seconds>.<body>`. A receiver computes the same over the raw
+// body, compares in constant time, and refuses a `t` older than a few
+// minutes. Any answer but 2xx (a redirect too, which is not followed),
+// or none within 10 s, is tried again after 10 s, then twice as long
+// each time, 8 attempts in all (about 40 minutes); every attempt is in
+// the delivery log.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+func (c *Client) SetTaskWebhookWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTaskWebhookRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+//
+// The service POSTs a `WebhookBody` (JSON) to `url` on each
+// `run.finished`, `run.canceled` and `account.failed` of the task,
+// with the headers `Mailmigrate-Event` (the kind),
+// `Mailmigrate-Delivery` (the delivery's id, the same on every
+// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+// where v1 is the HMAC-SHA256, keyed with `secret`, of
+// `<unix seconds>.<body>`. A receiver computes the same over the raw
+// body, compares in constant time, and refuses a `t` older than a few
+// minutes. Any answer but 2xx (a redirect too, which is not followed),
+// or none within 10 s, is tried again after 10 s, then twice as long
+// each time, 8 attempts in all (about 40 minutes); every attempt is in
+// the delivery log.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+func (c *Client) SetTaskWebhook(ctx context.Context, id TaskID, body SetTaskWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTaskWebhookRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
+//
+// Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
+func (c *Client) ListWebhookDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookDeliveriesRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4337,6 +4599,155 @@ func NewTestTaskRequestWithBody(server string, id TaskID, contentType string, bo
 	return req, nil
 }
 
+// NewRemoveTaskWebhookRequest constructs an http.Request for the RemoveTaskWebhook method
+func NewRemoveTaskWebhookRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/webhook", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTaskWebhookRequest constructs an http.Request for the GetTaskWebhook method
+func NewGetTaskWebhookRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/webhook", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetTaskWebhookRequest calls the generic SetTaskWebhook builder with application/json body
+func NewSetTaskWebhookRequest(server string, id TaskID, body SetTaskWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetTaskWebhookRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetTaskWebhookRequestWithBody constructs an http.Request for the SetTaskWebhook method, with any body, and a specified content type
+func NewSetTaskWebhookRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/webhook", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListWebhookDeliveriesRequest constructs an http.Request for the ListWebhookDeliveries method
+func NewListWebhookDeliveriesRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/webhook/deliveries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -4923,6 +5334,67 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/test (the `TestTask` operationId).
 	TestTaskWithResponse(ctx context.Context, id TaskID, body TestTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTaskResponse, error)
+
+	// RemoveTaskWebhookWithResponse Stop calling the task's webhook and forget its secret.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /tasks/{id}/webhook (the `RemoveTaskWebhook` operationId).
+	RemoveTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RemoveTaskWebhookResponse, error)
+
+	// GetTaskWebhookWithResponse The task's webhook; its url is empty without one.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/webhook (the `GetTaskWebhook` operationId).
+	GetTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskWebhookResponse, error)
+
+	// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+	//
+	// The service POSTs a `WebhookBody` (JSON) to `url` on each
+	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// with the headers `Mailmigrate-Event` (the kind),
+	// `Mailmigrate-Delivery` (the delivery's id, the same on every
+	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+	// where v1 is the HMAC-SHA256, keyed with `secret`, of
+	// `<unix seconds>.<body>`. A receiver computes the same over the raw
+	// body, compares in constant time, and refuses a `t` older than a few
+	// minutes. Any answer but 2xx (a redirect too, which is not followed),
+	// or none within 10 s, is tried again after 10 s, then twice as long
+	// each time, 8 attempts in all (about 40 minutes); every attempt is in
+	// the delivery log.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+	SetTaskWebhookWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskWebhookResponse, error)
+
+	// SetTaskWebhookWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+	//
+	// The service POSTs a `WebhookBody` (JSON) to `url` on each
+	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// with the headers `Mailmigrate-Event` (the kind),
+	// `Mailmigrate-Delivery` (the delivery's id, the same on every
+	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+	// where v1 is the HMAC-SHA256, keyed with `secret`, of
+	// `<unix seconds>.<body>`. A receiver computes the same over the raw
+	// body, compares in constant time, and refuses a `t` older than a few
+	// minutes. Any answer but 2xx (a redirect too, which is not followed),
+	// or none within 10 s, is tried again after 10 s, then twice as long
+	// each time, 8 attempts in all (about 40 minutes); every attempt is in
+	// the delivery log.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+	SetTaskWebhookWithResponse(ctx context.Context, id TaskID, body SetTaskWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTaskWebhookResponse, error)
+
+	// ListWebhookDeliveriesWithResponse The task's webhook delivery log, newest first (at most 500).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
+	ListWebhookDeliveriesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error)
 }
 
 type CompleteAuthorizationResponse struct {
@@ -6189,6 +6661,163 @@ func (r TestTaskResponse) ContentType() string {
 	return ""
 }
 
+type RemoveTaskWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveTaskWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveTaskWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveTaskWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveTaskWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTaskWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Webhook
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaskWebhookResponse) GetJSON200() *Webhook {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaskWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaskWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaskWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaskWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetTaskWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Webhook
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetTaskWebhookResponse) GetJSON200() *Webhook {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r SetTaskWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetTaskWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetTaskWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetTaskWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListWebhookDeliveriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]WebhookDelivery
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWebhookDeliveriesResponse) GetJSON200() *[]WebhookDelivery {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWebhookDeliveriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWebhookDeliveriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWebhookDeliveriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWebhookDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CompleteAuthorizationWithBodyWithResponse Finish a browser authorization with the address the provider sent the browser to.
 //
 // The address carries the flow's `state` and either a `code`, which
@@ -7002,6 +7631,97 @@ func (c *ClientWithResponses) TestTaskWithResponse(ctx context.Context, id TaskI
 	return ParseTestTaskResponse(rsp)
 }
 
+// RemoveTaskWebhookWithResponse Stop calling the task's webhook and forget its secret.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /tasks/{id}/webhook (the `RemoveTaskWebhook` operationId).
+func (c *ClientWithResponses) RemoveTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RemoveTaskWebhookResponse, error) {
+	rsp, err := c.RemoveTaskWebhook(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveTaskWebhookResponse(rsp)
+}
+
+// GetTaskWebhookWithResponse The task's webhook; its url is empty without one.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/webhook (the `GetTaskWebhook` operationId).
+func (c *ClientWithResponses) GetTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskWebhookResponse, error) {
+	rsp, err := c.GetTaskWebhook(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaskWebhookResponse(rsp)
+}
+
+// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+//
+// The service POSTs a `WebhookBody` (JSON) to `url` on each
+// `run.finished`, `run.canceled` and `account.failed` of the task,
+// with the headers `Mailmigrate-Event` (the kind),
+// `Mailmigrate-Delivery` (the delivery's id, the same on every
+// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+// where v1 is the HMAC-SHA256, keyed with `secret`, of
+// `<unix seconds>.<body>`. A receiver computes the same over the raw
+// body, compares in constant time, and refuses a `t` older than a few
+// minutes. Any answer but 2xx (a redirect too, which is not followed),
+// or none within 10 s, is tried again after 10 s, then twice as long
+// each time, 8 attempts in all (about 40 minutes); every attempt is in
+// the delivery log.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+func (c *ClientWithResponses) SetTaskWebhookWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskWebhookResponse, error) {
+	rsp, err := c.SetTaskWebhookWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTaskWebhookResponse(rsp)
+}
+
+// SetTaskWebhookWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+//
+// The service POSTs a `WebhookBody` (JSON) to `url` on each
+// `run.finished`, `run.canceled` and `account.failed` of the task,
+// with the headers `Mailmigrate-Event` (the kind),
+// `Mailmigrate-Delivery` (the delivery's id, the same on every
+// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
+// where v1 is the HMAC-SHA256, keyed with `secret`, of
+// `<unix seconds>.<body>`. A receiver computes the same over the raw
+// body, compares in constant time, and refuses a `t` older than a few
+// minutes. Any answer but 2xx (a redirect too, which is not followed),
+// or none within 10 s, is tried again after 10 s, then twice as long
+// each time, 8 attempts in all (about 40 minutes); every attempt is in
+// the delivery log.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
+func (c *ClientWithResponses) SetTaskWebhookWithResponse(ctx context.Context, id TaskID, body SetTaskWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTaskWebhookResponse, error) {
+	rsp, err := c.SetTaskWebhook(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTaskWebhookResponse(rsp)
+}
+
+// ListWebhookDeliveriesWithResponse The task's webhook delivery log, newest first (at most 500).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
+func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error) {
+	rsp, err := c.ListWebhookDeliveries(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWebhookDeliveriesResponse(rsp)
+}
+
 // ParseCompleteAuthorizationResponse parses an HTTP response from a CompleteAuthorizationWithResponse call
 func ParseCompleteAuthorizationResponse(rsp *http.Response) (*CompleteAuthorizationResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7777,6 +8497,100 @@ func ParseTestTaskResponse(rsp *http.Response) (*TestTaskResponse, error) {
 	return response, nil
 }
 
+// ParseRemoveTaskWebhookResponse parses an HTTP response from a RemoveTaskWebhookWithResponse call
+func ParseRemoveTaskWebhookResponse(rsp *http.Response) (*RemoveTaskWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveTaskWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetTaskWebhookResponse parses an HTTP response from a GetTaskWebhookWithResponse call
+func ParseGetTaskWebhookResponse(rsp *http.Response) (*GetTaskWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaskWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Webhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetTaskWebhookResponse parses an HTTP response from a SetTaskWebhookWithResponse call
+func ParseSetTaskWebhookResponse(rsp *http.Response) (*SetTaskWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetTaskWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Webhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListWebhookDeliveriesResponse parses an HTTP response from a ListWebhookDeliveriesWithResponse call
+func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliveriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWebhookDeliveriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []WebhookDelivery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
@@ -7875,6 +8689,18 @@ type ServerInterface interface {
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(w http.ResponseWriter, r *http.Request, id TaskID)
+	// RemoveTaskWebhook Stop calling the task's webhook and forget its secret.
+	// (DELETE /tasks/{id}/webhook)
+	RemoveTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
+	// GetTaskWebhook The task's webhook; its url is empty without one.
+	// (GET /tasks/{id}/webhook)
+	GetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
+	// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+	// (PUT /tasks/{id}/webhook)
+	SetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
+	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
+	// (GET /tasks/{id}/webhook/deliveries)
+	ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, id TaskID)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -8070,6 +8896,30 @@ func (_ Unimplemented) ListTaskRuns(w http.ResponseWriter, r *http.Request, id T
 // TestTask Test the logins of every account, on both sides, in the background.
 // (POST /tasks/{id}/test)
 func (_ Unimplemented) TestTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// RemoveTaskWebhook Stop calling the task's webhook and forget its secret.
+// (DELETE /tasks/{id}/webhook)
+func (_ Unimplemented) RemoveTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetTaskWebhook The task's webhook; its url is empty without one.
+// (GET /tasks/{id}/webhook)
+func (_ Unimplemented) GetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+// (PUT /tasks/{id}/webhook)
+func (_ Unimplemented) SetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
+// (GET /tasks/{id}/webhook/deliveries)
+func (_ Unimplemented) ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -9075,6 +9925,110 @@ func (siw *ServerInterfaceWrapper) TestTask(w http.ResponseWriter, r *http.Reque
 	handler.ServeHTTP(w, r)
 }
 
+// RemoveTaskWebhook operation middleware
+func (siw *ServerInterfaceWrapper) RemoveTaskWebhook(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RemoveTaskWebhook(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetTaskWebhook operation middleware
+func (siw *ServerInterfaceWrapper) GetTaskWebhook(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetTaskWebhook(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// SetTaskWebhook operation middleware
+func (siw *ServerInterfaceWrapper) SetTaskWebhook(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.SetTaskWebhook(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListWebhookDeliveries operation middleware
+func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListWebhookDeliveries(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -9259,6 +10213,18 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/runs", wrapper.ListTaskRuns)
+	})
+	r.Group(func(r chi.Router) {
+		r.Delete(options.BaseURL+"/tasks/{id}/webhook", wrapper.RemoveTaskWebhook)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/webhook", wrapper.GetTaskWebhook)
+	})
+	r.Group(func(r chi.Router) {
+		r.Put(options.BaseURL+"/tasks/{id}/webhook", wrapper.SetTaskWebhook)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/webhook/deliveries", wrapper.ListWebhookDeliveries)
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
@@ -11575,6 +12541,265 @@ func (response TestTask500TextResponse) VisitTestTaskResponse(w http.ResponseWri
 	return err
 }
 
+type RemoveTaskWebhookRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type RemoveTaskWebhookResponseObject interface {
+	VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error
+}
+
+type RemoveTaskWebhook204Response struct {
+}
+
+func (response RemoveTaskWebhook204Response) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveTaskWebhook400TextResponse BadRequestTextResponse
+
+func (response RemoveTaskWebhook400TextResponse) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskWebhook401TextResponse UnauthorizedTextResponse
+
+func (response RemoveTaskWebhook401TextResponse) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskWebhook404TextResponse NotFoundTextResponse
+
+func (response RemoveTaskWebhook404TextResponse) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskWebhook500TextResponse StoreErrorTextResponse
+
+func (response RemoveTaskWebhook500TextResponse) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskWebhookRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type GetTaskWebhookResponseObject interface {
+	VisitGetTaskWebhookResponse(w http.ResponseWriter) error
+}
+
+type GetTaskWebhook200JSONResponse Webhook
+
+func (response GetTaskWebhook200JSONResponse) VisitGetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskWebhook400TextResponse BadRequestTextResponse
+
+func (response GetTaskWebhook400TextResponse) VisitGetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskWebhook401TextResponse UnauthorizedTextResponse
+
+func (response GetTaskWebhook401TextResponse) VisitGetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskWebhook404TextResponse NotFoundTextResponse
+
+func (response GetTaskWebhook404TextResponse) VisitGetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskWebhook500TextResponse StoreErrorTextResponse
+
+func (response GetTaskWebhook500TextResponse) VisitGetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskWebhookRequestObject struct {
+	Id   TaskID `json:"id"`
+	Body *SetTaskWebhookJSONRequestBody
+}
+
+type SetTaskWebhookResponseObject interface {
+	VisitSetTaskWebhookResponse(w http.ResponseWriter) error
+}
+
+type SetTaskWebhook200JSONResponse Webhook
+
+func (response SetTaskWebhook200JSONResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskWebhook400TextResponse BadRequestTextResponse
+
+func (response SetTaskWebhook400TextResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskWebhook401TextResponse UnauthorizedTextResponse
+
+func (response SetTaskWebhook401TextResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskWebhook404TextResponse NotFoundTextResponse
+
+func (response SetTaskWebhook404TextResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskWebhook500TextResponse StoreErrorTextResponse
+
+func (response SetTaskWebhook500TextResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListWebhookDeliveriesRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveries200JSONResponse []WebhookDelivery
+
+func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries400TextResponse BadRequestTextResponse
+
+func (response ListWebhookDeliveries400TextResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListWebhookDeliveries401TextResponse UnauthorizedTextResponse
+
+func (response ListWebhookDeliveries401TextResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListWebhookDeliveries404TextResponse NotFoundTextResponse
+
+func (response ListWebhookDeliveries404TextResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListWebhookDeliveries500TextResponse StoreErrorTextResponse
+
+func (response ListWebhookDeliveries500TextResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
@@ -11673,6 +12898,18 @@ type StrictServerInterface interface {
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(ctx context.Context, request TestTaskRequestObject) (TestTaskResponseObject, error)
+	// RemoveTaskWebhook Stop calling the task's webhook and forget its secret.
+	// (DELETE /tasks/{id}/webhook)
+	RemoveTaskWebhook(ctx context.Context, request RemoveTaskWebhookRequestObject) (RemoveTaskWebhookResponseObject, error)
+	// GetTaskWebhook The task's webhook; its url is empty without one.
+	// (GET /tasks/{id}/webhook)
+	GetTaskWebhook(ctx context.Context, request GetTaskWebhookRequestObject) (GetTaskWebhookResponseObject, error)
+	// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+	// (PUT /tasks/{id}/webhook)
+	SetTaskWebhook(ctx context.Context, request SetTaskWebhookRequestObject) (SetTaskWebhookResponseObject, error)
+	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
+	// (GET /tasks/{id}/webhook/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -12641,6 +13878,117 @@ func (sh *strictHandler) TestTask(w http.ResponseWriter, r *http.Request, id Tas
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(TestTaskResponseObject); ok {
 		if err := validResponse.VisitTestTaskResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RemoveTaskWebhook operation middleware
+func (sh *strictHandler) RemoveTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request RemoveTaskWebhookRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveTaskWebhook(ctx, request.(RemoveTaskWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveTaskWebhook")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(RemoveTaskWebhookResponseObject); ok {
+		if err := validResponse.VisitRemoveTaskWebhookResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetTaskWebhook operation middleware
+func (sh *strictHandler) GetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request GetTaskWebhookRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskWebhook(ctx, request.(GetTaskWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskWebhook")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetTaskWebhookResponseObject); ok {
+		if err := validResponse.VisitGetTaskWebhookResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// SetTaskWebhook operation middleware
+func (sh *strictHandler) SetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request SetTaskWebhookRequestObject
+
+	request.Id = id
+
+	var body SetTaskWebhookJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskWebhook(ctx, request.(SetTaskWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskWebhook")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(SetTaskWebhookResponseObject); ok {
+		if err := validResponse.VisitSetTaskWebhookResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx, request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		if err := validResponse.VisitListWebhookDeliveriesResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -11,12 +11,13 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const eventAppend = `-- name: EventAppend :exec
+const eventAppend = `-- name: EventAppend :many
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
 SELECT unnest($1::text[]), nullif(unnest($2::bigint[]), 0), nullif(unnest($3::bigint[]), 0),
        unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::integer[]),
        unnest($8::text[]), unnest($9::text[]), unnest($10::text[]),
        nullif(unnest($11::text[]), '')::jsonb
+RETURNING seq, time
 `
 
 type EventAppendParams struct {
@@ -33,11 +34,16 @@ type EventAppendParams struct {
 	Progress   []string
 }
 
+type EventAppendRow struct {
+	Seq  int64
+	Time pgtype.Timestamptz
+}
+
 // Adds events in the order given (the arrays are read in step, in order),
 // which their seq values follow; 0 stands for no task or account, ” for
-// no progress.
-func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) error {
-	_, err := q.db.Exec(ctx, eventAppend,
+// no progress. Returns their seq and time.
+func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) ([]EventAppendRow, error) {
+	rows, err := q.db.Query(ctx, eventAppend,
 		arg.Kinds,
 		arg.TaskIds,
 		arg.AccountIds,
@@ -50,7 +56,22 @@ func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) error 
 		arg.Folders,
 		arg.Progress,
 	)
-	return err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EventAppendRow{}
+	for rows.Next() {
+		var i EventAppendRow
+		if err := rows.Scan(&i.Seq, &i.Time); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const eventLatestSeq = `-- name: EventLatestSeq :one

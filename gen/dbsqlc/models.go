@@ -224,6 +224,8 @@ type Task struct {
 	TestsDone             int32
 	TestsFailed           int32
 	TestsPending          int32
+	WebhookUrl            string
+	WebhookSecret         []byte
 }
 
 type TaskRun struct {
@@ -244,4 +246,19 @@ type TaskRun struct {
 	SourceMessages     int64
 	SourceBytes        int64
 	AccountsUncounted  int32
+}
+
+type WebhookDelivery struct {
+	ID            int64
+	TaskID        int64
+	EventSeq      int64
+	Kind          string
+	Body          string
+	State         string
+	Attempts      int32
+	LastStatus    int32
+	LastError     string
+	CreatedAt     pgtype.Timestamptz
+	NextAttemptAt pgtype.Timestamptz
+	FinishedAt    pgtype.Timestamptz
 }

@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -80,8 +81,9 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		return nil, err
 	}
 	reaperCtx, stopReaper := context.WithCancel(context.Background())
-	a.stopReaper, a.reaperDone = stopReaper, make(chan struct{})
+	a.stopReaper, a.reaperDone = stopReaper, make(chan struct{}, 2)
 	go a.requeueExpiredRuns(reaperCtx, cfg.LeaseExpiry)
+	go a.sendWebhooks(reaperCtx, cfg.Workers)
 	return a, nil
 }
 
@@ -159,7 +161,7 @@ func (a *App) StartWorkers(cfg Config) error {
 // times per lease, and queues them again. Every process does it; the
 // store's row locks keep two from taking the same account.
 func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
-	defer close(a.reaperDone)
+	defer func() { a.reaperDone <- struct{}{} }()
 	ticker := time.NewTicker(expiry / 4)
 	defer ticker.Stop()
 	for {
@@ -183,13 +185,34 @@ func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
 	}
 }
 
+// sendWebhooks calls the tasks' webhooks with the deliveries due, every
+// opts.WebhookPoll.
+func (a *App) sendWebhooks(ctx context.Context, opts worker.Options) {
+	defer func() { a.reaperDone <- struct{}{} }()
+	sender := worker.NewWebhookSender(a.Store, a.logger, opts)
+	poll := cmp.Or(opts.WebhookPoll, time.Second)
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
+			a.logger.Warn("could not send the webhooks due", "err", err)
+		}
+	}
+}
+
 // Stop lets running jobs finish until ctx ends; those still running then
 // resume on the next start.
 func (a *App) Stop(ctx context.Context) error {
 	defer a.stopBroker()
 	if a.stopReaper != nil {
 		a.stopReaper()
-		<-a.reaperDone
+		<-a.reaperDone // requeueExpiredRuns
+		<-a.reaperDone // sendWebhooks
 	}
 	if a.jobs == nil {
 		return nil

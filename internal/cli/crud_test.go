@@ -249,3 +249,36 @@ func TestAuthorizeInTheBrowserFromTheCommandLine(t *testing.T) {
 		t.Errorf("the account's events are %v, want the declined sign-in's error, then account.authorized", kinds)
 	}
 }
+
+// TestTaskWebhookFromTheCommandLine: tasks webhook sets the URL with the
+// secret from the environment, shows it without the secret, and removes
+// it; tasks deliveries lists the (empty) log.
+func TestTaskWebhookFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	u := newUser(t, svc)
+	src := u.id("endpoints", "create", "--host", "imap.old.example")
+	dst := u.id("endpoints", "create", "--host", "imap.new.example")
+	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	if r := u.run("tasks", "webhook", task, "--set", "https://hooks.example/mailmigrate"); r.code != 1 || !strings.Contains(r.stderr, "secret must be given") {
+		t.Errorf("a webhook without a secret: exit %d, %s", r.code, r.stderr)
+	}
+	const secret = "whsec-0123456789abcdef"
+	u.env["MAILMIGRATE_WEBHOOK_SECRET"] = secret
+	out := u.ok("tasks", "webhook", task, "--set", "https://hooks.example/mailmigrate")
+	delete(u.env, "MAILMIGRATE_WEBHOOK_SECRET")
+	if !strings.Contains(out, "https://hooks.example/mailmigrate") || !strings.Contains(out, "set (never shown)") || strings.Contains(out, secret) {
+		t.Errorf("set:\n%s", out)
+	}
+	// A new URL alone keeps the secret.
+	if out := u.ok("tasks", "webhook", task, "--set", "https://hooks.example/v2"); !strings.Contains(out, "https://hooks.example/v2") || !strings.Contains(out, "set (never shown)") {
+		t.Errorf("a new URL:\n%s", out)
+	}
+	if out := u.ok("tasks", "deliveries", task); !strings.Contains(out, "ATTEMPTS") {
+		t.Errorf("deliveries:\n%s", out)
+	}
+	u.ok("tasks", "webhook", task, "--remove")
+	if out := u.ok("tasks", "webhook", task); !strings.Contains(out, "not set") {
+		t.Errorf("after --remove:\n%s", out)
+	}
+}

@@ -27,6 +27,8 @@ func taskCommands() []command {
 		{"events", "ID", "List a task's stored event log", tasksEvents},
 		{"report", "ID", "Write the per-account results as CSV", tasksReport},
 		{"runs", "ID", "List a task's passes: each run with its accounts and figures", tasksRuns},
+		{"webhook", "ID", "Show, set (--set URL, the secret from --secret-file or MAILMIGRATE_WEBHOOK_SECRET) or --remove the URL called when a pass ends or an account fails", tasksWebhook},
+		{"deliveries", "ID", "List the task's webhook calls, newest first: state, attempts, the receiver's last answer", tasksDeliveries},
 	}
 }
 

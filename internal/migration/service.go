@@ -11,6 +11,7 @@ type Store interface {
 	EventStore
 	PassStore
 	AccountRecordStore
+	WebhookStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -410,8 +412,20 @@ func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Eve
 		arg.Folders = append(arg.Folders, e.Folder)
 		arg.Progress = append(arg.Progress, string(progress))
 	}
-	if err := q.EventAppend(ctx, arg); err != nil {
+	appended, err := q.EventAppend(ctx, arg)
+	if err != nil {
 		return err
+	}
+	if slices.ContainsFunc(events, migration.CallsWebhook) {
+		// The seq values follow the order given.
+		slices.SortFunc(appended, func(a, b dbsqlc.EventAppendRow) int { return cmp.Compare(a.Seq, b.Seq) })
+		stamped := slices.Clone(events)
+		for i := range min(len(stamped), len(appended)) {
+			stamped[i].Seq, stamped[i].Time = appended[i].Seq, appended[i].Time.Time
+		}
+		if err := createWebhookDeliveries(ctx, q, stamped); err != nil {
+			return err
+		}
 	}
 	return q.EventsNotify(ctx)
 }

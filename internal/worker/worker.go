@@ -43,6 +43,12 @@ type Options struct {
 	Tuning transfer.Tuning
 	// Metrics counts what the jobs copy and the IMAP errors; may be nil.
 	Metrics *metrics.Metrics
+	// WebhookPoll is how often the process looks for webhook deliveries
+	// due; 1 s when zero.
+	WebhookPoll time.Duration
+	// WebhookBackoff is the wait after a delivery's first failed attempt,
+	// doubling after each next; 10 s when zero.
+	WebhookBackoff time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -54,6 +60,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetryDelays == nil {
 		o.RetryDelays = migration.DefaultRetryDelays
+	}
+	if o.WebhookPoll <= 0 {
+		o.WebhookPoll = time.Second
+	}
+	if o.WebhookBackoff <= 0 {
+		o.WebhookBackoff = 10 * time.Second
 	}
 	return o
 }

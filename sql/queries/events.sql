@@ -1,12 +1,13 @@
--- name: EventAppend :exec
+-- name: EventAppend :many
 -- Adds events in the order given (the arrays are read in step, in order),
 -- which their seq values follow; 0 stands for no task or account, '' for
--- no progress.
+-- no progress. Returns their seq and time.
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
 SELECT unnest(@kinds::text[]), nullif(unnest(@task_ids::bigint[]), 0), nullif(unnest(@account_ids::bigint[]), 0),
        unnest(@sides::text[]), unnest(@logins::text[]), unnest(@hosts::text[]), unnest(@ports::integer[]),
        unnest(@errors::text[]), unnest(@messages::text[]), unnest(@folders::text[]),
-       nullif(unnest(@progress::text[]), '')::jsonb;
+       nullif(unnest(@progress::text[]), '')::jsonb
+RETURNING seq, time;
 
 -- name: EventListByTask :many
 SELECT * FROM events

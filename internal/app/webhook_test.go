@@ -1,0 +1,211 @@
+package app_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
+)
+
+// webhookReceiver is a receiver as a user would write one: it checks each
+// call's signature with the shared secret and its time, and keeps what it
+// accepted. Its first refuse calls answer 503.
+type webhookReceiver struct {
+	secret string
+	mu     sync.Mutex
+	calls  int
+	refuse int
+	bodies []receivedBody
+	bad    []string // why a call's signature did not hold
+}
+
+type receivedBody struct {
+	Delivery, Kind string
+	Event          struct {
+		Seq       int64
+		Kind      api.EventKind
+		TaskID    int64 `json:"task_id"`
+		AccountID int64 `json:"account_id"`
+		Login     string
+		Error     string
+		Message   string
+	}
+}
+
+func (r *webhookReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.calls <= r.refuse {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		return
+	}
+	// Mailmigrate-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">
+	var stamp, signature string
+	for part := range strings.SplitSeq(req.Header.Get("Mailmigrate-Signature"), ",") {
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			stamp = v
+		} else if v, ok := strings.CutPrefix(part, "v1="); ok {
+			signature = v
+		}
+	}
+	mac := hmac.New(sha256.New, []byte(r.secret))
+	mac.Write([]byte(stamp + "."))
+	mac.Write(body)
+	got, _ := hex.DecodeString(signature)
+	sent, err := strconv.ParseInt(stamp, 10, 64)
+	switch {
+	case !hmac.Equal(got, mac.Sum(nil)):
+		r.bad = append(r.bad, "the signature does not match")
+	case err != nil || time.Since(time.Unix(sent, 0)).Abs() > 5*time.Minute:
+		r.bad = append(r.bad, "the time is off: "+stamp)
+	default:
+		var b receivedBody
+		if err := json.Unmarshal(body, &b); err != nil {
+			r.bad = append(r.bad, err.Error())
+		}
+		b.Delivery, b.Kind = req.Header.Get("Mailmigrate-Delivery"), req.Header.Get("Mailmigrate-Event")
+		r.bodies = append(r.bodies, b)
+		return
+	}
+	http.Error(w, "bad signature", http.StatusUnauthorized)
+}
+
+func (r *webhookReceiver) received() []receivedBody {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.bodies)
+}
+
+// TestWebhookTellsOfPassesAndFailures: a task's webhook is called, signed,
+// when a pass ends and when an account fails; a receiver that refuses the
+// first calls gets them again after the backoff; the delivery log shows
+// every attempt's outcome and never the secret. A body signed with another
+// secret is refused by the receiver.
+func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
+	t.Parallel()
+	s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{WebhookPoll: 20 * time.Millisecond, WebhookBackoff: 50 * time.Millisecond}})
+	ctx := context.Background()
+	const secret = "whsec-0123456789abcdef"
+	receiver := &webhookReceiver{secret: secret, refuse: 2}
+	hook := httptest.NewServer(receiver)
+	t.Cleanup(hook.Close)
+
+	users := map[string]string{"alice": "a", "bob": "b"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 1, Messages: 5}))
+	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+	importAccounts(t, s, taskID, "alice,a\nbob,wrong\n")
+
+	if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL}); err != nil ||
+		resp.StatusCode() != http.StatusBadRequest || string(resp.Body) != "secret must be given: the bodies are signed with it" {
+		t.Errorf("a webhook without a secret: %v %d %s", err, resp.StatusCode(), resp.Body)
+	}
+	if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: "ftp://hooks.example/", Secret: secret}); err != nil ||
+		resp.StatusCode() != http.StatusBadRequest || !strings.HasPrefix(string(resp.Body), "url must be an absolute http or https URL") {
+		t.Errorf("a webhook to ftp: %v %d %s", err, resp.StatusCode(), resp.Body)
+	}
+	set, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret})
+	if err != nil || set.JSON200 == nil || set.JSON200.Url != hook.URL || !set.JSON200.SecretSet || strings.Contains(string(set.Body), secret) {
+		t.Fatalf("set the webhook: %v %v", err, set)
+	}
+
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
+	testsupport.Eventually(t, 20*time.Second, func() error {
+		if n := len(receiver.received()); n != 2 {
+			return fmt.Errorf("the receiver accepted %d calls, want 2", n)
+		}
+		return nil
+	})
+	bodies := receiver.received()
+	slices.SortFunc(bodies, func(a, b receivedBody) int { return int(a.Event.Seq - b.Event.Seq) })
+	failed, finished := bodies[0], bodies[1]
+	if failed.Kind != "account.failed" || failed.Event.Kind != api.EventKindAccountFailed || failed.Event.Login != "bob" ||
+		failed.Event.TaskID != taskID || failed.Event.Error == "" {
+		t.Errorf("the account.failed call: %+v", failed)
+	}
+	if finished.Kind != "run.finished" || finished.Event.Kind != api.EventKindRunFinished || finished.Event.TaskID != taskID || finished.Event.Message == "" {
+		t.Errorf("the run.finished call: %+v", finished)
+	}
+	if receiver.bad != nil {
+		t.Errorf("signatures that did not hold: %v", receiver.bad)
+	}
+
+	log, err := s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID)
+	if err != nil || log.JSON200 == nil || len(*log.JSON200) != 2 {
+		t.Fatalf("the delivery log: %v %v", err, log)
+	}
+	attempts := 0
+	for _, d := range *log.JSON200 {
+		attempts += d.Attempts
+		if d.State != api.WebhookDeliveryStateDelivered || d.LastStatus != http.StatusOK || d.LastError != "" || d.FinishedAt == nil ||
+			strconv.FormatInt(d.Id, 10) != map[api.EventKind]string{api.EventKindAccountFailed: failed.Delivery, api.EventKindRunFinished: finished.Delivery}[d.Kind] {
+			t.Errorf("delivery %+v", d)
+		}
+	}
+	if attempts != 4 { // the two refused calls, and the two accepted
+		t.Errorf("the deliveries took %d attempts, want 4", attempts)
+	}
+	if strings.Contains(string(log.Body), secret) {
+		t.Errorf("the delivery log holds the secret: %s", log.Body)
+	}
+	if got, err := s.Client.GetTaskWebhookWithResponse(ctx, taskID); err != nil || got.JSON200 == nil || got.JSON200.Url != hook.URL ||
+		strings.Contains(string(got.Body), secret) {
+		t.Errorf("get the webhook: %v %v", err, got)
+	}
+
+	// A receiver with another secret refuses every call: the delivery is
+	// given up after its attempts, each in the log with the answer.
+	receiver.mu.Lock()
+	receiver.secret = "another-secret-0123456789"
+	receiver.mu.Unlock()
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run again: %v %v", err, resp)
+	}
+	testsupport.Eventually(t, 60*time.Second, func() error {
+		log, err := s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID)
+		if err != nil || log.JSON200 == nil {
+			return fmt.Errorf("the delivery log: %v", err)
+		}
+		newest := (*log.JSON200)[0]
+		if newest.Kind != api.EventKindRunFinished || newest.State != api.WebhookDeliveryStateFailed {
+			return fmt.Errorf("the newest delivery: %+v", newest)
+		}
+		if newest.Attempts != 8 || newest.LastStatus != http.StatusUnauthorized || newest.LastError != "the receiver answered 401 Unauthorized" {
+			t.Errorf("the given-up delivery: %+v", newest)
+		}
+		return nil
+	})
+	if n := len(receiver.received()); n != 2 {
+		t.Errorf("the receiver accepted %d calls signed with another secret", n-2)
+	}
+
+	if resp, err := s.Client.RemoveTaskWebhookWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusNoContent {
+		t.Fatalf("remove: %v %v", err, resp)
+	}
+	if got, err := s.Client.GetTaskWebhookWithResponse(ctx, taskID); err != nil || got.JSON200 == nil || got.JSON200.Url != "" || got.JSON200.SecretSet {
+		t.Errorf("the webhook after its removal: %v %v", err, got)
+	}
+}

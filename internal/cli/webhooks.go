@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+// webhookSecretEnv holds a webhook's secret when no file is named.
+const webhookSecretEnv = "MAILMIGRATE_WEBHOOK_SECRET"
+
+// tasksWebhook shows a task's webhook, sets it (--set URL, the secret from
+// --secret-file or MAILMIGRATE_WEBHOOK_SECRET) or removes it (--remove).
+func tasksWebhook(ctx context.Context, s *session, args []string) error {
+	webhookURL := s.flags.String("set", "", "call this http(s) URL when a pass ends or an account fails")
+	secretFile := s.flags.String("secret-file", "", "file holding the signing secret, - for stdin; default: the variable "+webhookSecretEnv)
+	remove := s.flags.Bool("remove", false, "stop calling the task's webhook")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	switch {
+	case *remove:
+		resp, err := s.client.RemoveTaskWebhookWithResponse(ctx, id)
+		return expect(resp, err, http.StatusNoContent)
+	case *webhookURL != "":
+		secret, err := s.readSecret(*secretFile, webhookSecretEnv)
+		if err != nil {
+			return err
+		}
+		resp, err := s.client.SetTaskWebhookWithResponse(ctx, id, api.WebhookInput{Url: *webhookURL, Secret: secret})
+		if err := expect(resp, err, http.StatusOK); err != nil {
+			return err
+		}
+		return s.printWebhook(*resp.JSON200)
+	}
+	resp, err := s.client.GetTaskWebhookWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	return s.printWebhook(*resp.JSON200)
+}
+
+func (s *session) printWebhook(w api.Webhook) error {
+	return s.printOutput(w, func() error {
+		secret := "not set"
+		if w.SecretSet {
+			secret = "set (never shown)"
+		}
+		return s.printFields([][2]string{{"URL", orDash(w.Url)}, {"Secret", secret}})
+	})
+}
+
+// tasksDeliveries lists a task's webhook deliveries, newest first.
+func tasksDeliveries(ctx context.Context, s *session, args []string) error {
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.ListWebhookDeliveriesWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	deliveries := *resp.JSON200
+	return s.printOutput(deliveries, func() error {
+		rows := make([][]string, 0, len(deliveries))
+		for _, d := range deliveries {
+			status := "-"
+			if d.LastStatus != 0 {
+				status = strconv.Itoa(d.LastStatus)
+			}
+			rows = append(rows, []string{itoa(d.Id), timeOrDash(&d.CreatedAt), string(d.Kind), string(d.State),
+				strconv.Itoa(d.Attempts), status, orDash(d.LastError)})
+		}
+		return s.printTable([]string{"ID", "CREATED", "EVENT", "STATE", "ATTEMPTS", "STATUS", "LAST ERROR"}, rows)
+	})
+}

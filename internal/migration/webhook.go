@@ -1,0 +1,196 @@
+package migration
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A task's webhook is called with a signed JSON body when one of
+// WebhookKinds happens in it: a pass ends (finished or canceled) or an
+// account fails.
+var WebhookKinds = []EventKind{EventRunFinished, EventRunCanceled, EventAccountFailed}
+
+// Limits of a webhook's settings.
+const (
+	MinWebhookSecretBytes = 16
+	MaxWebhookSecretBytes = 256
+	// MaxWebhookAttempts is how often a delivery is tried before it is
+	// given up: with WebhookBackoff's doubling from 10 s, over about 40
+	// minutes.
+	MaxWebhookAttempts = 8
+	// MaxWebhookDeliveries is the longest delivery log a request gets.
+	MaxWebhookDeliveries = 500
+)
+
+// Webhook is a task's webhook. Secret is written, never shown: on input an
+// empty one keeps the stored secret; SecretSet says one is stored.
+type Webhook struct {
+	URL       string
+	Secret    Password
+	SecretSet bool
+}
+
+// Normalize checks a webhook's settings before they are stored; hasSecret
+// says whether the task has a secret already.
+func (w *Webhook) Normalize(hasSecret bool) error {
+	w.URL = strings.TrimSpace(w.URL)
+	u, err := url.Parse(w.URL)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || len(w.URL) > MaxURLBytes || !plainText(w.URL, MaxURLBytes):
+		return invalid("url", "must be an absolute http or https URL of at most %d bytes", MaxURLBytes)
+	case w.Secret == "" && !hasSecret:
+		return invalid("secret", "must be given: the bodies are signed with it")
+	case w.Secret != "" && (len(w.Secret) < MinWebhookSecretBytes || len(w.Secret) > MaxWebhookSecretBytes || !plainText(string(w.Secret), MaxWebhookSecretBytes)):
+		return invalid("secret", "must be %d to %d bytes without control characters", MinWebhookSecretBytes, MaxWebhookSecretBytes)
+	}
+	return nil
+}
+
+// WebhookBody is what a webhook is sent, as JSON: the event, as the API's
+// event log shows it.
+type WebhookBody struct {
+	Event WebhookEvent `json:"event"`
+}
+
+// WebhookEvent is an event in a webhook's body.
+type WebhookEvent struct {
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Kind      EventKind `json:"kind"`
+	TaskID    int64     `json:"task_id"`
+	AccountID int64     `json:"account_id,omitempty"`
+	Login     string    `json:"login,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	Message   string    `json:"message"`
+}
+
+// CallsWebhook reports whether an event calls its task's webhook.
+func CallsWebhook(e Event) bool {
+	return e.TaskID != 0 && slices.Contains(WebhookKinds, e.Kind)
+}
+
+// WebhookBodyOf is the body for an event, or nil when it calls no
+// webhook.
+func WebhookBodyOf(e Event) []byte {
+	if !CallsWebhook(e) {
+		return nil
+	}
+	body, _ := json.Marshal(WebhookBody{Event: WebhookEvent{Seq: e.Seq, Time: e.Time.UTC(), Kind: e.Kind, TaskID: e.TaskID,
+		AccountID: e.AccountID, Login: e.Login, Error: e.Error, Message: e.Message}}) // plain fields: cannot fail
+	return body
+}
+
+// WebhookSignature signs a body sent at a time: the value of the
+// Mailmigrate-Signature header, "t=<unix seconds>,v1=<hex HMAC-SHA256 of
+// "<unix seconds>.<body>" with the secret>". Signing the time with the
+// body lets a receiver refuse an old body sent again.
+func WebhookSignature(secret Password, at time.Time, body []byte) string {
+	stamp := strconv.FormatInt(at.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(stamp + "."))
+	mac.Write(body)
+	return "t=" + stamp + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// WebhookBackoff is the wait after a delivery's attempt-th failed
+// attempt: first, doubling, at most an hour.
+func WebhookBackoff(first time.Duration, attempt int) time.Duration {
+	wait := first
+	for range attempt - 1 {
+		if wait *= 2; wait >= time.Hour {
+			return time.Hour
+		}
+	}
+	return wait
+}
+
+// WebhookDelivery is one call a webhook owes, and how its attempts went.
+type WebhookDelivery struct {
+	ID            int64
+	TaskID        int64
+	EventSeq      int64
+	Kind          EventKind
+	State         string // pending, delivered, failed
+	Attempts      int
+	LastStatus    int    // the receiver's HTTP status, 0 without an answer
+	LastError     string // what went wrong with the last attempt, or empty
+	CreatedAt     time.Time
+	NextAttemptAt time.Time // while pending
+	FinishedAt    time.Time // zero while pending
+}
+
+// The states of a delivery.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// DueDelivery is a delivery leased to a sender, with what it needs to
+// send it.
+type DueDelivery struct {
+	ID       int64
+	TaskID   int64
+	Kind     EventKind
+	Body     []byte
+	Attempts int // before this one
+	URL      string
+	Secret   Password
+}
+
+// DeliveryAttempt is how an attempt went.
+type DeliveryAttempt struct {
+	Status      int
+	Error       string
+	State       string
+	NextAttempt time.Time
+}
+
+// WebhookStore keeps webhooks and their deliveries.
+type WebhookStore interface {
+	// WebhookSet stores a task's webhook; ErrNotFound for a missing task.
+	WebhookSet(ctx context.Context, taskID int64, w Webhook) (Webhook, error)
+	WebhookGet(ctx context.Context, taskID int64) (Webhook, error)
+	WebhookRemove(ctx context.Context, taskID int64) error
+	WebhookDeliveries(ctx context.Context, taskID int64) ([]WebhookDelivery, error)
+}
+
+// SetWebhook stores a task's webhook, keeping its secret when none is
+// given.
+func (s *Service) SetWebhook(ctx context.Context, taskID int64, w Webhook) (Webhook, error) {
+	current, err := s.store.WebhookGet(ctx, taskID)
+	if err != nil {
+		return Webhook{}, err
+	}
+	if err := w.Normalize(current.SecretSet); err != nil {
+		return Webhook{}, err
+	}
+	return s.store.WebhookSet(ctx, taskID, w)
+}
+
+// Webhook returns a task's webhook; its URL is empty without one.
+func (s *Service) Webhook(ctx context.Context, taskID int64) (Webhook, error) {
+	return s.store.WebhookGet(ctx, taskID)
+}
+
+// RemoveWebhook forgets a task's webhook and its secret; deliveries
+// pending are still tried.
+func (s *Service) RemoveWebhook(ctx context.Context, taskID int64) error {
+	return s.store.WebhookRemove(ctx, taskID)
+}
+
+// WebhookDeliveries is a task's delivery log, newest first.
+func (s *Service) WebhookDeliveries(ctx context.Context, taskID int64) ([]WebhookDelivery, error) {
+	if _, err := s.store.TaskState(ctx, taskID); err != nil {
+		return nil, err
+	}
+	return s.store.WebhookDeliveries(ctx, taskID)
+}

@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// webhookSecretLabel binds a task's sealed webhook secret to its row.
+func webhookSecretLabel(taskID int64) string {
+	return fmt.Sprintf("tasks/%d/webhook_secret", taskID)
+}
+
+// WebhookSet stores a task's webhook; an empty secret keeps the stored one.
+func (s *Store) WebhookSet(ctx context.Context, taskID int64, w migration.Webhook) (migration.Webhook, error) {
+	var sealed []byte
+	if w.Secret != "" {
+		sealed = s.box.Seal([]byte(w.Secret), webhookSecretLabel(taskID))
+	}
+	n, err := s.queries.WebhookSet(ctx, dbsqlc.WebhookSetParams{ID: taskID, Url: w.URL, Secret: sealed})
+	if err != nil {
+		return migration.Webhook{}, err
+	}
+	if n == 0 {
+		return migration.Webhook{}, migration.ErrNotFound
+	}
+	return migration.Webhook{URL: w.URL, SecretSet: true}, nil
+}
+
+// WebhookGet returns a task's webhook without its secret.
+func (s *Store) WebhookGet(ctx context.Context, taskID int64) (migration.Webhook, error) {
+	row, err := s.queries.WebhookGet(ctx, taskID)
+	if err != nil {
+		return migration.Webhook{}, interpretError(err)
+	}
+	return migration.Webhook{URL: row.WebhookUrl, SecretSet: row.WebhookSecret != nil}, nil
+}
+
+// WebhookRemove forgets a task's webhook and its secret.
+func (s *Store) WebhookRemove(ctx context.Context, taskID int64) error {
+	n, err := s.queries.WebhookRemove(ctx, taskID)
+	if err == nil && n == 0 {
+		err = migration.ErrNotFound
+	}
+	return err
+}
+
+// WebhookDeliveries is a task's delivery log, newest first.
+func (s *Store) WebhookDeliveries(ctx context.Context, taskID int64) ([]migration.WebhookDelivery, error) {
+	rows, err := s.queries.WebhookDeliveryList(ctx, dbsqlc.WebhookDeliveryListParams{TaskID: taskID, MaxRows: migration.MaxWebhookDeliveries})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]migration.WebhookDelivery, len(rows))
+	for i, r := range rows {
+		out[i] = migration.WebhookDelivery{ID: r.ID, TaskID: taskID, EventSeq: r.EventSeq, Kind: migration.EventKind(r.Kind), State: r.State,
+			Attempts: int(r.Attempts), LastStatus: int(r.LastStatus), LastError: r.LastError, CreatedAt: r.CreatedAt.Time,
+			NextAttemptAt: r.NextAttemptAt.Time, FinishedAt: r.FinishedAt.Time}
+	}
+	return out, nil
+}
+
+// WebhookDeliveryClaim leases the oldest delivery due to the caller for
+// lease; ok is false when none is due.
+func (s *Store) WebhookDeliveryClaim(ctx context.Context, lease time.Duration) (d migration.DueDelivery, ok bool, err error) {
+	row, err := s.queries.WebhookDeliveryClaim(ctx, lease.Seconds())
+	if err != nil {
+		if err = interpretError(err); err == migration.ErrNotFound {
+			return migration.DueDelivery{}, false, nil
+		}
+		return migration.DueDelivery{}, false, err
+	}
+	d = migration.DueDelivery{ID: row.ID, TaskID: row.TaskID, Kind: migration.EventKind(row.Kind), Body: []byte(row.Body),
+		Attempts: int(row.Attempts), URL: row.WebhookUrl}
+	if row.WebhookSecret != nil {
+		secret, err := s.box.Open(row.WebhookSecret, webhookSecretLabel(row.TaskID))
+		if err != nil {
+			return migration.DueDelivery{}, false, err
+		}
+		d.Secret = migration.Password(secret)
+	}
+	return d, true, nil
+}
+
+// WebhookDeliveryAttempted records how an attempt at a delivery went.
+func (s *Store) WebhookDeliveryAttempted(ctx context.Context, id int64, a migration.DeliveryAttempt) error {
+	return s.queries.WebhookDeliveryAttempted(ctx, dbsqlc.WebhookDeliveryAttemptedParams{ID: id, Status: int32(a.Status), Error: a.Error,
+		State: a.State, NextAttemptAt: pgtype.Timestamptz{Time: a.NextAttempt, Valid: true}})
+}
+
+// createWebhookDeliveries owes the tasks' webhooks the appended events
+// that call them (migration.WebhookKinds), in the events' transaction.
+func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []migration.Event) error {
+	for _, e := range events {
+		body := migration.WebhookBodyOf(e)
+		if body == nil {
+			continue
+		}
+		if err := q.WebhookDeliveryCreate(ctx, dbsqlc.WebhookDeliveryCreateParams{TaskID: e.TaskID, EventSeq: e.Seq,
+			Kind: string(e.Kind), Body: string(body)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

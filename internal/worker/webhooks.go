@@ -1,0 +1,114 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// WebhookStore is what sending webhooks needs of storage.
+type WebhookStore interface {
+	WebhookDeliveryClaim(ctx context.Context, lease time.Duration) (migration.DueDelivery, bool, error)
+	WebhookDeliveryAttempted(ctx context.Context, id int64, a migration.DeliveryAttempt) error
+}
+
+// webhookTimeout bounds one attempt; the lease of a delivery under way
+// outlasts it, so no other process sends it meanwhile.
+const (
+	webhookTimeout = 10 * time.Second
+	webhookLease   = time.Minute
+)
+
+// WebhookSender calls the tasks' webhooks with the deliveries due. Any
+// number of processes may run one: a delivery is leased to one sender at
+// a time.
+type WebhookSender struct {
+	store   WebhookStore
+	logger  *slog.Logger
+	client  *http.Client
+	backoff time.Duration
+}
+
+// NewWebhookSender returns a sender over store, with opts' backoff.
+func NewWebhookSender(store WebhookStore, logger *slog.Logger, opts Options) *WebhookSender {
+	client := &http.Client{Timeout: webhookTimeout,
+		// A receiver that moved says so in the log; the body and its
+		// signature go to the address given, nowhere else.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &WebhookSender{store: store, logger: logger, client: client, backoff: opts.withDefaults().WebhookBackoff}
+}
+
+// SendDue sends the deliveries due, one after another, until none is due
+// or ctx ends.
+func (w *WebhookSender) SendDue(ctx context.Context) error {
+	for ctx.Err() == nil {
+		d, ok, err := w.store.WebhookDeliveryClaim(ctx, webhookLease)
+		if err != nil || !ok {
+			return err
+		}
+		attempt := w.attempt(ctx, d)
+		if err := w.store.WebhookDeliveryAttempted(context.WithoutCancel(ctx), d.ID, attempt); err != nil {
+			return err
+		}
+		if attempt.State == migration.DeliveryFailed {
+			w.logger.Warn("a webhook delivery was given up", "task", d.TaskID, "delivery", d.ID, "attempts", d.Attempts+1, "err", attempt.Error)
+		}
+	}
+	return ctx.Err()
+}
+
+// attempt sends a delivery once and says what comes next.
+func (w *WebhookSender) attempt(ctx context.Context, d migration.DueDelivery) migration.DeliveryAttempt {
+	status, err := w.post(ctx, d)
+	if err == nil {
+		return migration.DeliveryAttempt{Status: status, State: migration.DeliveryDelivered, NextAttempt: time.Now()}
+	}
+	next := migration.DeliveryAttempt{Status: status, Error: err.Error(), State: migration.DeliveryPending,
+		NextAttempt: time.Now().Add(migration.WebhookBackoff(w.backoff, d.Attempts+1))}
+	if d.URL == "" || d.Attempts+1 >= migration.MaxWebhookAttempts {
+		next.State = migration.DeliveryFailed
+	}
+	return next
+}
+
+// post sends the body, signed, and returns the receiver's status; any
+// status but 2xx is an error.
+func (w *WebhookSender) post(ctx context.Context, d migration.DueDelivery) (int, error) {
+	if d.URL == "" {
+		return 0, errors.New("the task's webhook was removed")
+	}
+	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "mailmigrate-webhook")
+	req.Header.Set("Mailmigrate-Event", string(d.Kind))
+	req.Header.Set("Mailmigrate-Delivery", strconv.FormatInt(d.ID, 10))
+	req.Header.Set("Mailmigrate-Signature", migration.WebhookSignature(d.Secret, time.Now(), d.Body))
+	resp, err := w.client.Do(req)
+	if err != nil {
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err // the URL is the task's, shown there already
+		}
+		return 0, err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) //nolint:errcheck // lets the connection be reused; the answer is the status
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Errorf("the receiver answered %s", resp.Status)
+	}
+	return resp.StatusCode, nil
+}

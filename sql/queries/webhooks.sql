@@ -1,0 +1,43 @@
+-- name: WebhookSet :execrows
+-- A secret left out (NULL) keeps the stored one.
+UPDATE tasks SET webhook_url = @url, webhook_secret = coalesce(sqlc.narg(secret), webhook_secret)
+WHERE id = @id;
+
+-- name: WebhookRemove :execrows
+UPDATE tasks SET webhook_url = '', webhook_secret = NULL WHERE id = @id;
+
+-- name: WebhookGet :one
+SELECT webhook_url, webhook_secret FROM tasks WHERE id = @id;
+
+-- name: WebhookDeliveryCreate :exec
+-- A delivery for a task that has a webhook; none otherwise.
+INSERT INTO webhook_deliveries (task_id, event_seq, kind, body)
+SELECT t.id, @event_seq, @kind, @body FROM tasks t WHERE t.id = @task_id AND t.webhook_url <> '';
+
+-- name: WebhookDeliveryClaim :one
+-- The oldest delivery due, leased to the caller for lease_seconds: another
+-- process skips it meanwhile, and takes it again if the caller dies.
+UPDATE webhook_deliveries d
+SET next_attempt_at = now() + make_interval(secs => @lease_seconds::float8)
+FROM tasks t
+WHERE d.id = (SELECT id FROM webhook_deliveries
+              WHERE state = 'pending' AND next_attempt_at <= now()
+              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+  AND t.id = d.task_id
+RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret;
+
+-- name: WebhookDeliveryAttempted :exec
+-- How an attempt went: delivered, failed for good, or due again at
+-- next_attempt_at.
+UPDATE webhook_deliveries
+SET attempts = attempts + 1, last_status = @status, last_error = @error, state = @state,
+    next_attempt_at = @next_attempt_at,
+    finished_at = CASE WHEN @state <> 'pending' THEN now() END
+WHERE id = @id;
+
+-- name: WebhookDeliveryList :many
+SELECT id, event_seq, kind, state, attempts, last_status, last_error, created_at, next_attempt_at, finished_at
+FROM webhook_deliveries
+WHERE task_id = @task_id
+ORDER BY id DESC
+LIMIT @max_rows;
