@@ -5,7 +5,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -65,7 +64,7 @@ type App struct {
 	jobs       *river.Client[pgx.Tx] // nil until StartWorkers
 	stopBroker context.CancelFunc
 	stopReaper context.CancelFunc
-	reaperDone chan struct{}
+	loopsDone  chan struct{} // one value per background loop (runs reaper, webhooks) as it ends
 	logger     *slog.Logger
 }
 
@@ -81,7 +80,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		return nil, err
 	}
 	reaperCtx, stopReaper := context.WithCancel(context.Background())
-	a.stopReaper, a.reaperDone = stopReaper, make(chan struct{}, 2)
+	a.stopReaper, a.loopsDone = stopReaper, make(chan struct{}, 2)
 	go a.requeueExpiredRuns(reaperCtx, cfg.LeaseExpiry)
 	go a.sendWebhooks(reaperCtx, cfg.Workers)
 	return a, nil
@@ -161,7 +160,7 @@ func (a *App) StartWorkers(cfg Config) error {
 // times per lease, and queues them again. Every process does it; the
 // store's row locks keep two from taking the same account.
 func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
-	defer func() { a.reaperDone <- struct{}{} }()
+	defer func() { a.loopsDone <- struct{}{} }()
 	ticker := time.NewTicker(expiry / 4)
 	defer ticker.Stop()
 	for {
@@ -188,10 +187,9 @@ func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
 // sendWebhooks calls the tasks' webhooks with the deliveries due, every
 // opts.WebhookPoll.
 func (a *App) sendWebhooks(ctx context.Context, opts worker.Options) {
-	defer func() { a.reaperDone <- struct{}{} }()
+	defer func() { a.loopsDone <- struct{}{} }()
 	sender := worker.NewWebhookSender(a.Store, a.logger, opts)
-	poll := cmp.Or(opts.WebhookPoll, time.Second)
-	ticker := time.NewTicker(poll)
+	ticker := time.NewTicker(sender.Poll)
 	defer ticker.Stop()
 	for {
 		select {
@@ -211,8 +209,8 @@ func (a *App) Stop(ctx context.Context) error {
 	defer a.stopBroker()
 	if a.stopReaper != nil {
 		a.stopReaper()
-		<-a.reaperDone // requeueExpiredRuns
-		<-a.reaperDone // sendWebhooks
+		<-a.loopsDone // requeueExpiredRuns
+		<-a.loopsDone // sendWebhooks
 	}
 	if a.jobs == nil {
 		return nil

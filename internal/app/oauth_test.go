@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // oauthTarget is a Microsoft 365 model to migrate into: an OAuth-only
@@ -378,11 +378,11 @@ func TestBrowserAuthorizationGivesTheAccountItsToken(t *testing.T) {
 	if !strings.HasPrefix(back, callback+"?") {
 		t.Fatalf("the provider sent the browser to %s", back)
 	}
-	status, body := getPage(t, back)
+	status, body := testsupport.GetPage(t, back)
 	if status != http.StatusOK || !strings.Contains(body, o.logins[0]+": the destination&#39;s refresh token is stored. You can close this window.") {
 		t.Errorf("the callback page: %d %s", status, body)
 	}
-	if status, body := getPage(t, back); status != http.StatusBadRequest || !strings.Contains(body, "names no authorization under way") {
+	if status, body := testsupport.GetPage(t, back); status != http.StatusBadRequest || !strings.Contains(body, "names no authorization under way") {
 		t.Errorf("the same address again: %d %s", status, body)
 	}
 	if !hasEvent(taskEvents(t, o.s, taskID), api.EventKindAccountAuthorized, account.Id, "destination") {
@@ -414,22 +414,6 @@ func TestBrowserAuthorizationGivesTheAccountItsToken(t *testing.T) {
 		done.StatusCode() != http.StatusBadRequest || !strings.Contains(string(done.Body), "address carries no state") {
 		t.Errorf("an address without a state: %v %d %s", err, done.StatusCode(), done.Body)
 	}
-}
-
-// getPage fetches a page as a browser would, and returns its status and
-// body.
-func getPage(t *testing.T, address string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(body)
 }
 
 // hasEvent reports whether events hold one of kind for the account's side.

@@ -3,8 +3,6 @@ package cli_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,7 +199,7 @@ func TestAuthorizeInTheBrowserFromTheCommandLine(t *testing.T) {
 	}
 
 	for _, accept := range []bool{false, true} {
-		live := &lockedBuffer{}
+		live := &testsupport.SyncBuffer{}
 		u.live = live
 		done := make(chan result, 1)
 		go func() { done <- u.run("accounts", "authorize", task, account, "--side", "source") }()
@@ -219,18 +217,13 @@ func TestAuthorizeInTheBrowserFromTheCommandLine(t *testing.T) {
 		if !strings.HasPrefix(back, "http://127.0.0.1:") {
 			t.Fatalf("the provider sent the browser to %s", back)
 		}
-		resp, err := http.Get(back)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_, page := testsupport.GetPage(t, back)
 		r := <-done
 		switch {
-		case accept && (r.code != 0 || !strings.Contains(string(page), "The refresh token is stored.") ||
+		case accept && (r.code != 0 || !strings.Contains(page, "The refresh token is stored.") ||
 			!strings.Contains(r.stdout, "Open this address in a browser") || !strings.Contains(r.stdout, "The source refresh token is stored.")):
 			t.Errorf("accounts authorize: exit %d\npage: %s\nstdout:\n%s\nstderr:\n%s", r.code, page, r.stdout, r.stderr)
-		case !accept && (r.code != 1 || !strings.Contains(string(page), "Not authorized: authorization ended without a token: the provider answered access_denied") ||
+		case !accept && (r.code != 1 || !strings.Contains(page, "Not authorized: authorization ended without a token: the provider answered access_denied") ||
 			!strings.Contains(r.stderr, "access_denied")):
 			t.Errorf("accounts authorize, declined: exit %d\npage: %s\nstderr:\n%s", r.code, page, r.stderr)
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/cli"
@@ -33,24 +32,6 @@ type user struct {
 	// live, when set, also gets the next command's stdout as it is
 	// written, for a command that waits on the test.
 	live io.Writer
-}
-
-// lockedBuffer is a buffer a command writes while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func newUser(t *testing.T, svc *servicetest.Service) *user {

@@ -7,6 +7,8 @@ package testsupport
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"sync"
 	"testing"
@@ -79,4 +81,20 @@ func ReachableDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// GetPage fetches a page as a browser would, and returns its status and
+// body.
+func GetPage(t testing.TB, address string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
 }

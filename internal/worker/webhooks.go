@@ -36,6 +36,9 @@ type WebhookSender struct {
 	logger  *slog.Logger
 	client  *http.Client
 	backoff time.Duration
+	// Poll is how often the deliveries due are looked for
+	// (Options.WebhookPoll).
+	Poll time.Duration
 }
 
 // NewWebhookSender returns a sender over store, with opts' backoff.
@@ -44,7 +47,8 @@ func NewWebhookSender(store WebhookStore, logger *slog.Logger, opts Options) *We
 		// A receiver that moved says so in the log; the body and its
 		// signature go to the address given, nowhere else.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &WebhookSender{store: store, logger: logger, client: client, backoff: opts.withDefaults().WebhookBackoff}
+	opts = opts.withDefaults()
+	return &WebhookSender{store: store, logger: logger, client: client, backoff: opts.WebhookBackoff, Poll: opts.WebhookPoll}
 }
 
 // SendDue sends the deliveries due, one after another, until none is due
@@ -56,6 +60,11 @@ func (w *WebhookSender) SendDue(ctx context.Context) error {
 			return err
 		}
 		attempt := w.attempt(ctx, d)
+		if ctx.Err() != nil {
+			// Cut short by the process stopping: not the receiver's
+			// doing. The lease runs out and the delivery goes again.
+			return ctx.Err()
+		}
 		if err := w.store.WebhookDeliveryAttempted(context.WithoutCancel(ctx), d.ID, attempt); err != nil {
 			return err
 		}
