@@ -303,7 +303,7 @@ func (s *gmailSession) List(w *imapserver.ListWriter, ref string, patterns []str
 	slices.Sort(names)
 	names = append(names, "[Gmail]")
 	for _, name := range names {
-		if !slices.ContainsFunc(patterns, func(p string) bool { return gmailMatch(ref+p, name) }) {
+		if !slices.ContainsFunc(patterns, func(p string) bool { return imapserver.MatchList(name, '/', ref, p) }) {
 			continue
 		}
 		data := &imap.ListData{Mailbox: name, Delim: '/'}
@@ -320,26 +320,6 @@ func (s *gmailSession) List(w *imapserver.ListWriter, ref string, patterns []str
 		}
 	}
 	return nil
-}
-
-// gmailMatch matches a LIST pattern: "*" anything, "%" anything but "/".
-func gmailMatch(pattern, name string) bool {
-	if pattern == "" {
-		return name == ""
-	}
-	switch pattern[0] {
-	case '*', '%':
-		for i := 0; i <= len(name); i++ {
-			if gmailMatch(pattern[1:], name[i:]) {
-				return true
-			}
-			if i < len(name) && pattern[0] == '%' && name[i] == '/' {
-				return false
-			}
-		}
-		return false
-	}
-	return name != "" && pattern[0] == name[0] && gmailMatch(pattern[1:], name[1:])
 }
 
 func (s *gmailSession) Select(name string, options *imap.SelectOptions) (*imap.SelectData, error) {

@@ -18,11 +18,6 @@ type BrowserAuthorization struct {
 	Verifier string
 }
 
-func (c Config) browserConfig(redirectURI string) *oauth2.Config {
-	return &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes, RedirectURL: redirectURI,
-		Endpoint: oauth2.Endpoint{AuthURL: c.AuthorizationURL, TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInParams}}
-}
-
 // StartBrowser makes the sign-in address for the user loginHint, with a
 // fresh state and code verifier.
 func (c Config) StartBrowser(redirectURI, loginHint string) (BrowserAuthorization, error) {
@@ -39,13 +34,13 @@ func (c Config) StartBrowser(redirectURI, loginHint string) (BrowserAuthorizatio
 		// forced consent would stop users who may not consent themselves.
 		options = append(options, oauth2.AccessTypeOffline, oauth2.SetAuthURLParam("prompt", "consent"))
 	}
-	return BrowserAuthorization{URL: c.browserConfig(redirectURI).AuthCodeURL(state, options...), State: state, Verifier: verifier}, nil
+	return BrowserAuthorization{URL: c.oauth2Config(redirectURI).AuthCodeURL(state, options...), State: state, Verifier: verifier}, nil
 }
 
 // Exchange redeems the code the provider sent the browser back with for
 // the user's refresh token.
 func (c Config) Exchange(ctx context.Context, redirectURI, code, verifier string) (string, error) {
-	token, err := c.browserConfig(redirectURI).Exchange(context.WithValue(ctx, oauth2.HTTPClient, c.httpClient()), code, oauth2.VerifierOption(verifier))
+	token, err := c.oauth2Config(redirectURI).Exchange(c.withClient(ctx), code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		return "", describe(err)
 	}

@@ -18,17 +18,12 @@ type DeviceAuthorization struct {
 	response                *oauth2.DeviceAuthResponse
 }
 
-func (c Config) deviceConfig() *oauth2.Config {
-	return &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
-		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, DeviceAuthURL: c.DeviceURL, AuthStyle: oauth2.AuthStyleInParams}}
-}
-
 // StartDevice asks the device authorization endpoint for a user code.
 func (c Config) StartDevice(ctx context.Context) (*DeviceAuthorization, error) {
 	if c.DeviceURL == "" {
 		return nil, errors.New("the endpoint has no device authorization URL")
 	}
-	da, err := c.deviceConfig().DeviceAuth(context.WithValue(ctx, oauth2.HTTPClient, c.httpClient()))
+	da, err := c.oauth2Config("").DeviceAuth(c.withClient(ctx))
 	if err != nil {
 		return nil, describe(err)
 	}
@@ -44,7 +39,7 @@ func (c Config) StartDevice(ctx context.Context) (*DeviceAuthorization, error) {
 // returns the refresh token; a refusal (declined, expired) is a
 // RefusedError.
 func (c Config) AwaitDevice(ctx context.Context, da *DeviceAuthorization) (string, error) {
-	token, err := c.deviceConfig().DeviceAccessToken(context.WithValue(ctx, oauth2.HTTPClient, c.httpClient()), da.response)
+	token, err := c.oauth2Config("").DeviceAccessToken(c.withClient(ctx), da.response)
 	if err != nil {
 		return "", describe(err)
 	}

@@ -54,8 +54,7 @@ type Source struct {
 // is. rotated, if not nil, is called with a new refresh token when the
 // server replaces it, to be stored for the next run.
 func (c Config) ForUser(refreshToken string, rotated func(refreshToken string)) *Source {
-	conf := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
-		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInParams}}
+	conf := c.oauth2Config("")
 	s := &Source{refresh: refreshToken, rotated: rotated}
 	ctx := c.context()
 	fetch := fetcher(func() (*oauth2.Token, error) {
@@ -99,7 +98,19 @@ func (c Config) early() time.Duration {
 // context carries the HTTP client to x/oauth2, which keeps the context of
 // a token source for every refresh: it must not be a request's.
 func (c Config) context() context.Context {
-	return context.WithValue(context.Background(), oauth2.HTTPClient, c.httpClient())
+	return c.withClient(context.Background())
+}
+
+// withClient carries the HTTP client to x/oauth2 for one call.
+func (c Config) withClient(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, c.httpClient())
+}
+
+// oauth2Config is the application for x/oauth2; redirectURI is the
+// browser flow's, sent with its code only.
+func (c Config) oauth2Config(redirectURI string) *oauth2.Config {
+	return &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes, RedirectURL: redirectURI,
+		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, DeviceAuthURL: c.DeviceURL, AuthURL: c.AuthorizationURL, AuthStyle: oauth2.AuthStyleInParams}}
 }
 
 func (c Config) httpClient() *http.Client {

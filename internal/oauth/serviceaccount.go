@@ -57,12 +57,14 @@ func (c Config) ForDelegatedUser(key ServiceAccountKey, user string) *Source {
 	ctx := c.context()
 	return &Source{tokens: oauth2.ReuseTokenSourceWithExpiry(nil, fetcher(func() (*oauth2.Token, error) {
 		t, err := conf.TokenSource(ctx).Token()
+		if err != nil {
+			err = describe(err)
+		}
 		var refused *RefusedError
-		if err != nil && errors.As(describe(err), &refused) && (refused.Code == "unauthorized_client" || refused.Code == "access_denied") {
+		if errors.As(err, &refused) && (refused.Code == "unauthorized_client" || refused.Code == "access_denied") {
 			refused.Advice = "the service account may not act for the domain's users with this scope: grant it domain-wide delegation " +
 				"(Google Workspace admin console, Security, API controls) for client id " + cmp.Or(key.ClientID, key.ClientEmail) +
 				" and the scope https://mail.google.com/"
-			return nil, refused
 		}
 		return t, err
 	}), c.early())}

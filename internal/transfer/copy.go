@@ -66,26 +66,25 @@ func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error
 			return true
 		})
 	}
-	for batch := range slices.Chunk(messages, fetchBatch) {
-		for len(batch) > 0 {
-			err := ctx.Err()
-			take := 0
-			if err == nil {
-				if take, err = f.m.spendTraffic(ctx, batch); err != nil {
-					// The copies on the wire are settled: the pause may be long.
-					return cmp.Or(f.settleAll(), err)
-				}
-				err = f.copyBatch(batch[:take], f.appender.multiAppend)
+	for len(messages) > 0 {
+		err := ctx.Err()
+		take := 0
+		if err == nil {
+			batch := messages[:min(fetchBatch, len(messages))]
+			if take, err = f.m.spendTraffic(ctx, batch); err != nil {
+				// The copies on the wire are settled: the pause may be long.
+				return cmp.Or(f.settleAll(), err)
 			}
-			if err == nil {
-				err = f.keepAlive()
-			}
-			if err != nil {
-				f.stopping(ctx, err)
-				return err
-			}
-			batch = batch[take:]
+			err = f.copyBatch(batch[:take], f.appender.multiAppend)
 		}
+		if err == nil {
+			err = f.keepAlive()
+		}
+		if err != nil {
+			f.stopping(ctx, err)
+			return err
+		}
+		messages = messages[take:]
 	}
 	return f.settleAll()
 }

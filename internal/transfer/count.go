@@ -89,7 +89,7 @@ func CheckLoginAndCount(ctx context.Context, side Side, tuning Tuning, opts Opti
 		// archive, under folders, is not told apart before a run).
 		if !allMail && opts.gmailLabels() != GmailFolders {
 			allMail = true
-			wanted = append(wanted, mailbox{Name: b.Reads, Selectable: true})
+			wanted = append(wanted, mailbox{Name: b.Reads, Selectable: true, Status: b.Status}) // All Mail's LIST-STATUS: no STATUS again
 		}
 	}
 	count, _, err = countFolders(s, wanted, slog.New(slog.DiscardHandler))

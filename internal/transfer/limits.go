@@ -182,30 +182,31 @@ func (r *accountRun) spendTraffic(ctx context.Context, msgs []message) (int, err
 	if r.job.Traffic == nil {
 		return take, nil
 	}
+	sizes := make([]int64, len(msgs))
+	for i, msg := range msgs {
+		sizes[i] = msg.Size
+	}
 	for _, s := range []struct {
 		side      *Side
 		name      string
 		direction Direction
 		profile   Profile
-		limit     int64
+		limit     int64 // the budget in force
+		own       int64 // the endpoint's own, 0: the provider's is in force
 	}{
-		{&r.job.Destination, "destination", Upload, r.destinationProfile, r.destinationLimits.DailyUploadBytes},
-		{&r.job.Source, "source", Download, r.sourceProfile, r.sourceLimits.DailyDownloadBytes},
+		{&r.job.Destination, "destination", Upload, r.destinationProfile, r.destinationLimits.DailyUploadBytes, r.job.Destination.Limits.DailyUploadBytes},
+		{&r.job.Source, "source", Download, r.sourceProfile, r.sourceLimits.DailyDownloadBytes, r.job.Source.Limits.DailyDownloadBytes},
 	} {
 		if s.limit <= 0 {
 			continue
 		}
-		sizes := make([]int64, take)
-		for i, msg := range msgs[:take] {
-			sizes[i] = msg.Size
-		}
-		taken, roomAt, err := r.job.Traffic.Spend(ctx, mailboxOf(s.side), s.direction, sizes, s.limit)
+		taken, roomAt, err := r.job.Traffic.Spend(ctx, mailboxOf(s.side), s.direction, sizes[:take], s.limit)
 		if err != nil {
 			return 0, fmt.Errorf("counting the daily bytes: %w", err)
 		}
 		if taken == 0 {
 			spent := &BudgetSpent{Direction: s.direction, Limit: s.limit, At: roomAt}
-			if s.side.Limits.daily(s.direction) == 0 {
+			if s.own == 0 {
 				spent.Provider = providers[s.profile].name
 			}
 			return 0, s.side.fail(s.name, KindThrottled, spent)
@@ -213,12 +214,4 @@ func (r *accountRun) spendTraffic(ctx context.Context, msgs []message) (int, err
 		take = taken
 	}
 	return take, nil
-}
-
-// daily is l's own budget in direction.
-func (l Limits) daily(direction Direction) int64 {
-	if direction == Download {
-		return l.DailyDownloadBytes
-	}
-	return l.DailyUploadBytes
 }
