@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,9 +64,11 @@ type App struct {
 	metrics    *metrics.Metrics
 	jobs       *river.Client[pgx.Tx] // nil until StartWorkers
 	stopBroker context.CancelFunc
-	stopReaper context.CancelFunc
-	loopsDone  chan struct{} // one value per background loop (runs reaper, webhooks) as it ends
-	logger     *slog.Logger
+	// stopLoops ends the background loops (the runs of dead processes,
+	// the webhooks) that loops waits for.
+	stopLoops context.CancelFunc
+	loops     sync.WaitGroup
+	logger    *slog.Logger
 }
 
 // Start builds the process on pool (already migrated) and starts its
@@ -79,10 +82,11 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		a.Stop(context.Background()) //nolint:errcheck // no job has started
 		return nil, err
 	}
-	reaperCtx, stopReaper := context.WithCancel(context.Background())
-	a.stopReaper, a.loopsDone = stopReaper, make(chan struct{}, 2)
-	go a.requeueExpiredRuns(reaperCtx, cfg.LeaseExpiry)
-	go a.sendWebhooks(reaperCtx, cfg.Workers)
+	loopsCtx, stopLoops := context.WithCancel(context.Background())
+	a.stopLoops = stopLoops
+	a.loops.Go(func() { every(loopsCtx, cfg.LeaseExpiry/4, func() { a.requeueExpiredRuns(loopsCtx, cfg.LeaseExpiry) }) })
+	sender := worker.NewWebhookSender(a.Store, a.logger, cfg.Workers)
+	a.loops.Go(func() { every(loopsCtx, sender.Poll, func() { a.sendWebhooks(loopsCtx, sender) }) })
 	return a, nil
 }
 
@@ -160,45 +164,37 @@ func (a *App) StartWorkers(cfg Config) error {
 // times per lease, and queues them again. Every process does it; the
 // store's row locks keep two from taking the same account.
 func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
-	defer func() { a.loopsDone <- struct{}{} }()
-	ticker := time.NewTicker(expiry / 4)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		n, err := a.Store.RequeueExpiredRuns(ctx, expiry)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			a.logger.Warn("could not look for runs of stopped processes", "err", err)
-		case n > 0:
-			a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
-		}
-		// A safety net: admissions happen where room is freed, but
-		// accounts queued by an older version have no admission yet.
-		if err := a.Store.Admit(ctx); err != nil && ctx.Err() == nil {
-			a.logger.Warn("could not admit waiting accounts", "err", err)
-		}
+	n, err := a.Store.RequeueExpiredRuns(ctx, expiry)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		a.logger.Warn("could not look for runs of stopped processes", "err", err)
+	case n > 0:
+		a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
+	}
+	// A safety net: admissions happen where room is freed, but accounts
+	// queued by an older version have no admission yet.
+	if err := a.Store.Admit(ctx); err != nil && ctx.Err() == nil {
+		a.logger.Warn("could not admit waiting accounts", "err", err)
 	}
 }
 
-// sendWebhooks calls the tasks' webhooks with the deliveries due, every
-// opts.WebhookPoll.
-func (a *App) sendWebhooks(ctx context.Context, opts worker.Options) {
-	defer func() { a.loopsDone <- struct{}{} }()
-	sender := worker.NewWebhookSender(a.Store, a.logger, opts)
-	ticker := time.NewTicker(sender.Poll)
+// sendWebhooks calls the tasks' webhooks with the deliveries due.
+func (a *App) sendWebhooks(ctx context.Context, sender *worker.WebhookSender) {
+	if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
+		a.logger.Warn("could not send the webhooks due", "err", err)
+	}
+}
+
+// every calls fn each period until ctx ends.
+func every(ctx context.Context, period time.Duration, fn func()) {
+	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-		}
-		if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
-			a.logger.Warn("could not send the webhooks due", "err", err)
+			fn()
 		}
 	}
 }
@@ -207,10 +203,9 @@ func (a *App) sendWebhooks(ctx context.Context, opts worker.Options) {
 // resume on the next start.
 func (a *App) Stop(ctx context.Context) error {
 	defer a.stopBroker()
-	if a.stopReaper != nil {
-		a.stopReaper()
-		<-a.loopsDone // requeueExpiredRuns
-		<-a.loopsDone // sendWebhooks
+	if a.stopLoops != nil {
+		a.stopLoops()
+		a.loops.Wait()
 	}
 	if a.jobs == nil {
 		return nil

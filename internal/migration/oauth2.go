@@ -175,8 +175,7 @@ func (o *OAuth2Settings) normalize() error {
 // the service, goes there, and the code it brings back is of no use
 // without the verifier the service keeps.
 func checkAuthorizationURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || !plainText(raw, MaxURLBytes) {
+	if _, ok := webURL(raw); !ok {
 		return invalid("auth.oauth2.authorization_url", "must be an absolute https URL of at most %d bytes", MaxURLBytes)
 	}
 	return nil
@@ -248,11 +247,10 @@ type AuthorizedAccount struct {
 // CheckRedirectURI wants an absolute http(s) URL without a fragment (RFC
 // 6749 §3.1.2), for the browser flow.
 func CheckRedirectURI(raw string) error {
-	u, err := url.Parse(raw)
 	if raw == "" {
 		return invalid("redirect_uri", "must be given for the browser flow")
 	}
-	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.Fragment != "" || !plainText(raw, MaxURLBytes) {
+	if u, ok := webURL(raw); !ok || u.Fragment != "" {
 		return invalid("redirect_uri", "must be an absolute http or https URL without a fragment, at most %d bytes", MaxURLBytes)
 	}
 	return nil
@@ -313,12 +311,12 @@ func checkOAuthURL(field, raw string) error {
 	if raw == "" {
 		return invalid(field, "must not be empty with the oauth2 method (or choose a provider)")
 	}
-	u, err := url.Parse(raw)
-	if err != nil || len(raw) > MaxURLBytes || u.Host == "" || !plainText(raw, MaxURLBytes) {
+	u, ok := webURL(raw)
+	if !ok {
 		return invalid(field, "must be an absolute https URL of at most %d bytes", MaxURLBytes)
 	}
 	ip := net.ParseIP(u.Hostname())
-	if u.Scheme != "https" && !(u.Scheme == "http" && (u.Hostname() == "localhost" || ip != nil && ip.IsLoopback())) {
+	if u.Scheme != "https" && u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) { // webURL: http then
 		return invalid(field, "must be https (http only to this machine): the client secret and tokens cross it")
 	}
 	return nil

@@ -1,6 +1,9 @@
 package migration
 
-import "unicode/utf8"
+import (
+	"net/url"
+	"unicode/utf8"
+)
 
 // checkText checks a text field a client sets: at most maxBytes of valid
 // UTF-8 without control characters.
@@ -35,4 +38,14 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// webURL parses raw as an absolute http or https URL of plain text, at
+// most MaxURLBytes; ok is false for anything else.
+func webURL(raw string) (u *url.URL, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || !plainText(raw, MaxURLBytes) {
+		return nil, false
+	}
+	return u, true
 }

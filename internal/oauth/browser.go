@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 
 	"golang.org/x/oauth2"
@@ -54,4 +55,17 @@ func refreshTokenOf(token *oauth2.Token) (string, error) {
 		return "", &RefusedError{Code: "no refresh token", Description: "the scope must include offline_access"}
 	}
 	return token.RefreshToken, nil
+}
+
+// Returned reads what the provider sent the browser back with: the code,
+// or its refusal (RFC 6749 §4.1.2.1).
+func Returned(query url.Values) (code string, err error) {
+	if refusal := query.Get("error"); refusal != "" {
+		err = fmt.Errorf("the provider answered %s", refusal)
+		if description := query.Get("error_description"); description != "" {
+			err = fmt.Errorf("%w (%s)", err, firstLine(description))
+		}
+		return "", err
+	}
+	return query.Get("code"), nil
 }

@@ -1,11 +1,9 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -416,16 +414,8 @@ func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Eve
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(events, migration.CallsWebhook) {
-		// The seq values follow the order given.
-		slices.SortFunc(appended, func(a, b dbsqlc.EventAppendRow) int { return cmp.Compare(a.Seq, b.Seq) })
-		stamped := slices.Clone(events)
-		for i := range min(len(stamped), len(appended)) {
-			stamped[i].Seq, stamped[i].Time = appended[i].Seq, appended[i].Time.Time
-		}
-		if err := createWebhookDeliveries(ctx, q, stamped); err != nil {
-			return err
-		}
+	if err := createWebhookDeliveries(ctx, q, events, appended); err != nil {
+		return err
 	}
 	return q.EventsNotify(ctx)
 }

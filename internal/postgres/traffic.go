@@ -31,9 +31,6 @@ func (l trafficLedger) Spend(ctx context.Context, mailbox transfer.Mailbox, dire
 		}
 		now := time.Now()
 		since := pgtype.Timestamptz{Time: now.Add(-transfer.TrafficWindow - time.Hour), Valid: true}
-		if err := q.TrafficForget(ctx, dbsqlc.TrafficForgetParams{Server: key.Server, Login: key.Login, Direction: key.Direction, Before: since}); err != nil {
-			return err
-		}
 		rows, err := q.TrafficLastDay(ctx, dbsqlc.TrafficLastDayParams{Server: key.Server, Login: key.Login, Direction: key.Direction, Since: since})
 		if err != nil {
 			return err

@@ -56,9 +56,14 @@ func (s *Store) WebhookDeliveries(ctx context.Context, taskID int64) ([]migratio
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		if _, err := s.TaskState(ctx, taskID); err != nil {
+			return nil, err // a missing task is a 404, not []
+		}
+	}
 	out := make([]migration.WebhookDelivery, len(rows))
 	for i, r := range rows {
-		out[i] = migration.WebhookDelivery{ID: r.ID, TaskID: taskID, EventSeq: r.EventSeq, Kind: migration.EventKind(r.Kind), State: r.State,
+		out[i] = migration.WebhookDelivery{ID: r.ID, EventSeq: r.EventSeq, Kind: migration.EventKind(r.Kind), State: r.State,
 			Attempts: int(r.Attempts), LastStatus: int(r.LastStatus), LastError: r.LastError, CreatedAt: r.CreatedAt.Time,
 			NextAttemptAt: r.NextAttemptAt.Time, FinishedAt: r.FinishedAt.Time}
 	}
@@ -94,9 +99,11 @@ func (s *Store) WebhookDeliveryAttempted(ctx context.Context, id int64, a migrat
 }
 
 // createWebhookDeliveries owes the tasks' webhooks the appended events
-// that call them (migration.WebhookKinds), in the events' transaction.
-func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []migration.Event) error {
-	for _, e := range events {
+// that call them (migration.WebhookKinds), in the events' transaction;
+// appended are the events' seq and time, in the order of events.
+func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []migration.Event, appended []dbsqlc.EventAppendRow) error {
+	for i, e := range events {
+		e.Seq, e.Time = appended[i].Seq, appended[i].Time.Time
 		body := migration.WebhookBodyOf(e)
 		if body == nil {
 			continue

@@ -64,8 +64,8 @@ func NewAuthorizer(store AuthorizeStore, logger *slog.Logger) *Authorizer {
 	return &Authorizer{store: store, logger: logger, flows: map[authorizationKey]*deviceFlow{}}
 }
 
-// Start begins an authorization of the account's side; a flow of the same
-// side under way is replaced.
+// Start begins an authorization of the account's side; a device flow of
+// the side under way is canceled, and a browser flow's state replaced.
 func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, in migration.AuthorizationInput) (migration.Authorization, error) {
 	side := in.Side
 	if side != "source" && side != "destination" {
@@ -74,17 +74,10 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, in migr
 	if in.Flow != "" && !slices.Contains(migration.AuthorizationFlows, in.Flow) {
 		return migration.Authorization{}, &migration.InvalidError{Field: "flow", Reason: "must be device|browser"}
 	}
-	src, dst, err := a.store.TaskEndpoints(ctx, taskID)
+	key := authorizationKey{taskID, accountID, side}
+	e, login, err := a.accountSide(ctx, key)
 	if err != nil {
 		return migration.Authorization{}, err
-	}
-	account, err := a.store.AccountGet(ctx, taskID, accountID) // the logins; no secret is opened
-	if err != nil {
-		return migration.Authorization{}, err
-	}
-	e, login := src, account.SourceLogin
-	if side == "destination" {
-		e, login = dst, account.DestinationLogin
 	}
 	if e.Auth.AccountSecret() != migration.SecretRefreshToken {
 		return migration.Authorization{}, &migration.InvalidError{Field: "side",
@@ -102,7 +95,6 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, in migr
 		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2",
 			Reason: "has neither a device_url nor an authorization_url on the " + side + " endpoint: an authorization needs one"}
 	}
-	key := authorizationKey{taskID, accountID, side}
 	if flow == migration.FlowBrowser {
 		return a.startBrowser(ctx, key, login, o, in.RedirectURI)
 	}
@@ -123,15 +115,42 @@ func (a *Authorizer) startDevice(ctx context.Context, key authorizationKey, logi
 	}
 	flowCtx, cancel := context.WithDeadline(context.Background(), started.Expires)
 	flow := &deviceFlow{cancel: cancel}
-	a.mu.Lock()
-	if earlier := a.flows[key]; earlier != nil {
-		earlier.cancel()
-	}
-	a.flows[key] = flow
-	a.mu.Unlock()
+	a.replaceDevice(key, flow)
 	go a.await(flowCtx, flow, key, login, config, started)
 	return migration.Authorization{Flow: migration.FlowDevice, UserCode: started.UserCode, VerificationURI: started.VerificationURI,
 		VerificationURIComplete: started.VerificationURIComplete, ExpiresAt: started.Expires}, nil
+}
+
+// accountSide is the endpoint and login of an account's side; no secret
+// is opened.
+func (a *Authorizer) accountSide(ctx context.Context, key authorizationKey) (migration.Endpoint, string, error) {
+	src, dst, err := a.store.TaskEndpoints(ctx, key.taskID)
+	if err != nil {
+		return migration.Endpoint{}, "", err
+	}
+	account, err := a.store.AccountGet(ctx, key.taskID, key.accountID)
+	if err != nil {
+		return migration.Endpoint{}, "", err
+	}
+	if key.side == "destination" {
+		return dst, account.DestinationLogin, nil
+	}
+	return src, account.SourceLogin, nil
+}
+
+// replaceDevice makes flow the side's device flow (nil: none), canceling
+// the one under way.
+func (a *Authorizer) replaceDevice(key authorizationKey, flow *deviceFlow) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if earlier := a.flows[key]; earlier != nil {
+		earlier.cancel()
+	}
+	if flow == nil {
+		delete(a.flows, key)
+		return
+	}
+	a.flows[key] = flow
 }
 
 // await waits for the user's consent and stores the refresh token.
@@ -174,6 +193,7 @@ func (a *Authorizer) startBrowser(ctx context.Context, key authorizationKey, log
 	if err != nil {
 		return migration.Authorization{}, err
 	}
+	a.replaceDevice(key, nil)
 	return migration.Authorization{Flow: migration.FlowBrowser, AuthorizationURL: started.URL, ExpiresAt: expires}, nil
 }
 
@@ -201,26 +221,14 @@ func (a *Authorizer) Complete(ctx context.Context, address string) (migration.Au
 		return migration.AuthorizedAccount{}, err
 	}
 	key := authorizationKey{pending.TaskID, pending.AccountID, pending.Side}
-	src, dst, err := a.store.TaskEndpoints(ctx, key.taskID)
+	e, login, err := a.accountSide(ctx, key)
 	if err != nil {
 		return migration.AuthorizedAccount{}, err
-	}
-	account, err := a.store.AccountGet(ctx, key.taskID, key.accountID)
-	if err != nil {
-		return migration.AuthorizedAccount{}, err
-	}
-	e, login := src, account.SourceLogin
-	if key.side == "destination" {
-		e, login = dst, account.DestinationLogin
 	}
 	done := migration.AuthorizedAccount{TaskID: key.taskID, AccountID: key.accountID, Side: key.side, Login: login}
-	code := query.Get("code")
+	code, err := oauth.Returned(query)
 	switch {
-	case query.Get("error") != "":
-		err = fmt.Errorf("the provider answered %s", query.Get("error"))
-		if description := query.Get("error_description"); description != "" {
-			err = fmt.Errorf("%w (%s)", err, firstLine(description))
-		}
+	case err != nil:
 	case code == "":
 		err = &migration.InvalidError{Field: "address", Reason: "carries neither a code nor an error"}
 	default:
@@ -262,9 +270,4 @@ func (a *Authorizer) logOutcome(ctx context.Context, key authorizationKey, login
 	if err := a.store.EventAppend(context.WithoutCancel(ctx), event); err != nil {
 		a.logger.Error("an authorization's outcome was not logged", "task", key.taskID, "account", key.accountID, "err", err)
 	}
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(line)
 }

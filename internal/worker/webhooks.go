@@ -77,13 +77,16 @@ func (w *WebhookSender) SendDue(ctx context.Context) error {
 
 // attempt sends a delivery once and says what comes next.
 func (w *WebhookSender) attempt(ctx context.Context, d migration.DueDelivery) migration.DeliveryAttempt {
+	if d.URL == "" {
+		return migration.DeliveryAttempt{Error: "the task's webhook was removed", State: migration.DeliveryFailed, NextAttempt: time.Now()}
+	}
 	status, err := w.post(ctx, d)
 	if err == nil {
 		return migration.DeliveryAttempt{Status: status, State: migration.DeliveryDelivered, NextAttempt: time.Now()}
 	}
 	next := migration.DeliveryAttempt{Status: status, Error: err.Error(), State: migration.DeliveryPending,
 		NextAttempt: time.Now().Add(migration.WebhookBackoff(w.backoff, d.Attempts+1))}
-	if d.URL == "" || d.Attempts+1 >= migration.MaxWebhookAttempts {
+	if d.Attempts+1 >= migration.MaxWebhookAttempts {
 		next.State = migration.DeliveryFailed
 	}
 	return next
@@ -92,9 +95,6 @@ func (w *WebhookSender) attempt(ctx context.Context, d migration.DueDelivery) mi
 // post sends the body, signed, and returns the receiver's status; any
 // status but 2xx is an error.
 func (w *WebhookSender) post(ctx context.Context, d migration.DueDelivery) (int, error) {
-	if d.URL == "" {
-		return 0, errors.New("the task's webhook was removed")
-	}
 	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))

@@ -1,13 +1,16 @@
 -- name: EventAppend :many
 -- Adds events in the order given (the arrays are read in step, in order),
 -- which their seq values follow; 0 stands for no task or account, '' for
--- no progress. Returns their seq and time.
+-- no progress. Returns their seq and time, in that order.
+WITH added AS (
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
 SELECT unnest(@kinds::text[]), nullif(unnest(@task_ids::bigint[]), 0), nullif(unnest(@account_ids::bigint[]), 0),
        unnest(@sides::text[]), unnest(@logins::text[]), unnest(@hosts::text[]), unnest(@ports::integer[]),
        unnest(@errors::text[]), unnest(@messages::text[]), unnest(@folders::text[]),
        nullif(unnest(@progress::text[]), '')::jsonb
-RETURNING seq, time;
+RETURNING seq, time
+)
+SELECT seq, time FROM added ORDER BY seq;
 
 -- name: EventListByTask :many
 SELECT * FROM events

@@ -7,7 +7,12 @@
 SELECT pg_advisory_xact_lock(hashtextextended(@server::text || ' ' || @login::text || ' ' || @direction::text, 0));
 
 -- name: TrafficLastDay :many
--- The mailbox's bytes by hour over the last day, oldest first.
+-- The mailbox's bytes by hour since @since, oldest first; the hours
+-- before it, which no budget counts any more, go in the same statement.
+WITH forgotten AS (
+    DELETE FROM mailbox_traffic
+    WHERE server = @server AND login = @login AND direction = @direction AND hour <= @since
+)
 SELECT hour, bytes FROM mailbox_traffic
 WHERE server = @server AND login = @login AND direction = @direction AND hour > @since
 ORDER BY hour;
@@ -16,7 +21,3 @@ ORDER BY hour;
 INSERT INTO mailbox_traffic (server, login, direction, hour, bytes)
 VALUES (@server, @login, @direction, @hour, @bytes)
 ON CONFLICT (server, login, direction, hour) DO UPDATE SET bytes = mailbox_traffic.bytes + excluded.bytes;
-
--- name: TrafficForget :exec
--- Hours that no budget counts any more.
-DELETE FROM mailbox_traffic WHERE server = @server AND login = @login AND direction = @direction AND hour <= @before;
