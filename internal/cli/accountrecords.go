@@ -70,22 +70,6 @@ func accountsFolders(ctx context.Context, s *session, args []string) error {
 	})
 }
 
-// lastAccountEventSeq is the seq of the account's newest event, 0 without
-// any.
-func lastAccountEventSeq(ctx context.Context, s *session, taskID, id int64) (int64, error) {
-	var after int64
-	for {
-		events, err := accountEventPage(ctx, s, taskID, id, after)
-		if err != nil || len(events) == 0 {
-			return after, err
-		}
-		after = events[len(events)-1].Seq
-		if len(events) < eventPageSize { // a short page is the last
-			return after, nil
-		}
-	}
-}
-
 // accountEventPage is a page of the account's stored events after seq
 // after, oldest first.
 func accountEventPage(ctx context.Context, s *session, taskID, id, after int64) ([]api.Event, error) {

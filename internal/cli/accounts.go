@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -118,7 +118,9 @@ func accountsGet(ctx context.Context, s *session, args []string) error {
 		p := a.Progress
 		state := string(a.State)
 		if a.PausedUntil != nil {
-			state += ", paused until " + a.PausedUntil.Local().Format(time.TimeOnly) + " (a server asks to slow down)"
+			// A parked account (a daily budget spent) says why in its last
+			// error; a throttled run's pause is the server's asking.
+			state += ", paused until " + timeOrDash(a.PausedUntil) + " (" + cmp.Or(a.LastError, "a server asks to slow down") + ")"
 		}
 		return s.printFields([][2]string{
 			{"ID", itoa(a.Id)}, {"Task", itoa(a.TaskId)}, {"Source login", a.SourceLogin}, {"Destination login", a.DestinationLogin},

@@ -46,7 +46,7 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 	defer listener.Close()
 	in.RedirectUri = fmt.Sprintf("http://%s/", listener.Addr())
 	// Only what comes after the start tells how a device flow ended.
-	after, err := lastAccountEventSeq(ctx, s, taskID, id)
+	after, err := newestSeq(func(after int64) ([]api.Event, error) { return accountEventPage(ctx, s, taskID, id, after) })
 	if err != nil {
 		return err
 	}
@@ -56,10 +56,16 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 	}
 	started := *resp.JSON200
 	if started.Flow == api.AuthorizationFlowBrowser {
-		return awaitBrowser(ctx, s, listener, in.RedirectUri, side, started)
+		err = awaitBrowser(ctx, s, listener, in.RedirectUri, started)
+	} else {
+		listener.Close()
+		err = awaitDevice(ctx, s, taskID, id, side, after, *poll, started)
 	}
-	listener.Close()
-	return awaitDevice(ctx, s, taskID, id, side, after, *poll, started)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(s.sys.Stdout, "The %s refresh token is stored.\n", side)
+	return err
 }
 
 // awaitDevice prints where to enter the code and watches the account's
@@ -87,8 +93,7 @@ func awaitDevice(ctx context.Context, s *session, taskID, id int64, side string,
 			switch {
 			case e.Side != side:
 			case e.Kind == api.EventKindAccountAuthorized:
-				_, err := fmt.Fprintf(s.sys.Stdout, "The %s refresh token is stored.\n", side)
-				return err
+				return nil
 			case e.Kind == api.EventKindError:
 				return &unfinishedError{reason: e.Message + ": " + e.Error}
 			}
@@ -105,7 +110,7 @@ var returnPage = template.Must(template.New("return").Parse(`<!doctype html>
 // awaitBrowser prints the sign-in address and serves the provider's
 // redirect on listener: the first request with a state is handed to the
 // service, and the browser is told the outcome.
-func awaitBrowser(ctx context.Context, s *session, listener net.Listener, redirectURI, side string, started api.Authorization) error {
+func awaitBrowser(ctx context.Context, s *session, listener net.Listener, redirectURI string, started api.Authorization) error {
 	fmt.Fprintf(s.sys.Stdout, "Open this address in a browser on this machine and sign in as the account's user, before %s:\n%s\n",
 		started.ExpiresAt.Local().Format(time.TimeOnly), started.AuthorizationUrl)
 	outcome := make(chan error, 1)
@@ -122,6 +127,7 @@ func awaitBrowser(ctx context.Context, s *session, listener net.Listener, redire
 			words = "Not authorized: " + err.Error()
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
 		returnPage.Execute(w, words) //nolint:errcheck // a browser that left is no matter
 		select {
 		case outcome <- err:
@@ -134,10 +140,6 @@ func awaitBrowser(ctx context.Context, s *session, listener net.Listener, redire
 	defer timer.Stop()
 	select {
 	case err := <-outcome:
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(s.sys.Stdout, "The %s refresh token is stored.\n", side)
 		return err
 	case <-timer.C:
 		return &unfinishedError{reason: "nobody signed in before the authorization expired; start again"}

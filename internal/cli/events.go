@@ -139,9 +139,15 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // lastEventSeq is the seq of the task's newest event, 0 without any: a
 // follow starts after it, so that it shows only what happens from now on.
 func lastEventSeq(ctx context.Context, s *session, taskID int64) (int64, error) {
+	return newestSeq(func(after int64) ([]api.Event, error) { return eventPage(ctx, s, taskID, after) })
+}
+
+// newestSeq pages through stored events to the newest, and returns its
+// seq, 0 without any.
+func newestSeq(page func(after int64) ([]api.Event, error)) (int64, error) {
 	var after int64
 	for {
-		events, err := eventPage(ctx, s, taskID, after)
+		events, err := page(after)
 		if err != nil || len(events) == 0 {
 			return after, err
 		}

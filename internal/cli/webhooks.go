@@ -21,6 +21,12 @@ func tasksWebhook(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *remove && (*webhookURL != "" || *secretFile != "") {
+		return s.usageErrorf("--remove takes neither --set nor --secret-file")
+	}
+	if *secretFile != "" && *webhookURL == "" {
+		return s.usageErrorf("--secret-file goes with --set URL")
+	}
 	switch {
 	case *remove:
 		resp, err := s.client.RemoveTaskWebhookWithResponse(ctx, id)

@@ -5,9 +5,9 @@
 import { request } from './api.js';
 import { AccountState, AuthMethod, AuthorizationFlow, EventKind, OAuth2Grant } from './enums.js';
 import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
-import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly, progressFigures } from './events.js';
+import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
-import { accountProgress, testResult, inRun, migrating } from './task.js';
+import { accountProgress, testResult, inRun, migrating, takeFigures, copyingFolder } from './task.js';
 
 const eventPage = 1000;
 const maxEvents = 500;
@@ -73,11 +73,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
       add(e);
       if (e.kind === EventKind.accountAuthorized) message.set('ok', describeEvent(e));
       events.scrollTop = events.scrollHeight;
-      const figures = progressFigures(e);
-      if (figures && shown) {
-        shown.progress = { ...shown.progress, ...figures };
-        summary.querySelector('#account-progress')?.replaceChildren(accountProgress(shown, e.folder));
-      }
+      if (takeFigures(shown, e)) summary.querySelector('#account-progress')?.replaceChildren(accountProgress(shown, copyingFolder(e)));
       if (!figuresOnly.has(e.kind)) refreshSoon.call();
     },
     onReconnect: () => refreshSoon.call(),

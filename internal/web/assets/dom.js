@@ -48,21 +48,18 @@ export function dataTable(id, headers, rows) {
 // notice is a message area; set(kind, text) shows text, clear() hides it.
 export function notice() {
   const el = h('div', { class: 'notice', role: 'status', hidden: true });
+  // show puts nodes of its own (a link, a form) in the notice.
+  const show = (kind, ...nodes) => {
+    el.className = `notice ${kind}`;
+    el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+    el.replaceChildren(...nodes.filter((n) => n !== null));
+    el.hidden = false;
+  };
   return {
     el,
+    show,
     set(kind, text, lines = []) {
-      el.className = `notice ${kind}`;
-      el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
-      el.replaceChildren(h('p', { text }));
-      if (lines.length) el.append(h('ul', {}, lines.map((line) => h('li', { text: line }))));
-      el.hidden = false;
-    },
-    // show puts nodes of its own (a link, a form) in the notice.
-    show(kind, ...nodes) {
-      el.className = `notice ${kind}`;
-      el.setAttribute('role', 'status');
-      el.replaceChildren(...nodes);
-      el.hidden = false;
+      show(kind, h('p', { text }), lines.length ? h('ul', {}, lines.map((line) => h('li', { text: line }))) : null);
     },
     clear() { el.hidden = true; el.replaceChildren(); },
   };
@@ -159,4 +156,12 @@ export function formatDuration(ms) {
 // plural says "1 task", "2 tasks".
 export function plural(n, one, many) {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+// select is a <select> named name of options ([value, label] pairs), with
+// value chosen.
+export function select(name, options, value) {
+  const el = h('select', { name }, options.map(([v, label]) => h('option', { value: v, text: label })));
+  el.value = value;
+  return el;
 }

@@ -3,7 +3,7 @@
 // endpoint in the form for editing.
 
 import { request } from './api.js';
-import { h, field, notice, confirmAction, dataTable } from './dom.js';
+import { h, field, notice, confirmAction, dataTable, select } from './dom.js';
 import { flash, takeFlash } from './flash.js';
 import { AuthMethod, EndpointProblem, MasterForm, OAuth2Grant, OAuth2Provider, Profile, TLSMode, TokenMechanism, fieldLimits } from './enums.js';
 
@@ -124,11 +124,6 @@ function endpointForm(endpoint, save) {
   const role = h('input', { name: 'role_label', maxlength: limits.role_label.maxLength, placeholder: 'old provider', value: endpoint?.role_label ?? '' });
   const host = h('input', { name: 'host', required: true, maxlength: limits.host.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'imap.example.com', value: endpoint?.host ?? '' });
   const port = h('input', { name: 'port', type: 'number', min: 0, max: 65535, inputmode: 'numeric', value: endpoint ? String(endpoint.port) : '' });
-  const select = (name, options, value) => {
-    const el = h('select', { name }, options.map(([v, label]) => h('option', { value: v, text: label })));
-    el.value = value;
-    return el;
-  };
   const mode = select('tls_mode', tlsModes, endpoint?.tls_mode ?? TLSMode.ssl);
   const profile = select('profile', profiles, endpoint?.profile ?? Profile.auto);
   // Own limits, in MB for bytes; empty: the provider's.

@@ -105,16 +105,16 @@ export async function taskPage(main, taskId, keepAlive) {
   // and the task's totals at once, without asking the API. Figures older
   // than the drawn ones (a replayed event) are left out.
   function showFigures(event) {
-    const figures = progressFigures(event);
     const account = shown?.list.find((a) => a.id === event.account_id);
-    if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return;
+    const before = account?.progress;
+    const figures = takeFigures(account, event);
+    if (!figures) return;
     // A throttle's pause comes with the refresh it causes (paused_until).
-    if (event.kind === EventKind.accountProgress && event.folder) folders.set(account.id, event.folder);
+    const folder = copyingFolder(event);
+    if (folder) folders.set(account.id, folder);
     else folders.delete(account.id); // done with it; the next is not known yet
     const totals = shown.task.totals;
-    for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - account.progress[key];
-    account.progress = { ...account.progress, ...figures };
-    account.updated_at = event.time;
+    for (const key of Object.keys(totals)) if (key in figures) totals[key] += figures[key] - before[key];
     accounts.querySelector(`#account-list tr[data-id="${account.id}"] td.progress-cell`)?.replaceChildren(accountProgress(account, folders.get(account.id)));
     summary.querySelector('#task-copied')?.replaceChildren(copiedText(totals));
     summary.querySelector('#task-skipped')?.replaceChildren(skippedText(totals));
@@ -385,6 +385,23 @@ function showBulkActions(bar, task, chosen, message, after) {
 // folders done out of those planned (a folder's messages are counted as
 // the run reaches it). folder is the one being copied, if known; a pause
 // a server asked for is said instead.
+// takeFigures puts the figures an event carries into the account as
+// drawn, and returns them; null for an event without figures or older
+// than the drawn ones (a replayed event).
+export function takeFigures(account, event) {
+  const figures = progressFigures(event);
+  if (!figures || !account || Date.parse(event.time) < Date.parse(account.updated_at)) return null;
+  account.progress = { ...account.progress, ...figures };
+  account.updated_at = event.time;
+  return figures;
+}
+
+// copyingFolder is the folder an event says its account is copying, or
+// undefined (a finished folder is not being copied).
+export function copyingFolder(event) {
+  return event.kind === EventKind.accountProgress && event.folder ? event.folder : undefined;
+}
+
 export function accountProgress(account, folder) {
   const now = Date.now();
   const p = account.progress;
@@ -421,10 +438,11 @@ export function accountProgress(account, folder) {
   // Paused in its run (a server's throttle), or queued until then (a
   // daily budget spent, which names itself in last_error).
   const paused = account.paused_until && Date.parse(account.paused_until) > now;
-  const until = new Date(account.paused_until);
-  const when = until - now > 12 * 3600e3 ? until.toLocaleString() : until.toLocaleTimeString();
-  if (paused && (running || account.state === AccountState.queued)) words.push(`paused until ${when}: ${account.last_error || 'a server asks to slow down'}`);
-  else if (folder && running) words.push(`copying ${folder}`);
+  if (paused && (running || account.state === AccountState.queued)) {
+    const until = new Date(account.paused_until);
+    const when = until - now > 12 * 3600e3 ? until.toLocaleString() : until.toLocaleTimeString();
+    words.push(`paused until ${when}: ${account.last_error || 'a server asks to slow down'}`);
+  } else if (folder && running) words.push(`copying ${folder}`);
   const text = words.join(' · ');
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),

@@ -2,7 +2,7 @@
 // run, test, cancel and delete it, and the form that creates one.
 
 import { request } from './api.js';
-import { h, field, notice, confirmAction, plural, dataTable, keepFocus } from './dom.js';
+import { h, field, notice, confirmAction, plural, dataTable, keepFocus, select } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { EventStream, latestSeqSeen, throttle, coalesce, figuresOnly } from './events.js';
 import { takeFlash } from './flash.js';
@@ -160,7 +160,7 @@ function newTaskForm(endpoints) {
   const since = h('input', { name: 'since', type: 'date' });
   const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: fieldLimits.TaskOptions.parallel_accounts.maximum, inputmode: 'numeric', placeholder: '4' });
   const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
-  const gmail = h('select', { name: 'gmail_labels' }, gmailPolicies.map(([value, text]) => h('option', { value, text })));
+  const gmail = select('gmail_labels', gmailPolicies, gmailPolicies[0][0]);
   const form = h('form', { id: 'task-form', class: 'card' },
     h('h2', { text: 'New task' }),
     formMessage.el,
