@@ -12,12 +12,15 @@ import (
 )
 
 const eventAppend = `-- name: EventAppend :many
+WITH added AS (
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
 SELECT unnest($1::text[]), nullif(unnest($2::bigint[]), 0), nullif(unnest($3::bigint[]), 0),
        unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::integer[]),
        unnest($8::text[]), unnest($9::text[]), unnest($10::text[]),
        nullif(unnest($11::text[]), '')::jsonb
 RETURNING seq, time
+)
+SELECT seq, time FROM added ORDER BY seq
 `
 
 type EventAppendParams struct {
@@ -41,7 +44,7 @@ type EventAppendRow struct {
 
 // Adds events in the order given (the arrays are read in step, in order),
 // which their seq values follow; 0 stands for no task or account, ” for
-// no progress. Returns their seq and time.
+// no progress. Returns their seq and time, in that order.
 func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) ([]EventAppendRow, error) {
 	rows, err := q.db.Query(ctx, eventAppend,
 		arg.Kinds,

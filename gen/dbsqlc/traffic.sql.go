@@ -36,32 +36,14 @@ func (q *Queries) TrafficAdd(ctx context.Context, arg TrafficAddParams) error {
 	return err
 }
 
-const trafficForget = `-- name: TrafficForget :exec
-DELETE FROM mailbox_traffic WHERE server = $1 AND login = $2 AND direction = $3 AND hour <= $4
-`
-
-type TrafficForgetParams struct {
-	Server    string
-	Login     string
-	Direction string
-	Before    pgtype.Timestamptz
-}
-
-// Hours that no budget counts any more.
-func (q *Queries) TrafficForget(ctx context.Context, arg TrafficForgetParams) error {
-	_, err := q.db.Exec(ctx, trafficForget,
-		arg.Server,
-		arg.Login,
-		arg.Direction,
-		arg.Before,
-	)
-	return err
-}
-
 const trafficLastDay = `-- name: TrafficLastDay :many
-SELECT hour, bytes FROM mailbox_traffic
-WHERE server = $1 AND login = $2 AND direction = $3 AND hour > $4
-ORDER BY hour
+WITH forgotten AS (
+    DELETE FROM mailbox_traffic old
+    WHERE old.server = $1 AND old.login = $2 AND old.direction = $3 AND old.hour <= $4
+)
+SELECT t.hour, t.bytes FROM mailbox_traffic t
+WHERE t.server = $1 AND t.login = $2 AND t.direction = $3 AND t.hour > $4
+ORDER BY t.hour
 `
 
 type TrafficLastDayParams struct {
@@ -76,7 +58,8 @@ type TrafficLastDayRow struct {
 	Bytes int64
 }
 
-// The mailbox's bytes by hour over the last day, oldest first.
+// The mailbox's bytes by hour since @since, oldest first; the hours
+// before it, which no budget counts any more, go in the same statement.
 func (q *Queries) TrafficLastDay(ctx context.Context, arg TrafficLastDayParams) ([]TrafficLastDayRow, error) {
 	rows, err := q.db.Query(ctx, trafficLastDay,
 		arg.Server,

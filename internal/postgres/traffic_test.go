@@ -58,4 +58,8 @@ func TestTrafficBudgetHoldsAcrossProcesses(t *testing.T) {
 	if wait := time.Until(roomAt); wait < 23*time.Hour || wait > 25*time.Hour {
 		t.Errorf("room again in %v, want when this hour leaves the count (24 to 25 hours)", wait)
 	}
+	var stale int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM mailbox_traffic WHERE login = $1 AND hour < now() - interval '25 hours'`, mailbox.Login).Scan(&stale); err != nil || stale != 0 {
+		t.Errorf("hours no budget counts are kept: %d rows (%v)", stale, err)
+	}
 }

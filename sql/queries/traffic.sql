@@ -10,12 +10,12 @@ SELECT pg_advisory_xact_lock(hashtextextended(@server::text || ' ' || @login::te
 -- The mailbox's bytes by hour since @since, oldest first; the hours
 -- before it, which no budget counts any more, go in the same statement.
 WITH forgotten AS (
-    DELETE FROM mailbox_traffic
-    WHERE server = @server AND login = @login AND direction = @direction AND hour <= @since
+    DELETE FROM mailbox_traffic old
+    WHERE old.server = @server AND old.login = @login AND old.direction = @direction AND old.hour <= @since
 )
-SELECT hour, bytes FROM mailbox_traffic
-WHERE server = @server AND login = @login AND direction = @direction AND hour > @since
-ORDER BY hour;
+SELECT t.hour, t.bytes FROM mailbox_traffic t
+WHERE t.server = @server AND t.login = @login AND t.direction = @direction AND t.hour > @since
+ORDER BY t.hour;
 
 -- name: TrafficAdd :exec
 INSERT INTO mailbox_traffic (server, login, direction, hour, bytes)
