@@ -239,11 +239,15 @@ const (
 	EventKindAccountThrottled  EventKind = "account.throttled"
 	EventKindAccountsCanceled  EventKind = "accounts.canceled"
 	EventKindError             EventKind = "error"
+	EventKindFinalUnverified   EventKind = "final.unverified"
+	EventKindFinalVerified     EventKind = "final.verified"
 	EventKindFolderDone        EventKind = "folder.done"
 	EventKindRunCanceled       EventKind = "run.canceled"
 	EventKindRunFinished       EventKind = "run.finished"
 	EventKindRunJoined         EventKind = "run.joined"
 	EventKindRunStarted        EventKind = "run.started"
+	EventKindTaskPaused        EventKind = "task.paused"
+	EventKindTaskResumed       EventKind = "task.resumed"
 	EventKindTestCanceled      EventKind = "test.canceled"
 	EventKindTestFailed        EventKind = "test.failed"
 	EventKindTestOk            EventKind = "test.ok"
@@ -268,6 +272,10 @@ func (e EventKind) Valid() bool {
 		return true
 	case EventKindError:
 		return true
+	case EventKindFinalUnverified:
+		return true
+	case EventKindFinalVerified:
+		return true
 	case EventKindFolderDone:
 		return true
 	case EventKindRunCanceled:
@@ -277,6 +285,10 @@ func (e EventKind) Valid() bool {
 	case EventKindRunJoined:
 		return true
 	case EventKindRunStarted:
+		return true
+	case EventKindTaskPaused:
+		return true
+	case EventKindTaskResumed:
 		return true
 	case EventKindTestCanceled:
 		return true
@@ -415,6 +427,39 @@ func (e Profile) Valid() bool {
 	}
 }
 
+// Defines values for Stage.
+const (
+	StageCopying    Stage = "copying"
+	StageFinalPass  Stage = "final_pass"
+	StageInSync     Stage = "in_sync"
+	StageOutOfSync  Stage = "out_of_sync"
+	StagePlanned    Stage = "planned"
+	StageUnverified Stage = "unverified"
+	StageVerified   Stage = "verified"
+)
+
+// Valid indicates whether the value is a known member of the Stage enum.
+func (e Stage) Valid() bool {
+	switch e {
+	case StageCopying:
+		return true
+	case StageFinalPass:
+		return true
+	case StageInSync:
+		return true
+	case StageOutOfSync:
+		return true
+	case StagePlanned:
+		return true
+	case StageUnverified:
+		return true
+	case StageVerified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TLSMode.
 const (
 	TLSModePlain    TLSMode = "plain"
@@ -430,6 +475,27 @@ func (e TLSMode) Valid() bool {
 	case TLSModeSsl:
 		return true
 	case TLSModeStarttls:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskRunStartedBy.
+const (
+	TaskRunStartedByFinal    TaskRunStartedBy = "final"
+	TaskRunStartedByManual   TaskRunStartedBy = "manual"
+	TaskRunStartedBySchedule TaskRunStartedBy = "schedule"
+)
+
+// Valid indicates whether the value is a known member of the TaskRunStartedBy enum.
+func (e TaskRunStartedBy) Valid() bool {
+	switch e {
+	case TaskRunStartedByFinal:
+		return true
+	case TaskRunStartedByManual:
+		return true
+	case TaskRunStartedBySchedule:
 		return true
 	default:
 		return false
@@ -907,6 +973,8 @@ type Event struct {
 	// account's run; `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
+	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
+	// ended with every account completed; `final.unverified`: it ended otherwise;
 	// `error`: a fault the run recovers from (a retry, a lost worker).
 	Kind  EventKind `json:"kind"`
 	Login string    `json:"login"`
@@ -940,6 +1008,8 @@ type Event struct {
 // account's run; `account.throttled`: a server asked the account to slow down (its words in
 // `error`, the resume time in `message`), and it pauses, then goes on where it was;
 // `account.authorized`: an authorization (device or browser) stored the account's refresh token;
+// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
+// ended with every account completed; `final.unverified`: it ended otherwise;
 // `error`: a fault the run recovers from (a retry, a lost worker).
 type EventKind string
 
@@ -959,6 +1029,28 @@ type GmailLabels string
 type ImportResult struct {
 	// Created How many accounts were added.
 	Created int `json:"created"`
+}
+
+// Lifecycle defines model for Lifecycle.
+type Lifecycle struct {
+	FinalAt  *time.Time `json:"final_at"`
+	LastPass *TaskRun   `json:"last_pass"`
+
+	// NextPassAt The next pass the schedule starts, delta or final.
+	NextPassAt *time.Time `json:"next_pass_at"`
+	PausedAt   *time.Time `json:"paused_at"`
+
+	// Stage `planned`: no pass yet; `copying`: a pass is under way; `in_sync`:
+	// the last pass ended (completed, or with errors that its words
+	// count); `out_of_sync`: it failed or was canceled; `final_pass`: the
+	// final pass is under way; `verified`: it ended with every message
+	// of every account found on the destination, the task's end;
+	// `unverified`: it ended otherwise.
+	Stage    Stage  `json:"stage"`
+	TimeZone string `json:"time_zone"`
+
+	// Words E.g. `in sync: pass 3 ended Sat 28 Nov 14:02 CET (completed); next pass Sat 28 Nov 18:00 CET`.
+	Words string `json:"words"`
 }
 
 // LoginTestFilter defines model for LoginTestFilter.
@@ -1058,6 +1150,12 @@ type OAuth2Settings struct {
 	TokenUrl  string         `json:"token_url"`
 }
 
+// PauseInput defines model for PauseInput.
+type PauseInput struct {
+	// Stop Cancel the pass under way instead of letting it end.
+	Stop bool `json:"stop,omitempty"`
+}
+
 // Profile The provider whose limits the server has, where it does not announce them. As a
 // destination: a message larger than the provider takes by default is not sent (it fails
 // with words saying so and stays on the source): Gmail 35 651 584 bytes, Microsoft 365
@@ -1090,6 +1188,53 @@ type Progress struct {
 	// failed messages make it up by the end of a run.
 	SourceMessages *int64 `json:"source_messages,omitempty"`
 }
+
+// Schedule defines model for Schedule.
+type Schedule struct {
+	At           []string   `json:"at"`
+	EveryMinutes int        `json:"every_minutes"`
+	FinalAt      *time.Time `json:"final_at"`
+
+	// FinalPass The pass that began as the final one; 0 before.
+	FinalPass int `json:"final_pass"`
+
+	// NextPassAt The next delta pass due; null when none is left.
+	NextPassAt *time.Time `json:"next_pass_at"`
+
+	// TimeZone The zone the schedule's times are told in.
+	TimeZone string     `json:"time_zone"`
+	Until    *time.Time `json:"until"`
+
+	// Words The schedule in words, e.g. `delta passes every 6 hours until Sat 28 Nov 18:00 CET; final pass Sat 28 Nov 22:00 CET`.
+	Words string `json:"words"`
+}
+
+// ScheduleInput Delta passes (`every_minutes` or `at`, not both) and an end, a final
+// pass, or both.
+type ScheduleInput struct {
+	// At Clock times (HH:MM) at which delta passes start each day, in time_zone.
+	At []string `json:"at,omitempty"`
+
+	// EveryMinutes Minutes between delta passes, e.g. 360 for every 6 hours.
+	EveryMinutes int `json:"every_minutes,omitempty"`
+
+	// FinalAt When the final pass starts (after the pass under way, if any).
+	FinalAt *time.Time `json:"final_at,omitempty"`
+
+	// TimeZone The IANA zone of `at`, e.g. Europe/Berlin; the server's when left out.
+	TimeZone string `json:"time_zone,omitempty"`
+
+	// Until No delta pass starts after it.
+	Until *time.Time `json:"until,omitempty"`
+}
+
+// Stage `planned`: no pass yet; `copying`: a pass is under way; `in_sync`:
+// the last pass ended (completed, or with errors that its words
+// count); `out_of_sync`: it failed or was canceled; `final_pass`: the
+// final pass is under way; `verified`: it ended with every message
+// of every account found on the destination, the task's end;
+// `unverified`: it ended otherwise.
+type Stage string
 
 // Started defines model for Started.
 type Started struct {
@@ -1136,9 +1281,12 @@ type Task struct {
 	Name                  string        `json:"name"`
 
 	// Options Every field is optional.
-	Options          TaskOptions `json:"options"`
-	SourceEndpointId int64       `json:"source_endpoint_id"`
-	StartedAt        *time.Time  `json:"started_at"`
+	Options TaskOptions `json:"options"`
+
+	// PausedAt When the task was paused: no pass starts until it is resumed. null when it is not.
+	PausedAt         *time.Time `json:"paused_at"`
+	SourceEndpointId int64      `json:"source_endpoint_id"`
+	StartedAt        *time.Time `json:"started_at"`
 
 	// State `idle` until first run; `queued`, `running`, `testing` and `canceling`
 	// are the running states; a run ends `completed`,
@@ -1214,9 +1362,15 @@ type TaskRun struct {
 	SourceMessages int64     `json:"source_messages"`
 	StartedAt      time.Time `json:"started_at"`
 
+	// StartedBy What started it: a person or client, the schedule (a delta pass), or the final pass.
+	StartedBy TaskRunStartedBy `json:"started_by"`
+
 	// State How it ended; null while it runs.
 	State *TaskState `json:"state"`
 }
+
+// TaskRunStartedBy What started it: a person or client, the schedule (a delta pass), or the final pass.
+type TaskRunStartedBy string
 
 // TaskState `idle` until first run; `queued`, `running`, `testing` and `canceling`
 // are the running states; a run ends `completed`,
@@ -1290,6 +1444,8 @@ type WebhookBody struct {
 		// account's run; `account.throttled`: a server asked the account to slow down (its words in
 		// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 		// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
+		// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
+		// ended with every account completed; `final.unverified`: it ended otherwise;
 		// `error`: a fault the run recovers from (a retry, a lost worker).
 		Kind    EventKind `json:"kind"`
 		Login   *string   `json:"login,omitempty"`
@@ -1320,6 +1476,8 @@ type WebhookDelivery struct {
 	// account's run; `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
+	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
+	// ended with every account completed; `final.unverified`: it ended otherwise;
 	// `error`: a fault the run recovers from (a retry, a lost worker).
 	Kind EventKind `json:"kind"`
 
@@ -1434,8 +1592,14 @@ type AuthorizeAccountJSONRequestBody = AuthorizationInput
 // CancelTaskJSONRequestBody defines body for CancelTask for application/json ContentType.
 type CancelTaskJSONRequestBody = AccountSelection
 
+// PauseTaskJSONRequestBody defines body for PauseTask for application/json ContentType.
+type PauseTaskJSONRequestBody = PauseInput
+
 // RunTaskJSONRequestBody defines body for RunTask for application/json ContentType.
 type RunTaskJSONRequestBody = AccountSelection
+
+// SetTaskScheduleJSONRequestBody defines body for SetTaskSchedule for application/json ContentType.
+type SetTaskScheduleJSONRequestBody = ScheduleInput
 
 // TestTaskJSONRequestBody defines body for TestTask for application/json ContentType.
 type TestTaskJSONRequestBody = AccountSelection
@@ -1904,6 +2068,52 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
 	ListTaskEvents(ctx context.Context, id TaskID, params *ListTaskEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// StartFinalPass Final pass now.
+	//
+	// The final pass of every account is due now: it starts within
+	// seconds, or when the pass (or connection test) under way ends. No
+	// delta pass starts after it. Its end is the task's end: event
+	// `final.verified` when every account completed (every message of
+	// every folder found on the destination), `final.unverified`
+	// otherwise; after mending the accounts, run the final pass again.
+	// 409 `task is paused` or `the final pass is running`.
+	//
+	// Corresponds with POST /tasks/{id}/final (the `StartFinalPass` operationId).
+	StartFinalPass(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
+	//
+	// Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
+	GetTaskLifecycle(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PauseTaskWithBody Freeze the task; no pass starts until it is resumed.
+	//
+	// Neither a schedule nor a person starts a pass of a paused task (409
+	// `task is paused`), nor adds accounts to the pass under way. The
+	// pass under way goes on to its end; with `stop`, it is canceled
+	// instead: accounts not started end at once, running ones stop
+	// cleanly between messages, and the next pass resumes them.
+	// Connection tests still run. Event `task.paused`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+	PauseTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PauseTask Freeze the task; no pass starts until it is resumed.
+	//
+	// Neither a schedule nor a person starts a pass of a paused task (409
+	// `task is paused`), nor adds accounts to the pass under way. The
+	// pass under way goes on to its end; with `stop`, it is canceled
+	// instead: accounts not started end at once, running ones stop
+	// cleanly between messages, and the next pass resumes them.
+	// Connection tests still run. Event `task.paused`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+	PauseTask(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTaskReport Per-account results as CSV, without any secret.
 	//
 	// Columns: account_id, source_login, destination_login, state,
@@ -1914,6 +2124,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResumeTask Let a paused task's passes start again.
+	//
+	// A scheduled pass (or the final pass) that came due while the task
+	// was paused starts at once. 409 `task is not paused`. Event
+	// `task.resumed`.
+	//
+	// Corresponds with POST /tasks/{id}/resume (the `ResumeTask` operationId).
+	ResumeTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RunTaskWithBody Migrate every account of the task in the background.
 	//
@@ -1979,6 +2198,54 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
 	ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
+	//
+	// Corresponds with DELETE /tasks/{id}/schedule (the `RemoveTaskSchedule` operationId).
+	RemoveTaskSchedule(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaskSchedule The task's schedule of delta passes and final pass.
+	//
+	// Corresponds with GET /tasks/{id}/schedule (the `GetTaskSchedule` operationId).
+	GetTaskSchedule(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTaskScheduleWithBody Keep the destination fresh with delta passes, and run the final pass at a set time.
+	//
+	// Delta passes of every account start every `every_minutes`, or daily
+	// at the clock times `at` in `time_zone` (the server's unless given),
+	// until `until`; the final pass starts at `final_at`. A pass that
+	// comes due while another runs (or a connection test) waits for it to
+	// end, then starts; slots missed meanwhile are not made up one by
+	// one. A paused task starts none until it is resumed. The schedule is
+	// kept in the database: it survives restarts, and however many
+	// processes share the database, each slot starts one pass. The first
+	// delta pass is due `every_minutes` from now, or at the next clock
+	// time. Replaces the schedule the task had; a schedule without
+	// `final_at` keeps the one it had, and what the final pass did.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+	SetTaskScheduleWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTaskSchedule Keep the destination fresh with delta passes, and run the final pass at a set time.
+	//
+	// Delta passes of every account start every `every_minutes`, or daily
+	// at the clock times `at` in `time_zone` (the server's unless given),
+	// until `until`; the final pass starts at `final_at`. A pass that
+	// comes due while another runs (or a connection test) waits for it to
+	// end, then starts; slots missed meanwhile are not made up one by
+	// one. A paused task starts none until it is resumed. The schedule is
+	// kept in the database: it survives restarts, and however many
+	// processes share the database, each slot starts one pass. The first
+	// delta pass is due `every_minutes` from now, or at the next clock
+	// time. Replaces the schedule the task had; a schedule without
+	// `final_at` keeps the one it had, and what the final pass did.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+	SetTaskSchedule(ctx context.Context, id TaskID, body SetTaskScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TestTaskWithBody Test the logins of every account, on both sides, in the background.
 	//
@@ -2857,6 +3124,92 @@ func (c *Client) ListTaskEvents(ctx context.Context, id TaskID, params *ListTask
 	return c.Client.Do(req)
 }
 
+// StartFinalPass Final pass now.
+//
+// The final pass of every account is due now: it starts within
+// seconds, or when the pass (or connection test) under way ends. No
+// delta pass starts after it. Its end is the task's end: event
+// `final.verified` when every account completed (every message of
+// every folder found on the destination), `final.unverified`
+// otherwise; after mending the accounts, run the final pass again.
+// 409 `task is paused` or `the final pass is running`.
+//
+// Corresponds with POST /tasks/{id}/final (the `StartFinalPass` operationId).
+func (c *Client) StartFinalPass(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartFinalPassRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
+//
+// Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
+func (c *Client) GetTaskLifecycle(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskLifecycleRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PauseTaskWithBody Freeze the task; no pass starts until it is resumed.
+//
+// Neither a schedule nor a person starts a pass of a paused task (409
+// `task is paused`), nor adds accounts to the pass under way. The
+// pass under way goes on to its end; with `stop`, it is canceled
+// instead: accounts not started end at once, running ones stop
+// cleanly between messages, and the next pass resumes them.
+// Connection tests still run. Event `task.paused`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+func (c *Client) PauseTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPauseTaskRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PauseTask Freeze the task; no pass starts until it is resumed.
+//
+// Neither a schedule nor a person starts a pass of a paused task (409
+// `task is paused`), nor adds accounts to the pass under way. The
+// pass under way goes on to its end; with `stop`, it is canceled
+// instead: accounts not started end at once, running ones stop
+// cleanly between messages, and the next pass resumes them.
+// Connection tests still run. Event `task.paused`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+func (c *Client) PauseTask(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPauseTaskRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTaskReport Per-account results as CSV, without any secret.
 //
 // Columns: account_id, source_login, destination_login, state,
@@ -2868,6 +3221,25 @@ func (c *Client) ListTaskEvents(ctx context.Context, id TaskID, params *ListTask
 // Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTaskReportRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResumeTask Let a paused task's passes start again.
+//
+// A scheduled pass (or the final pass) that came due while the task
+// was paused starts at once. 409 `task is not paused`. Event
+// `task.resumed`.
+//
+// Corresponds with POST /tasks/{id}/resume (the `ResumeTask` operationId).
+func (c *Client) ResumeTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResumeTaskRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -2963,6 +3335,94 @@ func (c *Client) RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequest
 // Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
 func (c *Client) ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListTaskRunsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
+//
+// Corresponds with DELETE /tasks/{id}/schedule (the `RemoveTaskSchedule` operationId).
+func (c *Client) RemoveTaskSchedule(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveTaskScheduleRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaskSchedule The task's schedule of delta passes and final pass.
+//
+// Corresponds with GET /tasks/{id}/schedule (the `GetTaskSchedule` operationId).
+func (c *Client) GetTaskSchedule(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskScheduleRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTaskScheduleWithBody Keep the destination fresh with delta passes, and run the final pass at a set time.
+//
+// Delta passes of every account start every `every_minutes`, or daily
+// at the clock times `at` in `time_zone` (the server's unless given),
+// until `until`; the final pass starts at `final_at`. A pass that
+// comes due while another runs (or a connection test) waits for it to
+// end, then starts; slots missed meanwhile are not made up one by
+// one. A paused task starts none until it is resumed. The schedule is
+// kept in the database: it survives restarts, and however many
+// processes share the database, each slot starts one pass. The first
+// delta pass is due `every_minutes` from now, or at the next clock
+// time. Replaces the schedule the task had; a schedule without
+// `final_at` keeps the one it had, and what the final pass did.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+func (c *Client) SetTaskScheduleWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTaskScheduleRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTaskSchedule Keep the destination fresh with delta passes, and run the final pass at a set time.
+//
+// Delta passes of every account start every `every_minutes`, or daily
+// at the clock times `at` in `time_zone` (the server's unless given),
+// until `until`; the final pass starts at `final_at`. A pass that
+// comes due while another runs (or a connection test) waits for it to
+// end, then starts; slots missed meanwhile are not made up one by
+// one. A paused task starts none until it is resumed. The schedule is
+// kept in the database: it survives restarts, and however many
+// processes share the database, each slot starts one pass. The first
+// delta pass is due `every_minutes` from now, or at the next clock
+// time. Replaces the schedule the task had; a schedule without
+// `final_at` keeps the one it had, and what the final pass did.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+func (c *Client) SetTaskSchedule(ctx context.Context, id TaskID, body SetTaskScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTaskScheduleRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4437,6 +4897,121 @@ func NewListTaskEventsRequest(server string, id TaskID, params *ListTaskEventsPa
 	return req, nil
 }
 
+// NewStartFinalPassRequest constructs an http.Request for the StartFinalPass method
+func NewStartFinalPassRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/final", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTaskLifecycleRequest constructs an http.Request for the GetTaskLifecycle method
+func NewGetTaskLifecycleRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/lifecycle", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPauseTaskRequest calls the generic PauseTask builder with application/json body
+func NewPauseTaskRequest(server string, id TaskID, body PauseTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPauseTaskRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPauseTaskRequestWithBody constructs an http.Request for the PauseTask method, with any body, and a specified content type
+func NewPauseTaskRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/pause", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetTaskReportRequest constructs an http.Request for the GetTaskReport method
 func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	var err error
@@ -4464,6 +5039,40 @@ func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResumeTaskRequest constructs an http.Request for the ResumeTask method
+func NewResumeTaskRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/resume", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4548,6 +5157,121 @@ func NewListTaskRunsRequest(server string, id TaskID) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRemoveTaskScheduleRequest constructs an http.Request for the RemoveTaskSchedule method
+func NewRemoveTaskScheduleRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/schedule", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTaskScheduleRequest constructs an http.Request for the GetTaskSchedule method
+func NewGetTaskScheduleRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/schedule", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetTaskScheduleRequest calls the generic SetTaskSchedule builder with application/json body
+func NewSetTaskScheduleRequest(server string, id TaskID, body SetTaskScheduleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetTaskScheduleRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetTaskScheduleRequestWithBody constructs an http.Request for the SetTaskSchedule method, with any body, and a specified content type
+func NewSetTaskScheduleRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/schedule", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5211,6 +5935,56 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /tasks/{id}/events (the `ListTaskEvents` operationId).
 	ListTaskEventsWithResponse(ctx context.Context, id TaskID, params *ListTaskEventsParams, reqEditors ...RequestEditorFn) (*ListTaskEventsResponse, error)
 
+	// StartFinalPassWithResponse Final pass now.
+	//
+	// The final pass of every account is due now: it starts within
+	// seconds, or when the pass (or connection test) under way ends. No
+	// delta pass starts after it. Its end is the task's end: event
+	// `final.verified` when every account completed (every message of
+	// every folder found on the destination), `final.unverified`
+	// otherwise; after mending the accounts, run the final pass again.
+	// 409 `task is paused` or `the final pass is running`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/final (the `StartFinalPass` operationId).
+	StartFinalPassWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*StartFinalPassResponse, error)
+
+	// GetTaskLifecycleWithResponse Where the task is in its cut-over, in one stage and in words.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
+	GetTaskLifecycleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskLifecycleResponse, error)
+
+	// PauseTaskWithBodyWithResponse Freeze the task; no pass starts until it is resumed.
+	//
+	// Neither a schedule nor a person starts a pass of a paused task (409
+	// `task is paused`), nor adds accounts to the pass under way. The
+	// pass under way goes on to its end; with `stop`, it is canceled
+	// instead: accounts not started end at once, running ones stop
+	// cleanly between messages, and the next pass resumes them.
+	// Connection tests still run. Event `task.paused`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+	PauseTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PauseTaskResponse, error)
+
+	// PauseTaskWithResponse Freeze the task; no pass starts until it is resumed.
+	//
+	// Neither a schedule nor a person starts a pass of a paused task (409
+	// `task is paused`), nor adds accounts to the pass under way. The
+	// pass under way goes on to its end; with `stop`, it is canceled
+	// instead: accounts not started end at once, running ones stop
+	// cleanly between messages, and the next pass resumes them.
+	// Connection tests still run. Event `task.paused`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+	PauseTaskWithResponse(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PauseTaskResponse, error)
+
 	// GetTaskReportWithResponse Per-account results as CSV, without any secret.
 	//
 	// Columns: account_id, source_login, destination_login, state,
@@ -5223,6 +5997,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/report.csv (the `GetTaskReport` operationId).
 	GetTaskReportWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskReportResponse, error)
+
+	// ResumeTaskWithResponse Let a paused task's passes start again.
+	//
+	// A scheduled pass (or the final pass) that came due while the task
+	// was paused starts at once. 409 `task is not paused`. Event
+	// `task.resumed`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/resume (the `ResumeTask` operationId).
+	ResumeTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ResumeTaskResponse, error)
 
 	// RunTaskWithBodyWithResponse Migrate every account of the task in the background.
 	//
@@ -5290,6 +6075,58 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
 	ListTaskRunsWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsResponse, error)
+
+	// RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /tasks/{id}/schedule (the `RemoveTaskSchedule` operationId).
+	RemoveTaskScheduleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RemoveTaskScheduleResponse, error)
+
+	// GetTaskScheduleWithResponse The task's schedule of delta passes and final pass.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/schedule (the `GetTaskSchedule` operationId).
+	GetTaskScheduleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskScheduleResponse, error)
+
+	// SetTaskScheduleWithBodyWithResponse Keep the destination fresh with delta passes, and run the final pass at a set time.
+	//
+	// Delta passes of every account start every `every_minutes`, or daily
+	// at the clock times `at` in `time_zone` (the server's unless given),
+	// until `until`; the final pass starts at `final_at`. A pass that
+	// comes due while another runs (or a connection test) waits for it to
+	// end, then starts; slots missed meanwhile are not made up one by
+	// one. A paused task starts none until it is resumed. The schedule is
+	// kept in the database: it survives restarts, and however many
+	// processes share the database, each slot starts one pass. The first
+	// delta pass is due `every_minutes` from now, or at the next clock
+	// time. Replaces the schedule the task had; a schedule without
+	// `final_at` keeps the one it had, and what the final pass did.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+	SetTaskScheduleWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskScheduleResponse, error)
+
+	// SetTaskScheduleWithResponse Keep the destination fresh with delta passes, and run the final pass at a set time.
+	//
+	// Delta passes of every account start every `every_minutes`, or daily
+	// at the clock times `at` in `time_zone` (the server's unless given),
+	// until `until`; the final pass starts at `final_at`. A pass that
+	// comes due while another runs (or a connection test) waits for it to
+	// end, then starts; slots missed meanwhile are not made up one by
+	// one. A paused task starts none until it is resumed. The schedule is
+	// kept in the database: it survives restarts, and however many
+	// processes share the database, each slot starts one pass. The first
+	// delta pass is due `every_minutes` from now, or at the next clock
+	// time. Replaces the schedule the task had; a schedule without
+	// `final_at` keeps the one it had, and what the final pass did.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+	SetTaskScheduleWithResponse(ctx context.Context, id TaskID, body SetTaskScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTaskScheduleResponse, error)
 
 	// TestTaskWithBodyWithResponse Test the logins of every account, on both sides, in the background.
 	//
@@ -6497,6 +7334,115 @@ func (r ListTaskEventsResponse) ContentType() string {
 	return ""
 }
 
+type StartFinalPassResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r StartFinalPassResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartFinalPassResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartFinalPassResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartFinalPassResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTaskLifecycleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Lifecycle
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaskLifecycleResponse) GetJSON200() *Lifecycle {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaskLifecycleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaskLifecycleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaskLifecycleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaskLifecycleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PauseTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r PauseTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PauseTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PauseTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PauseTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTaskReportResponse200Headers the declared response headers of an HTTP 200 response for GetTaskReport
 type GetTaskReportResponse200Headers struct {
 	ContentDisposition *string
@@ -6532,6 +7478,40 @@ func (r GetTaskReportResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTaskReportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResumeTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ResumeTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResumeTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResumeTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResumeTaskResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6614,6 +7594,122 @@ func (r ListTaskRunsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListTaskRunsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveTaskScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveTaskScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveTaskScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveTaskScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveTaskScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTaskScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Schedule
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaskScheduleResponse) GetJSON200() *Schedule {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaskScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaskScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaskScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaskScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetTaskScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Schedule
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetTaskScheduleResponse) GetJSON200() *Schedule {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r SetTaskScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetTaskScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetTaskScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetTaskScheduleResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7471,6 +8567,80 @@ func (c *ClientWithResponses) ListTaskEventsWithResponse(ctx context.Context, id
 	return ParseListTaskEventsResponse(rsp)
 }
 
+// StartFinalPassWithResponse Final pass now.
+//
+// The final pass of every account is due now: it starts within
+// seconds, or when the pass (or connection test) under way ends. No
+// delta pass starts after it. Its end is the task's end: event
+// `final.verified` when every account completed (every message of
+// every folder found on the destination), `final.unverified`
+// otherwise; after mending the accounts, run the final pass again.
+// 409 `task is paused` or `the final pass is running`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/final (the `StartFinalPass` operationId).
+func (c *ClientWithResponses) StartFinalPassWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*StartFinalPassResponse, error) {
+	rsp, err := c.StartFinalPass(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartFinalPassResponse(rsp)
+}
+
+// GetTaskLifecycleWithResponse Where the task is in its cut-over, in one stage and in words.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
+func (c *ClientWithResponses) GetTaskLifecycleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskLifecycleResponse, error) {
+	rsp, err := c.GetTaskLifecycle(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaskLifecycleResponse(rsp)
+}
+
+// PauseTaskWithBodyWithResponse Freeze the task; no pass starts until it is resumed.
+//
+// Neither a schedule nor a person starts a pass of a paused task (409
+// `task is paused`), nor adds accounts to the pass under way. The
+// pass under way goes on to its end; with `stop`, it is canceled
+// instead: accounts not started end at once, running ones stop
+// cleanly between messages, and the next pass resumes them.
+// Connection tests still run. Event `task.paused`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+func (c *ClientWithResponses) PauseTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PauseTaskResponse, error) {
+	rsp, err := c.PauseTaskWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePauseTaskResponse(rsp)
+}
+
+// PauseTaskWithResponse Freeze the task; no pass starts until it is resumed.
+//
+// Neither a schedule nor a person starts a pass of a paused task (409
+// `task is paused`), nor adds accounts to the pass under way. The
+// pass under way goes on to its end; with `stop`, it is canceled
+// instead: accounts not started end at once, running ones stop
+// cleanly between messages, and the next pass resumes them.
+// Connection tests still run. Event `task.paused`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
+func (c *ClientWithResponses) PauseTaskWithResponse(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PauseTaskResponse, error) {
+	rsp, err := c.PauseTask(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePauseTaskResponse(rsp)
+}
+
 // GetTaskReportWithResponse Per-account results as CSV, without any secret.
 //
 // Columns: account_id, source_login, destination_login, state,
@@ -7488,6 +8658,23 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseGetTaskReportResponse(rsp)
+}
+
+// ResumeTaskWithResponse Let a paused task's passes start again.
+//
+// A scheduled pass (or the final pass) that came due while the task
+// was paused starts at once. 409 `task is not paused`. Event
+// `task.resumed`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/resume (the `ResumeTask` operationId).
+func (c *ClientWithResponses) ResumeTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ResumeTaskResponse, error) {
+	rsp, err := c.ResumeTask(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResumeTaskResponse(rsp)
 }
 
 // RunTaskWithBodyWithResponse Migrate every account of the task in the background.
@@ -7573,6 +8760,82 @@ func (c *ClientWithResponses) ListTaskRunsWithResponse(ctx context.Context, id T
 		return nil, err
 	}
 	return ParseListTaskRunsResponse(rsp)
+}
+
+// RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /tasks/{id}/schedule (the `RemoveTaskSchedule` operationId).
+func (c *ClientWithResponses) RemoveTaskScheduleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RemoveTaskScheduleResponse, error) {
+	rsp, err := c.RemoveTaskSchedule(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveTaskScheduleResponse(rsp)
+}
+
+// GetTaskScheduleWithResponse The task's schedule of delta passes and final pass.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/schedule (the `GetTaskSchedule` operationId).
+func (c *ClientWithResponses) GetTaskScheduleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskScheduleResponse, error) {
+	rsp, err := c.GetTaskSchedule(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaskScheduleResponse(rsp)
+}
+
+// SetTaskScheduleWithBodyWithResponse Keep the destination fresh with delta passes, and run the final pass at a set time.
+//
+// Delta passes of every account start every `every_minutes`, or daily
+// at the clock times `at` in `time_zone` (the server's unless given),
+// until `until`; the final pass starts at `final_at`. A pass that
+// comes due while another runs (or a connection test) waits for it to
+// end, then starts; slots missed meanwhile are not made up one by
+// one. A paused task starts none until it is resumed. The schedule is
+// kept in the database: it survives restarts, and however many
+// processes share the database, each slot starts one pass. The first
+// delta pass is due `every_minutes` from now, or at the next clock
+// time. Replaces the schedule the task had; a schedule without
+// `final_at` keeps the one it had, and what the final pass did.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+func (c *ClientWithResponses) SetTaskScheduleWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskScheduleResponse, error) {
+	rsp, err := c.SetTaskScheduleWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTaskScheduleResponse(rsp)
+}
+
+// SetTaskScheduleWithResponse Keep the destination fresh with delta passes, and run the final pass at a set time.
+//
+// Delta passes of every account start every `every_minutes`, or daily
+// at the clock times `at` in `time_zone` (the server's unless given),
+// until `until`; the final pass starts at `final_at`. A pass that
+// comes due while another runs (or a connection test) waits for it to
+// end, then starts; slots missed meanwhile are not made up one by
+// one. A paused task starts none until it is resumed. The schedule is
+// kept in the database: it survives restarts, and however many
+// processes share the database, each slot starts one pass. The first
+// delta pass is due `every_minutes` from now, or at the next clock
+// time. Replaces the schedule the task had; a schedule without
+// `final_at` keeps the one it had, and what the final pass did.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /tasks/{id}/schedule (the `SetTaskSchedule` operationId).
+func (c *ClientWithResponses) SetTaskScheduleWithResponse(ctx context.Context, id TaskID, body SetTaskScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTaskScheduleResponse, error) {
+	rsp, err := c.SetTaskSchedule(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTaskScheduleResponse(rsp)
 }
 
 // TestTaskWithBodyWithResponse Test the logins of every account, on both sides, in the background.
@@ -8390,6 +9653,64 @@ func ParseListTaskEventsResponse(rsp *http.Response) (*ListTaskEventsResponse, e
 	return response, nil
 }
 
+// ParseStartFinalPassResponse parses an HTTP response from a StartFinalPassWithResponse call
+func ParseStartFinalPassResponse(rsp *http.Response) (*StartFinalPassResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartFinalPassResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetTaskLifecycleResponse parses an HTTP response from a GetTaskLifecycleWithResponse call
+func ParseGetTaskLifecycleResponse(rsp *http.Response) (*GetTaskLifecycleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaskLifecycleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Lifecycle
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePauseTaskResponse parses an HTTP response from a PauseTaskWithResponse call
+func ParsePauseTaskResponse(rsp *http.Response) (*PauseTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PauseTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseGetTaskReportResponse parses an HTTP response from a GetTaskReportWithResponse call
 func ParseGetTaskReportResponse(rsp *http.Response) (*GetTaskReportResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8414,6 +9735,22 @@ func ParseGetTaskReportResponse(rsp *http.Response) (*GetTaskReportResponse, err
 			headers.ContentDisposition = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResumeTaskResponse parses an HTTP response from a ResumeTaskWithResponse call
+func ParseResumeTaskResponse(rsp *http.Response) (*ResumeTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResumeTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
@@ -8461,6 +9798,74 @@ func ParseListTaskRunsResponse(rsp *http.Response) (*ListTaskRunsResponse, error
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest []TaskRun
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveTaskScheduleResponse parses an HTTP response from a RemoveTaskScheduleWithResponse call
+func ParseRemoveTaskScheduleResponse(rsp *http.Response) (*RemoveTaskScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveTaskScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetTaskScheduleResponse parses an HTTP response from a GetTaskScheduleWithResponse call
+func ParseGetTaskScheduleResponse(rsp *http.Response) (*GetTaskScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaskScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Schedule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetTaskScheduleResponse parses an HTTP response from a SetTaskScheduleWithResponse call
+func ParseSetTaskScheduleResponse(rsp *http.Response) (*SetTaskScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetTaskScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Schedule
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -8677,15 +10082,36 @@ type ServerInterface interface {
 	// ListTaskEvents The task's event log, oldest first.
 	// (GET /tasks/{id}/events)
 	ListTaskEvents(w http.ResponseWriter, r *http.Request, id TaskID, params ListTaskEventsParams)
+	// StartFinalPass Final pass now.
+	// (POST /tasks/{id}/final)
+	StartFinalPass(w http.ResponseWriter, r *http.Request, id TaskID)
+	// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
+	// (GET /tasks/{id}/lifecycle)
+	GetTaskLifecycle(w http.ResponseWriter, r *http.Request, id TaskID)
+	// PauseTask Freeze the task; no pass starts until it is resumed.
+	// (POST /tasks/{id}/pause)
+	PauseTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID)
+	// ResumeTask Let a paused task's passes start again.
+	// (POST /tasks/{id}/resume)
+	ResumeTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
 	RunTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// ListTaskRuns The task's passes, first first.
 	// (GET /tasks/{id}/runs)
 	ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID)
+	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
+	// (DELETE /tasks/{id}/schedule)
+	RemoveTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID)
+	// GetTaskSchedule The task's schedule of delta passes and final pass.
+	// (GET /tasks/{id}/schedule)
+	GetTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID)
+	// SetTaskSchedule Keep the destination fresh with delta passes, and run the final pass at a set time.
+	// (PUT /tasks/{id}/schedule)
+	SetTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID)
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -8875,9 +10301,33 @@ func (_ Unimplemented) ListTaskEvents(w http.ResponseWriter, r *http.Request, id
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// StartFinalPass Final pass now.
+// (POST /tasks/{id}/final)
+func (_ Unimplemented) StartFinalPass(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
+// (GET /tasks/{id}/lifecycle)
+func (_ Unimplemented) GetTaskLifecycle(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// PauseTask Freeze the task; no pass starts until it is resumed.
+// (POST /tasks/{id}/pause)
+func (_ Unimplemented) PauseTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // GetTaskReport Per-account results as CSV, without any secret.
 // (GET /tasks/{id}/report.csv)
 func (_ Unimplemented) GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ResumeTask Let a paused task's passes start again.
+// (POST /tasks/{id}/resume)
+func (_ Unimplemented) ResumeTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -8890,6 +10340,24 @@ func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID
 // ListTaskRuns The task's passes, first first.
 // (GET /tasks/{id}/runs)
 func (_ Unimplemented) ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
+// (DELETE /tasks/{id}/schedule)
+func (_ Unimplemented) RemoveTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetTaskSchedule The task's schedule of delta passes and final pass.
+// (GET /tasks/{id}/schedule)
+func (_ Unimplemented) GetTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// SetTaskSchedule Keep the destination fresh with delta passes, and run the final pass at a set time.
+// (PUT /tasks/{id}/schedule)
+func (_ Unimplemented) SetTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -9821,6 +11289,84 @@ func (siw *ServerInterfaceWrapper) ListTaskEvents(w http.ResponseWriter, r *http
 	handler.ServeHTTP(w, r)
 }
 
+// StartFinalPass operation middleware
+func (siw *ServerInterfaceWrapper) StartFinalPass(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.StartFinalPass(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetTaskLifecycle operation middleware
+func (siw *ServerInterfaceWrapper) GetTaskLifecycle(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetTaskLifecycle(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// PauseTask operation middleware
+func (siw *ServerInterfaceWrapper) PauseTask(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.PauseTask(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // GetTaskReport operation middleware
 func (siw *ServerInterfaceWrapper) GetTaskReport(w http.ResponseWriter, r *http.Request) {
 
@@ -9838,6 +11384,32 @@ func (siw *ServerInterfaceWrapper) GetTaskReport(w http.ResponseWriter, r *http.
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.GetTaskReport(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ResumeTask operation middleware
+func (siw *ServerInterfaceWrapper) ResumeTask(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ResumeTask(w, r, id)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -9890,6 +11462,84 @@ func (siw *ServerInterfaceWrapper) ListTaskRuns(w http.ResponseWriter, r *http.R
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ListTaskRuns(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// RemoveTaskSchedule operation middleware
+func (siw *ServerInterfaceWrapper) RemoveTaskSchedule(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RemoveTaskSchedule(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetTaskSchedule operation middleware
+func (siw *ServerInterfaceWrapper) GetTaskSchedule(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetTaskSchedule(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// SetTaskSchedule operation middleware
+func (siw *ServerInterfaceWrapper) SetTaskSchedule(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.SetTaskSchedule(w, r, id)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -10225,6 +11875,27 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/webhook/deliveries", wrapper.ListWebhookDeliveries)
+	})
+	r.Group(func(r chi.Router) {
+		r.Delete(options.BaseURL+"/tasks/{id}/schedule", wrapper.RemoveTaskSchedule)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/schedule", wrapper.GetTaskSchedule)
+	})
+	r.Group(func(r chi.Router) {
+		r.Put(options.BaseURL+"/tasks/{id}/schedule", wrapper.SetTaskSchedule)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/final", wrapper.StartFinalPass)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/pause", wrapper.PauseTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/resume", wrapper.ResumeTask)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/lifecycle", wrapper.GetTaskLifecycle)
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
@@ -12239,6 +13910,215 @@ func (response ListTaskEvents500TextResponse) VisitListTaskEventsResponse(w http
 	return err
 }
 
+type StartFinalPassRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type StartFinalPassResponseObject interface {
+	VisitStartFinalPassResponse(w http.ResponseWriter) error
+}
+
+type StartFinalPass202Response struct {
+}
+
+func (response StartFinalPass202Response) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type StartFinalPass400TextResponse BadRequestTextResponse
+
+func (response StartFinalPass400TextResponse) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type StartFinalPass401TextResponse UnauthorizedTextResponse
+
+func (response StartFinalPass401TextResponse) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type StartFinalPass404TextResponse NotFoundTextResponse
+
+func (response StartFinalPass404TextResponse) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type StartFinalPass409TextResponse ConflictTextResponse
+
+func (response StartFinalPass409TextResponse) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type StartFinalPass500TextResponse StoreErrorTextResponse
+
+func (response StartFinalPass500TextResponse) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskLifecycleRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type GetTaskLifecycleResponseObject interface {
+	VisitGetTaskLifecycleResponse(w http.ResponseWriter) error
+}
+
+type GetTaskLifecycle200JSONResponse Lifecycle
+
+func (response GetTaskLifecycle200JSONResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskLifecycle400TextResponse BadRequestTextResponse
+
+func (response GetTaskLifecycle400TextResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskLifecycle401TextResponse UnauthorizedTextResponse
+
+func (response GetTaskLifecycle401TextResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskLifecycle404TextResponse NotFoundTextResponse
+
+func (response GetTaskLifecycle404TextResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskLifecycle500TextResponse StoreErrorTextResponse
+
+func (response GetTaskLifecycle500TextResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PauseTaskRequestObject struct {
+	Id   TaskID `json:"id"`
+	Body *PauseTaskJSONRequestBody
+}
+
+type PauseTaskResponseObject interface {
+	VisitPauseTaskResponse(w http.ResponseWriter) error
+}
+
+type PauseTask204Response struct {
+}
+
+func (response PauseTask204Response) VisitPauseTaskResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type PauseTask400TextResponse BadRequestTextResponse
+
+func (response PauseTask400TextResponse) VisitPauseTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PauseTask401TextResponse UnauthorizedTextResponse
+
+func (response PauseTask401TextResponse) VisitPauseTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PauseTask404TextResponse NotFoundTextResponse
+
+func (response PauseTask404TextResponse) VisitPauseTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PauseTask409TextResponse ConflictTextResponse
+
+func (response PauseTask409TextResponse) VisitPauseTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PauseTask500TextResponse StoreErrorTextResponse
+
+func (response PauseTask500TextResponse) VisitPauseTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskReportRequestObject struct {
 	Id TaskID `json:"id"`
 }
@@ -12311,6 +14191,77 @@ func (response GetTaskReport404TextResponse) VisitGetTaskReportResponse(w http.R
 type GetTaskReport500TextResponse StoreErrorTextResponse
 
 func (response GetTaskReport500TextResponse) VisitGetTaskReportResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ResumeTaskRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type ResumeTaskResponseObject interface {
+	VisitResumeTaskResponse(w http.ResponseWriter) error
+}
+
+type ResumeTask204Response struct {
+}
+
+func (response ResumeTask204Response) VisitResumeTaskResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ResumeTask400TextResponse BadRequestTextResponse
+
+func (response ResumeTask400TextResponse) VisitResumeTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ResumeTask401TextResponse UnauthorizedTextResponse
+
+func (response ResumeTask401TextResponse) VisitResumeTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ResumeTask404TextResponse NotFoundTextResponse
+
+func (response ResumeTask404TextResponse) VisitResumeTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ResumeTask409TextResponse ConflictTextResponse
+
+func (response ResumeTask409TextResponse) VisitResumeTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ResumeTask500TextResponse StoreErrorTextResponse
+
+func (response ResumeTask500TextResponse) VisitResumeTaskResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
@@ -12455,6 +14406,199 @@ func (response ListTaskRuns404TextResponse) VisitListTaskRunsResponse(w http.Res
 type ListTaskRuns500TextResponse StoreErrorTextResponse
 
 func (response ListTaskRuns500TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskScheduleRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type RemoveTaskScheduleResponseObject interface {
+	VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error
+}
+
+type RemoveTaskSchedule204Response struct {
+}
+
+func (response RemoveTaskSchedule204Response) VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveTaskSchedule400TextResponse BadRequestTextResponse
+
+func (response RemoveTaskSchedule400TextResponse) VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskSchedule401TextResponse UnauthorizedTextResponse
+
+func (response RemoveTaskSchedule401TextResponse) VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskSchedule404TextResponse string
+
+func (response RemoveTaskSchedule404TextResponse) VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskSchedule500TextResponse StoreErrorTextResponse
+
+func (response RemoveTaskSchedule500TextResponse) VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskScheduleRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type GetTaskScheduleResponseObject interface {
+	VisitGetTaskScheduleResponse(w http.ResponseWriter) error
+}
+
+type GetTaskSchedule200JSONResponse Schedule
+
+func (response GetTaskSchedule200JSONResponse) VisitGetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskSchedule400TextResponse BadRequestTextResponse
+
+func (response GetTaskSchedule400TextResponse) VisitGetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskSchedule401TextResponse UnauthorizedTextResponse
+
+func (response GetTaskSchedule401TextResponse) VisitGetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskSchedule404TextResponse string
+
+func (response GetTaskSchedule404TextResponse) VisitGetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskSchedule500TextResponse StoreErrorTextResponse
+
+func (response GetTaskSchedule500TextResponse) VisitGetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskScheduleRequestObject struct {
+	Id   TaskID `json:"id"`
+	Body *SetTaskScheduleJSONRequestBody
+}
+
+type SetTaskScheduleResponseObject interface {
+	VisitSetTaskScheduleResponse(w http.ResponseWriter) error
+}
+
+type SetTaskSchedule200JSONResponse Schedule
+
+func (response SetTaskSchedule200JSONResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskSchedule400TextResponse BadRequestTextResponse
+
+func (response SetTaskSchedule400TextResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskSchedule401TextResponse UnauthorizedTextResponse
+
+func (response SetTaskSchedule401TextResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskSchedule404TextResponse NotFoundTextResponse
+
+func (response SetTaskSchedule404TextResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskSchedule500TextResponse StoreErrorTextResponse
+
+func (response SetTaskSchedule500TextResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
@@ -12886,15 +15030,36 @@ type StrictServerInterface interface {
 	// ListTaskEvents The task's event log, oldest first.
 	// (GET /tasks/{id}/events)
 	ListTaskEvents(ctx context.Context, request ListTaskEventsRequestObject) (ListTaskEventsResponseObject, error)
+	// StartFinalPass Final pass now.
+	// (POST /tasks/{id}/final)
+	StartFinalPass(ctx context.Context, request StartFinalPassRequestObject) (StartFinalPassResponseObject, error)
+	// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
+	// (GET /tasks/{id}/lifecycle)
+	GetTaskLifecycle(ctx context.Context, request GetTaskLifecycleRequestObject) (GetTaskLifecycleResponseObject, error)
+	// PauseTask Freeze the task; no pass starts until it is resumed.
+	// (POST /tasks/{id}/pause)
+	PauseTask(ctx context.Context, request PauseTaskRequestObject) (PauseTaskResponseObject, error)
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(ctx context.Context, request GetTaskReportRequestObject) (GetTaskReportResponseObject, error)
+	// ResumeTask Let a paused task's passes start again.
+	// (POST /tasks/{id}/resume)
+	ResumeTask(ctx context.Context, request ResumeTaskRequestObject) (ResumeTaskResponseObject, error)
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
 	RunTask(ctx context.Context, request RunTaskRequestObject) (RunTaskResponseObject, error)
 	// ListTaskRuns The task's passes, first first.
 	// (GET /tasks/{id}/runs)
 	ListTaskRuns(ctx context.Context, request ListTaskRunsRequestObject) (ListTaskRunsResponseObject, error)
+	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
+	// (DELETE /tasks/{id}/schedule)
+	RemoveTaskSchedule(ctx context.Context, request RemoveTaskScheduleRequestObject) (RemoveTaskScheduleResponseObject, error)
+	// GetTaskSchedule The task's schedule of delta passes and final pass.
+	// (GET /tasks/{id}/schedule)
+	GetTaskSchedule(ctx context.Context, request GetTaskScheduleRequestObject) (GetTaskScheduleResponseObject, error)
+	// SetTaskSchedule Keep the destination fresh with delta passes, and run the final pass at a set time.
+	// (PUT /tasks/{id}/schedule)
+	SetTaskSchedule(ctx context.Context, request SetTaskScheduleRequestObject) (SetTaskScheduleResponseObject, error)
 	// TestTask Test the logins of every account, on both sides, in the background.
 	// (POST /tasks/{id}/test)
 	TestTask(ctx context.Context, request TestTaskRequestObject) (TestTaskResponseObject, error)
@@ -13761,6 +15926,94 @@ func (sh *strictHandler) ListTaskEvents(w http.ResponseWriter, r *http.Request, 
 	}
 }
 
+// StartFinalPass operation middleware
+func (sh *strictHandler) StartFinalPass(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request StartFinalPassRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.StartFinalPass(ctx, request.(StartFinalPassRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StartFinalPass")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(StartFinalPassResponseObject); ok {
+		if err := validResponse.VisitStartFinalPassResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetTaskLifecycle operation middleware
+func (sh *strictHandler) GetTaskLifecycle(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request GetTaskLifecycleRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskLifecycle(ctx, request.(GetTaskLifecycleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskLifecycle")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetTaskLifecycleResponseObject); ok {
+		if err := validResponse.VisitGetTaskLifecycleResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PauseTask operation middleware
+func (sh *strictHandler) PauseTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request PauseTaskRequestObject
+
+	request.Id = id
+
+	var body PauseTaskJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.PauseTask(ctx, request.(PauseTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PauseTask")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(PauseTaskResponseObject); ok {
+		if err := validResponse.VisitPauseTaskResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // GetTaskReport operation middleware
 func (sh *strictHandler) GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID) {
 	var request GetTaskReportRequestObject
@@ -13780,6 +16033,32 @@ func (sh *strictHandler) GetTaskReport(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(GetTaskReportResponseObject); ok {
 		if err := validResponse.VisitGetTaskReportResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ResumeTask operation middleware
+func (sh *strictHandler) ResumeTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request ResumeTaskRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ResumeTask(ctx, request.(ResumeTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResumeTask")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ResumeTaskResponseObject); ok {
+		if err := validResponse.VisitResumeTaskResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -13842,6 +16121,91 @@ func (sh *strictHandler) ListTaskRuns(w http.ResponseWriter, r *http.Request, id
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ListTaskRunsResponseObject); ok {
 		if err := validResponse.VisitListTaskRunsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RemoveTaskSchedule operation middleware
+func (sh *strictHandler) RemoveTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request RemoveTaskScheduleRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveTaskSchedule(ctx, request.(RemoveTaskScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveTaskSchedule")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(RemoveTaskScheduleResponseObject); ok {
+		if err := validResponse.VisitRemoveTaskScheduleResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetTaskSchedule operation middleware
+func (sh *strictHandler) GetTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request GetTaskScheduleRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskSchedule(ctx, request.(GetTaskScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskSchedule")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetTaskScheduleResponseObject); ok {
+		if err := validResponse.VisitGetTaskScheduleResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// SetTaskSchedule operation middleware
+func (sh *strictHandler) SetTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request SetTaskScheduleRequestObject
+
+	request.Id = id
+
+	var body SetTaskScheduleJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskSchedule(ctx, request.(SetTaskScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskSchedule")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(SetTaskScheduleResponseObject); ok {
+		if err := validResponse.VisitSetTaskScheduleResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

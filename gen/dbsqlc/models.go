@@ -226,6 +226,7 @@ type Task struct {
 	TestsPending          int32
 	WebhookUrl            string
 	WebhookSecret         []byte
+	PausedAt              pgtype.Timestamptz
 }
 
 type TaskRun struct {
@@ -246,6 +247,19 @@ type TaskRun struct {
 	SourceMessages     int64
 	SourceBytes        int64
 	AccountsUncounted  int32
+	StartedBy          string
+}
+
+type TaskSchedule struct {
+	TaskID       int64
+	EveryMinutes int32
+	AtTimes      []string
+	TimeZone     string
+	UntilAt      pgtype.Timestamptz
+	FinalAt      pgtype.Timestamptz
+	NextAt       pgtype.Timestamptz
+	FinalPass    int32
+	UpdatedAt    pgtype.Timestamptz
 }
 
 type WebhookDelivery struct {

@@ -51,7 +51,7 @@ func (q *Queries) PassJoin(ctx context.Context, arg PassJoinParams) error {
 }
 
 const passList = `-- name: PassList :many
-SELECT r.pass, r.accounts, r.started_at, r.ended_at, r.state,
+SELECT r.pass, r.started_by, r.accounts, r.started_at, r.ended_at, r.state,
        coalesce(f.accounts_completed, r.accounts_completed) AS accounts_completed,
        coalesce(f.accounts_with_errors, r.accounts_with_errors) AS accounts_with_errors,
        coalesce(f.accounts_failed, r.accounts_failed) AS accounts_failed,
@@ -71,6 +71,7 @@ ORDER BY r.pass
 
 type PassListRow struct {
 	Pass               int32
+	StartedBy          string
 	Accounts           int32
 	StartedAt          pgtype.Timestamptz
 	EndedAt            pgtype.Timestamptz
@@ -101,6 +102,7 @@ func (q *Queries) PassList(ctx context.Context, taskID int64) ([]PassListRow, er
 		var i PassListRow
 		if err := rows.Scan(
 			&i.Pass,
+			&i.StartedBy,
 			&i.Accounts,
 			&i.StartedAt,
 			&i.EndedAt,
@@ -154,17 +156,23 @@ func (q *Queries) PassOpen(ctx context.Context, taskID int64) (int32, error) {
 }
 
 const passStart = `-- name: PassStart :exec
-INSERT INTO task_runs (task_id, pass, accounts) VALUES ($1, $2, $3)
+INSERT INTO task_runs (task_id, pass, accounts, started_by) VALUES ($1, $2, $3, $4)
 `
 
 type PassStartParams struct {
-	TaskID   int64
-	Pass     int32
-	Accounts int32
+	TaskID    int64
+	Pass      int32
+	Accounts  int32
+	StartedBy string
 }
 
-// A run begins pass, of accounts.
+// A run begins pass, of accounts; started_by says what started it.
 func (q *Queries) PassStart(ctx context.Context, arg PassStartParams) error {
-	_, err := q.db.Exec(ctx, passStart, arg.TaskID, arg.Pass, arg.Accounts)
+	_, err := q.db.Exec(ctx, passStart,
+		arg.TaskID,
+		arg.Pass,
+		arg.Accounts,
+		arg.StartedBy,
+	)
 	return err
 }

@@ -53,6 +53,12 @@ type Config struct {
 	// Limits bound request bodies, timeouts and event streams; zero
 	// fields take httpapi's defaults.
 	Limits httpapi.Limits
+	// Clock is the process's now for schedules; time.Now when nil. Tests
+	// move it on.
+	Clock func() time.Time
+	// SchedulePoll is how often the process looks for scheduled passes
+	// due; 2 s when zero.
+	SchedulePoll time.Duration
 }
 
 // App is one running process of the service.
@@ -87,6 +93,14 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	a.loops.Go(func() { every(loopsCtx, cfg.LeaseExpiry/4, func() { a.requeueExpiredRuns(loopsCtx, cfg.LeaseExpiry) }) })
 	sender := worker.NewWebhookSender(a.Store, a.logger, cfg.Workers)
 	a.loops.Go(func() { every(loopsCtx, sender.Poll, func() { a.sendWebhooks(loopsCtx, sender) }) })
+	if cfg.SchedulePoll <= 0 {
+		cfg.SchedulePoll = 2 * time.Second
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx, clock()) }) })
 	return a, nil
 }
 
@@ -100,6 +114,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 	brokerCtx, stopBroker := context.WithCancel(context.Background())
 	go broker.Run(brokerCtx)
 	service := migration.NewService(store)
+	service.Clock = cfg.Clock
 	handler := httpapi.NewHandler(httpapi.Options{
 		Events:   broker,
 		Service:  service,
@@ -175,6 +190,18 @@ func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
 	// queued by an older version have no admission yet.
 	if err := a.Store.Admit(ctx); err != nil && ctx.Err() == nil {
 		a.logger.Warn("could not admit waiting accounts", "err", err)
+	}
+}
+
+// startScheduledPasses starts the passes the tasks' schedules have due at
+// now. Every process does it; the store starts one pass per slot.
+func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
+	n, err := a.Store.SchedulesStart(ctx, now)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		a.logger.Warn("could not start the scheduled passes due", "err", err)
+	case n > 0:
+		a.logger.Info("started scheduled passes", "tasks", n)
 	}
 }
 

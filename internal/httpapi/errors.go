@@ -34,6 +34,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, bodyTooLarge
 	case errors.Is(err, migration.ErrNotFound):
 		return http.StatusNotFound, "not found"
+	case errors.Is(err, migration.ErrNoSchedule):
+		return http.StatusNotFound, err.Error()
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, invalid.Error()
 	case errors.As(err, &importErr):
@@ -53,7 +55,8 @@ func statusOf(err error) (int, string) {
 // account or an endpoint does not allow now.
 var conflicts = []error{migration.ErrTaskRunning, migration.ErrNoAccounts, migration.ErrNoAccountSelected,
 	migration.ErrTaskNotRunning, migration.ErrNoMigrationRunning, migration.ErrAccountRunning,
-	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning, migration.ErrTestRunning}
+	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning, migration.ErrTestRunning,
+	migration.ErrTaskPaused, migration.ErrTaskNotPaused, migration.ErrFinalPassRunning}
 
 func isConflict(err error) bool {
 	for _, c := range conflicts {

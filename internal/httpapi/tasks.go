@@ -159,6 +159,7 @@ func taskToAPI(t migration.Task) api.Task {
 		UpdatedAt:  t.UpdatedAt,
 		StartedAt:  t.StartedAt,
 		FinishedAt: t.FinishedAt,
+		PausedAt:   t.PausedAt,
 	}
 }
 
@@ -170,16 +171,22 @@ func (s *Server) ListTaskRuns(ctx context.Context, req api.ListTaskRunsRequestOb
 	}
 	out := make(api.ListTaskRuns200JSONResponse, len(passes))
 	for i, p := range passes {
-		f := p.Figures
-		out[i] = api.TaskRun{Pass: p.Number, Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
-			AccountsCompleted: f.Completed, AccountsCompletedWithErrors: f.CompletedWithErrors,
-			AccountsFailed: f.Failed, AccountsCanceled: f.Canceled,
-			MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,
-			SourceMessages: f.SourceMessages, SourceBytes: f.SourceBytes, AccountsUncounted: int(f.AccountsUncounted)}
-		if p.State != "" {
-			state := api.TaskState(p.State)
-			out[i].State = &state
-		}
+		out[i] = taskRunOf(p)
 	}
 	return out, nil
+}
+
+// taskRunOf is a pass as the API shows it.
+func taskRunOf(p migration.Pass) api.TaskRun {
+	f := p.Figures
+	run := api.TaskRun{Pass: p.Number, StartedBy: api.TaskRunStartedBy(p.StartedBy), Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
+		AccountsCompleted: f.Completed, AccountsCompletedWithErrors: f.CompletedWithErrors,
+		AccountsFailed: f.Failed, AccountsCanceled: f.Canceled,
+		MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,
+		SourceMessages: f.SourceMessages, SourceBytes: f.SourceBytes, AccountsUncounted: int(f.AccountsUncounted)}
+	if p.State != "" {
+		state := api.TaskState(p.State)
+		run.State = &state
+	}
+	return run
 }

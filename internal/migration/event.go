@@ -35,13 +35,22 @@ const (
 	// EventAccountsCanceled: some accounts of a run were canceled; the
 	// others go on.
 	EventAccountsCanceled EventKind = "accounts.canceled"
-	EventError            EventKind = "error"
+	// EventTaskPaused and EventTaskResumed: a task was paused (no pass
+	// starts) and resumed.
+	EventTaskPaused  EventKind = "task.paused"
+	EventTaskResumed EventKind = "task.resumed"
+	// EventFinalVerified: the final pass ended with every account
+	// completed; EventFinalUnverified: it ended otherwise.
+	EventFinalVerified   EventKind = "final.verified"
+	EventFinalUnverified EventKind = "final.unverified"
+	EventError           EventKind = "error"
 )
 
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
 	EventAccountStarted, EventAccountProgress, EventFolderDone, EventAccountDone, EventAccountFailed,
-	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountAuthorized, EventError}
+	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountAuthorized,
+	EventTaskPaused, EventTaskResumed, EventFinalVerified, EventFinalUnverified, EventError}
 
 // Event is one entry of a task's event log. Seq orders all events of the
 // service. It never carries a password.

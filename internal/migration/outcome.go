@@ -266,9 +266,10 @@ func RetryEvent(failed Event, n, retries int, delay time.Duration) Event {
 }
 
 // RunStartedEvent opens pass number pass, a run of accounts of a task.
-func RunStartedEvent(taskID int64, pass int, accounts int64) Event {
+func RunStartedEvent(taskID int64, pass int, accounts int64, by PassStarter) Event {
+	what := map[PassStarter]string{StartedBySchedule: " (scheduled delta pass)", StartedAsFinal: " (the final pass)"}[by]
 	return Event{Kind: EventRunStarted, TaskID: taskID,
-		Message: fmt.Sprintf("run started: pass %d, %d %s", pass, accounts, plural(int(accounts), "account", "accounts"))}
+		Message: fmt.Sprintf("run started: pass %d%s, %d %s", pass, what, accounts, plural(int(accounts), "account", "accounts"))}
 }
 
 // AccountRunStartedEvent opens the run of one account again.

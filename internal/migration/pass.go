@@ -10,6 +10,7 @@ import (
 // their own figures (docs/design.md#passes).
 type Pass struct {
 	Number    int
+	StartedBy PassStarter
 	Accounts  int // queued when it started
 	StartedAt time.Time
 	EndedAt   *time.Time // nil while it runs

@@ -1,6 +1,9 @@
 package migration
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Store is all the storage the domain needs.
 type Store interface {
@@ -12,12 +15,19 @@ type Store interface {
 	PassStore
 	AccountRecordStore
 	WebhookStore
+	ScheduleStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and
 // nothing below it.
 type Service struct {
 	store Store
+	// Clock is the service's now for schedules (time.Now when nil): tests
+	// move it on.
+	Clock func() time.Time
+	// Zone is the server's time zone, that schedules are told in
+	// (ServerZone when nil).
+	Zone *time.Location
 }
 
 // NewService returns a Service backed by store.

@@ -64,6 +64,9 @@ type Task struct {
 	UpdatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
+	// PausedAt is when the task was paused: no pass starts until it is
+	// resumed. Nil when it is not.
+	PausedAt *time.Time
 }
 
 // AccountCounts says how many of a task's accounts are in each state.

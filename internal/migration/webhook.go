@@ -13,9 +13,9 @@ import (
 )
 
 // A task's webhook is called with a signed JSON body when one of
-// WebhookKinds happens in it: a pass ends (finished or canceled) or an
-// account fails.
-var WebhookKinds = []EventKind{EventRunFinished, EventRunCanceled, EventAccountFailed}
+// WebhookKinds happens in it: a pass ends (finished or canceled), an
+// account fails, or the final pass ends verified or not.
+var WebhookKinds = []EventKind{EventRunFinished, EventRunCanceled, EventAccountFailed, EventFinalVerified, EventFinalUnverified}
 
 // Limits of a webhook's settings.
 const (

@@ -95,28 +95,14 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 // instead (joinRun). It returns how many accounts it queued.
 func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int
-	start := func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		pass, err := q.PassNext(ctx, taskID)
-		if err != nil {
-			return err
-		}
-		queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
-		if err != nil {
-			return err
-		}
-		n = int(queued)
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n, filter); err != nil {
-			return err
-		}
-		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: int32(n)}); err != nil {
-			return err
-		}
-		if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int(pass), int64(n))); err != nil {
-			return err
-		}
-		return s.admit(ctx, tx, q)
+	start := func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+		n, _, err = s.startRun(ctx, tx, q, taskID, filter, migration.StartedByHand)
+		return err
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := refusePaused(ctx, q, taskID); err != nil {
+			return err
+		}
 		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
 			queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
 			n = int(queued)
@@ -131,6 +117,45 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 	}
 	err := s.startJobs(ctx, taskID, start, join)
 	return n, err
+}
+
+// startRun starts a pass of the accounts filter selects of a task that is
+// neither running nor paused, started by by, in a transaction of
+// startJobs; it returns how many accounts it queued, and the pass's
+// number.
+func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter,
+	by migration.PassStarter) (accounts int, pass int32, err error) {
+	if err := refusePaused(ctx, q, taskID); err != nil {
+		return 0, 0, err
+	}
+	if pass, err = q.PassNext(ctx, taskID); err != nil {
+		return 0, 0, err
+	}
+	queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
+	if err != nil {
+		return 0, 0, err
+	}
+	n := int(queued)
+	if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n, filter); err != nil {
+		return 0, 0, err
+	}
+	if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: int32(n), StartedBy: string(by)}); err != nil {
+		return 0, 0, err
+	}
+	if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int(pass), int64(n), by)); err != nil {
+		return 0, 0, err
+	}
+	return n, pass, s.admit(ctx, tx, q)
+}
+
+// refusePaused answers ErrTaskPaused for a paused task: it starts no pass,
+// and no account joins the one under way.
+func refusePaused(ctx context.Context, q *dbsqlc.Queries, taskID int64) error {
+	paused, err := q.TaskPausedAt(ctx, taskID)
+	if err == nil && paused.Valid {
+		return migration.ErrTaskPaused
+	}
+	return err
 }
 
 func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsqlc.AccountsQueueParams {
@@ -156,6 +181,9 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		return queued.SourceLogin, err
 	}
 	start := func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := refusePaused(ctx, q, taskID); err != nil {
+			return err
+		}
 		pass, err := q.PassNext(ctx, taskID)
 		if err != nil {
 			return err
@@ -167,7 +195,7 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, 1, migration.AccountFilter{}); err != nil {
 			return err
 		}
-		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: 1}); err != nil {
+		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: 1, StartedBy: string(migration.StartedByHand)}); err != nil {
 			return err
 		}
 		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, int(pass), login)); err != nil {
@@ -176,6 +204,9 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		return s.admit(ctx, tx, q)
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := refusePaused(ctx, q, taskID); err != nil {
+			return err
+		}
 		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
 			login, err := queue(q, pass)
 			return 1, migration.RunJoinedEvent(taskID, accountID, int(pass), 1, login), err
@@ -219,21 +250,26 @@ func (s *Store) startJobs(ctx context.Context, taskID int64, start, join func(tx
 		return s.jobsErr
 	}
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		state, err := q.TaskStateLock(ctx, taskID)
-		if err != nil {
-			return err
-		}
-		switch state := migration.TaskState(state); {
-		case join != nil && state.Migrating():
-			return join(tx, q)
-		case state.Running():
-			return migration.ErrTaskRunning
-		}
-		if err := q.TaskEndpointsHold(ctx, taskID); err != nil {
-			return err
-		}
-		return start(tx, q)
+		return startJobsTx(ctx, tx, q, taskID, start, join)
 	}))
+}
+
+// startJobsTx is startJobs in a transaction that holds EventsLock.
+func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+	state, err := q.TaskStateLock(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	switch state := migration.TaskState(state); {
+	case join != nil && state.Migrating():
+		return join(tx, q)
+	case state.Running():
+		return migration.ErrTaskRunning
+	}
+	if err := q.TaskEndpointsHold(ctx, taskID); err != nil {
+		return err
+	}
+	return start(tx, q)
 }
 
 // startTaskJobs moves a task that is not running into state with n jobs

@@ -20,7 +20,7 @@ func (s *Store) TaskPasses(ctx context.Context, taskID int64) ([]migration.Pass,
 	}
 	passes := make([]migration.Pass, len(rows))
 	for i, r := range rows {
-		passes[i] = migration.Pass{Number: int(r.Pass), Accounts: int(r.Accounts), StartedAt: r.StartedAt.Time,
+		passes[i] = migration.Pass{Number: int(r.Pass), StartedBy: migration.PassStarter(r.StartedBy), Accounts: int(r.Accounts), StartedAt: r.StartedAt.Time,
 			EndedAt: timePtr(r.EndedAt), State: migration.TaskState(r.State.String),
 			Figures: migration.PassFigures{Completed: int(r.AccountsCompleted), CompletedWithErrors: int(r.AccountsWithErrors),
 				Failed: int(r.AccountsFailed), Canceled: int(r.AccountsCanceled),

@@ -508,11 +508,23 @@ func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool
 	if err := q.TaskRunEnd(ctx, dbsqlc.TaskRunEndParams{ID: taskID, State: string(state)}); err != nil {
 		return err
 	}
+	pass, err := q.PassOpen(ctx, taskID)
+	if err != nil {
+		return err
+	}
 	// A run that began before passes existed has none to end.
 	if err := q.PassEnd(ctx, dbsqlc.PassEndParams{TaskID: taskID, State: string(state)}); err != nil {
 		return err
 	}
-	return appendEvent(ctx, q, migration.RunEndEvent(taskID, state, accounts))
+	events := []migration.Event{migration.RunEndEvent(taskID, state, accounts)}
+	final, err := q.ScheduleFinalPass(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	if pass != 0 && pass == final {
+		events = append(events, migration.FinalEndEvent(taskID, int(pass), state, accounts))
+	}
+	return appendEvents(ctx, q, events)
 }
 
 // progressSet stores an account's figures; the account is no longer

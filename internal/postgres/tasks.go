@@ -228,6 +228,7 @@ func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
 		UpdatedAt:  row.UpdatedAt.Time,
 		StartedAt:  timePtr(row.StartedAt),
 		FinishedAt: timePtr(row.FinishedAt),
+		PausedAt:   timePtr(row.PausedAt),
 	}, nil
 }
 

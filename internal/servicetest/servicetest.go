@@ -46,6 +46,14 @@ type Options struct {
 	RunLimits migration.RunLimits
 	// Queries, when set, counts the SQL statements the service sends.
 	Queries *QueryCounter
+	// Clock is the service's now for schedules (time.Now when nil), and
+	// SchedulePoll how often it looks for passes due (the app's default
+	// when zero).
+	Clock        func() time.Time
+	SchedulePoll time.Duration
+	// Beside, when set, starts another process of the same service: on
+	// its database, with its key.
+	Beside *Service
 }
 
 // Service is a running service.
@@ -55,6 +63,8 @@ type Service struct {
 	Client *api.ClientWithResponses
 	Pool   *pgxpool.Pool
 	App    *app.App
+	key    []byte
+	stop   func()
 }
 
 // Start runs the service until t ends.
@@ -67,25 +77,32 @@ func Start(t testing.TB, opts Options) *Service {
 	if opts.Log != nil {
 		logger = slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	pool := pool(t, opts.Queries)
-	box, err := secret.NewBox(secret.NewKey())
+	var db *pgxpool.Pool
+	key := secret.NewKey()
+	if opts.Beside != nil {
+		db, key = opts.Beside.Pool, opts.Beside.key
+	} else {
+		db = pool(t, opts.Queries)
+	}
+	box, err := secret.NewBox(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.Start(pool, box, logger, app.Config{
+	a, err := app.Start(db, box, logger, app.Config{
 		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers,
-		RunLimits: opts.RunLimits,
+		RunLimits: opts.RunLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(a.Handler)
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		a.Stop(ctx) //nolint:errcheck // the test is over; jobs left are dropped with the database
+		a.Stop(ctx) //nolint:errcheck // jobs left resume in the next process, or are dropped with the database
 	})
+	t.Cleanup(stop)
 	var clientOpts []api.ClientOption
 	if opts.APIToken != "" {
 		clientOpts = append(clientOpts, api.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
@@ -97,7 +114,7 @@ func Start(t testing.TB, opts Options) *Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Service{URL: srv.URL, API: srv.URL + httpapi.BasePath, Client: client, Pool: pool, App: a}
+	return &Service{URL: srv.URL, API: srv.URL + httpapi.BasePath, Client: client, Pool: db, App: a, key: key, stop: stop}
 }
 
 // pool is a pool on a new database, whose statements counter counts.
@@ -154,3 +171,8 @@ func (c *QueryCounter) Count(table string) int {
 	defer c.mu.Unlock()
 	return c.counts[table]
 }
+
+// Stop stops the process as a shutdown would: its HTTP server, its loops,
+// and its workers, which get 10 s to finish. The database stays for the
+// processes Beside it.
+func (s *Service) Stop() { s.stop() }

@@ -5,8 +5,8 @@
 SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = @task_id;
 
 -- name: PassStart :exec
--- A run begins pass, of accounts.
-INSERT INTO task_runs (task_id, pass, accounts) VALUES (@task_id, @pass, @accounts);
+-- A run begins pass, of accounts; started_by says what started it.
+INSERT INTO task_runs (task_id, pass, accounts, started_by) VALUES (@task_id, @pass, @accounts, @started_by);
 
 -- name: PassJoin :exec
 -- accounts more join the task's pass under way.
@@ -32,7 +32,7 @@ WHERE r.task_id = @task_id AND r.ended_at IS NULL AND f.task_id = @task_id AND f
 -- name: PassList :many
 -- A task's passes, first first: one that ended with the figures it kept
 -- (joined to no figures), the one under way with its accounts' of now.
-SELECT r.pass, r.accounts, r.started_at, r.ended_at, r.state,
+SELECT r.pass, r.started_by, r.accounts, r.started_at, r.ended_at, r.state,
        coalesce(f.accounts_completed, r.accounts_completed) AS accounts_completed,
        coalesce(f.accounts_with_errors, r.accounts_with_errors) AS accounts_with_errors,
        coalesce(f.accounts_failed, r.accounts_failed) AS accounts_failed,

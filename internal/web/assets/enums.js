@@ -82,6 +82,10 @@ export const EventKind = Object.freeze({
   accountsCanceled: 'accounts.canceled',
   accountThrottled: 'account.throttled',
   accountAuthorized: 'account.authorized',
+  taskPaused: 'task.paused',
+  taskResumed: 'task.resumed',
+  finalVerified: 'final.verified',
+  finalUnverified: 'final.unverified',
   error: 'error',
 });
 

@@ -1,0 +1,204 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// ScheduleSet gives a task its schedule in place of the one it had.
+func (s *Store) ScheduleSet(ctx context.Context, taskID int64, sch migration.Schedule) error {
+	at := sch.At
+	if at == nil {
+		at = []string{} // not NULL
+	}
+	n, err := s.queries.ScheduleSet(ctx, dbsqlc.ScheduleSetParams{
+		TaskID: taskID, EveryMinutes: int32(sch.Every / time.Minute), AtTimes: at, TimeZone: sch.TimeZone,
+		UntilAt: timestamp(sch.Until), FinalAt: timestamp(sch.FinalAt), NextAt: timestamp(sch.NextPassAt),
+	})
+	if err == nil && n == 0 {
+		err = migration.ErrNotFound
+	}
+	return err
+}
+
+// ScheduleGet returns a task's schedule: ErrNoSchedule without one,
+// ErrNotFound without the task.
+func (s *Store) ScheduleGet(ctx context.Context, taskID int64) (migration.Schedule, error) {
+	row, err := s.queries.ScheduleGet(ctx, taskID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return migration.Schedule{}, s.noSchedule(ctx, taskID)
+	}
+	if err != nil {
+		return migration.Schedule{}, err
+	}
+	return scheduleFromRow(row), nil
+}
+
+// ScheduleRemove drops a task's schedule.
+func (s *Store) ScheduleRemove(ctx context.Context, taskID int64) error {
+	n, err := s.queries.ScheduleRemove(ctx, taskID)
+	if err == nil && n == 0 {
+		err = s.noSchedule(ctx, taskID)
+	}
+	return err
+}
+
+// noSchedule says why a task has no schedule: ErrNotFound when the task is
+// missing, ErrNoSchedule else.
+func (s *Store) noSchedule(ctx context.Context, taskID int64) error {
+	if _, err := s.TaskState(ctx, taskID); err != nil {
+		return err
+	}
+	return migration.ErrNoSchedule
+}
+
+func scheduleFromRow(row dbsqlc.TaskSchedule) migration.Schedule {
+	return migration.Schedule{
+		Every: time.Duration(row.EveryMinutes) * time.Minute, At: row.AtTimes, TimeZone: row.TimeZone,
+		Until: timePtr(row.UntilAt), FinalAt: timePtr(row.FinalAt), NextPassAt: timePtr(row.NextAt),
+		FinalPass: int(row.FinalPass),
+	}
+}
+
+// SchedulesStart starts the passes due at now, each in a savepoint of one
+// transaction that holds their schedules: a task whose pass cannot start
+// leaves the others' passes started.
+func (s *Store) SchedulesStart(ctx context.Context, now time.Time) (int, error) {
+	if s.jobsErr != nil {
+		return 0, s.jobsErr
+	}
+	started := 0
+	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		due, err := q.SchedulesDue(ctx, dbsqlc.SchedulesDueParams{Now: timestamp(&now), RunningStates: runningStates()})
+		if err != nil {
+			return err
+		}
+		for _, row := range due {
+			ok, err := s.startScheduled(ctx, tx, q, scheduleFromRow(row), row.TaskID, now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				started++
+			}
+		}
+		return nil
+	})
+	return started, err
+}
+
+// startScheduled starts the pass sch has due at now and moves sch on,
+// and says whether a pass started. A task without accounts skips the
+// pass, and says so in its log.
+func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, sch migration.Schedule, taskID int64, now time.Time) (bool, error) {
+	step := sch.Step(now)
+	by := migration.StartedBySchedule
+	if step == migration.StepFinal {
+		by = migration.StartedAsFinal
+	}
+	var pass int32
+	savepoint, err := tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
+		return err
+	}, nil)
+	skipped := errors.Is(err, migration.ErrNoAccounts)
+	switch {
+	case err == nil:
+		err = savepoint.Commit(ctx)
+	case skipped:
+		err = savepoint.Rollback(ctx)
+	case errors.Is(err, migration.ErrTaskRunning), errors.Is(err, migration.ErrTaskPaused):
+		// Started or paused since it was read: the pass waits.
+		return false, savepoint.Rollback(ctx)
+	}
+	if err != nil {
+		return false, err
+	}
+	move := dbsqlc.ScheduleMovedParams{TaskID: taskID, FinalPass: int32(sch.FinalPass)}
+	if step == migration.StepFinal {
+		move.FinalPass = pass // no delta pass after the final one
+	} else {
+		move.NextAt = timestamp(sch.NextDelta(*sch.NextPassAt, now))
+	}
+	if err := q.ScheduleMoved(ctx, move); err != nil {
+		return false, err
+	}
+	if skipped {
+		return false, appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID,
+			Message: fmt.Sprintf("the %s was not started: the task has no accounts", map[bool]string{true: "final pass", false: "scheduled pass"}[step == migration.StepFinal])})
+	}
+	return true, nil
+}
+
+// TaskFinalPass makes the task's final pass due at now.
+func (s *Store) TaskFinalPass(ctx context.Context, taskID int64, now time.Time, zone *time.Location) error {
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := refusePaused(ctx, q, taskID); err != nil {
+			return err
+		}
+		open, err := q.PassOpen(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		final, err := q.ScheduleFinalPass(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		if open != 0 && open == final {
+			return migration.ErrFinalPassRunning
+		}
+		return q.ScheduleFinalNow(ctx, dbsqlc.ScheduleFinalNowParams{TaskID: taskID, TimeZone: zone.String(), Now: timestamp(&now)})
+	}))
+}
+
+// TaskPause stops new passes of the task, with a task.paused event.
+func (s *Store) TaskPause(ctx context.Context, taskID int64) error {
+	return s.pauseOrResume(ctx, taskID, true)
+}
+
+// TaskResume lets the task's passes start again, with a task.resumed
+// event.
+func (s *Store) TaskResume(ctx context.Context, taskID int64) error {
+	return s.pauseOrResume(ctx, taskID, false)
+}
+
+func (s *Store) pauseOrResume(ctx context.Context, taskID int64, pause bool) error {
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		change, refusal, event := q.TaskResume, migration.ErrTaskNotPaused,
+			migration.Event{Kind: migration.EventTaskResumed, TaskID: taskID, Message: "task resumed: passes start again"}
+		if pause {
+			change, refusal, event = q.TaskPause, migration.ErrTaskPaused,
+				migration.Event{Kind: migration.EventTaskPaused, TaskID: taskID, Message: "task paused: no pass starts until it is resumed"}
+		}
+		n, err := change(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := q.TaskPausedAt(ctx, taskID); err != nil {
+				return err // ErrNoRows: no such task
+			}
+			return refusal
+		}
+		return appendEvent(ctx, q, event)
+	}))
+}
+
+func timestamp(t *time.Time) pgtype.Timestamptz {
+	if t == nil {
+		return pgtype.Timestamptz{}
+	}
+	return pgtype.Timestamptz{Time: *t, Valid: true}
+}
