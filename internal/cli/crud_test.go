@@ -275,3 +275,52 @@ func TestTaskWebhookFromTheCommandLine(t *testing.T) {
 		t.Errorf("after --remove:\n%s", out)
 	}
 }
+
+// TestCutoverFromTheCommandLine: an administrator schedules delta passes
+// and the final pass, reads where the cut-over stands, pauses and resumes
+// the task, and removes the schedule, all from the command line.
+func TestCutoverFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	u := newUser(t, svc)
+	src := u.id("endpoints", "create", "--host", "imap.old.example")
+	dst := u.id("endpoints", "create", "--host", "imap.new.example")
+	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	if out := u.ok("tasks", "schedule", task); !strings.Contains(out, "planned: no pass yet") || !strings.Contains(out, "none: passes start by hand") {
+		t.Errorf("before a schedule:\n%s", out)
+	}
+	if r := u.run("tasks", "schedule", task, "--every", "90s"); r.code != 2 || !strings.Contains(r.stderr, "--every must be whole minutes") {
+		t.Errorf("--every 90s: exit %d, %s", r.code, r.stderr)
+	}
+	if r := u.run("tasks", "schedule", task, "--final-at", "Saturday night"); r.code != 2 || !strings.Contains(r.stderr, `--final-at "Saturday night"`) {
+		t.Errorf("--final-at in words: exit %d, %s", r.code, r.stderr)
+	}
+	final := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Minute)
+	out := u.ok("tasks", "schedule", task, "--every", "6h", "--zone", "UTC", "--final-at", final.Format("2006-01-02 15:04"))
+	if !strings.Contains(out, "delta passes every 6 hours; final pass "+final.Format("Mon 2 Jan 15:04 MST")) {
+		t.Errorf("set:\n%s", out)
+	}
+	if out := u.ok("tasks", "schedule", task); !strings.Contains(out, "next pass ") || !strings.Contains(out, "final pass ") {
+		t.Errorf("the schedule:\n%s", out)
+	}
+	if out := u.ok("tasks", "pause", task); !strings.Contains(out, "paused") {
+		t.Errorf("pause:\n%s", out)
+	}
+	if r := u.run("tasks", "run", task); r.code != 1 || !strings.Contains(r.stderr, "task is paused") {
+		t.Errorf("run while paused: exit %d, %s", r.code, r.stderr)
+	}
+	if out := u.ok("tasks", "get", task); !strings.Contains(out, "paused since ") {
+		t.Errorf("get while paused:\n%s", out)
+	}
+	u.ok("tasks", "resume", task)
+	if r := u.run("tasks", "resume", task); r.code != 1 || !strings.Contains(r.stderr, "task is not paused") {
+		t.Errorf("resume twice: exit %d, %s", r.code, r.stderr)
+	}
+	u.ok("tasks", "schedule", task, "--remove")
+	if out := u.ok("tasks", "schedule", task); !strings.Contains(out, "none: passes start by hand") {
+		t.Errorf("after --remove:\n%s", out)
+	}
+	if out := u.ok("tasks", "final", task); !strings.Contains(out, "final pass of task "+task+" due now") {
+		t.Errorf("final:\n%s", out)
+	}
+}

@@ -29,6 +29,10 @@ func taskCommands() []command {
 		{"runs", "ID", "List a task's passes: each run with its accounts and figures", tasksRuns},
 		{"webhook", "ID", "Show, set (--set URL, the secret from --secret-file or MAILMIGRATE_WEBHOOK_SECRET) or --remove the URL called when a pass ends or an account fails", tasksWebhook},
 		{"deliveries", "ID", "List the task's webhook calls, newest first: state, attempts, the receiver's last answer", tasksDeliveries},
+		{"schedule", "ID", "Show where the cut-over stands; set delta passes (--every 6h or --at 06:00,18:00, --until) and the final pass (--final-at); or --remove", tasksSchedule},
+		{"final", "ID", "Final pass now: it starts when no pass runs, and its end verifies the task", tasksFinal},
+		{"pause", "ID", "Freeze the task: no pass starts, by hand or schedule (--stop: cancel the pass under way)", tasksPause},
+		{"resume", "ID", "Let a paused task's passes start again", tasksResume},
 	}
 }
 
@@ -50,16 +54,16 @@ func tasksRuns(ctx context.Context, s *session, args []string) error {
 			if r.State != nil && r.EndedAt != nil {
 				state, took = string(*r.State), r.EndedAt.Sub(r.StartedAt)
 			}
-			rows = append(rows, []string{strconv.Itoa(r.Pass), timeOrDash(&r.StartedAt), durationText(took), state,
+			rows = append(rows, []string{strconv.Itoa(r.Pass), string(r.StartedBy), timeOrDash(&r.StartedAt), durationText(took), state,
 				fmt.Sprintf("%d: %d ok, %d with errors, %d failed, %d canceled", r.Accounts, r.AccountsCompleted,
 					r.AccountsCompletedWithErrors, r.AccountsFailed, r.AccountsCanceled),
 				strconv.FormatInt(r.MessagesCopied, 10), megabytes(r.BytesCopied), fmt.Sprintf("%d/%d", r.MessagesSkipped, r.MessagesFailed)})
 			copied, bytes, skipped, failed = copied+r.MessagesCopied, bytes+r.BytesCopied, skipped+r.MessagesSkipped, failed+r.MessagesFailed
 		}
 		if len(runs) > 1 {
-			rows = append(rows, []string{"all", "", "", "", "", strconv.FormatInt(copied, 10), megabytes(bytes), fmt.Sprintf("%d/%d", skipped, failed)})
+			rows = append(rows, []string{"all", "", "", "", "", "", strconv.FormatInt(copied, 10), megabytes(bytes), fmt.Sprintf("%d/%d", skipped, failed)})
 		}
-		return s.printTable([]string{"PASS", "STARTED", "TOOK", "STATE", "ACCOUNTS", "COPIED", "MB", "SKIPPED/FAILED"}, rows)
+		return s.printTable([]string{"PASS", "BY", "STARTED", "TOOK", "STATE", "ACCOUNTS", "COPIED", "MB", "SKIPPED/FAILED"}, rows)
 	})
 }
 
@@ -93,7 +97,13 @@ func tasksGet(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return s.printOutput(t, func() error { return s.printFields(taskFields(t)) })
+	return s.printOutput(t, func() error {
+		resp, err := s.client.GetTaskLifecycleWithResponse(ctx, id)
+		if err := expect(resp, err, http.StatusOK); err != nil {
+			return err
+		}
+		return s.printFields(append(taskFields(t), [2]string{"Cut-over", resp.JSON200.Words}))
+	})
 }
 
 func taskFields(t api.Task) [][2]string {
