@@ -24,4 +24,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("AuthorizeAccount", func(t *testing.T) { t.Parallel(); testAuthorizeAccount(t, browser) })
 	t.Run("AuthorizeInTheBrowser", func(t *testing.T) { t.Parallel(); testAuthorizeInTheBrowser(t, browser) })
 	t.Run("PausedAccount", func(t *testing.T) { t.Parallel(); testPausedAccount(t, browser) })
+	t.Run("Cutover", func(t *testing.T) { t.Parallel(); testCutover(t, browser) })
 }

@@ -11,6 +11,7 @@ import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, f
 import { AccountState, AuthMethod, EventKind, LoginTestFilter, OAuth2Grant, TaskState, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 import { throughputChart } from './throughput.js';
+import { cutoverSection } from './cutover.js';
 
 const maxLogLines = 2000;
 
@@ -26,6 +27,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const passes = h('section', { id: 'passes', 'aria-labelledby': 'passes-title', hidden: true });
   const log = eventLog();
   const chart = throughputChart();
+  const cutover = cutoverSection(taskId, () => refresh());
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
   const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)),
@@ -36,6 +38,7 @@ export async function taskPage(main, taskId, keepAlive) {
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
       shownAccounts.controls, bulk, accounts, shownAccounts.pager),
     chart.section,
+    cutover.section,
     passes,
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
     log.section);
@@ -53,8 +56,8 @@ export async function taskPage(main, taskId, keepAlive) {
   // calls that come while one runs are folded into one more.
   const refresh = coalesce(async () => {
     clearTimeout(timer);
-    let [task, page, runs] = await Promise.all([request('GET', `/tasks/${taskId}`), requestPage(shownAccounts.path()),
-      request('GET', `/tasks/${taskId}/runs`)]);
+    let [task, page, runs, lifecycle] = await Promise.all([request('GET', `/tasks/${taskId}`), requestPage(shownAccounts.path()),
+      request('GET', `/tasks/${taskId}/runs`), request('GET', `/tasks/${taskId}/lifecycle`)]);
     if (page.items.length === 0 && shownAccounts.emptyPage()) page = await requestPage(shownAccounts.path());
     if (stopped) return;
     const list = page.items;
@@ -65,6 +68,7 @@ export async function taskPage(main, taskId, keepAlive) {
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, runs, endpoints, message, () => refresh())));
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     showPasses(passes, runs);
+    keepFocus(cutover.section, () => cutover.draw(task, lifecycle));
     chart.draw(runningStates.has(task.state));
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
@@ -332,12 +336,13 @@ function showPasses(section, runs) {
   const accounts = (r) => [`${r.accounts_completed} completed`, r.accounts_completed_with_errors ? `${r.accounts_completed_with_errors} with errors` : '',
     r.accounts_failed ? `${r.accounts_failed} failed` : '', r.accounts_canceled ? `${r.accounts_canceled} canceled` : ''].filter(Boolean).join(', ');
   const row = (cells, attrs = {}) => h('tr', attrs, cells.map((c) => h('td', { text: c })));
-  const table = dataTable('pass-list', ['Pass', 'Started', 'Took', 'State', 'Accounts', 'Copied', 'Skipped / failed'],
-    runs.map((r) => row([String(r.pass), formatTime(r.started_at), took(r), r.state ? stateLabel(r.state) : 'running',
+  const startedBy = { manual: 'by hand', schedule: 'schedule', final: 'final pass' };
+  const table = dataTable('pass-list', ['Pass', 'By', 'Started', 'Took', 'State', 'Accounts', 'Copied', 'Skipped / failed'],
+    runs.map((r) => row([String(r.pass), startedBy[r.started_by] ?? r.started_by, formatTime(r.started_at), took(r), r.state ? stateLabel(r.state) : 'running',
       `${r.accounts}: ${accounts(r)}`, `${r.messages_copied} messages, ${formatBytes(r.bytes_copied)}`,
       `${r.messages_skipped} / ${r.messages_failed}`], { 'data-pass': r.pass })));
   if (runs.length > 1) {
-    table.querySelector('tbody').append(row(['All', '', '', '', '', `${sum('messages_copied')} messages, ${formatBytes(sum('bytes_copied'))}`,
+    table.querySelector('tbody').append(row(['All', '', '', '', '', '', `${sum('messages_copied')} messages, ${formatBytes(sum('bytes_copied'))}`,
       `${sum('messages_skipped')} / ${sum('messages_failed')}`], { class: 'total', 'data-pass': 'all' }));
   }
   section.replaceChildren(h('h2', { id: 'passes-title', text: 'Passes' }), h('div', { class: 'table-wrap' }, table));

@@ -1,0 +1,75 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// testCutover: on the task page an administrator schedules delta passes
+// and the final pass in the server's time zone, pauses and resumes the
+// task, and runs the final pass now, which ends verified.
+func testCutover(t *testing.T, browser context.Context) {
+	s := startSiteWith(t, "", servicetest.Options{SchedulePoll: 100 * time.Millisecond})
+	users := map[string]string{"alice": "a"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 10}))
+	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "weekend cut-over", src, dst)
+	ctx := context.Background()
+	if resp, err := s.Client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", strings.NewReader("alice,a\n")); err != nil || resp.StatusCode() != http.StatusCreated {
+		t.Fatalf("import: %v %v", err, resp)
+	}
+	life, err := s.Client.GetTaskLifecycleWithResponse(ctx, taskID)
+	if err != nil || life.JSON200 == nil {
+		t.Fatalf("lifecycle: %v %v", err, life)
+	}
+	zone, err := time.LoadLocation(life.JSON200.TimeZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#cutover-stage", "planned: no pass yet")
+	tb.waitText("#cutover-zone", "Times are in "+zone.String())
+	final := time.Now().In(zone).Add(72 * time.Hour).Truncate(time.Minute)
+	tb.fill(map[string]string{
+		"#schedule-form [name=every_hours]": "2",
+		"#schedule-form [name=final_at]":    final.Format("2006-01-02T15:04"),
+	})
+	tb.click("#schedule-form button.primary")
+	tb.waitText("#cutover .notice.ok", "Schedule saved: delta passes every 2 hours; final pass "+final.Format("Mon 2 Jan 15:04 MST"))
+	sch, err := s.Client.GetTaskScheduleWithResponse(ctx, taskID)
+	if err != nil || sch.JSON200 == nil || sch.JSON200.EveryMinutes != 120 || sch.JSON200.FinalAt == nil || !sch.JSON200.FinalAt.Equal(final) {
+		t.Errorf("the schedule stored: %v %+v, want every 120 minutes and the final pass at %s", err, sch.JSON200, final)
+	}
+	tb.waitText("#cutover-stage", "next pass ")
+
+	tb.click(`#cutover-actions button[data-action="pause"]`)
+	tb.confirm("Pause this task?", true)
+	tb.waitText("#cutover-stage", "paused since ")
+	tb.click(`#cutover-actions button[data-action="resume"]`)
+	tb.confirm("Resume this task?", true)
+	tb.waitJS(`!document.querySelector('#cutover-stage').textContent.includes('paused since')`, "the task resumed")
+
+	tb.click(`#cutover-actions button[data-action="final-pass"]`)
+	tb.confirm("Run the final pass of every account now?", true)
+	tb.waitText("#cutover-stage .badge", "verified")
+	tb.waitText("#cutover-stage", "every message of every account found on the destination")
+	tb.waitText(`#pass-list tr[data-pass="1"]`, "final pass")
+	tb.waitText("#event-log", "final pass 1 verified")
+	tb.screenshot("cutover-verified")
+	if n := len(neu.Read(t, "alice").Messages); n != len(old.Read(t, "alice").Messages) {
+		t.Errorf("%d messages on the destination, want the source's", n)
+	}
+}
