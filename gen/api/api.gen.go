@@ -2301,10 +2301,11 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/webhook (the `GetTaskWebhook` operationId).
 	GetTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetTaskWebhookWithBody Call a URL when a pass of the task ends or one of its accounts fails.
+	// SetTaskWebhookWithBody Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+	// and `final.unverified` of the task,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -2321,10 +2322,11 @@ type ClientInterface interface {
 	// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
 	SetTaskWebhookWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+	// SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+	// and `final.unverified` of the task,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -3527,10 +3529,11 @@ func (c *Client) GetTaskWebhook(ctx context.Context, id TaskID, reqEditors ...Re
 	return c.Client.Do(req)
 }
 
-// SetTaskWebhookWithBody Call a URL when a pass of the task ends or one of its accounts fails.
+// SetTaskWebhookWithBody Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled` and `account.failed` of the task,
+// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+// and `final.unverified` of the task,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -3557,10 +3560,11 @@ func (c *Client) SetTaskWebhookWithBody(ctx context.Context, id TaskID, contentT
 	return c.Client.Do(req)
 }
 
-// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+// SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled` and `account.failed` of the task,
+// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+// and `final.unverified` of the task,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -6186,10 +6190,11 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /tasks/{id}/webhook (the `GetTaskWebhook` operationId).
 	GetTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskWebhookResponse, error)
 
-	// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+	// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+	// and `final.unverified` of the task,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -6206,10 +6211,11 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /tasks/{id}/webhook (the `SetTaskWebhook` operationId).
 	SetTaskWebhookWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskWebhookResponse, error)
 
-	// SetTaskWebhookWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+	// SetTaskWebhookWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled` and `account.failed` of the task,
+	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+	// and `final.unverified` of the task,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -8920,10 +8926,11 @@ func (c *ClientWithResponses) GetTaskWebhookWithResponse(ctx context.Context, id
 	return ParseGetTaskWebhookResponse(rsp)
 }
 
-// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled` and `account.failed` of the task,
+// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+// and `final.unverified` of the task,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -8946,10 +8953,11 @@ func (c *ClientWithResponses) SetTaskWebhookWithBodyWithResponse(ctx context.Con
 	return ParseSetTaskWebhookResponse(rsp)
 }
 
-// SetTaskWebhookWithResponse Call a URL when a pass of the task ends or one of its accounts fails.
+// SetTaskWebhookWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled` and `account.failed` of the task,
+// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
+// and `final.unverified` of the task,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -10121,7 +10129,7 @@ type ServerInterface interface {
 	// GetTaskWebhook The task's webhook; its url is empty without one.
 	// (GET /tasks/{id}/webhook)
 	GetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
-	// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+	// SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	// (PUT /tasks/{id}/webhook)
 	SetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
 	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
@@ -10379,7 +10387,7 @@ func (_ Unimplemented) GetTaskWebhook(w http.ResponseWriter, r *http.Request, id
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+// SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 // (PUT /tasks/{id}/webhook)
 func (_ Unimplemented) SetTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -15069,7 +15077,7 @@ type StrictServerInterface interface {
 	// GetTaskWebhook The task's webhook; its url is empty without one.
 	// (GET /tasks/{id}/webhook)
 	GetTaskWebhook(ctx context.Context, request GetTaskWebhookRequestObject) (GetTaskWebhookResponseObject, error)
-	// SetTaskWebhook Call a URL when a pass of the task ends or one of its accounts fails.
+	// SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	// (PUT /tasks/{id}/webhook)
 	SetTaskWebhook(ctx context.Context, request SetTaskWebhookRequestObject) (SetTaskWebhookResponseObject, error)
 	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).

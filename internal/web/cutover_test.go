@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,12 +64,33 @@ func testCutover(t *testing.T, browser context.Context) {
 	tb.confirm("Resume this task?", true)
 	tb.waitJS(`!document.querySelector('#cutover-stage').textContent.includes('paused since')`, "the task resumed")
 
+	// Word when it is done: a webhook, its secret never shown again.
+	const secret = "whsec-console-0123456789"
+	var calls atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mailmigrate-Signature") != "" {
+			calls.Add(1)
+		}
+	}))
+	t.Cleanup(receiver.Close)
+	tb.fill(map[string]string{"#webhook-form [name=url]": receiver.URL, "#webhook-form [name=secret]": secret})
+	tb.click("#webhook-form button.primary")
+	tb.waitText("#webhook .notice.ok", "Webhook saved.")
+	if evaluate[bool](tb, `document.body.innerHTML.includes(`+quote(secret)+`)`) {
+		t.Error("the page shows the webhook's secret")
+	}
+
 	tb.click(`#cutover-actions button[data-action="final-pass"]`)
 	tb.confirm("Run the final pass of every account now?", true)
 	tb.waitText("#cutover-stage .badge", "verified")
 	tb.waitText("#cutover-stage", "every message of every account found on the destination")
 	tb.waitText(`#pass-list tr[data-pass="1"]`, "final pass")
 	tb.waitText("#event-log", "final pass 1 verified")
+	tb.waitJS(`[...document.querySelectorAll('#delivery-list tr[data-state="delivered"]')].some((r) => r.textContent.includes('final.verified'))`,
+		"the final.verified call delivered, in the log")
+	if calls.Load() < 2 {
+		t.Errorf("the receiver had %d signed calls, want run.finished and final.verified", calls.Load())
+	}
 	tb.screenshot("cutover-verified")
 	if n := len(neu.Read(t, "alice").Messages); n != len(old.Read(t, "alice").Messages) {
 		t.Errorf("%d messages on the destination, want the source's", n)

@@ -12,6 +12,7 @@ import { AccountState, AuthMethod, EventKind, LoginTestFilter, OAuth2Grant, Task
 import { accountList } from './accountlist.js';
 import { throughputChart } from './throughput.js';
 import { cutoverSection } from './cutover.js';
+import { webhookSection } from './webhook.js';
 
 const maxLogLines = 2000;
 
@@ -28,6 +29,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const log = eventLog();
   const chart = throughputChart();
   const cutover = cutoverSection(taskId, () => refresh());
+  const webhook = webhookSection(taskId);
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
   const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)),
@@ -41,6 +43,7 @@ export async function taskPage(main, taskId, keepAlive) {
     cutover.section,
     passes,
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
+    webhook.section,
     log.section);
 
   const endpoints = new Map((await request('GET', '/endpoints')).map((e) => [e.id, e]));
@@ -69,6 +72,7 @@ export async function taskPage(main, taskId, keepAlive) {
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     showPasses(passes, runs);
     keepFocus(cutover.section, () => cutover.draw(task, lifecycle));
+    webhook.draw().catch((err) => message.set('error', `The webhook could not be read: ${err.message}`));
     chart.draw(runningStates.has(task.state));
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
@@ -135,7 +139,7 @@ export async function taskPage(main, taskId, keepAlive) {
     onStatus: log.status,
     onReconnect: () => refreshSoon.call(),
   });
-  keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
+  keepAlive(() => { stopped = true; clearTimeout(timer); webhook.stop(); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
 }
 
 // tabTitle names the task in the browser's tab, with how far its run is

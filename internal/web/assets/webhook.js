@@ -1,0 +1,88 @@
+// A task's webhook on its page: the URL called, signed with a secret,
+// when a pass ends, an account fails or the final pass ends; and its
+// delivery log. The secret is write-only: the page never shows it.
+
+import { request } from './api.js';
+import { h, field, notice, confirmAction, formatTime, dataTable } from './dom.js';
+
+const pendingPoll = 2000;
+
+// webhookSection returns the section, draw(), which reads the webhook and
+// its deliveries again, and stop(); the form is filled once, so a refresh never
+// wipes what someone is typing.
+export function webhookSection(taskId) {
+  const message = notice();
+  const url = h('input', { type: 'url', name: 'url', placeholder: 'https://hooks.example/mailmigrate', autocomplete: 'off', required: true });
+  const secret = h('input', { type: 'password', name: 'secret', autocomplete: 'new-password', minlength: '16' });
+  const secretHint = 'At least 16 characters; the receiver checks the signature with it.';
+  const secretField = field('Signing secret', secret, secretHint);
+  const remove = h('button', { type: 'button', 'data-action': 'remove-webhook', text: 'Remove webhook', hidden: true, onclick: removeWebhook });
+  const form = h('form', { id: 'webhook-form', class: 'form' },
+    field('URL', url, 'Called with a signed JSON body when a pass ends, an account fails, or the final pass ends.'),
+    secretField,
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', text: 'Save webhook' }), remove));
+  const deliveries = h('div', { class: 'table-wrap', id: 'webhook-deliveries' });
+  const section = h('section', { id: 'webhook', 'aria-labelledby': 'webhook-title' },
+    h('h2', { id: 'webhook-title', text: 'Webhook' }), message.el, form, deliveries);
+
+  // show puts the stored webhook in the form: its secret only as set.
+  let hooked = false;
+  const show = (hook) => {
+    hooked = Boolean(hook.url);
+    url.value = hook.url;
+    remove.hidden = !hook.url;
+    secret.value = '';
+    secret.placeholder = hook.secret_set ? 'set (never shown); type a new one to replace it' : '';
+    secret.required = !hook.secret_set;
+  };
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      show(await request('PUT', `/tasks/${taskId}/webhook`, { url: url.value.trim(), secret: secret.value }));
+      message.set('ok', 'Webhook saved.');
+    } catch (err) {
+      message.set('error', `Webhook not saved: ${err.message}`);
+    }
+    await draw();
+  });
+
+  async function removeWebhook() {
+    if (!await confirmAction('Remove the webhook? It is not called again, and its secret is forgotten.', 'Remove webhook')) return;
+    try {
+      await request('DELETE', `/tasks/${taskId}/webhook`);
+      show({ url: '', secret_set: false });
+      message.set('ok', 'Webhook removed.');
+    } catch (err) {
+      message.set('error', `Not removed: ${err.message}`);
+    }
+    await draw();
+  }
+
+  // While a call is pending, the log is read again now and then: its
+  // attempts make no event that would refresh the page.
+  let timer = null;
+  let stopped = false;
+  let filled = false;
+  async function draw() {
+    clearTimeout(timer);
+    if (stopped) return;
+    if (!filled) {
+      filled = true;
+      show(await request('GET', `/tasks/${taskId}/webhook`));
+    }
+    if (!hooked) {
+      deliveries.replaceChildren();
+      return;
+    }
+    const log = await request('GET', `/tasks/${taskId}/webhook/deliveries`);
+    deliveries.replaceChildren(log.length === 0 ? h('p', { class: 'hint', text: 'No call yet.' })
+      : dataTable('delivery-list', ['Created', 'Event', 'State', 'Attempts', 'Answer', 'Last error'],
+        log.map((d) => h('tr', { 'data-id': d.id, 'data-state': d.state },
+          [formatTime(d.created_at), d.kind, d.state, String(d.attempts), d.last_status ? String(d.last_status) : '–', d.last_error || '–']
+            .map((text) => h('td', { text }))))));
+    if (log.some((d) => d.state === 'pending')) timer = setTimeout(() => draw().catch(() => {}), pendingPoll);
+  }
+  const stop = () => { stopped = true; clearTimeout(timer); };
+  return { section, draw, stop };
+}
