@@ -131,12 +131,12 @@ func TestScheduledPassesRunOnceOnOneOfTwoProcesses(t *testing.T) {
 			second = servicetest.Start(t, opts)
 		}
 		clock.Add(time.Hour)
-		passes := waitPasses(t, second, taskID, slot)
+		waitPasses(t, second, taskID, slot)
 		time.Sleep(200 * time.Millisecond) // ten looks of each process
-		if passes = taskPasses(t, second, taskID); len(passes) != slot {
+		if passes := taskPasses(t, second, taskID); len(passes) != slot {
 			t.Fatalf("after slot %d: %d passes, want one per slot", slot, len(passes))
 		}
-		if p := passes[slot-1]; p.StartedBy != api.TaskRunStartedBySchedule || p.State == nil || *p.State != api.TaskStateCompleted {
+		if p := taskPasses(t, second, taskID)[slot-1]; p.StartedBy != api.TaskRunStartedBySchedule || p.State == nil || *p.State != api.TaskStateCompleted {
 			t.Errorf("pass %d started by %s ended %v, want a completed scheduled pass", slot, p.StartedBy, p.State)
 		}
 		if l := lifecycle(t, second, taskID); l.Stage != api.StageInSync || !strings.Contains(l.Words, fmt.Sprintf("pass %d ended", slot)) {
