@@ -19,6 +19,27 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AccountPlanRecordState.
+const (
+	AccountPlanRecordStateDone    AccountPlanRecordState = "done"
+	AccountPlanRecordStateFailed  AccountPlanRecordState = "failed"
+	AccountPlanRecordStatePending AccountPlanRecordState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the AccountPlanRecordState enum.
+func (e AccountPlanRecordState) Valid() bool {
+	switch e {
+	case AccountPlanRecordStateDone:
+		return true
+	case AccountPlanRecordStateFailed:
+		return true
+	case AccountPlanRecordStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountSort.
 const (
 	AccountSortId            AccountSort = "id"
@@ -400,6 +421,33 @@ func (e OAuth2Provider) Valid() bool {
 	}
 }
 
+// Defines values for PlanProblemKind.
+const (
+	PlanProblemKindCapability    PlanProblemKind = "capability"
+	PlanProblemKindCollision     PlanProblemKind = "collision"
+	PlanProblemKindForbiddenName PlanProblemKind = "forbidden_name"
+	PlanProblemKindOversize      PlanProblemKind = "oversize"
+	PlanProblemKindQuota         PlanProblemKind = "quota"
+)
+
+// Valid indicates whether the value is a known member of the PlanProblemKind enum.
+func (e PlanProblemKind) Valid() bool {
+	switch e {
+	case PlanProblemKindCapability:
+		return true
+	case PlanProblemKindCollision:
+		return true
+	case PlanProblemKindForbiddenName:
+		return true
+	case PlanProblemKindOversize:
+		return true
+	case PlanProblemKindQuota:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Profile.
 const (
 	ProfileAuto         Profile = "auto"
@@ -671,6 +719,51 @@ type AccountInput struct {
 	// of the two. Never returned.
 	SourceRefreshToken string `json:"source_refresh_token,omitempty"`
 }
+
+// AccountPlan defines model for AccountPlan.
+type AccountPlan struct {
+	DestinationCapabilities []string `json:"destination_capabilities"`
+
+	// DestinationMessages Already in the destination folders the plan writes to.
+	DestinationMessages int             `json:"destination_messages"`
+	Folders             []PlannedFolder `json:"folders"`
+
+	// Oversize Source messages larger than size_limit (at most 50 listed; each folder counts them all).
+	Oversize []OversizeMessage `json:"oversize"`
+
+	// Problems Blocking ones first.
+	Problems []PlanProblem `json:"problems"`
+
+	// QuotaFree What the destination's storage quota leaves, in bytes; -1 without a quota.
+	QuotaFree int64 `json:"quota_free"`
+
+	// SizeLimit The largest message the destination takes; 0: none known.
+	SizeLimit   int64 `json:"size_limit"`
+	SourceBytes int64 `json:"source_bytes"`
+
+	// SourceCapabilities Of UIDPLUS, MULTIAPPEND, LITERAL+, CONDSTORE, QRESYNC, SPECIAL-USE, APPENDLIMIT, QUOTA, COMPRESS=DEFLATE: those the source announces.
+	SourceCapabilities []string `json:"source_capabilities"`
+	SourceMessages     int      `json:"source_messages"`
+	ToCopyBytes        int64    `json:"to_copy_bytes"`
+}
+
+// AccountPlanRecord defines model for AccountPlanRecord.
+type AccountPlanRecord struct {
+	AccountId        int64  `json:"account_id"`
+	Blocking         bool   `json:"blocking"`
+	DestinationLogin string `json:"destination_login"`
+
+	// Error Why the plan failed: a login, a server that did not answer.
+	Error       string                 `json:"error"`
+	Plan        *AccountPlan           `json:"plan"`
+	PlannedAt   *time.Time             `json:"planned_at"`
+	RequestedAt time.Time              `json:"requested_at"`
+	SourceLogin string                 `json:"source_login"`
+	State       AccountPlanRecordState `json:"state"`
+}
+
+// AccountPlanRecordState defines model for AccountPlanRecord.State.
+type AccountPlanRecordState string
 
 // AccountRun defines model for AccountRun.
 type AccountRun struct {
@@ -1150,10 +1243,53 @@ type OAuth2Settings struct {
 	TokenUrl  string         `json:"token_url"`
 }
 
+// OversizeMessage defines model for OversizeMessage.
+type OversizeMessage struct {
+	Folder string `json:"folder"`
+	Size   int64  `json:"size"`
+	Uid    int64  `json:"uid"`
+}
+
 // PauseInput defines model for PauseInput.
 type PauseInput struct {
 	// Stop Cancel the pass under way instead of letting it end.
 	Stop bool `json:"stop,omitempty"`
+}
+
+// PlanProblem defines model for PlanProblem.
+type PlanProblem struct {
+	Blocking bool            `json:"blocking"`
+	Folder   string          `json:"folder"`
+	Kind     PlanProblemKind `json:"kind"`
+	Words    string          `json:"words"`
+}
+
+// PlanProblemKind defines model for PlanProblem.Kind.
+type PlanProblemKind string
+
+// PlannedFolder defines model for PlannedFolder.
+type PlannedFolder struct {
+	// Create The destination lacks the folder: a run creates it.
+	Create              bool   `json:"create"`
+	Destination         string `json:"destination"`
+	DestinationMessages int    `json:"destination_messages"`
+
+	// Moved Why it was moved: `collision` or `forbidden_name`; empty when not.
+	Moved            string `json:"moved"`
+	OversizeMessages int    `json:"oversize_messages"`
+
+	// PreviousDestination Where an earlier pass put it; empty before the first.
+	PreviousDestination string `json:"previous_destination"`
+
+	// Role The source folder's SPECIAL-USE role, e.g. \Sent.
+	Role           string `json:"role"`
+	Source         string `json:"source"`
+	SourceBytes    int64  `json:"source_bytes"`
+	SourceMessages int    `json:"source_messages"`
+	ToCopyBytes    int64  `json:"to_copy_bytes"`
+
+	// Wanted The destination name it would have had, when moved.
+	Wanted string `json:"wanted"`
 }
 
 // Profile The provider whose limits the server has, where it does not announce them. As a
@@ -1331,8 +1467,36 @@ type TaskOptions struct {
 	// ParallelAccounts Accounts migrated at once; omitted or 0 means 4.
 	ParallelAccounts int `json:"parallel_accounts,omitempty"`
 
+	// RefuseBlocked A run of a selection, and a scheduled or final pass, leaves out the accounts whose newest plan (POST /tasks/{id}/plan) has a blocking problem (quota, collision); its run.started event says how many. A retry of one account by hand still runs it.
+	RefuseBlocked bool `json:"refuse_blocked,omitempty"`
+
 	// Since A date, YYYY-MM-DD; only messages with a later INTERNALDATE are copied. Empty means all.
 	Since string `json:"since,omitempty"`
+}
+
+// TaskPlan defines model for TaskPlan.
+type TaskPlan struct {
+	Accounts []AccountPlanRecord `json:"accounts"`
+
+	// Blocked Accounts whose plan has a blocking problem (quota, collision).
+	Blocked int `json:"blocked"`
+	Done    int `json:"done"`
+
+	// EstimateSeconds to_copy_bytes at that rate; null before any pass.
+	EstimateSeconds *int64 `json:"estimate_seconds"`
+
+	// Failed Accounts whose servers could not be read; `error` says why.
+	Failed int `json:"failed"`
+
+	// Pending Accounts whose plan is still being read.
+	Pending int `json:"pending"`
+
+	// RateBytesPerSecond What the task's ended passes copied per second; 0 before any.
+	RateBytesPerSecond float32 `json:"rate_bytes_per_second"`
+	SourceBytes        int64   `json:"source_bytes"`
+
+	// ToCopyBytes What no earlier pass copied.
+	ToCopyBytes int64 `json:"to_copy_bytes"`
 }
 
 // TaskRun defines model for TaskRun.
@@ -1594,6 +1758,9 @@ type CancelTaskJSONRequestBody = AccountSelection
 
 // PauseTaskJSONRequestBody defines body for PauseTask for application/json ContentType.
 type PauseTaskJSONRequestBody = PauseInput
+
+// PlanTaskJSONRequestBody defines body for PlanTask for application/json ContentType.
+type PlanTaskJSONRequestBody = AccountSelection
 
 // RunTaskJSONRequestBody defines body for RunTask for application/json ContentType.
 type RunTaskJSONRequestBody = AccountSelection
@@ -2113,6 +2280,47 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
 	PauseTask(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+	//
+	// Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
+	GetTaskPlan(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlanTaskWithBody Plan (dry run) the task's accounts, in the background, without copying anything.
+	//
+	// For each selected account, both servers are read and neither is
+	// changed: both sides' capabilities that matter, the folder plan a
+	// run would make (source name → destination name, role, whether it is
+	// created, a name moved by a collision or because the destination
+	// refuses it), each folder's messages and bytes and what the
+	// destination holds already, the destination's quota against what is
+	// left to copy, and the messages larger than the destination takes.
+	// Problems come in words; `quota` and `collision` are blocking. A plan
+	// runs beside anything the task does; a newer one replaces an
+	// account's older one. Read the results with GET.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+	PlanTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
+	//
+	// For each selected account, both servers are read and neither is
+	// changed: both sides' capabilities that matter, the folder plan a
+	// run would make (source name → destination name, role, whether it is
+	// created, a name moved by a collision or because the destination
+	// refuses it), each folder's messages and bytes and what the
+	// destination holds already, the destination's quota against what is
+	// left to copy, and the messages larger than the destination takes.
+	// Problems come in words; `quota` and `collision` are blocking. A plan
+	// runs beside anything the task does; a newer one replaces an
+	// account's older one. Read the results with GET.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+	PlanTask(ctx context.Context, id TaskID, body PlanTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTaskReport Per-account results as CSV, without any secret.
 	//
@@ -3202,6 +3410,77 @@ func (c *Client) PauseTaskWithBody(ctx context.Context, id TaskID, contentType s
 // Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
 func (c *Client) PauseTask(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPauseTaskRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+//
+// Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
+func (c *Client) GetTaskPlan(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskPlanRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlanTaskWithBody Plan (dry run) the task's accounts, in the background, without copying anything.
+//
+// For each selected account, both servers are read and neither is
+// changed: both sides' capabilities that matter, the folder plan a
+// run would make (source name → destination name, role, whether it is
+// created, a name moved by a collision or because the destination
+// refuses it), each folder's messages and bytes and what the
+// destination holds already, the destination's quota against what is
+// left to copy, and the messages larger than the destination takes.
+// Problems come in words; `quota` and `collision` are blocking. A plan
+// runs beside anything the task does; a newer one replaces an
+// account's older one. Read the results with GET.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+func (c *Client) PlanTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlanTaskRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
+//
+// For each selected account, both servers are read and neither is
+// changed: both sides' capabilities that matter, the folder plan a
+// run would make (source name → destination name, role, whether it is
+// created, a name moved by a collision or because the destination
+// refuses it), each folder's messages and bytes and what the
+// destination holds already, the destination's quota against what is
+// left to copy, and the messages larger than the destination takes.
+// Problems come in words; `quota` and `collision` are blocking. A plan
+// runs beside anything the task does; a newer one replaces an
+// account's older one. Read the results with GET.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+func (c *Client) PlanTask(ctx context.Context, id TaskID, body PlanTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlanTaskRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5016,6 +5295,87 @@ func NewPauseTaskRequestWithBody(server string, id TaskID, contentType string, b
 	return req, nil
 }
 
+// NewGetTaskPlanRequest constructs an http.Request for the GetTaskPlan method
+func NewGetTaskPlanRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/plan", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlanTaskRequest calls the generic PlanTask builder with application/json body
+func NewPlanTaskRequest(server string, id TaskID, body PlanTaskJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlanTaskRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPlanTaskRequestWithBody constructs an http.Request for the PlanTask method, with any body, and a specified content type
+func NewPlanTaskRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/plan", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetTaskReportRequest constructs an http.Request for the GetTaskReport method
 func NewGetTaskReportRequest(server string, id TaskID) (*http.Request, error) {
 	var err error
@@ -5988,6 +6348,49 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
 	PauseTaskWithResponse(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PauseTaskResponse, error)
+
+	// GetTaskPlanWithResponse The newest plan of each account, their sums, and an estimate of the copy.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
+	GetTaskPlanWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskPlanResponse, error)
+
+	// PlanTaskWithBodyWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
+	//
+	// For each selected account, both servers are read and neither is
+	// changed: both sides' capabilities that matter, the folder plan a
+	// run would make (source name → destination name, role, whether it is
+	// created, a name moved by a collision or because the destination
+	// refuses it), each folder's messages and bytes and what the
+	// destination holds already, the destination's quota against what is
+	// left to copy, and the messages larger than the destination takes.
+	// Problems come in words; `quota` and `collision` are blocking. A plan
+	// runs beside anything the task does; a newer one replaces an
+	// account's older one. Read the results with GET.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+	PlanTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlanTaskResponse, error)
+
+	// PlanTaskWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
+	//
+	// For each selected account, both servers are read and neither is
+	// changed: both sides' capabilities that matter, the folder plan a
+	// run would make (source name → destination name, role, whether it is
+	// created, a name moved by a collision or because the destination
+	// refuses it), each folder's messages and bytes and what the
+	// destination holds already, the destination's quota against what is
+	// left to copy, and the messages larger than the destination takes.
+	// Problems come in words; `quota` and `collision` are blocking. A plan
+	// runs beside anything the task does; a newer one replaces an
+	// account's older one. Read the results with GET.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+	PlanTaskWithResponse(ctx context.Context, id TaskID, body PlanTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PlanTaskResponse, error)
 
 	// GetTaskReportWithResponse Per-account results as CSV, without any secret.
 	//
@@ -7449,6 +7852,88 @@ func (r PauseTaskResponse) ContentType() string {
 	return ""
 }
 
+type GetTaskPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaskPlan
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaskPlanResponse) GetJSON200() *TaskPlan {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaskPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaskPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaskPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaskPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PlanTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Started
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PlanTaskResponse) GetJSON202() *Started {
+	return r.JSON202
+}
+
+// GetBody returns the raw response body bytes
+func (r PlanTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlanTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlanTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlanTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTaskReportResponse200Headers the declared response headers of an HTTP 200 response for GetTaskReport
 type GetTaskReportResponse200Headers struct {
 	ContentDisposition *string
@@ -8647,6 +9132,67 @@ func (c *ClientWithResponses) PauseTaskWithResponse(ctx context.Context, id Task
 	return ParsePauseTaskResponse(rsp)
 }
 
+// GetTaskPlanWithResponse The newest plan of each account, their sums, and an estimate of the copy.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
+func (c *ClientWithResponses) GetTaskPlanWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskPlanResponse, error) {
+	rsp, err := c.GetTaskPlan(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaskPlanResponse(rsp)
+}
+
+// PlanTaskWithBodyWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
+//
+// For each selected account, both servers are read and neither is
+// changed: both sides' capabilities that matter, the folder plan a
+// run would make (source name → destination name, role, whether it is
+// created, a name moved by a collision or because the destination
+// refuses it), each folder's messages and bytes and what the
+// destination holds already, the destination's quota against what is
+// left to copy, and the messages larger than the destination takes.
+// Problems come in words; `quota` and `collision` are blocking. A plan
+// runs beside anything the task does; a newer one replaces an
+// account's older one. Read the results with GET.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+func (c *ClientWithResponses) PlanTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlanTaskResponse, error) {
+	rsp, err := c.PlanTaskWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlanTaskResponse(rsp)
+}
+
+// PlanTaskWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
+//
+// For each selected account, both servers are read and neither is
+// changed: both sides' capabilities that matter, the folder plan a
+// run would make (source name → destination name, role, whether it is
+// created, a name moved by a collision or because the destination
+// refuses it), each folder's messages and bytes and what the
+// destination holds already, the destination's quota against what is
+// left to copy, and the messages larger than the destination takes.
+// Problems come in words; `quota` and `collision` are blocking. A plan
+// runs beside anything the task does; a newer one replaces an
+// account's older one. Read the results with GET.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/plan (the `PlanTask` operationId).
+func (c *ClientWithResponses) PlanTaskWithResponse(ctx context.Context, id TaskID, body PlanTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PlanTaskResponse, error) {
+	rsp, err := c.PlanTask(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlanTaskResponse(rsp)
+}
+
 // GetTaskReportWithResponse Per-account results as CSV, without any secret.
 //
 // Columns: account_id, source_login, destination_login, state,
@@ -9719,6 +10265,58 @@ func ParsePauseTaskResponse(rsp *http.Response) (*PauseTaskResponse, error) {
 	return response, nil
 }
 
+// ParseGetTaskPlanResponse parses an HTTP response from a GetTaskPlanWithResponse call
+func ParseGetTaskPlanResponse(rsp *http.Response) (*GetTaskPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaskPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaskPlan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePlanTaskResponse parses an HTTP response from a PlanTaskWithResponse call
+func ParsePlanTaskResponse(rsp *http.Response) (*PlanTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlanTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Started
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetTaskReportResponse parses an HTTP response from a GetTaskReportWithResponse call
 func ParseGetTaskReportResponse(rsp *http.Response) (*GetTaskReportResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10099,6 +10697,12 @@ type ServerInterface interface {
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(w http.ResponseWriter, r *http.Request, id TaskID)
+	// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+	// (GET /tasks/{id}/plan)
+	GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID)
+	// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
+	// (POST /tasks/{id}/plan)
+	PlanTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -10324,6 +10928,18 @@ func (_ Unimplemented) GetTaskLifecycle(w http.ResponseWriter, r *http.Request, 
 // PauseTask Freeze the task; no pass starts until it is resumed.
 // (POST /tasks/{id}/pause)
 func (_ Unimplemented) PauseTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+// (GET /tasks/{id}/plan)
+func (_ Unimplemented) GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
+// (POST /tasks/{id}/plan)
+func (_ Unimplemented) PlanTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -11375,6 +11991,58 @@ func (siw *ServerInterfaceWrapper) PauseTask(w http.ResponseWriter, r *http.Requ
 	handler.ServeHTTP(w, r)
 }
 
+// GetTaskPlan operation middleware
+func (siw *ServerInterfaceWrapper) GetTaskPlan(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetTaskPlan(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// PlanTask operation middleware
+func (siw *ServerInterfaceWrapper) PlanTask(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.PlanTask(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // GetTaskReport operation middleware
 func (siw *ServerInterfaceWrapper) GetTaskReport(w http.ResponseWriter, r *http.Request) {
 
@@ -11883,6 +12551,12 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/webhook/deliveries", wrapper.ListWebhookDeliveries)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/plan", wrapper.GetTaskPlan)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/plan", wrapper.PlanTask)
 	})
 	r.Group(func(r chi.Router) {
 		r.Delete(options.BaseURL+"/tasks/{id}/schedule", wrapper.RemoveTaskSchedule)
@@ -14127,6 +14801,150 @@ func (response PauseTask500TextResponse) VisitPauseTaskResponse(w http.ResponseW
 	return err
 }
 
+type GetTaskPlanRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type GetTaskPlanResponseObject interface {
+	VisitGetTaskPlanResponse(w http.ResponseWriter) error
+}
+
+type GetTaskPlan200JSONResponse TaskPlan
+
+func (response GetTaskPlan200JSONResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPlan400TextResponse BadRequestTextResponse
+
+func (response GetTaskPlan400TextResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskPlan401TextResponse UnauthorizedTextResponse
+
+func (response GetTaskPlan401TextResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskPlan404TextResponse NotFoundTextResponse
+
+func (response GetTaskPlan404TextResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskPlan500TextResponse StoreErrorTextResponse
+
+func (response GetTaskPlan500TextResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PlanTaskRequestObject struct {
+	Id   TaskID `json:"id"`
+	Body *PlanTaskJSONRequestBody
+}
+
+type PlanTaskResponseObject interface {
+	VisitPlanTaskResponse(w http.ResponseWriter) error
+}
+
+type PlanTask202JSONResponse Started
+
+func (response PlanTask202JSONResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlanTask400TextResponse BadRequestTextResponse
+
+func (response PlanTask400TextResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PlanTask401TextResponse UnauthorizedTextResponse
+
+func (response PlanTask401TextResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PlanTask404TextResponse NotFoundTextResponse
+
+func (response PlanTask404TextResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PlanTask409TextResponse ConflictTextResponse
+
+func (response PlanTask409TextResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PlanTask500TextResponse StoreErrorTextResponse
+
+func (response PlanTask500TextResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskReportRequestObject struct {
 	Id TaskID `json:"id"`
 }
@@ -15047,6 +15865,12 @@ type StrictServerInterface interface {
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(ctx context.Context, request PauseTaskRequestObject) (PauseTaskResponseObject, error)
+	// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+	// (GET /tasks/{id}/plan)
+	GetTaskPlan(ctx context.Context, request GetTaskPlanRequestObject) (GetTaskPlanResponseObject, error)
+	// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
+	// (POST /tasks/{id}/plan)
+	PlanTask(ctx context.Context, request PlanTaskRequestObject) (PlanTaskResponseObject, error)
 	// GetTaskReport Per-account results as CSV, without any secret.
 	// (GET /tasks/{id}/report.csv)
 	GetTaskReport(ctx context.Context, request GetTaskReportRequestObject) (GetTaskReportResponseObject, error)
@@ -16015,6 +16839,68 @@ func (sh *strictHandler) PauseTask(w http.ResponseWriter, r *http.Request, id Ta
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(PauseTaskResponseObject); ok {
 		if err := validResponse.VisitPauseTaskResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetTaskPlan operation middleware
+func (sh *strictHandler) GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request GetTaskPlanRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskPlan(ctx, request.(GetTaskPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskPlan")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetTaskPlanResponseObject); ok {
+		if err := validResponse.VisitGetTaskPlanResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PlanTask operation middleware
+func (sh *strictHandler) PlanTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request PlanTaskRequestObject
+
+	request.Id = id
+
+	var body PlanTaskJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.PlanTask(ctx, request.(PlanTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlanTask")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(PlanTaskResponseObject); ok {
+		if err := validResponse.VisitPlanTaskResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -66,6 +66,18 @@ type AccountPass struct {
 	LastError       string
 }
 
+type AccountPlan struct {
+	AccountID   int64
+	TaskID      int64
+	Generation  int64
+	State       string
+	Blocking    bool
+	Plan        []byte
+	Error       string
+	RequestedAt pgtype.Timestamptz
+	PlannedAt   pgtype.Timestamptz
+}
+
 type AccountView struct {
 	ID                        int64
 	TaskID                    int64

@@ -497,6 +497,7 @@ SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_
 WHERE task_id = $2 AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $3::bigint[], $4::text[], $5::text, $6::text)
+  AND NOT plan_refused(task_id, id)
 `
 
 type AccountsQueueParams struct {

@@ -153,3 +153,42 @@ func checkNoPassword(t *testing.T, output string) {
 		}
 	}
 }
+
+// TestPlanFromTheCommandLine: tasks plan reads both servers, prints per
+// account what is to copy and the problems in words, exits 1 when one
+// blocks, and copies nothing; --show prints the plan again, --folders the
+// folder plan.
+func TestPlanFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, servicetest.Options{})
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": alicePassword, "bob": bobPassword}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": alicePassword, "bob": bobPassword},
+		QuotaBytes: 1 << 20})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 1, Messages: 5}))
+	old.Load(t, "bob", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 2, Messages: 200})) // more than 1 MB
+	u := newUser(t, svc)
+	src := u.id("endpoints", "create", "--host", old.Host, "--port", strconv.Itoa(old.Port), "--tls-mode", "plain")
+	dst := u.id("endpoints", "create", "--host", neu.Host, "--port", strconv.Itoa(neu.Port), "--tls-mode", "plain")
+	task := u.id("tasks", "create", "--name", "plan", "--source", src, "--destination", dst)
+	csvFile := filepath.Join(t.TempDir(), "accounts.csv")
+	if err := os.WriteFile(csvFile, []byte("alice,"+alicePassword+"\nbob,"+bobPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u.ok("accounts", "import", task, csvFile)
+
+	r := u.run("tasks", "plan", task)
+	if r.code != 1 || strings.TrimSpace(r.stderr) != "mailmigrate: 1 account is blocked" {
+		t.Errorf("plan: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "2 planned, 0 failed, 1 blocked") || !strings.Contains(r.stdout, "bob: BLOCKING quota: the destination's quota leaves ") ||
+		!strings.Contains(r.stdout, "MB TO COPY") {
+		t.Errorf("plan output:\n%s", r.stdout)
+	}
+	if r := u.run("tasks", "plan", task, "--show", "--folders", "--search", "alice"); !strings.Contains(r.stdout, "SOURCE") || !strings.Contains(r.stdout, "INBOX") {
+		t.Errorf("--show --folders:\n%s", r.stdout)
+	}
+	checkNoPassword(t, r.stdout+r.stderr)
+	if n := len(neu.Read(t, "alice").Messages) + len(neu.Read(t, "bob").Messages); n != 0 {
+		t.Errorf("the plan copied %d messages", n)
+	}
+}

@@ -29,6 +29,7 @@ func taskCommands() []command {
 		{"runs", "ID", "List a task's passes: each run with its accounts and figures", tasksRuns},
 		{"webhook", "ID", "Show, set (--set URL, the secret from --secret-file or MAILMIGRATE_WEBHOOK_SECRET) or --remove the URL called when a pass ends or an account fails", tasksWebhook},
 		{"deliveries", "ID", "List the task's webhook calls, newest first: state, attempts, the receiver's last answer", tasksDeliveries},
+		{"plan", "ID", "Dry run: read both servers, copy nothing; print per account what is to copy and what stands in the way (exit 1 if blocked)", tasksPlan},
 		{"schedule", "ID", "Show where the cut-over stands; set delta passes (--every 6h or --at 06:00,18:00, --until) and the final pass (--final-at); or --remove", tasksSchedule},
 		{"final", "ID", "Final pass now: it starts when no pass runs, and its end verifies the task", tasksFinal},
 		{"pause", "ID", "Freeze the task: no pass starts, by hand or schedule (--stop: cancel the pass under way)", tasksPause},
@@ -163,6 +164,9 @@ func optionsText(o api.TaskOptions) string {
 	if o.ParallelAccounts > 0 {
 		add("%d accounts at once", o.ParallelAccounts)
 	}
+	if o.RefuseBlocked {
+		add("refuse blocked accounts")
+	}
 	if o.GmailLabels != "" && o.GmailLabels != api.GmailLabelsFirstLabel {
 		add("gmail labels %s", o.GmailLabels)
 	}
@@ -205,6 +209,7 @@ func taskFlags(fs *flag.FlagSet, in *api.TaskInput) {
 	fs.StringVar(&o.Since, "since", o.Since, "YYYY-MM-DD: copy only messages received later")
 	fs.IntVar(&o.ParallelAccounts, "parallel-accounts", o.ParallelAccounts, "accounts migrated at once; 0: 4")
 	fs.BoolVar(&o.MirrorDeletions, "mirror-deletions", o.MirrorDeletions, "expunge the task's copies of messages expunged from the source")
+	fs.BoolVar(&o.RefuseBlocked, "refuse-blocked", o.RefuseBlocked, "leave out of runs the accounts whose plan has a blocking problem (quota, collision)")
 	fs.StringVar((*string)(&o.GmailLabels), "gmail-labels", string(o.GmailLabels),
 		"leaving Gmail: first-label (each message once, in its first label), keywords (once, labels as keywords) or folders (a copy per label); default first-label")
 }
@@ -295,6 +300,8 @@ func applyTaskFlag(name string, from api.TaskInput, to *api.TaskInput) {
 		o.MirrorDeletions = f.MirrorDeletions
 	case "gmail-labels":
 		o.GmailLabels = f.GmailLabels
+	case "refuse-blocked":
+		o.RefuseBlocked = f.RefuseBlocked
 	}
 }
 

@@ -56,7 +56,7 @@ func statusOf(err error) (int, string) {
 var conflicts = []error{migration.ErrTaskRunning, migration.ErrNoAccounts, migration.ErrNoAccountSelected,
 	migration.ErrTaskNotRunning, migration.ErrNoMigrationRunning, migration.ErrAccountRunning,
 	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning, migration.ErrTestRunning,
-	migration.ErrTaskPaused, migration.ErrTaskNotPaused, migration.ErrFinalPassRunning}
+	migration.ErrTaskPaused, migration.ErrTaskNotPaused, migration.ErrFinalPassRunning, migration.ErrPlanBlocked}
 
 func isConflict(err error) bool {
 	for _, c := range conflicts {

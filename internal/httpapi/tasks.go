@@ -112,6 +112,7 @@ func taskOptionsFromAPI(in api.TaskOptions) (migration.TaskOptions, error) {
 		ParallelAccounts: in.ParallelAccounts,
 		MirrorDeletions:  in.MirrorDeletions,
 		GmailLabels:      migration.GmailLabels(in.GmailLabels),
+		RefuseBlocked:    in.RefuseBlocked,
 	}, err
 }
 
@@ -132,6 +133,7 @@ func taskToAPI(t migration.Task) api.Task {
 			ParallelAccounts: o.ParallelAccounts,
 			MirrorDeletions:  o.MirrorDeletions,
 			GmailLabels:      api.GmailLabels(o.GmailLabels),
+			RefuseBlocked:    o.RefuseBlocked,
 		},
 		State: api.TaskState(t.State),
 		Accounts: api.AccountCounts{

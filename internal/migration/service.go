@@ -16,6 +16,7 @@ type Store interface {
 	AccountRecordStore
 	WebhookStore
 	ScheduleStore
+	PlanStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

@@ -136,13 +136,25 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 		return 0, 0, err
 	}
 	n := int(queued)
+	// Those left: the accounts the task refuses for their plan.
+	refused, err := q.PlansRefusedSelected(ctx, dbsqlc.PlansRefusedSelectedParams(selection(taskID, filter)))
+	if err != nil {
+		return 0, 0, err
+	}
+	if n == 0 && refused > 0 {
+		return 0, 0, migration.ErrPlanBlocked
+	}
 	if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n, filter); err != nil {
 		return 0, 0, err
 	}
 	if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: int32(n), StartedBy: string(by)}); err != nil {
 		return 0, 0, err
 	}
-	if err := appendEvent(ctx, q, migration.RunStartedEvent(taskID, int(pass), int64(n), by)); err != nil {
+	started := migration.RunStartedEvent(taskID, int(pass), int64(n), by)
+	if refused > 0 {
+		started.Message += migration.RefusedWords(int(refused))
+	}
+	if err := appendEvent(ctx, q, started); err != nil {
 		return 0, 0, err
 	}
 	return n, pass, s.admit(ctx, tx, q)

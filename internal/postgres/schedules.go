@@ -113,7 +113,8 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
 		return err
 	}, nil)
-	skipped := errors.Is(err, migration.ErrNoAccounts)
+	skipped := errors.Is(err, migration.ErrNoAccounts) || errors.Is(err, migration.ErrPlanBlocked)
+	why := err
 	switch {
 	case err == nil:
 		err = savepoint.Commit(ctx)
@@ -137,7 +138,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	}
 	if skipped {
 		return false, appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID,
-			Message: fmt.Sprintf("the %s was not started: the task has no accounts", map[bool]string{true: "final pass", false: "scheduled pass"}[step == migration.StepFinal])})
+			Message: fmt.Sprintf("the %s was not started: %v", map[bool]string{true: "final pass", false: "scheduled pass"}[step == migration.StepFinal], why)})
 	}
 	return true, nil
 }

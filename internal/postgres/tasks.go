@@ -27,19 +27,22 @@ type taskOptions struct {
 	ParallelAccounts int               `json:"parallel_accounts,omitempty"`
 	MirrorDeletions  bool              `json:"mirror_deletions,omitempty"`
 	GmailLabels      string            `json:"gmail_labels,omitempty"`
+	// refuse_blocked is read by AccountsQueue and PlansBlockedSelected too.
+	RefuseBlocked bool `json:"refuse_blocked,omitempty"`
 }
 
 func storedTaskOptions(o migration.TaskOptions) taskOptions {
 	return taskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: migration.SinceText(o.Since),
-		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions, GmailLabels: string(o.GmailLabels)}
+		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions, GmailLabels: string(o.GmailLabels),
+		RefuseBlocked: o.RefuseBlocked}
 }
 
 func (o taskOptions) domain() (migration.TaskOptions, error) {
 	since, err := migration.ParseSince(o.Since)
 	return migration.TaskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: since,
-		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions,
+		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions, RefuseBlocked: o.RefuseBlocked,
 		// Tasks from before the option have the default.
 		GmailLabels: cmp.Or(migration.GmailLabels(o.GmailLabels), migration.GmailFirstLabel)}, err
 }

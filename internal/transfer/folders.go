@@ -50,6 +50,11 @@ type folderPlan struct {
 	CreateRole imap.MailboxAttr
 	Subscribe  bool             // the source folder is subscribed, the destination's is not
 	DestStatus *imap.StatusData // of an existing destination folder, from LIST-STATUS
+	// Wanted is the destination name the folder would have had, and Moved
+	// why it has another: a name the destination refuses, or one another
+	// source folder took (the plan's warnings; empty when it kept it).
+	Wanted string
+	Moved  PlanProblemKind
 }
 
 // roles that a folder is mapped by (RFC 6154). \All and \Flagged are views

@@ -58,18 +58,28 @@ func planFolders(src, dst []mailbox, srcNS, dstNS namespace, opts *Options, prev
 		return ""
 	})
 	p.claimEach(wanted, dest, func(b mailbox) string { return p.byRole[b.Role] })
+	moved := map[string]folderPlan{} // the names wanted, and why they moved
 	for _, b := range wanted {
 		if _, ok := dest[b.Name]; !ok {
 			name := translateName(b.Name, srcNS, dstNS)
 			if b.NewName != "" {
 				name = dstNS.personal(b.NewName)
 			}
-			dest[b.Name] = p.claimUnique(p.unreserved(name))
+			free := p.unreserved(name)
+			dest[b.Name] = p.claimUnique(free)
+			switch {
+			case free != name:
+				moved[b.Name] = folderPlan{Wanted: name, Moved: ProblemForbiddenName}
+			case dest[b.Name] != name:
+				moved[b.Name] = folderPlan{Wanted: name, Moved: ProblemCollision}
+			}
 		}
 	}
 	plans := make([]folderPlan, 0, len(wanted))
 	for _, b := range wanted {
-		plans = append(plans, p.plan(b, dest[b.Name], !explicit[dest[b.Name]]))
+		plan := p.plan(b, dest[b.Name], !explicit[dest[b.Name]])
+		plan.Wanted, plan.Moved = moved[b.Name].Wanted, moved[b.Name].Moved
+		plans = append(plans, plan)
 	}
 	return plans
 }

@@ -31,6 +31,8 @@ type RunStore interface {
 	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
 	// Admit admits the waiting accounts that have room.
 	Admit(ctx context.Context) error
+	// RecordPlan stores what an account's plan found.
+	RecordPlan(ctx context.Context, outcome migration.PlanOutcome) error
 }
 
 // progressInterval spaces the progress an account's run stores.

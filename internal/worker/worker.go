@@ -76,6 +76,7 @@ func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts 
 	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics, logins: logins})
 	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
 	river.AddWorker(workers, &Admit{store: store})
+	river.AddWorker(workers, &AccountPlan{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
 }
 
 // Admit admits the waiting accounts that have room when a retry's delay

@@ -15,7 +15,8 @@ SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_
     messages_skipped = 0, messages_failed = 0, bytes_copied = 0
 WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
-                       @ids::bigint[], @states::text[], @search::text, @login_test::text);
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
+  AND NOT plan_refused(task_id, id);
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a

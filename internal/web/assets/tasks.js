@@ -160,6 +160,7 @@ function newTaskForm(endpoints) {
   const since = h('input', { name: 'since', type: 'date' });
   const parallel = h('input', { name: 'parallel_accounts', type: 'number', min: 0, max: fieldLimits.TaskOptions.parallel_accounts.maximum, inputmode: 'numeric', placeholder: '4' });
   const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
+  const refuseBlocked = h('input', { name: 'refuse_blocked', type: 'checkbox' });
   const gmail = select('gmail_labels', gmailPolicies, gmailPolicies[0][0]);
   const form = h('form', { id: 'task-form', class: 'card' },
     h('h2', { text: 'New task' }),
@@ -176,6 +177,7 @@ function newTaskForm(endpoints) {
       field('Only messages since', since, 'Empty: all messages.'),
       field('Accounts at once', parallel, 'Empty: 4.'),
       field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.'),
+      field('Leave out blocked accounts', refuseBlocked, 'Runs and scheduled passes leave out the accounts whose plan found a blocking problem (quota, folder collision).'),
       field('Gmail labels', gmail, 'Leaving Gmail: All Mail, Starred and Important are never copied as folders, and archived mail goes to Archive. Other sources ignore this.')),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Create task' })));
   form.addEventListener('submit', async (submit) => {
@@ -186,7 +188,7 @@ function newTaskForm(endpoints) {
         include_folders: lines(include.value), exclude_folders: lines(exclude.value),
         folder_map: folderRenames(folderMap.value), max_message_bytes: Number(maxBytes.value) || 0,
         since: since.value, parallel_accounts: Number(parallel.value) || 0, mirror_deletions: mirror.checked,
-        gmail_labels: gmail.value,
+        gmail_labels: gmail.value, refuse_blocked: refuseBlocked.checked,
       };
       const created = await request('POST', '/tasks', {
         name: name.value.trim(), source_endpoint_id: Number(source.value),

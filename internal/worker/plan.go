@@ -1,0 +1,84 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+)
+
+// AccountPlan reads what a run of an account would do (transfer.Plan) and
+// records it: a dry run, which changes neither server.
+type AccountPlan struct {
+	river.WorkerDefaults[migration.AccountPlanJob]
+	store  RunStore
+	logger *slog.Logger
+	opts   Options
+	logins *logins
+}
+
+// Work plans one account. Whatever goes wrong ends up in the plan's error.
+func (w *AccountPlan) Work(ctx context.Context, job *river.Job[migration.AccountPlanJob]) error {
+	args := job.Args
+	outcome := migration.PlanOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Generation: args.Generation}
+	plan, err := w.plan(ctx, args)
+	if err != nil {
+		outcome.Error = loginError(err)
+	} else {
+		outcome.Plan = &plan
+	}
+	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordPlan(ctx, outcome) })
+}
+
+func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (migration.AccountPlan, error) {
+	srcEndpoint, dstEndpoint, err := w.store.TaskEndpoints(ctx, args.TaskID)
+	if err != nil {
+		return migration.AccountPlan{}, err
+	}
+	options, err := w.store.TaskOptions(ctx, args.TaskID)
+	if err != nil {
+		return migration.AccountPlan{}, err
+	}
+	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
+	if err != nil {
+		return migration.AccountPlan{}, err
+	}
+	src, dst := w.logins.sides(args.TaskID, args.AccountID, srcEndpoint, dstEndpoint, creds)
+	plan, err := transfer.Plan(ctx, transfer.Job{Source: src, Destination: dst, Options: optionsOf(options),
+		State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning})
+	if err != nil {
+		return migration.AccountPlan{}, err
+	}
+	return planOf(plan), nil
+}
+
+// planOf is the engine's plan in the domain's words.
+func planOf(p transfer.AccountPlan) migration.AccountPlan {
+	out := migration.AccountPlan{SourceCapabilities: orEmpty(p.SourceCapabilities), DestinationCapabilities: orEmpty(p.DestinationCapabilities),
+		Folders: make([]migration.PlannedFolder, len(p.Folders)), SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
+		ToCopyBytes: p.ToCopyBytes, DestinationMessages: p.DestinationMessages, QuotaFree: p.QuotaFree, SizeLimit: p.SizeLimit,
+		Oversize: make([]migration.OversizeMessage, len(p.Oversize)), Problems: make([]migration.PlanProblem, len(p.Problems))}
+	for i, f := range p.Folders {
+		out.Folders[i] = migration.PlannedFolder{Source: f.Source, Destination: f.Destination, Role: f.Role, Create: f.Create,
+			Wanted: f.Wanted, Moved: string(f.Moved), SourceMessages: f.SourceMessages, SourceBytes: f.SourceBytes,
+			DestinationMessages: f.DestinationMessages, ToCopyBytes: f.ToCopyBytes, OversizeMessages: f.OversizeMessages,
+			PreviousDestination: f.PreviousDestination}
+	}
+	for i, m := range p.Oversize {
+		out.Oversize[i] = migration.OversizeMessage{Folder: m.Folder, UID: m.UID, Size: m.Size}
+	}
+	for i, problem := range p.Problems {
+		out.Problems[i] = migration.PlanProblem{Kind: string(problem.Kind), Blocking: problem.Blocking, Folder: problem.Folder, Words: problem.Words}
+	}
+	return out
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
