@@ -25,4 +25,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("AuthorizeInTheBrowser", func(t *testing.T) { t.Parallel(); testAuthorizeInTheBrowser(t, browser) })
 	t.Run("PausedAccount", func(t *testing.T) { t.Parallel(); testPausedAccount(t, browser) })
 	t.Run("Cutover", func(t *testing.T) { t.Parallel(); testCutover(t, browser) })
+	t.Run("Plan", func(t *testing.T) { t.Parallel(); testPlan(t, browser) })
 }

@@ -13,6 +13,7 @@ import { accountList } from './accountlist.js';
 import { throughputChart } from './throughput.js';
 import { cutoverSection } from './cutover.js';
 import { webhookSection } from './webhook.js';
+import { planSection } from './plan.js';
 
 const maxLogLines = 2000;
 
@@ -30,6 +31,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const chart = throughputChart();
   const cutover = cutoverSection(taskId, () => refresh());
   const webhook = webhookSection(taskId);
+  const plan = planSection(taskId);
   const accountForm = addAccountForm(taskId, () => refresh());
   // The accounts shown: a page of those the chips and search choose.
   const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)),
@@ -40,6 +42,7 @@ export async function taskPage(main, taskId, keepAlive) {
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
       shownAccounts.controls, bulk, accounts, shownAccounts.pager),
     chart.section,
+    plan.section,
     cutover.section,
     passes,
     h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
@@ -129,6 +132,7 @@ export async function taskPage(main, taskId, keepAlive) {
   }
 
   await refresh();
+  plan.draw().catch((err) => message.set('error', `The plan could not be read: ${err.message}`));
   const stream = new EventStream(taskId, {
     onEvent: (event) => {
       log.add(event);
@@ -139,7 +143,7 @@ export async function taskPage(main, taskId, keepAlive) {
     onStatus: log.status,
     onReconnect: () => refreshSoon.call(),
   });
-  keepAlive(() => { stopped = true; clearTimeout(timer); webhook.stop(); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
+  keepAlive(() => { stopped = true; clearTimeout(timer); webhook.stop(); plan.stop(); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
 }
 
 // tabTitle names the task in the browser's tab, with how far its run is
