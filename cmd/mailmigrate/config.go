@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // config is every setting of the service, from flags with MAILMIGRATE_*
@@ -52,6 +53,14 @@ type config struct {
 	MaxJSONBodyBytes int64
 	MaxCSVBodyBytes  int64
 	MaxEventStreams  int
+
+	// SMTPURL is the server tasks mail their summaries through; empty:
+	// none. Its password comes from the environment or SMTPPasswordFile,
+	// never a flag.
+	SMTPURL          string
+	SMTPFrom         string
+	SMTPPassword     string
+	SMTPPasswordFile string
 }
 
 // settingsHelp heads the flags in -h: where else settings come from.
@@ -120,6 +129,12 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"largest imported CSV file in bytes; larger answers 413 (MAILMIGRATE_MAX_CSV_BODY)")
 	fs.IntVar(&cfg.MaxEventStreams, "max-event-streams", int(envInt(getenv, "MAILMIGRATE_MAX_EVENT_STREAMS", httpapi.DefaultMaxEventStreams)),
 		"live event streams (WebSockets) open at once; one more answers 503 (MAILMIGRATE_MAX_EVENT_STREAMS)")
+	fs.StringVar(&cfg.SMTPURL, "smtp-url", getenv("MAILMIGRATE_SMTP_URL"),
+		"SMTP server that tasks mail their summaries and reports through: smtp://[user@]host[:587] (STARTTLS), smtps://…:465 or "+
+			"smtp+plain://…:25 (no TLS); the password from MAILMIGRATE_SMTP_PASSWORD or --smtp-password-file; empty: no mail (MAILMIGRATE_SMTP_URL)")
+	fs.StringVar(&cfg.SMTPFrom, "smtp-from", getenv("MAILMIGRATE_SMTP_FROM"), "the sender address of the mails (MAILMIGRATE_SMTP_FROM)")
+	fs.StringVar(&cfg.SMTPPasswordFile, "smtp-password-file", getenv("MAILMIGRATE_SMTP_PASSWORD_FILE"),
+		"file holding the SMTP user's password (MAILMIGRATE_SMTP_PASSWORD_FILE)")
 	fs.StringVar(&cfg.WorkerID, "worker-id", getenv("MAILMIGRATE_WORKER_ID"),
 		"name of this process in the job queue (river_job.attempted_by); default: host name and start time (MAILMIGRATE_WORKER_ID)")
 	if err := fs.Parse(args); err != nil {
@@ -133,6 +148,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return cfg, errUsage
 	}
 	cfg.SecretKey = getenv("MAILMIGRATE_SECRET_KEY")
+	cfg.SMTPPassword = getenv("MAILMIGRATE_SMTP_PASSWORD")
 	if cfg.APIToken == "" {
 		cfg.APIToken = getenv("MAILMIGRATE_API_TOKEN")
 	}
@@ -170,6 +186,29 @@ func (c config) validate() error {
 		return errors.New("--max-json-body, --max-csv-body and --max-event-streams must be positive")
 	}
 	return nil
+}
+
+// mailServer is the SMTP server of the settings; nil without one.
+func (c config) mailServer() (*worker.MailServer, error) {
+	if c.SMTPURL == "" {
+		return nil, nil
+	}
+	password := c.SMTPPassword
+	if c.SMTPPasswordFile != "" {
+		if password != "" {
+			return nil, errors.New("SMTP password given twice: set either MAILMIGRATE_SMTP_PASSWORD or --smtp-password-file")
+		}
+		data, err := os.ReadFile(c.SMTPPasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("SMTP password file: %w", err)
+		}
+		password = strings.TrimSpace(string(data))
+	}
+	server, err := worker.ParseMailServer(c.SMTPURL, password, c.SMTPFrom)
+	if err != nil {
+		return nil, err
+	}
+	return &server, nil
 }
 
 // limits are the HTTP limits of the settings.

@@ -33,6 +33,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
+	mail, err := cfg.mailServer()
+	if err != nil {
+		return err
+	}
 	exposed, err := checkExposure(cfg.Listen, token, cfg.InsecureNoAuth)
 	if err != nil {
 		return err
@@ -57,9 +61,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6},
 		APIToken:    token,
 		Limits:      cfg.limits(),
+		Mail:        mail,
 	})
 	if err != nil {
 		return err
+	}
+	if mail != nil {
+		logger.Info("tasks may mail their summaries", "smtp", mail.Address(), "from", mail.From)
 	}
 	defer stopService(service, cfg.ShutdownTimeout, logger)
 	listener, err := net.Listen("tcp", cfg.Listen)

@@ -1149,6 +1149,19 @@ type Lifecycle struct {
 // LoginTestFilter defines model for LoginTestFilter.
 type LoginTestFilter string
 
+// Mail defines model for Mail.
+type Mail struct {
+	// SmtpConfigured Whether the service has an SMTP server to send through.
+	SmtpConfigured bool     `json:"smtp_configured"`
+	To             []string `json:"to"`
+}
+
+// MailInput defines model for MailInput.
+type MailInput struct {
+	// To Mail addresses, e.g. it@acme.example.
+	To []string `json:"to"`
+}
+
 // MasterForm How a master login names the account it acts for. `authzid`:
 // AUTHENTICATE PLAIN with the account as authorization identity (RFC
 // 4616; Cyrus, Zimbra, Exchange, Dovecot). `separator`: LOGIN as
@@ -1756,6 +1769,9 @@ type AuthorizeAccountJSONRequestBody = AuthorizationInput
 // CancelTaskJSONRequestBody defines body for CancelTask for application/json ContentType.
 type CancelTaskJSONRequestBody = AccountSelection
 
+// SetTaskMailJSONRequestBody defines body for SetTaskMail for application/json ContentType.
+type SetTaskMailJSONRequestBody = MailInput
+
 // PauseTaskJSONRequestBody defines body for PauseTask for application/json ContentType.
 type PauseTaskJSONRequestBody = PauseInput
 
@@ -2252,6 +2268,53 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
 	GetTaskLifecycle(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveTaskMail Mail no one about the task; mails still due are given up.
+	//
+	// Corresponds with DELETE /tasks/{id}/mail (the `RemoveTaskMail` operationId).
+	RemoveTaskMail(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaskMail Who the task mails its summary and report to; empty without anyone.
+	//
+	// Corresponds with GET /tasks/{id}/mail (the `GetTaskMail` operationId).
+	GetTaskMail(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTaskMailWithBody Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+	//
+	// On each `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, the service mails `to` (through the
+	// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+	// words (the event, where the cut-over stands, the accounts by state,
+	// the figures) with the task's CSV report attached. A temporary
+	// refusal (4xx) or no answer is tried again as a webhook call is, 8
+	// attempts in all; a permanent one (5xx) is given up at once. Without
+	// an SMTP server: 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+	SetTaskMailWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTaskMail Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+	//
+	// On each `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, the service mails `to` (through the
+	// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+	// words (the event, where the cut-over stands, the accounts by state,
+	// the figures) with the task's CSV report attached. A temporary
+	// refusal (4xx) or no answer is tried again as a webhook call is, 8
+	// attempts in all; a permanent one (5xx) is given up at once. Without
+	// an SMTP server: 409.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+	SetTaskMail(ctx context.Context, id TaskID, body SetTaskMailJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+	//
+	// Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
+	ListMailDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PauseTaskWithBody Freeze the task; no pass starts until it is resumed.
 	//
@@ -3362,6 +3425,103 @@ func (c *Client) StartFinalPass(ctx context.Context, id TaskID, reqEditors ...Re
 // Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
 func (c *Client) GetTaskLifecycle(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTaskLifecycleRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveTaskMail Mail no one about the task; mails still due are given up.
+//
+// Corresponds with DELETE /tasks/{id}/mail (the `RemoveTaskMail` operationId).
+func (c *Client) RemoveTaskMail(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveTaskMailRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaskMail Who the task mails its summary and report to; empty without anyone.
+//
+// Corresponds with GET /tasks/{id}/mail (the `GetTaskMail` operationId).
+func (c *Client) GetTaskMail(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskMailRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTaskMailWithBody Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+//
+// On each `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, the service mails `to` (through the
+// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+// words (the event, where the cut-over stands, the accounts by state,
+// the figures) with the task's CSV report attached. A temporary
+// refusal (4xx) or no answer is tried again as a webhook call is, 8
+// attempts in all; a permanent one (5xx) is given up at once. Without
+// an SMTP server: 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+func (c *Client) SetTaskMailWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTaskMailRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTaskMail Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+//
+// On each `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, the service mails `to` (through the
+// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+// words (the event, where the cut-over stands, the accounts by state,
+// the figures) with the task's CSV report attached. A temporary
+// refusal (4xx) or no answer is tried again as a webhook call is, 8
+// attempts in all; a permanent one (5xx) is given up at once. Without
+// an SMTP server: 409.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+func (c *Client) SetTaskMail(ctx context.Context, id TaskID, body SetTaskMailJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTaskMailRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+//
+// Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
+func (c *Client) ListMailDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMailDeliveriesRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -5248,6 +5408,155 @@ func NewGetTaskLifecycleRequest(server string, id TaskID) (*http.Request, error)
 	return req, nil
 }
 
+// NewRemoveTaskMailRequest constructs an http.Request for the RemoveTaskMail method
+func NewRemoveTaskMailRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/mail", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTaskMailRequest constructs an http.Request for the GetTaskMail method
+func NewGetTaskMailRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/mail", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetTaskMailRequest calls the generic SetTaskMail builder with application/json body
+func NewSetTaskMailRequest(server string, id TaskID, body SetTaskMailJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetTaskMailRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetTaskMailRequestWithBody constructs an http.Request for the SetTaskMail method, with any body, and a specified content type
+func NewSetTaskMailRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/mail", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListMailDeliveriesRequest constructs an http.Request for the ListMailDeliveries method
+func NewListMailDeliveriesRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/mail/deliveries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPauseTaskRequest calls the generic PauseTask builder with application/json body
 func NewPauseTaskRequest(server string, id TaskID, body PauseTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6320,6 +6629,59 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/lifecycle (the `GetTaskLifecycle` operationId).
 	GetTaskLifecycleWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskLifecycleResponse, error)
+
+	// RemoveTaskMailWithResponse Mail no one about the task; mails still due are given up.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /tasks/{id}/mail (the `RemoveTaskMail` operationId).
+	RemoveTaskMailWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RemoveTaskMailResponse, error)
+
+	// GetTaskMailWithResponse Who the task mails its summary and report to; empty without anyone.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/mail (the `GetTaskMail` operationId).
+	GetTaskMailWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskMailResponse, error)
+
+	// SetTaskMailWithBodyWithResponse Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+	//
+	// On each `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, the service mails `to` (through the
+	// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+	// words (the event, where the cut-over stands, the accounts by state,
+	// the figures) with the task's CSV report attached. A temporary
+	// refusal (4xx) or no answer is tried again as a webhook call is, 8
+	// attempts in all; a permanent one (5xx) is given up at once. Without
+	// an SMTP server: 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+	SetTaskMailWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskMailResponse, error)
+
+	// SetTaskMailWithResponse Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+	//
+	// On each `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, the service mails `to` (through the
+	// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+	// words (the event, where the cut-over stands, the accounts by state,
+	// the figures) with the task's CSV report attached. A temporary
+	// refusal (4xx) or no answer is tried again as a webhook call is, 8
+	// attempts in all; a permanent one (5xx) is given up at once. Without
+	// an SMTP server: 409.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+	SetTaskMailWithResponse(ctx context.Context, id TaskID, body SetTaskMailJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTaskMailResponse, error)
+
+	// ListMailDeliveriesWithResponse The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
+	ListMailDeliveriesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListMailDeliveriesResponse, error)
 
 	// PauseTaskWithBodyWithResponse Freeze the task; no pass starts until it is resumed.
 	//
@@ -7818,6 +8180,163 @@ func (r GetTaskLifecycleResponse) ContentType() string {
 	return ""
 }
 
+type RemoveTaskMailResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveTaskMailResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveTaskMailResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveTaskMailResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveTaskMailResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTaskMailResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Mail
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaskMailResponse) GetJSON200() *Mail {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaskMailResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaskMailResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaskMailResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaskMailResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetTaskMailResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Mail
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetTaskMailResponse) GetJSON200() *Mail {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r SetTaskMailResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetTaskMailResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetTaskMailResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetTaskMailResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListMailDeliveriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]WebhookDelivery
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMailDeliveriesResponse) GetJSON200() *[]WebhookDelivery {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMailDeliveriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMailDeliveriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMailDeliveriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMailDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PauseTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9092,6 +9611,89 @@ func (c *ClientWithResponses) GetTaskLifecycleWithResponse(ctx context.Context, 
 	return ParseGetTaskLifecycleResponse(rsp)
 }
 
+// RemoveTaskMailWithResponse Mail no one about the task; mails still due are given up.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /tasks/{id}/mail (the `RemoveTaskMail` operationId).
+func (c *ClientWithResponses) RemoveTaskMailWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*RemoveTaskMailResponse, error) {
+	rsp, err := c.RemoveTaskMail(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveTaskMailResponse(rsp)
+}
+
+// GetTaskMailWithResponse Who the task mails its summary and report to; empty without anyone.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/mail (the `GetTaskMail` operationId).
+func (c *ClientWithResponses) GetTaskMailWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskMailResponse, error) {
+	rsp, err := c.GetTaskMail(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaskMailResponse(rsp)
+}
+
+// SetTaskMailWithBodyWithResponse Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+//
+// On each `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, the service mails `to` (through the
+// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+// words (the event, where the cut-over stands, the accounts by state,
+// the figures) with the task's CSV report attached. A temporary
+// refusal (4xx) or no answer is tried again as a webhook call is, 8
+// attempts in all; a permanent one (5xx) is given up at once. Without
+// an SMTP server: 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+func (c *ClientWithResponses) SetTaskMailWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTaskMailResponse, error) {
+	rsp, err := c.SetTaskMailWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTaskMailResponse(rsp)
+}
+
+// SetTaskMailWithResponse Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+//
+// On each `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, the service mails `to` (through the
+// SMTP server it was started with, MAILMIGRATE_SMTP_URL) a summary in
+// words (the event, where the cut-over stands, the accounts by state,
+// the figures) with the task's CSV report attached. A temporary
+// refusal (4xx) or no answer is tried again as a webhook call is, 8
+// attempts in all; a permanent one (5xx) is given up at once. Without
+// an SMTP server: 409.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /tasks/{id}/mail (the `SetTaskMail` operationId).
+func (c *ClientWithResponses) SetTaskMailWithResponse(ctx context.Context, id TaskID, body SetTaskMailJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTaskMailResponse, error) {
+	rsp, err := c.SetTaskMail(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTaskMailResponse(rsp)
+}
+
+// ListMailDeliveriesWithResponse The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
+func (c *ClientWithResponses) ListMailDeliveriesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListMailDeliveriesResponse, error) {
+	rsp, err := c.ListMailDeliveries(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMailDeliveriesResponse(rsp)
+}
+
 // PauseTaskWithBodyWithResponse Freeze the task; no pass starts until it is resumed.
 //
 // Neither a schedule nor a person starts a pass of a paused task (409
@@ -10249,6 +10851,100 @@ func ParseGetTaskLifecycleResponse(rsp *http.Response) (*GetTaskLifecycleRespons
 	return response, nil
 }
 
+// ParseRemoveTaskMailResponse parses an HTTP response from a RemoveTaskMailWithResponse call
+func ParseRemoveTaskMailResponse(rsp *http.Response) (*RemoveTaskMailResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveTaskMailResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetTaskMailResponse parses an HTTP response from a GetTaskMailWithResponse call
+func ParseGetTaskMailResponse(rsp *http.Response) (*GetTaskMailResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaskMailResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Mail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetTaskMailResponse parses an HTTP response from a SetTaskMailWithResponse call
+func ParseSetTaskMailResponse(rsp *http.Response) (*SetTaskMailResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetTaskMailResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Mail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListMailDeliveriesResponse parses an HTTP response from a ListMailDeliveriesWithResponse call
+func ParseListMailDeliveriesResponse(rsp *http.Response) (*ListMailDeliveriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMailDeliveriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []WebhookDelivery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePauseTaskResponse parses an HTTP response from a PauseTaskWithResponse call
 func ParsePauseTaskResponse(rsp *http.Response) (*PauseTaskResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10694,6 +11390,18 @@ type ServerInterface interface {
 	// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
 	// (GET /tasks/{id}/lifecycle)
 	GetTaskLifecycle(w http.ResponseWriter, r *http.Request, id TaskID)
+	// RemoveTaskMail Mail no one about the task; mails still due are given up.
+	// (DELETE /tasks/{id}/mail)
+	RemoveTaskMail(w http.ResponseWriter, r *http.Request, id TaskID)
+	// GetTaskMail Who the task mails its summary and report to; empty without anyone.
+	// (GET /tasks/{id}/mail)
+	GetTaskMail(w http.ResponseWriter, r *http.Request, id TaskID)
+	// SetTaskMail Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+	// (PUT /tasks/{id}/mail)
+	SetTaskMail(w http.ResponseWriter, r *http.Request, id TaskID)
+	// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+	// (GET /tasks/{id}/mail/deliveries)
+	ListMailDeliveries(w http.ResponseWriter, r *http.Request, id TaskID)
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -10922,6 +11630,30 @@ func (_ Unimplemented) StartFinalPass(w http.ResponseWriter, r *http.Request, id
 // GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
 // (GET /tasks/{id}/lifecycle)
 func (_ Unimplemented) GetTaskLifecycle(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// RemoveTaskMail Mail no one about the task; mails still due are given up.
+// (DELETE /tasks/{id}/mail)
+func (_ Unimplemented) RemoveTaskMail(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetTaskMail Who the task mails its summary and report to; empty without anyone.
+// (GET /tasks/{id}/mail)
+func (_ Unimplemented) GetTaskMail(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// SetTaskMail Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+// (PUT /tasks/{id}/mail)
+func (_ Unimplemented) SetTaskMail(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+// (GET /tasks/{id}/mail/deliveries)
+func (_ Unimplemented) ListMailDeliveries(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -11965,6 +12697,110 @@ func (siw *ServerInterfaceWrapper) GetTaskLifecycle(w http.ResponseWriter, r *ht
 	handler.ServeHTTP(w, r)
 }
 
+// RemoveTaskMail operation middleware
+func (siw *ServerInterfaceWrapper) RemoveTaskMail(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RemoveTaskMail(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetTaskMail operation middleware
+func (siw *ServerInterfaceWrapper) GetTaskMail(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetTaskMail(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// SetTaskMail operation middleware
+func (siw *ServerInterfaceWrapper) SetTaskMail(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.SetTaskMail(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListMailDeliveries operation middleware
+func (siw *ServerInterfaceWrapper) ListMailDeliveries(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListMailDeliveries(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // PauseTask operation middleware
 func (siw *ServerInterfaceWrapper) PauseTask(w http.ResponseWriter, r *http.Request) {
 
@@ -12578,6 +13414,18 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/lifecycle", wrapper.GetTaskLifecycle)
+	})
+	r.Group(func(r chi.Router) {
+		r.Delete(options.BaseURL+"/tasks/{id}/mail", wrapper.RemoveTaskMail)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/mail", wrapper.GetTaskMail)
+	})
+	r.Group(func(r chi.Router) {
+		r.Put(options.BaseURL+"/tasks/{id}/mail", wrapper.SetTaskMail)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/mail/deliveries", wrapper.ListMailDeliveries)
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/tasks/{id}/cancel", wrapper.CancelTask)
@@ -14729,6 +15577,276 @@ func (response GetTaskLifecycle500TextResponse) VisitGetTaskLifecycleResponse(w 
 	return err
 }
 
+type RemoveTaskMailRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type RemoveTaskMailResponseObject interface {
+	VisitRemoveTaskMailResponse(w http.ResponseWriter) error
+}
+
+type RemoveTaskMail204Response struct {
+}
+
+func (response RemoveTaskMail204Response) VisitRemoveTaskMailResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveTaskMail400TextResponse BadRequestTextResponse
+
+func (response RemoveTaskMail400TextResponse) VisitRemoveTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskMail401TextResponse UnauthorizedTextResponse
+
+func (response RemoveTaskMail401TextResponse) VisitRemoveTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskMail404TextResponse NotFoundTextResponse
+
+func (response RemoveTaskMail404TextResponse) VisitRemoveTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskMail500TextResponse StoreErrorTextResponse
+
+func (response RemoveTaskMail500TextResponse) VisitRemoveTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskMailRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type GetTaskMailResponseObject interface {
+	VisitGetTaskMailResponse(w http.ResponseWriter) error
+}
+
+type GetTaskMail200JSONResponse Mail
+
+func (response GetTaskMail200JSONResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskMail400TextResponse BadRequestTextResponse
+
+func (response GetTaskMail400TextResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskMail401TextResponse UnauthorizedTextResponse
+
+func (response GetTaskMail401TextResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskMail404TextResponse NotFoundTextResponse
+
+func (response GetTaskMail404TextResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskMail500TextResponse StoreErrorTextResponse
+
+func (response GetTaskMail500TextResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskMailRequestObject struct {
+	Id   TaskID `json:"id"`
+	Body *SetTaskMailJSONRequestBody
+}
+
+type SetTaskMailResponseObject interface {
+	VisitSetTaskMailResponse(w http.ResponseWriter) error
+}
+
+type SetTaskMail200JSONResponse Mail
+
+func (response SetTaskMail200JSONResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskMail400TextResponse BadRequestTextResponse
+
+func (response SetTaskMail400TextResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskMail401TextResponse UnauthorizedTextResponse
+
+func (response SetTaskMail401TextResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskMail404TextResponse NotFoundTextResponse
+
+func (response SetTaskMail404TextResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskMail409TextResponse ConflictTextResponse
+
+func (response SetTaskMail409TextResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskMail500TextResponse StoreErrorTextResponse
+
+func (response SetTaskMail500TextResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListMailDeliveriesRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type ListMailDeliveriesResponseObject interface {
+	VisitListMailDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListMailDeliveries200JSONResponse []WebhookDelivery
+
+func (response ListMailDeliveries200JSONResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMailDeliveries400TextResponse BadRequestTextResponse
+
+func (response ListMailDeliveries400TextResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListMailDeliveries401TextResponse UnauthorizedTextResponse
+
+func (response ListMailDeliveries401TextResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListMailDeliveries404TextResponse NotFoundTextResponse
+
+func (response ListMailDeliveries404TextResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListMailDeliveries500TextResponse StoreErrorTextResponse
+
+func (response ListMailDeliveries500TextResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type PauseTaskRequestObject struct {
 	Id   TaskID `json:"id"`
 	Body *PauseTaskJSONRequestBody
@@ -15862,6 +16980,18 @@ type StrictServerInterface interface {
 	// GetTaskLifecycle Where the task is in its cut-over, in one stage and in words.
 	// (GET /tasks/{id}/lifecycle)
 	GetTaskLifecycle(ctx context.Context, request GetTaskLifecycleRequestObject) (GetTaskLifecycleResponseObject, error)
+	// RemoveTaskMail Mail no one about the task; mails still due are given up.
+	// (DELETE /tasks/{id}/mail)
+	RemoveTaskMail(ctx context.Context, request RemoveTaskMailRequestObject) (RemoveTaskMailResponseObject, error)
+	// GetTaskMail Who the task mails its summary and report to; empty without anyone.
+	// (GET /tasks/{id}/mail)
+	GetTaskMail(ctx context.Context, request GetTaskMailRequestObject) (GetTaskMailResponseObject, error)
+	// SetTaskMail Mail the summary and the CSV report when a pass of the task ends or the final pass does.
+	// (PUT /tasks/{id}/mail)
+	SetTaskMail(ctx context.Context, request SetTaskMailRequestObject) (SetTaskMailResponseObject, error)
+	// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
+	// (GET /tasks/{id}/mail/deliveries)
+	ListMailDeliveries(ctx context.Context, request ListMailDeliveriesRequestObject) (ListMailDeliveriesResponseObject, error)
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(ctx context.Context, request PauseTaskRequestObject) (PauseTaskResponseObject, error)
@@ -16803,6 +17933,117 @@ func (sh *strictHandler) GetTaskLifecycle(w http.ResponseWriter, r *http.Request
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(GetTaskLifecycleResponseObject); ok {
 		if err := validResponse.VisitGetTaskLifecycleResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RemoveTaskMail operation middleware
+func (sh *strictHandler) RemoveTaskMail(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request RemoveTaskMailRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveTaskMail(ctx, request.(RemoveTaskMailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveTaskMail")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(RemoveTaskMailResponseObject); ok {
+		if err := validResponse.VisitRemoveTaskMailResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetTaskMail operation middleware
+func (sh *strictHandler) GetTaskMail(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request GetTaskMailRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskMail(ctx, request.(GetTaskMailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskMail")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetTaskMailResponseObject); ok {
+		if err := validResponse.VisitGetTaskMailResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// SetTaskMail operation middleware
+func (sh *strictHandler) SetTaskMail(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request SetTaskMailRequestObject
+
+	request.Id = id
+
+	var body SetTaskMailJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskMail(ctx, request.(SetTaskMailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskMail")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(SetTaskMailResponseObject); ok {
+		if err := validResponse.VisitSetTaskMailResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListMailDeliveries operation middleware
+func (sh *strictHandler) ListMailDeliveries(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request ListMailDeliveriesRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMailDeliveries(ctx, request.(ListMailDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMailDeliveries")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListMailDeliveriesResponseObject); ok {
+		if err := validResponse.VisitListMailDeliveriesResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -239,6 +239,7 @@ type Task struct {
 	WebhookUrl            string
 	WebhookSecret         []byte
 	PausedAt              pgtype.Timestamptz
+	MailTo                []string
 }
 
 type TaskRun struct {
@@ -287,4 +288,5 @@ type WebhookDelivery struct {
 	CreatedAt     pgtype.Timestamptz
 	NextAttemptAt pgtype.Timestamptz
 	FinishedAt    pgtype.Timestamptz
+	Channel       string
 }

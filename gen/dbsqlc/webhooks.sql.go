@@ -45,7 +45,7 @@ UPDATE webhook_deliveries d
 SET next_attempt_at = now() + make_interval(secs => $1::float8)
 FROM tasks t
 WHERE d.id = (SELECT id FROM webhook_deliveries
-              WHERE state = 'pending' AND next_attempt_at <= now()
+              WHERE state = 'pending' AND channel = 'webhook' AND next_attempt_at <= now()
               ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
   AND t.id = d.task_id
 RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret
@@ -104,13 +104,14 @@ func (q *Queries) WebhookDeliveryCreate(ctx context.Context, arg WebhookDelivery
 const webhookDeliveryList = `-- name: WebhookDeliveryList :many
 SELECT id, event_seq, kind, state, attempts, last_status, last_error, created_at, next_attempt_at, finished_at
 FROM webhook_deliveries
-WHERE task_id = $1
+WHERE task_id = $1 AND channel = $2
 ORDER BY id DESC
-LIMIT $2
+LIMIT $3
 `
 
 type WebhookDeliveryListParams struct {
 	TaskID  int64
+	Channel string
 	MaxRows int32
 }
 
@@ -128,7 +129,7 @@ type WebhookDeliveryListRow struct {
 }
 
 func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryListParams) ([]WebhookDeliveryListRow, error) {
-	rows, err := q.db.Query(ctx, webhookDeliveryList, arg.TaskID, arg.MaxRows)
+	rows, err := q.db.Query(ctx, webhookDeliveryList, arg.TaskID, arg.Channel, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}

@@ -59,12 +59,16 @@ type Config struct {
 	// SchedulePoll is how often the process looks for scheduled passes
 	// due; 2 s when zero.
 	SchedulePoll time.Duration
+	// Mail is the SMTP server tasks mail their summaries through; nil:
+	// none, and tasks cannot have recipients.
+	Mail *worker.MailServer
 }
 
 // App is one running process of the service.
 type App struct {
 	Store   *postgres.Store
 	Handler http.Handler
+	Service *migration.Service
 
 	pool       *pgxpool.Pool
 	metrics    *metrics.Metrics
@@ -101,6 +105,10 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		clock = time.Now
 	}
 	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx, clock()) }) })
+	if cfg.Mail != nil {
+		mailer := worker.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Workers)
+		a.loops.Go(func() { every(loopsCtx, mailer.Poll, func() { a.sendMails(loopsCtx, mailer) }) })
+	}
 	return a, nil
 }
 
@@ -115,6 +123,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 	go broker.Run(brokerCtx)
 	service := migration.NewService(store)
 	service.Clock = cfg.Clock
+	service.MailServer = cfg.Mail != nil
 	handler := httpapi.NewHandler(httpapi.Options{
 		Events:   broker,
 		Service:  service,
@@ -127,7 +136,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		CheckEndpoint: worker.CheckEndpoint,
 		Authorizer:    worker.NewAuthorizer(store, logger),
 	})
-	return &App{Store: store, Handler: handler, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
+	return &App{Store: store, Handler: handler, Service: service, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
 }
 
 // StartWorkers runs the background jobs in this process with cfg's
@@ -209,6 +218,13 @@ func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
 func (a *App) sendWebhooks(ctx context.Context, sender *worker.WebhookSender) {
 	if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
 		a.logger.Warn("could not send the webhooks due", "err", err)
+	}
+}
+
+// sendMails mails the tasks' recipients the summaries due.
+func (a *App) sendMails(ctx context.Context, sender *worker.MailSender) {
+	if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
+		a.logger.Warn("could not send the mails due", "err", err)
 	}
 }
 

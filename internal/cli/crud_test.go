@@ -12,7 +12,9 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/smtptest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes: PUT replaces whole
@@ -322,5 +324,45 @@ func TestCutoverFromTheCommandLine(t *testing.T) {
 	}
 	if out := u.ok("tasks", "final", task); !strings.Contains(out, "final pass of task "+task+" due now") {
 		t.Errorf("final:\n%s", out)
+	}
+}
+
+// TestTaskMailFromTheCommandLine: recipients are set, shown and removed;
+// a service without an SMTP server says what to set.
+func TestTaskMailFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t, 0)
+	server, err := worker.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withServer := range []bool{true, false} {
+		opts := servicetest.Options{}
+		if withServer {
+			opts.Mail = &server
+		}
+		u := newUser(t, servicetest.Start(t, opts))
+		src := u.id("endpoints", "create", "--host", "imap.old.example")
+		dst := u.id("endpoints", "create", "--host", "imap.new.example")
+		task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+		if !withServer {
+			if r := u.run("tasks", "mail", task, "--to", "it@acme.example"); r.code != 1 || !strings.Contains(r.stderr, "MAILMIGRATE_SMTP_URL") {
+				t.Errorf("without a server: exit %d, %s", r.code, r.stderr)
+			}
+			if out := u.ok("tasks", "mail", task); !strings.Contains(out, "none: start the service with MAILMIGRATE_SMTP_URL") {
+				t.Errorf("without a server:\n%s", out)
+			}
+			continue
+		}
+		if out := u.ok("tasks", "mail", task, "--to", "it@acme.example,boss@acme.example"); !strings.Contains(out, "it@acme.example, boss@acme.example") || !strings.Contains(out, "configured") {
+			t.Errorf("set:\n%s", out)
+		}
+		if r := u.run("tasks", "mail", task, "--to", "not an address"); r.code != 1 || !strings.Contains(r.stderr, `"not an address" is not a mail address`) {
+			t.Errorf("a bad address: exit %d, %s", r.code, r.stderr)
+		}
+		u.ok("tasks", "mail", task, "--remove")
+		if out := u.ok("tasks", "mail", task); !strings.Contains(out, "Mail to") || strings.Contains(out, "it@acme.example") {
+			t.Errorf("after --remove:\n%s", out)
+		}
 	}
 }

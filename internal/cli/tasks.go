@@ -29,6 +29,7 @@ func taskCommands() []command {
 		{"runs", "ID", "List a task's passes: each run with its accounts and figures", tasksRuns},
 		{"webhook", "ID", "Show, set (--set URL, the secret from --secret-file or MAILMIGRATE_WEBHOOK_SECRET) or --remove the URL called when a pass ends or an account fails", tasksWebhook},
 		{"deliveries", "ID", "List the task's webhook calls, newest first: state, attempts, the receiver's last answer", tasksDeliveries},
+		{"mail", "ID", "Show, set (--to a@x,b@y) or --remove who is mailed the summary and CSV report when a pass ends; and the mails sent", tasksMail},
 		{"plan", "ID", "Dry run: read both servers, copy nothing; print per account what is to copy and what stands in the way (exit 1 if blocked)", tasksPlan},
 		{"schedule", "ID", "Show where the cut-over stands; set delta passes (--every 6h or --at 06:00,18:00, --until) and the final pass (--final-at); or --remove", tasksSchedule},
 		{"final", "ID", "Final pass now: it starts when no pass runs, and its end verifies the task", tasksFinal},

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
@@ -81,5 +83,59 @@ func tasksDeliveries(ctx context.Context, s *session, args []string) error {
 				strconv.Itoa(d.Attempts), status, orDash(d.LastError)})
 		}
 		return s.printTable([]string{"ID", "CREATED", "EVENT", "STATE", "ATTEMPTS", "STATUS", "LAST ERROR"}, rows)
+	})
+}
+
+// tasksMail shows who a task mails its summary and report to, and the
+// mails sent; sets the recipients (--to) or removes them (--remove).
+func tasksMail(ctx context.Context, s *session, args []string) error {
+	to := s.flags.String("to", "", "mail these addresses, comma-separated, when a pass ends or the final pass does")
+	remove := s.flags.Bool("remove", false, "mail no one about the task")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	switch {
+	case *remove && *to != "":
+		return s.usageErrorf("--remove takes no --to")
+	case *remove:
+		resp, err := s.client.RemoveTaskMailWithResponse(ctx, id)
+		return expect(resp, err, http.StatusNoContent)
+	case *to != "":
+		resp, err := s.client.SetTaskMailWithResponse(ctx, id, api.MailInput{To: strings.Split(*to, ",")})
+		if err := expect(resp, err, http.StatusOK); err != nil {
+			return err
+		}
+	}
+	resp, err := s.client.GetTaskMailWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	m := *resp.JSON200
+	log, err := s.client.ListMailDeliveriesWithResponse(ctx, id)
+	if err := expect(log, err, http.StatusOK); err != nil {
+		return err
+	}
+	return s.printOutput(m, func() error {
+		server := "configured"
+		if !m.SmtpConfigured {
+			server = "none: start the service with MAILMIGRATE_SMTP_URL"
+		}
+		if err := s.printFields([][2]string{{"Mail to", orDash(strings.Join(m.To, ", "))}, {"SMTP server", server}}); err != nil {
+			return err
+		}
+		if len(*log.JSON200) == 0 {
+			return nil
+		}
+		rows := make([][]string, 0, len(*log.JSON200))
+		for _, d := range *log.JSON200 {
+			status := "-"
+			if d.LastStatus != 0 {
+				status = strconv.Itoa(d.LastStatus)
+			}
+			rows = append(rows, []string{itoa(d.Id), timeOrDash(&d.CreatedAt), string(d.Kind), string(d.State), strconv.Itoa(d.Attempts), status, orDash(d.LastError)})
+		}
+		fmt.Fprintln(s.sys.Stdout)
+		return s.printTable([]string{"ID", "CREATED", "EVENT", "STATE", "ATTEMPTS", "SMTP REPLY", "LAST ERROR"}, rows)
 	})
 }

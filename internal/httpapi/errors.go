@@ -56,7 +56,8 @@ func statusOf(err error) (int, string) {
 var conflicts = []error{migration.ErrTaskRunning, migration.ErrNoAccounts, migration.ErrNoAccountSelected,
 	migration.ErrTaskNotRunning, migration.ErrNoMigrationRunning, migration.ErrAccountRunning,
 	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning, migration.ErrTestRunning,
-	migration.ErrTaskPaused, migration.ErrTaskNotPaused, migration.ErrFinalPassRunning, migration.ErrPlanBlocked}
+	migration.ErrTaskPaused, migration.ErrTaskNotPaused, migration.ErrFinalPassRunning, migration.ErrPlanBlocked,
+	migration.ErrNoMailServer}
 
 func isConflict(err error) bool {
 	for _, c := range conflicts {

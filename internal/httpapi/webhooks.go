@@ -39,7 +39,13 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookD
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListWebhookDeliveries200JSONResponse, len(deliveries))
+	return api.ListWebhookDeliveries200JSONResponse(deliveriesOf(deliveries)), nil
+}
+
+// deliveriesOf is a delivery log (of webhook calls or mails) as the API
+// shows it.
+func deliveriesOf(deliveries []migration.WebhookDelivery) []api.WebhookDelivery {
+	out := make([]api.WebhookDelivery, len(deliveries))
 	for i, d := range deliveries {
 		out[i] = api.WebhookDelivery{Id: d.ID, EventSeq: d.EventSeq, Kind: api.EventKind(d.Kind), State: api.WebhookDeliveryState(d.State),
 			Attempts: d.Attempts, LastStatus: d.LastStatus, LastError: d.LastError, CreatedAt: d.CreatedAt}
@@ -49,5 +55,5 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookD
 			out[i].FinishedAt = &d.FinishedAt
 		}
 	}
-	return out, nil
+	return out
 }

@@ -17,6 +17,7 @@ type Store interface {
 	WebhookStore
 	ScheduleStore
 	PlanStore
+	MailStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and
@@ -29,6 +30,9 @@ type Service struct {
 	// Zone is the server's time zone, that schedules are told in
 	// (ServerZone when nil).
 	Zone *time.Location
+	// MailServer says whether an SMTP server is configured: tasks may
+	// then mail their summaries.
+	MailServer bool
 }
 
 // NewService returns a Service backed by store.

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -50,9 +52,20 @@ func (s *Store) WebhookRemove(ctx context.Context, taskID int64) error {
 	return err
 }
 
-// WebhookDeliveries is a task's delivery log, newest first.
+// WebhookDeliveries is a task's webhook delivery log, newest first.
 func (s *Store) WebhookDeliveries(ctx context.Context, taskID int64) ([]migration.WebhookDelivery, error) {
-	rows, err := s.queries.WebhookDeliveryList(ctx, dbsqlc.WebhookDeliveryListParams{TaskID: taskID, MaxRows: migration.MaxWebhookDeliveries})
+	return s.deliveries(ctx, taskID, channelWebhook)
+}
+
+// The channels of the delivery log.
+const (
+	channelWebhook = "webhook"
+	channelMail    = "mail"
+)
+
+// deliveries is a task's delivery log on channel, newest first.
+func (s *Store) deliveries(ctx context.Context, taskID int64, channel string) ([]migration.WebhookDelivery, error) {
+	rows, err := s.queries.WebhookDeliveryList(ctx, dbsqlc.WebhookDeliveryListParams{TaskID: taskID, Channel: channel, MaxRows: migration.MaxWebhookDeliveries})
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +125,51 @@ func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []mi
 			Kind: string(e.Kind), Body: string(body)}); err != nil {
 			return err
 		}
+		if !slices.Contains(migration.MailKinds, e.Kind) {
+			continue
+		}
+		if err := q.MailDeliveryCreate(ctx, dbsqlc.MailDeliveryCreateParams{TaskID: e.TaskID, EventSeq: e.Seq,
+			Kind: string(e.Kind), Body: string(body)}); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// MailSet stores a task's recipients.
+func (s *Store) MailSet(ctx context.Context, taskID int64, to []string) error {
+	n, err := s.queries.MailSet(ctx, dbsqlc.MailSetParams{ID: taskID, MailTo: to})
+	if err == nil && n == 0 {
+		err = migration.ErrNotFound
+	}
+	return err
+}
+
+// MailGet returns a task's recipients.
+func (s *Store) MailGet(ctx context.Context, taskID int64) ([]string, error) {
+	to, err := s.queries.MailGet(ctx, taskID)
+	return to, interpretError(err)
+}
+
+// MailDeliveries is a task's mail log, newest first.
+func (s *Store) MailDeliveries(ctx context.Context, taskID int64) ([]migration.WebhookDelivery, error) {
+	return s.deliveries(ctx, taskID, channelMail)
+}
+
+// MailDeliveryClaim leases the oldest mail due to the caller for lease;
+// ok is false when none is due.
+func (s *Store) MailDeliveryClaim(ctx context.Context, lease time.Duration) (d migration.DueMail, ok bool, err error) {
+	row, err := s.queries.MailDeliveryClaim(ctx, lease.Seconds())
+	if err != nil {
+		if err = interpretError(err); err == migration.ErrNotFound {
+			return migration.DueMail{}, false, nil
+		}
+		return migration.DueMail{}, false, err
+	}
+	var body migration.WebhookBody
+	if err := json.Unmarshal([]byte(row.Body), &body); err != nil {
+		return migration.DueMail{}, false, fmt.Errorf("mail %d: %w", row.ID, err)
+	}
+	return migration.DueMail{ID: row.ID, TaskID: row.TaskID, Kind: migration.EventKind(row.Kind), Event: body.Event,
+		Attempts: int(row.Attempts), To: row.MailTo}, true, nil
 }

@@ -54,6 +54,8 @@ type Options struct {
 	// Beside, when set, starts another process of the same service: on
 	// its database, with its key.
 	Beside *Service
+	// Mail, when set, is the SMTP server tasks mail through.
+	Mail *worker.MailServer
 }
 
 // Service is a running service.
@@ -90,7 +92,7 @@ func Start(t testing.TB, opts Options) *Service {
 	}
 	a, err := app.Start(db, box, logger, app.Config{
 		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers,
-		RunLimits: opts.RunLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll,
+		RunLimits: opts.RunLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll, Mail: opts.Mail,
 	})
 	if err != nil {
 		t.Fatal(err)

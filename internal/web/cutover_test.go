@@ -13,13 +13,21 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/smtptest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // testCutover: on the task page an administrator schedules delta passes
 // and the final pass in the server's time zone, pauses and resumes the
 // task, and runs the final pass now, which ends verified.
 func testCutover(t *testing.T, browser context.Context) {
-	s := startSiteWith(t, "", servicetest.Options{SchedulePoll: 100 * time.Millisecond})
+	smtp := smtptest.Start(t, 0)
+	mailServer, err := worker.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSiteWith(t, "", servicetest.Options{SchedulePoll: 100 * time.Millisecond, Mail: &mailServer})
 	users := map[string]string{"alice": "a"}
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
 	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
@@ -80,6 +88,13 @@ func testCutover(t *testing.T, browser context.Context) {
 		t.Error("the page shows the webhook's secret")
 	}
 
+	tb.fill(map[string]string{"#mail-form [name=mail_to]": "it@acme.example, bad address"})
+	tb.click("#mail-form button.primary")
+	tb.waitText("#webhook .notice.error", `Recipients not saved: to "bad address" is not a mail address`)
+	tb.fill(map[string]string{"#mail-form [name=mail_to]": "it@acme.example"})
+	tb.click("#mail-form button.primary")
+	tb.waitText("#webhook .notice.ok", "Recipients saved.")
+
 	tb.click(`#cutover-actions button[data-action="final-pass"]`)
 	tb.confirm("Run the final pass of every account now?", true)
 	tb.waitText("#cutover-stage .badge", "verified")
@@ -88,6 +103,14 @@ func testCutover(t *testing.T, browser context.Context) {
 	tb.waitText("#event-log", "final pass 1 verified")
 	tb.waitJS(`[...document.querySelectorAll('#delivery-list tr[data-state="delivered"]')].some((r) => r.textContent.includes('final.verified'))`,
 		"the final.verified call delivered, in the log")
+	testsupport.Eventually(t, 10*time.Second, func() error {
+		for _, m := range smtp.Messages() {
+			if strings.Contains(m.Data, "final pass 1 verified") {
+				return nil
+			}
+		}
+		return fmt.Errorf("%d mails, none of the final pass", len(smtp.Messages()))
+	})
 	if calls.Load() < 2 {
 		t.Errorf("the receiver had %d signed calls, want run.finished and final.verified", calls.Load())
 	}

@@ -21,7 +21,7 @@ UPDATE webhook_deliveries d
 SET next_attempt_at = now() + make_interval(secs => @lease_seconds::float8)
 FROM tasks t
 WHERE d.id = (SELECT id FROM webhook_deliveries
-              WHERE state = 'pending' AND next_attempt_at <= now()
+              WHERE state = 'pending' AND channel = 'webhook' AND next_attempt_at <= now()
               ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
   AND t.id = d.task_id
 RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret;
@@ -38,6 +38,6 @@ WHERE id = @id;
 -- name: WebhookDeliveryList :many
 SELECT id, event_seq, kind, state, attempts, last_status, last_error, created_at, next_attempt_at, finished_at
 FROM webhook_deliveries
-WHERE task_id = @task_id
+WHERE task_id = @task_id AND channel = @channel
 ORDER BY id DESC
 LIMIT @max_rows;

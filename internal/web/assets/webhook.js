@@ -22,8 +22,38 @@ export function webhookSection(taskId) {
     secretField,
     h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', text: 'Save webhook' }), remove));
   const deliveries = h('div', { class: 'table-wrap', id: 'webhook-deliveries' });
+  const mailTo = h('input', { type: 'text', name: 'mail_to', placeholder: 'it@acme.example, boss@acme.example', autocomplete: 'off' });
+  const mailHint = h('p', { class: 'hint', id: 'mail-server' });
+  const mailForm = h('form', { id: 'mail-form', class: 'form' },
+    h('h3', { text: 'Mail' }), mailHint,
+    field('Mail the summary and the CSV report to', mailTo, 'Addresses, separated by commas: when a pass ends, and when the final pass does.'),
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', text: 'Save recipients' }),
+      h('button', { type: 'button', 'data-action': 'remove-mail', text: 'Mail no one', onclick: removeMail })));
   const section = h('section', { id: 'webhook', 'aria-labelledby': 'webhook-title' },
-    h('h2', { id: 'webhook-title', text: 'Webhook' }), message.el, form, deliveries);
+    h('h2', { id: 'webhook-title', text: 'Word when it is done' }), message.el, h('h3', { text: 'Webhook' }), form, deliveries, mailForm);
+
+  const showMail = (m) => {
+    mailTo.value = m.to.join(', ');
+    mailHint.textContent = m.smtp_configured ? '' : 'The service has no SMTP server: start it with MAILMIGRATE_SMTP_URL to mail.';
+  };
+  mailForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      showMail(await request('PUT', `/tasks/${taskId}/mail`, { to: mailTo.value.split(',').map((a) => a.trim()).filter(Boolean) }));
+      message.set('ok', 'Recipients saved.');
+    } catch (err) {
+      message.set('error', `Recipients not saved: ${err.message}`);
+    }
+  });
+  async function removeMail() {
+    try {
+      await request('DELETE', `/tasks/${taskId}/mail`);
+      showMail(await request('GET', `/tasks/${taskId}/mail`));
+      message.set('ok', 'No one is mailed.');
+    } catch (err) {
+      message.set('error', `Not changed: ${err.message}`);
+    }
+  }
 
   // show puts the stored webhook in the form: its secret only as set.
   let hooked = false;
@@ -70,6 +100,7 @@ export function webhookSection(taskId) {
     if (!filled) {
       filled = true;
       show(await request('GET', `/tasks/${taskId}/webhook`));
+      showMail(await request('GET', `/tasks/${taskId}/mail`));
     }
     if (!hooked) {
       deliveries.replaceChildren();
