@@ -9,42 +9,6 @@ import (
 	"context"
 )
 
-const mailDeliveryClaim = `-- name: MailDeliveryClaim :one
-UPDATE webhook_deliveries d
-SET next_attempt_at = now() + make_interval(secs => $1::float8)
-FROM tasks t
-WHERE d.id = (SELECT id FROM webhook_deliveries
-              WHERE state = 'pending' AND channel = 'mail' AND next_attempt_at <= now()
-              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-  AND t.id = d.task_id
-RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.mail_to
-`
-
-type MailDeliveryClaimRow struct {
-	ID       int64
-	TaskID   int64
-	Kind     string
-	Body     string
-	Attempts int32
-	MailTo   []string
-}
-
-// The oldest mail due, leased to the caller for lease_seconds, with the
-// task's recipients.
-func (q *Queries) MailDeliveryClaim(ctx context.Context, leaseSeconds float64) (MailDeliveryClaimRow, error) {
-	row := q.db.QueryRow(ctx, mailDeliveryClaim, leaseSeconds)
-	var i MailDeliveryClaimRow
-	err := row.Scan(
-		&i.ID,
-		&i.TaskID,
-		&i.Kind,
-		&i.Body,
-		&i.Attempts,
-		&i.MailTo,
-	)
-	return i, err
-}
-
 const mailDeliveryCreate = `-- name: MailDeliveryCreate :exec
 INSERT INTO webhook_deliveries (task_id, event_seq, kind, body, channel)
 SELECT t.id, $1, $2, $3, 'mail' FROM tasks t WHERE t.id = $4 AND t.mail_to <> '{}'

@@ -11,6 +11,52 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const deliveryClaim = `-- name: DeliveryClaim :one
+UPDATE webhook_deliveries d
+SET next_attempt_at = now() + make_interval(secs => $1::float8)
+FROM tasks t
+WHERE d.id = (SELECT w.id FROM webhook_deliveries w
+              WHERE w.state = 'pending' AND w.channel = $2 AND w.next_attempt_at <= now()
+              ORDER BY w.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+  AND t.id = d.task_id
+RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret, t.mail_to
+`
+
+type DeliveryClaimParams struct {
+	LeaseSeconds float64
+	Channel      string
+}
+
+type DeliveryClaimRow struct {
+	ID            int64
+	TaskID        int64
+	Kind          string
+	Body          string
+	Attempts      int32
+	WebhookUrl    string
+	WebhookSecret []byte
+	MailTo        []string
+}
+
+// The oldest delivery due on channel (webhook or mail), leased to the
+// caller for lease_seconds: another process skips it meanwhile, and takes
+// it again if the caller dies. With the task's webhook and recipients.
+func (q *Queries) DeliveryClaim(ctx context.Context, arg DeliveryClaimParams) (DeliveryClaimRow, error) {
+	row := q.db.QueryRow(ctx, deliveryClaim, arg.LeaseSeconds, arg.Channel)
+	var i DeliveryClaimRow
+	err := row.Scan(
+		&i.ID,
+		&i.TaskID,
+		&i.Kind,
+		&i.Body,
+		&i.Attempts,
+		&i.WebhookUrl,
+		&i.WebhookSecret,
+		&i.MailTo,
+	)
+	return i, err
+}
+
 const webhookDeliveryAttempted = `-- name: WebhookDeliveryAttempted :exec
 UPDATE webhook_deliveries
 SET attempts = attempts + 1, last_status = $1, last_error = $2, state = $3,
@@ -38,44 +84,6 @@ func (q *Queries) WebhookDeliveryAttempted(ctx context.Context, arg WebhookDeliv
 		arg.ID,
 	)
 	return err
-}
-
-const webhookDeliveryClaim = `-- name: WebhookDeliveryClaim :one
-UPDATE webhook_deliveries d
-SET next_attempt_at = now() + make_interval(secs => $1::float8)
-FROM tasks t
-WHERE d.id = (SELECT id FROM webhook_deliveries
-              WHERE state = 'pending' AND channel = 'webhook' AND next_attempt_at <= now()
-              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-  AND t.id = d.task_id
-RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret
-`
-
-type WebhookDeliveryClaimRow struct {
-	ID            int64
-	TaskID        int64
-	Kind          string
-	Body          string
-	Attempts      int32
-	WebhookUrl    string
-	WebhookSecret []byte
-}
-
-// The oldest delivery due, leased to the caller for lease_seconds: another
-// process skips it meanwhile, and takes it again if the caller dies.
-func (q *Queries) WebhookDeliveryClaim(ctx context.Context, leaseSeconds float64) (WebhookDeliveryClaimRow, error) {
-	row := q.db.QueryRow(ctx, webhookDeliveryClaim, leaseSeconds)
-	var i WebhookDeliveryClaimRow
-	err := row.Scan(
-		&i.ID,
-		&i.TaskID,
-		&i.Kind,
-		&i.Body,
-		&i.Attempts,
-		&i.WebhookUrl,
-		&i.WebhookSecret,
-	)
-	return i, err
 }
 
 const webhookDeliveryCreate = `-- name: WebhookDeliveryCreate :exec

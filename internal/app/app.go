@@ -96,7 +96,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	a.stopLoops = stopLoops
 	a.loops.Go(func() { every(loopsCtx, cfg.LeaseExpiry/4, func() { a.requeueExpiredRuns(loopsCtx, cfg.LeaseExpiry) }) })
 	sender := worker.NewWebhookSender(a.Store, a.logger, cfg.Workers)
-	a.loops.Go(func() { every(loopsCtx, sender.Poll, func() { a.sendWebhooks(loopsCtx, sender) }) })
+	a.loops.Go(func() { every(loopsCtx, sender.Poll, func() { a.send(loopsCtx, "webhooks", sender.SendDue) }) })
 	if cfg.SchedulePoll <= 0 {
 		cfg.SchedulePoll = 2 * time.Second
 	}
@@ -107,7 +107,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx, clock()) }) })
 	if cfg.Mail != nil {
 		mailer := worker.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Workers)
-		a.loops.Go(func() { every(loopsCtx, mailer.Poll, func() { a.sendMails(loopsCtx, mailer) }) })
+		a.loops.Go(func() { every(loopsCtx, mailer.Poll, func() { a.send(loopsCtx, "mails", mailer.SendDue) }) })
 	}
 	return a, nil
 }
@@ -214,17 +214,11 @@ func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
 	}
 }
 
-// sendWebhooks calls the tasks' webhooks with the deliveries due.
-func (a *App) sendWebhooks(ctx context.Context, sender *worker.WebhookSender) {
-	if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
-		a.logger.Warn("could not send the webhooks due", "err", err)
-	}
-}
-
-// sendMails mails the tasks' recipients the summaries due.
-func (a *App) sendMails(ctx context.Context, sender *worker.MailSender) {
-	if err := sender.SendDue(ctx); err != nil && ctx.Err() == nil {
-		a.logger.Warn("could not send the mails due", "err", err)
+// send runs a sender of the deliveries due (webhook calls, mails) and
+// logs what kept it from them.
+func (a *App) send(ctx context.Context, what string, sendDue func(context.Context) error) {
+	if err := sendDue(ctx); err != nil && ctx.Err() == nil {
+		a.logger.Warn("could not send the "+what+" due", "err", err)
 	}
 }
 

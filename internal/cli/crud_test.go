@@ -252,9 +252,7 @@ func TestTaskWebhookFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
-	src := u.id("endpoints", "create", "--host", "imap.old.example")
-	dst := u.id("endpoints", "create", "--host", "imap.new.example")
-	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	task := u.emptyTask()
 	if r := u.run("tasks", "webhook", task, "--set", "https://hooks.example/mailmigrate"); r.code != 1 || !strings.Contains(r.stderr, "secret must be given") {
 		t.Errorf("a webhook without a secret: exit %d, %s", r.code, r.stderr)
 	}
@@ -285,9 +283,7 @@ func TestCutoverFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
-	src := u.id("endpoints", "create", "--host", "imap.old.example")
-	dst := u.id("endpoints", "create", "--host", "imap.new.example")
-	task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+	task := u.emptyTask()
 	if out := u.ok("tasks", "schedule", task); !strings.Contains(out, "planned: no pass yet") || !strings.Contains(out, "none: passes start by hand") {
 		t.Errorf("before a schedule:\n%s", out)
 	}
@@ -342,9 +338,7 @@ func TestTaskMailFromTheCommandLine(t *testing.T) {
 			opts.Mail = &server
 		}
 		u := newUser(t, servicetest.Start(t, opts))
-		src := u.id("endpoints", "create", "--host", "imap.old.example")
-		dst := u.id("endpoints", "create", "--host", "imap.new.example")
-		task := u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
+		task := u.emptyTask()
 		if !withServer {
 			if r := u.run("tasks", "mail", task, "--to", "it@acme.example"); r.code != 1 || !strings.Contains(r.stderr, "MAILMIGRATE_SMTP_URL") {
 				t.Errorf("without a server: exit %d, %s", r.code, r.stderr)
@@ -365,4 +359,12 @@ func TestTaskMailFromTheCommandLine(t *testing.T) {
 			t.Errorf("after --remove:\n%s", out)
 		}
 	}
+}
+
+// emptyTask creates two endpoints and a task between them, without
+// accounts, and returns the task's id.
+func (u *user) emptyTask() string {
+	src := u.id("endpoints", "create", "--host", "imap.old.example")
+	dst := u.id("endpoints", "create", "--host", "imap.new.example")
+	return u.id("tasks", "create", "--name", "n", "--source", src, "--destination", dst)
 }

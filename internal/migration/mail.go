@@ -53,12 +53,9 @@ func NormalizeRecipients(to []string) ([]string, error) {
 // DueMail is a mail leased to a sender: the event it tells of (as a
 // webhook's body) and its recipients.
 type DueMail struct {
-	ID       int64
-	TaskID   int64
-	Kind     EventKind
-	Event    WebhookEvent
-	Attempts int // before this one
-	To       []string
+	Due
+	Event WebhookEvent
+	To    []string
 }
 
 // MailStore keeps a task's recipients and the mails it owes.

@@ -126,16 +126,24 @@ const (
 	DeliveryFailed    = "failed"
 )
 
-// DueDelivery is a delivery leased to a sender, with what it needs to
-// send it.
-type DueDelivery struct {
+// Due is a webhook call or a mail leased to a sender.
+type Due struct {
 	ID       int64
 	TaskID   int64
 	Kind     EventKind
-	Body     []byte
 	Attempts int // before this one
-	URL      string
-	Secret   Password
+}
+
+// Owed is the delivery itself, for a sender of any channel.
+func (d Due) Owed() Due { return d }
+
+// DueDelivery is a webhook call leased to a sender, with what it needs
+// to send it.
+type DueDelivery struct {
+	Due
+	Body   []byte
+	URL    string
+	Secret Password
 }
 
 // DeliveryAttempt is how an attempt went.

@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
@@ -86,15 +88,11 @@ func (s *Store) deliveries(ctx context.Context, taskID int64, channel string) ([
 // WebhookDeliveryClaim leases the oldest delivery due to the caller for
 // lease; ok is false when none is due.
 func (s *Store) WebhookDeliveryClaim(ctx context.Context, lease time.Duration) (d migration.DueDelivery, ok bool, err error) {
-	row, err := s.queries.WebhookDeliveryClaim(ctx, lease.Seconds())
-	if err != nil {
-		if err = interpretError(err); err == migration.ErrNotFound {
-			return migration.DueDelivery{}, false, nil
-		}
+	row, ok, err := s.claim(ctx, channelWebhook, lease)
+	if !ok {
 		return migration.DueDelivery{}, false, err
 	}
-	d = migration.DueDelivery{ID: row.ID, TaskID: row.TaskID, Kind: migration.EventKind(row.Kind), Body: []byte(row.Body),
-		Attempts: int(row.Attempts), URL: row.WebhookUrl}
+	d = migration.DueDelivery{Due: dueOf(row), Body: []byte(row.Body), URL: row.WebhookUrl}
 	if row.WebhookSecret != nil {
 		secret, err := s.box.Open(row.WebhookSecret, webhookSecretLabel(row.TaskID))
 		if err != nil {
@@ -159,17 +157,27 @@ func (s *Store) MailDeliveries(ctx context.Context, taskID int64) ([]migration.W
 // MailDeliveryClaim leases the oldest mail due to the caller for lease;
 // ok is false when none is due.
 func (s *Store) MailDeliveryClaim(ctx context.Context, lease time.Duration) (d migration.DueMail, ok bool, err error) {
-	row, err := s.queries.MailDeliveryClaim(ctx, lease.Seconds())
-	if err != nil {
-		if err = interpretError(err); err == migration.ErrNotFound {
-			return migration.DueMail{}, false, nil
-		}
+	row, ok, err := s.claim(ctx, channelMail, lease)
+	if !ok {
 		return migration.DueMail{}, false, err
 	}
 	var body migration.WebhookBody
 	if err := json.Unmarshal([]byte(row.Body), &body); err != nil {
 		return migration.DueMail{}, false, fmt.Errorf("mail %d: %w", row.ID, err)
 	}
-	return migration.DueMail{ID: row.ID, TaskID: row.TaskID, Kind: migration.EventKind(row.Kind), Event: body.Event,
-		Attempts: int(row.Attempts), To: row.MailTo}, true, nil
+	return migration.DueMail{Due: dueOf(row), Event: body.Event, To: row.MailTo}, true, nil
+}
+
+// claim leases the oldest delivery due on channel for lease; ok is false
+// when none is due.
+func (s *Store) claim(ctx context.Context, channel string, lease time.Duration) (dbsqlc.DeliveryClaimRow, bool, error) {
+	row, err := s.queries.DeliveryClaim(ctx, dbsqlc.DeliveryClaimParams{LeaseSeconds: lease.Seconds(), Channel: channel})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return row, false, nil
+	}
+	return row, err == nil, err
+}
+
+func dueOf(row dbsqlc.DeliveryClaimRow) migration.Due {
+	return migration.Due{ID: row.ID, TaskID: row.TaskID, Kind: migration.EventKind(row.Kind), Attempts: int(row.Attempts)}
 }

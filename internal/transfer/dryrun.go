@@ -3,7 +3,6 @@ package transfer
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 
@@ -102,41 +101,24 @@ const maxOversizeListed = 50
 // destination's quota against what is left to copy, and the messages
 // larger than the destination takes.
 func Plan(ctx context.Context, job Job) (AccountPlan, error) {
-	job.Tuning = job.Tuning.withDefaults()
-	r := &accountRun{job: &job, store: job.State, logger: job.Logger, servers: job.Source.key() + " → " + job.Destination.key()}
-	if r.logger == nil {
-		r.logger = slog.New(slog.DiscardHandler)
-	}
-	if r.store == nil {
-		r.store = NewMemoryState()
-	}
-	states, err := r.store.FolderStates(ctx)
+	r, err := newAccountRun(ctx, job)
 	if err != nil {
-		return AccountPlan{}, fmt.Errorf("reading the sync state: %w", err)
+		return AccountPlan{}, err
 	}
-	r.states = states
-	dstOpened := make(chan openedSide, 1)
-	go func() { dstOpened <- openSide(ctx, &job.Destination, "destination", job.Tuning) }()
-	src, dst := openSide(ctx, &job.Source, "source", job.Tuning), <-dstOpened
-	for _, side := range []openedSide{src, dst} {
-		if side.session != nil {
-			defer side.session.close()
-		}
+	src, dst, err := openBoth(ctx, r.job)
+	if err != nil {
+		return AccountPlan{}, err
 	}
-	if src.err != nil {
-		return AccountPlan{}, src.err
-	}
-	if dst.err != nil {
-		return AccountPlan{}, dst.err
-	}
+	defer src.session.close()
+	defer dst.session.close()
 	r.source, r.destination = src.session, dst.session
 	boxes := src.boxes
 	if src.session.Caps().Has(gmailCapability) {
-		boxes = gmailBoxes(boxes, job.Options.gmailLabels())
+		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
 	}
-	r.destinationProfile = profileOf(&job.Destination, dst.session.Caps())
-	r.destinationLimits = EffectiveLimits(r.destinationProfile, job.Destination.Limits)
-	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &job.Options, r.previousDestinations(), r.reservedNames())
+	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
+	r.destinationLimits = EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
+	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
 
 	p := AccountPlan{
 		SourceCapabilities:      planCapabilities(src.session.Caps()),

@@ -91,6 +91,17 @@ func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) 
 // the figures and the new sync state even when it fails part-way, so that
 // the caller can store them.
 func Migrate(ctx context.Context, job Job) (Result, error) {
+	r, err := newAccountRun(ctx, job)
+	if err != nil {
+		return Result{}, err
+	}
+	err = r.withRetries(ctx)
+	return Result{Progress: r.progress, Folders: r.folders}, err
+}
+
+// newAccountRun readies the run of job: the tuning's defaults, and the
+// sync state the last run left.
+func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
 	job.Tuning = job.Tuning.withDefaults()
 	r := &accountRun{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
 		servers: job.Source.key() + " → " + job.Destination.key()}
@@ -103,11 +114,10 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 	}
 	states, err := r.store.FolderStates(ctx)
 	if err != nil {
-		return Result{}, fmt.Errorf("reading the sync state: %w", err)
+		return nil, fmt.Errorf("reading the sync state: %w", err)
 	}
 	r.states = states
-	err = r.withRetries(ctx)
-	return Result{Progress: r.progress, Folders: r.folders}, err
+	return r, nil
 }
 
 // key names the mailbox a side is: server and login.
@@ -158,20 +168,12 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 func (r *accountRun) attempt(ctx context.Context) error {
 	// Both sides log in and list at once: a re-run with nothing to copy
 	// is mostly this.
-	dstOpened := make(chan openedSide, 1)
-	go func() { dstOpened <- openSide(ctx, &r.job.Destination, "destination", r.job.Tuning) }()
-	src, dst := openSide(ctx, &r.job.Source, "source", r.job.Tuning), <-dstOpened
-	for _, side := range []openedSide{src, dst} {
-		if side.session != nil {
-			defer side.session.close()
-		}
+	src, dst, err := openBoth(ctx, r.job)
+	if err != nil {
+		return err
 	}
-	if src.err != nil {
-		return src.err
-	}
-	if dst.err != nil {
-		return dst.err
-	}
+	defer src.session.close()
+	defer dst.session.close()
 	if !src.session.Caps().Has(imap.CapListExtended) {
 		r.readSubscriptions(ctx, src.boxes)
 	}
@@ -254,6 +256,25 @@ type openedSide struct {
 	boxes   []mailbox
 	ns      namespace
 	err     error
+}
+
+// openBoth logs in to both sides of job and lists their folders, at
+// once; either failing closes the other.
+func openBoth(ctx context.Context, job *Job) (src, dst openedSide, err error) {
+	dstOpened := make(chan openedSide, 1)
+	go func() { dstOpened <- openSide(ctx, &job.Destination, "destination", job.Tuning) }()
+	src, dst = openSide(ctx, &job.Source, "source", job.Tuning), <-dstOpened
+	for _, side := range []openedSide{src, dst} {
+		if side.err != nil {
+			for _, opened := range []openedSide{src, dst} {
+				if opened.session != nil {
+					opened.session.close()
+				}
+			}
+			return src, dst, side.err
+		}
+	}
+	return src, dst, nil
 }
 
 func openSide(ctx context.Context, side *Side, name string, tuning Tuning) openedSide {

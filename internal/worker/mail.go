@@ -162,23 +162,7 @@ func NewMailSender(store MailStore, content MailContent, server MailServer, logg
 // SendDue sends the mails due, one after another, until none is due or
 // ctx ends.
 func (m *MailSender) SendDue(ctx context.Context) error {
-	for ctx.Err() == nil {
-		d, ok, err := m.store.MailDeliveryClaim(ctx, webhookLease)
-		if err != nil || !ok {
-			return err
-		}
-		attempt := m.attempt(ctx, d)
-		if ctx.Err() != nil {
-			return ctx.Err() // the lease runs out and the mail goes again
-		}
-		if err := m.store.WebhookDeliveryAttempted(context.WithoutCancel(ctx), d.ID, attempt); err != nil {
-			return err
-		}
-		if attempt.State == migration.DeliveryFailed {
-			m.logger.Warn("a mail was given up", "task", d.TaskID, "delivery", d.ID, "attempts", d.Attempts+1, "err", attempt.Error)
-		}
-	}
-	return ctx.Err()
+	return sendDue(ctx, m.logger, "a mail", m.store.MailDeliveryClaim, m.attempt, m.store.WebhookDeliveryAttempted)
 }
 
 // attempt builds and sends a mail once and says what comes next.

@@ -54,22 +54,31 @@ func NewWebhookSender(store WebhookStore, logger *slog.Logger, opts Options) *We
 // SendDue sends the deliveries due, one after another, until none is due
 // or ctx ends.
 func (w *WebhookSender) SendDue(ctx context.Context) error {
+	return sendDue(ctx, w.logger, "a webhook delivery", w.store.WebhookDeliveryClaim, w.attempt, w.store.WebhookDeliveryAttempted)
+}
+
+// sendDue claims the deliveries due on one channel, one after another,
+// attempts each and records how it went, until none is due or ctx ends.
+// An attempt cut short by the process stopping is not recorded: its
+// lease runs out and it goes again.
+func sendDue[D interface{ Owed() migration.Due }](ctx context.Context, logger *slog.Logger, what string,
+	claim func(context.Context, time.Duration) (D, bool, error), attempt func(context.Context, D) migration.DeliveryAttempt,
+	record func(context.Context, int64, migration.DeliveryAttempt) error) error {
 	for ctx.Err() == nil {
-		d, ok, err := w.store.WebhookDeliveryClaim(ctx, webhookLease)
+		d, ok, err := claim(ctx, webhookLease)
 		if err != nil || !ok {
 			return err
 		}
-		attempt := w.attempt(ctx, d)
+		result := attempt(ctx, d)
 		if ctx.Err() != nil {
-			// Cut short by the process stopping: not the receiver's
-			// doing. The lease runs out and the delivery goes again.
 			return ctx.Err()
 		}
-		if err := w.store.WebhookDeliveryAttempted(context.WithoutCancel(ctx), d.ID, attempt); err != nil {
+		owed := d.Owed()
+		if err := record(context.WithoutCancel(ctx), owed.ID, result); err != nil {
 			return err
 		}
-		if attempt.State == migration.DeliveryFailed {
-			w.logger.Warn("a webhook delivery was given up", "task", d.TaskID, "delivery", d.ID, "attempts", d.Attempts+1, "err", attempt.Error)
+		if result.State == migration.DeliveryFailed {
+			logger.Warn(what+" was given up", "task", owed.TaskID, "delivery", owed.ID, "attempts", owed.Attempts+1, "err", result.Error)
 		}
 	}
 	return ctx.Err()

@@ -14,17 +14,18 @@ SELECT webhook_url, webhook_secret FROM tasks WHERE id = @id;
 INSERT INTO webhook_deliveries (task_id, event_seq, kind, body)
 SELECT t.id, @event_seq, @kind, @body FROM tasks t WHERE t.id = @task_id AND t.webhook_url <> '';
 
--- name: WebhookDeliveryClaim :one
--- The oldest delivery due, leased to the caller for lease_seconds: another
--- process skips it meanwhile, and takes it again if the caller dies.
+-- name: DeliveryClaim :one
+-- The oldest delivery due on channel (webhook or mail), leased to the
+-- caller for lease_seconds: another process skips it meanwhile, and takes
+-- it again if the caller dies. With the task's webhook and recipients.
 UPDATE webhook_deliveries d
 SET next_attempt_at = now() + make_interval(secs => @lease_seconds::float8)
 FROM tasks t
-WHERE d.id = (SELECT id FROM webhook_deliveries
-              WHERE state = 'pending' AND channel = 'webhook' AND next_attempt_at <= now()
-              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+WHERE d.id = (SELECT w.id FROM webhook_deliveries w
+              WHERE w.state = 'pending' AND w.channel = @channel AND w.next_attempt_at <= now()
+              ORDER BY w.id LIMIT 1 FOR UPDATE SKIP LOCKED)
   AND t.id = d.task_id
-RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret;
+RETURNING d.id, d.task_id, d.kind, d.body, d.attempts, t.webhook_url, t.webhook_secret, t.mail_to;
 
 -- name: WebhookDeliveryAttempted :exec
 -- How an attempt went: delivered, failed for good, or due again at
