@@ -182,6 +182,27 @@ func (q *Queries) SchedulesDue(ctx context.Context, arg SchedulesDueParams) ([]T
 	return items, nil
 }
 
+const schedulesDueExist = `-- name: SchedulesDueExist :one
+SELECT EXISTS (
+    SELECT 1 FROM task_schedules s JOIN tasks t ON t.id = s.task_id
+    WHERE t.paused_at IS NULL AND NOT (t.state = ANY($1::text[]))
+      AND ((s.final_pass = 0 AND s.final_at <= $2) OR s.next_at <= $2)) AS due
+`
+
+type SchedulesDueExistParams struct {
+	RunningStates []string
+	Now           pgtype.Timestamptz
+}
+
+// Whether a schedule has a pass due at now: the cheap look every process
+// takes, before the transaction that starts the passes.
+func (q *Queries) SchedulesDueExist(ctx context.Context, arg SchedulesDueExistParams) (bool, error) {
+	row := q.db.QueryRow(ctx, schedulesDueExist, arg.RunningStates, arg.Now)
+	var due bool
+	err := row.Scan(&due)
+	return due, err
+}
+
 const taskPause = `-- name: TaskPause :execrows
 UPDATE tasks SET paused_at = now(), updated_at = now() WHERE id = $1 AND paused_at IS NULL
 `

@@ -59,11 +59,13 @@ func LifecycleOf(passes []Pass, schedule *Schedule, pausedAt *time.Time, zone *t
 	l := Lifecycle{PausedAt: pausedAt, TimeZone: zone.String()}
 	loc := zone
 	finalPass := 0
+	finalDue, finalNext := false, false // the final pass is still to come; it is the next pass
 	if schedule != nil {
 		loc, l.TimeZone = schedule.Location(), schedule.TimeZone
 		l.NextPassAt, l.FinalAt, finalPass = schedule.NextPassAt, schedule.FinalAt, schedule.FinalPass
-		if schedule.FinalAt != nil && schedule.FinalPass == 0 && (l.NextPassAt == nil || schedule.FinalAt.Before(*l.NextPassAt)) {
-			l.NextPassAt = schedule.FinalAt
+		finalDue = schedule.FinalAt != nil && schedule.FinalPass == 0
+		if finalDue && (l.NextPassAt == nil || schedule.FinalAt.Before(*l.NextPassAt)) {
+			l.NextPassAt, finalNext = schedule.FinalAt, true
 		}
 	}
 	var words []string
@@ -75,9 +77,8 @@ func LifecycleOf(passes []Pass, schedule *Schedule, pausedAt *time.Time, zone *t
 		l.LastPass = &last
 		words = append(words, passWords(&l, last, finalPass, loc))
 	}
-	finalDue := schedule != nil && schedule.FinalAt != nil && schedule.FinalPass == 0
 	switch {
-	case finalDue && l.NextPassAt == schedule.FinalAt:
+	case finalNext:
 		words = append(words, "final pass "+WhenWords(*schedule.FinalAt, loc))
 	case l.NextPassAt != nil:
 		words = append(words, "next pass "+WhenWords(*l.NextPassAt, loc))

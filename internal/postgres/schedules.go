@@ -75,8 +75,13 @@ func (s *Store) SchedulesStart(ctx context.Context, now time.Time) (int, error) 
 	if s.jobsErr != nil {
 		return 0, s.jobsErr
 	}
+	// Most looks find nothing due: they take no lock.
+	due, err := s.queries.SchedulesDueExist(ctx, dbsqlc.SchedulesDueExistParams{Now: timestamp(&now), RunningStates: runningStates()})
+	if err != nil || !due {
+		return 0, err
+	}
 	started := 0
-	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err = s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		due, err := q.SchedulesDue(ctx, dbsqlc.SchedulesDueParams{Now: timestamp(&now), RunningStates: runningStates()})
 		if err != nil {
 			return err

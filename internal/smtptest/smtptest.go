@@ -23,8 +23,8 @@ type Message struct {
 type Server struct {
 	Host string
 	Port int
-	// Refuse is how many DATA commands are answered 451 before the first
-	// is taken.
+	// refuse is how many messages are answered 451 before the first is
+	// taken.
 	refuse int
 
 	mu       sync.Mutex

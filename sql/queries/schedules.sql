@@ -20,6 +20,14 @@ SELECT * FROM task_schedules WHERE task_id = @task_id;
 -- name: ScheduleRemove :execrows
 DELETE FROM task_schedules WHERE task_id = @task_id;
 
+-- name: SchedulesDueExist :one
+-- Whether a schedule has a pass due at now: the cheap look every process
+-- takes, before the transaction that starts the passes.
+SELECT EXISTS (
+    SELECT 1 FROM task_schedules s JOIN tasks t ON t.id = s.task_id
+    WHERE t.paused_at IS NULL AND NOT (t.state = ANY(@running_states::text[]))
+      AND ((s.final_pass = 0 AND s.final_at <= @now) OR s.next_at <= @now)) AS due;
+
 -- name: SchedulesDue :many
 -- The schedules with a pass due at now, of tasks neither running nor
 -- paused, held until the transaction ends: a process that finds one held
