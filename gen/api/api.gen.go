@@ -725,8 +725,11 @@ type AccountPlan struct {
 	DestinationCapabilities []string `json:"destination_capabilities"`
 
 	// DestinationMessages Already in the destination folders the plan writes to.
-	DestinationMessages int             `json:"destination_messages"`
-	Folders             []PlannedFolder `json:"folders"`
+	DestinationMessages int `json:"destination_messages"`
+
+	// Excluded Source folders the task's include_folders and exclude_folders leave out.
+	Excluded []string        `json:"excluded"`
+	Folders  []PlannedFolder `json:"folders"`
 
 	// Oversize Source messages larger than size_limit (at most 50 listed; each folder counts them all).
 	Oversize []OversizeMessage `json:"oversize"`

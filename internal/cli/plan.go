@@ -126,6 +126,9 @@ func (s *session) printPlan(plan api.TaskPlan, folders bool) error {
 		if err := s.printTable([]string{"SOURCE", "DESTINATION", "ROLE", "MESSAGES", "MB", "ON DESTINATION", "NOTE"}, frows); err != nil {
 			return err
 		}
+		if len(a.Plan.Excluded) > 0 {
+			fmt.Fprintf(out, "left out by the task's folder patterns: %s\n", strings.Join(a.Plan.Excluded, ", "))
+		}
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func (s *Server) GetTaskPlan(ctx context.Context, req api.GetTaskPlanRequestObje
 
 func accountPlanOf(p migration.AccountPlan) api.AccountPlan {
 	out := api.AccountPlan{SourceCapabilities: p.SourceCapabilities, DestinationCapabilities: p.DestinationCapabilities,
-		Folders: make([]api.PlannedFolder, len(p.Folders)), SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
+		Folders: make([]api.PlannedFolder, len(p.Folders)), Excluded: orEmptyList(p.Excluded), SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
 		ToCopyBytes: p.ToCopyBytes, DestinationMessages: p.DestinationMessages, QuotaFree: p.QuotaFree, SizeLimit: p.SizeLimit,
 		Oversize: make([]api.OversizeMessage, len(p.Oversize)), Problems: make([]api.PlanProblem, len(p.Problems))}
 	for i, f := range p.Folders {
@@ -58,4 +58,12 @@ func accountPlanOf(p migration.AccountPlan) api.AccountPlan {
 		out.Problems[i] = api.PlanProblem{Kind: api.PlanProblemKind(problem.Kind), Blocking: problem.Blocking, Folder: problem.Folder, Words: problem.Words}
 	}
 	return out
+}
+
+// orEmptyList is list, or [] for a plan stored before it had one.
+func orEmptyList(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }

@@ -14,6 +14,7 @@ type AccountPlan struct {
 	SourceCapabilities      []string        `json:"source_capabilities"`
 	DestinationCapabilities []string        `json:"destination_capabilities"`
 	Folders                 []PlannedFolder `json:"folders"`
+	Excluded                []string        `json:"excluded"` // source folders the task's patterns leave out
 	SourceMessages          int             `json:"source_messages"`
 	SourceBytes             int64           `json:"source_bytes"`
 	ToCopyBytes             int64           `json:"to_copy_bytes"`

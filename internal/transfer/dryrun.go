@@ -22,6 +22,9 @@ type AccountPlan struct {
 	// its value).
 	SourceCapabilities, DestinationCapabilities []string
 	Folders                                     []PlannedFolder
+	// Excluded are the source folders the task's include and exclude
+	// patterns leave out.
+	Excluded []string
 	// SourceMessages and SourceBytes are the planned folders' sizes;
 	// ToCopyBytes is the part not copied by an earlier run (all of it
 	// before the first).
@@ -124,6 +127,11 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 		SourceCapabilities:      planCapabilities(src.session.Caps()),
 		DestinationCapabilities: planCapabilities(dst.session.Caps()),
 		QuotaFree:               -1,
+	}
+	for _, b := range boxes {
+		if b.Selectable && !r.job.Options.wants(b.Name) {
+			p.Excluded = append(p.Excluded, b.Name)
+		}
 	}
 	announced := map[imap.Cap]bool{}
 	for c := range dst.session.Caps() {

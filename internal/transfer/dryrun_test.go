@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +35,7 @@ func TestPlanFindsWhatStandsInTheWay(t *testing.T) {
 	// Microsoft 365 keeps "Files" for itself.
 	corpus.Messages = append(corpus.Messages, message("Files", 1, 100))
 	corpus.Messages = append(corpus.Messages, message("Archive", 1, 30_000)) // over the size limit below
+	corpus.Messages = append(corpus.Messages, message("Junk", 1, 100))       // left out by the options
 	src.Load(t, "alice", corpus)
 	dst.Load(t, "alice", imaptest.Corpus{Messages: []imaptest.Message{message("INBOX", 99, 100)}})
 	before, beforeDst := src.Read(t, "alice"), dst.Read(t, "alice")
@@ -40,11 +43,15 @@ func TestPlanFindsWhatStandsInTheWay(t *testing.T) {
 	destination := dovecotSide(dst, "alice", "pw")
 	destination.Profile = ProfileMicrosoft365
 	destination.Limits.MaxMessageBytes = 20_000
-	plan, err := Plan(t.Context(), Job{Source: dovecotSide(src, "alice", "pw"), Destination: destination})
+	plan, err := Plan(t.Context(), Job{Source: dovecotSide(src, "alice", "pw"), Destination: destination,
+		Options: Options{ExcludeFolders: []*regexp.Regexp{regexp.MustCompile("^Junk$")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.SourceMessages != len(corpus.Messages) || plan.SourceBytes < 50_000 || plan.ToCopyBytes != plan.SourceBytes {
+	if !slices.Contains(plan.Excluded, "Junk") {
+		t.Errorf("excluded %v, want Junk", plan.Excluded)
+	}
+	if plan.SourceMessages != len(corpus.Messages)-1 || plan.SourceBytes < 50_000 || plan.ToCopyBytes != plan.SourceBytes {
 		t.Errorf("plan counts %d messages, %d bytes (%d to copy), want the %d messages, all to copy", plan.SourceMessages, plan.SourceBytes, plan.ToCopyBytes, len(corpus.Messages))
 	}
 	if plan.DestinationMessages != 1 {

@@ -58,7 +58,7 @@ func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (
 // planOf is the engine's plan in the domain's words.
 func planOf(p transfer.AccountPlan) migration.AccountPlan {
 	out := migration.AccountPlan{SourceCapabilities: orEmpty(p.SourceCapabilities), DestinationCapabilities: orEmpty(p.DestinationCapabilities),
-		Folders: make([]migration.PlannedFolder, len(p.Folders)), SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
+		Folders: make([]migration.PlannedFolder, len(p.Folders)), Excluded: orEmpty(p.Excluded), SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
 		ToCopyBytes: p.ToCopyBytes, DestinationMessages: p.DestinationMessages, QuotaFree: p.QuotaFree, SizeLimit: p.SizeLimit,
 		Oversize: make([]migration.OversizeMessage, len(p.Oversize)), Problems: make([]migration.PlanProblem, len(p.Problems))}
 	for i, f := range p.Folders {

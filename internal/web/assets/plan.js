@@ -42,6 +42,7 @@ export function planSection(taskId) {
         const problems = p ? p.problems.map((problem) => h('li', { class: problem.blocking ? 'error-text' : '',
           text: `${problem.blocking ? 'Blocking' : 'Warning'}: ${problem.words}` })) : [];
         if (a.error) problems.push(h('li', { class: 'error-text', text: `Not planned: ${a.error}` }));
+        if (p?.excluded?.length) problems.push(h('li', { text: `Left out by the folder patterns: ${p.excluded.join(', ')}` }));
         return h('tr', { 'data-id': a.account_id, 'data-blocking': String(a.blocking) },
           h('td', { text: a.source_login }), h('td', { text: a.state }),
           h('td', { text: p ? String(p.folders.length) : '–' }), h('td', { text: p ? String(p.source_messages) : '–' }),
