@@ -2475,6 +2475,10 @@ type ClientInterface interface {
 
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
 	//
+	// A schedule whose final pass began is kept as the record of that
+	// pass (GET shows it with no pass to come), so that the lifecycle
+	// still tells how the final pass ended; any other is dropped.
+	//
 	// Corresponds with DELETE /tasks/{id}/schedule (the `RemoveTaskSchedule` operationId).
 	RemoveTaskSchedule(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3790,6 +3794,10 @@ func (c *Client) ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...Requ
 }
 
 // RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
+//
+// A schedule whose final pass began is kept as the record of that
+// pass (GET shows it with no pass to come), so that the lifecycle
+// still tells how the final pass ended; any other is dropped.
 //
 // Corresponds with DELETE /tasks/{id}/schedule (the `RemoveTaskSchedule` operationId).
 func (c *Client) RemoveTaskSchedule(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6849,6 +6857,10 @@ type ClientWithResponsesInterface interface {
 	ListTaskRunsWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsResponse, error)
 
 	// RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
+	//
+	// A schedule whose final pass began is kept as the record of that
+	// pass (GET shows it with no pass to come), so that the lifecycle
+	// still tells how the final pass ended; any other is dropped.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9920,6 +9932,10 @@ func (c *ClientWithResponses) ListTaskRunsWithResponse(ctx context.Context, id T
 }
 
 // RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
+//
+// A schedule whose final pass began is kept as the record of that
+// pass (GET shows it with no pass to come), so that the lifecycle
+// still tells how the final pass ended; any other is dropped.
 //
 // Returns a wrapper object for the known response body format(s).
 //

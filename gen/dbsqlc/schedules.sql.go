@@ -11,6 +11,22 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const scheduleEnd = `-- name: ScheduleEnd :execrows
+UPDATE task_schedules
+SET every_minutes = 0, at_times = '{}', until_at = NULL, next_at = NULL, updated_at = now()
+WHERE task_id = $1 AND final_pass <> 0
+`
+
+// Stops the passes a schedule whose final pass began would start; it keeps
+// that record, which the lifecycle tells.
+func (q *Queries) ScheduleEnd(ctx context.Context, taskID int64) (int64, error) {
+	result, err := q.db.Exec(ctx, scheduleEnd, taskID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const scheduleFinalNow = `-- name: ScheduleFinalNow :exec
 INSERT INTO task_schedules (task_id, time_zone, final_at)
 VALUES ($1, $2, $3)
@@ -81,9 +97,10 @@ func (q *Queries) ScheduleMoved(ctx context.Context, arg ScheduleMovedParams) er
 }
 
 const scheduleRemove = `-- name: ScheduleRemove :execrows
-DELETE FROM task_schedules WHERE task_id = $1
+DELETE FROM task_schedules WHERE task_id = $1 AND final_pass = 0
 `
 
+// Drops a task's schedule whose final pass has not begun.
 func (q *Queries) ScheduleRemove(ctx context.Context, taskID int64) (int64, error) {
 	result, err := q.db.Exec(ctx, scheduleRemove, taskID)
 	if err != nil {

@@ -29,8 +29,12 @@ func (s *Store) PlansRequest(ctx context.Context, taskID int64, filter migration
 			return err
 		}
 		if n = len(rows); n == 0 {
-			if total, err := q.AccountCount(ctx, selection(taskID, migration.AccountFilter{})); err != nil || total == 0 {
-				return firstErr(err, migration.ErrNoAccounts)
+			total, err := q.AccountCount(ctx, selection(taskID, migration.AccountFilter{}))
+			switch {
+			case err != nil:
+				return err
+			case total == 0:
+				return migration.ErrNoAccounts
 			}
 			return migration.ErrNoAccountSelected
 		}
@@ -41,15 +45,6 @@ func (s *Store) PlansRequest(ctx context.Context, taskID int64, filter migration
 		return insertTaskJobs(ctx, s, tx, migration.QueueTests, jobs, func(j migration.AccountPlanJob) int64 { return j.TaskID })
 	})
 	return n, interpretError(err)
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // RecordPlan stores what a plan's job found, if its plan is still the

@@ -42,10 +42,15 @@ func (s *Store) ScheduleGet(ctx context.Context, taskID int64) (migration.Schedu
 	return scheduleFromRow(row), nil
 }
 
-// ScheduleRemove drops a task's schedule.
+// ScheduleRemove stops the passes of a task's schedule; which pass was
+// the final one stays known.
 func (s *Store) ScheduleRemove(ctx context.Context, taskID int64) error {
-	n, err := s.queries.ScheduleRemove(ctx, taskID)
-	if err == nil && n == 0 {
+	dropped, err := s.queries.ScheduleRemove(ctx, taskID)
+	if err != nil || dropped > 0 {
+		return err
+	}
+	ended, err := s.queries.ScheduleEnd(ctx, taskID)
+	if err == nil && ended == 0 {
 		err = s.noSchedule(ctx, taskID)
 	}
 	return err

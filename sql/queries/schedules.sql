@@ -18,7 +18,15 @@ SET every_minutes = excluded.every_minutes, at_times = excluded.at_times, time_z
 SELECT * FROM task_schedules WHERE task_id = @task_id;
 
 -- name: ScheduleRemove :execrows
-DELETE FROM task_schedules WHERE task_id = @task_id;
+-- Drops a task's schedule whose final pass has not begun.
+DELETE FROM task_schedules WHERE task_id = @task_id AND final_pass = 0;
+
+-- name: ScheduleEnd :execrows
+-- Stops the passes a schedule whose final pass began would start; it keeps
+-- that record, which the lifecycle tells.
+UPDATE task_schedules
+SET every_minutes = 0, at_times = '{}', until_at = NULL, next_at = NULL, updated_at = now()
+WHERE task_id = @task_id AND final_pass <> 0;
 
 -- name: SchedulesDueExist :one
 -- Whether a schedule has a pass due at now: the cheap look every process
