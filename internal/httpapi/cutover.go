@@ -21,7 +21,7 @@ func (s *Server) GetTaskSchedule(ctx context.Context, req api.GetTaskScheduleReq
 func (s *Server) SetTaskSchedule(ctx context.Context, req api.SetTaskScheduleRequestObject) (api.SetTaskScheduleResponseObject, error) {
 	in := req.Body
 	sch, err := s.service.SetSchedule(ctx, req.Id, migration.Schedule{
-		Every: time.Duration(in.EveryMinutes) * time.Minute, At: in.At, TimeZone: in.TimeZone,
+		Every: migration.ScheduleEvery(in.EveryMinutes), At: in.At, TimeZone: in.TimeZone,
 		Until: in.Until, FinalAt: in.FinalAt,
 	})
 	if err != nil {

@@ -42,8 +42,18 @@ type Schedule struct {
 // The bounds of a schedule.
 const (
 	MinScheduleEvery = time.Minute
+	MaxScheduleEvery = 365 * 24 * time.Hour
 	MaxScheduleTimes = 24
 )
+
+// ScheduleEvery is minutes as a Schedule's Every; a count past
+// MaxScheduleEvery stays past it (no overflow), for Normalize to refuse.
+func ScheduleEvery(minutes int) time.Duration {
+	if minutes > int(MaxScheduleEvery/time.Minute) {
+		return MaxScheduleEvery + time.Minute
+	}
+	return time.Duration(minutes) * time.Minute
+}
 
 // ErrNoSchedule answers a read or removal of a task's schedule when the
 // task has none.
@@ -74,6 +84,8 @@ func (s *Schedule) Normalize(now time.Time, zone *time.Location) error {
 		return invalid("every_minutes", "must be 0 or more")
 	case s.Every > 0 && s.Every < MinScheduleEvery:
 		return invalid("every_minutes", "must be at least 1")
+	case s.Every > MaxScheduleEvery:
+		return invalid("every_minutes", "must be at most %d (a year)", int(MaxScheduleEvery/time.Minute))
 	case s.Every%time.Minute != 0:
 		return invalid("every_minutes", "must be whole minutes")
 	case s.Every > 0 && len(s.At) > 0:

@@ -34,6 +34,7 @@ func TestScheduleNormalize(t *testing.T) {
 		{"bad clock", Schedule{At: []string{"7pm"}}, nil, `at "7pm" is not a clock time such as 06:00`},
 		{"bad zone", Schedule{Every: time.Hour, TimeZone: "Mars/Olympus"}, nil, `time_zone "Mars/Olympus" is not a time zone (an IANA name such as Europe/Berlin)`},
 		{"seconds", Schedule{Every: 90 * time.Second}, nil, "every_minutes must be whole minutes"},
+		{"past a year", Schedule{Every: ScheduleEvery(1 << 40)}, nil, "every_minutes must be at most 525600 (a year)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.schedule
