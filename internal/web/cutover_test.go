@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
@@ -64,6 +67,15 @@ func testCutover(t *testing.T, browser context.Context) {
 		t.Errorf("the schedule stored: %v %+v, want every 120 minutes and the final pass at %s", err, sch.JSON200, final)
 	}
 	tb.waitText("#cutover-stage", "next pass ")
+	// The form reads a wall time in the server's zone, whatever the
+	// browser's: summer and winter time in Berlin, and New York.
+	instants, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`import('/assets/cutover.js').then((m) => [
+		m.zonedToInstant('2026-11-28T22:00', 'Europe/Berlin'), m.zonedToInstant('2026-07-01T12:00', 'Europe/Berlin'),
+		m.zonedToInstant('2026-11-28T22:00', 'America/New_York')])`,
+		chromedp.EvalAwaitPromise))
+	if want := []string{"2026-11-28T21:00:00.000Z", "2026-07-01T10:00:00.000Z", "2026-11-29T03:00:00.000Z"}; err != nil || !slices.Equal(instants, want) {
+		t.Errorf("wall times read in a zone: %v %v, want %v", instants, err, want)
+	}
 
 	tb.click(`#cutover-actions button[data-action="pause"]`)
 	tb.confirm("Pause this task?", true)
