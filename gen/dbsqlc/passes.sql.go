@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const passEnd = `-- name: PassEnd :exec
+const passEnd = `-- name: PassEnd :many
 UPDATE task_runs r
 SET ended_at = now(), state = $1::text,
     accounts_completed = f.accounts_completed, accounts_with_errors = f.accounts_with_errors,
@@ -21,6 +21,7 @@ SET ended_at = now(), state = $1::text,
     source_messages = f.source_messages, source_bytes = f.source_bytes, accounts_uncounted = f.accounts_uncounted
 FROM pass_figures f
 WHERE r.task_id = $2 AND r.ended_at IS NULL AND f.task_id = $2 AND f.pass = r.pass
+RETURNING r.pass, coalesce((SELECT s.final_pass FROM task_schedules s WHERE s.task_id = r.task_id), 0)::int AS final_pass
 `
 
 type PassEndParams struct {
@@ -28,10 +29,32 @@ type PassEndParams struct {
 	TaskID int64
 }
 
-// The task's open pass ends in state, keeping its accounts' figures of now.
-func (q *Queries) PassEnd(ctx context.Context, arg PassEndParams) error {
-	_, err := q.db.Exec(ctx, passEnd, arg.State, arg.TaskID)
-	return err
+type PassEndRow struct {
+	Pass      int32
+	FinalPass int32
+}
+
+// The task's open pass ends in state, keeping its accounts' figures of
+// now; it says which pass ended (none for a run from before passes) and
+// which pass of the task began as final (0 before one did).
+func (q *Queries) PassEnd(ctx context.Context, arg PassEndParams) ([]PassEndRow, error) {
+	rows, err := q.db.Query(ctx, passEnd, arg.State, arg.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PassEndRow{}
+	for rows.Next() {
+		var i PassEndRow
+		if err := rows.Scan(&i.Pass, &i.FinalPass); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const passJoin = `-- name: PassJoin :exec

@@ -369,6 +369,24 @@ func (q *Queries) TaskStartJobs(ctx context.Context, arg TaskStartJobsParams) (i
 	return id, err
 }
 
+const taskStartLock = `-- name: TaskStartLock :one
+SELECT state, (paused_at IS NOT NULL)::bool AS paused FROM tasks WHERE id = $1 FOR SHARE
+`
+
+type TaskStartLockRow struct {
+	State  string
+	Paused bool
+}
+
+// TaskStateLock for work that may start a pass: whether the task is
+// paused too.
+func (q *Queries) TaskStartLock(ctx context.Context, id int64) (TaskStartLockRow, error) {
+	row := q.db.QueryRow(ctx, taskStartLock, id)
+	var i TaskStartLockRow
+	err := row.Scan(&i.State, &i.Paused)
+	return i, err
+}
+
 const taskStateGet = `-- name: TaskStateGet :one
 SELECT state FROM tasks WHERE id = $1
 `

@@ -72,18 +72,22 @@ func tasksDeliveries(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	deliveries := *resp.JSON200
-	return s.printOutput(deliveries, func() error {
-		rows := make([][]string, 0, len(deliveries))
-		for _, d := range deliveries {
-			status := "-"
-			if d.LastStatus != 0 {
-				status = strconv.Itoa(d.LastStatus)
-			}
-			rows = append(rows, []string{itoa(d.Id), timeOrDash(&d.CreatedAt), string(d.Kind), string(d.State),
-				strconv.Itoa(d.Attempts), status, orDash(d.LastError)})
+	return s.printOutput(deliveries, func() error { return s.printDeliveries(deliveries, "STATUS") })
+}
+
+// printDeliveries lists webhook calls or mails; status names the column
+// of the other side's last answer (an HTTP status, an SMTP reply).
+func (s *session) printDeliveries(deliveries []api.WebhookDelivery, status string) error {
+	rows := make([][]string, 0, len(deliveries))
+	for _, d := range deliveries {
+		answer := "-"
+		if d.LastStatus != 0 {
+			answer = strconv.Itoa(d.LastStatus)
 		}
-		return s.printTable([]string{"ID", "CREATED", "EVENT", "STATE", "ATTEMPTS", "STATUS", "LAST ERROR"}, rows)
-	})
+		rows = append(rows, []string{itoa(d.Id), timeOrDash(&d.CreatedAt), string(d.Kind), string(d.State),
+			strconv.Itoa(d.Attempts), answer, orDash(d.LastError)})
+	}
+	return s.printTable([]string{"ID", "CREATED", "EVENT", "STATE", "ATTEMPTS", status, "LAST ERROR"}, rows)
 }
 
 // tasksMail shows who a task mails its summary and report to, and the
@@ -127,15 +131,7 @@ func tasksMail(ctx context.Context, s *session, args []string) error {
 		if len(*log.JSON200) == 0 {
 			return nil
 		}
-		rows := make([][]string, 0, len(*log.JSON200))
-		for _, d := range *log.JSON200 {
-			status := "-"
-			if d.LastStatus != 0 {
-				status = strconv.Itoa(d.LastStatus)
-			}
-			rows = append(rows, []string{itoa(d.Id), timeOrDash(&d.CreatedAt), string(d.Kind), string(d.State), strconv.Itoa(d.Attempts), status, orDash(d.LastError)})
-		}
 		fmt.Fprintln(s.sys.Stdout)
-		return s.printTable([]string{"ID", "CREATED", "EVENT", "STATE", "ATTEMPTS", "SMTP REPLY", "LAST ERROR"}, rows)
+		return s.printDeliveries(*log.JSON200, "SMTP REPLY")
 	})
 }

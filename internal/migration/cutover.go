@@ -143,9 +143,10 @@ func stateWords(p Pass) string {
 	return words
 }
 
-// Lifecycle returns where a task is in its cut-over.
+// Lifecycle returns where a task is in its cut-over. It reads no figure
+// of the task's accounts but its passes': a page shows it beside the task.
 func (s *Service) Lifecycle(ctx context.Context, taskID int64) (Lifecycle, error) {
-	task, err := s.store.TaskGet(ctx, taskID)
+	pausedAt, err := s.store.TaskPausedAt(ctx, taskID)
 	if err != nil {
 		return Lifecycle{}, err
 	}
@@ -160,7 +161,7 @@ func (s *Service) Lifecycle(ctx context.Context, taskID int64) (Lifecycle, error
 	case !errors.Is(err, ErrNoSchedule):
 		return Lifecycle{}, err
 	}
-	return LifecycleOf(passes, schedule, task.PausedAt, s.zone()), nil
+	return LifecycleOf(passes, schedule, pausedAt, s.zone()), nil
 }
 
 // FinalEndEvent is the event that tells how the final pass ended:

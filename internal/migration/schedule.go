@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -236,8 +237,10 @@ func WhenWords(t time.Time, loc *time.Location) string {
 }
 
 // ServerZone is the zone of this machine under its IANA name: $TZ, or
-// the zone /etc/localtime names; UTC if neither says.
-func ServerZone() *time.Location {
+// the zone /etc/localtime names; UTC if neither says. It is read once.
+var ServerZone = sync.OnceValue(serverZone)
+
+func serverZone() *time.Location {
 	name := os.Getenv("TZ")
 	if name == "" {
 		if target, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
@@ -275,6 +278,9 @@ type ScheduleStore interface {
 	TaskPause(ctx context.Context, taskID int64) error
 	// TaskResume lets passes start again: ErrTaskNotPaused if it was not.
 	TaskResume(ctx context.Context, taskID int64) error
+	// TaskPausedAt says since when a task is paused: nil when it is not,
+	// ErrNotFound for a missing task.
+	TaskPausedAt(ctx context.Context, taskID int64) (*time.Time, error)
 }
 
 // SetSchedule validates s at the service's now and gives it to the task.

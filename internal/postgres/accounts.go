@@ -122,11 +122,8 @@ func (s *Store) AccountList(ctx context.Context, taskID int64, q migration.Accou
 	if err != nil {
 		return migration.AccountsPage{}, interpretError(err)
 	}
-	if total == 0 {
-		// An empty listing of a missing task is a 404, not [].
-		if _, err := s.TaskState(ctx, taskID); err != nil {
-			return migration.AccountsPage{}, err
-		}
+	if err := s.emptyOfATask(ctx, taskID, int(total)); err != nil {
+		return migration.AccountsPage{}, err
 	}
 	page := migration.AccountsPage{Total: total}
 	if q.Limit > 0 && len(rows) > q.Limit {
@@ -149,6 +146,16 @@ func selection(taskID int64, f migration.AccountFilter) dbsqlc.AccountCountParam
 		ids = []int64{} // an empty array selects any; NULL would select none
 	}
 	return dbsqlc.AccountCountParams{TaskID: taskID, Ids: ids, States: texts(f.States), Search: f.Search, LoginTest: string(f.LoginTest)}
+}
+
+// emptyOfATask says ErrNotFound for an empty listing (n rows) of a task
+// that does not exist: a 404, not [].
+func (s *Store) emptyOfATask(ctx context.Context, taskID int64, n int) error {
+	if n > 0 {
+		return nil
+	}
+	_, err := s.TaskState(ctx, taskID)
+	return err
 }
 
 // texts is values as plain strings, for text[] parameters.

@@ -26,7 +26,7 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 	if filter.IsZero() {
 		alongside = nil // every account: some are in the run
 	}
-	err := s.startJobs(ctx, taskID, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.startJobs(ctx, taskID, startsTest, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		queued, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams(selection(taskID, filter)))
 		if err != nil {
 			return err
@@ -100,9 +100,6 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 		return err
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := refusePaused(ctx, q, taskID); err != nil {
-			return err
-		}
 		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
 			queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
 			n = int(queued)
@@ -115,7 +112,7 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 	if filter.IsZero() {
 		join = nil // the whole task runs already
 	}
-	err := s.startJobs(ctx, taskID, start, join)
+	err := s.startJobs(ctx, taskID, startsPass, start, join)
 	return n, err
 }
 
@@ -125,9 +122,6 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 // number.
 func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter,
 	by migration.PassStarter) (accounts int, pass int32, err error) {
-	if err := refusePaused(ctx, q, taskID); err != nil {
-		return 0, 0, err
-	}
 	if pass, err = q.PassNext(ctx, taskID); err != nil {
 		return 0, 0, err
 	}
@@ -160,16 +154,6 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	return n, pass, s.admit(ctx, tx, q)
 }
 
-// refusePaused answers ErrTaskPaused for a paused task: it starts no pass,
-// and no account joins the one under way.
-func refusePaused(ctx context.Context, q *dbsqlc.Queries, taskID int64) error {
-	paused, err := q.TaskPausedAt(ctx, taskID)
-	if err == nil && paused.Valid {
-		return migration.ErrTaskPaused
-	}
-	return err
-}
-
 func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsqlc.AccountsQueueParams {
 	f := selection(taskID, filter)
 	return dbsqlc.AccountsQueueParams{Pass: pgtype.Int4{Int32: pass, Valid: pass != 0},
@@ -193,9 +177,6 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		return queued.SourceLogin, err
 	}
 	start := func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := refusePaused(ctx, q, taskID); err != nil {
-			return err
-		}
 		pass, err := q.PassNext(ctx, taskID)
 		if err != nil {
 			return err
@@ -216,15 +197,12 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		return s.admit(ctx, tx, q)
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := refusePaused(ctx, q, taskID); err != nil {
-			return err
-		}
 		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
 			login, err := queue(q, pass)
 			return 1, migration.RunJoinedEvent(taskID, accountID, int(pass), 1, login), err
 		})
 	}
-	return s.startJobs(ctx, taskID, start, join)
+	return s.startJobs(ctx, taskID, startsPass, start, join)
 }
 
 // joinRun adds the accounts queue queues in the pass under way to the
@@ -252,27 +230,38 @@ func (s *Store) joinRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskI
 	return s.admit(ctx, tx, q)
 }
 
+// Whether the work startJobs starts is (or joins) a pass, which a paused
+// task refuses, or a connection test, which it does not.
+const (
+	startsPass = true
+	startsTest = false
+)
+
 // startJobs runs start in a transaction that holds EventsLock, the task's
 // state and its endpoints, which cannot change while the task runs. A
 // running task is refused before start touches its accounts, unless join
 // is given and the task runs a migration (queued or running): join runs
-// instead, to add accounts to it.
-func (s *Store) startJobs(ctx context.Context, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+// instead, to add accounts to it. A paused task refuses a pass, started
+// or joined (ErrTaskPaused).
+func (s *Store) startJobs(ctx context.Context, taskID int64, pass bool, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		return startJobsTx(ctx, tx, q, taskID, start, join)
+		return startJobsTx(ctx, tx, q, taskID, pass, start, join)
 	}))
 }
 
 // startJobsTx is startJobs in a transaction that holds EventsLock.
-func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
-	state, err := q.TaskStateLock(ctx, taskID)
+func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, pass bool, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+	task, err := q.TaskStartLock(ctx, taskID)
 	if err != nil {
 		return err
 	}
-	switch state := migration.TaskState(state); {
+	if pass && task.Paused {
+		return migration.ErrTaskPaused
+	}
+	switch state := migration.TaskState(task.State); {
 	case join != nil && state.Migrating():
 		return join(tx, q)
 	case state.Running():

@@ -13,10 +13,8 @@ func (s *Store) TaskPasses(ctx context.Context, taskID int64) ([]migration.Pass,
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	if len(rows) == 0 {
-		if _, err := s.TaskState(ctx, taskID); err != nil {
-			return nil, err // a missing task is a 404, not []
-		}
+	if err := s.emptyOfATask(ctx, taskID, len(rows)); err != nil {
+		return nil, err
 	}
 	passes := make([]migration.Pass, len(rows))
 	for i, r := range rows {

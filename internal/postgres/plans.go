@@ -69,10 +69,8 @@ func (s *Store) TaskPlans(ctx context.Context, taskID int64) ([]migration.Accoun
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		if _, err := s.TaskState(ctx, taskID); err != nil {
-			return nil, err // a missing task is a 404, not []
-		}
+	if err := s.emptyOfATask(ctx, taskID, len(rows)); err != nil {
+		return nil, err
 	}
 	out := make([]migration.AccountPlanRecord, len(rows))
 	for i, r := range rows {

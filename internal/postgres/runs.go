@@ -508,21 +508,16 @@ func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool
 	if err := q.TaskRunEnd(ctx, dbsqlc.TaskRunEndParams{ID: taskID, State: string(state)}); err != nil {
 		return err
 	}
-	pass, err := q.PassOpen(ctx, taskID)
-	if err != nil {
-		return err
-	}
 	// A run that began before passes existed has none to end.
-	if err := q.PassEnd(ctx, dbsqlc.PassEndParams{TaskID: taskID, State: string(state)}); err != nil {
+	ended, err := q.PassEnd(ctx, dbsqlc.PassEndParams{TaskID: taskID, State: string(state)})
+	if err != nil {
 		return err
 	}
 	events := []migration.Event{migration.RunEndEvent(taskID, state, accounts)}
-	final, err := q.ScheduleFinalPass(ctx, taskID)
-	if err != nil {
-		return err
-	}
-	if pass != 0 && pass == final {
-		events = append(events, migration.FinalEndEvent(taskID, int(pass), state, accounts))
+	for _, pass := range ended {
+		if pass.Pass == pass.FinalPass {
+			events = append(events, migration.FinalEndEvent(taskID, int(pass.Pass), state, accounts))
+		}
 	}
 	return appendEvents(ctx, q, events)
 }

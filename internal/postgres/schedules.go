@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,7 +120,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	if err != nil {
 		return false, err
 	}
-	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, startsPass, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
 		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
 		return err
 	}, nil)
@@ -156,8 +157,8 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 // TaskFinalPass makes the task's final pass due at now.
 func (s *Store) TaskFinalPass(ctx context.Context, taskID int64, now time.Time, zone *time.Location) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := refusePaused(ctx, q, taskID); err != nil {
-			return err
+		if paused, err := q.TaskPausedAt(ctx, taskID); err != nil || paused.Valid {
+			return cmp.Or(err, migration.ErrTaskPaused)
 		}
 		open, err := q.PassOpen(ctx, taskID)
 		if err != nil {
@@ -172,6 +173,15 @@ func (s *Store) TaskFinalPass(ctx context.Context, taskID int64, now time.Time, 
 		}
 		return q.ScheduleFinalNow(ctx, dbsqlc.ScheduleFinalNowParams{TaskID: taskID, TimeZone: zone.String(), Now: timestamp(&now)})
 	}))
+}
+
+// TaskPausedAt says since when a task is paused; nil when it is not.
+func (s *Store) TaskPausedAt(ctx context.Context, taskID int64) (*time.Time, error) {
+	paused, err := s.queries.TaskPausedAt(ctx, taskID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return timePtr(paused), nil
 }
 
 // TaskPause stops new passes of the task, with a task.paused event.

@@ -71,10 +71,8 @@ func (s *Store) deliveries(ctx context.Context, taskID int64, channel string) ([
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		if _, err := s.TaskState(ctx, taskID); err != nil {
-			return nil, err // a missing task is a 404, not []
-		}
+	if err := s.emptyOfATask(ctx, taskID, len(rows)); err != nil {
+		return nil, err
 	}
 	out := make([]migration.WebhookDelivery, len(rows))
 	for i, r := range rows {

@@ -139,10 +139,24 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	}
 	p.SizeLimit, _ = r.sizeLimit(appendLimit(announced))
 	var countable []mailbox
+	oversize := map[string][]OversizeMessage{}
 	for _, plan := range plans {
-		if plan.Source.Reads == "" {
-			countable = append(countable, plan.Source)
+		if plan.Source.Reads != "" {
+			continue // a Gmail label, read from All Mail
 		}
+		box := plan.Source
+		if p.SizeLimit > 0 {
+			// One FETCH of the sizes both finds the messages too large
+			// and counts the folder, which countFolders then takes as is.
+			sized, big, err := sizeFolder(src.session, box.Name, p.SizeLimit)
+			if err != nil {
+				return AccountPlan{}, err
+			}
+			if sized != nil {
+				box.Status, oversize[box.Name] = sized, big
+			}
+		}
+		countable = append(countable, box)
 	}
 	_, counts, err := countFolders(src.session, countable, r.logger)
 	if err != nil {
@@ -164,18 +178,9 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 			}
 			f.DestinationMessages = n
 		}
-		if p.SizeLimit > 0 && f.SourceMessages > 0 && plan.Source.Reads == "" {
-			big, err := largerThan(src.session, plan.Source.Name, p.SizeLimit)
-			if err != nil {
-				return AccountPlan{}, err
-			}
-			f.OversizeMessages = len(big)
-			for _, m := range big {
-				if len(p.Oversize) < maxOversizeListed {
-					p.Oversize = append(p.Oversize, m)
-				}
-			}
-		}
+		big := oversize[plan.Source.Name]
+		f.OversizeMessages = len(big)
+		p.Oversize = append(p.Oversize, big[:min(len(big), maxOversizeListed-len(p.Oversize))]...)
 		p.Folders = append(p.Folders, f)
 		p.SourceMessages += f.SourceMessages
 		p.SourceBytes += f.SourceBytes
@@ -231,28 +236,36 @@ func destinationCount(dst *session, plan folderPlan) (int, error) {
 	return int(*data.NumMessages), nil
 }
 
-// largerThan lists the messages of a source folder, examined read-only,
-// whose RFC822.SIZE exceeds limit.
-func largerThan(src *session, folder string, limit int64) ([]OversizeMessage, error) {
-	if _, err := src.Select(folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		if refused(err) {
-			return nil, nil
-		}
-		return nil, src.failed(err)
-	}
-	var seqs imap.SeqSet
-	seqs.AddRange(1, 0) // 1:*
-	msgs, err := src.Fetch(seqs, &imap.FetchOptions{UID: true, RFC822Size: true}).Collect()
+// sizeFolder examines a source folder read-only and fetches its messages'
+// sizes: its count and bytes as a STATUS would give them, and the
+// messages larger than limit. A folder the server will not open has no
+// status (nil).
+func sizeFolder(src *session, folder string, limit int64) (*imap.StatusData, []OversizeMessage, error) {
+	selected, err := src.Select(folder, &imap.SelectOptions{ReadOnly: true}).Wait()
 	if err != nil {
-		return nil, src.failed(err)
+		if refused(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, src.failed(err)
 	}
+	count, bytes := selected.NumMessages, int64(0)
 	var big []OversizeMessage
-	for _, m := range msgs {
-		if m.RFC822Size > limit {
-			big = append(big, OversizeMessage{Folder: folder, UID: uint32(m.UID), Size: m.RFC822Size})
+	if count > 0 {
+		var seqs imap.SeqSet
+		seqs.AddRange(1, 0) // 1:*
+		msgs, err := src.Fetch(seqs, &imap.FetchOptions{UID: true, RFC822Size: true}).Collect()
+		if err != nil {
+			return nil, nil, src.failed(err)
+		}
+		count = uint32(len(msgs))
+		for _, m := range msgs {
+			bytes += m.RFC822Size
+			if m.RFC822Size > limit {
+				big = append(big, OversizeMessage{Folder: folder, UID: uint32(m.UID), Size: m.RFC822Size})
+			}
 		}
 	}
-	return big, nil
+	return &imap.StatusData{Mailbox: folder, NumMessages: &count, Size: &bytes}, big, nil
 }
 
 // quotaFree is what the quota of the destination's INBOX leaves of its

@@ -17,8 +17,10 @@ WHERE task_id = @task_id AND ended_at IS NULL;
 -- The number of the task's pass under way, 0 with none.
 SELECT coalesce(max(pass), 0)::int AS pass FROM task_runs WHERE task_id = @task_id AND ended_at IS NULL;
 
--- name: PassEnd :exec
--- The task's open pass ends in state, keeping its accounts' figures of now.
+-- name: PassEnd :many
+-- The task's open pass ends in state, keeping its accounts' figures of
+-- now; it says which pass ended (none for a run from before passes) and
+-- which pass of the task began as final (0 before one did).
 UPDATE task_runs r
 SET ended_at = now(), state = @state::text,
     accounts_completed = f.accounts_completed, accounts_with_errors = f.accounts_with_errors,
@@ -27,7 +29,8 @@ SET ended_at = now(), state = @state::text,
     messages_failed = f.messages_failed, bytes_copied = f.bytes_copied,
     source_messages = f.source_messages, source_bytes = f.source_bytes, accounts_uncounted = f.accounts_uncounted
 FROM pass_figures f
-WHERE r.task_id = @task_id AND r.ended_at IS NULL AND f.task_id = @task_id AND f.pass = r.pass;
+WHERE r.task_id = @task_id AND r.ended_at IS NULL AND f.task_id = @task_id AND f.pass = r.pass
+RETURNING r.pass, coalesce((SELECT s.final_pass FROM task_schedules s WHERE s.task_id = r.task_id), 0)::int AS final_pass;
 
 -- name: PassList :many
 -- A task's passes, first first: one that ended with the figures it kept

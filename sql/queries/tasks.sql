@@ -27,6 +27,11 @@ SELECT options FROM tasks WHERE id = @id;
 -- name: TaskStateGet :one
 SELECT state FROM tasks WHERE id = @id;
 
+-- name: TaskStartLock :one
+-- TaskStateLock for work that may start a pass: whether the task is
+-- paused too.
+SELECT state, (paused_at IS NOT NULL)::bool AS paused FROM tasks WHERE id = @id FOR SHARE;
+
 -- name: TaskStateLock :one
 -- Holds the task's state still until the transaction ends: a run cannot
 -- start while accounts are being added, changed or deleted.
