@@ -12,40 +12,17 @@ import (
 const accountsAdmit = `-- name: AccountsAdmit :many
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
-WHERE id IN (
-    SELECT ready.id FROM (
-        SELECT r.id,
-               row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
-               row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
-               CASE WHEN $1::int > 0
-                    THEN mailbox_connections_held($2::text, lower(a.source_login), $3::int, $4::int)
-                    ELSE 0 END AS source_held,
-               CASE WHEN $5::int > 0
-                    THEN mailbox_connections_held($6::text, lower(a.destination_login), $3::int, $4::int)
-                    ELSE 0 END AS destination_held
-        FROM accounts_ready r
-        JOIN accounts a ON a.id = r.id
-        WHERE r.task_id = $7
-    ) ready
-    WHERE ($1 = 0
-           OR ready.source_held + ready.source_turn * $3 <= $1
-           OR (ready.source_held = 0 AND ready.source_turn = 1))
-      AND ($5 = 0
-           OR ready.destination_held + ready.destination_turn * $4 <= $5
-           OR (ready.destination_held = 0 AND ready.destination_turn = 1))
-    ORDER BY ready.id
-    LIMIT $8::int)
+WHERE id IN (SELECT accounts_admissible($1, $2::int, $3::int,
+                                        $4::int, $5::int, $6::int))
 RETURNING id, run_generation
 `
 
 type AccountsAdmitParams struct {
-	SourceAccountConnections      int32
-	SourceHost                    string
+	TaskID                        int64
 	SourceConnections             int32
 	DestinationConnections        int32
+	SourceAccountConnections      int32
 	DestinationAccountConnections int32
-	DestinationHost               string
-	TaskID                        int64
 	Count                         int32
 }
 
@@ -54,22 +31,16 @@ type AccountsAdmitRow struct {
 	RunGeneration int64
 }
 
-// Admits the task's first count ready accounts, each under a new
-// generation for the job that is queued for it, leaving out those whose
-// mailbox has no room: a mailbox (host and login) holds at most
-// source_account_connections connections as a source, and
-// destination_account_connections as a destination (0: no limit), counted
-// over every task's running and admitted accounts, and those admitted
-// here in id order; an account that alone needs more runs alone.
+// Admits the task's first count ready accounts whose mailboxes have room
+// (accounts_admissible), each under a new generation for the job that is
+// queued for it.
 func (q *Queries) AccountsAdmit(ctx context.Context, arg AccountsAdmitParams) ([]AccountsAdmitRow, error) {
 	rows, err := q.db.Query(ctx, accountsAdmit,
-		arg.SourceAccountConnections,
-		arg.SourceHost,
+		arg.TaskID,
 		arg.SourceConnections,
 		arg.DestinationConnections,
+		arg.SourceAccountConnections,
 		arg.DestinationAccountConnections,
-		arg.DestinationHost,
-		arg.TaskID,
 		arg.Count,
 	)
 	if err != nil {

@@ -164,6 +164,13 @@ type Event struct {
 	Progress  []byte
 }
 
+type MailboxHolding struct {
+	Host             string
+	Login            string
+	SourceHolds      int32
+	DestinationHolds int32
+}
+
 type MailboxTraffic struct {
 	Server    string
 	Login     string

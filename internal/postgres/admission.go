@@ -49,7 +49,6 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 		}
 		r := rows[i]
 		admitted, err := q.AccountsAdmit(ctx, dbsqlc.AccountsAdmitParams{TaskID: t.ID, Count: int32(n),
-			SourceHost: r.SourceHost, DestinationHost: r.DestinationHost,
 			SourceConnections: migration.SourceConnections, DestinationConnections: migration.DestinationConnections,
 			SourceAccountConnections:      int32(accountConnections(r.SourceProfile, r.SourceHost, r.SourceMaxAccountConnections)),
 			DestinationAccountConnections: int32(accountConnections(r.DestinationProfile, r.DestinationHost, r.DestinationMaxAccountConnections)),

@@ -37,38 +37,13 @@ SELECT host::text, sum(connections)::int AS connections FROM (
 GROUP BY host;
 
 -- name: AccountsAdmit :many
--- Admits the task's first count ready accounts, each under a new
--- generation for the job that is queued for it, leaving out those whose
--- mailbox has no room: a mailbox (host and login) holds at most
--- source_account_connections connections as a source, and
--- destination_account_connections as a destination (0: no limit), counted
--- over every task's running and admitted accounts, and those admitted
--- here in id order; an account that alone needs more runs alone.
+-- Admits the task's first count ready accounts whose mailboxes have room
+-- (accounts_admissible), each under a new generation for the job that is
+-- queued for it.
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
-WHERE id IN (
-    SELECT ready.id FROM (
-        SELECT r.id,
-               row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
-               row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
-               CASE WHEN @source_account_connections::int > 0
-                    THEN mailbox_connections_held(@source_host::text, lower(a.source_login), @source_connections::int, @destination_connections::int)
-                    ELSE 0 END AS source_held,
-               CASE WHEN @destination_account_connections::int > 0
-                    THEN mailbox_connections_held(@destination_host::text, lower(a.destination_login), @source_connections::int, @destination_connections::int)
-                    ELSE 0 END AS destination_held
-        FROM accounts_ready r
-        JOIN accounts a ON a.id = r.id
-        WHERE r.task_id = @task_id
-    ) ready
-    WHERE (@source_account_connections = 0
-           OR ready.source_held + ready.source_turn * @source_connections <= @source_account_connections
-           OR (ready.source_held = 0 AND ready.source_turn = 1))
-      AND (@destination_account_connections = 0
-           OR ready.destination_held + ready.destination_turn * @destination_connections <= @destination_account_connections
-           OR (ready.destination_held = 0 AND ready.destination_turn = 1))
-    ORDER BY ready.id
-    LIMIT @count::int)
+WHERE id IN (SELECT accounts_admissible(@task_id, @source_connections::int, @destination_connections::int,
+                                        @source_account_connections::int, @destination_account_connections::int, @count::int))
 RETURNING id, run_generation;
 
 -- name: TaskAdmitted :exec
