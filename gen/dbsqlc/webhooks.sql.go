@@ -11,6 +11,25 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const deliveriesGiveUp = `-- name: DeliveriesGiveUp :exec
+UPDATE webhook_deliveries
+SET state = 'failed', last_error = $1, finished_at = now()
+WHERE task_id = $2 AND channel = $3 AND state = 'pending'
+`
+
+type DeliveriesGiveUpParams struct {
+	Reason  string
+	TaskID  int64
+	Channel string
+}
+
+// Gives up the task's deliveries still due on channel, with the reason:
+// the webhook or the recipients were removed.
+func (q *Queries) DeliveriesGiveUp(ctx context.Context, arg DeliveriesGiveUpParams) error {
+	_, err := q.db.Exec(ctx, deliveriesGiveUp, arg.Reason, arg.TaskID, arg.Channel)
+	return err
+}
+
 const deliveryClaim = `-- name: DeliveryClaim :one
 UPDATE webhook_deliveries d
 SET next_attempt_at = now() + make_interval(secs => $1::float8)

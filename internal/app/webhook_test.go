@@ -209,3 +209,46 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 		t.Errorf("the webhook after its removal: %v %v", err, got)
 	}
 }
+
+// TestRemovingTheWebhookGivesUpItsCalls: calls still due when the webhook
+// is removed are given up at once, saying why, not tried again.
+func TestRemovingTheWebhookGivesUpItsCalls(t *testing.T) {
+	t.Parallel()
+	s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{WebhookPoll: 20 * time.Millisecond, WebhookBackoff: time.Hour}})
+	ctx := context.Background()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	users := map[string]string{"ann": "pw"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+	importAccounts(t, s, taskID, "ann,pw\n")
+	if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: down.URL, Secret: "whsec-0123456789abcdef"}); err != nil || resp.JSON200 == nil {
+		t.Fatalf("set the webhook: %v %v", err, resp)
+	}
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
+	deliveries := func() []api.WebhookDelivery {
+		log, err := s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID)
+		if err != nil || log.JSON200 == nil {
+			t.Fatalf("the delivery log: %v %v", err, log)
+		}
+		return *log.JSON200
+	}
+	testsupport.Eventually(t, 10*time.Second, func() error {
+		if d := deliveries(); len(d) != 1 || d[0].Attempts != 1 || d[0].State != api.WebhookDeliveryStatePending {
+			return fmt.Errorf("deliveries %+v, want one tried once, due again in an hour", d)
+		}
+		return nil
+	})
+	if resp, err := s.Client.RemoveTaskWebhookWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusNoContent {
+		t.Fatalf("remove: %v %v", err, resp)
+	}
+	if d := deliveries(); len(d) != 1 || d[0].State != api.WebhookDeliveryStateFailed || d[0].LastError != "the task's webhook was removed" || d[0].Attempts != 1 {
+		t.Errorf("after the removal: %+v, want the call given up", d)
+	}
+}

@@ -47,11 +47,17 @@ func (s *Store) WebhookGet(ctx context.Context, taskID int64) (migration.Webhook
 
 // WebhookRemove forgets a task's webhook and its secret.
 func (s *Store) WebhookRemove(ctx context.Context, taskID int64) error {
-	n, err := s.queries.WebhookRemove(ctx, taskID)
-	if err == nil && n == 0 {
-		err = migration.ErrNotFound
-	}
-	return err
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		n, err := q.WebhookRemove(ctx, taskID)
+		if err == nil && n == 0 {
+			return migration.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return q.DeliveriesGiveUp(ctx, dbsqlc.DeliveriesGiveUpParams{TaskID: taskID, Channel: channelWebhook, Reason: "the task's webhook was removed"})
+	})
 }
 
 // WebhookDeliveries is a task's webhook delivery log, newest first.
@@ -133,12 +139,19 @@ func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []mi
 }
 
 // MailSet stores a task's recipients.
+// With none, the mails still due are given up.
 func (s *Store) MailSet(ctx context.Context, taskID int64, to []string) error {
-	n, err := s.queries.MailSet(ctx, dbsqlc.MailSetParams{ID: taskID, MailTo: to})
-	if err == nil && n == 0 {
-		err = migration.ErrNotFound
-	}
-	return err
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		n, err := q.MailSet(ctx, dbsqlc.MailSetParams{ID: taskID, MailTo: to})
+		if err == nil && n == 0 {
+			return migration.ErrNotFound
+		}
+		if err != nil || len(to) > 0 {
+			return err
+		}
+		return q.DeliveriesGiveUp(ctx, dbsqlc.DeliveriesGiveUpParams{TaskID: taskID, Channel: channelMail, Reason: "the task's recipients were removed"})
+	})
 }
 
 // MailGet returns a task's recipients.

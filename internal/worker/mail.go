@@ -167,9 +167,6 @@ func (m *MailSender) SendDue(ctx context.Context) error {
 
 // attempt builds and sends a mail once and says what comes next.
 func (m *MailSender) attempt(ctx context.Context, d migration.DueMail) migration.DeliveryAttempt {
-	if len(d.To) == 0 {
-		return migration.DeliveryAttempt{Error: "the task's recipients were removed", State: migration.DeliveryFailed, NextAttempt: time.Now()}
-	}
 	msg, err := m.message(ctx, d)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, mailTimeout)

@@ -42,3 +42,10 @@ FROM webhook_deliveries
 WHERE task_id = @task_id AND channel = @channel
 ORDER BY id DESC
 LIMIT @max_rows;
+
+-- name: DeliveriesGiveUp :exec
+-- Gives up the task's deliveries still due on channel, with the reason:
+-- the webhook or the recipients were removed.
+UPDATE webhook_deliveries
+SET state = 'failed', last_error = @reason, finished_at = now()
+WHERE task_id = @task_id AND channel = @channel AND state = 'pending';
