@@ -17,6 +17,9 @@ import { planSection } from './plan.js';
 
 const maxLogLines = 2000;
 
+// The events a task's webhook is called on (migration.WebhookKinds).
+const webhookKinds = new Set([EventKind.runFinished, EventKind.runCanceled, EventKind.accountFailed, EventKind.finalVerified, EventKind.finalUnverified]);
+
 
 export async function taskPage(main, taskId, keepAlive) {
   const message = notice();
@@ -75,7 +78,6 @@ export async function taskPage(main, taskId, keepAlive) {
     for (const id of folders.keys()) if (!list.some((a) => a.id === id && a.state === AccountState.running)) folders.delete(id);
     showPasses(passes, runs);
     keepFocus(cutover.section, () => cutover.draw(task, lifecycle));
-    webhook.draw().catch((err) => message.set('error', `The webhook could not be read: ${err.message}`));
     chart.draw(runningStates.has(task.state));
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
     keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
@@ -133,12 +135,17 @@ export async function taskPage(main, taskId, keepAlive) {
 
   await refresh();
   plan.draw().catch((err) => message.set('error', `The plan could not be read: ${err.message}`));
+  // The delivery log changes when an event calls the webhook, not at
+  // every refresh.
+  const drawWebhook = () => webhook.draw().catch((err) => message.set('error', `The webhook could not be read: ${err.message}`));
+  drawWebhook();
   const stream = new EventStream(taskId, {
     onEvent: (event) => {
       log.add(event);
       chart.add(event);
       showFigures(event);
       if (!figuresOnly.has(event.kind)) refreshSoon.call();
+      if (webhookKinds.has(event.kind)) drawWebhook();
     },
     onStatus: log.status,
     onReconnect: () => refreshSoon.call(),
