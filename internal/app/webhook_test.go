@@ -153,10 +153,21 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 		t.Errorf("signatures that did not hold: %v", receiver.bad)
 	}
 
-	log, err := s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID)
-	if err != nil || log.JSON200 == nil || len(*log.JSON200) != 2 {
-		t.Fatalf("the delivery log: %v %v", err, log)
-	}
+	// The receiver has a call before its sender records the answer: wait for the records.
+	var log *api.ListWebhookDeliveriesResponse
+	testsupport.Eventually(t, 10*time.Second, func() error {
+		var err error
+		log, err = s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID)
+		if err != nil || log.JSON200 == nil || len(*log.JSON200) != 2 {
+			return fmt.Errorf("the delivery log: %v %v", err, log)
+		}
+		for _, d := range *log.JSON200 {
+			if d.State == api.WebhookDeliveryStatePending {
+				return fmt.Errorf("delivery %d still pending", d.Id)
+			}
+		}
+		return nil
+	})
 	attempts := 0
 	for _, d := range *log.JSON200 {
 		attempts += d.Attempts
