@@ -19,27 +19,6 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
-// Defines values for AccountPlanRecordState.
-const (
-	AccountPlanRecordStateDone    AccountPlanRecordState = "done"
-	AccountPlanRecordStateFailed  AccountPlanRecordState = "failed"
-	AccountPlanRecordStatePending AccountPlanRecordState = "pending"
-)
-
-// Valid indicates whether the value is a known member of the AccountPlanRecordState enum.
-func (e AccountPlanRecordState) Valid() bool {
-	switch e {
-	case AccountPlanRecordStateDone:
-		return true
-	case AccountPlanRecordStateFailed:
-		return true
-	case AccountPlanRecordStatePending:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for AccountSort.
 const (
 	AccountSortId            AccountSort = "id"
@@ -421,6 +400,33 @@ func (e OAuth2Provider) Valid() bool {
 	}
 }
 
+// Defines values for PlanFilter.
+const (
+	PlanFilterAll      PlanFilter = "all"
+	PlanFilterBlocking PlanFilter = "blocking"
+	PlanFilterFailed   PlanFilter = "failed"
+	PlanFilterPending  PlanFilter = "pending"
+	PlanFilterProblems PlanFilter = "problems"
+)
+
+// Valid indicates whether the value is a known member of the PlanFilter enum.
+func (e PlanFilter) Valid() bool {
+	switch e {
+	case PlanFilterAll:
+		return true
+	case PlanFilterBlocking:
+		return true
+	case PlanFilterFailed:
+		return true
+	case PlanFilterPending:
+		return true
+	case PlanFilterProblems:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlanProblemKind.
 const (
 	PlanProblemKindCapability    PlanProblemKind = "capability"
@@ -442,6 +448,27 @@ func (e PlanProblemKind) Valid() bool {
 	case PlanProblemKindOversize:
 		return true
 	case PlanProblemKindQuota:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlanState.
+const (
+	PlanStateDone    PlanState = "done"
+	PlanStateFailed  PlanState = "failed"
+	PlanStatePending PlanState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the PlanState enum.
+func (e PlanState) Valid() bool {
+	switch e {
+	case PlanStateDone:
+		return true
+	case PlanStateFailed:
+		return true
+	case PlanStatePending:
 		return true
 	default:
 		return false
@@ -757,16 +784,43 @@ type AccountPlanRecord struct {
 	DestinationLogin string `json:"destination_login"`
 
 	// Error Why the plan failed: a login, a server that did not answer.
-	Error       string                 `json:"error"`
-	Plan        *AccountPlan           `json:"plan"`
-	PlannedAt   *time.Time             `json:"planned_at"`
-	RequestedAt time.Time              `json:"requested_at"`
-	SourceLogin string                 `json:"source_login"`
-	State       AccountPlanRecordState `json:"state"`
+	Error       string       `json:"error"`
+	Plan        *AccountPlan `json:"plan"`
+	PlannedAt   *time.Time   `json:"planned_at"`
+	RequestedAt time.Time    `json:"requested_at"`
+	SourceLogin string       `json:"source_login"`
+
+	// State `pending`: the servers are being read; `done`; `failed`: they could not be read.
+	State PlanState `json:"state"`
 }
 
-// AccountPlanRecordState defines model for AccountPlanRecord.State.
-type AccountPlanRecordState string
+// AccountPlanSummary An account's newest plan in brief; the figures are 0 (quota_free -1) until a plan is done.
+type AccountPlanSummary struct {
+	AccountId        int64  `json:"account_id"`
+	Blocking         bool   `json:"blocking"`
+	DestinationLogin string `json:"destination_login"`
+
+	// Error Why the plan failed: a login, a server that did not answer.
+	Error string `json:"error"`
+
+	// Folders Source folders the plan copies.
+	Folders   int        `json:"folders"`
+	PlannedAt *time.Time `json:"planned_at"`
+
+	// Problems Blocking ones first.
+	Problems []PlanProblem `json:"problems"`
+
+	// QuotaFree What the destination's storage quota leaves, in bytes; -1 without a quota.
+	QuotaFree      int64     `json:"quota_free"`
+	RequestedAt    time.Time `json:"requested_at"`
+	SourceBytes    int64     `json:"source_bytes"`
+	SourceLogin    string    `json:"source_login"`
+	SourceMessages int       `json:"source_messages"`
+
+	// State `pending`: the servers are being read; `done`; `failed`: they could not be read.
+	State       PlanState `json:"state"`
+	ToCopyBytes int64     `json:"to_copy_bytes"`
+}
 
 // AccountRun defines model for AccountRun.
 type AccountRun struct {
@@ -1272,6 +1326,11 @@ type PauseInput struct {
 	Stop bool `json:"stop,omitempty"`
 }
 
+// PlanFilter `all` (the default); `problems`: a plan that failed or found a
+// problem, blocking or not; `blocking`: a blocking problem;
+// `failed`: the servers could not be read; `pending`: being read.
+type PlanFilter string
+
 // PlanProblem defines model for PlanProblem.
 type PlanProblem struct {
 	Blocking bool            `json:"blocking"`
@@ -1282,6 +1341,9 @@ type PlanProblem struct {
 
 // PlanProblemKind defines model for PlanProblem.Kind.
 type PlanProblemKind string
+
+// PlanState `pending`: the servers are being read; `done`; `failed`: they could not be read.
+type PlanState string
 
 // PlannedFolder defines model for PlannedFolder.
 type PlannedFolder struct {
@@ -1492,7 +1554,8 @@ type TaskOptions struct {
 
 // TaskPlan defines model for TaskPlan.
 type TaskPlan struct {
-	Accounts []AccountPlanRecord `json:"accounts"`
+	// Accounts A page of the accounts the filter selects, in account id order.
+	Accounts []AccountPlanSummary `json:"accounts"`
 
 	// Blocked Accounts whose plan has a blocking problem (quota, collision).
 	Blocked int `json:"blocked"`
@@ -1504,8 +1567,14 @@ type TaskPlan struct {
 	// Failed Accounts whose servers could not be read; `error` says why.
 	Failed int `json:"failed"`
 
+	// Listed How many accounts the filter selects, on every page.
+	Listed int `json:"listed"`
+
 	// Pending Accounts whose plan is still being read.
 	Pending int `json:"pending"`
+
+	// Planned Accounts with a plan, in any state.
+	Planned int `json:"planned"`
 
 	// RateBytesPerSecond What the task's ended passes copied per second; 0 before any.
 	RateBytesPerSecond float32 `json:"rate_bytes_per_second"`
@@ -1513,6 +1582,9 @@ type TaskPlan struct {
 
 	// ToCopyBytes What no earlier pass copied.
 	ToCopyBytes int64 `json:"to_copy_bytes"`
+
+	// WithProblems Accounts whose plan failed or found a problem, blocking or not.
+	WithProblems int `json:"with_problems"`
 }
 
 // TaskRun defines model for TaskRun.
@@ -1736,6 +1808,18 @@ type ListTaskEventsParams struct {
 	After *int64 `form:"after,omitempty" json:"after,omitempty"`
 
 	// Limit At most this many events (default 100, at most 1000).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetTaskPlanParams defines parameters for GetTaskPlan.
+type GetTaskPlanParams struct {
+	// Filter Which accounts to list (the sums count all).
+	Filter *PlanFilter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// After List the accounts after this account id (the last of the previous page).
+	After *int64 `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit At most this many accounts; all when omitted.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
@@ -2190,6 +2274,11 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
 	ListAccountFolders(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/plan (the `GetAccountPlan` operationId).
+	GetAccountPlan(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RunAccount Migrate one account of the task again (retry).
 	//
 	// Like running the task, for this account alone: the task is `queued`,
@@ -2347,10 +2436,16 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
 	PauseTask(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+	// GetTaskPlan The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
+	//
+	// The sums count every plan of the task; `accounts` lists, in account
+	// id order, those that `filter` selects (`listed` of them in all),
+	// after the account `after`, at most `limit`. An account's whole plan
+	// (its folders, its oversize messages) is GET
+	// /tasks/{id}/accounts/{accountId}/plan.
 	//
 	// Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
-	GetTaskPlan(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetTaskPlan(ctx context.Context, id TaskID, params *GetTaskPlanParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PlanTaskWithBody Plan (dry run) the task's accounts, in the background, without copying anything.
 	//
@@ -3290,6 +3385,21 @@ func (c *Client) ListAccountFolders(ctx context.Context, id TaskID, accountId Ac
 	return c.Client.Do(req)
 }
 
+// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/plan (the `GetAccountPlan` operationId).
+func (c *Client) GetAccountPlan(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAccountPlanRequest(c.Server, id, accountId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RunAccount Migrate one account of the task again (retry).
 //
 // Like running the task, for this account alone: the task is `queued`,
@@ -3587,11 +3697,17 @@ func (c *Client) PauseTask(ctx context.Context, id TaskID, body PauseTaskJSONReq
 	return c.Client.Do(req)
 }
 
-// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+// GetTaskPlan The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
+//
+// The sums count every plan of the task; `accounts` lists, in account
+// id order, those that `filter` selects (`listed` of them in all),
+// after the account `after`, at most `limit`. An account's whole plan
+// (its folders, its oversize messages) is GET
+// /tasks/{id}/accounts/{accountId}/plan.
 //
 // Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
-func (c *Client) GetTaskPlan(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetTaskPlanRequest(c.Server, id)
+func (c *Client) GetTaskPlan(ctx context.Context, id TaskID, params *GetTaskPlanParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskPlanRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5149,6 +5265,47 @@ func NewListAccountFoldersRequest(server string, id TaskID, accountId AccountID)
 	return req, nil
 }
 
+// NewGetAccountPlanRequest constructs an http.Request for the GetAccountPlan method
+func NewGetAccountPlanRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/plan", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRunAccountRequest constructs an http.Request for the RunAccount method
 func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
 	var err error
@@ -5616,7 +5773,7 @@ func NewPauseTaskRequestWithBody(server string, id TaskID, contentType string, b
 }
 
 // NewGetTaskPlanRequest constructs an http.Request for the GetTaskPlan method
-func NewGetTaskPlanRequest(server string, id TaskID) (*http.Request, error) {
+func NewGetTaskPlanRequest(server string, id TaskID, params *GetTaskPlanParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5639,6 +5796,57 @@ func NewGetTaskPlanRequest(server string, id TaskID) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -6549,6 +6757,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
 	ListAccountFoldersWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountFoldersResponse, error)
 
+	// GetAccountPlanWithResponse The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/plan (the `GetAccountPlan` operationId).
+	GetAccountPlanWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*GetAccountPlanResponse, error)
+
 	// RunAccountWithResponse Migrate one account of the task again (retry).
 	//
 	// Like running the task, for this account alone: the task is `queued`,
@@ -6722,12 +6937,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/pause (the `PauseTask` operationId).
 	PauseTaskWithResponse(ctx context.Context, id TaskID, body PauseTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PauseTaskResponse, error)
 
-	// GetTaskPlanWithResponse The newest plan of each account, their sums, and an estimate of the copy.
+	// GetTaskPlanWithResponse The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
+	//
+	// The sums count every plan of the task; `accounts` lists, in account
+	// id order, those that `filter` selects (`listed` of them in all),
+	// after the account `after`, at most `limit`. An account's whole plan
+	// (its folders, its oversize messages) is GET
+	// /tasks/{id}/accounts/{accountId}/plan.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
-	GetTaskPlanWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskPlanResponse, error)
+	GetTaskPlanWithResponse(ctx context.Context, id TaskID, params *GetTaskPlanParams, reqEditors ...RequestEditorFn) (*GetTaskPlanResponse, error)
 
 	// PlanTaskWithBodyWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
 	//
@@ -7957,6 +8178,47 @@ func (r ListAccountFoldersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListAccountFoldersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAccountPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AccountPlanRecord
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAccountPlanResponse) GetJSON200() *AccountPlanRecord {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAccountPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAccountPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAccountPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAccountPlanResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9492,6 +9754,19 @@ func (c *ClientWithResponses) ListAccountFoldersWithResponse(ctx context.Context
 	return ParseListAccountFoldersResponse(rsp)
 }
 
+// GetAccountPlanWithResponse The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/plan (the `GetAccountPlan` operationId).
+func (c *ClientWithResponses) GetAccountPlanWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*GetAccountPlanResponse, error) {
+	rsp, err := c.GetAccountPlan(ctx, id, accountId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAccountPlanResponse(rsp)
+}
+
 // RunAccountWithResponse Migrate one account of the task again (retry).
 //
 // Like running the task, for this account alone: the task is `queued`,
@@ -9749,13 +10024,19 @@ func (c *ClientWithResponses) PauseTaskWithResponse(ctx context.Context, id Task
 	return ParsePauseTaskResponse(rsp)
 }
 
-// GetTaskPlanWithResponse The newest plan of each account, their sums, and an estimate of the copy.
+// GetTaskPlanWithResponse The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
+//
+// The sums count every plan of the task; `accounts` lists, in account
+// id order, those that `filter` selects (`listed` of them in all),
+// after the account `after`, at most `limit`. An account's whole plan
+// (its folders, its oversize messages) is GET
+// /tasks/{id}/accounts/{accountId}/plan.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /tasks/{id}/plan (the `GetTaskPlan` operationId).
-func (c *ClientWithResponses) GetTaskPlanWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*GetTaskPlanResponse, error) {
-	rsp, err := c.GetTaskPlan(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetTaskPlanWithResponse(ctx context.Context, id TaskID, params *GetTaskPlanParams, reqEditors ...RequestEditorFn) (*GetTaskPlanResponse, error) {
+	rsp, err := c.GetTaskPlan(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10734,6 +11015,32 @@ func ParseListAccountFoldersResponse(rsp *http.Response) (*ListAccountFoldersRes
 	return response, nil
 }
 
+// ParseGetAccountPlanResponse parses an HTTP response from a GetAccountPlanWithResponse call
+func ParseGetAccountPlanResponse(rsp *http.Response) (*GetAccountPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAccountPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AccountPlanRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRunAccountResponse parses an HTTP response from a RunAccountWithResponse call
 func ParseRunAccountResponse(rsp *http.Response) (*RunAccountResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11391,6 +11698,9 @@ type ServerInterface interface {
 	// ListAccountFolders The account's source folders as its last run left them.
 	// (GET /tasks/{id}/accounts/{accountId}/folders)
 	ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+	// (GET /tasks/{id}/accounts/{accountId}/plan)
+	GetAccountPlan(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
@@ -11424,9 +11734,9 @@ type ServerInterface interface {
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(w http.ResponseWriter, r *http.Request, id TaskID)
-	// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+	// GetTaskPlan The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
 	// (GET /tasks/{id}/plan)
-	GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID)
+	GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID, params GetTaskPlanParams)
 	// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
 	// (POST /tasks/{id}/plan)
 	PlanTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -11616,6 +11926,12 @@ func (_ Unimplemented) ListAccountFolders(w http.ResponseWriter, r *http.Request
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+// (GET /tasks/{id}/accounts/{accountId}/plan)
+func (_ Unimplemented) GetAccountPlan(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // RunAccount Migrate one account of the task again (retry).
 // (POST /tasks/{id}/accounts/{accountId}/run)
 func (_ Unimplemented) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
@@ -11682,9 +11998,9 @@ func (_ Unimplemented) PauseTask(w http.ResponseWriter, r *http.Request, id Task
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+// GetTaskPlan The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
 // (GET /tasks/{id}/plan)
-func (_ Unimplemented) GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID) {
+func (_ Unimplemented) GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID, params GetTaskPlanParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -12513,6 +12829,41 @@ func (siw *ServerInterfaceWrapper) ListAccountFolders(w http.ResponseWriter, r *
 	handler.ServeHTTP(w, r)
 }
 
+// GetAccountPlan operation middleware
+func (siw *ServerInterfaceWrapper) GetAccountPlan(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetAccountPlan(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // RunAccount operation middleware
 func (siw *ServerInterfaceWrapper) RunAccount(w http.ResponseWriter, r *http.Request) {
 
@@ -12861,8 +13212,50 @@ func (siw *ServerInterfaceWrapper) GetTaskPlan(w http.ResponseWriter, r *http.Re
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTaskPlanParams
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", r.URL.Query(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "filter"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "filter", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", r.URL.Query(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "after"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "after", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetTaskPlan(w, r, id)
+		siw.Handler.GetTaskPlan(w, r, id, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -13460,6 +13853,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/events", wrapper.ListTaskEvents)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/plan", wrapper.GetAccountPlan)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/runs", wrapper.ListAccountRuns)
@@ -15175,6 +15571,73 @@ func (response ListAccountFolders500TextResponse) VisitListAccountFoldersRespons
 	return err
 }
 
+type GetAccountPlanRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+}
+
+type GetAccountPlanResponseObject interface {
+	VisitGetAccountPlanResponse(w http.ResponseWriter) error
+}
+
+type GetAccountPlan200JSONResponse AccountPlanRecord
+
+func (response GetAccountPlan200JSONResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountPlan400TextResponse BadRequestTextResponse
+
+func (response GetAccountPlan400TextResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetAccountPlan401TextResponse UnauthorizedTextResponse
+
+func (response GetAccountPlan401TextResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetAccountPlan404TextResponse NotFoundTextResponse
+
+func (response GetAccountPlan404TextResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetAccountPlan500TextResponse StoreErrorTextResponse
+
+func (response GetAccountPlan500TextResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type RunAccountRequestObject struct {
 	Id        TaskID    `json:"id"`
 	AccountId AccountID `json:"accountId"`
@@ -15939,7 +16402,8 @@ func (response PauseTask500TextResponse) VisitPauseTaskResponse(w http.ResponseW
 }
 
 type GetTaskPlanRequestObject struct {
-	Id TaskID `json:"id"`
+	Id     TaskID `json:"id"`
+	Params GetTaskPlanParams
 }
 
 type GetTaskPlanResponseObject interface {
@@ -16981,6 +17445,9 @@ type StrictServerInterface interface {
 	// ListAccountFolders The account's source folders as its last run left them.
 	// (GET /tasks/{id}/accounts/{accountId}/folders)
 	ListAccountFolders(ctx context.Context, request ListAccountFoldersRequestObject) (ListAccountFoldersResponseObject, error)
+	// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
+	// (GET /tasks/{id}/accounts/{accountId}/plan)
+	GetAccountPlan(ctx context.Context, request GetAccountPlanRequestObject) (GetAccountPlanResponseObject, error)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(ctx context.Context, request RunAccountRequestObject) (RunAccountResponseObject, error)
@@ -17014,7 +17481,7 @@ type StrictServerInterface interface {
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(ctx context.Context, request PauseTaskRequestObject) (PauseTaskResponseObject, error)
-	// GetTaskPlan The newest plan of each account, their sums, and an estimate of the copy.
+	// GetTaskPlan The sums of the accounts' newest plans, an estimate of the copy, and the accounts' plans in brief, a page at a time.
 	// (GET /tasks/{id}/plan)
 	GetTaskPlan(ctx context.Context, request GetTaskPlanRequestObject) (GetTaskPlanResponseObject, error)
 	// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
@@ -17790,6 +18257,33 @@ func (sh *strictHandler) ListAccountFolders(w http.ResponseWriter, r *http.Reque
 	}
 }
 
+// GetAccountPlan operation middleware
+func (sh *strictHandler) GetAccountPlan(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request GetAccountPlanRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAccountPlan(ctx, request.(GetAccountPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAccountPlan")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetAccountPlanResponseObject); ok {
+		if err := validResponse.VisitGetAccountPlanResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // RunAccount operation middleware
 func (sh *strictHandler) RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	var request RunAccountRequestObject
@@ -18107,10 +18601,11 @@ func (sh *strictHandler) PauseTask(w http.ResponseWriter, r *http.Request, id Ta
 }
 
 // GetTaskPlan operation middleware
-func (sh *strictHandler) GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID) {
+func (sh *strictHandler) GetTaskPlan(w http.ResponseWriter, r *http.Request, id TaskID, params GetTaskPlanParams) {
 	var request GetTaskPlanRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
 		return sh.ssi.GetTaskPlan(ctx, request.(GetTaskPlanRequestObject))

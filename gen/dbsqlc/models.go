@@ -67,15 +67,21 @@ type AccountPass struct {
 }
 
 type AccountPlan struct {
-	AccountID   int64
-	TaskID      int64
-	Generation  int64
-	State       string
-	Blocking    bool
-	Plan        []byte
-	Error       string
-	RequestedAt pgtype.Timestamptz
-	PlannedAt   pgtype.Timestamptz
+	AccountID      int64
+	TaskID         int64
+	Generation     int64
+	State          string
+	Blocking       bool
+	Plan           []byte
+	Error          string
+	RequestedAt    pgtype.Timestamptz
+	PlannedAt      pgtype.Timestamptz
+	Folders        int32
+	SourceMessages int64
+	SourceBytes    int64
+	ToCopyBytes    int64
+	QuotaFree      int64
+	Problems       int32
 }
 
 type AccountView struct {

@@ -11,14 +11,18 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const planList = `-- name: PlanList :many
+const planOfAccount = `-- name: PlanOfAccount :one
 SELECT p.account_id, a.source_login, a.destination_login, p.state, p.blocking, p.plan, p.error, p.requested_at, p.planned_at
 FROM account_plans p JOIN accounts a ON a.id = p.account_id
-WHERE p.task_id = $1
-ORDER BY p.account_id
+WHERE p.task_id = $1 AND p.account_id = $2
 `
 
-type PlanListRow struct {
+type PlanOfAccountParams struct {
+	TaskID    int64
+	AccountID int64
+}
+
+type PlanOfAccountRow struct {
 	AccountID        int64
 	SourceLogin      string
 	DestinationLogin string
@@ -30,26 +34,97 @@ type PlanListRow struct {
 	PlannedAt        pgtype.Timestamptz
 }
 
-// The task's accounts' plans, by account id, with their logins.
-func (q *Queries) PlanList(ctx context.Context, taskID int64) ([]PlanListRow, error) {
-	rows, err := q.db.Query(ctx, planList, taskID)
+// The account's newest plan, whole.
+func (q *Queries) PlanOfAccount(ctx context.Context, arg PlanOfAccountParams) (PlanOfAccountRow, error) {
+	row := q.db.QueryRow(ctx, planOfAccount, arg.TaskID, arg.AccountID)
+	var i PlanOfAccountRow
+	err := row.Scan(
+		&i.AccountID,
+		&i.SourceLogin,
+		&i.DestinationLogin,
+		&i.State,
+		&i.Blocking,
+		&i.Plan,
+		&i.Error,
+		&i.RequestedAt,
+		&i.PlannedAt,
+	)
+	return i, err
+}
+
+const planPage = `-- name: PlanPage :many
+SELECT p.account_id, a.source_login, a.destination_login, p.state, p.blocking, p.error, p.requested_at, p.planned_at,
+       p.folders, p.source_messages, p.source_bytes, p.to_copy_bytes, p.quota_free,
+       coalesce(p.plan -> 'problems', '[]')::jsonb AS problem_list
+FROM account_plans p JOIN accounts a ON a.id = p.account_id
+WHERE p.task_id = $1 AND p.account_id > $2
+  AND CASE $3::text
+        WHEN 'problems' THEN p.state = 'failed' OR p.blocking OR p.problems > 0
+        WHEN 'blocking' THEN p.blocking
+        WHEN 'failed' THEN p.state = 'failed'
+        WHEN 'pending' THEN p.state = 'pending'
+        ELSE true
+      END
+ORDER BY p.account_id
+LIMIT $4::int
+`
+
+type PlanPageParams struct {
+	TaskID    int64
+	After     int64
+	Filter    string
+	PageLimit pgtype.Int4
+}
+
+type PlanPageRow struct {
+	AccountID        int64
+	SourceLogin      string
+	DestinationLogin string
+	State            string
+	Blocking         bool
+	Error            string
+	RequestedAt      pgtype.Timestamptz
+	PlannedAt        pgtype.Timestamptz
+	Folders          int32
+	SourceMessages   int64
+	SourceBytes      int64
+	ToCopyBytes      int64
+	QuotaFree        int64
+	ProblemList      []byte
+}
+
+// A page of the task's plans in brief, by account id after @after, those
+// the filter selects (all, problems, blocking, failed, pending); no limit
+// when page_limit is null. Only the problems are read from the JSON.
+func (q *Queries) PlanPage(ctx context.Context, arg PlanPageParams) ([]PlanPageRow, error) {
+	rows, err := q.db.Query(ctx, planPage,
+		arg.TaskID,
+		arg.After,
+		arg.Filter,
+		arg.PageLimit,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []PlanListRow{}
+	items := []PlanPageRow{}
 	for rows.Next() {
-		var i PlanListRow
+		var i PlanPageRow
 		if err := rows.Scan(
 			&i.AccountID,
 			&i.SourceLogin,
 			&i.DestinationLogin,
 			&i.State,
 			&i.Blocking,
-			&i.Plan,
 			&i.Error,
 			&i.RequestedAt,
 			&i.PlannedAt,
+			&i.Folders,
+			&i.SourceMessages,
+			&i.SourceBytes,
+			&i.ToCopyBytes,
+			&i.QuotaFree,
+			&i.ProblemList,
 		); err != nil {
 			return nil, err
 		}
@@ -63,18 +138,26 @@ func (q *Queries) PlanList(ctx context.Context, taskID int64) ([]PlanListRow, er
 
 const planRecord = `-- name: PlanRecord :execrows
 UPDATE account_plans
-SET state = $1, blocking = $2, plan = $3, error = $4, planned_at = now()
-WHERE account_id = $5 AND task_id = $6 AND generation = $7
+SET state = $1, blocking = $2, plan = $3, error = $4, planned_at = now(),
+    folders = $5, source_messages = $6, source_bytes = $7,
+    to_copy_bytes = $8, quota_free = $9, problems = $10
+WHERE account_id = $11 AND task_id = $12 AND generation = $13
 `
 
 type PlanRecordParams struct {
-	State      string
-	Blocking   bool
-	Plan       []byte
-	Error      string
-	AccountID  int64
-	TaskID     int64
-	Generation int64
+	State          string
+	Blocking       bool
+	Plan           []byte
+	Error          string
+	Folders        int32
+	SourceMessages int64
+	SourceBytes    int64
+	ToCopyBytes    int64
+	QuotaFree      int64
+	Problems       int32
+	AccountID      int64
+	TaskID         int64
+	Generation     int64
 }
 
 // A plan's job records what it found, if its plan is still the newest.
@@ -84,6 +167,12 @@ func (q *Queries) PlanRecord(ctx context.Context, arg PlanRecordParams) (int64, 
 		arg.Blocking,
 		arg.Plan,
 		arg.Error,
+		arg.Folders,
+		arg.SourceMessages,
+		arg.SourceBytes,
+		arg.ToCopyBytes,
+		arg.QuotaFree,
+		arg.Problems,
 		arg.AccountID,
 		arg.TaskID,
 		arg.Generation,
@@ -92,6 +181,47 @@ func (q *Queries) PlanRecord(ctx context.Context, arg PlanRecordParams) (int64, 
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const planSums = `-- name: PlanSums :one
+SELECT count(*)::int AS planned,
+       count(*) FILTER (WHERE state = 'pending')::int AS pending,
+       count(*) FILTER (WHERE state = 'done')::int AS done,
+       count(*) FILTER (WHERE state = 'failed')::int AS failed,
+       count(*) FILTER (WHERE blocking)::int AS blocked,
+       count(*) FILTER (WHERE state = 'failed' OR blocking OR problems > 0)::int AS with_problems,
+       coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
+       coalesce(sum(to_copy_bytes), 0)::bigint AS to_copy_bytes
+FROM account_plans
+WHERE task_id = $1
+`
+
+type PlanSumsRow struct {
+	Planned      int32
+	Pending      int32
+	Done         int32
+	Failed       int32
+	Blocked      int32
+	WithProblems int32
+	SourceBytes  int64
+	ToCopyBytes  int64
+}
+
+// What the task's plans add up to, from their figures (not their JSON).
+func (q *Queries) PlanSums(ctx context.Context, taskID int64) (PlanSumsRow, error) {
+	row := q.db.QueryRow(ctx, planSums, taskID)
+	var i PlanSumsRow
+	err := row.Scan(
+		&i.Planned,
+		&i.Pending,
+		&i.Done,
+		&i.Failed,
+		&i.Blocked,
+		&i.WithProblems,
+		&i.SourceBytes,
+		&i.ToCopyBytes,
+	)
+	return i, err
 }
 
 const plansRefusedSelected = `-- name: PlansRefusedSelected :one

@@ -33,6 +33,7 @@ func accountCommands() []command {
 		{"cancel", "TASK ID", "Stop one account of a run; the others go on", accountsCancel},
 		{"runs", "TASK ID", "List what each pass did for one account", accountsRuns},
 		{"folders", "TASK ID", "List one account's folders: where each goes, counts, refused messages", accountsFolders},
+		{"plan", "TASK ID", "Show one account's newest plan (dry run), whole: each folder's plan, what is too large, problems (exit 1 if blocked)", accountsPlan},
 		{"authorize", "TASK ID", "Get an account its OAuth 2.0 refresh token: prints the provider's page and a code, or its sign-in address, and waits for the sign-in", accountsAuthorize},
 	}
 }

@@ -184,10 +184,26 @@ func TestPlanFromTheCommandLine(t *testing.T) {
 		!strings.Contains(r.stdout, "MB TO COPY") {
 		t.Errorf("plan output:\n%s", r.stdout)
 	}
-	if r := u.run("tasks", "plan", task, "--show", "--folders", "--search", "alice"); !strings.Contains(r.stdout, "SOURCE") || !strings.Contains(r.stdout, "INBOX") {
+	if r := u.run("tasks", "plan", task, "--show", "--folders"); !strings.Contains(r.stdout, "SOURCE") || !strings.Contains(r.stdout, "INBOX") {
 		t.Errorf("--show --folders:\n%s", r.stdout)
 	}
 	checkNoPassword(t, r.stdout+r.stderr)
+	// --problems lists bob alone; in JSON, each account in brief.
+	var listed struct {
+		api.TaskPlan
+		Plans []api.AccountPlanRecord `json:"plans"`
+	}
+	decodeJSON(t, u.run("tasks", "plan", task, "--show", "--problems", "--output", "json").stdout, &listed)
+	if len(listed.Accounts) != 1 || listed.Accounts[0].SourceLogin != "bob" || listed.Listed != 1 || listed.Done != 2 || listed.Plans != nil {
+		t.Fatalf("--problems: %+v", listed)
+	}
+	// One account's plan, whole: exit 1 for bob, blocked.
+	bob := strconv.FormatInt(listed.Accounts[0].AccountId, 10)
+	r = u.run("accounts", "plan", task, bob)
+	if r.code != 1 || strings.TrimSpace(r.stderr) != "mailmigrate: the account is blocked" ||
+		!strings.Contains(r.stdout, "INBOX") || !strings.Contains(r.stdout, "MB TO COPY") || !strings.Contains(r.stdout, "bob: BLOCKING quota:") {
+		t.Errorf("accounts plan of bob: exit %d, %s\n%s", r.code, r.stderr, r.stdout)
+	}
 	if n := len(neu.Read(t, "alice").Messages) + len(neu.Read(t, "bob").Messages); n != 0 {
 		t.Errorf("the plan copied %d messages", n)
 	}

@@ -34,7 +34,7 @@ func statusOf(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, bodyTooLarge
 	case errors.Is(err, migration.ErrNotFound):
 		return http.StatusNotFound, "not found"
-	case errors.Is(err, migration.ErrNoSchedule):
+	case errors.Is(err, migration.ErrNoSchedule), errors.Is(err, migration.ErrNoPlan):
 		return http.StatusNotFound, err.Error()
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, invalid.Error()

@@ -90,7 +90,9 @@ const (
 	PlanFailed  PlanState = "failed" // a side could not be read: Error says why
 )
 
-// AccountPlanRecord is an account's newest plan.
+// AccountPlanRecord is an account's newest plan: in brief (its figures
+// and problems) in a task's listing, whole (Plan) when the account's plan
+// is read alone.
 type AccountPlanRecord struct {
 	AccountID                     int64
 	SourceLogin, DestinationLogin string
@@ -99,15 +101,95 @@ type AccountPlanRecord struct {
 	Error                         string
 	RequestedAt                   time.Time
 	PlannedAt                     *time.Time
-	Plan                          *AccountPlan // nil until done
+	Figures                       PlanFigures
+	Plan                          *AccountPlan // nil until done, and in a listing
 }
 
-// TaskPlan is the plans of a task's accounts and what they add up to.
-type TaskPlan struct {
-	Accounts                 []AccountPlanRecord
-	Pending, Done, Failed    int
-	Blocked                  int // accounts whose plan has a blocking problem
+// PlanFigures are a plan in brief, kept beside it so that a task's
+// listing and sums need not read every plan's folders; zero (QuotaFree
+// -1) until the plan is done.
+type PlanFigures struct {
+	Folders                  int
+	SourceMessages           int
 	SourceBytes, ToCopyBytes int64
+	QuotaFree                int64
+	Problems                 []PlanProblem
+}
+
+// Figures returns the plan in brief.
+func (p AccountPlan) Figures() PlanFigures {
+	return PlanFigures{Folders: len(p.Folders), SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
+		ToCopyBytes: p.ToCopyBytes, QuotaFree: p.QuotaFree, Problems: p.Problems}
+}
+
+// PlanFilter selects the accounts a task's plan lists.
+type PlanFilter string
+
+// The filters of a task's plan.
+const (
+	PlanFilterAll      PlanFilter = "all"
+	PlanFilterProblems PlanFilter = "problems" // failed, or a problem found, blocking or not
+	PlanFilterBlocking PlanFilter = "blocking"
+	PlanFilterFailed   PlanFilter = "failed"
+	PlanFilterPending  PlanFilter = "pending"
+)
+
+// MaxPlanPage is the most accounts a page of a task's plan lists.
+const MaxPlanPage = 1000
+
+// PlanQuery is a page of a task's plan: the accounts Filter selects,
+// after the account After, at most Limit (0: all).
+type PlanQuery struct {
+	Filter PlanFilter
+	After  int64
+	Limit  int
+}
+
+func (q *PlanQuery) normalize() error {
+	switch q.Filter {
+	case "":
+		q.Filter = PlanFilterAll
+	case PlanFilterAll, PlanFilterProblems, PlanFilterBlocking, PlanFilterFailed, PlanFilterPending:
+	default:
+		return invalid("filter", "%.40q is not one of all, problems, blocking, failed, pending", q.Filter)
+	}
+	if q.After < 0 {
+		return invalid("after", "must be an account id, 0 or more")
+	}
+	if q.Limit < 0 || q.Limit > MaxPlanPage {
+		return invalid("limit", "must be from 1 to %d", MaxPlanPage)
+	}
+	return nil
+}
+
+// PlanSums are what a task's plans add up to.
+type PlanSums struct {
+	Planned, Pending, Done, Failed int
+	Blocked                        int // accounts whose plan has a blocking problem
+	WithProblems                   int // failed, or a problem found
+	SourceBytes, ToCopyBytes       int64
+}
+
+// Listed is how many accounts the filter selects.
+func (s PlanSums) Listed(f PlanFilter) int {
+	switch f {
+	case PlanFilterProblems:
+		return s.WithProblems
+	case PlanFilterBlocking:
+		return s.Blocked
+	case PlanFilterFailed:
+		return s.Failed
+	case PlanFilterPending:
+		return s.Pending
+	}
+	return s.Planned
+}
+
+// TaskPlan is a page of a task's plans and what all of them add up to.
+type TaskPlan struct {
+	Accounts []AccountPlanRecord // in brief
+	Listed   int                 // the accounts the query's filter selects
+	PlanSums
 	// Rate is the bytes per second the task's ended passes copied, 0
 	// before any; Estimate is ToCopyBytes at that rate (nil without one).
 	Rate     float64
@@ -139,9 +221,17 @@ type PlanStore interface {
 	// for a missing task, ErrNoAccounts or ErrNoAccountSelected.
 	PlansRequest(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 	RecordPlan(ctx context.Context, outcome PlanOutcome) error
-	// TaskPlans returns the task's accounts' newest plans, by account id.
-	TaskPlans(ctx context.Context, taskID int64) ([]AccountPlanRecord, error)
+	// TaskPlans returns a page of the task's accounts' newest plans in
+	// brief, by account id, and the sums of all (ErrNotFound for a
+	// missing task).
+	TaskPlans(ctx context.Context, taskID int64, q PlanQuery) ([]AccountPlanRecord, PlanSums, error)
+	// AccountPlan returns the account's newest plan, whole: ErrNotFound
+	// for a missing account, ErrNoPlan before its first.
+	AccountPlan(ctx context.Context, taskID, accountID int64) (AccountPlanRecord, error)
 }
+
+// ErrNoPlan is an account's plan asked for before its first.
+var ErrNoPlan = errors.New("the account has no plan yet: plan it with POST /tasks/{id}/plan")
 
 // PlanTask starts a plan of the task's accounts that filter selects (the
 // zero filter: all) and returns how many. A plan reads both servers and
@@ -153,10 +243,14 @@ func (s *Service) PlanTask(ctx context.Context, taskID int64, filter AccountFilt
 	return s.store.PlansRequest(ctx, taskID, filter)
 }
 
-// TaskPlan returns the newest plans of the task's accounts, their sums,
-// and an estimate of the copy at the rate the task's passes reached.
-func (s *Service) TaskPlan(ctx context.Context, taskID int64) (TaskPlan, error) {
-	records, err := s.store.TaskPlans(ctx, taskID)
+// TaskPlan returns the sums of the newest plans of the task's accounts,
+// an estimate of the copy at the rate the task's passes reached, and the
+// page of the plans in brief that q asks for.
+func (s *Service) TaskPlan(ctx context.Context, taskID int64, q PlanQuery) (TaskPlan, error) {
+	if err := q.normalize(); err != nil {
+		return TaskPlan{}, err
+	}
+	records, sums, err := s.store.TaskPlans(ctx, taskID, q)
 	if err != nil {
 		return TaskPlan{}, err
 	}
@@ -164,29 +258,19 @@ func (s *Service) TaskPlan(ctx context.Context, taskID int64) (TaskPlan, error) 
 	if err != nil {
 		return TaskPlan{}, err
 	}
-	return TaskPlanOf(records, passes), nil
+	p := TaskPlan{Accounts: records, Listed: sums.Listed(q.Filter), PlanSums: sums}
+	p.Rate, p.Estimate = copyEstimate(sums.ToCopyBytes, passes)
+	return p, nil
 }
 
-// TaskPlanOf adds up plans, with the rate of the passes that ended.
-func TaskPlanOf(records []AccountPlanRecord, passes []Pass) TaskPlan {
-	p := TaskPlan{Accounts: records}
-	for _, r := range records {
-		switch r.State {
-		case PlanPending:
-			p.Pending++
-		case PlanFailed:
-			p.Failed++
-		case PlanDone:
-			p.Done++
-		}
-		if r.Blocking {
-			p.Blocked++
-		}
-		if r.Plan != nil {
-			p.SourceBytes += r.Plan.SourceBytes
-			p.ToCopyBytes += r.Plan.ToCopyBytes
-		}
-	}
+// AccountPlan returns the account's newest plan, whole.
+func (s *Service) AccountPlan(ctx context.Context, taskID, accountID int64) (AccountPlanRecord, error) {
+	return s.store.AccountPlan(ctx, taskID, accountID)
+}
+
+// copyEstimate is the bytes per second the passes that ended copied, and
+// the time toCopy takes at that rate (nil before a pass copied anything).
+func copyEstimate(toCopy int64, passes []Pass) (float64, *time.Duration) {
 	var copied int64
 	var took time.Duration
 	for _, pass := range passes {
@@ -195,10 +279,10 @@ func TaskPlanOf(records []AccountPlanRecord, passes []Pass) TaskPlan {
 			took += pass.EndedAt.Sub(pass.StartedAt)
 		}
 	}
-	if copied > 0 && took > 0 {
-		p.Rate = float64(copied) / took.Seconds()
-		estimate := time.Duration(float64(p.ToCopyBytes) / p.Rate * float64(time.Second)).Round(time.Second)
-		p.Estimate = &estimate
+	if copied == 0 || took <= 0 {
+		return 0, nil
 	}
-	return p
+	rate := float64(copied) / took.Seconds()
+	estimate := time.Duration(float64(toCopy) / rate * float64(time.Second)).Round(time.Second)
+	return rate, &estimate
 }

@@ -1,6 +1,6 @@
 // An account's page (#/tasks/ID/accounts/ID): its state and progress,
 // what each pass did for it, its folders with where each went and the
-// messages a server refused, and its events, live.
+// messages a server refused, its plan (dry run), and its events, live.
 
 import { request } from './api.js';
 import { AccountState, AuthMethod, AuthorizationFlow, EventKind, OAuth2Grant } from './enums.js';
@@ -8,6 +8,7 @@ import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocu
 import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
 import { accountProgress, testResult, inRun, migrating, takeFigures, copyingFolder } from './task.js';
+import { accountPlanSection } from './plan.js';
 
 const eventPage = 1000;
 const maxEvents = 500;
@@ -17,11 +18,12 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   const summary = h('section', { id: 'account-summary' });
   const passes = h('section', { id: 'account-passes', 'aria-labelledby': 'account-passes-title' });
   const folders = h('section', { id: 'account-folders', 'aria-labelledby': 'account-folders-title' });
+  const plan = accountPlanSection(taskId, accountId);
   const events = h('ol', { id: 'account-events', class: 'log', role: 'log', 'aria-label': 'Events of this account', tabindex: 0 });
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ' / ',
       h('a', { href: `#/tasks/${taskId}`, text: `task ${taskId}` }), ` / account ${accountId}`),
-    summary, message.el, passes, folders,
+    summary, message.el, passes, folders, plan.section,
     h('section', { 'aria-labelledby': 'account-events-title' }, h('h2', { id: 'account-events-title', text: 'Events' }), events));
 
   let stopped = false;
@@ -46,6 +48,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     if (inRun(account) || account.state === AccountState.testing) timer = setTimeout(() => refresh().catch(() => {}), 5000);
   });
   await refresh();
+  plan.draw().catch((err) => message.set('error', `The plan could not be read: ${err.message}`));
 
   // The stored events, then the live ones of this account.
   let after = 0;
@@ -78,7 +81,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     },
     onReconnect: () => refreshSoon.call(),
   });
-  keepAlive(() => { stopped = true; clearTimeout(timer); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
+  keepAlive(() => { stopped = true; clearTimeout(timer); plan.stop(); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
 }
 
 function accountSummary(task, account, auths, message, after) {

@@ -150,6 +150,22 @@ export const AuthorizationFlow = Object.freeze({
   browser: 'browser',
 });
 
+// PlanState has the values of the API's PlanState.
+export const PlanState = Object.freeze({
+  pending: 'pending',
+  done: 'done',
+  failed: 'failed',
+});
+
+// PlanFilter has the values of the API's PlanFilter.
+export const PlanFilter = Object.freeze({
+  all: 'all',
+  problems: 'problems',
+  blocking: 'blocking',
+  failed: 'failed',
+  pending: 'pending',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);
