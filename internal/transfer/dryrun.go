@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -140,9 +141,20 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	p.SizeLimit, _ = r.sizeLimit(appendLimit(announced))
 	var countable []mailbox
 	oversize := map[string][]OversizeMessage{}
+	var routed map[string]SourceCount // of a Gmail source: what each folder read from All Mail gets
 	for _, plan := range plans {
 		if plan.Source.Reads != "" {
-			continue // a Gmail label, read from All Mail
+			if routed == nil {
+				// The run's own routing of All Mail's messages, with
+				// their sizes: the folders' counts, and those too large.
+				labels, err := r.buildLabelIndex(ctx, src.boxes, plans, p.SizeLimit)
+				if err != nil {
+					return AccountPlan{}, err
+				}
+				routed = labels.counts
+				maps.Copy(oversize, labels.oversize)
+			}
+			continue
 		}
 		box := plan.Source
 		if p.SizeLimit > 0 {
@@ -162,6 +174,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	if err != nil {
 		return AccountPlan{}, err
 	}
+	maps.Copy(counts, routed)
 	for _, plan := range plans {
 		f := PlannedFolder{Source: plan.Source.Name, Destination: plan.Destination, Role: string(plan.Source.Role),
 			Create: plan.Create, Wanted: plan.Wanted, Moved: plan.Moved}

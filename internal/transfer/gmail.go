@@ -99,6 +99,9 @@ type labelIndex struct {
 	folders       []string
 	keywordSets   [][]imap.Flag
 	counts        map[string]SourceCount
+	// oversize are, by folder, the messages routed to it larger than a
+	// plan's size limit (buildLabelIndex's oversizeOver; a run has none).
+	oversize map[string][]OversizeMessage
 }
 
 // routedTo returns the UIDs of All Mail routed to folder, ascending.
@@ -134,15 +137,16 @@ type labelled struct {
 // connection of its own (go-imap v2 has no X-GM-LABELS) and routes each
 // as the policy says. A message this migration copied before stays where
 // it went, whatever its labels now: a label added or removed since must
-// not copy it a second time.
-func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans []folderPlan) (*labelIndex, error) {
+// not copy it a second time. A plan lists the messages larger than
+// oversizeOver (0: none).
+func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans []folderPlan, oversizeOver int64) (*labelIndex, error) {
 	allMail, folders := readFromAllMail(plans)
 	msgs, status, err := readLabels(ctx, &r.job.Source, allMail, r.job.Tuning)
 	if err != nil {
 		return nil, err
 	}
 	x := &labelIndex{uidValidity: status.UIDValidity, uidNext: status.UIDNext, highestModSeq: status.HighestModSeq,
-		folders: folders, counts: map[string]SourceCount{}}
+		folders: folders, counts: map[string]SourceCount{}, oversize: map[string][]OversizeMessage{}}
 	routed := map[string]bool{} // the folders read from All Mail
 	for _, f := range folders {
 		routed[f] = true
@@ -171,6 +175,9 @@ func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans
 			c.Messages++
 			c.Bytes += m.size
 			x.counts[folder] = c
+			if oversizeOver > 0 && m.size > oversizeOver {
+				x.oversize[folder] = append(x.oversize[folder], OversizeMessage{Folder: folder, UID: uint32(m.uid), Size: m.size})
+			}
 		}
 		if policy == GmailKeywords {
 			kws := labelKeywordsOf(m.labels)

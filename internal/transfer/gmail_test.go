@@ -390,3 +390,54 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 		t.Errorf("the old message put in Later has labels %q, want INBOX's and Later", labels)
 	}
 }
+
+// TestPlanOfAGmailSourceCountsWhatEachFolderGets: a plan of a Gmail
+// source counts, under each policy, what each folder will get (the
+// folders read from All Mail too), as the run that follows counts and
+// copies it; a message there that the destination would refuse is found.
+func TestPlanOfAGmailSourceCountsWhatEachFolderGets(t *testing.T) {
+	for _, policy := range []GmailLabels{GmailFirstLabel, GmailKeywords, GmailFolders} {
+		t.Run(string(policy), func(t *testing.T) {
+			f := newGmailFixture(t, imaptest.GmailOptions{})
+			// An archived message larger than the destination takes.
+			big := append(gmailRaw(12), []byte(strings.Repeat("x", 4_000))...)
+			f.gmail.Add(t, imaptest.GmailMessage{Raw: big, Date: time.Date(2026, 11, 2, 11, 0, 0, 0, time.UTC)})
+			job := f.job(policy)
+			job.Destination.Limits.MaxMessageBytes = 2_000
+			plan, err := Plan(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			planned := map[string]int{}
+			oversize := 0
+			for _, folder := range plan.Folders {
+				planned[folder.Source] = folder.SourceMessages
+				oversize += folder.OversizeMessages
+			}
+			if oversize != 1 || len(plan.Oversize) != 1 || plan.Oversize[0].Size < 4_000 {
+				t.Errorf("oversize: %d in the folders, listed %+v; want the archived message", oversize, plan.Oversize)
+			}
+
+			job.Destination.Limits.MaxMessageBytes = 0 // the run copies them all, to count them
+			res, err := Migrate(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.SourceMessages != res.SourceMessages || plan.SourceBytes != res.SourceBytes || plan.ToCopyBytes != res.SourceBytes {
+				t.Errorf("the plan counted %d messages, %d bytes (%d to copy); the run %d messages, %d bytes",
+					plan.SourceMessages, plan.SourceBytes, plan.ToCopyBytes, res.SourceMessages, res.SourceBytes)
+			}
+			for _, folder := range res.Folders {
+				if planned[folder.Source] != folder.SourceMessages {
+					t.Errorf("%s: the plan counted %d messages, the run %d", folder.Source, planned[folder.Source], folder.SourceMessages)
+				}
+			}
+			// After the run, a plan finds the same and nothing left to copy.
+			again, err := Plan(context.Background(), job)
+			if err != nil || again.SourceMessages != plan.SourceMessages || again.ToCopyBytes != 0 {
+				t.Errorf("the plan after the run: %d messages, %d bytes to copy (%v); want %d, none",
+					again.SourceMessages, again.ToCopyBytes, err, plan.SourceMessages)
+			}
+		})
+	}
+}

@@ -79,7 +79,7 @@ func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) 
 		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
 		return x, nil
 	}
-	x, err := r.buildLabelIndex(ctx, r.gmailSource, r.plans)
+	x, err := r.buildLabelIndex(ctx, r.gmailSource, r.plans, 0)
 	if err != nil {
 		return nil, err
 	}
