@@ -21,6 +21,8 @@ func TestFailedRunSaysWhatToDo(t *testing.T) {
 	}{
 		{"wrong password", RunEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Blamed: &parties.Source, Kind: FailureAuth},
 			"What to do: Check the source login ann and its password (Edit the account)", true},
+		{"a server's sentence", RunEnd{Err: errors.New("source ann at old:993: authentication failed: imap: NO [AUTHENTICATIONFAILED] Authentication failed."),
+			Blamed: &parties.Source, Kind: FailureAuth}, "What to do: Check the source login ann and its password (Edit the account)", true},
 		{"full mailbox", RunEnd{Err: errors.New("destination ann@new at new:993: over quota: NO"), Blamed: &parties.Destination, Kind: FailureQuota},
 			"What to do: Make room in ann@new's mailbox on the destination or raise its quota", true},
 		{"self-signed destination", RunEnd{Err: errors.New("destination ann@new at new:993: refused: x509"), Blamed: &parties.Destination,
@@ -31,7 +33,8 @@ func TestFailedRunSaysWhatToDo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			o := parties.Outcome(tc.end, DefaultRetryDelays)
-			if o.State != AccountFailed || !strings.HasPrefix(o.LastError, tc.end.Err.Error()+". ") || !strings.Contains(o.LastError, tc.advice) {
+			sentence := strings.TrimSuffix(tc.end.Err.Error(), ".") + ". "
+			if o.State != AccountFailed || !strings.HasPrefix(o.LastError, sentence) || !strings.Contains(o.LastError, tc.advice) || strings.Contains(o.LastError, "..") {
 				t.Errorf("last error %q, want %q then %q", o.LastError, tc.end.Err, tc.advice)
 			}
 			if e := o.Events[0]; e.Error != tc.end.Err.Error() || !strings.Contains(e.Message, tc.advice) {

@@ -207,7 +207,7 @@ func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunO
 		if end.Blamed != nil {
 			e.blame(*end.Blamed)
 			if advice := Advice(end.Kind, end.Problem, *end.Blamed); advice != "" {
-				outcome.LastError += ". What to do: " + advice
+				outcome.LastError = endSentence(outcome.LastError) + " What to do: " + advice
 			}
 		}
 		e.Kind, e.Error = EventAccountFailed, end.Err.Error()
@@ -320,4 +320,13 @@ func LostTestOutcome(job AccountTestJob) AccountTestOutcome {
 func TestCanceledEvent(taskID int64, total, done, failed int64) Event {
 	return Event{Kind: EventTestCanceled, TaskID: taskID,
 		Message: fmt.Sprintf("connection test canceled: %d of %d accounts tested, %d failed", done, total, failed)}
+}
+
+// endSentence ends text with a full stop, unless a server's words end it
+// already ("Authentication failed."): advice after it is a new sentence.
+func endSentence(text string) string {
+	if strings.HasSuffix(text, ".") || strings.HasSuffix(text, "!") || strings.HasSuffix(text, "?") {
+		return text
+	}
+	return text + "."
 }
