@@ -10,6 +10,7 @@ import { h, notice, formatBytes, formatDuration, formatTime, plural, dataTable }
 
 const pendingPoll = 1000;
 const planPage = 50;
+const maxPlanPage = 1000; // the API's most
 
 // The listings the task page offers, the first shown first: the filter,
 // its label, and what an empty listing says.
@@ -48,7 +49,7 @@ export function planSection(taskId) {
   let stopped = false;
   let rows = []; // the rows shown, of the pages read so far
   const showError = (err) => message.set('error', `The plan could not be read: ${err.message}`);
-  const read = (after) => request('GET', `/tasks/${taskId}/plan?filter=${filter.value}&limit=${planPage}&after=${after}`);
+  const read = (after, limit) => request('GET', `/tasks/${taskId}/plan?filter=${filter.value}&limit=${limit}&after=${after}`);
 
   function show(plan) {
     const estimate = plan.estimate_seconds == null ? 'the time is known after a first pass'
@@ -62,20 +63,22 @@ export function planSection(taskId) {
     more.hidden = rows.length >= plan.listed;
   }
 
-  async function draw() {
+  // draw reads the sums and the rows again: as many as are shown (a poll
+  // keeps the pages "Show more" added), or the first page (a new filter).
+  async function draw(keepRows = false) {
     clearTimeout(timer);
     if (stopped) return;
-    const plan = await read(0);
+    const plan = await read(0, keepRows ? Math.min(Math.max(planPage, rows.length), maxPlanPage) : planPage);
     if (plan.planned === 0) return;
     listing.hidden = false;
     rows = plan.accounts.map((a) => accountRow(taskId, a));
     show(plan);
-    if (plan.pending > 0) timer = setTimeout(() => draw().catch(() => {}), pendingPoll);
+    if (plan.pending > 0) timer = setTimeout(() => draw(true).catch(() => {}), pendingPoll);
   }
 
   async function showMore() {
     const last = rows[rows.length - 1];
-    const plan = await read(last ? last.dataset.id : 0);
+    const plan = await read(last ? last.dataset.id : 0, planPage);
     rows.push(...plan.accounts.map((a) => accountRow(taskId, a)));
     show(plan);
   }
