@@ -269,12 +269,11 @@ func (q *Queries) AccountRunLock(ctx context.Context, arg AccountRunLockParams) 
 	return i, err
 }
 
-const accountRunPark = `-- name: AccountRunPark :one
+const accountRunPark = `-- name: AccountRunPark :execrows
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_admitted = false, run_not_before = $1,
     run_resumed = true, paused_until = $1, last_error = $2, heartbeat_at = NULL, updated_at = now()
 WHERE task_id = $3 AND id = $4 AND run_generation = $5 AND state = 'running' AND NOT run_cancel
-RETURNING run_generation
 `
 
 type AccountRunParkParams struct {
@@ -288,19 +287,20 @@ type AccountRunParkParams struct {
 // Queues again the running account of a generation whose run paused for
 // longer than a run waits (a daily byte budget spent, a long throttle):
 // admitted when the pause ends, it goes on where it was. Not a retry:
-// its retries are not counted. No row when the generation passed or the
-// account is being canceled.
+// its retries are not counted. No row changed when the generation passed
+// or the account is being canceled.
 func (q *Queries) AccountRunPark(ctx context.Context, arg AccountRunParkParams) (int64, error) {
-	row := q.db.QueryRow(ctx, accountRunPark,
+	result, err := q.db.Exec(ctx, accountRunPark,
 		arg.ResumeAt,
 		arg.LastError,
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,
 	)
-	var run_generation int64
-	err := row.Scan(&run_generation)
-	return run_generation, err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const accountRunRenew = `-- name: AccountRunRenew :one

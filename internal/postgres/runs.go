@@ -427,14 +427,11 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 // its generation passed). The account.throttled event is logged already.
 func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
 	resumeAt := pgtype.Timestamptz{Time: outcome.ResumeAt, Valid: true}
-	_, err := q.AccountRunPark(ctx, dbsqlc.AccountRunParkParams{
+	parked, err := q.AccountRunPark(ctx, dbsqlc.AccountRunParkParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, ResumeAt: resumeAt,
 		LastError: outcome.LastError,
 	})
-	if err == pgx.ErrNoRows {
-		return false, nil
-	}
-	if err != nil {
+	if err != nil || parked == 0 {
 		return false, err
 	}
 	if err := s.scheduleAdmission(ctx, tx, outcome.ResumeAt); err != nil {

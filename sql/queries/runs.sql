@@ -49,17 +49,16 @@ WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND s
   AND run_retries < cardinality(@delays::float8[]) AND NOT run_cancel
 RETURNING run_generation, run_retries, run_not_before::timestamptz AS not_before;
 
--- name: AccountRunPark :one
+-- name: AccountRunPark :execrows
 -- Queues again the running account of a generation whose run paused for
 -- longer than a run waits (a daily byte budget spent, a long throttle):
 -- admitted when the pause ends, it goes on where it was. Not a retry:
--- its retries are not counted. No row when the generation passed or the
--- account is being canceled.
+-- its retries are not counted. No row changed when the generation passed
+-- or the account is being canceled.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_admitted = false, run_not_before = @resume_at,
     run_resumed = true, paused_until = @resume_at, last_error = @last_error, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running' AND NOT run_cancel
-RETURNING run_generation;
+WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running' AND NOT run_cancel;
 
 -- name: AccountRunLock :one
 -- The account a job is about to start, locked.
