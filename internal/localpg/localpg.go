@@ -78,16 +78,33 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		s.release()
 		return nil, err
 	}
-	if err := s.launch(binDir, opts.Fast); err != nil {
-		s.release()
-		return nil, err
-	}
-	if err := s.waitReady(ctx, opts.ReadyTimeout); err != nil {
+	for attempt := 1; ; attempt++ {
+		if err := s.launch(binDir, opts.Fast); err != nil {
+			s.release()
+			return nil, err
+		}
+		err := s.waitReady(ctx, opts.ReadyTimeout)
+		if err == nil {
+			return s, nil
+		}
+		// A killed postgres's last children may still be exiting, their
+		// shared memory attached: wait for them and start again.
+		if attempt < 3 && errors.Is(err, errExited) && strings.Contains(s.logTail(), sharedMemoryInUse) {
+			if err := s.stopOrphanedBackends(2 * time.Second); err != nil {
+				s.release()
+				return nil, err
+			}
+			time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+			continue
+		}
 		s.Stop(context.WithoutCancel(ctx)) //nolint:errcheck // the start error matters more
 		return nil, err
 	}
-	return s, nil
 }
+
+// sharedMemoryInUse is how postgres refuses to start while processes of
+// an earlier postmaster of its data dir hold its shared memory.
+const sharedMemoryInUse = "pre-existing shared memory block"
 
 // prepare takes the data dir's lock, initialises the cluster when needed
 // and clears what a killed earlier run left behind.

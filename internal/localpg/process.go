@@ -158,10 +158,11 @@ func (s *Server) launch(binDir string, fast bool) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
-	s.cmd = cmd
+	exited := make(chan struct{})
+	s.cmd, s.exited = cmd, exited
 	go func() {
 		s.waitErr = cmd.Wait()
-		close(s.exited)
+		close(exited)
 	}()
 	return nil
 }
