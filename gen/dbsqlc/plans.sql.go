@@ -191,23 +191,31 @@ SELECT count(*)::int AS planned,
        count(*) FILTER (WHERE blocking)::int AS blocked,
        count(*) FILTER (WHERE state = 'failed' OR blocking OR problems > 0)::int AS with_problems,
        coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
-       coalesce(sum(to_copy_bytes), 0)::bigint AS to_copy_bytes
+       coalesce(sum(to_copy_bytes), 0)::bigint AS to_copy_bytes,
+       (SELECT coalesce(sum(r.bytes_copied), 0) FROM task_runs r
+        WHERE r.task_id = $1 AND r.ended_at IS NOT NULL AND r.bytes_copied > 0)::bigint AS passes_copied_bytes,
+       (SELECT coalesce(extract(epoch FROM sum(r.ended_at - r.started_at)), 0) FROM task_runs r
+        WHERE r.task_id = $1 AND r.ended_at IS NOT NULL AND r.bytes_copied > 0)::float8 AS passes_seconds
 FROM account_plans
 WHERE task_id = $1
 `
 
 type PlanSumsRow struct {
-	Planned      int32
-	Pending      int32
-	Done         int32
-	Failed       int32
-	Blocked      int32
-	WithProblems int32
-	SourceBytes  int64
-	ToCopyBytes  int64
+	Planned           int32
+	Pending           int32
+	Done              int32
+	Failed            int32
+	Blocked           int32
+	WithProblems      int32
+	SourceBytes       int64
+	ToCopyBytes       int64
+	PassesCopiedBytes int64
+	PassesSeconds     float64
 }
 
-// What the task's plans add up to, from their figures (not their JSON).
+// What the task's plans add up to, from their figures (not their JSON),
+// and what the task's ended passes that copied anything copied, in how
+// long: the rate of the estimate.
 func (q *Queries) PlanSums(ctx context.Context, taskID int64) (PlanSumsRow, error) {
 	row := q.db.QueryRow(ctx, planSums, taskID)
 	var i PlanSumsRow
@@ -220,6 +228,8 @@ func (q *Queries) PlanSums(ctx context.Context, taskID int64) (PlanSumsRow, erro
 		&i.WithProblems,
 		&i.SourceBytes,
 		&i.ToCopyBytes,
+		&i.PassesCopiedBytes,
+		&i.PassesSeconds,
 	)
 	return i, err
 }

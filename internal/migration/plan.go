@@ -162,12 +162,15 @@ func (q *PlanQuery) normalize() error {
 	return nil
 }
 
-// PlanSums are what a task's plans add up to.
+// PlanSums are what a task's plans add up to, and what its ended passes
+// that copied anything copied (PassesCopied bytes in PassesTook).
 type PlanSums struct {
 	Planned, Pending, Done, Failed int
 	Blocked                        int // accounts whose plan has a blocking problem
 	WithProblems                   int // failed, or a problem found
 	SourceBytes, ToCopyBytes       int64
+	PassesCopied                   int64
+	PassesTook                     time.Duration
 }
 
 // Listed is how many accounts the filter selects.
@@ -254,12 +257,8 @@ func (s *Service) TaskPlan(ctx context.Context, taskID int64, q PlanQuery) (Task
 	if err != nil {
 		return TaskPlan{}, err
 	}
-	passes, err := s.store.TaskPasses(ctx, taskID)
-	if err != nil {
-		return TaskPlan{}, err
-	}
 	p := TaskPlan{Accounts: records, Listed: sums.Listed(q.Filter), PlanSums: sums}
-	p.Rate, p.Estimate = copyEstimate(sums.ToCopyBytes, passes)
+	p.Rate, p.Estimate = sums.copyEstimate()
 	return p, nil
 }
 
@@ -269,20 +268,13 @@ func (s *Service) AccountPlan(ctx context.Context, taskID, accountID int64) (Acc
 }
 
 // copyEstimate is the bytes per second the passes that ended copied, and
-// the time toCopy takes at that rate (nil before a pass copied anything).
-func copyEstimate(toCopy int64, passes []Pass) (float64, *time.Duration) {
-	var copied int64
-	var took time.Duration
-	for _, pass := range passes {
-		if pass.EndedAt != nil && pass.Figures.BytesCopied > 0 {
-			copied += pass.Figures.BytesCopied
-			took += pass.EndedAt.Sub(pass.StartedAt)
-		}
-	}
-	if copied == 0 || took <= 0 {
+// the time what is left to copy takes at that rate (nil before a pass
+// copied anything).
+func (s PlanSums) copyEstimate() (float64, *time.Duration) {
+	if s.PassesCopied == 0 || s.PassesTook <= 0 {
 		return 0, nil
 	}
-	rate := float64(copied) / took.Seconds()
-	estimate := time.Duration(float64(toCopy) / rate * float64(time.Second)).Round(time.Second)
+	rate := float64(s.PassesCopied) / s.PassesTook.Seconds()
+	estimate := time.Duration(float64(s.ToCopyBytes) / rate * float64(time.Second)).Round(time.Second)
 	return rate, &estimate
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -106,7 +107,8 @@ func (s *Store) TaskPlans(ctx context.Context, taskID int64, q migration.PlanQue
 		}
 	}
 	return out, migration.PlanSums{Planned: int(sums.Planned), Pending: int(sums.Pending), Done: int(sums.Done), Failed: int(sums.Failed),
-		Blocked: int(sums.Blocked), WithProblems: int(sums.WithProblems), SourceBytes: sums.SourceBytes, ToCopyBytes: sums.ToCopyBytes}, nil
+		Blocked: int(sums.Blocked), WithProblems: int(sums.WithProblems), SourceBytes: sums.SourceBytes, ToCopyBytes: sums.ToCopyBytes,
+		PassesCopied: sums.PassesCopiedBytes, PassesTook: time.Duration(sums.PassesSeconds * float64(time.Second))}, nil
 }
 
 // AccountPlan returns the account's newest plan, whole.

@@ -34,7 +34,7 @@ func (w *AccountPlan) Work(ctx context.Context, job *river.Job[migration.Account
 }
 
 func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (migration.AccountPlan, error) {
-	srcEndpoint, dstEndpoint, err := w.store.TaskEndpoints(ctx, args.TaskID)
+	src, dst, err := accountSides(ctx, w.store, w.logins, args.TaskID, args.AccountID)
 	if err != nil {
 		return migration.AccountPlan{}, err
 	}
@@ -42,11 +42,6 @@ func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (
 	if err != nil {
 		return migration.AccountPlan{}, err
 	}
-	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
-	if err != nil {
-		return migration.AccountPlan{}, err
-	}
-	src, dst := w.logins.sides(args.TaskID, args.AccountID, srcEndpoint, dstEndpoint, creds)
 	plan, err := transfer.Plan(ctx, transfer.Job{Source: src, Destination: dst, Options: optionsOf(options),
 		State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning})
 	if err != nil {

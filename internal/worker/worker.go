@@ -111,7 +111,7 @@ type AccountTest struct {
 func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.AccountTestJob]) error {
 	args := job.Args
 	outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Generation: args.Generation}
-	src, dst, err := w.sides(ctx, args)
+	src, dst, err := accountSides(ctx, w.store, w.logins, args.TaskID, args.AccountID)
 	if err != nil {
 		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
@@ -147,17 +147,18 @@ func (w *AccountTest) loginError(err error, side string) string {
 	return loginError(err)
 }
 
-// sides reads the account's credentials and its task's endpoints.
-func (w *AccountTest) sides(ctx context.Context, args migration.AccountTestJob) (src, dst transfer.Side, err error) {
-	srcEndpoint, dstEndpoint, err := w.store.TaskEndpoints(ctx, args.TaskID)
+// accountSides reads the account's credentials and its task's endpoints:
+// how a job logs in to both sides.
+func accountSides(ctx context.Context, store Store, logins *logins, taskID, accountID int64) (src, dst transfer.Side, err error) {
+	srcEndpoint, dstEndpoint, err := store.TaskEndpoints(ctx, taskID)
 	if err != nil {
 		return src, dst, err
 	}
-	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
+	creds, err := store.AccountCredentials(ctx, taskID, accountID)
 	if err != nil {
 		return src, dst, err
 	}
-	src, dst = w.logins.sides(args.TaskID, args.AccountID, srcEndpoint, dstEndpoint, creds)
+	src, dst = logins.sides(taskID, accountID, srcEndpoint, dstEndpoint, creds)
 	return src, dst, nil
 }
 

@@ -21,7 +21,9 @@ SET state = @state, blocking = @blocking, plan = sqlc.narg(plan), error = @error
 WHERE account_id = @account_id AND task_id = @task_id AND generation = @generation;
 
 -- name: PlanSums :one
--- What the task's plans add up to, from their figures (not their JSON).
+-- What the task's plans add up to, from their figures (not their JSON),
+-- and what the task's ended passes that copied anything copied, in how
+-- long: the rate of the estimate.
 SELECT count(*)::int AS planned,
        count(*) FILTER (WHERE state = 'pending')::int AS pending,
        count(*) FILTER (WHERE state = 'done')::int AS done,
@@ -29,7 +31,11 @@ SELECT count(*)::int AS planned,
        count(*) FILTER (WHERE blocking)::int AS blocked,
        count(*) FILTER (WHERE state = 'failed' OR blocking OR problems > 0)::int AS with_problems,
        coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
-       coalesce(sum(to_copy_bytes), 0)::bigint AS to_copy_bytes
+       coalesce(sum(to_copy_bytes), 0)::bigint AS to_copy_bytes,
+       (SELECT coalesce(sum(r.bytes_copied), 0) FROM task_runs r
+        WHERE r.task_id = @task_id AND r.ended_at IS NOT NULL AND r.bytes_copied > 0)::bigint AS passes_copied_bytes,
+       (SELECT coalesce(extract(epoch FROM sum(r.ended_at - r.started_at)), 0) FROM task_runs r
+        WHERE r.task_id = @task_id AND r.ended_at IS NOT NULL AND r.bytes_copied > 0)::float8 AS passes_seconds
 FROM account_plans
 WHERE task_id = @task_id;
 
