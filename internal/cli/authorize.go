@@ -134,8 +134,14 @@ func awaitBrowser(ctx context.Context, s *session, listener net.Listener, redire
 		default: // an outcome is in already
 		}
 	})}
-	go server.Serve(listener) //nolint:errcheck // ends with Close below
-	defer server.Close()
+	go server.Serve(listener) //nolint:errcheck // ends with Shutdown below
+	// Shutdown, not Close: the handler hands the outcome over before its
+	// page has gone out, and the browser must still get the page.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		server.Shutdown(ctx) //nolint:errcheck // a browser that lingers is cut off
+	}()
 	timer := time.NewTimer(time.Until(started.ExpiresAt))
 	defer timer.Stop()
 	select {
