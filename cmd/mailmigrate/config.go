@@ -42,7 +42,10 @@ type config struct {
 	// from APITokenFile when that is set.
 	APIToken       string
 	APITokenFile   string
-	InsecureNoAuth bool // serve without a token on a non-loopback address
+	InsecureNoAuth bool // serve without asking for any token
+	// AllowedHosts are the host names, beyond IP addresses and localhost,
+	// that requests may name in Host (DNS rebinding).
+	AllowedHosts []string
 
 	// HTTP server timeouts (the event stream is exempt from Read and Write).
 	ReadHeaderTimeout time.Duration
@@ -112,8 +115,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	// The token's flag has no default from the environment: -h prints
 	// defaults, and would print the token.
 	fs.StringVar(&cfg.APIToken, "api-token", "",
-		"bearer token every API request and event stream must carry (at least 16 characters, e.g. openssl rand -hex 32); "+
-			"empty: no authentication, loopback only. Prefer the variable or --api-token-file: other users see flags in ps (MAILMIGRATE_API_TOKEN)")
+		"a bearer token the API and the event stream take (at least 16 characters, e.g. openssl rand -hex 32); "+
+			"empty: the service makes one and keeps it in DATA_DIR/api-token. Prefer the variable or --api-token-file: other users see flags in ps (MAILMIGRATE_API_TOKEN)")
 	fs.StringVar(&cfg.APITokenFile, "api-token-file", getenv("MAILMIGRATE_API_TOKEN_FILE"),
 		"file holding the API token (surrounding whitespace ignored) (MAILMIGRATE_API_TOKEN_FILE)")
 	insecure, err := envBool(getenv, "MAILMIGRATE_INSECURE_NO_AUTH")
@@ -121,8 +124,11 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return cfg, err
 	}
 	fs.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", insecure,
-		"serve without an API token on an address other than loopback (127.0.0.0/8, ::1, localhost; an empty host or 0.0.0.0 is every interface): "+
+		"serve without asking for any token, for a service behind a proxy that authenticates for it: "+
 			"anyone who reaches the port reads and changes every task and its passwords (MAILMIGRATE_INSECURE_NO_AUTH)")
+	allowedHosts := fs.String("allowed-hosts", getenv("MAILMIGRATE_ALLOWED_HOSTS"),
+		"comma-separated host names the service is reached by, beyond IP addresses and localhost (e.g. migrate.example.com); "+
+			"a request naming another host is refused, against DNS rebinding; * allows any (MAILMIGRATE_ALLOWED_HOSTS)")
 	fs.Int64Var(&cfg.MaxJSONBodyBytes, "max-json-body", envInt(getenv, "MAILMIGRATE_MAX_JSON_BODY", httpapi.DefaultMaxJSONBodyBytes),
 		"largest JSON request body in bytes; larger answers 413 (MAILMIGRATE_MAX_JSON_BODY)")
 	fs.Int64Var(&cfg.MaxCSVBodyBytes, "max-csv-body", envInt(getenv, "MAILMIGRATE_MAX_CSV_BODY", httpapi.DefaultMaxCSVBodyBytes),
@@ -148,6 +154,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return cfg, errUsage
 	}
 	cfg.SecretKey = getenv("MAILMIGRATE_SECRET_KEY")
+	cfg.AllowedHosts = splitList(*allowedHosts)
 	cfg.SMTPPassword = getenv("MAILMIGRATE_SMTP_PASSWORD")
 	if cfg.APIToken == "" {
 		cfg.APIToken = getenv("MAILMIGRATE_API_TOKEN")
@@ -178,6 +185,9 @@ func (c config) validate() error {
 	}
 	if c.APIToken != "" && c.APITokenFile != "" {
 		return errors.New("API token given twice: set either MAILMIGRATE_API_TOKEN (--api-token) or MAILMIGRATE_API_TOKEN_FILE (--api-token-file)")
+	}
+	if c.InsecureNoAuth && (c.APIToken != "" || c.APITokenFile != "") {
+		return errors.New("an API token and --insecure-no-auth: choose one (MAILMIGRATE_API_TOKEN or MAILMIGRATE_INSECURE_NO_AUTH)")
 	}
 	if c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 {
 		return errors.New("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be positive")
@@ -315,6 +325,17 @@ func (c config) logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// splitList splits a comma-separated setting, dropping blanks.
+func splitList(value string) []string {
+	var items []string
+	for _, item := range strings.Split(value, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
 }
 
 // defaultDataDir is /var/lib/mailmigrate for root (a path the unprivileged

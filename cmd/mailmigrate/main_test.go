@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -168,7 +169,8 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	args := []string{"serve", "--database-url", dbtest.URL(t), "--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}
+	dataDir := t.TempDir()
+	args := []string{"serve", "--database-url", dbtest.URL(t), "--listen", "127.0.0.1:0", "--data-dir", dataDir}
 	stderr := &testsupport.SyncBuffer{}
 	var code int
 	finished := make(chan struct{})
@@ -186,7 +188,7 @@ func TestServeWithDatabaseURL(t *testing.T) {
 	})
 	base := waitListening(t, stderr, finished, 30*time.Second)
 
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := bearerClient(readLocalToken(t, dataDir))
 	defer client.CloseIdleConnections()
 	if status, body := doRequest(t, client, "GET", base+"/healthz", ""); status != http.StatusOK || strings.TrimSpace(body) != "ok" {
 		t.Errorf("GET /healthz = %d %q, want 200 ok", status, body)
@@ -293,6 +295,45 @@ func doRequest(t *testing.T, client *http.Client, method, url, jsonBody string) 
 		t.Fatalf("%s %s: reading the body: %v", method, url, err)
 	}
 	return resp.StatusCode, string(body)
+}
+
+// readLocalToken is the API token a service started without one made for
+// itself in dataDir.
+func readLocalToken(t *testing.T, dataDir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dataDir, localTokenFileName))
+	if err != nil {
+		t.Fatalf("the service made no API token in its data dir: %v", err)
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// dataDirOf is the data dir a serve process with the environment env uses.
+func dataDirOf(env []string) string {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return localTokenFileDir(func(key string) string { return vars[key] })
+}
+
+// localTokenFileDir is the folder of the file the CLI reads the token from.
+func localTokenFileDir(getenv func(string) string) string {
+	return filepath.Dir(localTokenFile(getenv))
+}
+
+// bearerClient is an HTTP client that sends token with every request.
+func bearerClient(token string) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: bearerTransport(token)}
+}
+
+type bearerTransport string
+
+func (token bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(token))
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // envFunc is a getenv on vars alone, so that the tests' own environment

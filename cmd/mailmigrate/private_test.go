@@ -34,22 +34,22 @@ func TestServePrivateDatabase(t *testing.T) {
 		"MAILMIGRATE_DATA_DIR=" + dataDir,
 		runMainEnv + "=1",
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
-	defer client.CloseIdleConnections()
-
 	first := startService(t, exe, env, 60*time.Second) // runs initdb
-	id := createEndpoint(t, client, first.base, "imap.example")
+	id := createEndpoint(t, first.client(), first.base, "imap.example")
 	first.terminate(t)
 	checkPostgresStopped(t, pgData)
 
 	second := startService(t, exe, env, 30*time.Second)
-	if !listsEndpoint(t, client, second.base, id, "imap.example") {
+	if second.token != first.token {
+		t.Error("the service made a new API token at a restart; the one in the data dir should stay")
+	}
+	if !listsEndpoint(t, second.client(), second.base, id, "imap.example") {
 		t.Fatalf("endpoint %d is gone after a restart", id)
 	}
 	second.kill(t)
 
 	third := startService(t, exe, env, 60*time.Second)
-	if !listsEndpoint(t, client, third.base, id, "imap.example") {
+	if !listsEndpoint(t, third.client(), third.base, id, "imap.example") {
 		t.Fatalf("endpoint %d is gone after the service was killed", id)
 	}
 	third.terminate(t)
@@ -62,6 +62,12 @@ type service struct {
 	output *testsupport.SyncBuffer
 	exited chan struct{}
 	base   string // http://host:port
+	token  string // the API token the service made for itself
+}
+
+// client is an HTTP client that sends the service's token.
+func (s *service) client() *http.Client {
+	return bearerClient(s.token)
 }
 
 // startService runs `mailmigrate serve` and waits until it listens. The
@@ -84,6 +90,7 @@ func startService(t *testing.T, exe string, env []string, timeout time.Duration)
 		<-s.exited
 	})
 	s.base = waitListening(t, s.output, s.exited, timeout)
+	s.token = readLocalToken(t, dataDirOf(env))
 	return s
 }
 

@@ -66,6 +66,7 @@ func (c *cluster) start(t *testing.T, id string, workers int) *service {
 	return startService(t, c.exe, []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + t.TempDir(),
+		"MAILMIGRATE_DATA_DIR=" + t.TempDir(), // for the API token it makes
 		"DATABASE_URL=" + c.dbURL,
 		"MAILMIGRATE_SECRET_KEY=" + c.key,
 		"MAILMIGRATE_WORKERS=" + fmt.Sprint(workers),
@@ -159,7 +160,7 @@ func (c *cluster) wantExact(t *testing.T) {
 
 func apiClient(t *testing.T, s *service) *api.ClientWithResponses {
 	t.Helper()
-	client, err := api.NewClientWithResponses(s.base + "/api/v1")
+	client, err := api.NewClientWithResponses(s.base+"/api/v1", api.WithHTTPClient(s.client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,12 +177,13 @@ func TestTwoProcessesShareARunAndOneFinishesWhatAKilledOneLeft(t *testing.T) {
 	c := newCluster(t, 6, 300)
 	a, b := c.start(t, "A", 2), c.start(t, "B", 2)
 	taskID := c.createTask(t, a, 6)
-	conn, resp, err := websocket.DefaultDialer.Dial(fmt.Sprintf("ws%s/api/v1/events/ws?task_id=%d", strings.TrimPrefix(a.base, "http"), taskID), nil)
+	conn, resp, err := websocket.DefaultDialer.Dial(fmt.Sprintf("ws%s/api/v1/events/ws?task_id=%d", strings.TrimPrefix(a.base, "http"), taskID),
+		http.Header{"Authorization": {"Bearer " + a.token}})
 	if err != nil {
 		t.Fatalf("dial: %v %v", err, resp)
 	}
 	defer conn.Close()
-	if status, body := doRequest(t, http.DefaultClient, "POST", fmt.Sprintf("%s/api/v1/tasks/%d/run", a.base, taskID), ""); status != http.StatusAccepted {
+	if status, body := doRequest(t, a.client(), "POST", fmt.Sprintf("%s/api/v1/tasks/%d/run", a.base, taskID), ""); status != http.StatusAccepted {
 		t.Fatalf("run: %d %s", status, body)
 	}
 	killed := c.waitRunningOn(t, "B")
@@ -216,7 +218,7 @@ func TestKilledServiceFinishesItsRunAfterARestart(t *testing.T) {
 	c := newCluster(t, 3, 300)
 	first := c.start(t, "first", 1)
 	taskID := c.createTask(t, first, 1)
-	if status, body := doRequest(t, http.DefaultClient, "POST", fmt.Sprintf("%s/api/v1/tasks/%d/run", first.base, taskID), ""); status != http.StatusAccepted {
+	if status, body := doRequest(t, first.client(), "POST", fmt.Sprintf("%s/api/v1/tasks/%d/run", first.base, taskID), ""); status != http.StatusAccepted {
 		t.Fatalf("run: %d %s", status, body)
 	}
 	killed := c.waitRunningOn(t, "first")
@@ -225,7 +227,7 @@ func TestKilledServiceFinishesItsRunAfterARestart(t *testing.T) {
 	second := c.start(t, "second", 1)
 	servicetest.WaitTaskState(t, apiClient(t, second), taskID, api.TaskStateCompleted)
 	c.wantExact(t)
-	status, body := doRequest(t, http.DefaultClient, "GET", fmt.Sprintf("%s/api/v1/tasks/%d/events?limit=1000", second.base, taskID), "")
+	status, body := doRequest(t, second.client(), "GET", fmt.Sprintf("%s/api/v1/tasks/%d/events?limit=1000", second.base, taskID), "")
 	var events []api.Event
 	if status != http.StatusOK || json.Unmarshal([]byte(body), &events) != nil {
 		t.Fatalf("events: %d %s", status, body)

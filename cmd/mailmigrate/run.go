@@ -26,9 +26,9 @@ Usage:
 ` + cli.Usage + `
 Run "mailmigrate serve -h" for the settings; each has a MAILMIGRATE_* variable.
 The client commands talk to a running service: --url or MAILMIGRATE_URL
-(default http://127.0.0.1:8080), --token or MAILMIGRATE_API_TOKEN.
-Without an API token (MAILMIGRATE_API_TOKEN) serve listens on loopback only,
-unless --insecure-no-auth is given.
+(default http://127.0.0.1:8080), --token or MAILMIGRATE_API_TOKEN. Without
+a configured token, serve makes one and keeps it in DATA_DIR/api-token,
+where the client commands on the same machine find it.
 `
 
 // run is the whole program behind main, with its inputs passed in so that
@@ -46,7 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "endpoints", "tasks", "accounts":
 		return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
-			StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) }})
+			StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) },
+			LocalTokenFile: localTokenFile(getenv)})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "mailmigrate", buildVersion())
 	case "help", "-h", "--help":

@@ -37,7 +37,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
-	exposed, err := checkExposure(cfg.Listen, token, cfg.InsecureNoAuth)
+	exposed, err := checkExposure(cfg.Listen, cfg.InsecureNoAuth)
 	if err != nil {
 		return err
 	}
@@ -53,6 +53,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
+	var ownToken string
+	if token == "" && !cfg.InsecureNoAuth {
+		if ownToken, err = localToken(ctx, cfg.DataDir, db.pool, logger); err != nil {
+			return err
+		}
+	}
 	service, err := app.Start(db.pool, box, logger, app.Config{
 		MaxWorkers:  cfg.Workers,
 		LeaseExpiry: cfg.LeaseExpiry,
@@ -61,7 +67,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6},
 		APIToken:    token,
 		Limits:      cfg.limits(),
-		Mail:        mail,
+
+		DatabaseTokens: !cfg.InsecureNoAuth,
+		AllowedHosts:   cfg.AllowedHosts,
+		Mail:           mail,
 	})
 	if err != nil {
 		return err
@@ -78,9 +87,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
 	logger.Info("listening", "url", "http://"+listener.Addr().String(), "docs", "http://"+listener.Addr().String()+"/docs/",
-		"api_token_required", token != "")
-	if exposed {
+		"api_token_required", !cfg.InsecureNoAuth)
+	switch {
+	case exposed:
 		logger.Warn("serving the API without authentication on a non-loopback address (--insecure-no-auth)")
+	case cfg.InsecureNoAuth:
+		logger.Warn("serving the API without authentication (--insecure-no-auth): every local user and program can use it")
+	case ownToken != "":
+		showSignIn(stderr, logger, listener.Addr(), ownToken, cfg.DataDir)
 	}
 
 	select {

@@ -125,6 +125,15 @@ type AccountsReady struct {
 	TaskID int64
 }
 
+type ApiToken struct {
+	ID          int64
+	Name        string
+	TokenSha256 []byte
+	CreatedAt   pgtype.Timestamptz
+	ExpiresAt   pgtype.Timestamptz
+	RevokedAt   pgtype.Timestamptz
+}
+
 type Endpoint struct {
 	ID                     int64
 	RoleLabel              string

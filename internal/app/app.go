@@ -47,9 +47,16 @@ type Config struct {
 	// WorkerID names this process in the job queue; River's default
 	// (host name and time) when empty.
 	WorkerID string
-	// APIToken, when set, is the bearer token the API and the event
-	// stream require (httpapi.Options.APIToken).
+	// APIToken, when set, is a bearer token the API and the event stream
+	// take (httpapi.Options.APIToken).
 	APIToken string
+	// DatabaseTokens makes the API take the tokens the database holds
+	// (postgres.APITokens) and ask for a token even without APIToken.
+	// Without either, the API asks for none (--insecure-no-auth, tests).
+	DatabaseTokens bool
+	// AllowedHosts are the host names, beyond IP addresses and localhost,
+	// that requests may name in Host (httpapi.Options.AllowedHosts).
+	AllowedHosts []string
 	// Limits bound request bodies, timeouts and event streams; zero
 	// fields take httpapi's defaults.
 	Limits httpapi.Limits
@@ -133,10 +140,21 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		APIToken: cfg.APIToken,
 		Limits:   cfg.Limits,
 
+		Credentials:  databaseCredentials(cfg.DatabaseTokens, pool),
+		AllowedHosts: cfg.AllowedHosts,
+
 		CheckEndpoint: worker.CheckEndpoint,
 		Authorizer:    worker.NewAuthorizer(store, logger),
 	})
 	return &App{Store: store, Handler: handler, Service: service, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
+}
+
+// databaseCredentials are the database's tokens when the API takes them.
+func databaseCredentials(take bool, pool *pgxpool.Pool) httpapi.Credentials {
+	if !take {
+		return nil // a nil *APITokens in the interface would not be nil
+	}
+	return postgres.NewAPITokens(pool)
 }
 
 // StartWorkers runs the background jobs in this process with cfg's

@@ -25,6 +25,10 @@ type System struct {
 	// resized); lines drawn in place are cut to it, since a wrapped line
 	// would throw the redraw off. Nil means 80.
 	TerminalWidth func() int
+	// LocalTokenFile holds the token a service on this machine made for
+	// itself (DATA_DIR/api-token); used for a loopback --url when no
+	// token is given.
+	LocalTokenFile string
 }
 
 // resources are the top-level words Run handles, with their commands.

@@ -32,6 +32,8 @@ type user struct {
 	// live, when set, also gets the next command's stdout as it is
 	// written, for a command that waits on the test.
 	live io.Writer
+	// localTokenFile stands for the data dir's api-token file.
+	localTokenFile string
 }
 
 func newUser(t *testing.T, svc *servicetest.Service) *user {
@@ -55,6 +57,7 @@ func (u *user) run(args ...string) result {
 		Stderr: &stderr,
 
 		StdoutIsTerminal: u.terminal,
+		LocalTokenFile:   u.localTokenFile,
 	}
 	u.stdin, u.live = "", nil
 	code := cli.Run(context.Background(), args, sys)

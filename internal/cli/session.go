@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -104,9 +106,36 @@ func (s *session) connect() error {
 		return s.usageErrorf("--url %q: want http://HOST:PORT or https://…", s.url)
 	}
 	s.http = &http.Client{Timeout: time.Minute}
+	if s.token == "" {
+		s.token = s.localToken()
+	}
 	client, err := api.NewClientWithResponses(s.url+apiPath, api.WithHTTPClient(s.http), api.WithRequestEditorFn(s.authorize))
 	s.client = client
 	return err
+}
+
+// localToken is the token that a service on this machine made for itself
+// in its data dir, for a service at a loopback address; "" otherwise. It
+// is never sent elsewhere: it opens the local service.
+func (s *session) localToken() string {
+	u, err := url.Parse(s.url)
+	if err != nil || s.sys.LocalTokenFile == "" || !isLoopbackHost(u.Hostname()) {
+		return ""
+	}
+	data, err := os.ReadFile(s.sys.LocalTokenFile)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// isLoopbackHost reports whether host names this machine alone.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // close lets go of the connections kept for reuse: the process may go on
@@ -160,6 +189,9 @@ func expect(resp response, err error, want int) error {
 		return nil
 	}
 	text := strings.TrimSpace(string(resp.GetBody()))
+	if resp.StatusCode() == http.StatusUnauthorized {
+		text += ": give the API token in MAILMIGRATE_API_TOKEN (a service on this machine keeps its own in its data dir's api-token file)"
+	}
 	if text == "" {
 		text = fmt.Sprintf("%d %s", resp.StatusCode(), http.StatusText(resp.StatusCode()))
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -37,8 +39,31 @@ func TestTokenIsSentOnEveryRequest(t *testing.T) {
 	}
 
 	u.env["MAILMIGRATE_API_TOKEN"] = "wrong"
-	if got := u.run("tasks", "list"); got.code != 1 || got.stderr != "mailmigrate: unauthorized\n" {
+	if got := u.run("tasks", "list"); got.code != 1 || !strings.HasPrefix(got.stderr, "mailmigrate: unauthorized: give the API token in MAILMIGRATE_API_TOKEN") {
 		t.Errorf("wrong token: exit %d, stderr %q", got.code, got.stderr)
+	}
+
+	// Without a token given, the CLI takes the one a service on this
+	// machine keeps in its data dir, for a service at a loopback address.
+	delete(u.env, "MAILMIGRATE_API_TOKEN")
+	u.localTokenFile = filepath.Join(t.TempDir(), "api-token")
+	if err := os.WriteFile(u.localTokenFile, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := u.run("tasks", "list"); got.code != 0 {
+		t.Errorf("with the data dir's token: exit %d, stderr %q", got.code, got.stderr)
+	}
+	u.env["MAILMIGRATE_URL"] = strings.Replace(gate.server.URL, "127.0.0.1", "localhost", 1)
+	if got := u.run("tasks", "list"); got.code != 0 {
+		t.Errorf("with the data dir's token at localhost: exit %d, stderr %q", got.code, got.stderr)
+	}
+	refusedBefore, _ := gate.counts()
+	u.localTokenFile = filepath.Join(t.TempDir(), "none")
+	if got := u.run("tasks", "list"); got.code != 1 || !strings.Contains(got.stderr, "unauthorized") {
+		t.Errorf("without any token: exit %d, stderr %q", got.code, got.stderr)
+	}
+	if refused, _ := gate.counts(); refused != refusedBefore+1 {
+		t.Errorf("the gate refused %d requests, want %d", refused, refusedBefore+1)
 	}
 }
 

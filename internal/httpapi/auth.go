@@ -1,11 +1,44 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/go-chi/chi/v5/middleware"
 )
+
+// Credentials decide whether a bearer token lets a request in.
+type Credentials interface {
+	Valid(ctx context.Context, token string) (bool, error)
+}
+
+// StaticToken is the one token an operator configured
+// (MAILMIGRATE_API_TOKEN), compared in constant time.
+type StaticToken string
+
+// Valid compares fixed-size digests, which takes the same time whatever
+// the candidate, its length included.
+func (s StaticToken) Valid(_ context.Context, token string) (bool, error) {
+	want, got := sha256.Sum256([]byte(s)), sha256.Sum256([]byte(token))
+	return s != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1, nil
+}
+
+// AnyCredentials lets in a token that any of its members takes.
+type AnyCredentials []Credentials
+
+// Valid asks each member in turn.
+func (any AnyCredentials) Valid(ctx context.Context, token string) (bool, error) {
+	for _, c := range any {
+		if ok, err := c.Valid(ctx, token); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}
 
 // bodyUnauthorized is the plain-text body of every 401.
 const bodyUnauthorized = "unauthorized"
@@ -22,11 +55,10 @@ const wsTokenProtocol = "bearer"
 const accessTokenParam = "access_token"
 
 // requireToken answers 401 to every API request (path under BasePath, the
-// served OpenAPI file aside) that does not carry token. It decides on the
-// same path string chi routes on, so no encoding of the path reaches an
-// API handler unchecked.
-func requireToken(token string) func(http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(token))
+// served OpenAPI file aside) that does not carry a token creds take. It
+// decides on the same path string chi routes on, so no encoding of the
+// path reaches an API handler unchecked.
+func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !needsToken(r) {
@@ -39,10 +71,13 @@ func requireToken(token string) func(http.Handler) http.Handler {
 				return
 			}
 			for _, candidate := range presented {
-				// Comparing fixed-size digests takes the same time whatever
-				// the candidate, its length included.
-				got := sha256.Sum256([]byte(candidate))
-				if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+				ok, err := creds.Valid(r.Context(), candidate)
+				if err != nil {
+					logger.ErrorContext(r.Context(), "checking an API token", "err", err, "request_id", middleware.GetReqID(r.Context()))
+					writeText(w, http.StatusServiceUnavailable, "the service cannot check tokens now; try again")
+					return
+				}
+				if ok {
 					stripAccessToken(r)
 					next.ServeHTTP(w, r)
 					return

@@ -170,7 +170,7 @@ func TestTrickledBodyIsCutOff(t *testing.T) {
 	}
 	defer conn.Close()
 	start := time.Now()
-	fmt.Fprintf(conn, "POST /api/v1/endpoints HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+	fmt.Fprintf(conn, "POST /api/v1/endpoints HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 	go func() {
 		for range 200 {
 			if _, err := conn.Write([]byte(" ")); err != nil {

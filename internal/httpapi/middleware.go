@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -62,9 +63,13 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
+// bodyNotJSONContentType answers a JSON body sent as another media type.
+const bodyNotJSONContentType = "Content-Type must be application/json"
+
 // checkJSONBody enforces the body rules every JSON operation shares before
-// the generated server decodes it: at most limits.MaxJSONBodyBytes (413), and a
-// well-formed JSON object with nothing after it (400 "bad json"). The
+// the generated server decodes it: at most limits.MaxJSONBodyBytes (413), a
+// well-formed JSON object with nothing after it (400 "bad json"), sent as
+// application/json (415). The
 // generated decoder alone would accept `{"a":1} trailing` and `null`.
 // The CSV import gets its own, larger limit and passes unchecked, whatever
 // its Content-Type (curl's --data-binary says form-urlencoded).
@@ -82,6 +87,13 @@ func checkJSONBody(limits Limits) api.MiddlewareFunc {
 			}
 			body, ok := readJSONBody(w, r, limits.MaxJSONBodyBytes)
 			if !ok {
+				return
+			}
+			// A JSON body says so: a browser sends a text/plain or form
+			// body to another site without asking it first (no CORS
+			// preflight), but never an application/json one.
+			if len(body) > 0 && !isJSONContentType(r.Header.Get("Content-Type")) {
+				writeText(w, http.StatusUnsupportedMediaType, bodyNotJSONContentType)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -114,6 +126,13 @@ func readJSONBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byt
 		return nil, false
 	}
 	return body, true
+}
+
+// isJSONContentType reports whether a Content-Type header names
+// application/json (parameters such as charset aside).
+func isJSONContentType(header string) bool {
+	mediaType, _, err := mime.ParseMediaType(header)
+	return err == nil && mediaType == "application/json"
 }
 
 func isJSONObject(body []byte) bool {

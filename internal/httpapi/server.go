@@ -44,10 +44,16 @@ type Options struct {
 	// Metrics, when set, counts requests and streams and is served at
 	// /metrics.
 	Metrics *metrics.Metrics
-	// APIToken, when set, is the bearer token every API request and event
-	// stream must carry (401 otherwise). Empty: no authentication, for a
-	// service reachable from loopback only (the serve command enforces it).
+	// APIToken, when set, is a bearer token every API request and event
+	// stream may carry (401 without one that Credentials or this takes).
 	APIToken string
+	// Credentials, when set, take the tokens the database holds. With
+	// neither this nor APIToken the API asks for no token: the serve
+	// command allows that only with --insecure-no-auth.
+	Credentials Credentials
+	// AllowedHosts are the host names, beyond IP addresses and localhost,
+	// that requests may name in Host ("*": any).
+	AllowedHosts []string
 	// Limits bound request bodies, timeouts and event streams; zero fields
 	// take the defaults.
 	Limits Limits
@@ -57,6 +63,17 @@ type Options struct {
 	// Authorizer gets accounts their refresh tokens (worker.Authorizer);
 	// nil answers the authorizations with 500.
 	Authorizer Authorizer
+}
+
+// credentials are the tokens the API takes; nil: none is asked for.
+func (opts Options) credentials() Credentials {
+	switch {
+	case opts.APIToken == "":
+		return opts.Credentials
+	case opts.Credentials == nil:
+		return StaticToken(opts.APIToken)
+	}
+	return AnyCredentials{StaticToken(opts.APIToken), opts.Credentials}
 }
 
 // methodNotAllowed answers 405 with the Allow header that RFC 9110
@@ -100,11 +117,12 @@ func NewHandler(opts Options) http.Handler {
 	limits := opts.Limits.withDefaults()
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, securityHeaders, recoverPanics(logger), logRequests(logger), requestDeadlines(limits),
+		allowHosts(opts.AllowedHosts), refuseCrossOrigin,
 		// HEAD is answered wherever GET is (RFC 9110 §9.3.2), by the GET
 		// handler: net/http sends its headers without the body.
 		middleware.GetHead)
-	if opts.APIToken != "" {
-		r.Use(requireToken(opts.APIToken))
+	if creds := opts.credentials(); creds != nil {
+		r.Use(requireToken(creds, logger))
 	}
 	notFound := func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") }
 	r.NotFound(notFound)

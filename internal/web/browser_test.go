@@ -10,6 +10,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("TaskRun", func(t *testing.T) { t.Parallel(); testTaskRun(t, browser) })
 	t.Run("ConnectionTestLog", func(t *testing.T) { t.Parallel(); testConnectionTestLog(t, browser) })
 	t.Run("TokenPrompt", func(t *testing.T) { t.Parallel(); testTokenPrompt(t, browser) })
+	t.Run("SignInLink", func(t *testing.T) { t.Parallel(); testSignInLink(t, browser) })
 	t.Run("RetryAccount", func(t *testing.T) { t.Parallel(); testRetryAccount(t, browser) })
 	t.Run("CancelRun", func(t *testing.T) { t.Parallel(); testCancelRun(t, browser) })
 	t.Run("ProgressEvents", func(t *testing.T) { t.Parallel(); testProgressEvents(t, browser) })

@@ -11,6 +11,29 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
+// testSignInLink: the link `mailmigrate serve` prints, the console's
+// address with #token=…, signs the tab in without a prompt, and the token
+// leaves the address bar and the history at once.
+func testSignInLink(t *testing.T, browser context.Context) {
+	s := startSite(t, "mmt_0123456789abcdef0123456789abcdef")
+	s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", TlsMode: api.TLSModeSsl})
+	tb := openTab(t, browser, s)
+	tb.run(chromedp.Navigate(tb.site.front + "/#token=mmt_0123456789abcdef0123456789abcdef"))
+	tb.waitJS(`location.hash === '#/tasks' && document.querySelector('main .view:not([aria-busy])') !== null`, "the task list, signed in")
+	tb.open("#/endpoints")
+	tb.waitText("#endpoint-list", "imap.old.example")
+	if n := evaluate[int](tb, `document.querySelectorAll('dialog[open]').length`); n != 0 {
+		t.Errorf("%d dialogs open: the link should sign in without asking", n)
+	}
+	tb.run(chromedp.NavigateBack())
+	if where := evaluate[string](tb, `location.href`); strings.Contains(where, "mmt_") {
+		t.Errorf("the token is still in the address, or in the history: %s", where)
+	}
+	if n := s.tokenInURLCount(); n != 0 {
+		t.Errorf("%d requests carried the token in their URL", n)
+	}
+}
+
 // testTokenPrompt: a service that wants a token answers 401; the page asks
 // for it once, keeps it in sessionStorage, and the REST calls and the
 // event stream then carry it, the stream as its subprotocol, never in a

@@ -18,6 +18,17 @@ export function apiToken() {
   return sessionStorage.getItem(tokenKey) || '';
 }
 
+// takeTokenFromLink keeps the token of a sign-in link (the console's
+// address with #token=… after it, as `mailmigrate serve` prints it) in
+// this tab, and takes it out of the address bar and the history. A
+// fragment is never sent to a server, so no log ever holds it.
+export function takeTokenFromLink() {
+  const link = /^#token=([A-Za-z0-9._~+/=-]+)$/.exec(location.hash);
+  if (!link) return;
+  sessionStorage.setItem(tokenKey, link[1]);
+  history.replaceState(null, '', `${location.pathname}${location.search}#/tasks`);
+}
+
 let tokenPrompt = async () => null;
 
 // setTokenPrompt installs the function that asks a person for the token.

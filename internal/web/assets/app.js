@@ -3,7 +3,7 @@
 // at a time into <main>. Hash routes keep the server simple: it serves one
 // page at /.
 
-import { setTokenPrompt, setOutageBanner, serviceDown } from './api.js';
+import { setTokenPrompt, setOutageBanner, serviceDown, takeTokenFromLink } from './api.js';
 import { h, askToken } from './dom.js';
 import { endpointsPage } from './endpoints.js';
 import { tasksPage } from './tasks.js';
@@ -50,6 +50,7 @@ async function show() {
   }
 }
 
+takeTokenFromLink();
 setTokenPrompt(askToken);
 
 // The outage banner: shown while requests get no answer, gone once one

@@ -100,6 +100,8 @@ export function askToken(rejected) {
       h('h2', { text: 'API token needed' }),
       h('p', { text: rejected ? 'The service did not accept that token. Enter it again.'
         : 'This service needs an API token. It is kept in this browser tab only, until you close it.' }),
+      h('p', { class: 'hint', text: 'A service started without one made its own: the link that `mailmigrate serve` printed signs in, ' +
+        'and the token is in the file api-token of its data dir.' }),
       field('API token', input),
       h('div', { class: 'actions' },
         h('button', { type: 'button', id: 'token-cancel', text: 'Cancel', onclick: () => dialog.close() }),

@@ -1,0 +1,51 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+)
+
+// apiTokenPrefix marks the service's tokens, so that a secret scanner (or
+// a person) can tell one in a paste or a repository.
+const apiTokenPrefix = "mmt_"
+
+// APITokens are the API tokens the database holds, by their SHA-256 alone:
+// a token is seen in clear once, when it is made.
+type APITokens struct {
+	queries *dbsqlc.Queries
+}
+
+// NewAPITokens returns the tokens of the database pool is on.
+func NewAPITokens(pool *pgxpool.Pool) *APITokens {
+	return &APITokens{queries: dbsqlc.New(pool)}
+}
+
+// Create makes a new random token named name, stores its digest and
+// returns it in clear. It is made of letters, digits and `_`, so that a
+// bearer header, a WebSocket subprotocol and a URL fragment carry it as it
+// is.
+func (t *APITokens) Create(ctx context.Context, name string) (string, error) {
+	random := make([]byte, 32)
+	rand.Read(random) // never fails (crypto/rand's documented contract)
+	token := apiTokenPrefix + hex.EncodeToString(random)
+	digest := sha256.Sum256([]byte(token))
+	if _, err := t.queries.APITokenCreate(ctx, dbsqlc.APITokenCreateParams{Name: name, TokenSha256: digest[:]}); err != nil {
+		return "", fmt.Errorf("store API token: %w", err)
+	}
+	return token, nil
+}
+
+// Valid reports whether token is one of the database's, neither revoked
+// nor expired. Looking a digest up leaks nothing of the token through
+// timing.
+func (t *APITokens) Valid(ctx context.Context, token string) (bool, error) {
+	digest := sha256.Sum256([]byte(token))
+	return t.queries.APITokenValid(ctx, digest[:])
+}
