@@ -78,3 +78,33 @@ func createMasterEndpoint(t *testing.T, s *servicetest.Service, host string, por
 	}
 	return resp.JSON201.Id
 }
+
+// TestRefusedMasterLoginPointsAtTheEndpoint: when Dovecot refuses the
+// endpoint's master login, every account fails with advice that names the
+// endpoint and its master login, never the account's password, which it
+// does not have.
+func TestRefusedMasterLoginPointsAtTheEndpoint(t *testing.T) {
+	t.Parallel()
+	s := servicetest.Start(t, servicetest.Options{})
+	users := map[string]string{"ann": "ann-pw", "bob": "bob-pw"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, MasterUsers: map[string]string{"admin": "old-master-pw"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	src := createMasterEndpoint(t, s, old.Host, old.Port, api.EndpointAuthInput{Method: api.AuthMethodMaster, MasterLogin: "admin", MasterPassword: "a-wrong-pw"})
+	dst := createMasterEndpoint(t, s, neu.Host, neu.Port, api.EndpointAuthInput{Method: api.AuthMethodPassword})
+	taskID := createTask(t, s, src, dst, `{}`)
+	importAccounts(t, s, taskID, "source_login,destination_password\nann,ann-pw\nbob,bob-pw\n")
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateFailed)
+	accounts, err := s.Client.ListAccountsWithResponse(context.Background(), taskID, nil)
+	if err != nil || accounts.JSON200 == nil || len(*accounts.JSON200) != 2 {
+		t.Fatalf("accounts: %v %v", err, accounts)
+	}
+	for _, a := range *accounts.JSON200 {
+		if !strings.Contains(a.LastError, "The source endpoint's master login admin was refused for "+a.SourceLogin) ||
+			strings.Contains(a.LastError, "Edit the account") {
+			t.Errorf("%s's last error %q should point at the endpoint's master login", a.SourceLogin, a.LastError)
+		}
+	}
+}

@@ -24,6 +24,9 @@ func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
 	if advice := problemAdvice[problem]; advice != "" {
 		return advice
 	}
+	if advice := sharedCredentialAdvice(kind, blamed); advice != "" {
+		return advice
+	}
 	switch kind {
 	case FailureAuth:
 		return fmt.Sprintf("Check the %s login %s and its password (Edit the account), then retry the account; "+
@@ -43,4 +46,17 @@ func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
 			"If it keeps failing, check the endpoint (Test connection).", blamed.Side, blamed.Host, blamed.Port)
 	}
 	return ""
+}
+
+// sharedCredentialAdvice points a refused login at the endpoint when the
+// side logs in with the endpoint's master login or OAuth 2.0 application:
+// every account of the endpoint fails alike, and none has a password of
+// its own to check.
+func sharedCredentialAdvice(kind FailureKind, blamed Party) string {
+	if blamed.Shared == "" || (kind != FailureAuth && kind != FailureToken) {
+		return ""
+	}
+	return fmt.Sprintf("The %s endpoint's %s was refused for %s: check it (Edit the endpoint: its password, "+
+		"and that it may act for other users), then retry; the other accounts of the endpoint fail alike until then.",
+		blamed.Side, blamed.Shared, blamed.Login)
 }

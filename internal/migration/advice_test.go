@@ -27,6 +27,13 @@ func TestFailedRunSaysWhatToDo(t *testing.T) {
 			"What to do: Make room in ann@new's mailbox on the destination or raise its quota", true},
 		{"self-signed destination", RunEnd{Err: errors.New("destination ann@new at new:993: refused: x509"), Blamed: &parties.Destination,
 			Kind: FailureRefused, Problem: ProblemUntrustedCertificate}, `What to do: Install the issuing CA's certificate on the machine that runs mailmigrate, or tick "Accept any certificate"`, true},
+		{"refused master login", RunEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Kind: FailureAuth,
+			Blamed: &Party{Side: "source", Login: "ann", Host: "old", Port: 993, Shared: EndpointAuth{Method: AuthMaster, MasterLogin: "admin"}.SharedCredential()}},
+			"What to do: The source endpoint's master login admin was refused for ann: check it (Edit the endpoint", true},
+		{"refused application", RunEnd{Err: errors.New("destination ann@new at new:993: token refused: invalid_client"), Kind: FailureToken,
+			Blamed: &Party{Side: "destination", Login: "ann@new", Host: "new", Port: 993,
+				Shared: EndpointAuth{Method: AuthOAuth2, OAuth2: OAuth2Settings{Grant: GrantClientCredentials}}.SharedCredential()}},
+			"What to do: The destination endpoint's OAuth 2.0 application (client_credentials) was refused for ann@new", true},
 		{"network", RunEnd{Err: errors.New("source ann at old:993: connection problem: EOF"), Blamed: &parties.Source, Kind: FailureTransient, Transient: true},
 			"What to do: The source server at old:993 could not be reached or went away; the run retries by itself.", false},
 	} {

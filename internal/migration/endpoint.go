@@ -155,6 +155,20 @@ type EndpointAuth struct {
 	OAuth2            OAuth2Settings
 }
 
+// SharedCredential names what every account of the endpoint logs in
+// with, for advice that points at the endpoint: its master login, or its
+// OAuth 2.0 application's own token; "" when each account brings its own
+// password or refresh token.
+func (a EndpointAuth) SharedCredential() string {
+	switch {
+	case a.Method == AuthMaster:
+		return "master login " + a.MasterLogin
+	case a.Method == AuthOAuth2 && a.OAuth2.Grant != GrantRefreshToken:
+		return "OAuth 2.0 application (" + string(a.OAuth2.Grant) + ")"
+	}
+	return ""
+}
+
 // AccountSecret is what an account must bring to log in on a side.
 type AccountSecret string
 

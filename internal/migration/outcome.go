@@ -17,6 +17,10 @@ type Party struct {
 	Side        string // "source" or "destination"
 	Login, Host string
 	Port        int
+	// Shared names what the side logs in with that is the endpoint's,
+	// not the account's (EndpointAuth.SharedCredential): a refusal then
+	// is the endpoint's to mend. Empty for the account's own secret.
+	Shared string
 }
 
 // RunParties name an account's run in its events. An event names the
@@ -38,7 +42,7 @@ func (r RunParties) event(kind EventKind, figures *Progress) Event {
 // is spent (budget), and until when the account pauses.
 func (r RunParties) ThrottledEvent(side, words string, until time.Time, budget bool, figures Progress) Event {
 	e := r.event(EventAccountThrottled, &figures)
-	e.blame(r.party(side))
+	e.blame(r.Side(side))
 	e.Error = words
 	why := fmt.Sprintf("the %s server asks to slow down (%q)", side, words)
 	if budget {
@@ -54,7 +58,8 @@ func (r RunParties) ThrottledEvent(side, words string, until time.Time, budget b
 
 // party is the side ("source", "destination") of the run; the source
 // when side names neither.
-func (r RunParties) party(side string) Party {
+// Side is the party of side ("source" or "destination").
+func (r RunParties) Side(side string) Party {
 	if side == "destination" {
 		return r.Destination
 	}
@@ -133,7 +138,7 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 	switch {
 	case f.Error != "":
 		e.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.Source.Login, f.Source, f.Error)
-		e.blame(r.party(f.ErrorSide))
+		e.blame(r.Side(f.ErrorSide))
 	case f.Unchanged:
 		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d %s)",
 			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))

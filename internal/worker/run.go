@@ -86,7 +86,7 @@ func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, star
 	}
 	// A resumed run (a retry, a takeover) carries on from the figures of
 	// the runs before it in the pass; a new run's are zero.
-	return w.migrate(ctx, args, engineJob, creds, started.Account.Progress)
+	return w.migrate(ctx, args, engineJob, creds, started)
 }
 
 // holdLease renews the account's lease while the job works, and cancels
@@ -124,10 +124,13 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 	}
 }
 
-func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, before migration.Progress) migration.AccountRunOutcome {
+func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, started migration.StartedRun) migration.AccountRunOutcome {
+	before := started.Account.Progress
 	parties := migration.RunParties{TaskID: args.TaskID, AccountID: args.AccountID,
-		Source:      migration.Party{Side: "source", Login: creds.SourceLogin, Host: job.Source.Host, Port: job.Source.Port},
-		Destination: migration.Party{Side: "destination", Login: creds.DestinationLogin, Host: job.Destination.Host, Port: job.Destination.Port}}
+		Source: migration.Party{Side: "source", Login: creds.SourceLogin, Host: job.Source.Host, Port: job.Source.Port,
+			Shared: started.Source.Auth.SharedCredential()},
+		Destination: migration.Party{Side: "destination", Login: creds.DestinationLogin, Host: job.Destination.Host, Port: job.Destination.Port,
+			Shared: started.Destination.Auth.SharedCredential()}}
 	// The first figures are stored after a second of work, like the next
 	// ones: an account done sooner stores them once, with its outcome.
 	reporter := &progressReporter{worker: w, parties: parties, ctx: ctx, before: before, lastStored: time.Now()}
@@ -139,7 +142,8 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: transfer.KindOf(err).Retryable()}
 	var imapErr *transfer.Error
 	if errors.As(err, &imapErr) {
-		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port}
+		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port,
+			Shared: parties.Side(imapErr.Side).Shared}
 		end.Kind, end.Problem = migration.FailureKind(imapErr.Kind.Name()), migration.ServerProblem(transfer.ConfigProblem(err))
 		if transfer.TokenRefused(err) {
 			end.Kind = migration.FailureToken
