@@ -18,54 +18,25 @@ const (
 	bodyTooLarge = "request body too large"
 )
 
-// statusOf is the one table from domain errors to HTTP. Errors it does not
-// know are store failures: 500 with the error's own text, as the interface
-// specifies.
-func statusOf(err error) (int, string) {
-	var (
-		invalid   *migration.InvalidError
-		importErr *migration.ImportError
-		inUse     *migration.EndpointInUseError
-		duplicate *migration.DuplicateLoginError
-		tooLarge  *http.MaxBytesError
-	)
-	switch {
-	case errors.As(err, &tooLarge):
-		return http.StatusRequestEntityTooLarge, bodyTooLarge
-	case errors.Is(err, migration.ErrNotFound):
-		return http.StatusNotFound, "not found"
-	case errors.Is(err, migration.ErrNoSchedule), errors.Is(err, migration.ErrNoPlan):
-		return http.StatusNotFound, err.Error()
-	case errors.As(err, &invalid):
-		return http.StatusBadRequest, invalid.Error()
-	case errors.As(err, &importErr):
-		return http.StatusBadRequest, importErr.Error()
-	case isConflict(err):
-		return http.StatusConflict, err.Error()
-	case errors.As(err, &inUse):
-		return http.StatusConflict, inUse.Error()
-	case errors.As(err, &duplicate):
-		return http.StatusConflict, duplicate.Error()
-	default:
-		return http.StatusInternalServerError, err.Error()
-	}
+// statusByKind is the one table from the domain's kinds of error to
+// HTTP. An error without a kind is a store failure: 500 with the error's
+// own text, as the interface specifies.
+var statusByKind = map[migration.ErrorKind]int{
+	migration.KindInvalid:     http.StatusBadRequest,
+	migration.KindNotFound:    http.StatusNotFound,
+	migration.KindConflict:    http.StatusConflict,
+	migration.KindUnavailable: http.StatusServiceUnavailable,
+	migration.KindInternal:    http.StatusInternalServerError,
 }
 
-// conflicts are the refusals of a change that the state of a task, an
-// account or an endpoint does not allow now.
-var conflicts = []error{migration.ErrTaskRunning, migration.ErrNoAccounts, migration.ErrNoAccountSelected,
-	migration.ErrTaskNotRunning, migration.ErrNoMigrationRunning, migration.ErrAccountRunning,
-	migration.ErrAccountNotRunning, migration.ErrNoRunningAccountSelected, migration.ErrEndpointRunning, migration.ErrTestRunning,
-	migration.ErrTaskPaused, migration.ErrTaskNotPaused, migration.ErrFinalPassRunning, migration.ErrPlanBlocked,
-	migration.ErrNoMailServer}
-
-func isConflict(err error) bool {
-	for _, c := range conflicts {
-		if errors.Is(err, c) {
-			return true
-		}
+// statusOf is the status and plain-text body that answer err.
+func statusOf(err error) (int, string) {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return http.StatusRequestEntityTooLarge, bodyTooLarge
 	}
-	return false
+	kind, told := migration.KindOf(err)
+	return statusByKind[kind], told.Error()
 }
 
 // responseErrorHandler answers for errors that handlers return.

@@ -6,8 +6,55 @@ import (
 	"strings"
 )
 
+// ErrorKind classifies an error for whoever answers it, so that an answer
+// (an HTTP status, a CLI's exit) follows from the kind and no list of
+// sentinels has to be kept beside them.
+type ErrorKind int
+
+// The kinds of error. An error without a kind is a failure of the
+// service itself (a store that went away).
+const (
+	KindInternal    ErrorKind = iota
+	KindInvalid               // the request breaks a rule: mend it
+	KindNotFound              // what it names does not exist
+	KindConflict              // the state of a task, an account or an endpoint refuses it now
+	KindUnavailable           // the service cannot do it now; try again later
+)
+
+// KindOf is the kind of err: that of the first error in its chain that
+// has one, else KindInternal; and that error, whose text is what a client
+// is told (err itself without a kind).
+func KindOf(err error) (ErrorKind, error) {
+	var kinded interface {
+		error
+		Kind() ErrorKind
+	}
+	if errors.As(err, &kinded) {
+		return kinded.Kind(), kinded
+	}
+	return KindInternal, err
+}
+
+// kindError is a sentinel of a kind: its text is what a client sees.
+type kindError struct {
+	kind ErrorKind
+	text string
+}
+
+func (e *kindError) Error() string { return e.text }
+
+// Kind says what kind of error e is.
+func (e *kindError) Kind() ErrorKind { return e.kind }
+
+func conflict(text string) error { return &kindError{KindConflict, text} }
+func notFound(text string) error { return &kindError{KindNotFound, text} }
+
+// internal is an error no client is answered with: it stays within the
+// service.
+func internal(text string) error { return &kindError{KindInternal, text} }
+
 // ErrNotFound means the addressed resource does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = notFound("not found")
 
 // InvalidError reports a field that breaks a rule. Its text is the whole
 // message a client sees, e.g. "tls_mode must be ssl|starttls|plain".
@@ -17,6 +64,9 @@ type InvalidError struct {
 }
 
 func (e *InvalidError) Error() string { return e.Field + " " + e.Reason }
+
+// Kind says an invalid field is the client's to mend.
+func (e *InvalidError) Kind() ErrorKind { return KindInvalid }
 
 func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
@@ -46,6 +96,9 @@ type EndpointInUseError struct {
 	Tasks int64
 }
 
+// Kind says an endpoint in use refuses its deletion for now.
+func (e *EndpointInUseError) Kind() ErrorKind { return KindConflict }
+
 func (e *EndpointInUseError) Error() string {
 	return fmt.Sprintf("endpoint is used by %d %s", e.Tasks, plural(int(e.Tasks), "task", "tasks"))
 }
@@ -59,41 +112,41 @@ func plural(n int, one, many string) string {
 
 // ErrTaskRunning refuses a change to a task, or to its accounts, while the
 // task is running.
-var ErrTaskRunning = errors.New("task is running")
+var ErrTaskRunning = conflict("task is running")
 
 // ErrEndpointRunning refuses a change to an endpoint that a running task
 // uses: its accounts would connect to the new server part-way through.
-var ErrEndpointRunning = errors.New("endpoint is used by a running task")
+var ErrEndpointRunning = conflict("endpoint is used by a running task")
 
 // ErrTaskNotRunning refuses to cancel a task that has no run to stop.
-var ErrTaskNotRunning = errors.New("task is not running")
+var ErrTaskNotRunning = conflict("task is not running")
 
 // ErrNoMigrationRunning refuses to cancel some accounts of a task that is
 // testing or canceling: only a migration's accounts stop one by one.
-var ErrNoMigrationRunning = errors.New("task is not running a migration")
+var ErrNoMigrationRunning = conflict("task is not running a migration")
 
 // ErrTestRunning refuses a connection test while another one, begun
 // alongside a run, is under way.
-var ErrTestRunning = errors.New("a connection test is running")
+var ErrTestRunning = conflict("a connection test is running")
 
 // ErrAccountRunning refuses to change or run again an account that is
 // queued or running: its run uses what it read.
-var ErrAccountRunning = errors.New("account is running")
+var ErrAccountRunning = conflict("account is running")
 
 // ErrAccountNotRunning refuses to cancel an account that is neither
 // queued nor running.
-var ErrAccountNotRunning = errors.New("account is not running")
+var ErrAccountNotRunning = conflict("account is not running")
 
 // ErrNoRunningAccountSelected refuses a cancel of some accounts that
 // selects none queued or running.
-var ErrNoRunningAccountSelected = errors.New("no selected account is running")
+var ErrNoRunningAccountSelected = conflict("no selected account is running")
 
 // ErrNoAccounts refuses to start work on a task without accounts.
-var ErrNoAccounts = errors.New("task has no accounts")
+var ErrNoAccounts = conflict("task has no accounts")
 
 // ErrNoAccountSelected refuses to start work on no account: the task has
 // some, but the filter given selects none.
-var ErrNoAccountSelected = errors.New("no account of the task matches")
+var ErrNoAccountSelected = conflict("no account of the task matches")
 
 // DuplicateLoginError refuses a source login that the task already has.
 // Logins lists them; it is empty when a concurrent insert won the race and
@@ -101,6 +154,9 @@ var ErrNoAccountSelected = errors.New("no account of the task matches")
 type DuplicateLoginError struct {
 	Logins []string
 }
+
+// Kind says a login taken refuses another account of it.
+func (e *DuplicateLoginError) Kind() ErrorKind { return KindConflict }
 
 func (e *DuplicateLoginError) Error() string {
 	if len(e.Logins) == 0 {
@@ -123,6 +179,9 @@ type ImportError struct {
 // maxListedLines caps the rows an ImportError spells out; the rest are counted.
 const maxListedLines = 100
 
+// Kind says a file with bad rows is the client's to mend.
+func (e *ImportError) Kind() ErrorKind { return KindInvalid }
+
 func (e *ImportError) Error() string {
 	var b strings.Builder
 	for i, l := range e.Lines {
@@ -138,4 +197,4 @@ func (e *ImportError) Error() string {
 
 // ErrLeaseLost tells a job that the account it was migrating is no longer
 // its own: its lease expired and a newer job holds the account.
-var ErrLeaseLost = errors.New("the account's run passed to another job")
+var ErrLeaseLost = internal("the account's run passed to another job")

@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -19,7 +18,7 @@ const MaxMailRecipients = 20
 
 // ErrNoMailServer refuses recipients while the service has no SMTP
 // server to send through.
-var ErrNoMailServer = errors.New("no SMTP server is configured: start the service with MAILMIGRATE_SMTP_URL (see docs/operations.md)")
+var ErrNoMailServer = conflict("no SMTP server is configured: start the service with MAILMIGRATE_SMTP_URL (see docs/operations.md)")
 
 // MailSettings are who a task mails, and whether the service can.
 type MailSettings struct {

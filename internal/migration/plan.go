@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -72,7 +71,7 @@ func (p AccountPlan) Blocking() bool {
 
 // ErrPlanBlocked refuses a run of a task that refuses blocked accounts
 // when every account selected is blocked.
-var ErrPlanBlocked = errors.New("every selected account's plan has a blocking problem (quota, collision); see the task's plan")
+var ErrPlanBlocked = conflict("every selected account's plan has a blocking problem (quota, collision); see the task's plan")
 
 // RefusedWords tell, after a run.started event's words, how many accounts
 // the run left out for their plan.
@@ -234,7 +233,7 @@ type PlanStore interface {
 }
 
 // ErrNoPlan is an account's plan asked for before its first.
-var ErrNoPlan = errors.New("the account has no plan yet: plan it with POST /tasks/{id}/plan")
+var ErrNoPlan = notFound("the account has no plan yet: plan it with POST /tasks/{id}/plan")
 
 // PlanTask starts a plan of the task's accounts that filter selects (the
 // zero filter: all) and returns how many. A plan reads both servers and

@@ -58,16 +58,16 @@ func ScheduleEvery(minutes int) time.Duration {
 
 // ErrNoSchedule answers a read or removal of a task's schedule when the
 // task has none.
-var ErrNoSchedule = errors.New("task has no schedule")
+var ErrNoSchedule = notFound("task has no schedule")
 
 // ErrTaskPaused refuses a pass of a paused task until it is resumed.
-var ErrTaskPaused = errors.New("task is paused")
+var ErrTaskPaused = conflict("task is paused")
 
 // ErrFinalPassRunning refuses "final pass now" while the final pass runs.
-var ErrFinalPassRunning = errors.New("the final pass is running")
+var ErrFinalPassRunning = conflict("the final pass is running")
 
 // ErrTaskNotPaused refuses to resume a task that is not paused.
-var ErrTaskNotPaused = errors.New("task is not paused")
+var ErrTaskNotPaused = conflict("task is not paused")
 
 // Normalize checks a schedule a client gave at now, sorts its clock
 // times, fills in the zone (zone, the server's, unless named), and sets
