@@ -27,6 +27,17 @@ func (q *Queries) ScheduleEnd(ctx context.Context, taskID int64) (int64, error) 
 	return result.RowsAffected(), nil
 }
 
+const scheduleFinalDisarm = `-- name: ScheduleFinalDisarm :exec
+UPDATE task_schedules SET final_at = NULL, updated_at = now() WHERE task_id = $1 AND final_pass = 0
+`
+
+// A final pass that came due and was refused is no longer due: it does
+// not start later by itself, when the task has changed.
+func (q *Queries) ScheduleFinalDisarm(ctx context.Context, taskID int64) error {
+	_, err := q.db.Exec(ctx, scheduleFinalDisarm, taskID)
+	return err
+}
+
 const scheduleFinalNow = `-- name: ScheduleFinalNow :exec
 INSERT INTO task_schedules (task_id, time_zone, final_at)
 VALUES ($1, $2, $3)
@@ -218,6 +229,32 @@ func (q *Queries) SchedulesDueExist(ctx context.Context, arg SchedulesDueExistPa
 	var due bool
 	err := row.Scan(&due)
 	return due, err
+}
+
+const taskFinalFacts = `-- name: TaskFinalFacts :one
+SELECT
+    (SELECT count(*) FROM accounts a WHERE a.task_id = $1)::bigint AS accounts,
+    (SELECT count(DISTINCT p.account_id) FROM account_passes p
+     WHERE p.task_id = $1 AND p.state = ANY($2::text[]))::bigint AS completed
+`
+
+type TaskFinalFactsParams struct {
+	TaskID          int64
+	CompletedStates []string
+}
+
+type TaskFinalFactsRow struct {
+	Accounts  int64
+	Completed int64
+}
+
+// What decides whether a final pass would verify anything: the task's
+// accounts, and how many of them completed a pass before.
+func (q *Queries) TaskFinalFacts(ctx context.Context, arg TaskFinalFactsParams) (TaskFinalFactsRow, error) {
+	row := q.db.QueryRow(ctx, taskFinalFacts, arg.TaskID, arg.CompletedStates)
+	var i TaskFinalFactsRow
+	err := row.Scan(&i.Accounts, &i.Completed)
+	return i, err
 }
 
 const taskPause = `-- name: TaskPause :execrows

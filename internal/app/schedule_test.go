@@ -273,3 +273,73 @@ func TestFinalPassNowWaitsForTheRunningPass(t *testing.T) {
 		t.Errorf("the schedule removed: %v %v", err, resp)
 	}
 }
+
+// TestFinalPassCannotVerifyNothing: "final pass now" on a task without
+// accounts, or before any of its accounts completed a pass, is refused in
+// words; a scheduled final pass that comes due on such a task is given up
+// with an entry in the log, and an account imported later does not start
+// it. After a pass, the final pass runs and verifies.
+func TestFinalPassCannotVerifyNothing(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	s := servicetest.Start(t, servicetest.Options{Clock: clock.Now, SchedulePoll: 20 * time.Millisecond})
+	ctx := context.Background()
+	users := map[string]string{"ann": "pw"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	old.Load(t, "ann", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 5}))
+	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+
+	finalNow := func(wantStatus int, wantBody string) {
+		t.Helper()
+		resp, err := s.Client.StartFinalPassWithResponse(ctx, taskID)
+		if err != nil || resp.StatusCode() != wantStatus || !strings.HasPrefix(string(resp.Body), wantBody) {
+			t.Errorf("final pass now: %v %d %q, want %d %q", err, resp.StatusCode(), resp.Body, wantStatus, wantBody)
+		}
+	}
+	finalNow(http.StatusConflict, "the task has no accounts: a final pass would verify nothing")
+
+	finalAt := clock.Now().Add(time.Hour)
+	if resp, err := s.Client.SetTaskScheduleWithResponse(ctx, taskID, api.ScheduleInput{FinalAt: &finalAt}); err != nil || resp.JSON200 == nil {
+		t.Fatalf("schedule the final pass: %v %v", err, resp)
+	}
+	clock.Add(2 * time.Hour)
+	testsupport.Eventually(t, 10*time.Second, func() error {
+		resp, err := s.Client.GetTaskScheduleWithResponse(ctx, taskID)
+		if err != nil || resp.JSON200 == nil || resp.JSON200.FinalAt != nil {
+			return fmt.Errorf("the schedule after the final pass came due on no accounts: %v %+v", err, resp.JSON200)
+		}
+		return nil
+	})
+	if !hasEventSaying(taskEvents(t, s, taskID), "the final pass was not started: the task has no accounts") {
+		t.Error("the log does not say why the final pass was given up")
+	}
+	importAccounts(t, s, taskID, "ann,pw\n")
+	time.Sleep(300 * time.Millisecond) // ten looks of the schedule
+	if passes := taskPasses(t, s, taskID); len(passes) != 0 {
+		t.Errorf("passes after an account was imported: %+v, want none: the final pass was given up", passes)
+	}
+	finalNow(http.StatusConflict, "no account of the task has completed a pass yet: run a pass first")
+
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
+	finalNow(http.StatusAccepted, "")
+	passes := waitPasses(t, s, taskID, 2)
+	if passes[1].StartedBy != api.TaskRunStartedByFinal {
+		t.Errorf("pass 2 started by %s, want the final pass", passes[1].StartedBy)
+	}
+	if l := lifecycle(t, s, taskID); l.Stage != api.StageVerified {
+		t.Errorf("after the final pass: %s %q, want verified", l.Stage, l.Words)
+	}
+}
+
+func hasEventSaying(events []api.Event, words string) bool {
+	for _, e := range events {
+		if strings.Contains(e.Message, words) {
+			return true
+		}
+	}
+	return false
+}

@@ -164,6 +164,37 @@ func (s *Service) Lifecycle(ctx context.Context, taskID int64) (Lifecycle, error
 	return LifecycleOf(passes, schedule, pausedAt, s.zone()), nil
 }
 
+// ErrFinalWithoutAccounts refuses a final pass of a task without
+// accounts: it would verify nothing, and an account imported later would
+// start it at once, with no delta pass before it.
+var ErrFinalWithoutAccounts = conflict("the task has no accounts: a final pass would verify nothing")
+
+// ErrFinalBeforeAPass refuses a final pass before any account completed
+// a pass: the final pass copies what the last delta pass missed and
+// verifies it, which needs a delta pass to have been.
+var ErrFinalBeforeAPass = conflict("no account of the task has completed a pass yet: run a pass first; " +
+	"the final pass copies what the last one missed and verifies every folder")
+
+// CompletedPassStates are the states in which an account's pass counts
+// as completed for FinalPassRefusal: its mail was copied, all or with
+// some messages refused.
+var CompletedPassStates = []AccountState{AccountCompleted, AccountCompletedWithErrors}
+
+// FinalPassRefusal says why a final pass may not be asked for, or begin,
+// on a task of accounts accounts, of which completed completed a pass
+// before; nil when it may. While a pass is under way (passUnderWay) the
+// final pass may be asked for: it begins after that pass, which may
+// complete accounts, and is checked again then.
+func FinalPassRefusal(accounts, completed int64, passUnderWay bool) error {
+	switch {
+	case accounts == 0:
+		return ErrFinalWithoutAccounts
+	case completed == 0 && !passUnderWay:
+		return ErrFinalBeforeAPass
+	}
+	return nil
+}
+
 // FinalEndEvent is the event that tells how the final pass ended:
 // final.verified when every account completed, final.unverified else.
 func FinalEndEvent(taskID int64, pass int, state TaskState, accounts AccountCounts) Event {

@@ -37,3 +37,30 @@ func TestRunEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalPassRefusal: a final pass that would verify nothing is refused
+// in words: without accounts, or before any account completed a pass,
+// unless a pass is under way (the final one then waits for it and is
+// checked again when it would begin).
+func TestFinalPassRefusal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		accounts, completed int64
+		underWay            bool
+		want                error
+	}{
+		{0, 0, false, ErrFinalWithoutAccounts},
+		{0, 0, true, ErrFinalWithoutAccounts},
+		{3, 0, false, ErrFinalBeforeAPass},
+		{3, 0, true, nil},
+		{3, 1, false, nil},
+		{3, 3, true, nil},
+	} {
+		if got := FinalPassRefusal(tc.accounts, tc.completed, tc.underWay); got != tc.want {
+			t.Errorf("FinalPassRefusal(%d accounts, %d completed, under way %v) = %v, want %v", tc.accounts, tc.completed, tc.underWay, got, tc.want)
+		}
+	}
+	if kind, _ := KindOf(ErrFinalBeforeAPass); kind != KindConflict {
+		t.Errorf("a refused final pass is of kind %v, want a conflict (409)", kind)
+	}
+}

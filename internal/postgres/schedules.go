@@ -115,6 +115,11 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	if step == migration.StepFinal {
 		by = migration.StartedAsFinal
 	}
+	if step == migration.StepFinal {
+		if refusal := finalPassRefusal(ctx, q, taskID, false); refusal != nil {
+			return false, skipFinal(ctx, q, taskID, refusal)
+		}
+	}
 	var pass int32
 	savepoint, err := tx.Begin(ctx)
 	if err != nil {
@@ -138,6 +143,9 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	if err != nil {
 		return false, err
 	}
+	if skipped && step == migration.StepFinal {
+		return false, skipFinal(ctx, q, taskID, why)
+	}
 	move := dbsqlc.ScheduleMovedParams{TaskID: taskID, FinalPass: int32(sch.FinalPass)}
 	if step == migration.StepFinal {
 		move.FinalPass = pass // no delta pass after the final one
@@ -149,9 +157,20 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	}
 	if skipped {
 		return false, appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID,
-			Message: fmt.Sprintf("the %s was not started: %v", map[bool]string{true: "final pass", false: "scheduled pass"}[step == migration.StepFinal], why)})
+			Message: fmt.Sprintf("the scheduled pass was not started: %v", why)})
 	}
 	return true, nil
+}
+
+// skipFinal gives up a final pass that came due and may not begin: it is
+// no longer due, so that it does not start by itself later, once the task
+// has changed, and the task's log says why.
+func skipFinal(ctx context.Context, q *dbsqlc.Queries, taskID int64, why error) error {
+	if err := q.ScheduleFinalDisarm(ctx, taskID); err != nil {
+		return err
+	}
+	return appendEvent(ctx, q, migration.Event{Kind: migration.EventError, TaskID: taskID,
+		Message: fmt.Sprintf("the final pass was not started: %v; set its time again (or Final pass now) when the task is ready", why)})
 }
 
 // TaskFinalPass makes the task's final pass due at now.
@@ -171,8 +190,23 @@ func (s *Store) TaskFinalPass(ctx context.Context, taskID int64, now time.Time, 
 		if open != 0 && open == final {
 			return migration.ErrFinalPassRunning
 		}
+		if err := finalPassRefusal(ctx, q, taskID, open != 0); err != nil {
+			return err
+		}
 		return q.ScheduleFinalNow(ctx, dbsqlc.ScheduleFinalNowParams{TaskID: taskID, TimeZone: zone.String(), Now: timestamp(&now)})
 	}))
+}
+
+// finalPassRefusal is the domain's word on whether the task's final pass
+// may be asked for or begin (migration.FinalPassRefusal), from its
+// accounts.
+func finalPassRefusal(ctx context.Context, q *dbsqlc.Queries, taskID int64, passUnderWay bool) error {
+	facts, err := q.TaskFinalFacts(ctx, dbsqlc.TaskFinalFactsParams{TaskID: taskID,
+		CompletedStates: texts(migration.CompletedPassStates)})
+	if err != nil {
+		return err
+	}
+	return migration.FinalPassRefusal(facts.Accounts, facts.Completed, passUnderWay)
 }
 
 // TaskPausedAt says since when a task is paused; nil when it is not.

@@ -72,3 +72,16 @@ UPDATE tasks SET paused_at = NULL, updated_at = now() WHERE id = @id AND paused_
 -- name: TaskPausedAt :one
 -- Whether a task is paused (NULL when not); no row for a missing task.
 SELECT paused_at FROM tasks WHERE id = @id;
+
+-- name: TaskFinalFacts :one
+-- What decides whether a final pass would verify anything: the task's
+-- accounts, and how many of them completed a pass before.
+SELECT
+    (SELECT count(*) FROM accounts a WHERE a.task_id = @task_id)::bigint AS accounts,
+    (SELECT count(DISTINCT p.account_id) FROM account_passes p
+     WHERE p.task_id = @task_id AND p.state = ANY(@completed_states::text[]))::bigint AS completed;
+
+-- name: ScheduleFinalDisarm :exec
+-- A final pass that came due and was refused is no longer due: it does
+-- not start later by itself, when the task has changed.
+UPDATE task_schedules SET final_at = NULL, updated_at = now() WHERE task_id = @task_id AND final_pass = 0;
