@@ -152,3 +152,22 @@ func TestTTYDisplayRedrawsInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestTestCountsLeaveOutUntestedAccounts: an account whose logins were
+// not tested (a test of a selection, or one canceled) is not counted as
+// working.
+func TestTestCountsLeaveOutUntestedAccounts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		working, refused, accounts int
+		want                       string
+	}{
+		{2, 0, 2, "logins of 2 of 2 accounts work on both sides"},
+		{94, 5, 2000, "logins of 94 of 2000 accounts work on both sides, 5 refused, 1901 not tested"},
+		{0, 0, 3, "logins of 0 of 3 accounts work on both sides, 3 not tested"},
+	} {
+		if got := testCounts(tc.working, tc.refused, tc.accounts); got != tc.want {
+			t.Errorf("testCounts(%d, %d, %d) = %q, want %q", tc.working, tc.refused, tc.accounts, got, tc.want)
+		}
+	}
+}

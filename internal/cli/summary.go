@@ -73,21 +73,38 @@ func tookText(t api.Task) string {
 
 func (f *follower) testSummary(task api.Task, accounts []api.Account) error {
 	var refused []api.Account
+	working := 0
 	for _, a := range accounts {
-		if testFailed(a.SourceTest) || testFailed(a.DestinationTest) {
+		switch {
+		case testFailed(a.SourceTest) || testFailed(a.DestinationTest):
 			refused = append(refused, a)
+		case a.SourceTest != nil && a.DestinationTest != nil:
+			working++
 		}
 	}
 	if f.s.output == "table" {
 		if err := printTests(f.s, refused); err != nil {
 			return err
 		}
-		fmt.Fprintf(f.s.sys.Stdout, "task %d: logins of %d of %d accounts work on both sides\n", task.Id, len(accounts)-len(refused), len(accounts))
+		fmt.Fprintf(f.s.sys.Stdout, "task %d: %s\n", task.Id, testCounts(working, len(refused), len(accounts)))
 	}
 	if len(refused) == 0 {
 		return nil
 	}
 	return &unfinishedError{reason: fmt.Sprintf("task %d: the login test failed for %d of %d accounts", task.Id, len(refused), len(accounts))}
+}
+
+// testCounts says how a task's logins stand: an account counts as working
+// only once both its sides were tested and logged in.
+func testCounts(working, refused, accounts int) string {
+	words := fmt.Sprintf("logins of %d of %d accounts work on both sides", working, accounts)
+	if refused > 0 {
+		words += fmt.Sprintf(", %d refused", refused)
+	}
+	if untested := accounts - working - refused; untested > 0 {
+		words += fmt.Sprintf(", %d not tested", untested)
+	}
+	return words
 }
 
 func testFailed(t *api.TestResult) bool { return t != nil && !t.Ok }
