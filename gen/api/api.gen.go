@@ -1322,7 +1322,7 @@ type OversizeMessage struct {
 
 // PauseInput defines model for PauseInput.
 type PauseInput struct {
-	// Stop Cancel the pass under way instead of letting it end.
+	// Stop Hold the pass under way instead of letting it end: its running accounts stop between messages and wait queued, none starts, and on resume they go on where they were (none is canceled or failed).
 	Stop bool `json:"stop,omitempty"`
 }
 
@@ -2412,10 +2412,13 @@ type ClientInterface interface {
 	//
 	// Neither a schedule nor a person starts a pass of a paused task (409
 	// `task is paused`), nor adds accounts to the pass under way. The
-	// pass under way goes on to its end; with `stop`, it is canceled
-	// instead: accounts not started end at once, running ones stop
-	// cleanly between messages, and the next pass resumes them.
-	// Connection tests still run. Event `task.paused`.
+	// pass under way goes on to its end; with `stop`, it is held
+	// instead: its running accounts stop cleanly between messages and
+	// wait queued with what they copied, none starts, and on resume the
+	// same pass goes on where each account was. Nothing is canceled or
+	// failed, so no `account.failed` or `run.canceled` is sent; cancel
+	// the task to end the pass instead. Connection tests still run.
+	// Event `task.paused`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2426,10 +2429,13 @@ type ClientInterface interface {
 	//
 	// Neither a schedule nor a person starts a pass of a paused task (409
 	// `task is paused`), nor adds accounts to the pass under way. The
-	// pass under way goes on to its end; with `stop`, it is canceled
-	// instead: accounts not started end at once, running ones stop
-	// cleanly between messages, and the next pass resumes them.
-	// Connection tests still run. Event `task.paused`.
+	// pass under way goes on to its end; with `stop`, it is held
+	// instead: its running accounts stop cleanly between messages and
+	// wait queued with what they copied, none starts, and on resume the
+	// same pass goes on where each account was. Nothing is canceled or
+	// failed, so no `account.failed` or `run.canceled` is sent; cancel
+	// the task to end the pass instead. Connection tests still run.
+	// Event `task.paused`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2496,9 +2502,9 @@ type ClientInterface interface {
 
 	// ResumeTask Let a paused task's passes start again.
 	//
-	// A scheduled pass (or the final pass) that came due while the task
-	// was paused starts at once. 409 `task is not paused`. Event
-	// `task.resumed`.
+	// A held pass goes on; a scheduled pass (or the final pass) that came
+	// due while the task was paused starts at once. 409 `task is not
+	// paused`. Event `task.resumed`.
 	//
 	// Corresponds with POST /tasks/{id}/resume (the `ResumeTask` operationId).
 	ResumeTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3653,10 +3659,13 @@ func (c *Client) ListMailDeliveries(ctx context.Context, id TaskID, reqEditors .
 //
 // Neither a schedule nor a person starts a pass of a paused task (409
 // `task is paused`), nor adds accounts to the pass under way. The
-// pass under way goes on to its end; with `stop`, it is canceled
-// instead: accounts not started end at once, running ones stop
-// cleanly between messages, and the next pass resumes them.
-// Connection tests still run. Event `task.paused`.
+// pass under way goes on to its end; with `stop`, it is held
+// instead: its running accounts stop cleanly between messages and
+// wait queued with what they copied, none starts, and on resume the
+// same pass goes on where each account was. Nothing is canceled or
+// failed, so no `account.failed` or `run.canceled` is sent; cancel
+// the task to end the pass instead. Connection tests still run.
+// Event `task.paused`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3677,10 +3686,13 @@ func (c *Client) PauseTaskWithBody(ctx context.Context, id TaskID, contentType s
 //
 // Neither a schedule nor a person starts a pass of a paused task (409
 // `task is paused`), nor adds accounts to the pass under way. The
-// pass under way goes on to its end; with `stop`, it is canceled
-// instead: accounts not started end at once, running ones stop
-// cleanly between messages, and the next pass resumes them.
-// Connection tests still run. Event `task.paused`.
+// pass under way goes on to its end; with `stop`, it is held
+// instead: its running accounts stop cleanly between messages and
+// wait queued with what they copied, none starts, and on resume the
+// same pass goes on where each account was. Nothing is canceled or
+// failed, so no `account.failed` or `run.canceled` is sent; cancel
+// the task to end the pass instead. Connection tests still run.
+// Event `task.paused`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3797,9 +3809,9 @@ func (c *Client) GetTaskReport(ctx context.Context, id TaskID, reqEditors ...Req
 
 // ResumeTask Let a paused task's passes start again.
 //
-// A scheduled pass (or the final pass) that came due while the task
-// was paused starts at once. 409 `task is not paused`. Event
-// `task.resumed`.
+// A held pass goes on; a scheduled pass (or the final pass) that came
+// due while the task was paused starts at once. 409 `task is not
+// paused`. Event `task.resumed`.
 //
 // Corresponds with POST /tasks/{id}/resume (the `ResumeTask` operationId).
 func (c *Client) ResumeTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6913,10 +6925,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Neither a schedule nor a person starts a pass of a paused task (409
 	// `task is paused`), nor adds accounts to the pass under way. The
-	// pass under way goes on to its end; with `stop`, it is canceled
-	// instead: accounts not started end at once, running ones stop
-	// cleanly between messages, and the next pass resumes them.
-	// Connection tests still run. Event `task.paused`.
+	// pass under way goes on to its end; with `stop`, it is held
+	// instead: its running accounts stop cleanly between messages and
+	// wait queued with what they copied, none starts, and on resume the
+	// same pass goes on where each account was. Nothing is canceled or
+	// failed, so no `account.failed` or `run.canceled` is sent; cancel
+	// the task to end the pass instead. Connection tests still run.
+	// Event `task.paused`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6927,10 +6942,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Neither a schedule nor a person starts a pass of a paused task (409
 	// `task is paused`), nor adds accounts to the pass under way. The
-	// pass under way goes on to its end; with `stop`, it is canceled
-	// instead: accounts not started end at once, running ones stop
-	// cleanly between messages, and the next pass resumes them.
-	// Connection tests still run. Event `task.paused`.
+	// pass under way goes on to its end; with `stop`, it is held
+	// instead: its running accounts stop cleanly between messages and
+	// wait queued with what they copied, none starts, and on resume the
+	// same pass goes on where each account was. Nothing is canceled or
+	// failed, so no `account.failed` or `run.canceled` is sent; cancel
+	// the task to end the pass instead. Connection tests still run.
+	// Event `task.paused`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7001,9 +7019,9 @@ type ClientWithResponsesInterface interface {
 
 	// ResumeTaskWithResponse Let a paused task's passes start again.
 	//
-	// A scheduled pass (or the final pass) that came due while the task
-	// was paused starts at once. 409 `task is not paused`. Event
-	// `task.resumed`.
+	// A held pass goes on; a scheduled pass (or the final pass) that came
+	// due while the task was paused starts at once. 409 `task is not
+	// paused`. Event `task.resumed`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9988,10 +10006,13 @@ func (c *ClientWithResponses) ListMailDeliveriesWithResponse(ctx context.Context
 //
 // Neither a schedule nor a person starts a pass of a paused task (409
 // `task is paused`), nor adds accounts to the pass under way. The
-// pass under way goes on to its end; with `stop`, it is canceled
-// instead: accounts not started end at once, running ones stop
-// cleanly between messages, and the next pass resumes them.
-// Connection tests still run. Event `task.paused`.
+// pass under way goes on to its end; with `stop`, it is held
+// instead: its running accounts stop cleanly between messages and
+// wait queued with what they copied, none starts, and on resume the
+// same pass goes on where each account was. Nothing is canceled or
+// failed, so no `account.failed` or `run.canceled` is sent; cancel
+// the task to end the pass instead. Connection tests still run.
+// Event `task.paused`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10008,10 +10029,13 @@ func (c *ClientWithResponses) PauseTaskWithBodyWithResponse(ctx context.Context,
 //
 // Neither a schedule nor a person starts a pass of a paused task (409
 // `task is paused`), nor adds accounts to the pass under way. The
-// pass under way goes on to its end; with `stop`, it is canceled
-// instead: accounts not started end at once, running ones stop
-// cleanly between messages, and the next pass resumes them.
-// Connection tests still run. Event `task.paused`.
+// pass under way goes on to its end; with `stop`, it is held
+// instead: its running accounts stop cleanly between messages and
+// wait queued with what they copied, none starts, and on resume the
+// same pass goes on where each account was. Nothing is canceled or
+// failed, so no `account.failed` or `run.canceled` is sent; cancel
+// the task to end the pass instead. Connection tests still run.
+// Event `task.paused`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10112,9 +10136,9 @@ func (c *ClientWithResponses) GetTaskReportWithResponse(ctx context.Context, id 
 
 // ResumeTaskWithResponse Let a paused task's passes start again.
 //
-// A scheduled pass (or the final pass) that came due while the task
-// was paused starts at once. 409 `task is not paused`. Event
-// `task.resumed`.
+// A held pass goes on; a scheduled pass (or the final pass) that came
+// due while the task was paused starts at once. 409 `task is not
+// paused`. Event `task.resumed`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -262,6 +262,7 @@ type Task struct {
 	WebhookSecret         []byte
 	PausedAt              pgtype.Timestamptz
 	MailTo                []string
+	Held                  bool
 }
 
 type TaskRun struct {

@@ -11,6 +11,27 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const accountRunHeld = `-- name: AccountRunHeld :one
+SELECT (t.held AND NOT a.run_cancel AND t.state <> $1::text)::bool AS held
+FROM accounts a JOIN tasks t ON t.id = a.task_id
+WHERE a.task_id = $2 AND a.id = $3
+`
+
+type AccountRunHeldParams struct {
+	Canceling string
+	TaskID    int64
+	ID        int64
+}
+
+// Whether the stop of an account's run came from its task's hold, not
+// from a cancel of the task or of the account.
+func (q *Queries) AccountRunHeld(ctx context.Context, arg AccountRunHeldParams) (bool, error) {
+	row := q.db.QueryRow(ctx, accountRunHeld, arg.Canceling, arg.TaskID, arg.ID)
+	var held bool
+	err := row.Scan(&held)
+	return held, err
+}
+
 const scheduleEnd = `-- name: ScheduleEnd :execrows
 UPDATE task_schedules
 SET every_minutes = 0, at_times = '{}', until_at = NULL, next_at = NULL, updated_at = now()
@@ -257,6 +278,26 @@ func (q *Queries) TaskFinalFacts(ctx context.Context, arg TaskFinalFactsParams) 
 	return i, err
 }
 
+const taskHold = `-- name: TaskHold :execrows
+UPDATE tasks SET held = true, updated_at = now()
+WHERE id = $1 AND paused_at IS NOT NULL AND state = ANY($2::text[])
+`
+
+type TaskHoldParams struct {
+	ID              int64
+	MigratingStates []string
+}
+
+// A paused task's pass under way is held: its running accounts are told
+// to stop (AccountRunRenew) and wait queued; none is admitted.
+func (q *Queries) TaskHold(ctx context.Context, arg TaskHoldParams) (int64, error) {
+	result, err := q.db.Exec(ctx, taskHold, arg.ID, arg.MigratingStates)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const taskPause = `-- name: TaskPause :execrows
 UPDATE tasks SET paused_at = now(), updated_at = now() WHERE id = $1 AND paused_at IS NULL
 `
@@ -282,7 +323,7 @@ func (q *Queries) TaskPausedAt(ctx context.Context, id int64) (pgtype.Timestampt
 }
 
 const taskResume = `-- name: TaskResume :execrows
-UPDATE tasks SET paused_at = NULL, updated_at = now() WHERE id = $1 AND paused_at IS NOT NULL
+UPDATE tasks SET paused_at = NULL, held = false, updated_at = now() WHERE id = $1 AND paused_at IS NOT NULL
 `
 
 func (q *Queries) TaskResume(ctx context.Context, id int64) (int64, error) {

@@ -165,7 +165,7 @@ func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRun
 }
 
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -193,6 +193,7 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.WebhookSecret,
 		&i.PausedAt,
 		&i.MailTo,
+		&i.Held,
 	)
 	return i, err
 }
@@ -259,7 +260,7 @@ func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -293,6 +294,7 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.WebhookSecret,
 			&i.PausedAt,
 			&i.MailTo,
+			&i.Held,
 		); err != nil {
 			return nil, err
 		}

@@ -148,7 +148,7 @@ func tasksFinal(ctx context.Context, s *session, args []string) error {
 
 // tasksPause freezes a task: no pass starts until it is resumed.
 func tasksPause(ctx context.Context, s *session, args []string) error {
-	stop := s.flags.Bool("stop", false, "cancel the pass under way instead of letting it end")
+	stop := s.flags.Bool("stop", false, "hold the pass under way: its running accounts stop between messages and go on where they were on resume")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err

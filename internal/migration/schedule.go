@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -273,9 +272,9 @@ type ScheduleStore interface {
 	// TaskFinalPass makes the task's final pass due at now; it starts at
 	// the next SchedulesStart, after the pass under way if one is.
 	TaskFinalPass(ctx context.Context, taskID int64, now time.Time, zone *time.Location) error
-	// TaskPause stops new passes of the task: ErrTaskPaused if it is
-	// paused already.
-	TaskPause(ctx context.Context, taskID int64) error
+	// TaskPause stops new passes of the task, and with hold holds the
+	// pass under way: ErrTaskPaused if it is paused already.
+	TaskPause(ctx context.Context, taskID int64, hold bool) error
 	// TaskResume lets passes start again: ErrTaskNotPaused if it was not.
 	TaskResume(ctx context.Context, taskID int64) error
 	// TaskPausedAt says since when a task is paused: nil when it is not,
@@ -311,25 +310,13 @@ func (s *Service) FinalPassNow(ctx context.Context, taskID int64) error {
 }
 
 // PauseTask freezes a task: no pass starts, by hand or by schedule, until
-// it is resumed. With stop, the pass under way is canceled (its running
-// accounts stop cleanly, and the next pass resumes them); without, it
-// goes on to its end.
+// it is resumed. With stop, the pass under way is held: its running
+// accounts stop cleanly between messages and wait, none starts, and on
+// resume they go on where they were (nothing is canceled, nothing failed);
+// without, it goes on to its end. A connection test is no pass: it goes
+// on either way.
 func (s *Service) PauseTask(ctx context.Context, taskID int64, stop bool) error {
-	if err := s.store.TaskPause(ctx, taskID); err != nil {
-		return err
-	}
-	if !stop {
-		return nil
-	}
-	state, err := s.store.TaskState(ctx, taskID)
-	if err != nil || !state.Migrating() {
-		return err // a connection test is no pass: it goes on
-	}
-	_, err = s.store.TaskCancel(ctx, taskID)
-	if errors.Is(err, ErrTaskNotRunning) {
-		return nil // the pass ended meanwhile
-	}
-	return err
+	return s.store.TaskPause(ctx, taskID, stop)
 }
 
 // ResumeTask lets a paused task's passes start again: a scheduled pass

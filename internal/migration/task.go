@@ -29,6 +29,9 @@ var TaskStates = []TaskState{TaskIdle, TaskQueued, TaskRunning, TaskTesting, Tas
 // holds: the task cannot be changed or deleted, nor its accounts deleted.
 var RunningTaskStates = []TaskState{TaskQueued, TaskRunning, TaskTesting, TaskCanceling}
 
+// MigratingTaskStates are the states in which a task runs a migration.
+var MigratingTaskStates = []TaskState{TaskQueued, TaskRunning}
+
 // Migrating reports whether a task runs a migration (not a connection
 // test, not a cancel): accounts can join it, or leave it one by one.
 func (s TaskState) Migrating() bool { return s == TaskQueued || s == TaskRunning }

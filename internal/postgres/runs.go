@@ -67,8 +67,9 @@ func jobHolds(job migration.AccountRunJob, a dbsqlc.AccountRunLockRow) bool {
 }
 
 // AccountRunRenew renews the lease of a job's running account and says
-// whether the job is to stop: its task is being canceled, or the account
-// alone; migration.ErrLeaseLost when the job no longer holds the account.
+// whether the job is to stop: its task is being canceled or held, or the
+// account alone; migration.ErrLeaseLost when the job no longer holds the
+// account.
 func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (bool, error) {
 	lease, err := s.queries.AccountRunRenew(ctx, dbsqlc.AccountRunRenewParams{
 		TaskID: job.TaskID, ID: job.AccountID, RunGeneration: job.Generation,
@@ -76,7 +77,7 @@ func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob
 	if err == pgx.ErrNoRows {
 		return false, migration.ErrLeaseLost
 	}
-	return lease.State == string(migration.TaskCanceling) || lease.RunCancel, interpretError(err)
+	return lease.State == string(migration.TaskCanceling) || lease.RunCancel || lease.Held, interpretError(err)
 }
 
 // RequeueExpiredRuns finds running accounts whose lease expired (their
@@ -448,8 +449,28 @@ func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outco
 	return true, s.admit(ctx, tx, q)
 }
 
+// holdRun queues again, to go on where it was, the account of a run that
+// stopped because its task's pass is held (pause with stop); false when
+// the stop was a cancel. Its cancel event is not logged: it was not
+// canceled.
+func (s *Store) holdRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
+	held, err := q.AccountRunHeld(ctx, dbsqlc.AccountRunHeldParams{TaskID: outcome.TaskID, ID: outcome.AccountID,
+		Canceling: string(migration.TaskCanceling)})
+	if err != nil || !held {
+		return false, err
+	}
+	outcome.ResumeAt, outcome.Events, outcome.LastError = time.Now(), nil, ""
+	return s.parkRun(ctx, tx, q, outcome)
+}
+
 // finishRun ends an account's run in a transaction that holds EventsLock.
 func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
+	if outcome.State == migration.AccountCanceled {
+		held, err := s.holdRun(ctx, tx, q, outcome)
+		if err != nil || held {
+			return err
+		}
+	}
 	if !outcome.ResumeAt.IsZero() {
 		parked, err := s.parkRun(ctx, tx, q, outcome)
 		if err != nil || parked {

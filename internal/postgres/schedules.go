@@ -218,37 +218,53 @@ func (s *Store) TaskPausedAt(ctx context.Context, taskID int64) (*time.Time, err
 	return timePtr(paused), nil
 }
 
-// TaskPause stops new passes of the task, with a task.paused event.
-func (s *Store) TaskPause(ctx context.Context, taskID int64) error {
-	return s.pauseOrResume(ctx, taskID, true)
-}
-
-// TaskResume lets the task's passes start again, with a task.resumed
-// event.
-func (s *Store) TaskResume(ctx context.Context, taskID int64) error {
-	return s.pauseOrResume(ctx, taskID, false)
-}
-
-func (s *Store) pauseOrResume(ctx context.Context, taskID int64, pause bool) error {
+// TaskPause stops new passes of the task, with a task.paused event; with
+// hold, the pass under way is held too: its running accounts stop between
+// messages and wait queued, and none is admitted, until TaskResume.
+func (s *Store) TaskPause(ctx context.Context, taskID int64, hold bool) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		change, refusal, event := q.TaskResume, migration.ErrTaskNotPaused,
-			migration.Event{Kind: migration.EventTaskResumed, TaskID: taskID, Message: "task resumed: passes start again"}
-		if pause {
-			change, refusal, event = q.TaskPause, migration.ErrTaskPaused,
-				migration.Event{Kind: migration.EventTaskPaused, TaskID: taskID, Message: "task paused: no pass starts until it is resumed"}
-		}
-		n, err := change(ctx, taskID)
-		if err != nil {
+		if err := changePaused(ctx, q, q.TaskPause, taskID, migration.ErrTaskPaused); err != nil {
 			return err
 		}
-		if n == 0 {
-			if _, err := q.TaskPausedAt(ctx, taskID); err != nil {
-				return err // ErrNoRows: no such task
+		words := "task paused: no pass starts until it is resumed"
+		if hold {
+			held, err := q.TaskHold(ctx, dbsqlc.TaskHoldParams{ID: taskID, MigratingStates: texts(migration.MigratingTaskStates)})
+			if err != nil {
+				return err
 			}
-			return refusal
+			if held > 0 {
+				words += "; the pass under way is held: its running accounts stop between messages and go on where they were on resume"
+			}
 		}
-		return appendEvent(ctx, q, event)
+		return appendEvent(ctx, q, migration.Event{Kind: migration.EventTaskPaused, TaskID: taskID, Message: words})
 	}))
+}
+
+// TaskResume lets the task's passes start again, and a held pass's
+// accounts go on, with a task.resumed event.
+func (s *Store) TaskResume(ctx context.Context, taskID int64) error {
+	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := changePaused(ctx, q, q.TaskResume, taskID, migration.ErrTaskNotPaused); err != nil {
+			return err
+		}
+		if err := appendEvent(ctx, q, migration.Event{Kind: migration.EventTaskResumed, TaskID: taskID, Message: "task resumed: passes start again"}); err != nil {
+			return err
+		}
+		return s.admit(ctx, tx, q)
+	}))
+}
+
+// changePaused pauses or resumes a task, or says why not: refusal when it
+// already is (or is not) paused, ErrNoRows without the task.
+func changePaused(ctx context.Context, q *dbsqlc.Queries, change func(context.Context, int64) (int64, error), taskID int64, refusal error) error {
+	n, err := change(ctx, taskID)
+	if err != nil || n > 0 {
+		return err
+	}
+	if _, err := q.TaskPausedAt(ctx, taskID); err != nil {
+		return err // ErrNoRows: no such task
+	}
+	return refusal
 }
 
 func timestamp(t *time.Time) pgtype.Timestamptz {

@@ -19,7 +19,7 @@ SELECT t.id,
 FROM tasks t
 JOIN endpoints se ON se.id = t.source_endpoint_id
 JOIN endpoints de ON de.id = t.destination_endpoint_id
-WHERE t.state IN ('queued', 'running')
+WHERE t.state IN ('queued', 'running') AND NOT t.held
   AND EXISTS (SELECT 1 FROM accounts_ready r WHERE r.task_id = t.id)
 ORDER BY t.admitted_at NULLS FIRST, t.id;
 

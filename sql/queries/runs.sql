@@ -94,14 +94,15 @@ WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountRunRenew :one
 -- Renews the lease of a running account and tells its job the task's
--- state and whether the account was asked to stop. No row: the lease has
+-- state, whether the account was asked to stop, and whether its task's
+-- pass is held. No row: the lease has
 -- passed to another generation.
 UPDATE accounts a
 SET heartbeat_at = now()
 FROM tasks t
 WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
   AND a.state = 'running' AND t.id = a.task_id
-RETURNING t.state, a.run_cancel;
+RETURNING t.state, a.run_cancel, t.held;
 
 -- name: AccountRunFinish :execrows
 -- Ends the run of the generation that holds the account, with its

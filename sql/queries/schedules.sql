@@ -67,7 +67,20 @@ SELECT coalesce((SELECT final_pass FROM task_schedules WHERE task_id = @task_id)
 UPDATE tasks SET paused_at = now(), updated_at = now() WHERE id = @id AND paused_at IS NULL;
 
 -- name: TaskResume :execrows
-UPDATE tasks SET paused_at = NULL, updated_at = now() WHERE id = @id AND paused_at IS NOT NULL;
+UPDATE tasks SET paused_at = NULL, held = false, updated_at = now() WHERE id = @id AND paused_at IS NOT NULL;
+
+-- name: TaskHold :execrows
+-- A paused task's pass under way is held: its running accounts are told
+-- to stop (AccountRunRenew) and wait queued; none is admitted.
+UPDATE tasks SET held = true, updated_at = now()
+WHERE id = @id AND paused_at IS NOT NULL AND state = ANY(@migrating_states::text[]);
+
+-- name: AccountRunHeld :one
+-- Whether the stop of an account's run came from its task's hold, not
+-- from a cancel of the task or of the account.
+SELECT (t.held AND NOT a.run_cancel AND t.state <> @canceling::text)::bool AS held
+FROM accounts a JOIN tasks t ON t.id = a.task_id
+WHERE a.task_id = @task_id AND a.id = @id;
 
 -- name: TaskPausedAt :one
 -- Whether a task is paused (NULL when not); no row for a missing task.

@@ -102,8 +102,8 @@ export function cutoverSection(taskId, after) {
         : h('button', { 'data-action': 'pause', text: 'Pause', onclick: act('Pause this task? No pass starts, by hand or by schedule, until you resume it; the pass under way goes on to its end.',
           'Pause', 'POST', `/tasks/${taskId}/pause`, {}, 'Paused: no pass starts until you resume the task.') }),
       !task.paused_at && passRuns ? h('button', { 'data-action': 'pause-stop', class: 'danger', text: 'Pause and stop the pass',
-        onclick: act('Pause this task and stop the pass under way? Running accounts stop between messages; the next pass resumes them.',
-          'Pause and stop', 'POST', `/tasks/${taskId}/pause`, { stop: true }, 'Paused, and the pass under way is stopping.') }) : null,
+        onclick: act('Pause this task and hold the pass under way? Running accounts stop between messages and wait; Resume lets them go on where they were.',
+          'Pause and stop', 'POST', `/tasks/${taskId}/pause`, { stop: true }, 'Paused: the pass under way is held, its running accounts stopping between messages.') }) : null,
     ].filter(Boolean));
   }
   return { section, draw };
