@@ -1191,8 +1191,9 @@ type Lifecycle struct {
 	PausedAt   *time.Time `json:"paused_at"`
 
 	// Stage `planned`: no pass yet; `copying`: a pass is under way; `in_sync`:
-	// the last pass ended (completed, or with errors that its words
-	// count); `out_of_sync`: it failed or was canceled; `final_pass`: the
+	// the last pass ended with every account completed; `out_of_sync`:
+	// it ended otherwise (failed, canceled, or with accounts failed,
+	// canceled or with messages refused, which its words count); `final_pass`: the
 	// final pass is under way; `verified`: it ended with every message
 	// of every account found on the destination, the task's end;
 	// `unverified`: it ended otherwise.
@@ -1443,8 +1444,9 @@ type ScheduleInput struct {
 }
 
 // Stage `planned`: no pass yet; `copying`: a pass is under way; `in_sync`:
-// the last pass ended (completed, or with errors that its words
-// count); `out_of_sync`: it failed or was canceled; `final_pass`: the
+// the last pass ended with every account completed; `out_of_sync`:
+// it ended otherwise (failed, canceled, or with accounts failed,
+// canceled or with messages refused, which its words count); `final_pass`: the
 // final pass is under way; `verified`: it ended with every message
 // of every account found on the destination, the task's end;
 // `unverified`: it ended otherwise.

@@ -25,8 +25,8 @@ type Stage string
 const (
 	StagePlanned    Stage = "planned"     // no pass yet
 	StageCopying    Stage = "copying"     // a pass is under way
-	StageInSync     Stage = "in_sync"     // the last pass ended, not failed nor canceled
-	StageOutOfSync  Stage = "out_of_sync" // the last pass failed or was canceled
+	StageInSync     Stage = "in_sync"     // the last pass ended with every account completed
+	StageOutOfSync  Stage = "out_of_sync" // the last pass ended otherwise: accounts failed, canceled or with errors
 	StageFinalPass  Stage = "final_pass"  // the final pass is under way
 	StageVerified   Stage = "verified"    // the final pass ended with every message found on the destination
 	StageUnverified Stage = "unverified"  // the final pass ended with accounts failed, incomplete or canceled
@@ -114,7 +114,9 @@ func passWords(l *Lifecycle, last Pass, finalPass int, loc *time.Location) strin
 	case final:
 		l.Stage = StageUnverified
 		return "not verified: final " + ended + "; mend the accounts and run the final pass again"
-	case last.State == TaskFailed || last.State == TaskCanceled:
+	case last.State != TaskCompleted:
+		// In sync means every account's mail is there: a pass with an
+		// account failed, canceled or with messages refused is not.
 		l.Stage = StageOutOfSync
 		return "out of sync: " + ended
 	}

@@ -102,6 +102,11 @@ func TestScheduleStep(t *testing.T) {
 	}
 }
 
+func withFigures(p Pass, figures PassFigures) Pass {
+	p.Figures = figures
+	return p
+}
+
 func TestLifecycleOf(t *testing.T) {
 	utc := time.UTC
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, utc)
@@ -126,6 +131,10 @@ func TestLifecycleOf(t *testing.T) {
 			"in sync: pass 1 ended Fri 27 Nov 13:00 UTC (completed); next pass Fri 27 Nov 18:00 UTC; final pass Fri 27 Nov 22:00 UTC"},
 		{"failed", []Pass{ended(1, TaskFailed, StartedByHand)}, nil, nil, StageOutOfSync,
 			"out of sync: pass 1 ended Fri 27 Nov 13:00 UTC (failed); no pass scheduled"},
+		// A pass with 99 failed or canceled accounts of 2 000 is no sync.
+		{"some failed", []Pass{withFigures(ended(1, TaskCompletedWithErrors, StartedByHand), PassFigures{Completed: 1901, Failed: 94, Canceled: 5})},
+			nil, nil, StageOutOfSync,
+			"out of sync: pass 1 ended Fri 27 Nov 13:00 UTC (completed with errors: 94 failed, 5 canceled); no pass scheduled"},
 		{"final running", []Pass{ended(2, TaskCompleted, StartedBySchedule), running},
 			&Schedule{TimeZone: "UTC", FinalAt: &t0, FinalPass: 3}, nil, StageFinalPass,
 			"final pass: pass 3 began Fri 27 Nov 12:00 UTC"},
