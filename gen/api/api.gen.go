@@ -19,6 +19,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AccountLoginRefused.
+const (
+	AccountLoginRefusedDestination AccountLoginRefused = "destination"
+	AccountLoginRefusedSource      AccountLoginRefused = "source"
+)
+
+// Valid indicates whether the value is a known member of the AccountLoginRefused enum.
+func (e AccountLoginRefused) Valid() bool {
+	switch e {
+	case AccountLoginRefusedDestination:
+		return true
+	case AccountLoginRefusedSource:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountSort.
 const (
 	AccountSortId            AccountSort = "id"
@@ -667,6 +685,9 @@ type Account struct {
 	Id                              int64       `json:"id"`
 	LastError                       string      `json:"last_error"`
 
+	// LoginRefused The side whose server refused the account's login at its last run or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
+	LoginRefused *AccountLoginRefused `json:"login_refused,omitempty"`
+
 	// PausedUntil A server throttled the running account, which pauses until then and goes on where it was; null otherwise.
 	PausedUntil *time.Time   `json:"paused_until"`
 	Progress    Progress     `json:"progress"`
@@ -677,6 +698,9 @@ type Account struct {
 	TaskId      int64        `json:"task_id"`
 	UpdatedAt   time.Time    `json:"updated_at"`
 }
+
+// AccountLoginRefused The side whose server refused the account's login at its last run or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
+type AccountLoginRefused string
 
 // AccountCounts How many of the task's accounts are in each state.
 type AccountCounts struct {

@@ -126,7 +126,7 @@ func (q *Queries) AccountDelete(ctx context.Context, arg AccountDeleteParams) (i
 }
 
 const accountDestinationSecretSet = `-- name: AccountDestinationSecretSet :exec
-UPDATE accounts SET destination_password = $1 WHERE task_id = $2 AND id = $3
+UPDATE accounts SET destination_password = $1, login_refused = '' WHERE task_id = $2 AND id = $3
 `
 
 type AccountDestinationSecretSetParams struct {
@@ -143,7 +143,7 @@ func (q *Queries) AccountDestinationSecretSet(ctx context.Context, arg AccountDe
 }
 
 const accountGet = `-- name: AccountGet :one
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, paused_until FROM account_views WHERE task_id = $1 AND id = $2
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, paused_until, login_refused FROM account_views WHERE task_id = $1 AND id = $2
 `
 
 type AccountGetParams struct {
@@ -183,6 +183,7 @@ func (q *Queries) AccountGet(ctx context.Context, arg AccountGetParams) (Account
 		&i.SourceMessages,
 		&i.SourceBytes,
 		&i.PausedUntil,
+		&i.LoginRefused,
 	)
 	return i, err
 }
@@ -246,7 +247,7 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 }
 
 const accountPage = `-- name: AccountPage :many
-SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, v.paused_until, k.sort_key
+SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, v.paused_until, v.login_refused, k.sort_key
 FROM account_views v
 CROSS JOIN LATERAL (SELECT (CASE $1::text
         WHEN 'login' THEN lower(v.source_login)
@@ -346,6 +347,7 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 			&i.AccountView.SourceMessages,
 			&i.AccountView.SourceBytes,
 			&i.AccountView.PausedUntil,
+			&i.AccountView.LoginRefused,
 			&i.SortKey,
 		); err != nil {
 			return nil, err
@@ -405,7 +407,7 @@ func (q *Queries) AccountProgressSet(ctx context.Context, arg AccountProgressSet
 }
 
 const accountSourceSecretSet = `-- name: AccountSourceSecretSet :exec
-UPDATE accounts SET source_password = $1 WHERE task_id = $2 AND id = $3
+UPDATE accounts SET source_password = $1, login_refused = '' WHERE task_id = $2 AND id = $3
 `
 
 type AccountSourceSecretSetParams struct {
@@ -414,8 +416,9 @@ type AccountSourceSecretSetParams struct {
 	ID     int64
 }
 
-// A refresh token the authorization server rotated replaces the stored
-// one: not a change by a person, so the login test stays current.
+// A refresh token the authorization server rotated, or a new sign-in
+// handed out, replaces the stored one: not a change by a person, so the
+// login test stays current; but the grant works, so no login is refused.
 func (q *Queries) AccountSourceSecretSet(ctx context.Context, arg AccountSourceSecretSetParams) error {
 	_, err := q.db.Exec(ctx, accountSourceSecretSet, arg.Secret, arg.TaskID, arg.ID)
 	return err
@@ -485,10 +488,10 @@ const accountTestRecord = `-- name: AccountTestRecord :exec
 UPDATE accounts
 SET source_test_ok = $1, source_test_error = $2, source_tested_at = now(),
     destination_test_ok = $3, destination_test_error = $4,
-    destination_tested_at = now(), updated_at = now(),
-    source_messages = CASE WHEN $5::bool AND state <> 'running' THEN $6::bigint ELSE source_messages END,
-    source_bytes = CASE WHEN $5::bool AND state <> 'running' THEN $7::bigint ELSE source_bytes END
-WHERE task_id = $8 AND id = $9
+    destination_tested_at = now(), updated_at = now(), login_refused = $5,
+    source_messages = CASE WHEN $6::bool AND state <> 'running' THEN $7::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN $6::bool AND state <> 'running' THEN $8::bigint ELSE source_bytes END
+WHERE task_id = $9 AND id = $10
 `
 
 type AccountTestRecordParams struct {
@@ -496,6 +499,7 @@ type AccountTestRecordParams struct {
 	SourceError      string
 	DestinationOk    pgtype.Bool
 	DestinationError string
+	LoginRefused     string
 	SourceCounted    bool
 	SourceMessages   int64
 	SourceBytes      int64
@@ -511,6 +515,7 @@ func (q *Queries) AccountTestRecord(ctx context.Context, arg AccountTestRecordPa
 		arg.SourceError,
 		arg.DestinationOk,
 		arg.DestinationError,
+		arg.LoginRefused,
 		arg.SourceCounted,
 		arg.SourceMessages,
 		arg.SourceBytes,
@@ -532,6 +537,8 @@ SET source_login = $1,
           OR $3::bytea IS NOT NULL OR $5::bytea IS NOT NULL
           OR ($4::bool AND destination_password IS NOT NULL)
         THEN now() ELSE credentials_changed_at END,
+    -- A person edited the account: its logins are worth trying again.
+    login_refused = '',
     updated_at = now()
 WHERE task_id = $6 AND id = $7 AND state NOT IN ('queued', 'running')
 `

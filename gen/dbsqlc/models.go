@@ -48,6 +48,7 @@ type Account struct {
 	SourceMessages       pgtype.Int8
 	SourceBytes          pgtype.Int8
 	PausedUntil          pgtype.Timestamptz
+	LoginRefused         string
 }
 
 type AccountPass struct {
@@ -113,6 +114,7 @@ type AccountView struct {
 	SourceMessages            pgtype.Int8
 	SourceBytes               pgtype.Int8
 	PausedUntil               pgtype.Timestamptz
+	LoginRefused              string
 }
 
 type AccountsHoldingRoom struct {

@@ -57,7 +57,7 @@ func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (Acc
 }
 
 const accountRunContext = `-- name: AccountRunContext :one
-SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until
+SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused
 FROM account_views a
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
@@ -185,6 +185,7 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.AccountView.SourceMessages,
 		&i.AccountView.SourceBytes,
 		&i.AccountView.PausedUntil,
+		&i.AccountView.LoginRefused,
 	)
 	return i, err
 }
@@ -192,17 +193,18 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 const accountRunFinish = `-- name: AccountRunFinish :execrows
 UPDATE accounts
 SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
-    folders_total = $3, folders_done = $4, messages_total = $5,
-    source_messages = CASE WHEN $6::bool THEN $7::bigint ELSE source_messages END,
-    source_bytes = CASE WHEN $6::bool THEN $8::bigint ELSE source_bytes END,
-    messages_copied = $9, messages_skipped = $10,
-    messages_failed = $11, bytes_copied = $12
-WHERE task_id = $13 AND id = $14 AND run_generation = $15 AND state = 'running'
+    login_refused = $3, folders_total = $4, folders_done = $5, messages_total = $6,
+    source_messages = CASE WHEN $7::bool THEN $8::bigint ELSE source_messages END,
+    source_bytes = CASE WHEN $7::bool THEN $9::bigint ELSE source_bytes END,
+    messages_copied = $10, messages_skipped = $11,
+    messages_failed = $12, bytes_copied = $13
+WHERE task_id = $14 AND id = $15 AND run_generation = $16 AND state = 'running'
 `
 
 type AccountRunFinishParams struct {
 	State           string
 	LastError       string
+	LoginRefused    string
 	FoldersTotal    int64
 	FoldersDone     int64
 	MessagesTotal   int64
@@ -225,6 +227,7 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 	result, err := q.db.Exec(ctx, accountRunFinish,
 		arg.State,
 		arg.LastError,
+		arg.LoginRefused,
 		arg.FoldersTotal,
 		arg.FoldersDone,
 		arg.MessagesTotal,
@@ -491,6 +494,50 @@ func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelW
 	return items, nil
 }
 
+const accountsLoginRefusedClear = `-- name: AccountsLoginRefusedClear :exec
+UPDATE accounts a SET login_refused = ''
+FROM tasks t
+WHERE a.task_id = t.id AND a.login_refused <> ''
+  AND (t.source_endpoint_id = $1 OR t.destination_endpoint_id = $1)
+`
+
+// An endpoint changed: the logins its tasks' servers refused may work now.
+func (q *Queries) AccountsLoginRefusedClear(ctx context.Context, endpointID int64) error {
+	_, err := q.db.Exec(ctx, accountsLoginRefusedClear, endpointID)
+	return err
+}
+
+const accountsLoginRefusedSelected = `-- name: AccountsLoginRefusedSelected :one
+SELECT count(*) FROM accounts a
+WHERE a.task_id = $1 AND a.state NOT IN ('queued', 'running') AND a.login_refused <> ''
+  AND account_selected(a.id, a.state, a.source_login, a.destination_login, a.source_test_ok, a.destination_test_ok,
+                       $2::bigint[], $3::text[], $4::text, $5::text)
+  AND NOT plan_refused(a.task_id, a.id)
+`
+
+type AccountsLoginRefusedSelectedParams struct {
+	TaskID    int64
+	Ids       []int64
+	States    []string
+	Search    string
+	LoginTest string
+}
+
+// How many of the accounts the filter selects, not in a run, a scheduled
+// or final pass leaves out because a server refused their login.
+func (q *Queries) AccountsLoginRefusedSelected(ctx context.Context, arg AccountsLoginRefusedSelectedParams) (int64, error) {
+	row := q.db.QueryRow(ctx, accountsLoginRefusedSelected,
+		arg.TaskID,
+		arg.Ids,
+		arg.States,
+		arg.Search,
+		arg.LoginTest,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const accountsQueue = `-- name: AccountsQueue :execrows
 
 UPDATE accounts
@@ -502,15 +549,17 @@ WHERE task_id = $2 AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        $3::bigint[], $4::text[], $5::text, $6::text)
   AND NOT plan_refused(task_id, id)
+  AND NOT ($7::bool AND login_refused <> '')
 `
 
 type AccountsQueueParams struct {
-	Pass      pgtype.Int4
-	TaskID    int64
-	Ids       []int64
-	States    []string
-	Search    string
-	LoginTest string
+	Pass                  pgtype.Int4
+	TaskID                int64
+	Ids                   []int64
+	States                []string
+	Search                string
+	LoginTest             string
+	LeaveOutRefusedLogins bool
 }
 
 // Run control: queueing accounts, starting them within the limits, their
@@ -529,6 +578,7 @@ func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (i
 		arg.States,
 		arg.Search,
 		arg.LoginTest,
+		arg.LeaveOutRefusedLogins,
 	)
 	if err != nil {
 		return 0, err

@@ -243,6 +243,10 @@ func accountToAPI(a migration.Account) api.Account {
 	if p.SourceCounted {
 		out.Progress.SourceMessages, out.Progress.SourceBytes = &p.SourceMessages, &p.SourceBytes
 	}
+	if a.LoginRefused != "" {
+		side := api.AccountLoginRefused(a.LoginRefused)
+		out.LoginRefused = &side
+	}
 	return out
 }
 

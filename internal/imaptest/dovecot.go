@@ -12,7 +12,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -138,4 +141,22 @@ func (d *Dovecot) cleanup() {
 		d.proc.stop()
 	}
 	removeDir(d.Dir)
+}
+
+// FailedLogins counts the logins of login that the server refused for a
+// wrong password, from its log (auth_verbose): what a fail2ban watching
+// it would count.
+func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "("+login+",") && strings.Contains(line, "Password mismatch") {
+			n++
+		}
+	}
+	return n
 }

@@ -67,6 +67,9 @@ type Account struct {
 	// PausedUntil: a server throttled the running account, which goes on
 	// then where it was.
 	PausedUntil *time.Time
+	// LoginRefused is the side whose server refused the account's login
+	// at its last run or test ("" for none): it needs credentials.
+	LoginRefused string
 	// DestinationLinkedToSource: the destination login uses the source
 	// password, whatever it is changed to.
 	DestinationLinkedToSource bool

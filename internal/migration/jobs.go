@@ -68,6 +68,11 @@ type AccountRunOutcome struct {
 	// event is logged), queues the account again to go on then, instead
 	// of failing it.
 	ResumeAt time.Time
+	// LoginRefused is the side whose server refused the account's login
+	// (FailureAuth, FailureToken), "" for none: scheduled and final
+	// passes leave the account out until its credentials or an endpoint
+	// change, or a person runs it.
+	LoginRefused string
 }
 
 // DefaultRetryDelays space the retries of an account whose run failed on
@@ -88,6 +93,9 @@ type AccountTestOutcome struct {
 	// Canceled: the test was canceled before it finished; the account
 	// keeps the result of its last test.
 	Canceled bool
+	// LoginRefused is the side whose server refused the login, as for a
+	// run (AccountRunOutcome.LoginRefused); "" for none.
+	LoginRefused string
 }
 
 // JobStore starts background work on tasks.

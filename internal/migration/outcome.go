@@ -217,6 +217,9 @@ func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunO
 		}
 		e.Kind, e.Error = EventAccountFailed, end.Err.Error()
 		e.Message = fmt.Sprintf("%s: failed: %s", login, outcome.LastError)
+		if end.Blamed != nil && (end.Kind == FailureAuth || end.Kind == FailureToken) {
+			outcome.LoginRefused = end.Blamed.Side
+		}
 		switch {
 		case !end.PausedUntil.IsZero():
 			// The state and event above stand only if it cannot wait (a

@@ -79,6 +79,19 @@ func RefusedWords(n int) string {
 	return fmt.Sprintf("; %d %s left out: %s plan has a blocking problem", n, plural(n, "account", "accounts"), plural(n, "its", "their"))
 }
 
+// ErrLoginsRefused skips a scheduled or final pass whose every selected
+// account's login a server refused: trying them again would only feed
+// the server's lock-out.
+var ErrLoginsRefused = conflict("every selected account's login was refused by a server at its last run or login test; " +
+	"mend their credentials (or the endpoint), or run them by hand")
+
+// LoginsRefusedWords tell, after a pass's start, how many accounts a
+// scheduled or final pass left out for their refused logins.
+func LoginsRefusedWords(n int) string {
+	return fmt.Sprintf("; %d %s left out: a server refused %s login (mend the credentials, or run %s by hand)",
+		n, plural(n, "account", "accounts"), plural(n, "its", "their"), plural(n, "it", "them"))
+}
+
 // PlanState is where an account's plan is.
 type PlanState string
 

@@ -315,7 +315,7 @@ func accountFromRow(row dbsqlc.AccountView) migration.Account {
 		UpdatedAt:   row.UpdatedAt.Time,
 		StartedAt:   timePtr(row.StartedAt),
 		FinishedAt:  timePtr(row.FinishedAt),
-		PausedUntil: timePtr(row.PausedUntil),
+		PausedUntil: timePtr(row.PausedUntil), LoginRefused: row.LoginRefused,
 
 		DestinationLinkedToSource: row.DestinationLinkedToSource,
 	}

@@ -151,7 +151,12 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 			MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
 			DailyUploadBytes: e.Limits.DailyUploadBytes, MaxConnections: int32(e.Limits.Connections),
 			MaxAccountConnections: int32(e.Limits.AccountConnections),
-		}); err != nil || e.Auth.Method == "" {
+		}); err != nil {
+			return err
+		}
+		// A server or a master login mended: the logins its tasks' servers
+		// refused are worth trying again.
+		if err := q.AccountsLoginRefusedClear(ctx, e.ID); err != nil || e.Auth.Method == "" {
 			return err
 		}
 		o := e.Auth.OAuth2

@@ -125,17 +125,32 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	if pass, err = q.PassNext(ctx, taskID); err != nil {
 		return 0, 0, err
 	}
-	queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
+	// A person's pass tries every login; the schedule's and the final
+	// pass leave out those a server refused, which would feed its lock-out.
+	leaveOutRefused := by != migration.StartedByHand
+	params := queueParams(taskID, pass, filter)
+	params.LeaveOutRefusedLogins = leaveOutRefused
+	queued, err := q.AccountsQueue(ctx, params)
 	if err != nil {
 		return 0, 0, err
 	}
 	n := int(queued)
-	// Those left: the accounts the task refuses for their plan.
+	// Those left: the accounts the task refuses for their plan, and
+	// those whose login was refused.
 	refused, err := q.PlansRefusedSelected(ctx, dbsqlc.PlansRefusedSelectedParams(selection(taskID, filter)))
 	if err != nil {
 		return 0, 0, err
 	}
-	if n == 0 && refused > 0 {
+	var loginsRefused int64
+	if leaveOutRefused {
+		if loginsRefused, err = q.AccountsLoginRefusedSelected(ctx, dbsqlc.AccountsLoginRefusedSelectedParams(selection(taskID, filter))); err != nil {
+			return 0, 0, err
+		}
+	}
+	switch {
+	case n == 0 && loginsRefused > 0:
+		return 0, 0, migration.ErrLoginsRefused
+	case n == 0 && refused > 0:
 		return 0, 0, migration.ErrPlanBlocked
 	}
 	if err := startTaskJobs(ctx, q, taskID, migration.TaskQueued, n, filter); err != nil {
@@ -147,6 +162,9 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	started := migration.RunStartedEvent(taskID, int(pass), int64(n), by)
 	if refused > 0 {
 		started.Message += migration.RefusedWords(int(refused))
+	}
+	if loginsRefused > 0 {
+		started.Message += migration.LoginsRefusedWords(int(loginsRefused))
 	}
 	if err := appendEvent(ctx, q, started); err != nil {
 		return 0, 0, err
@@ -334,6 +352,7 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 		SourceOk: boolValue(outcome.SourceError == ""), SourceError: outcome.SourceError,
 		DestinationOk: boolValue(outcome.DestinationError == ""), DestinationError: outcome.DestinationError,
 		SourceCounted: outcome.SourceCounted, SourceMessages: outcome.SourceMessages, SourceBytes: outcome.SourceBytes,
+		LoginRefused: outcome.LoginRefused,
 	})
 	if err != nil {
 		return err

@@ -486,7 +486,7 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 	p := outcome.Progress
 	n, err := q.AccountRunFinish(ctx, dbsqlc.AccountRunFinishParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
-		State: string(outcome.State), LastError: outcome.LastError,
+		State: string(outcome.State), LastError: outcome.LastError, LoginRefused: outcome.LoginRefused,
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
 		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped, MessagesFailed: p.MessagesFailed,
 		BytesCopied: p.BytesCopied, SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,

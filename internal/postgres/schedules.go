@@ -129,7 +129,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
 		return err
 	}, nil)
-	skipped := errors.Is(err, migration.ErrNoAccounts) || errors.Is(err, migration.ErrPlanBlocked)
+	skipped := errors.Is(err, migration.ErrNoAccounts) || errors.Is(err, migration.ErrPlanBlocked) || errors.Is(err, migration.ErrLoginsRefused)
 	why := err
 	switch {
 	case err == nil:

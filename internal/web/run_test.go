@@ -42,6 +42,7 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.waitText(aliceRow+" .error-text", "authentication failed")
 	tb.waitText("#task-summary h1 .badge", "completed with errors")
 	tb.waitText(`#event-log li[data-kind="account.failed"]`, "alice")
+	tb.waitText(aliceRow+` .badge.needs-credentials[data-login-refused="source"]`, "needs credentials")
 	tb.screenshot("task-account-failed")
 
 	// A retry with the same wrong password says that it failed again,
@@ -78,6 +79,7 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.click("#account-form button.primary")
 	tb.waitText("#account-form .notice.ok", "Account alice saved.")
 	tb.waitText("#account-form h2", "Add an account")
+	tb.waitJS(`document.querySelector(`+quote(aliceRow+" .badge.needs-credentials")+`) === null`, "alice's mended password to clear 'needs credentials'")
 
 	tb.click(aliceRow + ` button[data-action="retry"]`)
 	tb.waitText("main .notice.ok", "Retrying alice…")

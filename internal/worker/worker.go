@@ -132,11 +132,24 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	}
 	outcome.SourceError = w.loginError(srcErr, "source")
 	outcome.DestinationError = w.loginError(dstErr, "destination")
+	switch {
+	case loginRefused(srcErr):
+		outcome.LoginRefused = "source"
+	case loginRefused(dstErr):
+		outcome.LoginRefused = "destination"
+	}
 	outcome.Events = []migration.Event{
 		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
 	}
 	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+}
+
+// loginRefused reports whether err is a server's (or an authorization
+// server's) refusal of the login, which trying again only feeds a
+// lock-out with.
+func loginRefused(err error) bool {
+	return err != nil && (transfer.KindOf(err) == transfer.KindAuth || transfer.TokenRefused(err))
 }
 
 // loginError is the text of a login test's failure on side, counted.

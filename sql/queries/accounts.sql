@@ -72,6 +72,8 @@ SET source_login = @source_login,
           OR sqlc.narg('source_password')::bytea IS NOT NULL OR sqlc.narg('destination_password')::bytea IS NOT NULL
           OR (@link_destination::bool AND destination_password IS NOT NULL)
         THEN now() ELSE credentials_changed_at END,
+    -- A person edited the account: its logins are worth trying again.
+    login_refused = '',
     updated_at = now()
 WHERE task_id = @task_id AND id = @id AND state NOT IN ('queued', 'running');
 
@@ -108,7 +110,7 @@ WHERE task_id = @task_id AND source_login = ANY (@logins::text[]);
 UPDATE accounts
 SET source_test_ok = @source_ok, source_test_error = @source_error, source_tested_at = now(),
     destination_test_ok = @destination_ok, destination_test_error = @destination_error,
-    destination_tested_at = now(), updated_at = now(),
+    destination_tested_at = now(), updated_at = now(), login_refused = @login_refused,
     source_messages = CASE WHEN @source_counted::bool AND state <> 'running' THEN @source_messages::bigint ELSE source_messages END,
     source_bytes = CASE WHEN @source_counted::bool AND state <> 'running' THEN @source_bytes::bigint ELSE source_bytes END
 WHERE task_id = @task_id AND id = @id;
@@ -134,11 +136,12 @@ WHERE task_id = @task_id AND id = @id;
 SELECT state, count(*)::bigint AS accounts FROM accounts GROUP BY state ORDER BY state;
 
 -- name: AccountSourceSecretSet :exec
--- A refresh token the authorization server rotated replaces the stored
--- one: not a change by a person, so the login test stays current.
-UPDATE accounts SET source_password = @secret WHERE task_id = @task_id AND id = @id;
+-- A refresh token the authorization server rotated, or a new sign-in
+-- handed out, replaces the stored one: not a change by a person, so the
+-- login test stays current; but the grant works, so no login is refused.
+UPDATE accounts SET source_password = @secret, login_refused = '' WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountDestinationSecretSet :exec
 -- As AccountSourceSecretSet, for the destination (a linked destination
 -- gets a token of its own).
-UPDATE accounts SET destination_password = @secret WHERE task_id = @task_id AND id = @id;
+UPDATE accounts SET destination_password = @secret, login_refused = '' WHERE task_id = @task_id AND id = @id;

@@ -16,7 +16,24 @@ SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_
 WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
-  AND NOT plan_refused(task_id, id);
+  AND NOT plan_refused(task_id, id)
+  AND NOT (@leave_out_refused_logins::bool AND login_refused <> '');
+
+-- name: AccountsLoginRefusedSelected :one
+-- How many of the accounts the filter selects, not in a run, a scheduled
+-- or final pass leaves out because a server refused their login.
+SELECT count(*) FROM accounts a
+WHERE a.task_id = @task_id AND a.state NOT IN ('queued', 'running') AND a.login_refused <> ''
+  AND account_selected(a.id, a.state, a.source_login, a.destination_login, a.source_test_ok, a.destination_test_ok,
+                       @ids::bigint[], @states::text[], @search::text, @login_test::text)
+  AND NOT plan_refused(a.task_id, a.id);
+
+-- name: AccountsLoginRefusedClear :exec
+-- An endpoint changed: the logins its tasks' servers refused may work now.
+UPDATE accounts a SET login_refused = ''
+FROM tasks t
+WHERE a.task_id = t.id AND a.login_refused <> ''
+  AND (t.source_endpoint_id = @endpoint_id OR t.destination_endpoint_id = @endpoint_id);
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a
@@ -110,7 +127,7 @@ RETURNING t.state, a.run_cancel, t.held;
 -- requeued meanwhile).
 UPDATE accounts
 SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
-    folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
+    login_refused = @login_refused, folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
     source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
     source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,

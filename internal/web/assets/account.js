@@ -7,7 +7,7 @@ import { AccountState, AuthMethod, AuthorizationFlow, EventKind, OAuth2Grant } f
 import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
 import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
-import { accountProgress, testResult, inRun, migrating, takeFigures, copyingFolder } from './task.js';
+import { accountProgress, testResult, inRun, migrating, takeFigures, copyingFolder, needsCredentials } from './task.js';
 import { accountPlanSection } from './plan.js';
 
 const eventPage = 1000;
@@ -96,7 +96,7 @@ function accountSummary(task, account, auths, message, after) {
   };
   const busy = runningStates.has(task.state) && !migrating(task);
   return [
-    h('h1', {}, account.source_login, ' ', stateBadge(account.state)),
+    h('h1', {}, account.source_login, ' ', stateBadge(account.state), needsCredentials(account)),
     h('p', { class: 'wrap', text: `${account.source_login} → ${account.destination_login}, task ${task.name || task.id}` }),
     h('dl', { class: 'facts' },
       h('div', {}, h('dt', { text: 'Progress' }), h('dd', { id: 'account-progress' }, accountProgress(account))),

@@ -323,7 +323,7 @@ function accountTable(task, list, view, folders, message, after, edit, follow) {
         checked: view.ticked.has(account.id), onchange: (e) => view.tick([account.id], e.target.checked) })),
       h('td', { class: 'wrap login' }, h('a', { href: `#/tasks/${task.id}/accounts/${account.id}`, text: account.source_login }),
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
-      h('td', {}, stateBadge(account.state)),
+      h('td', {}, stateBadge(account.state), needsCredentials(account)),
       h('td', { class: 'progress-cell' }, accountProgress(account, folders.get(account.id))),
       h('td', {}, testResult('source', account.source_test), testResult('destination', account.destination_test)),
       h('td', { class: 'wrap error-text', text: account.last_error }),
@@ -467,6 +467,17 @@ export function accountProgress(account, folder) {
   return h('div', { class: 'progress' },
     h('progress', { max, value, 'aria-label': `progress of ${account.source_login}: ${text}` }),
     h('span', { text }));
+}
+
+// needsCredentials marks an account whose server refused its login: the
+// schedule's and the final pass leave it out until it is edited, its
+// endpoint changes, or it is run by hand.
+export function needsCredentials(account) {
+  if (!account.login_refused) return null;
+  return h('span', { class: 'badge needs-credentials', 'data-login-refused': account.login_refused,
+    title: `The ${account.login_refused} server refused its login: scheduled and final passes leave it out until it is edited, ` +
+      'its endpoint changes, or it is retried by hand.',
+    text: 'needs credentials' });
 }
 
 // testResult is one side's last login test; one from before the account's
