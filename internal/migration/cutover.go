@@ -18,7 +18,7 @@ const (
 	StartedAsFinal    PassStarter = "final"    // the final pass
 )
 
-// Stage is where a task is in its cut-over (docs/design.md#lifecycle).
+// Stage is where a task is in its cut-over (docs/design.md#schedules, its lifecycle).
 type Stage string
 
 // The stages of a task's cut-over, in the order a cut-over passes them.

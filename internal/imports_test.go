@@ -1,0 +1,83 @@
+// Package internal_test holds the rules on which package may import
+// which, checked on what the packages import today.
+package internal_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mailmigrate/mailmigrate/"
+
+// importRules: a package (by its path in the module) and the imports it
+// must not have, each with why. A prefix ending in "/" covers a tree.
+var importRules = []struct {
+	pkg       string
+	forbidden []string
+	why       string
+}{
+	{"internal/migration", []string{module + "internal/", module + "gen/", "github.com/jackc/", "github.com/go-chi/",
+		"github.com/emersion/", "github.com/riverqueue/", "github.com/gorilla/", "net/http"},
+		"the domain holds the rules and the interfaces it needs, and no adapter"},
+	{"internal/transfer", []string{module + "internal/postgres", module + "gen/", "github.com/jackc/", "github.com/riverqueue/",
+		module + "internal/httpapi", module + "internal/worker"},
+		"the copy engine keeps its state through the interface it defines, not in the store"},
+	{"internal/httpapi", []string{module + "gen/dbsqlc", module + "internal/postgres", "github.com/jackc/", module + "internal/transfer"},
+		"handlers call the domain; they neither query nor copy"},
+	{"internal/cli", []string{module + "internal/postgres", module + "gen/dbsqlc", module + "internal/httpapi", module + "internal/transfer"},
+		"the CLI is a client of the API"},
+}
+
+// dbsqlcImporters may import the generated database code: storage alone.
+var dbsqlcImporters = map[string]bool{"internal/postgres": true}
+
+// TestImportRules fails when a package imports what its layer must not
+// (go list's view of the build, tests left out).
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	imports := packageImports(t)
+	if len(imports) < 15 {
+		t.Fatalf("go list found %d packages; is it run from the module?", len(imports))
+	}
+	for _, rule := range importRules {
+		deps, ok := imports[rule.pkg]
+		if !ok {
+			t.Errorf("no package %s: mend the rule", rule.pkg)
+		}
+		for _, dep := range deps {
+			for _, bad := range rule.forbidden {
+				if dep == strings.TrimSuffix(bad, "/") || (strings.HasSuffix(bad, "/") && strings.HasPrefix(dep, bad)) {
+					t.Errorf("%s imports %s: %s", rule.pkg, dep, rule.why)
+				}
+			}
+		}
+	}
+	for pkg, deps := range imports {
+		for _, dep := range deps {
+			if dep == module+"gen/dbsqlc" && !dbsqlcImporters[pkg] {
+				t.Errorf("%s imports gen/dbsqlc: the generated database code stays in storage (internal/postgres)", pkg)
+			}
+		}
+	}
+}
+
+// packageImports maps each package of the module (by its path in the
+// module) to its imports, from go list.
+func packageImports(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		imports[strings.TrimPrefix(fields[0], module)] = fields[1:]
+	}
+	return imports
+}
