@@ -62,9 +62,10 @@ check-generated: generate
 	@git diff --exit-code -- gen internal/web/assets/enums.js || { echo "generated code is stale: run 'make generate' and commit it" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- gen internal/web/assets/enums.js)" || { git status --porcelain -- gen internal/web/assets/enums.js; echo "untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
 
-## lint: formatting, go vet, staticcheck and govulncheck (skipped, saying so, when vuln.go.dev is unreachable)
+## lint: formatting, go vet, staticcheck, sqlc vet (the rules in sqlc.yaml) and govulncheck (skipped, saying so, when vuln.go.dev is unreachable)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files -co --exclude-standard '*.go' | grep -v '^gen/'); echo "gofmt needed" >&2; exit 1; }
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	$(GO) tool sqlc vet
 	@GO=$(GO) .ci/govulncheck
