@@ -1228,6 +1228,13 @@ type Lifecycle struct {
 	Words string `json:"words"`
 }
 
+// LoginFigures How the logins of all the task's accounts stand, whatever test or run last tried them: `working`, both sides logged in at the account's last login test, or its last run completed; `refused`, a server refused a side's login at its last test or run (the account needs credentials, `login_refused`); `untested`, the rest (never tried, or a test that reached no verdict, such as a server that did not answer).
+type LoginFigures struct {
+	Refused  int64 `json:"refused"`
+	Untested int64 `json:"untested"`
+	Working  int64 `json:"working"`
+}
+
 // LoginTestFilter defines model for LoginTestFilter.
 type LoginTestFilter string
 
@@ -1518,7 +1525,10 @@ type Task struct {
 	DestinationEndpointId int64         `json:"destination_endpoint_id"`
 	FinishedAt            *time.Time    `json:"finished_at"`
 	Id                    int64         `json:"id"`
-	Name                  string        `json:"name"`
+
+	// Logins How the logins of all the task's accounts stand, whatever test or run last tried them: `working`, both sides logged in at the account's last login test, or its last run completed; `refused`, a server refused a side's login at its last test or run (the account needs credentials, `login_refused`); `untested`, the rest (never tried, or a test that reached no verdict, such as a server that did not answer).
+	Logins LoginFigures `json:"logins"`
+	Name   string       `json:"name"`
 
 	// Options Every field is optional.
 	Options TaskOptions `json:"options"`
@@ -1686,10 +1696,20 @@ type TokenMechanism string
 type Totals struct {
 	// AccountsUncounted Accounts whose source was never counted (never tested nor run): the totals leave them out.
 	AccountsUncounted int64 `json:"accounts_uncounted"`
-	BytesCopied       int64 `json:"bytes_copied"`
-	MessagesCopied    int64 `json:"messages_copied"`
-	MessagesFailed    int64 `json:"messages_failed"`
-	MessagesSkipped   int64 `json:"messages_skipped"`
+
+	// BytesCopied As messages_copied, in bytes.
+	BytesCopied int64 `json:"bytes_copied"`
+
+	// BytesCopiedToDate As messages_copied_to_date, in bytes.
+	BytesCopiedToDate int64 `json:"bytes_copied_to_date"`
+
+	// MessagesCopied What the accounts' current or last pass copied (each account's own last pass).
+	MessagesCopied int64 `json:"messages_copied"`
+
+	// MessagesCopiedToDate What the accounts copied over every pass so far, the one under way included.
+	MessagesCopiedToDate int64 `json:"messages_copied_to_date"`
+	MessagesFailed       int64 `json:"messages_failed"`
+	MessagesSkipped      int64 `json:"messages_skipped"`
 
 	// SourceBytes The accounts' sources as last counted, in bytes.
 	SourceBytes int64 `json:"source_bytes"`

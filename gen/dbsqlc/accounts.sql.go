@@ -432,11 +432,19 @@ SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
        coalesce(sum(source_messages), 0)::bigint AS source_messages,
        coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
-       count(source_messages)::bigint AS accounts_counted
+       count(source_messages)::bigint AS accounts_counted,
+       count(*) FILTER (WHERE login_refused = '' AND (coalesce(source_test_ok AND destination_test_ok, false)
+                                                      OR state = ANY ($1::text[])))::bigint AS logins_working,
+       count(*) FILTER (WHERE login_refused <> '')::bigint AS logins_refused
 FROM accounts
-WHERE task_id = ANY ($1::bigint[])
+WHERE task_id = ANY ($2::bigint[])
 GROUP BY task_id, state
 `
+
+type AccountStatsByTaskParams struct {
+	LoggedInStates []string
+	TaskIds        []int64
+}
 
 type AccountStatsByTaskRow struct {
 	TaskID          int64
@@ -449,12 +457,14 @@ type AccountStatsByTaskRow struct {
 	SourceMessages  int64
 	SourceBytes     int64
 	AccountsCounted int64
+	LoginsWorking   int64
+	LoginsRefused   int64
 }
 
 // Account counts and totals per task and state; the task's figures are
 // derived from these, never stored twice.
-func (q *Queries) AccountStatsByTask(ctx context.Context, taskIds []int64) ([]AccountStatsByTaskRow, error) {
-	rows, err := q.db.Query(ctx, accountStatsByTask, taskIds)
+func (q *Queries) AccountStatsByTask(ctx context.Context, arg AccountStatsByTaskParams) ([]AccountStatsByTaskRow, error) {
+	rows, err := q.db.Query(ctx, accountStatsByTask, arg.LoggedInStates, arg.TaskIds)
 	if err != nil {
 		return nil, err
 	}
@@ -473,6 +483,8 @@ func (q *Queries) AccountStatsByTask(ctx context.Context, taskIds []int64) ([]Ac
 			&i.SourceMessages,
 			&i.SourceBytes,
 			&i.AccountsCounted,
+			&i.LoginsWorking,
+			&i.LoginsRefused,
 		); err != nil {
 			return nil, err
 		}
@@ -628,4 +640,40 @@ func (q *Queries) AccountsDeleteSelected(ctx context.Context, arg AccountsDelete
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const passTotalsByTask = `-- name: PassTotalsByTask :many
+SELECT task_id, coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
+       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
+FROM account_passes
+WHERE task_id = ANY ($1::bigint[])
+GROUP BY task_id
+`
+
+type PassTotalsByTaskRow struct {
+	TaskID         int64
+	MessagesCopied int64
+	BytesCopied    int64
+}
+
+// What the ended runs of each task's accounts copied, over all passes:
+// with what the runs under way copied so far, the task's totals to date.
+func (q *Queries) PassTotalsByTask(ctx context.Context, taskIds []int64) ([]PassTotalsByTaskRow, error) {
+	rows, err := q.db.Query(ctx, passTotalsByTask, taskIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PassTotalsByTaskRow{}
+	for rows.Next() {
+		var i PassTotalsByTaskRow
+		if err := rows.Scan(&i.TaskID, &i.MessagesCopied, &i.BytesCopied); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -113,8 +113,10 @@ func taskFields(t api.Task) [][2]string {
 		{"ID", itoa(t.Id)}, {"Name", orDash(t.Name)}, {"State", string(t.State)},
 		{"Source endpoint", itoa(t.SourceEndpointId)}, {"Destination endpoint", itoa(t.DestinationEndpointId)},
 		{"Accounts", accountCountsText(t.Accounts)},
-		{"Messages", fmt.Sprintf("%d copied, %d skipped, %d failed", t.Totals.MessagesCopied, t.Totals.MessagesSkipped, t.Totals.MessagesFailed)},
-		{"Copied", megabytes(t.Totals.BytesCopied) + " MB"},
+		{"Logins", testCounts(int(t.Logins.Working), int(t.Logins.Refused), int(t.Accounts.Total))},
+		{"Copied to date", fmt.Sprintf("%d messages, %s MB", t.Totals.MessagesCopiedToDate, megabytes(t.Totals.BytesCopiedToDate))},
+		{"Last pass", fmt.Sprintf("%d copied (%s MB), %d skipped, %d failed",
+			t.Totals.MessagesCopied, megabytes(t.Totals.BytesCopied), t.Totals.MessagesSkipped, t.Totals.MessagesFailed)},
 		{"Options", optionsText(t.Options)},
 		{"Created", timeOrDash(&t.CreatedAt)}, {"Started", timeOrDash(t.StartedAt)}, {"Finished", timeOrDash(t.FinishedAt)},
 	}

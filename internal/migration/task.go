@@ -63,6 +63,7 @@ type Task struct {
 	Accounts   AccountCounts
 	Totals     Totals
 	Tests      TestFigures
+	Logins     LoginFigures
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	StartedAt  *time.Time
@@ -83,10 +84,26 @@ type TestFigures struct {
 	Total, Tested, Failed int64
 }
 
-// Totals adds up the progress of a task's accounts.
+// LoginFigures say how the logins of a task's accounts stand, from each
+// account's last login test and run: working (both sides logged in at
+// the last test, or the last run completed), refused (a server refused a
+// side at the last test or run), untested (the rest).
+type LoginFigures struct {
+	Working, Refused, Untested int64
+}
+
+// LoggedInStates are the states of an account whose last run proves its
+// logins work: it completed, with or without messages refused.
+var LoggedInStates = []AccountState{AccountCompleted, AccountCompletedWithErrors}
+
+// Totals adds up the progress of a task's accounts: the figures of each
+// account's current or last pass, and what they copied to date, over
+// every pass.
 type Totals struct {
-	MessagesCopied  int64
-	BytesCopied     int64
+	MessagesCopied       int64
+	BytesCopied          int64
+	MessagesCopiedToDate int64
+	BytesCopiedToDate    int64
 	MessagesSkipped int64
 	MessagesFailed  int64
 	// The size of the accounts' sources as last counted, and how many

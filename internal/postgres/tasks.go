@@ -192,7 +192,7 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 		tasks[i], ids[i] = task, row.ID
 		byID[row.ID] = &tasks[i]
 	}
-	stats, err := s.queries.AccountStatsByTask(ctx, ids)
+	stats, err := s.queries.AccountStatsByTask(ctx, dbsqlc.AccountStatsByTaskParams{TaskIds: ids, LoggedInStates: texts(migration.LoggedInStates)})
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -207,6 +207,22 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 		task.Totals.SourceMessages += st.SourceMessages
 		task.Totals.SourceBytes += st.SourceBytes
 		task.Totals.AccountsUncounted += st.Accounts - st.AccountsCounted
+		task.Logins.Working += st.LoginsWorking
+		task.Logins.Refused += st.LoginsRefused
+		task.Logins.Untested += st.Accounts - st.LoginsWorking - st.LoginsRefused
+		// A run under way has not ended in its pass's records yet.
+		if migration.AccountState(st.State).InRun() {
+			task.Totals.MessagesCopiedToDate += st.MessagesCopied
+			task.Totals.BytesCopiedToDate += st.BytesCopied
+		}
+	}
+	ended, err := s.queries.PassTotalsByTask(ctx, ids)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	for _, e := range ended {
+		byID[e.TaskID].Totals.MessagesCopiedToDate += e.MessagesCopied
+		byID[e.TaskID].Totals.BytesCopiedToDate += e.BytesCopied
 	}
 	return tasks, nil
 }

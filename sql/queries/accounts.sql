@@ -94,10 +94,22 @@ SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_failed), 0)::bigint AS messages_failed,
        coalesce(sum(source_messages), 0)::bigint AS source_messages,
        coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
-       count(source_messages)::bigint AS accounts_counted
+       count(source_messages)::bigint AS accounts_counted,
+       count(*) FILTER (WHERE login_refused = '' AND (coalesce(source_test_ok AND destination_test_ok, false)
+                                                      OR state = ANY (@logged_in_states::text[])))::bigint AS logins_working,
+       count(*) FILTER (WHERE login_refused <> '')::bigint AS logins_refused
 FROM accounts
 WHERE task_id = ANY (@task_ids::bigint[])
 GROUP BY task_id, state;
+
+-- name: PassTotalsByTask :many
+-- What the ended runs of each task's accounts copied, over all passes:
+-- with what the runs under way copied so far, the task's totals to date.
+SELECT task_id, coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
+       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
+FROM account_passes
+WHERE task_id = ANY (@task_ids::bigint[])
+GROUP BY task_id;
 
 -- name: AccountLoginsTaken :many
 -- Which of these source logins the task has already (uses the unique index).

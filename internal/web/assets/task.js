@@ -162,10 +162,16 @@ function tabTitle(task) {
   return `${Math.floor((100 * done) / task.accounts.total)}% · ${name} — mailmigrate`;
 }
 
-// copiedText is what the accounts copied, of their sources' counted size.
-const copiedText = (t) => `${t.messages_copied} messages, ${formatBytes(t.bytes_copied)}`
+// copiedText is what the accounts copied to date, over every pass, and in
+// their last pass when that is less, of their sources' counted size.
+const copiedText = (t) => `${t.messages_copied_to_date} messages, ${formatBytes(t.bytes_copied_to_date)} to date`
+  + (t.messages_copied_to_date > t.messages_copied ? `; ${t.messages_copied} in the last pass` : '')
   + (t.source_messages > 0 ? ` (sources: ${t.source_messages} messages, ${formatBytes(t.source_bytes)}${t.accounts_uncounted > 0 ? `; ${plural(t.accounts_uncounted, 'account', 'accounts')} not counted yet` : ''})` : '');
 const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed`;
+// loginsText is how every account's logins stand, whichever test or run
+// tried them last.
+const loginsText = (l) => [`${l.working} work`, l.refused ? `${l.refused} refused (need credentials)` : '',
+  l.untested ? `${l.untested} not tested` : ''].filter(Boolean).join(', ');
 const skippedText = (t) => `${t.messages_skipped} / ${t.messages_failed} messages`;
 
 function taskSummary(task, runs, endpoints, message, after) {
@@ -182,7 +188,8 @@ function taskSummary(task, runs, endpoints, message, after) {
       fact('Progress', accountsProgress(task.accounts)),
       fact('Copied', copiedText(t), 'task-copied'),
       fact('Skipped / failed', skippedText(t), 'task-skipped'),
-      task.tests.total > 0 ? fact('Login test', testsText(task.tests)) : null,
+      task.accounts.total > 0 ? fact('Logins', loginsText(task.logins), 'task-logins') : null,
+      task.tests.total > 0 ? fact('Last login test', testsText(task.tests)) : null,
       passPace(runs, Date.now()),
       task.started_at ? fact('Started', formatTime(task.started_at)) : null,
       task.finished_at ? fact('Finished', formatTime(task.finished_at)) : null),
