@@ -104,8 +104,8 @@ type Totals struct {
 	BytesCopied          int64
 	MessagesCopiedToDate int64
 	BytesCopiedToDate    int64
-	MessagesSkipped int64
-	MessagesFailed  int64
+	MessagesSkipped      int64
+	MessagesFailed       int64
 	// The size of the accounts' sources as last counted, and how many
 	// accounts have no count yet (never run).
 	SourceMessages    int64
