@@ -1544,7 +1544,7 @@ type Task struct {
 	// run again (copying only what is missing).
 	State TaskState `json:"state"`
 
-	// Tests How far the task's current or last connection test got.
+	// Tests How far the task's current or last connection test got. A test never changes the task's state: it runs beside a pass, an edit or a retry, and `running` says whether it is under way (cancel it with POST /tasks/{id}/cancel).
 	Tests     TestFigures `json:"tests"`
 	Totals    Totals      `json:"totals"`
 	UpdatedAt time.Time   `json:"updated_at"`
@@ -1666,10 +1666,13 @@ type TaskRunStartedBy string
 // run again (copying only what is missing).
 type TaskState string
 
-// TestFigures How far the task's current or last connection test got.
+// TestFigures How far the task's current or last connection test got. A test never changes the task's state: it runs beside a pass, an edit or a retry, and `running` says whether it is under way (cancel it with POST /tasks/{id}/cancel).
 type TestFigures struct {
 	// Failed Accounts whose login failed on either side.
 	Failed int64 `json:"failed"`
+
+	// Running The test is under way.
+	Running bool `json:"running"`
 
 	// Tested Accounts tested so far.
 	Tested int64 `json:"tested"`

@@ -55,7 +55,7 @@ func TestTheTaskSummaryIsTheTasksTruth(t *testing.T) {
 	if resp, err := s.Client.TestTaskWithResponse(ctx, taskID, api.AccountSelection{Ids: []int64{ann.Id}}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("test ann: %v %v", err, resp)
 	}
-	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateIdle)
+	servicetest.WaitTestsDone(t, s.Client, taskID)
 	want("ann tested", api.LoginFigures{Working: 1, Untested: 2}, 0)
 
 	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {

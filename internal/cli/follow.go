@@ -81,7 +81,7 @@ func (f *follower) start(ctx context.Context) error {
 	now := time.Now()
 	f.board.setTask(task, now)
 	f.testing = f.testing || task.State == api.TaskStateTesting
-	if !isRunning(task.State) {
+	if !f.busy() {
 		return nil
 	}
 	accounts, err := listAccounts(ctx, f.s, f.taskID)
@@ -105,10 +105,19 @@ func (f *follower) showProgress() {
 
 func isRunning(state api.TaskState) bool { return migration.TaskState(state).Running() }
 
+// busy says whether what is followed goes on: a login test, which runs
+// beside whatever the task does, or the task's pass.
+func (f *follower) busy() bool {
+	if f.testing {
+		return f.board.task.Tests.Running || f.board.task.State == api.TaskStateTesting
+	}
+	return isRunning(f.board.task.State)
+}
+
 func (f *follower) loop(ctx context.Context, messages <-chan streamMessage, streamDone <-chan error) error {
 	ticker := time.NewTicker(refreshEvery)
 	defer ticker.Stop()
-	for isRunning(f.board.task.State) {
+	for f.busy() {
 		var err error
 		select {
 		case m := <-messages:

@@ -51,8 +51,8 @@ func TestConnectionTest(t *testing.T) {
 	if got := s.do(t, "POST", path+"/test", ""); got.status != http.StatusAccepted {
 		t.Fatalf("POST test: %d %s", got.status, got.body)
 	}
-	task := s.waitForState(t, taskID, api.TaskStateIdle)
-	if task.Accounts.Total != 2 {
+	task := servicetest.WaitTestsDone(t, s.client, taskID)
+	if task.Accounts.Total != 2 || task.State != api.TaskStateIdle {
 		t.Fatalf("task %+v", task)
 	}
 	accounts, _ := s.client.ListAccountsWithResponse(context.Background(), taskID, nil)
@@ -103,26 +103,39 @@ func TestConnectionTest(t *testing.T) {
 	wantText(t, s.do(t, "GET", path+"/events?limit=5000", ""), http.StatusBadRequest, "limit must be between 1 and 1000")
 }
 
-func TestConnectionTestRefusedWhileRunning(t *testing.T) {
+// TestConnectionTestBesideAnything: a login test never changes the
+// task's state and is refused by nothing but a test under way: it starts
+// on a running task (testing the accounts not in the run), and while it
+// is under way the task can still run, be edited or deleted.
+func TestConnectionTestBesideAnything(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	taskID, _, _ := s.newTask(t)
 	s.importCSV(t, taskID, "a@x,pw\n")
-	s.setTaskState(t, taskID, "running")
-	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""), http.StatusConflict, "task is running")
 	wantText(t, s.do(t, "POST", "/tasks/999/test", ""), http.StatusNotFound, "not found")
-	// No worker runs here: the queued tests keep the task testing, and
-	// testing is a running state.
-	s.setTaskState(t, taskID, "idle")
+	s.setTaskState(t, taskID, "running")
 	if got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""); got.status != http.StatusAccepted {
-		t.Fatalf("POST test: %d %s", got.status, got.body)
+		t.Fatalf("POST test of a running task: %d %s", got.status, got.body)
 	}
+	// No worker runs here: the queued test stays under way.
+	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""), http.StatusConflict, "a connection test is running")
+	s.setTaskState(t, taskID, "idle")
 	task, _ := s.client.GetTaskWithResponse(context.Background(), taskID)
-	if task.JSON200.State != api.TaskStateTesting {
-		t.Errorf("state %s, want testing", task.JSON200.State)
+	if task.JSON200.State != api.TaskStateIdle || !task.JSON200.Tests.Running {
+		t.Errorf("state %s, tests %+v; want idle with the test under way", task.JSON200.State, task.JSON200.Tests)
 	}
-	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/test", taskID), ""), http.StatusConflict, "task is running")
-	wantText(t, s.do(t, "DELETE", fmt.Sprintf("/tasks/%d", taskID), ""), http.StatusConflict, "task is running")
+	got := s.do(t, "POST", fmt.Sprintf("/tasks/%d/cancel", taskID), "")
+	if got.status != http.StatusAccepted {
+		t.Fatalf("cancel the test: %d %s", got.status, got.body)
+	}
+	task, _ = s.client.GetTaskWithResponse(context.Background(), taskID)
+	if task.JSON200.Tests.Running {
+		t.Errorf("tests %+v after the cancel, want none under way", task.JSON200.Tests)
+	}
+	wantText(t, s.do(t, "POST", fmt.Sprintf("/tasks/%d/cancel", taskID), ""), http.StatusConflict, "task is not running")
+	if got := s.do(t, "DELETE", fmt.Sprintf("/tasks/%d", taskID), ""); got.status != http.StatusNoContent {
+		t.Errorf("delete the task: %d %s", got.status, got.body)
+	}
 }
 
 func (s *testService) waitForState(t *testing.T, taskID int64, want api.TaskState) api.Task {

@@ -393,7 +393,7 @@ func TestDeadProcessesTestsEnd(t *testing.T) {
 	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {
 		t.Fatalf("ended %d tests a second time (%v)", n, err)
 	}
-	s.waitForState(t, taskID, api.TaskStateIdle)
+	servicetest.WaitTestsDone(t, s.client, taskID)
 	accounts, _ := s.client.ListAccountsWithResponse(ctx, taskID, nil)
 	for _, a := range *accounts.JSON200 {
 		if a.SourceTest == nil || a.SourceTest.Ok || !strings.Contains(a.SourceTest.Error, "process testing it stopped") {

@@ -158,7 +158,7 @@ func taskToAPI(t migration.Task) api.Task {
 			SourceBytes:          t.Totals.SourceBytes,
 			AccountsUncounted:    t.Totals.AccountsUncounted,
 		},
-		Tests:      api.TestFigures{Total: t.Tests.Total, Tested: t.Tests.Tested, Failed: t.Tests.Failed},
+		Tests:      api.TestFigures{Total: t.Tests.Total, Tested: t.Tests.Tested, Failed: t.Tests.Failed, Running: t.Tests.Running},
 		Logins:     api.LoginFigures{Working: t.Logins.Working, Refused: t.Logins.Refused, Untested: t.Logins.Untested},
 		CreatedAt:  t.CreatedAt,
 		UpdatedAt:  t.UpdatedAt,

@@ -100,11 +100,12 @@ type AccountTestOutcome struct {
 
 // JobStore starts background work on tasks.
 type JobStore interface {
-	// TaskStartTests puts a task that is not running into TaskTesting and
-	// queues one AccountTestJob per account that filter selects,
-	// atomically, and returns how many. A missing task answers
-	// ErrNotFound, a running one ErrTaskRunning, one without accounts
-	// ErrNoAccounts, a filter that selects none ErrNoAccountSelected.
+	// TaskStartTests queues one AccountTestJob per account that filter
+	// selects and that is not in a run, atomically, and returns how many;
+	// the task's state does not change. A missing task answers
+	// ErrNotFound, a test under way ErrTestRunning, a task without
+	// accounts ErrNoAccounts, a filter that selects none
+	// ErrNoAccountSelected.
 	TaskStartTests(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 	// TaskStartRun likewise puts the task into TaskQueued, the selected
 	// accounts too, and queues them for admission. While the task runs a

@@ -79,9 +79,12 @@ type AccountCounts struct {
 	ByState map[AccountState]int64
 }
 
-// TestFigures say how far the task's current or last connection test got.
+// TestFigures say how far the task's current or last connection test got,
+// and whether it is under way (Running): a test never changes the task's
+// state.
 type TestFigures struct {
 	Total, Tested, Failed int64
+	Running               bool
 }
 
 // LoginFigures say how the logins of a task's accounts stand, from each

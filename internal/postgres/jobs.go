@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -12,47 +13,34 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// TaskStartTests moves a task into TaskTesting with the accounts filter
-// selects waiting for their connection test, and queues the first of
-// them, in one transaction: either the task is testing or nothing
-// changed. A selection given while the task runs a migration is tested
-// alongside it (testAlongside). It returns how many accounts it selected.
+// TaskStartTests queues the connection test of the accounts filter
+// selects (not those in a run) and the first of their jobs, in one
+// transaction. A test never changes the task's state: it runs beside a
+// pass, an edit, a retry or a schedule, counted in tasks.tests_pending.
+// One test at a time: ErrTestRunning. It returns how many accounts it
+// selected.
 func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
+	if s.jobsErr != nil {
+		return 0, s.jobsErr
+	}
 	var n int
-	alongside := func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
+			return err
+		}
 		n, err = s.testAlongside(ctx, tx, q, taskID, filter)
+		if errors.Is(err, migration.ErrNoAccountSelected) && filter.IsZero() {
+			return migration.ErrNoAccounts
+		}
 		return err
-	}
-	if filter.IsZero() {
-		alongside = nil // every account: some are in the run
-	}
-	err := s.startJobs(ctx, taskID, startsTest, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		queued, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams(selection(taskID, filter)))
-		if err != nil {
-			return err
-		}
-		n = int(queued)
-		if err := startTaskJobs(ctx, q, taskID, migration.TaskTesting, n, filter); err != nil {
-			return err
-		}
-		parallel, err := q.TaskTestsStart(ctx, dbsqlc.TaskTestsStartParams{
-			ID: taskID, Total: int32(n), DefaultParallel: migration.DefaultParallelAccounts,
-		})
-		if err == pgx.ErrNoRows {
-			return migration.ErrTestRunning
-		}
-		if err != nil {
-			return err
-		}
-		return s.queueTests(ctx, tx, q, taskID, parallel)
-	}, alongside)
-	return n, err
+	})
+	return n, interpretError(err)
 }
 
 // testAlongside starts the connection test of the accounts filter
-// selects, not in the run, while the task runs a migration: the task's
-// state stays, and the test's jobs are counted in tasks.tests_pending
-// (finishTestJobs). One such test at a time: ErrTestRunning.
+// selects, not in a run: the task's state stays, and the test's jobs are
+// counted in tasks.tests_pending (finishTestJobs). One test at a time:
+// ErrTestRunning.
 func (s *Store) testAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter) (int, error) {
 	queued, err := q.AccountsTestQueue(ctx, dbsqlc.AccountsTestQueueParams(selection(taskID, filter)))
 	if err != nil {

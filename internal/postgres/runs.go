@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -203,7 +204,9 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 		}
 		before, err := q.TaskCancel(ctx, taskID)
 		if err == pgx.ErrNoRows {
-			return migration.ErrTaskNotRunning
+			// No pass to stop: a login test alone, if one is under way.
+			stopping, err = s.cancelTestsOnly(ctx, tx, q, taskID)
+			return err
 		}
 		if err != nil {
 			return err
@@ -241,6 +244,24 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 		return s.cancelTestsAlongside(ctx, tx, q, taskID)
 	})
 	return stopping, interpretError(err)
+}
+
+// cancelTestsOnly stops the login test of a task that runs no pass, with a
+// test.canceled event; ErrTaskNotRunning when no test is under way.
+func (s *Store) cancelTestsOnly(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64) (int, error) {
+	pending, err := q.TaskTestsPending(ctx, taskID)
+	if err != nil || pending == 0 {
+		return 0, cmp.Or(err, migration.ErrTaskNotRunning)
+	}
+	stopping, err := s.cancelTests(ctx, tx, q, taskID)
+	if err != nil {
+		return 0, err
+	}
+	task, err := q.TaskGetByID(ctx, taskID)
+	if err != nil {
+		return 0, err
+	}
+	return stopping, appendEvent(ctx, q, migration.TestCanceledEvent(taskID, int64(task.TestsTotal), int64(task.TestsDone), int64(task.TestsFailed)))
 }
 
 // cancelTestsAlongside stops, with the run they ran beside, the

@@ -70,3 +70,15 @@ func ReadEventsUntil(t testing.TB, conn *websocket.Conn, kind api.EventKind) ([]
 		}
 	}
 }
+
+// WaitTestsDone polls the task until its login test is no longer under
+// way (a test never changes the task's state), and returns it.
+func WaitTestsDone(t testing.TB, client *api.ClientWithResponses, taskID int64) api.Task {
+	t.Helper()
+	return WaitTask(t, client, taskID, func(task api.Task) error {
+		if task.Tests.Running {
+			return fmt.Errorf("task %d's login test is under way: %+v", taskID, task.Tests)
+		}
+		return nil
+	})
+}

@@ -106,7 +106,7 @@ type AccountTest struct {
 }
 
 // Work runs one connection test. Whatever goes wrong ends up in the
-// outcome, so that the task always leaves TaskTesting; a test canceled
+// outcome, so that the task's test always ends; a test canceled
 // meanwhile (its context ends) leaves the account's last result alone.
 func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.AccountTestJob]) error {
 	args := job.Args

@@ -93,7 +93,7 @@ export async function taskPage(main, taskId, keepAlive) {
     if (retried) await sayHowTheRetryEnded(list);
     // The events tell what changes; asking now and then while busy
     // catches what a lost connection would hide.
-    if (runningStates.has(task.state)) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
+    if (runningStates.has(task.state) || task.tests.running) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
   });
   // The account retried from its row, until the page has said how its
   // run ended.
@@ -167,7 +167,7 @@ function tabTitle(task) {
 const copiedText = (t) => `${t.messages_copied_to_date} messages, ${formatBytes(t.bytes_copied_to_date)} to date`
   + (t.messages_copied_to_date > t.messages_copied ? `; ${t.messages_copied} in the last pass` : '')
   + (t.source_messages > 0 ? ` (sources: ${t.source_messages} messages, ${formatBytes(t.source_bytes)}${t.accounts_uncounted > 0 ? `; ${plural(t.accounts_uncounted, 'account', 'accounts')} not counted yet` : ''})` : '');
-const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed`;
+const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed${t.running ? ', under way' : ''}`;
 // loginsText is how every account's logins stand, whichever test or run
 // tried them last.
 const loginsText = (l) => [`${l.working} work`, l.refused ? `${l.refused} refused (need credentials)` : '',
@@ -189,7 +189,7 @@ function taskSummary(task, runs, endpoints, message, after) {
       fact('Copied', copiedText(t), 'task-copied'),
       fact('Skipped / failed', skippedText(t), 'task-skipped'),
       task.accounts.total > 0 ? fact('Logins', loginsText(task.logins), 'task-logins') : null,
-      task.tests.total > 0 ? fact('Last login test', testsText(task.tests)) : null,
+      task.tests.total > 0 ? fact(task.tests.running ? 'Login test' : 'Last login test', testsText(task.tests), 'task-tests') : null,
       passPace(runs, Date.now()),
       task.started_at ? fact('Started', formatTime(task.started_at)) : null,
       task.finished_at ? fact('Finished', formatTime(task.finished_at)) : null),
@@ -397,7 +397,7 @@ function showBulkActions(bar, task, chosen, message, after) {
         : `Running ${plural(r.accounts, 'account', 'accounts')}.`, 'Not run') }),
     joining ? h('button', { 'data-action': 'cancel-chosen', text: `Cancel ${chosen.words}`,
       onclick: () => act('cancel', (r) => `${plural(r.accounts, 'account', 'accounts')} canceled; the others go on.`, 'Nothing was canceled') }) : null,
-    h('button', { 'data-action': 'test-chosen', disabled: busy && !joining, text: `Test logins of ${chosen.words}`,
+    h('button', { 'data-action': 'test-chosen', disabled: task.tests.running, text: `Test logins of ${chosen.words}`,
       onclick: () => act('test', (r) => `Testing the logins of ${plural(r.accounts, 'account', 'accounts')}.`, 'Not tested') }),
     h('button', { class: 'danger', 'data-action': 'delete-chosen', disabled: busy, text: `Delete ${chosen.words}`,
       onclick: async () => {

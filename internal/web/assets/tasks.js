@@ -29,17 +29,21 @@ export function finishedAccounts(counts) {
 // after(verb, ok) runs once the service has answered, ok when it agreed.
 export function taskActions(task, message, after) {
   const busy = runningStates.has(task.state);
+  const testing = task.tests.running;
   const empty = task.accounts.total === 0;
+  // A login test runs beside whatever else the task does: it blocks
+  // nothing but a second test.
+  const disabled = { run: busy || empty, test: testing || empty, cancel: !busy && !testing };
   const act = (verb, label) => h('button', {
     class: verb === 'run' ? 'primary' : '',
     'data-action': verb,
     'aria-label': `${label} ${task.name || `task ${task.id}`}`,
-    disabled: verb === 'cancel' ? !busy : busy || empty,
-    title: verb !== 'cancel' && empty ? 'Add accounts first' : undefined,
+    disabled: disabled[verb],
+    title: verb !== 'cancel' && empty ? 'Add accounts first' : verb === 'test' && testing ? 'A login test is under way' : undefined,
     text: label,
     onclick: () => taskAction(task, verb, message, after),
   });
-  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', 'Cancel run'),
+  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', busy ? 'Cancel run' : testing ? 'Cancel login test' : 'Cancel run'),
     h('button', { class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${task.name || `task ${task.id}`}`,
       disabled: busy, text: 'Delete', onclick: () => deleteTask(task, message, after) })];
 }
@@ -50,7 +54,8 @@ async function taskAction(task, verb, message, after) {
   let ok = false;
   try {
     await request('POST', `/tasks/${task.id}/${verb}`);
-    message.set('ok', `${actionDone[verb]}: ${task.name || `task ${task.id}`}.`);
+    const done = verb === 'cancel' && !runningStates.has(task.state) ? 'Canceling the login test' : actionDone[verb];
+    message.set('ok', `${done}: ${task.name || `task ${task.id}`}.`);
     ok = true;
   } catch (err) {
     message.set('error', `${task.name || `Task ${task.id}`}: ${err.message}`);
@@ -97,7 +102,7 @@ export async function tasksPage(main, keepAlive) {
     const tasks = await request('GET', '/tasks');
     if (stopped) return;
     keepFocus(list, () => list.replaceChildren(taskTable(tasks, byId, message, reload)));
-    if (tasks.some((t) => runningStates.has(t.state))) timer = setTimeout(() => reload().catch(() => {}), pollWhileBusy);
+    if (tasks.some((t) => runningStates.has(t.state) || t.tests.running)) timer = setTimeout(() => reload().catch(() => {}), pollWhileBusy);
   });
   const live = throttle(() => reload().catch(() => {}), 1000);
   keepAlive(() => { stopped = true; clearTimeout(timer); live.stop(); });
