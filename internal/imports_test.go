@@ -4,8 +4,6 @@ package internal_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -68,7 +66,7 @@ func TestImportRules(t *testing.T) {
 // module) to its imports, from go list.
 func packageImports(t *testing.T) map[string][]string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
 	cmd.Dir = ".."
 	out, err := cmd.Output()
 	if err != nil {
