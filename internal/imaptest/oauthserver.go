@@ -46,6 +46,8 @@ type OAuthServer struct {
 	throttle    map[int]bool                   // the APPENDs (1-based) to throttle
 	backoff     time.Duration
 	throttled   int
+	// throttleAnswer replaces Exchange Online's throttling answer.
+	throttleAnswer *imap.Error
 }
 
 // OAuthServerOptions shape an OAuthServer.
@@ -60,13 +62,17 @@ type OAuthServerOptions struct {
 	// that get the throttling answer with Backoff as the suggestion.
 	ThrottleAppends []int
 	Backoff         time.Duration
+	// ThrottleAnswer, when set, is the answer those APPENDs get instead
+	// of Exchange Online's: another server's pushback, or a refusal.
+	ThrottleAnswer *imap.Error
 }
 
 // StartOAuthServer runs an OAuthServer that checks tokens with tokens,
 // until t ends.
 func StartOAuthServer(t testing.TB, tokens *TokenServer, opts OAuthServerOptions) *OAuthServer {
 	t.Helper()
-	s := &OAuthServer{tokens: tokens, users: map[string]*imapmemserver.User{}, throttle: map[int]bool{}, backoff: opts.Backoff}
+	s := &OAuthServer{tokens: tokens, users: map[string]*imapmemserver.User{}, throttle: map[int]bool{}, backoff: opts.Backoff,
+		throttleAnswer: opts.ThrottleAnswer}
 	for _, n := range opts.ThrottleAppends {
 		s.throttle[n] = true
 	}
@@ -285,6 +291,9 @@ func (s *oauthSession) Append(mailbox string, r imap.LiteralReader, options *ima
 	if s.server.throttleNext() {
 		io.Copy(io.Discard, r) //nolint:errcheck // the literal is read and dropped
 		s.dropped = true
+		if s.server.throttleAnswer != nil {
+			return nil, s.server.throttleAnswer
+		}
 		return nil, &imap.Error{Type: imap.StatusResponseTypeNo,
 			Text: fmt.Sprintf("Request is throttled. Suggested Backoff Time: %d milliseconds", s.server.backoff.Milliseconds())}
 	}

@@ -17,7 +17,7 @@ type Kind int
 
 // The kinds of failure.
 const (
-	KindTransient Kind = iota // network trouble, timeouts, UNAVAILABLE: retry with backoff
+	KindTransient Kind = iota // network trouble, timeouts, a server bug: retry with backoff
 	KindAuth                  // wrong login or password: fail at once, never retry (lock-outs)
 	KindQuota                 // the destination is full: fail the account
 	KindPermanent             // anything else the server refused, e.g. one message [LIMIT] or [TOOBIG]
@@ -105,7 +105,7 @@ func classify(err error) Kind {
 		return KindAuth
 	case imap.ResponseCodeOverQuota:
 		return KindQuota
-	case imap.ResponseCodeUnavailable, imap.ResponseCodeServerBug:
+	case imap.ResponseCodeServerBug:
 		return KindTransient
 	}
 	if imapErr.Type == imap.StatusResponseTypeBye {

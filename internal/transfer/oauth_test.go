@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
+
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
 )
@@ -224,5 +226,55 @@ func TestServiceAccountActsForEachUser(t *testing.T) {
 	}
 	if _, err := oauth.ParseServiceAccountKey([]byte(`{"type":"authorized_user","client_id":"x"}`)); err == nil {
 		t.Error("a user's credentials file was read as a service account key")
+	}
+}
+
+// TestPushbackIsPushback: servers' other ways of asking to slow down,
+// [LIMIT] with a slow-down text (RFC 5530), [THROTTLED] and [UNAVAILABLE],
+// pause the account with the server's words and go on: no message is
+// recorded as refused and no attempt is used up. A [LIMIT] about the
+// message itself stays a refusal in the server's words.
+func TestPushbackIsPushback(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		answer   *imap.Error
+		pushback bool
+	}{
+		{"limit, slow down", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many commands, slow down"}, true},
+		{"throttled", &imap.Error{Type: imap.StatusResponseTypeNo, Code: "THROTTLED", Text: "Request rate exceeded"}, true},
+		{"unavailable", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeUnavailable, Text: "Backend temporarily unavailable"}, true},
+		{"limit on the message", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many flags on this message"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixtureWith(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 13, Messages: 12},
+				imaptest.OAuthServerOptions{ThrottleAppends: []int{4}, ThrottleAnswer: tc.answer})
+			var throttles []Throttle
+			job := Job{Source: dovecotSide(f.src, "ann", "pw"),
+				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),
+				State:       NewMemoryState(), Tuning: Tuning{Attempts: 1, ThrottlePause: 50 * time.Millisecond}, // any failure would end the run
+				OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
+			res, err := Migrate(t.Context(), job)
+			var refused []string
+			for _, folder := range res.Folders {
+				for _, failure := range folder.Failures {
+					refused = append(refused, failure.Reason)
+				}
+			}
+			if !tc.pushback {
+				if len(throttles) != 0 || len(refused) != 1 || !strings.Contains(refused[0], tc.answer.Text) {
+					t.Errorf("a refusal of one message: %d pauses, refused %q, err %v; want none, and it refused in the server's words", len(throttles), refused, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the run failed: %v", err)
+			}
+			f.wantCopied(t, "ann@example.com", res)
+			if len(throttles) != 1 || throttles[0].Side != "destination" || throttles[0].Words != tc.answer.Text || len(refused) != 0 {
+				t.Errorf("pauses %+v, refused %q; want one pause in the server's words and nothing refused", throttles, refused)
+			}
+		})
 	}
 }

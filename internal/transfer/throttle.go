@@ -42,14 +42,32 @@ func (e *PausedError) Unwrap() error { return e.Err }
 // Suggested Backoff Time: 30000 milliseconds".
 var suggestedBackoff = regexp.MustCompile(`(?i)suggested backoff time:\s*(\d+)\s*milli`)
 
+// responseCodeThrottled is the response code some servers give a client
+// that goes too fast; no RFC names it.
+const responseCodeThrottled imap.ResponseCode = "THROTTLED"
+
+// slowDown reads a [LIMIT] answer (RFC 5530) that is about the pace, not
+// the message: "Too many commands, slow down", a rate limit, try later.
+// A [LIMIT] about the message (too many flags, too large) stays a
+// refusal.
+var slowDown = regexp.MustCompile(`(?i)slow down|too many (commands|requests|connections)|rate limit|try (again )?later`)
+
 // throttleAnswer reports whether the server asks to slow down rather than
 // refuses: Exchange Online's suggested backoff, [INUSE] (RFC 5530: busy,
-// try later), Gmail's "Account exceeded command or bandwidth limits" and
-// "Too many simultaneous connections". The account pauses and goes on
-// where it was; no message is at fault.
+// try later), [UNAVAILABLE] (RFC 5530: a subsystem is down for now),
+// [THROTTLED], a [LIMIT] about the pace, Gmail's "Account exceeded
+// command or bandwidth limits" and "Too many simultaneous connections".
+// The account pauses and goes on where it was; no message is at fault,
+// and no attempt is used up.
 func throttleAnswer(e *imap.Error) bool {
 	text := strings.ToLower(e.Text)
-	return e.Code == imap.ResponseCodeInUse || suggestedBackoff.MatchString(e.Text) ||
+	switch e.Code {
+	case imap.ResponseCodeInUse, imap.ResponseCodeUnavailable, responseCodeThrottled:
+		return true
+	case imap.ResponseCodeLimit:
+		return slowDown.MatchString(e.Text)
+	}
+	return suggestedBackoff.MatchString(e.Text) ||
 		strings.Contains(text, "bandwidth limits") || strings.Contains(text, "too many simultaneous connections")
 }
 
