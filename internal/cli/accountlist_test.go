@@ -48,6 +48,16 @@ func TestAccountsListFiltersAndReadsEveryPage(t *testing.T) {
 	if len(some) != 5 || some[0].SourceLogin != "user2400" || some[4].SourceLogin != "user2404" {
 		t.Errorf("--search USER24 --limit 5: %d accounts, want user2400 to user2404", len(some))
 	}
+	if _, err := svc.Pool.Exec(context.Background(),
+		`UPDATE accounts SET source_test_ok = false, source_test_error = 'authentication failed', destination_test_ok = true
+		 WHERE source_login IN ('user0042', 'user2042')`); err != nil {
+		t.Fatal(err)
+	}
+	var refused []api.Account
+	decodeJSON(t, u.ok("accounts", "list", task, "--login-test", "failed", "--output", "json"), &refused)
+	if len(refused) != 2 || refused[0].SourceLogin != "user0042" || refused[1].SourceLogin != "user2042" {
+		t.Errorf("--login-test failed: %d accounts, want user0042 and user2042", len(refused))
+	}
 	if r := u.run("accounts", "list", task, "--sort", "size"); r.code != 1 || !strings.Contains(r.stderr, "sort must be one of") {
 		t.Errorf("--sort size: exit %d, %q", r.code, r.stderr)
 	}

@@ -62,6 +62,7 @@ func accountsRun(ctx context.Context, s *session, args []string) error {
 func accountsList(ctx context.Context, s *session, args []string) error {
 	states := s.flags.String("state", "", "only accounts in these states, comma-separated, e.g. failed,canceled")
 	search := s.flags.String("search", "", "only accounts with this text in the source or destination login, in any case")
+	loginTest := s.flags.String("login-test", "", "only accounts whose last login test passed, failed, or is untested")
 	sort := s.flags.String("sort", "id", "id, login, state (running first), progress or updated; -login etc. reverse")
 	limit := s.flags.Int("limit", 0, "at most this many accounts; 0: all")
 	taskID, err := s.parseOneID(args, "TASK")
@@ -74,6 +75,9 @@ func accountsList(ctx context.Context, s *session, args []string) error {
 	}
 	if *search != "" {
 		params.Q = search
+	}
+	if *loginTest != "" {
+		params.LoginTest = (*api.LoginTestFilter)(loginTest)
 	}
 	if *limit < 0 {
 		return s.usageErrorf("--limit %d: want 0 (all) or more", *limit)

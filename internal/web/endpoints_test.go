@@ -113,6 +113,9 @@ func testEndpointCheck(t *testing.T, browser context.Context) {
 	tb.click(`#endpoint-form button[data-action="check"]`)
 	tb.waitText("#endpoint-check", d.TLSAddr()+" works as configured")
 	tb.waitText("#endpoint-check", "not trusted")
+	if text := tb.text("#endpoint-check"); strings.Contains(text, "null") {
+		t.Errorf("the check's words hold a literal null: %q", text)
+	}
 	if n := evaluate[int](tb, `document.querySelectorAll('#endpoint-list tr').length`); n != 0 {
 		t.Errorf("the check saved an endpoint: %d rows", n)
 	}

@@ -40,6 +40,12 @@ func testConnectionTestLog(t *testing.T, browser context.Context) {
 		"the destination's test.failed line, markup as text")
 	tb.waitText("#account-list", "source: authentication failed")
 	tb.waitText("#task-summary", "1 of 1 accounts tested, 1 failed")
+	// The accounts whose login test failed are one choice away; those
+	// that passed, none here.
+	tb.choose("#account-login-test", "passed")
+	tb.waitText("#account-range", "No account")
+	tb.choose("#account-login-test", "failed")
+	tb.waitText("#account-list", "source: authentication failed")
 	tb.waitText("#account-list", xss)
 	tb.waitText("#task-summary h1", xss)
 	tb.screenshot("task-test-failed")

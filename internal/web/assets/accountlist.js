@@ -6,7 +6,7 @@
 // they act on what the chips and search choose.
 
 import { h } from './dom.js';
-import { AccountState, AccountSort, fieldLimits } from './enums.js';
+import { AccountState, AccountSort, LoginTestFilter, fieldLimits } from './enums.js';
 import { stateLabel } from './tasks.js';
 
 export const pageSize = 50;
@@ -48,10 +48,15 @@ export function accountList(taskId, changed, ticked) {
   });
   const order = h('select', { id: 'account-order', 'aria-label': 'Order of the accounts', onchange: restart },
     orders.map(([value, label]) => h('option', { value, text: label })));
+  // The login test's verdict: on a list of thousands, the few whose
+  // password is wrong are one choice away.
+  const loginTest = h('select', { id: 'account-login-test', 'aria-label': 'Accounts by their last login test', onchange: restart },
+    [['', 'Any login test'], [LoginTestFilter.failed, 'Login test failed'], [LoginTestFilter.passed, 'Login test passed'],
+      [LoginTestFilter.untested, 'Not tested']].map(([value, label]) => h('option', { value, text: label })));
   const pager = h('nav', { class: 'pager', id: 'account-pager', 'aria-label': 'Pages of accounts' });
 
   return {
-    controls: h('div', { class: 'list-controls' }, chips, h('div', { class: 'list-search' }, searchBox, order)),
+    controls: h('div', { class: 'list-controls' }, chips, h('div', { class: 'list-search' }, searchBox, loginTest, order)),
     pager,
 
     // path asks for the page shown.
@@ -59,13 +64,14 @@ export function accountList(taskId, changed, ticked) {
       const params = new URLSearchParams({ sort: order.value, limit: String(pageSize) });
       if (state) params.set('state', state);
       if (search) params.set('q', search);
+      if (loginTest.value) params.set('login_test', loginTest.value);
       const cursor = cursors[cursors.length - 1];
       if (cursor) params.set('cursor', cursor);
       return `/tasks/${taskId}/accounts?${params}`;
     },
 
     // filtered says whether the choices leave accounts out.
-    filtered() { return state !== '' || search !== ''; },
+    filtered() { return state !== '' || search !== '' || loginTest.value !== ''; },
 
     ticked: tickedIDs,
 
@@ -87,6 +93,7 @@ export function accountList(taskId, changed, ticked) {
       const body = {};
       if (state) body.state = [state];
       if (search) body.q = search;
+      if (loginTest.value) body.login_test = loginTest.value;
       return { body, count: total, words: `${total} that ${total === 1 ? 'matches' : 'match'}` };
     },
 

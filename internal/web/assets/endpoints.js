@@ -292,9 +292,11 @@ function showCheck(el, check) {
   if (check.greeting) facts.push(`Greeting: ${check.greeting}`);
   if (check.capabilities.length) facts.push(`Capabilities before login: ${check.capabilities.join(' ')}`);
   el.className = `check-result notice ${check.ok ? 'ok' : 'error'}`;
-  el.replaceChildren(
+  // replaceChildren would write a null as the text "null": leave them out.
+  el.replaceChildren(...[
     h('p', { 'data-kind': check.problem_kind, text: check.ok ? `${check.address} works as configured (${check.took_ms} ms).` : check.problem }),
     check.ok ? null : h('p', { class: 'advice', text: check.advice }),
     check.problem_kind === EndpointProblem.untrustedCertificate ? h('p', { class: 'muted', text: 'The "Accept any certificate" box is above.' }) : null,
-    h('ul', {}, [...check.notes, ...facts].map((line) => h('li', { text: line }))));
+    h('ul', {}, [...check.notes, ...facts].map((line) => h('li', { text: line }))),
+  ].filter(Boolean));
 }

@@ -50,7 +50,28 @@ export function taskActions(task, message, after) {
 
 const actionDone = { run: 'Run started', test: 'Login test started', cancel: 'Canceling the run' };
 
+// confirmFrom is the number of accounts from which Run, Test logins and
+// Cancel on the whole task ask first: a slip on a task of thousands of
+// mailboxes starts (or stops) hours of work and thousands of logins; on a
+// handful it costs nothing.
+export const confirmFrom = 20;
+
+// confirmQuestion is what taskAction asks before acting on every account.
+function confirmQuestion(task, verb) {
+  const name = task.name || `task ${task.id}`;
+  const n = plural(task.accounts.total, 'account', 'accounts');
+  switch (verb) {
+    case 'run': return [`Run ${name}: its ${n}? Each copies only what is new.`, 'Run'];
+    case 'test': return [`Test the logins of the ${n} of ${name}? Each logs in to both servers once.`, 'Test logins'];
+    default: return [`Cancel what ${name} is doing? Running accounts stop between messages; what they copied stays.`, 'Cancel it'];
+  }
+}
+
 async function taskAction(task, verb, message, after) {
+  if (task.accounts.total >= confirmFrom) {
+    const [question, label] = confirmQuestion(task, verb);
+    if (!await confirmAction(question, label)) return;
+  }
   let ok = false;
   try {
     await request('POST', `/tasks/${task.id}/${verb}`);
