@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
 
 // Config is an application registered with an authorization server.
@@ -48,6 +50,9 @@ type Source struct {
 	// refresh is the refresh token in use; rotated is told a new one.
 	refresh string
 	rotated func(refreshToken string)
+	// clientSecret is the application's, taken out of the authorization
+	// server's answers with the refresh token.
+	clientSecret string
 }
 
 // ForUser is a Source of tokens acting for the user whose refresh token it
@@ -55,7 +60,7 @@ type Source struct {
 // server replaces it, to be stored for the next run.
 func (c Config) ForUser(refreshToken string, rotated func(refreshToken string)) *Source {
 	conf := c.oauth2Config("")
-	s := &Source{refresh: refreshToken, rotated: rotated}
+	s := &Source{refresh: refreshToken, rotated: rotated, clientSecret: c.ClientSecret}
 	ctx := c.context()
 	fetch := fetcher(func() (*oauth2.Token, error) {
 		// A token without an access token is refreshed at once; x/oauth2
@@ -72,7 +77,8 @@ func (c Config) ForApplication() *Source {
 	conf := &clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
 		TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInParams}
 	ctx := c.context()
-	return &Source{tokens: oauth2.ReuseTokenSourceWithExpiry(nil, fetcher(func() (*oauth2.Token, error) { return conf.Token(ctx) }), c.early())}
+	return &Source{tokens: oauth2.ReuseTokenSourceWithExpiry(nil, fetcher(func() (*oauth2.Token, error) { return conf.Token(ctx) }), c.early()),
+		clientSecret: c.ClientSecret}
 }
 
 // fetcher gets a new token on every call; the Source's reuse keeps it
@@ -140,7 +146,7 @@ func (s *Source) Token(ctx context.Context) (string, error) {
 		return "", ctx.Err()
 	}
 	if r.err != nil {
-		return "", describe(r.err)
+		return "", describe(r.err, s.refreshToken(), s.clientSecret)
 	}
 	s.noteRefreshToken(r.token.RefreshToken)
 	return r.token.AccessToken, nil
@@ -196,8 +202,12 @@ func codeAdvice(code string) string {
 
 // describe turns x/oauth2's errors into a RefusedError where the server
 // answered with an OAuth error, and keeps the others (network trouble,
-// timeouts), which a later try may overcome.
-func describe(err error) error {
+// timeouts), which a later try may overcome. What the server said is
+// scrubbed of known (the request's own secrets) and of anything shaped
+// like a credential, and an answer that is no OAuth error is told by its
+// status alone: a token endpoint may echo the request, secrets and all,
+// and these words go to the account's error, events, reports and logs.
+func describe(err error, known ...string) error {
 	var refused *RefusedError
 	if errors.As(err, &refused) {
 		return err // described already
@@ -213,13 +223,17 @@ func describe(err error) error {
 			re.ErrorCode, re.ErrorDescription = body.Error, body.Description
 		}
 	}
-	if errors.As(err, &re) && re.ErrorCode != "" {
-		return &RefusedError{Code: re.ErrorCode, Description: re.ErrorDescription}
-	}
-	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
+	switch {
+	case re == nil:
+		return fmt.Errorf("token endpoint: %w", err)
+	case re.ErrorCode != "":
+		return &RefusedError{Code: secret.Scrub(re.ErrorCode, known...), Description: secret.Scrub(re.ErrorDescription, known...)}
+	case re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500:
 		return &RefusedError{Code: fmt.Sprintf("HTTP %d", re.Response.StatusCode)}
+	case re.Response != nil:
+		return fmt.Errorf("token endpoint: the authorization server answered HTTP %d", re.Response.StatusCode)
 	}
-	return fmt.Errorf("token endpoint: %w", err)
+	return errors.New("token endpoint: the authorization server's answer could not be read")
 }
 
 func firstLine(s string) string {

@@ -165,6 +165,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	}
 	outcome := parties.Outcome(end, w.opts.RetryDelays)
 	outcome.Pending = reporter.pending
+	scrubRunOutcome(&outcome, knownSecrets(job.Source, job.Destination))
 	return outcome
 }
 

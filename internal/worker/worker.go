@@ -142,6 +142,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		migration.TestEvent(args.TaskID, args.AccountID, "source", src.Login, src.Host, src.Port, outcome.SourceError),
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
 	}
+	scrubTestOutcome(&outcome, knownSecrets(src, dst))
 	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 }
 
