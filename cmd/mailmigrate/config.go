@@ -46,6 +46,9 @@ type config struct {
 	// AllowedHosts are the host names, beyond IP addresses and localhost,
 	// that requests may name in Host (DNS rebinding).
 	AllowedHosts []string
+	// WebhookAllowedHosts are the receivers webhooks may reach at an
+	// internal address.
+	WebhookAllowedHosts []string
 
 	// HTTP server timeouts (the event stream is exempt from Read and Write).
 	ReadHeaderTimeout time.Duration
@@ -126,6 +129,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	fs.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", insecure,
 		"serve without asking for any token, for a service behind a proxy that authenticates for it: "+
 			"anyone who reaches the port reads and changes every task and its passwords (MAILMIGRATE_INSECURE_NO_AUTH)")
+	webhookHosts := fs.String("webhook-allowed-hosts", getenv("MAILMIGRATE_WEBHOOK_ALLOWED_HOSTS"),
+		"comma-separated receivers (host names or addresses) that webhooks may call at an internal address "+
+			"(loopback, private, link-local); others are called at public addresses only (MAILMIGRATE_WEBHOOK_ALLOWED_HOSTS)")
 	allowedHosts := fs.String("allowed-hosts", getenv("MAILMIGRATE_ALLOWED_HOSTS"),
 		"comma-separated host names the service is reached by, beyond IP addresses and localhost (e.g. migrate.example.com); "+
 			"a request naming another host is refused, against DNS rebinding; * allows any (MAILMIGRATE_ALLOWED_HOSTS)")
@@ -155,6 +161,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	cfg.SecretKey = getenv("MAILMIGRATE_SECRET_KEY")
 	cfg.AllowedHosts = splitList(*allowedHosts)
+	cfg.WebhookAllowedHosts = splitList(*webhookHosts)
 	cfg.SMTPPassword = getenv("MAILMIGRATE_SMTP_PASSWORD")
 	if cfg.APIToken == "" {
 		cfg.APIToken = getenv("MAILMIGRATE_API_TOKEN")

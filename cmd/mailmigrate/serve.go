@@ -64,7 +64,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		LeaseExpiry: cfg.LeaseExpiry,
 		WorkerID:    cfg.WorkerID,
 		RunLimits:   migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
-		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6},
+		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, WebhookAllowedHosts: cfg.WebhookAllowedHosts},
 		APIToken:    token,
 		Limits:      cfg.limits(),
 

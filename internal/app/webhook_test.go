@@ -263,3 +263,65 @@ func TestRemovingTheWebhookGivesUpItsCalls(t *testing.T) {
 		t.Errorf("after the removal: %+v, want the call given up", d)
 	}
 }
+
+// TestWebhooksGoWhereTheyShould: by default a webhook is called at public
+// addresses only: a receiver on loopback (the service itself, here) or the
+// cloud's metadata address gets no call, and the delivery log says why;
+// naming the receiver in the allowed hosts lets the call through. A URL
+// with a user and password is refused: the signature does that job.
+func TestWebhooksGoWhereTheyShould(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		allowed   []string
+		delivered bool
+	}{
+		{"by default", []string{"hooks.internal.example"}, false},
+		{"allowed by the operator", []string{"127.0.0.1"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{WebhookPoll: 20 * time.Millisecond,
+				WebhookBackoff: time.Hour, WebhookAllowedHosts: tc.allowed}})
+			ctx := context.Background()
+			const secret = "whsec-0123456789abcdef"
+			receiver := &webhookReceiver{secret: secret}
+			hook := httptest.NewServer(receiver)
+			t.Cleanup(hook.Close)
+			users := map[string]string{"ann": "pw"}
+			old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+			neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+			taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+			importAccounts(t, s, taskID, "ann,pw\n")
+			withUser := strings.Replace(hook.URL, "http://", "http://admin:pw@", 1)
+			if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: withUser, Secret: secret}); err != nil ||
+				resp.StatusCode() != http.StatusBadRequest || !strings.HasPrefix(string(resp.Body), "url must not carry a user or password") {
+				t.Errorf("a URL with credentials: %v %d %s", err, resp.StatusCode(), resp.Body)
+			}
+			if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret}); err != nil || resp.JSON200 == nil {
+				t.Fatalf("set the webhook: %v %v", err, resp)
+			}
+			if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+				t.Fatalf("run: %v %v", err, resp)
+			}
+			servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
+			testsupport.Eventually(t, 10*time.Second, func() error {
+				log, err := s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID)
+				if err != nil || log.JSON200 == nil || len(*log.JSON200) != 1 || (*log.JSON200)[0].Attempts != 1 {
+					return fmt.Errorf("the delivery log: %v %+v", err, log.JSON200)
+				}
+				d := (*log.JSON200)[0]
+				switch {
+				case tc.delivered && d.State != api.WebhookDeliveryStateDelivered:
+					return fmt.Errorf("delivery %+v, want delivered", d)
+				case !tc.delivered && (d.State != api.WebhookDeliveryStatePending || !strings.Contains(d.LastError, "internal address")):
+					return fmt.Errorf("delivery %+v, want refused for an internal address", d)
+				}
+				return nil
+			})
+			if got := len(receiver.received()); got != map[bool]int{true: 1, false: 0}[tc.delivered] {
+				t.Errorf("the receiver got %d calls", got)
+			}
+		})
+	}
+}

@@ -41,9 +41,13 @@ type Webhook struct {
 // says whether the task has a secret already.
 func (w *Webhook) Normalize(hasSecret bool) error {
 	w.URL = strings.TrimSpace(w.URL)
-	switch _, ok := webURL(w.URL); {
+	switch u, ok := webURL(w.URL); {
 	case !ok:
 		return invalid("url", "must be an absolute http or https URL of at most %d bytes", MaxURLBytes)
+	case u.User != nil:
+		// GET /webhook shows the URL: credentials in it would be shown to
+		// whoever reads the task. The signature authenticates the calls.
+		return invalid("url", "must not carry a user or password: the receiver checks the signature made with the secret instead")
 	case w.Secret == "" && !hasSecret:
 		return invalid("secret", "must be given: the bodies are signed with it")
 	case w.Secret != "" && (len(w.Secret) < MinWebhookSecretBytes || len(w.Secret) > MaxWebhookSecretBytes || !plainText(string(w.Secret), MaxWebhookSecretBytes)):

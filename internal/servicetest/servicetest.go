@@ -75,6 +75,10 @@ func Start(t testing.TB, opts Options) *Service {
 	if opts.MaxWorkers == 0 {
 		opts.MaxWorkers = 4
 	}
+	if opts.Workers.WebhookAllowedHosts == nil {
+		// The tests' receivers listen on loopback.
+		opts.Workers.WebhookAllowedHosts = []string{"127.0.0.1"}
+	}
 	logger := slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		logger = slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))

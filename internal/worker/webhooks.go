@@ -43,11 +43,14 @@ type WebhookSender struct {
 
 // NewWebhookSender returns a sender over store, with opts' backoff.
 func NewWebhookSender(store WebhookStore, logger *slog.Logger, opts Options) *WebhookSender {
-	client := &http.Client{Timeout: webhookTimeout,
+	opts = opts.withDefaults()
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.Proxy = nil // a proxy would dial in our stead, unchecked
+	transport.DialContext = receiverDialer(opts.WebhookAllowedHosts)
+	client := &http.Client{Timeout: webhookTimeout, Transport: transport,
 		// A receiver that moved says so in the log; the body and its
 		// signature go to the address given, nowhere else.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	opts = opts.withDefaults()
 	return &WebhookSender{store: store, logger: logger, client: client, backoff: opts.WebhookBackoff, Poll: opts.WebhookPoll}
 }
 

@@ -49,6 +49,10 @@ type Options struct {
 	// WebhookBackoff is the wait after a delivery's first failed attempt,
 	// doubling after each next; 10 s when zero.
 	WebhookBackoff time.Duration
+	// WebhookAllowedHosts are the receivers' host names (or addresses)
+	// that webhooks may reach at an internal address; "*": any. Others
+	// are called at public addresses only (receivers.go).
+	WebhookAllowedHosts []string
 }
 
 func (o Options) withDefaults() Options {
