@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
@@ -49,6 +50,9 @@ type config struct {
 	// WebhookAllowedHosts are the receivers webhooks may reach at an
 	// internal address.
 	WebhookAllowedHosts []string
+	// MaxFailedLogins bounds the failed logins login tests cause on one
+	// server host in 10 minutes; 0: no bound.
+	MaxFailedLogins int
 
 	// HTTP server timeouts (the event stream is exempt from Read and Write).
 	ReadHeaderTimeout time.Duration
@@ -109,6 +113,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		{"workers", "16", "accounts this process migrates at once (connection tests have 8 workers of their own)", number(&cfg.Workers, 1, 1000)},
 		{"max-connections-per-host", "30", "IMAP connections to one server host across all processes; an account holds 1 " +
 			"to its source and up to 2 to its destination; 0: no limit", number(&cfg.ConnectionsPerHost, 0, 0)},
+		{"max-failed-logins", "4", "failed logins that login tests may cause on one server host in 10 minutes, under fail2ban's " +
+			"default of 5, so that the server does not ban this host; more wait for the window to move on; 0: no limit " +
+			"(a server that trusts this host)", number(&cfg.MaxFailedLogins, 0, 0)},
 		{"lease-expiry", "60s", "how long a running account may go without a sign of life before its process is taken " +
 			"for dead and the account resumes elsewhere", duration(&cfg.LeaseExpiry, 2*time.Second)},
 	}
@@ -332,6 +339,14 @@ func (c config) logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// loginFailureLimit is the failed-login limit of the settings.
+func (c config) loginFailureLimit() migration.LoginFailureLimit {
+	if c.MaxFailedLogins == 0 {
+		return migration.LoginFailureLimit{Max: -1}
+	}
+	return migration.LoginFailureLimit{Max: c.MaxFailedLogins, Window: migration.DefaultLoginFailureLimit.Window}
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

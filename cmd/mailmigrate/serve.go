@@ -64,9 +64,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		LeaseExpiry: cfg.LeaseExpiry,
 		WorkerID:    cfg.WorkerID,
 		RunLimits:   migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
-		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, WebhookAllowedHosts: cfg.WebhookAllowedHosts},
-		APIToken:    token,
-		Limits:      cfg.limits(),
+		Workers: worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, WebhookAllowedHosts: cfg.WebhookAllowedHosts,
+			LoginFailureLimit: cfg.loginFailureLimit()},
+		APIToken: token,
+		Limits:   cfg.limits(),
 
 		DatabaseTokens: !cfg.InsecureNoAuth,
 		AllowedHosts:   cfg.AllowedHosts,

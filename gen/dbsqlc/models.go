@@ -181,6 +181,12 @@ type Event struct {
 	Progress  []byte
 }
 
+type LoginFailure struct {
+	ID   int64
+	Host string
+	At   pgtype.Timestamptz
+}
+
 type MailboxHolding struct {
 	Host             string
 	Login            string

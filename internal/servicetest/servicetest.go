@@ -75,6 +75,11 @@ func Start(t testing.TB, opts Options) *Service {
 	if opts.MaxWorkers == 0 {
 		opts.MaxWorkers = 4
 	}
+	if opts.Workers.LoginFailureLimit == (migration.LoginFailureLimit{}) {
+		// Every test's servers are on 127.0.0.1, with wrong passwords on
+		// purpose: no limit unless a test sets one.
+		opts.Workers.LoginFailureLimit = migration.LoginFailureLimit{Max: -1}
+	}
 	if opts.Workers.WebhookAllowedHosts == nil {
 		// The tests' receivers listen on loopback.
 		opts.Workers.WebhookAllowedHosts = []string{"127.0.0.1"}

@@ -166,7 +166,23 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	outcome := parties.Outcome(end, w.opts.RetryDelays)
 	outcome.Pending = reporter.pending
 	scrubRunOutcome(&outcome, knownSecrets(job.Source, job.Destination))
+	w.countRefusedLogin(ctx, outcome.LoginRefused, job)
 	return outcome
+}
+
+// countRefusedLogin counts a run's refused login against its host's
+// failed-login limit, which login tests keep to.
+func (w *AccountRun) countRefusedLogin(ctx context.Context, side string, job transfer.Job) {
+	host := job.Source.Host
+	switch side {
+	case "":
+		return
+	case "destination":
+		host = job.Destination.Host
+	}
+	if err := w.store.LoginFailureRecord(context.WithoutCancel(ctx), host); err != nil {
+		w.logger.Warn("could not count a failed login", "host", host, "err", err)
+	}
 }
 
 // folderEndOf turns the engine's result for a folder into the domain's.

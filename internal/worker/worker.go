@@ -25,6 +25,14 @@ type Store interface {
 	// server handed out in place of the account's on side.
 	AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error
 	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
+	// LoginFailureRecord counts a login that host's server refused.
+	LoginFailureRecord(ctx context.Context, host string) error
+	// LoginAttemptClaim reserves a login on host within limit, counted
+	// as a failure until LoginAttemptSucceeded takes it back; at the
+	// limit it claims nothing (id 0) and says how long to wait.
+	LoginAttemptClaim(ctx context.Context, host string, limit migration.LoginFailureLimit) (id int64, wait time.Duration, err error)
+	LoginAttemptSucceeded(ctx context.Context, id int64) error
+	EventAppend(ctx context.Context, e migration.Event) error
 }
 
 // Options tune the workers of a process.
@@ -53,6 +61,10 @@ type Options struct {
 	// that webhooks may reach at an internal address; "*": any. Others
 	// are called at public addresses only (receivers.go).
 	WebhookAllowedHosts []string
+	// LoginFailureLimit bounds the failed logins login tests cause per
+	// server host; migration.DefaultLoginFailureLimit when zero, none
+	// with a negative Max.
+	LoginFailureLimit migration.LoginFailureLimit
 }
 
 func (o Options) withDefaults() Options {
@@ -71,13 +83,17 @@ func (o Options) withDefaults() Options {
 	if o.WebhookBackoff <= 0 {
 		o.WebhookBackoff = 10 * time.Second
 	}
+	if o.LoginFailureLimit == (migration.LoginFailureLimit{}) {
+		o.LoginFailureLimit = migration.DefaultLoginFailureLimit
+	}
 	return o
 }
 
 // Register adds every worker to workers.
 func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts Options) {
 	logins := newLogins(store, logger)
-	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics, logins: logins})
+	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics, logins: logins,
+		limit: opts.withDefaults().LoginFailureLimit})
 	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
 	river.AddWorker(workers, &Admit{store: store})
 	river.AddWorker(workers, &AccountPlan{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
@@ -107,6 +123,7 @@ type AccountTest struct {
 	logger  *slog.Logger
 	metrics *metrics.Metrics
 	logins  *logins
+	limit   migration.LoginFailureLimit
 }
 
 // Work runs one connection test. Whatever goes wrong ends up in the
@@ -121,6 +138,16 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
+	// A server that refused as many logins as the limit allows is not
+	// tried again before its window moves on: the test waits (snoozed,
+	// the task's other work goes on).
+	claims, wait, err := w.claimLogins(ctx, args, src.Host, dst.Host)
+	if err != nil || wait > 0 {
+		if err != nil {
+			return err
+		}
+		return river.JobSnooze(wait)
+	}
 	// The source's login also counts the folders the task copies: its
 	// totals are known before the first run.
 	options, err := w.store.TaskOptions(ctx, args.TaskID)
@@ -129,6 +156,8 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	}
 	count, counted, srcErr := transfer.CheckLoginAndCount(ctx, src, loginTuning, optionsOf(options))
 	dstErr := transfer.CheckLogin(ctx, dst, "destination", loginTuning)
+	w.settleClaim(ctx, claims[0], srcErr)
+	w.settleClaim(ctx, claims[1], dstErr)
 	outcome.SourceCounted, outcome.SourceMessages, outcome.SourceBytes = counted, int64(count.Messages), count.Bytes
 	if ctx.Err() != nil { // a cancel is no server's failure
 		outcome.Canceled = true
@@ -148,6 +177,44 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	}
 	scrubTestOutcome(&outcome, knownSecrets(src, dst))
 	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+}
+
+// claimLogins claims a login on each host within the failed-login limit,
+// or takes back what it claimed and says how long to wait, once in the
+// task's log.
+func (w *AccountTest) claimLogins(ctx context.Context, args migration.AccountTestJob, hosts ...string) ([]int64, time.Duration, error) {
+	claims := make([]int64, len(hosts))
+	for i, host := range hosts {
+		id, wait, err := w.store.LoginAttemptClaim(ctx, host, w.limit)
+		if err == nil && wait == 0 {
+			claims[i] = id
+			continue
+		}
+		for _, claimed := range claims[:i] {
+			w.settleClaim(ctx, claimed, nil)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		until := time.Now().Add(wait)
+		w.logger.Info("login test waits for a server's failed-login window", "host", host, "until", until)
+		return nil, wait, w.store.EventAppend(ctx, migration.Event{Kind: migration.EventAccountThrottled, TaskID: args.TaskID,
+			AccountID: args.AccountID, Host: host, Message: w.limit.WaitWords(host, until)})
+	}
+	return claims, 0, nil
+}
+
+// settleClaim keeps a claimed login as a failure when the server refused
+// it (err), and takes it back otherwise (it worked, or failed for another
+// reason, which no lock-out counts). A claim that cannot be taken back
+// is logged: it only slows the next tests for a window.
+func (w *AccountTest) settleClaim(ctx context.Context, id int64, err error) {
+	if id == 0 || loginRefused(err) {
+		return
+	}
+	if err := w.store.LoginAttemptSucceeded(context.WithoutCancel(ctx), id); err != nil {
+		w.logger.Warn("could not take back a login claim", "err", err)
+	}
 }
 
 // loginRefused reports whether err is a server's (or an authorization
