@@ -20,7 +20,7 @@ func TestLoginFailureLimitWait(t *testing.T) {
 		{limit, 3, now.Add(-time.Minute), 0},
 		{limit, 4, now.Add(-time.Minute), 9 * time.Minute},
 		{limit, 9, now.Add(-10 * time.Minute), time.Second}, // the window just passed: a moment
-		{LoginFailureLimit{}, 100, now, 0},                   // no limit
+		{LoginFailureLimit{}, 100, now, 0},                  // no limit
 	} {
 		if got := tc.limit.Wait(tc.failures, tc.oldest, now); got != tc.want {
 			t.Errorf("%+v.Wait(%d, oldest %s ago) = %s, want %s", tc.limit, tc.failures, now.Sub(tc.oldest), got, tc.want)
