@@ -1674,8 +1674,14 @@ type TestFigures struct {
 	// Running The test is under way.
 	Running bool `json:"running"`
 
+	// StartedAt When the test began; null before the first.
+	StartedAt *time.Time `json:"started_at"`
+
 	// Tested Accounts tested so far.
 	Tested int64 `json:"tested"`
+
+	// TimeLeftSeconds How long the test under way should take still, at the pace of the accounts it has tested so far (a server that delays failed logins makes it slow); null before it has tested one, or when it is not under way.
+	TimeLeftSeconds *int64 `json:"time_left_seconds"`
 
 	// Total Accounts the test began with.
 	Total int64 `json:"total"`

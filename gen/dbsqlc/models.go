@@ -271,6 +271,7 @@ type Task struct {
 	PausedAt              pgtype.Timestamptz
 	MailTo                []string
 	Held                  bool
+	TestsStartedAt        pgtype.Timestamptz
 }
 
 type TaskRun struct {

@@ -165,7 +165,7 @@ func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRun
 }
 
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -194,6 +194,7 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.PausedAt,
 		&i.MailTo,
 		&i.Held,
+		&i.TestsStartedAt,
 	)
 	return i, err
 }
@@ -260,7 +261,7 @@ func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -295,6 +296,7 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.PausedAt,
 			&i.MailTo,
 			&i.Held,
+			&i.TestsStartedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -134,7 +134,8 @@ func (q *Queries) TaskTestCounted(ctx context.Context, arg TaskTestCountedParams
 }
 
 const taskTestsAlongside = `-- name: TaskTestsAlongside :one
-UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0, tests_pending = $1::int
+UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0, tests_pending = $1::int,
+    tests_started_at = now()
 WHERE id = $2 AND tests_pending = 0
 RETURNING coalesce((options ->> 'parallel_accounts')::int, $3::int)::int AS parallel_accounts
 `
@@ -145,9 +146,9 @@ type TaskTestsAlongsideParams struct {
 	DefaultParallel int32
 }
 
-// A test of some accounts begins while the task runs a migration: the
-// task's state stays, the test's jobs are counted apart. No row: another
-// such test is under way.
+// A test of some accounts begins, whatever the task does: the task's
+// state stays, the test's jobs are counted apart. No row: another test is
+// under way.
 func (q *Queries) TaskTestsAlongside(ctx context.Context, arg TaskTestsAlongsideParams) (int32, error) {
 	row := q.db.QueryRow(ctx, taskTestsAlongside, arg.Total, arg.ID, arg.DefaultParallel)
 	var parallel_accounts int32

@@ -49,13 +49,13 @@ func TestConnectionTestsDoNotWaitForEachOther(t *testing.T) {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	got := servicetest.WaitTestsDone(t, s.Client, tested)
-	if want := (api.TestFigures{Total: 1, Tested: 1}); got.Tests != want || got.State != api.TaskStateIdle {
+	if want := (api.TestFigures{Total: 1, Tested: 1}); testCounts(got.Tests) != want || got.State != api.TaskStateIdle {
 		t.Errorf("tests of the one-account task: %+v, want %+v", got.Tests, want)
 	}
 	servicetest.WaitTaskState(t, s.Client, migrated, api.TaskStateCompleted)
 	// Its logins wait 20 s for a greeting: it cannot have got anywhere.
 	task := getTask(t, s, hanging)
-	if task.State != api.TaskStateIdle || task.Tests != (api.TestFigures{Total: 40, Running: true}) {
+	if task.State != api.TaskStateIdle || testCounts(task.Tests) != (api.TestFigures{Total: 40, Running: true}) {
 		t.Fatalf("the hanging task: %s, tests %+v", task.State, task.Tests)
 	}
 
@@ -106,7 +106,7 @@ func TestConnectionTestCountsFailures(t *testing.T) {
 		t.Fatalf("test: %v %v", err, resp)
 	}
 	task := servicetest.WaitTestsDone(t, s.Client, taskID)
-	if want := (api.TestFigures{Total: 3, Tested: 3, Failed: 2}); task.Tests != want {
+	if want := (api.TestFigures{Total: 3, Tested: 3, Failed: 2}); testCounts(task.Tests) != want {
 		t.Errorf("tests: %+v, want %+v", task.Tests, want)
 	}
 }
@@ -132,4 +132,9 @@ func taskEvents(t testing.TB, s *servicetest.Service, id int64) []api.Event {
 		t.Fatal(err)
 	}
 	return events
+}
+
+// testCounts are a test's figures without its times, to compare.
+func testCounts(f api.TestFigures) api.TestFigures {
+	return api.TestFigures{Total: f.Total, Tested: f.Tested, Failed: f.Failed, Running: f.Running}
 }

@@ -55,8 +55,15 @@ func TestLoginTestsKeepUnderTheFailedLoginLimit(t *testing.T) {
 	if n := failures(); n > limit {
 		t.Errorf("%d failed logins on the source within half a window, want at most %d", n, limit)
 	}
+	// Under way, the test says how long it should take still.
+	servicetest.WaitTask(t, s.Client, taskID, func(task api.Task) error {
+		if !task.Tests.Running || task.Tests.Tested == 0 || task.Tests.TimeLeftSeconds == nil || task.Tests.StartedAt == nil {
+			return fmt.Errorf("tests %+v, want one under way with a time left", task.Tests)
+		}
+		return nil
+	})
 	task := servicetest.WaitTestsDone(t, s.Client, taskID)
-	if want := (api.TestFigures{Total: 9, Tested: 9, Failed: 7}); task.Tests != want {
+	if want := (api.TestFigures{Total: 9, Tested: 9, Failed: 7}); testCounts(task.Tests) != want {
 		t.Errorf("tests %+v, want %+v", task.Tests, want)
 	}
 	if n := failures(); n != 7 {

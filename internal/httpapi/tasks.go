@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -158,7 +159,7 @@ func taskToAPI(t migration.Task) api.Task {
 			SourceBytes:          t.Totals.SourceBytes,
 			AccountsUncounted:    t.Totals.AccountsUncounted,
 		},
-		Tests:      api.TestFigures{Total: t.Tests.Total, Tested: t.Tests.Tested, Failed: t.Tests.Failed, Running: t.Tests.Running},
+		Tests:      testFigures(t.Tests, time.Now()),
 		Logins:     api.LoginFigures{Working: t.Logins.Working, Refused: t.Logins.Refused, Untested: t.Logins.Untested},
 		CreatedAt:  t.CreatedAt,
 		UpdatedAt:  t.UpdatedAt,
@@ -166,6 +167,17 @@ func taskToAPI(t migration.Task) api.Task {
 		FinishedAt: t.FinishedAt,
 		PausedAt:   t.PausedAt,
 	}
+}
+
+// testFigures are a task's login test figures, with the time left of one
+// under way.
+func testFigures(f migration.TestFigures, now time.Time) api.TestFigures {
+	out := api.TestFigures{Total: f.Total, Tested: f.Tested, Failed: f.Failed, Running: f.Running, StartedAt: f.StartedAt}
+	if left, ok := f.TimeLeft(now); ok {
+		seconds := int64(left.Round(time.Second) / time.Second)
+		out.TimeLeftSeconds = &seconds
+	}
+	return out
 }
 
 // ListTaskRuns answers GET /tasks/{id}/runs.

@@ -36,3 +36,19 @@ func (l LoginFailureLimit) WaitWords(host string, until time.Time) string {
 		"the login test waits until %s; raise MAILMIGRATE_MAX_FAILED_LOGINS if the server trusts this host",
 		host, l.Max, l.Window, until.UTC().Format(time.TimeOnly))
 }
+
+// SlowRefusal is how long a refused login takes before the wait is a
+// server's penalty rather than its answer: Dovecot delays each failed
+// login (auth_failure_delay, 2 s) and, from an address that keeps
+// failing, every login, good ones too (up to 15 s).
+const SlowRefusal = 5 * time.Second
+
+// SlowRefusalWords say, after a refusal that took took, that the server
+// penalises failures; "" for a prompt refusal.
+func SlowRefusalWords(took time.Duration) string {
+	if took < SlowRefusal {
+		return ""
+	}
+	return fmt.Sprintf(" (the server took %s to refuse: it delays logins after failures, so a test of many wrong passwords "+
+		"takes long; the accounts whose logins work can run meanwhile)", took.Round(time.Second))
+}

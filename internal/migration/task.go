@@ -85,6 +85,18 @@ type AccountCounts struct {
 type TestFigures struct {
 	Total, Tested, Failed int64
 	Running               bool
+	StartedAt             *time.Time // when the test began; nil before the first
+}
+
+// TimeLeft is how long the test under way should take still, at the pace
+// of the accounts it has tested so far; false before it has tested one,
+// or when it is not under way.
+func (f TestFigures) TimeLeft(now time.Time) (time.Duration, bool) {
+	if !f.Running || f.Tested == 0 || f.StartedAt == nil || f.Total <= f.Tested {
+		return 0, false
+	}
+	perAccount := now.Sub(*f.StartedAt) / time.Duration(f.Tested)
+	return perAccount * time.Duration(f.Total-f.Tested), true
 }
 
 // LoginFigures say how the logins of a task's accounts stand, from each

@@ -243,7 +243,7 @@ func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
 		State:    migration.TaskState(row.State),
 		Accounts: migration.AccountCounts{ByState: map[migration.AccountState]int64{}},
 		Tests: migration.TestFigures{Total: int64(row.TestsTotal), Tested: int64(row.TestsDone), Failed: int64(row.TestsFailed),
-			Running: row.TestsPending > 0},
+			Running: row.TestsPending > 0, StartedAt: timePtr(row.TestsStartedAt)},
 		CreatedAt:  row.CreatedAt.Time,
 		UpdatedAt:  row.UpdatedAt.Time,
 		StartedAt:  timePtr(row.StartedAt),

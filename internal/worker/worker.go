@@ -154,8 +154,11 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	if err != nil {
 		w.logger.Warn("the task's options could not be read; the source is counted whole", "task", args.TaskID, "err", err)
 	}
+	began := time.Now()
 	count, counted, srcErr := transfer.CheckLoginAndCount(ctx, src, loginTuning, optionsOf(options))
+	srcTook, began := time.Since(began), time.Now()
 	dstErr := transfer.CheckLogin(ctx, dst, "destination", loginTuning)
+	dstTook := time.Since(began)
 	w.settleClaim(ctx, claims[0], srcErr)
 	w.settleClaim(ctx, claims[1], dstErr)
 	outcome.SourceCounted, outcome.SourceMessages, outcome.SourceBytes = counted, int64(count.Messages), count.Bytes
@@ -163,8 +166,8 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.Canceled = true
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
-	outcome.SourceError = w.loginError(srcErr, "source")
-	outcome.DestinationError = w.loginError(dstErr, "destination")
+	outcome.SourceError = w.loginError(srcErr, "source", srcTook)
+	outcome.DestinationError = w.loginError(dstErr, "destination", dstTook)
 	switch {
 	case loginRefused(srcErr):
 		outcome.LoginRefused = "source"
@@ -225,9 +228,14 @@ func loginRefused(err error) bool {
 }
 
 // loginError is the text of a login test's failure on side, counted.
-func (w *AccountTest) loginError(err error, side string) string {
-	if err != nil {
-		w.metrics.IMAPError(side, transfer.KindOf(err).Name())
+// A refusal that took long says the server penalises failures.
+func (w *AccountTest) loginError(err error, side string, took time.Duration) string {
+	if err == nil {
+		return ""
+	}
+	w.metrics.IMAPError(side, transfer.KindOf(err).Name())
+	if loginRefused(err) {
+		return loginError(err) + migration.SlowRefusalWords(took)
 	}
 	return loginError(err)
 }

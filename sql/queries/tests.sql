@@ -42,10 +42,11 @@ SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN @failed
 WHERE id = @id;
 
 -- name: TaskTestsAlongside :one
--- A test of some accounts begins while the task runs a migration: the
--- task's state stays, the test's jobs are counted apart. No row: another
--- such test is under way.
-UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0, tests_pending = @total::int
+-- A test of some accounts begins, whatever the task does: the task's
+-- state stays, the test's jobs are counted apart. No row: another test is
+-- under way.
+UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0, tests_pending = @total::int,
+    tests_started_at = now()
 WHERE id = @id AND tests_pending = 0
 RETURNING coalesce((options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts;
 
