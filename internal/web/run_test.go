@@ -65,6 +65,11 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	}
 	tb.click(aliceRow + ` button[data-action="edit"]`)
 	tb.waitText("#account-form h2", "Edit account alice")
+	// The form opens right below alice's row: on a list of thousands the
+	// person keeps their place.
+	if !evaluate[bool](tb, `document.querySelector(`+quote(aliceRow)+`).nextElementSibling?.contains(document.querySelector('#account-form')) === true`) {
+		t.Error("the edit form is not right below alice's row")
+	}
 	if got := evaluate[[]string](tb, `['source_login', 'destination_login', 'source_password', 'destination_password'].map((n) => document.querySelector('#account-form [name=' + n + ']').value)`); fmt.Sprint(got) != "[alice alice  ]" {
 		t.Errorf("edit form holds %q", got)
 	}
@@ -79,6 +84,9 @@ func testRetryAccount(t *testing.T, browser context.Context) {
 	tb.click("#account-form button.primary")
 	tb.waitText("#account-form .notice.ok", "Account alice saved.")
 	tb.waitText("#account-form h2", "Add an account")
+	// Saved: the form goes home, and the focus back to alice's row.
+	tb.waitJS(`document.activeElement?.closest('tr')?.dataset.id === `+quote(fmt.Sprint(alice))+
+		` && !document.querySelector('#account-list').contains(document.querySelector('#account-form'))`, "the focus back on alice's row, the form home")
 	tb.waitJS(`document.querySelector(`+quote(aliceRow+" .badge.needs-credentials")+`) === null`, "alice's mended password to clear 'needs credentials'")
 
 	tb.click(aliceRow + ` button[data-action="retry"]`)

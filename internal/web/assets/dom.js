@@ -126,7 +126,12 @@ export function keepFocus(container, draw) {
   const rowId = active.closest('[data-id]')?.dataset.id;
   const attr = ['data-action', 'id', 'href'].find((name) => active.hasAttribute(name));
   draw();
-  if (container.contains(active)) return;
+  if (container.contains(active)) {
+    // Moved into the new drawing (the account form below its row): a
+    // moved element loses the focus.
+    if (document.activeElement !== active) active.focus({ preventScroll: true });
+    return;
+  }
   const scope = (rowId === undefined ? null : container.querySelector(`[data-id="${CSS.escape(rowId)}"]`)) ?? container;
   const same = attr ? scope.querySelector(`[${attr}="${CSS.escape(active.getAttribute(attr))}"]`) : null;
   const target = same && !same.disabled ? same : scope.querySelector('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled])');

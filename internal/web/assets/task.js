@@ -48,7 +48,7 @@ export async function taskPage(main, taskId, keepAlive) {
     plan.section,
     cutover.section,
     passes,
-    h('div', { class: 'columns' }, accountForm.form, importForm(taskId, () => refresh())),
+    h('div', { class: 'columns' }, accountForm.home, importForm(taskId, () => refresh())),
     webhook.section,
     log.section);
 
@@ -87,7 +87,7 @@ export async function taskPage(main, taskId, keepAlive) {
     const tableKey = JSON.stringify([list, task.state, [...folders], shownAccounts.filtered(), [...shownAccounts.ticked]]);
     if (tableKey !== drawnTable) {
       drawnTable = tableKey;
-      keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm.edit,
+      keepFocus(accounts, () => accounts.replaceChildren(accountTable(task, list, shownAccounts, folders, message, () => refresh(), accountForm,
         (account) => { retried = account; })));
     }
     if (retried) await sayHowTheRetryEnded(list);
@@ -312,7 +312,8 @@ export function inRun(account) {
   return account.state === AccountState.queued || account.state === AccountState.running;
 }
 
-function accountTable(task, list, view, folders, message, after, edit, follow) {
+function accountTable(task, list, view, folders, message, after, accountForm, follow) {
+  const edit = accountForm.edit;
   if (list.length === 0 && view.filtered()) return h('p', { text: 'No account matches: choose another state or search.' });
   if (list.length === 0) return h('p', { text: 'No account yet: add one or import a CSV file below.' });
   const busy = runningStates.has(task.state);
@@ -325,8 +326,8 @@ function accountTable(task, list, view, folders, message, after, edit, follow) {
       table.querySelectorAll('input[data-action="tick"]').forEach((box) => { box.checked = e.target.checked; });
       view.tick(ids, e.target.checked);
     } });
-  const table = dataTable('account-list', ['', 'Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''],
-    list.map((account) => h('tr', { 'data-id': account.id, 'data-state': account.state },
+  const headers = ['', 'Login (source → destination)', 'State', 'Progress', 'Last login test', 'Last error', ''];
+  const table = dataTable('account-list', headers, list.flatMap((account) => [h('tr', { 'data-id': account.id, 'data-state': account.state },
       h('td', { class: 'tick' }, h('input', { type: 'checkbox', 'data-action': 'tick', 'aria-label': `Select ${account.source_login}`,
         checked: view.ticked.has(account.id), onchange: (e) => view.tick([account.id], e.target.checked) })),
       h('td', { class: 'wrap login' }, h('a', { href: `#/tasks/${task.id}/accounts/${account.id}`, text: account.source_login }),
@@ -344,7 +345,9 @@ function accountTable(task, list, view, folders, message, after, edit, follow) {
         h('button', { 'data-action': 'edit', disabled: locked(account), 'aria-label': `Edit ${account.source_login}`, text: 'Edit',
           onclick: () => edit(account) }),
         h('button', { class: 'danger', 'data-action': 'delete', disabled: busy, 'aria-label': `Delete ${account.source_login}`, text: 'Delete',
-          onclick: () => deleteAccount(task, account, message, after) })))));
+          onclick: () => deleteAccount(task, account, message, after) }))),
+    // The account being edited has its form right below its row.
+    accountForm.editRow(account, headers.length)].filter(Boolean)));
   table.querySelector('thead th').replaceChildren(tickAll);
   return table;
 }
@@ -558,7 +561,7 @@ function addAccountForm(taskId, after) {
   const destinationPasswordField = field('Destination password', destinationPassword, ' ');
   const destinationPasswordHint = destinationPasswordField.querySelector('.hint');
   const submitButton = h('button', { class: 'primary' });
-  const cancelButton = h('button', { type: 'button', 'data-action': 'cancel-edit', text: 'Cancel', onclick: () => { setMode(null); formMessage.clear(); sourceLogin.focus(); } });
+  const cancelButton = h('button', { type: 'button', 'data-action': 'cancel-edit', text: 'Cancel', onclick: () => { formMessage.clear(); doneEditing(); } });
   const form = h('form', { id: 'account-form', class: 'card', 'aria-labelledby': title.id },
     title, formMessage.el,
     field('Source login', sourceLogin),
@@ -579,6 +582,20 @@ function addAccountForm(taskId, after) {
   };
   sameAsSource.addEventListener('change', () => { if (sameAsSource.checked) destinationPassword.value = ''; showLink(); });
   destinationPassword.addEventListener('input', () => { sameAsSource.checked = destinationPassword.value === '' && sameAsSource.checked; showLink(); });
+
+  // The form lives in home to add an account, and right below the row of
+  // the account it edits: on a list of thousands, editing keeps the
+  // person's place, and saving or canceling returns them to the row.
+  const home = h('div', { class: 'account-form-home' }, form);
+  const editRow = (columns) => h('tr', { class: 'edit-row' }, h('td', { colspan: columns }, form));
+  // doneEditing takes the form home and the focus back to the row's Edit.
+  function doneEditing() {
+    const id = editing?.id;
+    setMode(null);
+    home.append(form);
+    const back = id === undefined ? null : document.querySelector(`#account-list tr[data-id="${id}"] button[data-action="edit"]`);
+    (back ?? sourceLogin).focus();
+  }
 
   let editing = null; // the account being edited, or null to add one
   function setMode(account) {
@@ -611,6 +628,7 @@ function addAccountForm(taskId, after) {
     sourcePassword.value = '';
     destinationPassword.value = '';
     const account = editing;
+    let saved = false;
     try {
       if (account) {
         await request('PUT', `/tasks/${taskId}/accounts/${account.id}`, body);
@@ -619,15 +637,23 @@ function addAccountForm(taskId, after) {
         await request('POST', `/tasks/${taskId}/accounts`, body);
         formMessage.set('ok', `Account ${body.source_login} added.`);
       }
-      setMode(null);
+      saved = true;
     } catch (err) {
       formMessage.set('error', `Not ${account ? 'saved' : 'added'}: ${err.message}`);
     }
+    if (saved && account) doneEditing();
+    else if (saved) setMode(null);
     await after();
   });
 
   return {
     form,
+    home,
+    // editRow is the row below account's that holds the form while it is
+    // edited; null for the others.
+    editRow(account, columns) {
+      return editing?.id === account.id ? editRow(columns) : null;
+    },
     useLogins(source, destination) {
       Object.assign(logins, { source, destination });
       for (const [side, input, fieldEl] of [['source', sourcePassword, sourcePasswordField], ['destination', destinationPassword, destinationPasswordField]]) {
@@ -643,6 +669,8 @@ function addAccountForm(taskId, after) {
     edit(account) {
       formMessage.clear();
       setMode(account);
+      const row = document.querySelector(`#account-list tr[data-id="${account.id}"]`);
+      if (row) row.after(editRow(row.children.length));
       form.scrollIntoView({ block: 'nearest' });
       sourcePassword.focus();
     },
