@@ -80,7 +80,7 @@ func (q *Queries) AdmissionPossible(ctx context.Context) (bool, error) {
 const admissionTasks = `-- name: AdmissionTasks :many
 
 SELECT t.id,
-       coalesce((t.options ->> 'parallel_accounts')::int, $1::int)::int AS parallel_accounts,
+       task_parallel_accounts(t.options, $1::int)::int AS parallel_accounts,
        lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
        se.profile AS source_profile, de.profile AS destination_profile,
        se.max_connections AS source_max_connections, de.max_connections AS destination_max_connections,

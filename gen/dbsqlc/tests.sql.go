@@ -137,7 +137,7 @@ const taskTestsAlongside = `-- name: TaskTestsAlongside :one
 UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0, tests_pending = $1::int,
     tests_started_at = now()
 WHERE id = $2 AND tests_pending = 0
-RETURNING coalesce((options ->> 'parallel_accounts')::int, $3::int)::int AS parallel_accounts
+RETURNING task_parallel_accounts(options, $3::int)::int AS parallel_accounts
 `
 
 type TaskTestsAlongsideParams struct {
@@ -185,26 +185,4 @@ func (q *Queries) TaskTestsPending(ctx context.Context, id int64) (int32, error)
 	var tests_pending int32
 	err := row.Scan(&tests_pending)
 	return tests_pending, err
-}
-
-const taskTestsStart = `-- name: TaskTestsStart :one
-UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0
-WHERE id = $2 AND tests_pending = 0
-RETURNING coalesce((options ->> 'parallel_accounts')::int, $3::int)::int AS parallel_accounts
-`
-
-type TaskTestsStartParams struct {
-	Total           int32
-	ID              int64
-	DefaultParallel int32
-}
-
-// The task's test begins: its figures start from zero; returns its
-// parallelism, the number of tests queued at once. No row: a test
-// alongside the last run is still under way.
-func (q *Queries) TaskTestsStart(ctx context.Context, arg TaskTestsStartParams) (int32, error) {
-	row := q.db.QueryRow(ctx, taskTestsStart, arg.Total, arg.ID, arg.DefaultParallel)
-	var parallel_accounts int32
-	err := row.Scan(&parallel_accounts)
-	return parallel_accounts, err
 }

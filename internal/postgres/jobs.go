@@ -100,7 +100,7 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 	if filter.IsZero() {
 		join = nil // the whole task runs already
 	}
-	err := s.startJobs(ctx, taskID, startsPass, start, join)
+	err := s.startJobs(ctx, taskID, start, join)
 	return n, err
 }
 
@@ -208,7 +208,7 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 			return 1, migration.RunJoinedEvent(taskID, accountID, int(pass), 1, login), err
 		})
 	}
-	return s.startJobs(ctx, taskID, startsPass, start, join)
+	return s.startJobs(ctx, taskID, start, join)
 }
 
 // joinRun adds the accounts queue queues in the pass under way to the
@@ -236,35 +236,28 @@ func (s *Store) joinRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskI
 	return s.admit(ctx, tx, q)
 }
 
-// Whether the work startJobs starts is (or joins) a pass, which a paused
-// task refuses, or a connection test, which it does not.
-const (
-	startsPass = true
-	startsTest = false
-)
-
 // startJobs runs start in a transaction that holds EventsLock, the task's
 // state and its endpoints, which cannot change while the task runs. A
 // running task is refused before start touches its accounts, unless join
 // is given and the task runs a migration (queued or running): join runs
 // instead, to add accounts to it. A paused task refuses a pass, started
 // or joined (ErrTaskPaused).
-func (s *Store) startJobs(ctx context.Context, taskID int64, pass bool, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+func (s *Store) startJobs(ctx context.Context, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		return startJobsTx(ctx, tx, q, taskID, pass, start, join)
+		return startJobsTx(ctx, tx, q, taskID, start, join)
 	}))
 }
 
 // startJobsTx is startJobs in a transaction that holds EventsLock.
-func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, pass bool, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	task, err := q.TaskStartLock(ctx, taskID)
 	if err != nil {
 		return err
 	}
-	if pass && task.Paused {
+	if task.Paused {
 		return migration.ErrTaskPaused
 	}
 	switch state := migration.TaskState(task.State); {

@@ -125,7 +125,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	if err != nil {
 		return false, err
 	}
-	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, startsPass, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
 		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
 		return err
 	}, nil)

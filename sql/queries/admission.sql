@@ -7,7 +7,7 @@
 -- parallelism, the hosts their accounts connect to, how many of their
 -- accounts hold room, and how many wait (counted up to max_waiting).
 SELECT t.id,
-       coalesce((t.options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts,
+       task_parallel_accounts(t.options, @default_parallel::int)::int AS parallel_accounts,
        lower(se.host)::text AS source_host, lower(de.host)::text AS destination_host,
        se.profile AS source_profile, de.profile AS destination_profile,
        se.max_connections AS source_max_connections, de.max_connections AS destination_max_connections,

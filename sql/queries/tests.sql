@@ -28,14 +28,6 @@ WHERE task_id = @task_id AND id = @id AND test_generation = @test_generation AND
 -- A cancel drops the tests not queued yet.
 UPDATE accounts SET test_state = NULL WHERE task_id = @task_id AND test_state = 'waiting';
 
--- name: TaskTestsStart :one
--- The task's test begins: its figures start from zero; returns its
--- parallelism, the number of tests queued at once. No row: a test
--- alongside the last run is still under way.
-UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0
-WHERE id = @id AND tests_pending = 0
-RETURNING coalesce((options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts;
-
 -- name: TaskTestCounted :exec
 UPDATE tasks
 SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN @failed::bool THEN 1 ELSE 0 END
@@ -48,7 +40,7 @@ WHERE id = @id;
 UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0, tests_pending = @total::int,
     tests_started_at = now()
 WHERE id = @id AND tests_pending = 0
-RETURNING coalesce((options ->> 'parallel_accounts')::int, @default_parallel::int)::int AS parallel_accounts;
+RETURNING task_parallel_accounts(options, @default_parallel::int)::int AS parallel_accounts;
 
 -- name: TaskTestsAlongsideEnded :one
 -- jobs tests alongside a run ended; returns how many remain. No row: the
