@@ -60,3 +60,19 @@ func sharedCredentialAdvice(kind FailureKind, blamed Party) string {
 		"and that it may act for other users), then retry; the other accounts of the endpoint fail alike until then.",
 		blamed.Side, blamed.Shared, blamed.Login)
 }
+
+// TestFailureWords are a login test's failure on one side in words: what
+// went wrong, and what to do about it (Advice), so that a test's result
+// says more than "connection refused". A network failure a test meets is
+// no run's to retry: it points at the endpoint.
+func TestFailureWords(text string, kind FailureKind, problem ServerProblem, blamed Party) string {
+	advice := Advice(kind, problem, blamed)
+	if kind == FailureTransient && problemAdvice[problem] == "" {
+		advice = fmt.Sprintf("The %s server at %s:%d could not be reached or went away: check the endpoint (Test connection), then test again.",
+			blamed.Side, blamed.Host, blamed.Port)
+	}
+	if advice == "" {
+		return text
+	}
+	return endSentence(text) + " What to do: " + advice
+}

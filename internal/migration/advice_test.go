@@ -53,3 +53,30 @@ func TestFailedRunSaysWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginTestFailuresSayWhatToDo: a login test's failure ends with the
+// next step: a refused port names the endpoint's port, a wrong password
+// the account, a master login the endpoint, a server that went away the
+// endpoint's check.
+func TestLoginTestFailuresSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	party := Party{Side: "source", Login: "ann", Host: "old", Port: 993}
+	master := party
+	master.Shared = "master login admin"
+	for _, tc := range []struct {
+		kind    FailureKind
+		problem ServerProblem
+		blamed  Party
+		advice  string
+	}{
+		{FailureAuth, "", party, "What to do: Check the source login ann and its password (Edit the account)"},
+		{FailureAuth, "", master, "What to do: The source endpoint's master login admin was refused for ann"},
+		{FailureTransient, "", party, "What to do: The source server at old:993 could not be reached or went away: check the endpoint (Test connection)"},
+		{FailureTransient, ProblemRefused, party, "What to do: " + problemAdvice[ProblemRefused]},
+	} {
+		words := TestFailureWords("connection problem: dial tcp: refused", tc.kind, tc.problem, tc.blamed)
+		if !strings.HasPrefix(words, "connection problem: dial tcp: refused. What to do: ") || !strings.Contains(words, tc.advice) {
+			t.Errorf("%s/%s: %q, want %q", tc.kind, tc.problem, words, tc.advice)
+		}
+	}
+}

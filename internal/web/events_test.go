@@ -39,6 +39,7 @@ func testConnectionTestLog(t *testing.T, browser context.Context) {
 	tb.waitJS(`[...document.querySelectorAll('#event-log li[data-kind="test.failed"]')].some((li) => li.textContent.includes(`+quote(destinationLine)+`))`,
 		"the destination's test.failed line, markup as text")
 	tb.waitText("#account-list", "source: authentication failed")
+	tb.waitText("#account-list", "What to do: Check the source login alice and its password")
 	tb.waitText("#task-summary", "1 of 1 accounts tested, 1 failed")
 	// The accounts whose login test failed are one choice away; those
 	// that passed, none here.

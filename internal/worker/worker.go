@@ -166,8 +166,8 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.Canceled = true
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
-	outcome.SourceError = w.loginError(srcErr, "source", srcTook)
-	outcome.DestinationError = w.loginError(dstErr, "destination", dstTook)
+	outcome.SourceError = w.loginError(srcErr, src, "source", srcTook)
+	outcome.DestinationError = w.loginError(dstErr, dst, "destination", dstTook)
 	switch {
 	case loginRefused(srcErr):
 		outcome.LoginRefused = "source"
@@ -229,15 +229,25 @@ func loginRefused(err error) bool {
 
 // loginError is the text of a login test's failure on side, counted.
 // A refusal that took long says the server penalises failures.
-func (w *AccountTest) loginError(err error, side string, took time.Duration) string {
+// The words end with what to do (migration.TestFailureWords).
+func (w *AccountTest) loginError(err error, party transfer.Side, side string, took time.Duration) string {
 	if err == nil {
 		return ""
 	}
 	w.metrics.IMAPError(side, transfer.KindOf(err).Name())
+	text := loginError(err)
 	if loginRefused(err) {
-		return loginError(err) + migration.SlowRefusalWords(took)
+		text += migration.SlowRefusalWords(took)
 	}
-	return loginError(err)
+	kind := migration.FailureKind(transfer.KindOf(err).Name())
+	if transfer.TokenRefused(err) {
+		kind = migration.FailureToken
+	}
+	blamed := migration.Party{Side: side, Login: party.Login, Host: party.Host, Port: party.Port}
+	if party.Master != "" {
+		blamed.Shared = "master login " + party.Master
+	}
+	return migration.TestFailureWords(text, kind, migration.ServerProblem(transfer.ConfigProblem(err)), blamed)
 }
 
 // accountSides reads the account's credentials and its task's endpoints:
