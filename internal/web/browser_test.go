@@ -20,6 +20,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("ServiceDown", func(t *testing.T) { t.Parallel(); testServiceDownAndEmptyTask(t, browser) })
 	t.Run("ActWhileOthersRun", func(t *testing.T) { t.Parallel(); testActWhileOthersRun(t, browser) })
 	t.Run("LongLoginTest", func(t *testing.T) { t.Parallel(); testLongLoginTest(t, browser) })
+	t.Run("TaskSettings", func(t *testing.T) { t.Parallel(); testTaskSettings(t, browser) })
 	t.Run("ConfirmOnManyAccounts", func(t *testing.T) { t.Parallel(); testConfirmOnManyAccounts(t, browser) })
 	t.Run("AccountPage", func(t *testing.T) { t.Parallel(); testAccountPage(t, browser) })
 	t.Run("MasterLogin", func(t *testing.T) { t.Parallel(); testMasterLogin(t, browser) })

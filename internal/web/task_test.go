@@ -142,3 +142,46 @@ func (tb *tab) upload(sel, name, content string) {
 	}
 	tb.run(chromedp.SetUploadFiles(chromedp.CSS(sel), []string{path}))
 }
+
+// testTaskSettings: a task's name, servers and options, set when it was
+// created, are shown on its page and changed there; a change while the
+// task runs is refused in words and keeps what was typed.
+func testTaskSettings(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", TlsMode: api.TLSModeSsl})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", TlsMode: api.TLSModeSsl})
+	taskID := s.createTask(t, "acme", src, dst)
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.click("#task-settings summary")
+	if got := evaluate[string](tb, `document.querySelector('#task-settings-form [name=name]').value`); got != "acme" {
+		t.Errorf("the settings show the name %q", got)
+	}
+	tb.fill(map[string]string{
+		"#task-settings-form [name=name]":              "acme, week-end",
+		"#task-settings-form [name=parallel_accounts]": "8",
+		"#task-settings-form [name=exclude_folders]":   "^Trash$\n^Junk$",
+		"#task-settings-form [name=folder_map]":        "Sent Items = Sent",
+	})
+	tb.click("#task-settings-form button.primary")
+	tb.waitText("#task-settings .notice.ok", "Settings saved")
+	tb.waitText("#task-summary h1", "acme, week-end")
+	got, err := s.Client.GetTaskWithResponse(context.Background(), taskID)
+	if err != nil || got.JSON200 == nil {
+		t.Fatalf("get the task: %v", err)
+	}
+	o := got.JSON200.Options
+	if o.ParallelAccounts != 8 || strings.Join(o.ExcludeFolders, ",") != "^Trash$,^Junk$" || o.FolderMap["Sent Items"] != "Sent" {
+		t.Errorf("options after saving: %+v", o)
+	}
+	// While it runs, a change is refused in words.
+	if _, err := s.Pool.Exec(context.Background(), `UPDATE tasks SET state = 'running' WHERE id = $1`, taskID); err != nil {
+		t.Fatal(err)
+	}
+	tb.fill(map[string]string{"#task-settings-form [name=parallel_accounts]": "2"})
+	tb.click("#task-settings-form button.primary")
+	tb.waitText("#task-settings .notice.error", "Not saved: task is running")
+	if got := evaluate[string](tb, `document.querySelector('#task-settings-form [name=parallel_accounts]').value`); got != "2" {
+		t.Errorf("the refused change lost what was typed: %q", got)
+	}
+}

@@ -7,7 +7,7 @@ import { h, field, notice, confirmAction, formatTime, formatBytes, formatDuratio
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
 import { EventStream, describeEvent, isFailure, progressFigures, throttle, coalesce, figuresOnly } from './events.js';
-import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy } from './tasks.js';
+import { runningStates, stateBadge, stateLabel, taskActions, accountsProgress, finishedAccounts, pollWhileBusy, taskForm } from './tasks.js';
 import { AccountState, AuthMethod, EventKind, LoginTestFilter, OAuth2Grant, TaskState, fieldLimits } from './enums.js';
 import { accountList } from './accountlist.js';
 import { throughputChart } from './throughput.js';
@@ -36,6 +36,10 @@ export async function taskPage(main, taskId, keepAlive) {
   const webhook = webhookSection(taskId);
   const plan = planSection(taskId);
   const accountForm = addAccountForm(taskId, () => refresh());
+  // The task's settings (name, servers, options), which a task's creation
+  // set: seen and changed here, between passes.
+  const settings = h('details', { id: 'task-settings', class: 'card' },
+    h('summary', { text: 'Settings: name, servers and options' }));
   // The accounts shown: a page of those the chips and search choose.
   const shownAccounts = accountList(taskId, () => refresh().catch((err) => message.set('error', `The accounts could not be listed: ${err.message}`)),
     () => drawBulk());
@@ -46,6 +50,7 @@ export async function taskPage(main, taskId, keepAlive) {
       shownAccounts.controls, bulk, accounts, shownAccounts.pager),
     chart.section,
     plan.section,
+    settings,
     cutover.section,
     passes,
     h('div', { class: 'columns' }, accountForm.home, importForm(taskId, () => refresh())),
@@ -71,7 +76,10 @@ export async function taskPage(main, taskId, keepAlive) {
     if (stopped) return;
     const list = page.items;
     if (shown && shown.task.state !== task.state) announcer.textContent = `${task.name || `Task ${task.id}`} is ${stateLabel(task.state)}.`;
-    if (!shown) accountForm.useLogins(authOf(task.source_endpoint_id), authOf(task.destination_endpoint_id));
+    if (!shown) {
+      accountForm.useLogins(authOf(task.source_endpoint_id), authOf(task.destination_endpoint_id));
+      settings.append(taskForm([...endpoints.values()], task, () => refresh()));
+    }
     shown = { task, list, total: page.total };
     document.title = tabTitle(task);
     keepFocus(summary, () => summary.replaceChildren(...taskSummary(task, runs, endpoints, message, () => refresh())));

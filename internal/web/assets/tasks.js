@@ -172,6 +172,12 @@ function newTaskForm(endpoints) {
   if (endpoints.length === 0) {
     return h('p', { class: 'card' }, 'To create a task, first ', h('a', { href: '#/endpoints', text: 'add the old and the new server' }), '.');
   }
+  return taskForm(endpoints, null, (created) => { location.hash = `#/tasks/${created.id}`; });
+}
+
+// taskForm creates a task (task null) or changes one's name, servers and
+// options (its settings), then calls saved with the answer.
+export function taskForm(endpoints, task, saved) {
   const formMessage = notice();
   const endpointSelect = (name) => h('select', { name, required: true },
     endpoints.map((e) => h('option', { value: String(e.id), text: endpointName(e) })));
@@ -179,6 +185,7 @@ function newTaskForm(endpoints) {
   const source = endpointSelect('source_endpoint_id');
   const destination = endpointSelect('destination_endpoint_id');
   if (endpoints.length > 1) destination.value = String(endpoints[1].id);
+  const o = task?.options ?? {};
   const include = h('textarea', { name: 'include_folders', rows: 2, spellcheck: 'false' });
   const exclude = h('textarea', { name: 'exclude_folders', rows: 2, spellcheck: 'false', placeholder: '^Trash$' });
   const folderMap = h('textarea', { name: 'folder_map', rows: 2, spellcheck: 'false', placeholder: 'Sent Items = Sent' });
@@ -188,13 +195,27 @@ function newTaskForm(endpoints) {
   const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
   const refuseBlocked = h('input', { name: 'refuse_blocked', type: 'checkbox' });
   const gmail = select('gmail_labels', gmailPolicies, gmailPolicies[0][0]);
-  const form = h('form', { id: 'task-form', class: 'card' },
-    h('h2', { text: 'New task' }),
+  if (task) {
+    name.value = task.name;
+    source.value = String(task.source_endpoint_id);
+    destination.value = String(task.destination_endpoint_id);
+    include.value = (o.include_folders ?? []).join('\n');
+    exclude.value = (o.exclude_folders ?? []).join('\n');
+    folderMap.value = Object.entries(o.folder_map ?? {}).map(([from, to]) => `${from} = ${to}`).join('\n');
+    maxBytes.value = o.max_message_bytes ? String(o.max_message_bytes) : '';
+    since.value = o.since ?? '';
+    parallel.value = o.parallel_accounts ? String(o.parallel_accounts) : '';
+    mirror.checked = Boolean(o.mirror_deletions);
+    refuseBlocked.checked = Boolean(o.refuse_blocked);
+    gmail.value = o.gmail_labels || gmailPolicies[0][0];
+  }
+  const form = h('form', { id: task ? 'task-settings-form' : 'task-form', class: 'card' },
+    task ? null : h('h2', { text: 'New task' }),
     formMessage.el,
     field('Name', name),
     field('From (source)', source),
     field('To (destination)', destination),
-    h('details', {},
+    h('details', { open: Boolean(task) },
       h('summary', { text: 'Options' }),
       field('Only folders matching', include, 'Regular expressions, one per line. Empty: every folder.'),
       field('Skip folders matching', exclude, 'Regular expressions, one per line.'),
@@ -205,7 +226,7 @@ function newTaskForm(endpoints) {
       field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.'),
       field('Leave out blocked accounts', refuseBlocked, 'Runs and scheduled passes leave out the accounts whose plan found a blocking problem (quota, folder collision).'),
       field('Gmail labels', gmail, 'Leaving Gmail: All Mail, Starred and Important are never copied as folders, and archived mail goes to Archive. Other sources ignore this.')),
-    h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Create task' })));
+    h('div', { class: 'actions' }, h('button', { class: 'primary', text: task ? 'Save settings' : 'Create task' })));
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
     formMessage.clear();
@@ -216,13 +237,15 @@ function newTaskForm(endpoints) {
         since: since.value, parallel_accounts: Number(parallel.value) || 0, mirror_deletions: mirror.checked,
         gmail_labels: gmail.value, refuse_blocked: refuseBlocked.checked,
       };
-      const created = await request('POST', '/tasks', {
+      const body = {
         name: name.value.trim(), source_endpoint_id: Number(source.value),
         destination_endpoint_id: Number(destination.value), options,
-      });
-      location.hash = `#/tasks/${created.id}`;
+      };
+      const answer = await request(task ? 'PUT' : 'POST', task ? `/tasks/${task.id}` : '/tasks', body);
+      if (task) formMessage.set('ok', 'Settings saved: the next pass uses them.');
+      await saved(answer);
     } catch (err) {
-      formMessage.set('error', `Not created: ${err.message}`);
+      formMessage.set('error', `Not ${task ? 'saved' : 'created'}: ${err.message}`);
     }
   });
   return form;
