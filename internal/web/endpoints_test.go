@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
@@ -79,6 +81,16 @@ func testEndpoints(t *testing.T, browser context.Context) {
 	spareDelete := fmt.Sprintf(`#endpoint-list tr[data-id="%d"] button.danger`, unused)
 	tb.click(spareDelete)
 	tb.confirm("Delete endpoint spare (spare.example:993)?", false)
+	// Closed, the dialog gives the focus back to the button that opened it;
+	// Esc does too, to the button that stands for it after a redraw.
+	tb.waitJS(`document.activeElement === document.querySelector(`+quote(spareDelete)+`)`, "the focus back on Delete")
+	tb.click(spareDelete)
+	tb.waitText("dialog[open] #confirm-question", "Delete endpoint spare")
+	// A live redraw replaces the row's button while the dialog is open.
+	evaluate[bool](tb, `(() => { const b = document.querySelector(`+quote(spareDelete)+`); b.replaceWith(b.cloneNode(true)); return true; })()`)
+	tb.run(chromedp.KeyEvent(kb.Escape))
+	tb.waitJS(`document.querySelector('dialog[open]') === null && document.activeElement === document.querySelector(`+quote(spareDelete)+`)`,
+		"Esc to close the dialog and give the focus back to Delete")
 	tb.open("#/endpoints") // a DELETE sent anyway would have landed by now
 	tb.waitText(fmt.Sprintf(`#endpoint-list tr[data-id="%d"]`, unused), "spare.example")
 	tb.click(spareDelete)

@@ -67,14 +67,37 @@ export function notice() {
 
 // modal shows a <dialog> built by build(dialog) and resolves with what
 // result(dialog) says once it closes (Escape closes it as a cancel).
+// The focus goes back to what opened the dialog when it closes (Esc,
+// Cancel or its action), not to the page's body, also when a live redraw
+// replaced the opener meanwhile: then to the control that stands for it,
+// the same action in the same row. A person at the keyboard keeps their
+// place.
 function modal(build, result) {
   return new Promise((resolve) => {
+    const opener = document.activeElement;
+    const stand = standIn(opener);
     const dialog = h('dialog', { class: 'modal' });
     build(dialog);
-    dialog.addEventListener('close', () => { resolve(result(dialog)); dialog.remove(); });
+    dialog.addEventListener('close', () => {
+      resolve(result(dialog));
+      dialog.remove();
+      const back = opener?.isConnected && opener !== document.body ? opener : stand();
+      back?.focus({ preventScroll: true });
+    });
     document.body.append(dialog);
     dialog.showModal();
   });
+}
+
+// standIn finds, later, the control that stands for el after a redraw:
+// the same action (or id, or label) in the row of the same id.
+function standIn(el) {
+  if (!(el instanceof HTMLElement)) return () => null;
+  const rowId = el.closest('[data-id]')?.dataset.id;
+  const attr = ['data-action', 'id', 'aria-label'].find((name) => el.hasAttribute(name));
+  if (!attr) return () => null;
+  const selector = `[${attr}="${CSS.escape(el.getAttribute(attr))}"]`;
+  return () => (rowId === undefined ? document : document.querySelector(`[data-id="${CSS.escape(rowId)}"]`))?.querySelector(selector) ?? null;
 }
 
 // confirmAction asks before something that cannot be undone; Cancel has
