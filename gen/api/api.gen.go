@@ -1761,6 +1761,12 @@ type WebhookBody struct {
 		TaskId  int64     `json:"task_id"`
 		Time    time.Time `json:"time"`
 	} `json:"event"`
+
+	// Task The task the event is of, as it was named when the event happened.
+	Task struct {
+		Id   int64  `json:"id"`
+		Name string `json:"name"`
+	} `json:"task"`
 }
 
 // WebhookDelivery defines model for WebhookDelivery.

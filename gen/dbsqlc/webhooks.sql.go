@@ -107,17 +107,20 @@ func (q *Queries) WebhookDeliveryAttempted(ctx context.Context, arg WebhookDeliv
 
 const webhookDeliveryCreate = `-- name: WebhookDeliveryCreate :exec
 INSERT INTO webhook_deliveries (task_id, event_seq, kind, body)
-SELECT t.id, $1, $2, $3 FROM tasks t WHERE t.id = $4 AND t.webhook_url <> ''
+SELECT t.id, $1, $2, jsonb_set($3::jsonb, '{task}', jsonb_build_object('id', t.id, 'name', t.name))::text
+FROM tasks t WHERE t.id = $4 AND t.webhook_url <> ''
 `
 
 type WebhookDeliveryCreateParams struct {
 	EventSeq int64
 	Kind     string
-	Body     string
+	Body     []byte
 	TaskID   int64
 }
 
-// A delivery for a task that has a webhook; none otherwise.
+// A delivery for a task that has a webhook; none otherwise. The body
+// names the task (id and name), so that a receiver of several tasks'
+// calls tells them apart without asking the API.
 func (q *Queries) WebhookDeliveryCreate(ctx context.Context, arg WebhookDeliveryCreateParams) error {
 	_, err := q.db.Exec(ctx, webhookDeliveryCreate,
 		arg.EventSeq,

@@ -38,7 +38,11 @@ type webhookReceiver struct {
 
 type receivedBody struct {
 	Delivery, Kind string
-	Event          struct {
+	Task           struct {
+		ID   int64
+		Name string
+	}
+	Event struct {
 		Seq       int64
 		Kind      api.EventKind
 		TaskID    int64 `json:"task_id"`
@@ -143,7 +147,7 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 	slices.SortFunc(bodies, func(a, b receivedBody) int { return int(a.Event.Seq - b.Event.Seq) })
 	failed, finished := bodies[0], bodies[1]
 	if failed.Kind != "account.failed" || failed.Event.Kind != api.EventKindAccountFailed || failed.Event.Login != "bob" ||
-		failed.Event.TaskID != taskID || failed.Event.Error == "" {
+		failed.Event.TaskID != taskID || failed.Event.Error == "" || failed.Task.ID != taskID || failed.Task.Name == "" {
 		t.Errorf("the account.failed call: %+v", failed)
 	}
 	if finished.Kind != "run.finished" || finished.Event.Kind != api.EventKindRunFinished || finished.Event.TaskID != taskID || finished.Event.Message == "" {

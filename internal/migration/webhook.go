@@ -57,9 +57,17 @@ func (w *Webhook) Normalize(hasSecret bool) error {
 }
 
 // WebhookBody is what a webhook is sent, as JSON: the event, as the API's
-// event log shows it.
+// event log shows it, and its task, which storage fills in from the task
+// as it is when the event happens.
 type WebhookBody struct {
+	Task  *WebhookTask `json:"task,omitempty"`
 	Event WebhookEvent `json:"event"`
+}
+
+// WebhookTask names the task of a webhook's event.
+type WebhookTask struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
 }
 
 // WebhookEvent is an event in a webhook's body.

@@ -124,7 +124,7 @@ func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []mi
 			continue
 		}
 		if err := q.WebhookDeliveryCreate(ctx, dbsqlc.WebhookDeliveryCreateParams{TaskID: e.TaskID, EventSeq: e.Seq,
-			Kind: string(e.Kind), Body: string(body)}); err != nil {
+			Kind: string(e.Kind), Body: body}); err != nil {
 			return err
 		}
 		if !slices.Contains(migration.MailKinds, e.Kind) {

@@ -10,9 +10,12 @@ UPDATE tasks SET webhook_url = '', webhook_secret = NULL WHERE id = @id;
 SELECT webhook_url, webhook_secret FROM tasks WHERE id = @id;
 
 -- name: WebhookDeliveryCreate :exec
--- A delivery for a task that has a webhook; none otherwise.
+-- A delivery for a task that has a webhook; none otherwise. The body
+-- names the task (id and name), so that a receiver of several tasks'
+-- calls tells them apart without asking the API.
 INSERT INTO webhook_deliveries (task_id, event_seq, kind, body)
-SELECT t.id, @event_seq, @kind, @body FROM tasks t WHERE t.id = @task_id AND t.webhook_url <> '';
+SELECT t.id, @event_seq, @kind, jsonb_set(@body::jsonb, '{task}', jsonb_build_object('id', t.id, 'name', t.name))::text
+FROM tasks t WHERE t.id = @task_id AND t.webhook_url <> '';
 
 -- name: DeliveryClaim :one
 -- The oldest delivery due on channel (webhook or mail), leased to the
