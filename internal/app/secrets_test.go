@@ -11,38 +11,20 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
-// echoingServer is an IMAP server that refuses every command, quoting it
-// back: a LOGIN's refusal then holds the password it was sent.
-func echoingServer(t *testing.T) (string, int) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// echoing is an IMAP server's conversation that refuses every command,
+// quoting it back: a LOGIN's refusal then holds the password it was sent.
+func echoing(conn net.Conn) {
+	io.WriteString(conn, "* OK [CAPABILITY IMAP4rev1] echo ready\r\n") //nolint:errcheck // the client may be gone
+	lines := bufio.NewScanner(conn)
+	for lines.Scan() {
+		tag, command, _ := strings.Cut(lines.Text(), " ")
+		fmt.Fprintf(conn, "%s NO [AUTHENTICATIONFAILED] refused: %s\r\n", tag, command)
 	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				io.WriteString(conn, "* OK [CAPABILITY IMAP4rev1] echo ready\r\n") //nolint:errcheck // the client may be gone
-				lines := bufio.NewScanner(conn)
-				for lines.Scan() {
-					tag, command, _ := strings.Cut(lines.Text(), " ")
-					fmt.Fprintf(conn, "%s NO [AUTHENTICATIONFAILED] refused: %s\r\n", tag, command)
-				}
-			}()
-		}
-	}()
-	addr := ln.Addr().(*net.TCPAddr)
-	return addr.IP.String(), addr.Port
 }
 
 // TestServersEchoingSecretsLeaveNone: a server that quotes the LOGIN
@@ -54,7 +36,7 @@ func TestServersEchoingSecretsLeaveNone(t *testing.T) {
 	const password = "Echoed-Pa55word-of-ann"
 	log := &testsupport.SyncBuffer{}
 	s := servicetest.Start(t, servicetest.Options{Log: log})
-	host, port := echoingServer(t)
+	host, port := imaptest.StartScripted(t, echoing)
 	taskID := createTask(t, s, createEndpoint(t, s, host, port), createEndpoint(t, s, host, port), "")
 	importAccounts(t, s, taskID, "ann,"+password+"\n")
 	ctx := context.Background()

@@ -31,8 +31,8 @@ func (s StaticToken) Valid(_ context.Context, token string) (bool, error) {
 type AnyCredentials []Credentials
 
 // Valid asks each member in turn.
-func (any AnyCredentials) Valid(ctx context.Context, token string) (bool, error) {
-	for _, c := range any {
+func (members AnyCredentials) Valid(ctx context.Context, token string) (bool, error) {
+	for _, c := range members {
 		if ok, err := c.Valid(ctx, token); ok || err != nil {
 			return ok, err
 		}

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -20,11 +22,21 @@ const apiTokenPrefix = "mmt_"
 // a token is seen in clear once, when it is made.
 type APITokens struct {
 	queries *dbsqlc.Queries
+	// known are the digests found valid, until when: every API request
+	// asks, and the console polls, so a valid token is looked up once per
+	// validTokenReuse, not once per request. A revocation or expiry takes
+	// effect within that.
+	mu    sync.Mutex
+	known map[[sha256.Size]byte]time.Time
 }
+
+// validTokenReuse is how long a token found valid is taken without asking
+// the database again.
+const validTokenReuse = 30 * time.Second
 
 // NewAPITokens returns the tokens of the database pool is on.
 func NewAPITokens(pool *pgxpool.Pool) *APITokens {
-	return &APITokens{queries: dbsqlc.New(pool)}
+	return &APITokens{queries: dbsqlc.New(pool), known: map[[sha256.Size]byte]time.Time{}}
 }
 
 // Create makes a new random token named name, stores its digest and
@@ -47,5 +59,24 @@ func (t *APITokens) Create(ctx context.Context, name string) (string, error) {
 // timing.
 func (t *APITokens) Valid(ctx context.Context, token string) (bool, error) {
 	digest := sha256.Sum256([]byte(token))
-	return t.queries.APITokenValid(ctx, digest[:])
+	now := time.Now()
+	t.mu.Lock()
+	until, known := t.known[digest]
+	t.mu.Unlock()
+	if known && now.Before(until) {
+		return true, nil
+	}
+	valid, err := t.queries.APITokenValid(ctx, digest[:])
+	if err != nil || !valid {
+		return valid, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for d, until := range t.known {
+		if now.After(until) {
+			delete(t.known, d) // the map holds the tokens in use, no more
+		}
+	}
+	t.known[digest] = now.Add(validTokenReuse)
+	return true, nil
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,8 +30,12 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 			return err
 		}
 		n, err = s.testAlongside(ctx, tx, q, taskID, filter)
-		if errors.Is(err, migration.ErrNoAccountSelected) && filter.IsZero() {
-			return migration.ErrNoAccounts
+		if !errors.Is(err, migration.ErrNoAccountSelected) || !filter.IsZero() {
+			return err
+		}
+		// None to test of them all: none at all, or all in the run.
+		if count, cerr := q.AccountCountByTask(ctx, taskID); cerr != nil || count == 0 {
+			return cmp.Or(cerr, migration.ErrNoAccounts)
 		}
 		return err
 	})

@@ -6,31 +6,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // silentAfterLogin is a server that greets and takes the login, then
 // reads commands and answers none of them: a server that hung.
 func silentAfterLogin(t *testing.T) Side {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go answerLoginOnly(conn)
-		}
-	}()
-	return Side{Server: Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	host, port := imaptest.StartScripted(t, answerLoginOnly)
+	return Side{Server: Server{Host: host, Port: port, Security: SecurityPlain}, Login: "a", Password: "pw"}
 }
 
 func answerLoginOnly(conn net.Conn) {
-	defer conn.Close()
 	conn.Write([]byte("* OK [CAPABILITY IMAP4rev1 LITERAL+] ready\r\n"))
 	r := bufio.NewReader(conn)
 	for {

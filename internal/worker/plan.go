@@ -34,7 +34,7 @@ func (w *AccountPlan) Work(ctx context.Context, job *river.Job[migration.Account
 }
 
 func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (migration.AccountPlan, error) {
-	src, dst, err := accountSides(ctx, w.store, w.logins, args.TaskID, args.AccountID)
+	src, dst, _, err := accountSides(ctx, w.store, w.logins, args.TaskID, args.AccountID)
 	if err != nil {
 		return migration.AccountPlan{}, err
 	}

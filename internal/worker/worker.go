@@ -132,7 +132,7 @@ type AccountTest struct {
 func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.AccountTestJob]) error {
 	args := job.Args
 	outcome := migration.AccountTestOutcome{TaskID: args.TaskID, AccountID: args.AccountID, Generation: args.Generation}
-	src, dst, err := accountSides(ctx, w.store, w.logins, args.TaskID, args.AccountID)
+	src, dst, shared, err := accountSides(ctx, w.store, w.logins, args.TaskID, args.AccountID)
 	if err != nil {
 		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
@@ -166,8 +166,8 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.Canceled = true
 		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
-	outcome.SourceError = w.loginError(srcErr, src, "source", srcTook)
-	outcome.DestinationError = w.loginError(dstErr, dst, "destination", dstTook)
+	outcome.SourceError = w.loginError(srcErr, src, "source", shared[0], srcTook)
+	outcome.DestinationError = w.loginError(dstErr, dst, "destination", shared[1], dstTook)
 	switch {
 	case loginRefused(srcErr):
 		outcome.LoginRefused = "source"
@@ -230,7 +230,7 @@ func loginRefused(err error) bool {
 // loginError is the text of a login test's failure on side, counted.
 // A refusal that took long says the server penalises failures.
 // The words end with what to do (migration.TestFailureWords).
-func (w *AccountTest) loginError(err error, party transfer.Side, side string, took time.Duration) string {
+func (w *AccountTest) loginError(err error, party transfer.Side, side, shared string, took time.Duration) string {
 	if err == nil {
 		return ""
 	}
@@ -243,26 +243,25 @@ func (w *AccountTest) loginError(err error, party transfer.Side, side string, to
 	if transfer.TokenRefused(err) {
 		kind = migration.FailureToken
 	}
-	blamed := migration.Party{Side: side, Login: party.Login, Host: party.Host, Port: party.Port}
-	if party.Master != "" {
-		blamed.Shared = "master login " + party.Master
-	}
+	blamed := migration.Party{Side: side, Login: party.Login, Host: party.Host, Port: party.Port, Shared: shared}
 	return migration.TestFailureWords(text, kind, migration.ServerProblem(transfer.ConfigProblem(err)), blamed)
 }
 
 // accountSides reads the account's credentials and its task's endpoints:
-// how a job logs in to both sides.
-func accountSides(ctx context.Context, store Store, logins *logins, taskID, accountID int64) (src, dst transfer.Side, err error) {
+// how a job logs in to both sides, and what each side logs in with that
+// is its endpoint's, not the account's (EndpointAuth.SharedCredential),
+// for the advice about a refusal.
+func accountSides(ctx context.Context, store Store, logins *logins, taskID, accountID int64) (src, dst transfer.Side, shared [2]string, err error) {
 	srcEndpoint, dstEndpoint, err := store.TaskEndpoints(ctx, taskID)
 	if err != nil {
-		return src, dst, err
+		return src, dst, shared, err
 	}
 	creds, err := store.AccountCredentials(ctx, taskID, accountID)
 	if err != nil {
-		return src, dst, err
+		return src, dst, shared, err
 	}
 	src, dst = logins.sides(taskID, accountID, srcEndpoint, dstEndpoint, creds)
-	return src, dst, nil
+	return src, dst, [2]string{srcEndpoint.Auth.SharedCredential(), dstEndpoint.Auth.SharedCredential()}, nil
 }
 
 // loginError is the text an event and the account show for a failed

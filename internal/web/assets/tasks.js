@@ -43,7 +43,7 @@ export function taskActions(task, message, after) {
     text: label,
     onclick: () => taskAction(task, verb, message, after),
   });
-  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', busy ? 'Cancel run' : testing ? 'Cancel login test' : 'Cancel run'),
+  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', testing && !busy ? 'Cancel login test' : 'Cancel run'),
     h('button', { class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${task.name || `task ${task.id}`}`,
       disabled: busy, text: 'Delete', onclick: () => deleteTask(task, message, after) })];
 }
@@ -54,7 +54,7 @@ const actionDone = { run: 'Run started', test: 'Login test started', cancel: 'Ca
 // Cancel on the whole task ask first: a slip on a task of thousands of
 // mailboxes starts (or stops) hours of work and thousands of logins; on a
 // handful it costs nothing.
-export const confirmFrom = 20;
+const confirmFrom = 20;
 
 // confirmQuestion is what taskAction asks before acting on every account.
 function confirmQuestion(task, verb) {
