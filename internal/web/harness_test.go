@@ -327,6 +327,27 @@ func (tb *tab) click(sel string) {
 	}
 }
 
+// clickUntil clicks sel until the JavaScript expression done holds, up to
+// three clicks a few seconds apart, then waits for it as waitJS does. A
+// live redraw that moves the element between chromedp's reading of its
+// place and the mouse's press lands the click elsewhere, as a person's
+// would: on a busy page (progress redrawing the rows) a person clicks
+// again too.
+func (tb *tab) clickUntil(sel, done, what string) {
+	tb.t.Helper()
+	for try := 1; try < 3; try++ {
+		tb.click(sel)
+		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](done, chromedp.WithPollingInterval(100*time.Millisecond)))
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	tb.click(sel)
+	tb.waitJS(done, what)
+}
+
 // cdpServerError is the DevTools protocol's code of a node gone.
 const cdpServerError = -32000
 

@@ -309,8 +309,9 @@ func testActWhileOthersRun(t *testing.T, browser context.Context) {
 		&& document.querySelector(`+quote(annRow+` button[data-action="delete"]`)+`).disabled`,
 		"big's row locked, ann's editable, no deletes while the task runs")
 
-	tb.click(annRow + ` button[data-action="edit"]`)
-	tb.waitText("#account-form h2", "Edit account ann")
+	// The rows redraw with big's progress while ann's Edit is clicked.
+	tb.clickUntil(annRow+` button[data-action="edit"]`, `document.querySelector('#account-form h2')?.textContent.includes('Edit account ann')`,
+		"#account-form h2 to say \"Edit account ann\"")
 	tb.fill(map[string]string{"#account-form [name=source_password]": "a"})
 	tb.click("#account-form button.primary")
 	tb.waitText("#account-form .notice.ok", "Account ann saved.")
