@@ -78,18 +78,6 @@ func (q *Queries) ScheduleFinalNow(ctx context.Context, arg ScheduleFinalNowPara
 	return err
 }
 
-const scheduleFinalPass = `-- name: ScheduleFinalPass :one
-SELECT coalesce((SELECT final_pass FROM task_schedules WHERE task_id = $1), 0)::int AS final_pass
-`
-
-// The number of the pass that began as the task's final pass, 0 if none.
-func (q *Queries) ScheduleFinalPass(ctx context.Context, taskID int64) (int32, error) {
-	row := q.db.QueryRow(ctx, scheduleFinalPass, taskID)
-	var final_pass int32
-	err := row.Scan(&final_pass)
-	return final_pass, err
-}
-
 const scheduleGet = `-- name: ScheduleGet :one
 SELECT task_id, every_minutes, at_times, time_zone, until_at, final_at, next_at, final_pass, updated_at FROM task_schedules WHERE task_id = $1
 `
@@ -252,32 +240,6 @@ func (q *Queries) SchedulesDueExist(ctx context.Context, arg SchedulesDueExistPa
 	return due, err
 }
 
-const taskFinalFacts = `-- name: TaskFinalFacts :one
-SELECT
-    (SELECT count(*) FROM accounts a WHERE a.task_id = $1)::bigint AS accounts,
-    (SELECT count(DISTINCT p.account_id) FROM account_passes p
-     WHERE p.task_id = $1 AND p.state = ANY($2::text[]))::bigint AS completed
-`
-
-type TaskFinalFactsParams struct {
-	TaskID          int64
-	CompletedStates []string
-}
-
-type TaskFinalFactsRow struct {
-	Accounts  int64
-	Completed int64
-}
-
-// What decides whether a final pass would verify anything: the task's
-// accounts, and how many of them completed a pass before.
-func (q *Queries) TaskFinalFacts(ctx context.Context, arg TaskFinalFactsParams) (TaskFinalFactsRow, error) {
-	row := q.db.QueryRow(ctx, taskFinalFacts, arg.TaskID, arg.CompletedStates)
-	var i TaskFinalFactsRow
-	err := row.Scan(&i.Accounts, &i.Completed)
-	return i, err
-}
-
 const taskHold = `-- name: TaskHold :execrows
 UPDATE tasks SET held = true, updated_at = now()
 WHERE id = $1 AND paused_at IS NOT NULL AND state = ANY($2::text[])
@@ -298,16 +260,13 @@ func (q *Queries) TaskHold(ctx context.Context, arg TaskHoldParams) (int64, erro
 	return result.RowsAffected(), nil
 }
 
-const taskPause = `-- name: TaskPause :execrows
+const taskPause = `-- name: TaskPause :exec
 UPDATE tasks SET paused_at = now(), updated_at = now() WHERE id = $1 AND paused_at IS NULL
 `
 
-func (q *Queries) TaskPause(ctx context.Context, id int64) (int64, error) {
-	result, err := q.db.Exec(ctx, taskPause, id)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+func (q *Queries) TaskPause(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, taskPause, id)
+	return err
 }
 
 const taskPausedAt = `-- name: TaskPausedAt :one
@@ -322,14 +281,11 @@ func (q *Queries) TaskPausedAt(ctx context.Context, id int64) (pgtype.Timestampt
 	return paused_at, err
 }
 
-const taskResume = `-- name: TaskResume :execrows
+const taskResume = `-- name: TaskResume :exec
 UPDATE tasks SET paused_at = NULL, held = false, updated_at = now() WHERE id = $1 AND paused_at IS NOT NULL
 `
 
-func (q *Queries) TaskResume(ctx context.Context, id int64) (int64, error) {
-	result, err := q.db.Exec(ctx, taskResume, id)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+func (q *Queries) TaskResume(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, taskResume, id)
+	return err
 }

@@ -75,15 +75,20 @@ func (q *Queries) AccountStatesByTask(ctx context.Context, taskID int64) ([]Acco
 
 const taskCancel = `-- name: TaskCancel :one
 UPDATE tasks t SET state = 'canceling', updated_at = now()
-FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = $1 FOR UPDATE) before
-WHERE t.id = before.id AND t.state IN ('queued', 'running', 'testing')
+FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = $2 FOR UPDATE) before
+WHERE t.id = before.id AND t.state = ANY($1::text[])
 RETURNING before.state
 `
 
+type TaskCancelParams struct {
+	CancelableStates []string
+	ID               int64
+}
+
 // A queued or running run, or a test, is asked to stop; returns the state
 // it was in.
-func (q *Queries) TaskCancel(ctx context.Context, id int64) (string, error) {
-	row := q.db.QueryRow(ctx, taskCancel, id)
+func (q *Queries) TaskCancel(ctx context.Context, arg TaskCancelParams) (string, error) {
+	row := q.db.QueryRow(ctx, taskCancel, arg.CancelableStates, arg.ID)
 	var state string
 	err := row.Scan(&state)
 	return state, err
@@ -126,22 +131,56 @@ func (q *Queries) TaskCreate(ctx context.Context, arg TaskCreateParams) (int64, 
 	return id, err
 }
 
-const taskDelete = `-- name: TaskDelete :execrows
-DELETE FROM tasks WHERE id = $1 AND state <> ALL ($2::text[])
+const taskDelete = `-- name: TaskDelete :exec
+DELETE FROM tasks WHERE id = $1
 `
 
-type TaskDeleteParams struct {
-	ID            int64
-	RunningStates []string
+// Deletes a task and, by cascade, its accounts (the domain decided it
+// may: TaskFactsLock).
+func (q *Queries) TaskDelete(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, taskDelete, id)
+	return err
 }
 
-// Deletes a task (and by cascade its accounts) unless it is running.
-func (q *Queries) TaskDelete(ctx context.Context, arg TaskDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, taskDelete, arg.ID, arg.RunningStates)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+const taskFactsLock = `-- name: TaskFactsLock :one
+SELECT t.state, (t.paused_at IS NOT NULL)::bool AS paused, (t.tests_pending > 0)::bool AS test_running,
+    (SELECT count(*) FROM accounts a WHERE a.task_id = t.id)::bigint AS accounts,
+    (SELECT count(DISTINCT p.account_id) FROM account_passes p
+     WHERE p.task_id = t.id AND p.state = ANY($1::text[]))::bigint AS completed,
+    EXISTS (SELECT 1 FROM task_runs r JOIN task_schedules s ON s.task_id = r.task_id AND s.final_pass = r.pass
+            WHERE r.task_id = t.id AND r.ended_at IS NULL)::bool AS final_under_way
+FROM tasks t WHERE t.id = $2 FOR NO KEY UPDATE OF t
+`
+
+type TaskFactsLockParams struct {
+	CompletedStates []string
+	ID              int64
+}
+
+type TaskFactsLockRow struct {
+	State         string
+	Paused        bool
+	TestRunning   bool
+	Accounts      int64
+	Completed     int64
+	FinalUnderWay bool
+}
+
+// What the domain decides a command on (migration.TaskFacts), the task's
+// row held until the transaction ends: commands on one task take turns,
+// and no pass starts or ends while one is applied.
+func (q *Queries) TaskFactsLock(ctx context.Context, arg TaskFactsLockParams) (TaskFactsLockRow, error) {
+	row := q.db.QueryRow(ctx, taskFactsLock, arg.CompletedStates, arg.ID)
+	var i TaskFactsLockRow
+	err := row.Scan(
+		&i.State,
+		&i.Paused,
+		&i.TestRunning,
+		&i.Accounts,
+		&i.Completed,
+		&i.FinalUnderWay,
+	)
+	return i, err
 }
 
 const taskFinishRunJob = `-- name: TaskFinishRunJob :one
@@ -373,43 +412,12 @@ func (q *Queries) TaskStartJobs(ctx context.Context, arg TaskStartJobsParams) (i
 	return id, err
 }
 
-const taskStartLock = `-- name: TaskStartLock :one
-SELECT state, (paused_at IS NOT NULL)::bool AS paused FROM tasks WHERE id = $1 FOR SHARE
-`
-
-type TaskStartLockRow struct {
-	State  string
-	Paused bool
-}
-
-// TaskStateLock for work that may start a pass: whether the task is
-// paused too.
-func (q *Queries) TaskStartLock(ctx context.Context, id int64) (TaskStartLockRow, error) {
-	row := q.db.QueryRow(ctx, taskStartLock, id)
-	var i TaskStartLockRow
-	err := row.Scan(&i.State, &i.Paused)
-	return i, err
-}
-
 const taskStateGet = `-- name: TaskStateGet :one
 SELECT state FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskStateGet(ctx context.Context, id int64) (string, error) {
 	row := q.db.QueryRow(ctx, taskStateGet, id)
-	var state string
-	err := row.Scan(&state)
-	return state, err
-}
-
-const taskStateLock = `-- name: TaskStateLock :one
-SELECT state FROM tasks WHERE id = $1 FOR SHARE
-`
-
-// Holds the task's state still until the transaction ends: a run cannot
-// start while accounts are being added, changed or deleted.
-func (q *Queries) TaskStateLock(ctx context.Context, id int64) (string, error) {
-	row := q.db.QueryRow(ctx, taskStateLock, id)
 	var state string
 	err := row.Scan(&state)
 	return state, err
@@ -432,12 +440,12 @@ func (q *Queries) TaskStateSet(ctx context.Context, arg TaskStateSetParams) (int
 	return result.RowsAffected(), nil
 }
 
-const taskUpdate = `-- name: TaskUpdate :execrows
+const taskUpdate = `-- name: TaskUpdate :exec
 UPDATE tasks
 SET name = $1, source_endpoint_id = $2,
     destination_endpoint_id = $3, options = $4,
     updated_at = now()
-WHERE id = $5 AND state <> ALL ($6::text[])
+WHERE id = $5
 `
 
 type TaskUpdateParams struct {
@@ -446,21 +454,17 @@ type TaskUpdateParams struct {
 	DestinationEndpointID int64
 	Options               []byte
 	ID                    int64
-	RunningStates         []string
 }
 
-// Replaces the definition of a task unless it is running.
-func (q *Queries) TaskUpdate(ctx context.Context, arg TaskUpdateParams) (int64, error) {
-	result, err := q.db.Exec(ctx, taskUpdate,
+// Replaces the definition of a task (the domain decided it may:
+// TaskFactsLock).
+func (q *Queries) TaskUpdate(ctx context.Context, arg TaskUpdateParams) error {
+	_, err := q.db.Exec(ctx, taskUpdate,
 		arg.Name,
 		arg.SourceEndpointID,
 		arg.DestinationEndpointID,
 		arg.Options,
 		arg.ID,
-		arg.RunningStates,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	return err
 }

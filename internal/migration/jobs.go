@@ -225,3 +225,16 @@ const (
 	SourceConnections      = 1
 	DestinationConnections = 2
 )
+
+// TestState is where an account's login test is while it has one
+// (accounts.test_state; none when no test is pending).
+type TestState string
+
+// The states of a pending login test.
+const (
+	TestWaiting TestState = "waiting" // its job is not queued yet: a task queues its parallelism of tests at a time
+	TestQueued  TestState = "queued"
+)
+
+// TestStates are every TestState.
+var TestStates = []TestState{TestWaiting, TestQueued}

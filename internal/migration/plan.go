@@ -102,6 +102,9 @@ const (
 	PlanFailed  PlanState = "failed" // a side could not be read: Error says why
 )
 
+// PlanStates are every PlanState.
+var PlanStates = []PlanState{PlanPending, PlanDone, PlanFailed}
+
 // AccountPlanRecord is an account's newest plan: in brief (its figures
 // and problems) in a task's listing, whole (Plan) when the account's plan
 // is read alone.

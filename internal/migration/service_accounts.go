@@ -35,8 +35,10 @@ func (s *Service) ImportAccounts(ctx context.Context, taskID int64, data []byte)
 	if err != nil {
 		return 0, err
 	}
-	if state.Running() && !state.Migrating() {
-		return 0, ErrTaskRunning
+	// Decided again under the task's lock when the rows go in; an import
+	// is refused by its state alone.
+	if _, err := DecideTask(TaskFacts{State: state}, CommandImport); err != nil {
+		return 0, err
 	}
 	needs, err := s.store.TaskSecretNeeds(ctx, taskID)
 	if err != nil {

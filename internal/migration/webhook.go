@@ -138,6 +138,9 @@ const (
 	DeliveryFailed    = "failed"
 )
 
+// DeliveryStates are every state of a delivery.
+var DeliveryStates = []string{DeliveryPending, DeliveryDelivered, DeliveryFailed}
+
 // Due is a webhook call or a mail leased to a sender.
 type Due struct {
 	ID       int64

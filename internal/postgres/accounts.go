@@ -39,7 +39,7 @@ func passwordLabel(accountID int64, side string) string {
 // sealed to its row.
 func (s *Store) AccountsAdd(ctx context.Context, taskID int64, accounts []migration.AccountInput) ([]int64, error) {
 	var ids []int64
-	err := s.inTaskTx(ctx, taskID, whileMigrating, func(q *dbsqlc.Queries) error {
+	err := s.inTaskTx(ctx, taskID, migration.CommandImport, func(q *dbsqlc.Queries) error {
 		if err := s.refuseTakenLogins(ctx, q, taskID, accounts); err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migratio
 	if in.DestinationPassword != "" {
 		params.DestinationPassword = s.sealDestination(in, id)
 	}
-	err := s.inTaskTx(ctx, taskID, whileMigrating, func(q *dbsqlc.Queries) error {
+	err := s.inTaskTx(ctx, taskID, migration.CommandImport, func(q *dbsqlc.Queries) error {
 		n, err := q.AccountUpdate(ctx, params)
 		if err != nil || n > 0 {
 			return err
@@ -203,7 +203,7 @@ func (s *Store) AccountUpdate(ctx context.Context, taskID, id int64, in migratio
 
 // AccountDelete deletes one account while its task is not running.
 func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
-	return s.inTaskTx(ctx, taskID, notWhileRunning, func(q *dbsqlc.Queries) error {
+	return s.inTaskTx(ctx, taskID, migration.CommandDeleteAccounts, func(q *dbsqlc.Queries) error {
 		n, err := q.AccountDelete(ctx, dbsqlc.AccountDeleteParams{TaskID: taskID, ID: id})
 		if err != nil {
 			return err
@@ -220,7 +220,7 @@ func (s *Store) AccountDelete(ctx context.Context, taskID, id int64) error {
 // selects none.
 func (s *Store) AccountsDelete(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var n int64
-	err := s.inTaskTx(ctx, taskID, notWhileRunning, func(q *dbsqlc.Queries) error {
+	err := s.inTaskTx(ctx, taskID, migration.CommandDeleteAccounts, func(q *dbsqlc.Queries) error {
 		var err error
 		n, err = q.AccountsDeleteSelected(ctx, dbsqlc.AccountsDeleteSelectedParams(selection(taskID, filter)))
 		if err == nil && n == 0 {
@@ -258,27 +258,16 @@ func (s *Store) AccountCredentials(ctx context.Context, taskID, id int64) (migra
 	}, nil
 }
 
-// When a change of a task's accounts is allowed (inTaskTx): deleting
-// never while the task runs (the spec's running condition); adding and
-// changing also while it runs a migration, which only the accounts it
-// queued take part in.
-const (
-	notWhileRunning = false
-	whileMigrating  = true
-)
-
-// inTaskTx runs fn in a transaction that holds the task's state still (no
-// run can start or end meanwhile), after checking the task exists and is
-// not running, or, with migrating, runs at most a migration.
-func (s *Store) inTaskTx(ctx context.Context, taskID int64, migrating bool, fn func(q *dbsqlc.Queries) error) error {
+// inTaskTx runs fn in a transaction that holds the task's row (no pass
+// can start or end meanwhile), when the domain lets command change the
+// task's accounts (migration.DecideTask): deleting never while the task
+// runs (the spec's running condition); adding and changing also while it
+// runs a migration, which only the accounts it queued take part in.
+func (s *Store) inTaskTx(ctx context.Context, taskID int64, command migration.TaskCommand, fn func(q *dbsqlc.Queries) error) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
-		state, err := q.TaskStateLock(ctx, taskID)
-		if err != nil {
+		if _, _, err := decide(ctx, q, taskID, command); err != nil {
 			return err
-		}
-		if state := migration.TaskState(state); state.Running() && !(migrating && state.Migrating()) {
-			return migration.ErrTaskRunning
 		}
 		return fn(q)
 	})

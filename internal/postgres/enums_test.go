@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
@@ -29,6 +31,9 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"endpoints", "oauth2_grant", texts(migration.OAuth2Grants)},
 		{"endpoints", "oauth2_mechanism", texts(migration.TokenMechanisms)},
 		{"endpoints", "profile", texts(migration.Profiles)},
+		{"accounts", "test_state", texts(migration.TestStates)},
+		{"account_plans", "state", texts(migration.PlanStates)},
+		{"webhook_deliveries", "state", migration.DeliveryStates},
 	} {
 		// The check of one column, as PostgreSQL stores it, e.g.
 		// CHECK ((state = ANY (ARRAY['idle'::text, ...])))
@@ -63,4 +68,41 @@ func sorted(values []string) []string {
 	out := slices.Clone(values)
 	slices.Sort(out)
 	return out
+}
+
+// TestSQLStateLiteralsAreTheDomains: every state the hand-written queries
+// compare or set by name (state = 'queued', state IN ('queued', …)) is a
+// value of one of the domain's state lists, so that a state renamed or
+// misspelled in SQL fails here rather than match no row in production.
+func TestSQLStateLiteralsAreTheDomains(t *testing.T) {
+	t.Parallel()
+	states := map[string][]string{
+		"state": slices.Concat(texts(migration.TaskStates), texts(migration.AccountStates),
+			texts(migration.PlanStates), migration.DeliveryStates),
+		"test_state": texts(migration.TestStates),
+	}
+	comparison := regexp.MustCompile(`\b(state|test_state)\s*(?:=|<>|!=|IN|NOT IN)\s*(\([^)]*\)|'[^']*')`)
+	literal := regexp.MustCompile(`'([^']*)'`)
+	files, err := filepath.Glob("../../sql/queries/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no query files: %v", err)
+	}
+	seen := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range comparison.FindAllStringSubmatch(string(data), -1) {
+			for _, value := range literal.FindAllStringSubmatch(m[2], -1) {
+				seen++
+				if !slices.Contains(states[m[1]], value[1]) {
+					t.Errorf("%s: %s compared with %q, which no domain list of states holds", filepath.Base(file), m[1], value[1])
+				}
+			}
+		}
+	}
+	if seen < 20 {
+		t.Errorf("only %d state literals found: the pattern no longer reads the queries", seen)
+	}
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,17 +25,10 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 	}
 	var n int
 	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
-		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
+		if _, _, err := decide(ctx, q, taskID, migration.CommandTest); err != nil {
 			return err
 		}
 		n, err = s.testAlongside(ctx, tx, q, taskID, filter)
-		if !errors.Is(err, migration.ErrNoAccountSelected) || !filter.IsZero() {
-			return err
-		}
-		// None to test of them all: none at all, or all in the run.
-		if count, cerr := q.AccountCountByTask(ctx, taskID); cerr != nil || count == 0 {
-			return cmp.Or(cerr, migration.ErrNoAccounts)
-		}
 		return err
 	})
 	return n, interpretError(err)
@@ -102,10 +94,11 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 			return queued, migration.RunJoinedEvent(taskID, 0, int(pass), queued, ""), err
 		})
 	}
+	command := migration.CommandRunSelection
 	if filter.IsZero() {
-		join = nil // the whole task runs already
+		command = migration.CommandRun // the whole task runs already, or not
 	}
-	err := s.startJobs(ctx, taskID, start, join)
+	err := s.startJobs(ctx, taskID, command, start, join)
 	return n, err
 }
 
@@ -213,7 +206,7 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 			return 1, migration.RunJoinedEvent(taskID, accountID, int(pass), 1, login), err
 		})
 	}
-	return s.startJobs(ctx, taskID, start, join)
+	return s.startJobs(ctx, taskID, migration.CommandRunSelection, start, join)
 }
 
 // joinRun adds the accounts queue queues in the pass under way to the
@@ -242,40 +235,38 @@ func (s *Store) joinRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskI
 }
 
 // startJobs runs start in a transaction that holds EventsLock, the task's
-// state and its endpoints, which cannot change while the task runs. A
-// running task is refused before start touches its accounts, unless join
-// is given and the task runs a migration (queued or running): join runs
-// instead, to add accounts to it. A paused task refuses a pass, started
-// or joined (ErrTaskPaused).
-func (s *Store) startJobs(ctx context.Context, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+// row and its endpoints, which cannot change while the task runs, when
+// the domain lets command start a pass (migration.DecideTask); join runs
+// instead when the selected accounts join the pass under way.
+func (s *Store) startJobs(ctx context.Context, taskID int64, command migration.TaskCommand, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	if s.jobsErr != nil {
 		return s.jobsErr
 	}
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		return startJobsTx(ctx, tx, q, taskID, start, join)
+		return startJobsTx(ctx, tx, q, taskID, command, start, join)
 	}))
 }
 
 // startJobsTx is startJobs in a transaction that holds EventsLock.
-func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
-	task, err := q.TaskStartLock(ctx, taskID)
-	if err != nil {
+func startJobsTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, command migration.TaskCommand, start, join func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+	_, transition, err := decide(ctx, q, taskID, command)
+	switch {
+	case err != nil:
 		return err
-	}
-	if task.Paused {
-		return migration.ErrTaskPaused
-	}
-	switch state := migration.TaskState(task.State); {
-	case join != nil && state.Migrating():
+	case transition.Wait:
+		return errPassWaits
+	case transition.Join:
 		return join(tx, q)
-	case state.Running():
-		return migration.ErrTaskRunning
 	}
 	if err := q.TaskEndpointsHold(ctx, taskID); err != nil {
 		return err
 	}
 	return start(tx, q)
 }
+
+// errPassWaits tells a schedule's loop that the pass it had due waits
+// until the task is free: it runs a pass, or is paused.
+var errPassWaits = errors.New("the scheduled pass waits")
 
 // startTaskJobs moves a task that is not running into state with n jobs
 // to wait for, the accounts that filter selected: ErrTaskRunning when it

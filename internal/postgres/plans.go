@@ -24,7 +24,7 @@ func (s *Store) PlansRequest(ctx context.Context, taskID int64, filter migration
 	var n int
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.queries.WithTx(tx)
-		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
+		if _, _, err := decide(ctx, q, taskID, migration.CommandPlan); err != nil {
 			return err
 		}
 		rows, err := q.PlansRequest(ctx, dbsqlc.PlansRequestParams(selection(taskID, filter)))
@@ -32,13 +32,6 @@ func (s *Store) PlansRequest(ctx context.Context, taskID int64, filter migration
 			return err
 		}
 		if n = len(rows); n == 0 {
-			total, err := q.AccountCount(ctx, selection(taskID, migration.AccountFilter{}))
-			switch {
-			case err != nil:
-				return err
-			case total == 0:
-				return migration.ErrNoAccounts
-			}
 			return migration.ErrNoAccountSelected
 		}
 		jobs := make([]migration.AccountPlanJob, n)

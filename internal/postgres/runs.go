@@ -199,15 +199,16 @@ func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountI
 func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 	var stopping int
 	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.TaskStateLock(ctx, taskID); err != nil {
+		_, transition, err := decide(ctx, q, taskID, migration.CommandCancel)
+		if err != nil {
 			return err
 		}
-		before, err := q.TaskCancel(ctx, taskID)
-		if err == pgx.ErrNoRows {
-			// No pass to stop: a login test alone, if one is under way.
+		if transition.To != migration.TaskCanceling {
+			// No pass to stop: the login test alone.
 			stopping, err = s.cancelTestsOnly(ctx, tx, q, taskID)
 			return err
 		}
+		before, err := q.TaskCancel(ctx, dbsqlc.TaskCancelParams{ID: taskID, CancelableStates: texts(migration.CancelableTaskStates)})
 		if err != nil {
 			return err
 		}
@@ -286,15 +287,8 @@ func (s *Store) cancelTestsAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Q
 func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var stopping int
 	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		state, err := q.TaskStateLock(ctx, taskID)
-		if err != nil {
+		if _, _, err := decide(ctx, q, taskID, migration.CommandCancelSome); err != nil {
 			return err
-		}
-		switch state := migration.TaskState(state); {
-		case !state.Running():
-			return migration.ErrTaskNotRunning
-		case !state.Migrating():
-			return migration.ErrNoMigrationRunning
 		}
 		f := selection(taskID, filter)
 		waiting, err := q.AccountsCancelWaiting(ctx, dbsqlc.AccountsCancelWaitingParams(f))

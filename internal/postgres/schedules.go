@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +115,14 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		by = migration.StartedAsFinal
 	}
 	if step == migration.StepFinal {
-		if refusal := finalPassRefusal(ctx, q, taskID, false); refusal != nil {
+		facts, err := taskFactsLock(ctx, q, taskID)
+		if err != nil {
+			return false, err
+		}
+		if transition, err := migration.DecideTask(facts, migration.CommandScheduleTick); err == nil && transition.Wait {
+			return false, nil // started or paused since it was read
+		}
+		if refusal := migration.FinalPassRefusal(facts.Accounts, facts.Completed, false); refusal != nil {
 			return false, skipFinal(ctx, q, taskID, refusal)
 		}
 	}
@@ -125,7 +131,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	if err != nil {
 		return false, err
 	}
-	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
+	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, migration.CommandScheduleTick, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
 		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
 		return err
 	}, nil)
@@ -136,7 +142,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		err = savepoint.Commit(ctx)
 	case skipped:
 		err = savepoint.Rollback(ctx)
-	case errors.Is(err, migration.ErrTaskRunning), errors.Is(err, migration.ErrTaskPaused):
+	case errors.Is(err, errPassWaits):
 		// Started or paused since it was read: the pass waits.
 		return false, savepoint.Rollback(ctx)
 	}
@@ -176,37 +182,11 @@ func skipFinal(ctx context.Context, q *dbsqlc.Queries, taskID int64, why error) 
 // TaskFinalPass makes the task's final pass due at now.
 func (s *Store) TaskFinalPass(ctx context.Context, taskID int64, now time.Time, zone *time.Location) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if paused, err := q.TaskPausedAt(ctx, taskID); err != nil || paused.Valid {
-			return cmp.Or(err, migration.ErrTaskPaused)
-		}
-		open, err := q.PassOpen(ctx, taskID)
-		if err != nil {
-			return err
-		}
-		final, err := q.ScheduleFinalPass(ctx, taskID)
-		if err != nil {
-			return err
-		}
-		if open != 0 && open == final {
-			return migration.ErrFinalPassRunning
-		}
-		if err := finalPassRefusal(ctx, q, taskID, open != 0); err != nil {
+		if _, _, err := decide(ctx, q, taskID, migration.CommandFinal); err != nil {
 			return err
 		}
 		return q.ScheduleFinalNow(ctx, dbsqlc.ScheduleFinalNowParams{TaskID: taskID, TimeZone: zone.String(), Now: timestamp(&now)})
 	}))
-}
-
-// finalPassRefusal is the domain's word on whether the task's final pass
-// may be asked for or begin (migration.FinalPassRefusal), from its
-// accounts.
-func finalPassRefusal(ctx context.Context, q *dbsqlc.Queries, taskID int64, passUnderWay bool) error {
-	facts, err := q.TaskFinalFacts(ctx, dbsqlc.TaskFinalFactsParams{TaskID: taskID,
-		CompletedStates: texts(migration.CompletedPassStates)})
-	if err != nil {
-		return err
-	}
-	return migration.FinalPassRefusal(facts.Accounts, facts.Completed, passUnderWay)
 }
 
 // TaskPausedAt says since when a task is paused; nil when it is not.
@@ -223,7 +203,10 @@ func (s *Store) TaskPausedAt(ctx context.Context, taskID int64) (*time.Time, err
 // messages and wait queued, and none is admitted, until TaskResume.
 func (s *Store) TaskPause(ctx context.Context, taskID int64, hold bool) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := changePaused(ctx, q, q.TaskPause, taskID, migration.ErrTaskPaused); err != nil {
+		if _, _, err := decide(ctx, q, taskID, migration.CommandPause); err != nil {
+			return err
+		}
+		if err := q.TaskPause(ctx, taskID); err != nil {
 			return err
 		}
 		words := "task paused: no pass starts until it is resumed"
@@ -244,7 +227,10 @@ func (s *Store) TaskPause(ctx context.Context, taskID int64, hold bool) error {
 // accounts go on, with a task.resumed event.
 func (s *Store) TaskResume(ctx context.Context, taskID int64) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := changePaused(ctx, q, q.TaskResume, taskID, migration.ErrTaskNotPaused); err != nil {
+		if _, _, err := decide(ctx, q, taskID, migration.CommandResume); err != nil {
+			return err
+		}
+		if err := q.TaskResume(ctx, taskID); err != nil {
 			return err
 		}
 		if err := appendEvent(ctx, q, migration.Event{Kind: migration.EventTaskResumed, TaskID: taskID, Message: "task resumed: passes start again"}); err != nil {
@@ -252,19 +238,6 @@ func (s *Store) TaskResume(ctx context.Context, taskID int64) error {
 		}
 		return s.admit(ctx, tx, q)
 	}))
-}
-
-// changePaused pauses or resumes a task, or says why not: refusal when it
-// already is (or is not) paused, ErrNoRows without the task.
-func changePaused(ctx context.Context, q *dbsqlc.Queries, change func(context.Context, int64) (int64, error), taskID int64, refusal error) error {
-	n, err := change(ctx, taskID)
-	if err != nil || n > 0 {
-		return err
-	}
-	if _, err := q.TaskPausedAt(ctx, taskID); err != nil {
-		return err // ErrNoRows: no such task
-	}
-	return refusal
 }
 
 func timestamp(t *time.Time) pgtype.Timestamptz {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -114,33 +115,30 @@ func (s *Store) TaskUpdate(ctx context.Context, id int64, spec migration.TaskSpe
 	if err != nil {
 		return err
 	}
-	n, err := s.queries.TaskUpdate(ctx, dbsqlc.TaskUpdateParams{
-		ID:                    id,
-		Name:                  spec.Name,
-		SourceEndpointID:      spec.SourceEndpointID,
-		DestinationEndpointID: spec.DestinationEndpointID,
-		Options:               options,
-		RunningStates:         runningStates(),
-	})
-	if err != nil {
-		return interpretTaskError(err)
-	}
-	if n == 0 {
-		return s.whyUnchanged(ctx, id)
-	}
-	return nil
+	return interpretTaskError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if _, _, err := decide(ctx, q, id, migration.CommandEdit); err != nil {
+			return err
+		}
+		return q.TaskUpdate(ctx, dbsqlc.TaskUpdateParams{
+			ID:                    id,
+			Name:                  spec.Name,
+			SourceEndpointID:      spec.SourceEndpointID,
+			DestinationEndpointID: spec.DestinationEndpointID,
+			Options:               options,
+		})
+	}))
 }
 
 // TaskDelete deletes a task that is not running; its accounts go with it.
 func (s *Store) TaskDelete(ctx context.Context, id int64) error {
-	n, err := s.queries.TaskDelete(ctx, dbsqlc.TaskDeleteParams{ID: id, RunningStates: runningStates()})
-	if err != nil {
-		return interpretError(err)
-	}
-	if n == 0 {
-		return s.whyUnchanged(ctx, id)
-	}
-	return nil
+	return interpretError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.queries.WithTx(tx)
+		if _, _, err := decide(ctx, q, id, migration.CommandDelete); err != nil {
+			return err
+		}
+		return q.TaskDelete(ctx, id)
+	}))
 }
 
 // TaskSetState sets a task's state. Runs drive it; tests use it directly.
@@ -153,15 +151,6 @@ func (s *Store) TaskSetState(ctx context.Context, id int64, state migration.Task
 		return migration.ErrNotFound
 	}
 	return nil
-}
-
-// whyUnchanged explains a guarded write that touched no row: the task is
-// missing, or running.
-func (s *Store) whyUnchanged(ctx context.Context, id int64) error {
-	if _, err := s.TaskState(ctx, id); err != nil {
-		return err
-	}
-	return migration.ErrTaskRunning
 }
 
 // interpretTaskError names the endpoint reference that a task write broke.

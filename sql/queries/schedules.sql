@@ -59,14 +59,10 @@ INSERT INTO task_schedules (task_id, time_zone, final_at)
 VALUES (@task_id, @time_zone, @now)
 ON CONFLICT (task_id) DO UPDATE SET final_at = @now, final_pass = 0, updated_at = now();
 
--- name: ScheduleFinalPass :one
--- The number of the pass that began as the task's final pass, 0 if none.
-SELECT coalesce((SELECT final_pass FROM task_schedules WHERE task_id = @task_id), 0)::int AS final_pass;
-
--- name: TaskPause :execrows
+-- name: TaskPause :exec
 UPDATE tasks SET paused_at = now(), updated_at = now() WHERE id = @id AND paused_at IS NULL;
 
--- name: TaskResume :execrows
+-- name: TaskResume :exec
 UPDATE tasks SET paused_at = NULL, held = false, updated_at = now() WHERE id = @id AND paused_at IS NOT NULL;
 
 -- name: TaskHold :execrows
@@ -85,14 +81,6 @@ WHERE a.task_id = @task_id AND a.id = @id;
 -- name: TaskPausedAt :one
 -- Whether a task is paused (NULL when not); no row for a missing task.
 SELECT paused_at FROM tasks WHERE id = @id;
-
--- name: TaskFinalFacts :one
--- What decides whether a final pass would verify anything: the task's
--- accounts, and how many of them completed a pass before.
-SELECT
-    (SELECT count(*) FROM accounts a WHERE a.task_id = @task_id)::bigint AS accounts,
-    (SELECT count(DISTINCT p.account_id) FROM account_passes p
-     WHERE p.task_id = @task_id AND p.state = ANY(@completed_states::text[]))::bigint AS completed;
 
 -- name: ScheduleFinalDisarm :exec
 -- A final pass that came due and was refused is no longer due: it does

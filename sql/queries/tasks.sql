@@ -9,17 +9,19 @@ SELECT * FROM tasks WHERE id = @id;
 -- name: TaskList :many
 SELECT * FROM tasks ORDER BY id;
 
--- name: TaskUpdate :execrows
--- Replaces the definition of a task unless it is running.
+-- name: TaskUpdate :exec
+-- Replaces the definition of a task (the domain decided it may:
+-- TaskFactsLock).
 UPDATE tasks
 SET name = @name, source_endpoint_id = @source_endpoint_id,
     destination_endpoint_id = @destination_endpoint_id, options = @options,
     updated_at = now()
-WHERE id = @id AND state <> ALL (@running_states::text[]);
+WHERE id = @id;
 
--- name: TaskDelete :execrows
--- Deletes a task (and by cascade its accounts) unless it is running.
-DELETE FROM tasks WHERE id = @id AND state <> ALL (@running_states::text[]);
+-- name: TaskDelete :exec
+-- Deletes a task and, by cascade, its accounts (the domain decided it
+-- may: TaskFactsLock).
+DELETE FROM tasks WHERE id = @id;
 
 -- name: TaskOptionsGet :one
 SELECT options FROM tasks WHERE id = @id;
@@ -27,15 +29,17 @@ SELECT options FROM tasks WHERE id = @id;
 -- name: TaskStateGet :one
 SELECT state FROM tasks WHERE id = @id;
 
--- name: TaskStartLock :one
--- TaskStateLock for work that may start a pass: whether the task is
--- paused too.
-SELECT state, (paused_at IS NOT NULL)::bool AS paused FROM tasks WHERE id = @id FOR SHARE;
-
--- name: TaskStateLock :one
--- Holds the task's state still until the transaction ends: a run cannot
--- start while accounts are being added, changed or deleted.
-SELECT state FROM tasks WHERE id = @id FOR SHARE;
+-- name: TaskFactsLock :one
+-- What the domain decides a command on (migration.TaskFacts), the task's
+-- row held until the transaction ends: commands on one task take turns,
+-- and no pass starts or ends while one is applied.
+SELECT t.state, (t.paused_at IS NOT NULL)::bool AS paused, (t.tests_pending > 0)::bool AS test_running,
+    (SELECT count(*) FROM accounts a WHERE a.task_id = t.id)::bigint AS accounts,
+    (SELECT count(DISTINCT p.account_id) FROM account_passes p
+     WHERE p.task_id = t.id AND p.state = ANY(@completed_states::text[]))::bigint AS completed,
+    EXISTS (SELECT 1 FROM task_runs r JOIN task_schedules s ON s.task_id = r.task_id AND s.final_pass = r.pass
+            WHERE r.task_id = t.id AND r.ended_at IS NULL)::bool AS final_under_way
+FROM tasks t WHERE t.id = @id FOR NO KEY UPDATE OF t;
 
 -- name: TaskStateSet :execrows
 UPDATE tasks SET state = @state, updated_at = now() WHERE id = @id;
@@ -89,7 +93,7 @@ SELECT state, count(*)::bigint AS accounts FROM accounts WHERE task_id = @task_i
 -- it was in.
 UPDATE tasks t SET state = 'canceling', updated_at = now()
 FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = @id FOR UPDATE) before
-WHERE t.id = before.id AND t.state IN ('queued', 'running', 'testing')
+WHERE t.id = before.id AND t.state = ANY(@cancelable_states::text[])
 RETURNING before.state;
 
 -- name: TaskJobsEnded :one
