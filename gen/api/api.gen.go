@@ -418,6 +418,30 @@ func (e OAuth2Provider) Valid() bool {
 	}
 }
 
+// Defines values for PassStarter.
+const (
+	PassStarterFinal    PassStarter = "final"
+	PassStarterManual   PassStarter = "manual"
+	PassStarterSchedule PassStarter = "schedule"
+	PassStarterVerify   PassStarter = "verify"
+)
+
+// Valid indicates whether the value is a known member of the PassStarter enum.
+func (e PassStarter) Valid() bool {
+	switch e {
+	case PassStarterFinal:
+		return true
+	case PassStarterManual:
+		return true
+	case PassStarterSchedule:
+		return true
+	case PassStarterVerify:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlanFilter.
 const (
 	PlanFilterAll      PlanFilter = "all"
@@ -568,27 +592,6 @@ func (e TLSMode) Valid() bool {
 	case TLSModeSsl:
 		return true
 	case TLSModeStarttls:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for TaskRunStartedBy.
-const (
-	TaskRunStartedByFinal    TaskRunStartedBy = "final"
-	TaskRunStartedByManual   TaskRunStartedBy = "manual"
-	TaskRunStartedBySchedule TaskRunStartedBy = "schedule"
-)
-
-// Valid indicates whether the value is a known member of the TaskRunStartedBy enum.
-func (e TaskRunStartedBy) Valid() bool {
-	switch e {
-	case TaskRunStartedByFinal:
-		return true
-	case TaskRunStartedByManual:
-		return true
-	case TaskRunStartedBySchedule:
 		return true
 	default:
 		return false
@@ -1352,6 +1355,14 @@ type OversizeMessage struct {
 	Uid    int64  `json:"uid"`
 }
 
+// PassStarter What started a pass: a person or client (`manual`), the schedule (a
+// delta pass), the final pass, or a person's verifying pass
+// (`verify`: `POST /tasks/{id}/run?verify=true`). The final and
+// verifying passes look at both servers of every account; the others
+// end an account at its source when the source is unchanged since
+// its last complete pass.
+type PassStarter string
+
 // PauseInput defines model for PauseInput.
 type PauseInput struct {
 	// Stop Hold the pass under way instead of letting it end: its running accounts stop between messages and wait queued, none starts, and on resume they go on where they were (none is canceled or failed).
@@ -1650,15 +1661,17 @@ type TaskRun struct {
 	SourceMessages int64     `json:"source_messages"`
 	StartedAt      time.Time `json:"started_at"`
 
-	// StartedBy What started it: a person or client, the schedule (a delta pass), or the final pass.
-	StartedBy TaskRunStartedBy `json:"started_by"`
+	// StartedBy What started a pass: a person or client (`manual`), the schedule (a
+	// delta pass), the final pass, or a person's verifying pass
+	// (`verify`: `POST /tasks/{id}/run?verify=true`). The final and
+	// verifying passes look at both servers of every account; the others
+	// end an account at its source when the source is unchanged since
+	// its last complete pass.
+	StartedBy PassStarter `json:"started_by"`
 
 	// State How it ended; null while it runs.
 	State *TaskState `json:"state"`
 }
-
-// TaskRunStartedBy What started it: a person or client, the schedule (a delta pass), or the final pass.
-type TaskRunStartedBy string
 
 // TaskState `idle` until first run; `queued`, `running`, `testing` and `canceling`
 // are the running states; a run ends `completed`,
@@ -1882,6 +1895,14 @@ type GetTaskPlanParams struct {
 
 	// Limit At most this many accounts; all when omitted.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// RunTaskParams defines parameters for RunTask.
+type RunTaskParams struct {
+	// Verify `true`: every account looks at both servers, as the final pass
+	// does (the pass is started by `verify`). A selection that joins
+	// a pass under way runs as that pass does.
+	Verify *bool `form:"verify,omitempty" json:"verify,omitempty"`
 }
 
 // CompleteAuthorizationJSONRequestBody defines body for CompleteAuthorization for application/json ContentType.
@@ -2592,10 +2613,17 @@ type ClientInterface interface {
 	// 409 `task is running`; a selection of only accounts in the run
 	// answers 409 `no account of the task matches`.
 	//
+	// A pass after the first is a delta: an account whose source is, by
+	// one listing with the folders' status, as its last complete pass
+	// left it ends there, without a login to the destination. A change
+	// made on the destination alone is then seen by the final pass, or
+	// by a pass with `verify=true`, which looks at both servers of every
+	// account.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-	RunTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RunTaskWithBody(ctx context.Context, id TaskID, params *RunTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RunTask Migrate every account of the task in the background.
 	//
@@ -2619,10 +2647,17 @@ type ClientInterface interface {
 	// 409 `task is running`; a selection of only accounts in the run
 	// answers 409 `no account of the task matches`.
 	//
+	// A pass after the first is a delta: an account whose source is, by
+	// one listing with the folders' status, as its last complete pass
+	// left it ends there, without a login to the destination. A change
+	// made on the destination alone is then seen by the final pass, or
+	// by a pass with `verify=true`, which looks at both servers of every
+	// account.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-	RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RunTask(ctx context.Context, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTaskRuns The task's passes, first first.
 	//
@@ -3909,11 +3944,18 @@ func (c *Client) ResumeTask(ctx context.Context, id TaskID, reqEditors ...Reques
 // 409 `task is running`; a selection of only accounts in the run
 // answers 409 `no account of the task matches`.
 //
+// A pass after the first is a delta: an account whose source is, by
+// one listing with the folders' status, as its last complete pass
+// left it ends there, without a login to the destination. A change
+// made on the destination alone is then seen by the final pass, or
+// by a pass with `verify=true`, which looks at both servers of every
+// account.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRunTaskRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, params *RunTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunTaskRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3946,11 +3988,18 @@ func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, contentType str
 // 409 `task is running`; a selection of only accounts in the run
 // answers 409 `no account of the task matches`.
 //
+// A pass after the first is a delta: an account whose source is, by
+// one listing with the folders' status, as its last complete pass
+// left it ends there, without a login to the destination. A change
+// made on the destination alone is then seen by the final pass, or
+// by a pass with `verify=true`, which looks at both servers of every
+// account.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-func (c *Client) RunTask(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRunTaskRequest(c.Server, id, body)
+func (c *Client) RunTask(ctx context.Context, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunTaskRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6046,18 +6095,18 @@ func NewResumeTaskRequest(server string, id TaskID) (*http.Request, error) {
 }
 
 // NewRunTaskRequest calls the generic RunTask builder with application/json body
-func NewRunTaskRequest(server string, id TaskID, body RunTaskJSONRequestBody) (*http.Request, error) {
+func NewRunTaskRequest(server string, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRunTaskRequestWithBody(server, id, "application/json", bodyReader)
+	return NewRunTaskRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewRunTaskRequestWithBody constructs an http.Request for the RunTask method, with any body, and a specified content type
-func NewRunTaskRequestWithBody(server string, id TaskID, contentType string, body io.Reader) (*http.Request, error) {
+func NewRunTaskRequestWithBody(server string, id TaskID, params *RunTaskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6080,6 +6129,33 @@ func NewRunTaskRequestWithBody(server string, id TaskID, contentType string, bod
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Verify != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "verify", *params.Verify, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -7111,10 +7187,17 @@ type ClientWithResponsesInterface interface {
 	// 409 `task is running`; a selection of only accounts in the run
 	// answers 409 `no account of the task matches`.
 	//
+	// A pass after the first is a delta: an account whose source is, by
+	// one listing with the folders' status, as its last complete pass
+	// left it ends there, without a login to the destination. A change
+	// made on the destination alone is then seen by the final pass, or
+	// by a pass with `verify=true`, which looks at both servers of every
+	// account.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-	RunTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
+	RunTaskWithBodyWithResponse(ctx context.Context, id TaskID, params *RunTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
 
 	// RunTaskWithResponse Migrate every account of the task in the background.
 	//
@@ -7138,10 +7221,17 @@ type ClientWithResponsesInterface interface {
 	// 409 `task is running`; a selection of only accounts in the run
 	// answers 409 `no account of the task matches`.
 	//
+	// A pass after the first is a delta: an account whose source is, by
+	// one listing with the folders' status, as its last complete pass
+	// left it ends there, without a login to the destination. A change
+	// made on the destination alone is then seen by the final pass, or
+	// by a pass with `verify=true`, which looks at both servers of every
+	// account.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-	RunTaskWithResponse(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
+	RunTaskWithResponse(ctx context.Context, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
 
 	// ListTaskRunsWithResponse The task's passes, first first.
 	//
@@ -10234,11 +10324,18 @@ func (c *ClientWithResponses) ResumeTaskWithResponse(ctx context.Context, id Tas
 // 409 `task is running`; a selection of only accounts in the run
 // answers 409 `no account of the task matches`.
 //
+// A pass after the first is a delta: an account whose source is, by
+// one listing with the folders' status, as its last complete pass
+// left it ends there, without a login to the destination. A change
+// made on the destination alone is then seen by the final pass, or
+// by a pass with `verify=true`, which looks at both servers of every
+// account.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-func (c *ClientWithResponses) RunTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
-	rsp, err := c.RunTaskWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RunTaskWithBodyWithResponse(ctx context.Context, id TaskID, params *RunTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
+	rsp, err := c.RunTaskWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10267,11 +10364,18 @@ func (c *ClientWithResponses) RunTaskWithBodyWithResponse(ctx context.Context, i
 // 409 `task is running`; a selection of only accounts in the run
 // answers 409 `no account of the task matches`.
 //
+// A pass after the first is a delta: an account whose source is, by
+// one listing with the folders' status, as its last complete pass
+// left it ends there, without a login to the destination. A change
+// made on the destination alone is then seen by the final pass, or
+// by a pass with `verify=true`, which looks at both servers of every
+// account.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
-func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
-	rsp, err := c.RunTask(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error) {
+	rsp, err := c.RunTask(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11833,7 +11937,7 @@ type ServerInterface interface {
 	ResumeTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
-	RunTask(w http.ResponseWriter, r *http.Request, id TaskID)
+	RunTask(w http.ResponseWriter, r *http.Request, id TaskID, params RunTaskParams)
 	// ListTaskRuns The task's passes, first first.
 	// (GET /tasks/{id}/runs)
 	ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -12109,7 +12213,7 @@ func (_ Unimplemented) ResumeTask(w http.ResponseWriter, r *http.Request, id Tas
 
 // RunTask Migrate every account of the task in the background.
 // (POST /tasks/{id}/run)
-func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID, params RunTaskParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -13443,8 +13547,24 @@ func (siw *ServerInterfaceWrapper) RunTask(w http.ResponseWriter, r *http.Reques
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunTaskParams
+
+	// ------------- Optional query parameter "verify" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "verify", r.URL.Query(), &params.Verify, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "verify"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "verify", Err: err})
+		}
+		return
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.RunTask(w, r, id)
+		siw.Handler.RunTask(w, r, id, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -16783,8 +16903,9 @@ func (response ResumeTask500TextResponse) VisitResumeTaskResponse(w http.Respons
 }
 
 type RunTaskRequestObject struct {
-	Id   TaskID `json:"id"`
-	Body *RunTaskJSONRequestBody
+	Id     TaskID `json:"id"`
+	Params RunTaskParams
+	Body   *RunTaskJSONRequestBody
 }
 
 type RunTaskResponseObject interface {
@@ -18801,10 +18922,11 @@ func (sh *strictHandler) ResumeTask(w http.ResponseWriter, r *http.Request, id T
 }
 
 // RunTask operation middleware
-func (sh *strictHandler) RunTask(w http.ResponseWriter, r *http.Request, id TaskID) {
+func (sh *strictHandler) RunTask(w http.ResponseWriter, r *http.Request, id TaskID, params RunTaskParams) {
 	var request RunTaskRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body RunTaskJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {

@@ -47,7 +47,7 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 		}
 	}
 	run := func(sel api.AccountSelection) (int, string) {
-		resp, err := s.Client.RunTaskWithResponse(ctx, taskID, sel)
+		resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, sel)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestWaitingAccountsCostNothing(t *testing.T) {
 	if resp, err := s.Client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", strings.NewReader(csv.String())); err != nil || resp.StatusCode() != http.StatusCreated {
 		t.Fatalf("import: %v %v", err, resp)
 	}
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	task := waitAccounts(t, s, taskID, func(c api.AccountCounts) bool { return c.Running == 2 })
@@ -107,7 +107,7 @@ func TestAdmissionIsFairAcrossTasks(t *testing.T) {
 	}
 	defer conn.Close()
 	for _, id := range []int64{many, one} {
-		if resp, err := s.Client.RunTaskWithResponse(context.Background(), id, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		if resp, err := s.Client.RunTaskWithResponse(context.Background(), id, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 			t.Fatalf("run: %v %v", err, resp)
 		}
 	}

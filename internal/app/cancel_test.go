@@ -59,7 +59,7 @@ func TestCancelIsPromptWhateverTheServerDoes(t *testing.T) {
 			}
 			taskID := createTask(t, s, resp.JSON201.Id, createEndpoint(t, s, dst.Host, dst.Port), "")
 			importAccounts(t, s, taskID, "user,pw\n")
-			if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+			if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 				t.Fatalf("run: %v %v", err, resp)
 			}
 			waitAccounts(t, s, taskID, func(c api.AccountCounts) bool { return c.Running == 1 })

@@ -45,7 +45,7 @@ func TestConnectionTestsDoNotWaitForEachOther(t *testing.T) {
 	if resp, err := s.Client.TestTaskWithResponse(ctx, tested, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("test: %v %v", err, resp)
 	}
-	if resp, err := s.Client.RunTaskWithResponse(ctx, migrated, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, migrated, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	got := servicetest.WaitTestsDone(t, s.Client, tested)

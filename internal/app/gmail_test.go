@@ -33,7 +33,7 @@ func TestLeavingGmailThroughTheService(t *testing.T) {
 			taskID := createTask(t, s, createEndpoint(t, s, gmail.Host, gmail.Port), createEndpoint(t, s, dst.Host, dst.Port),
 				fmt.Sprintf(`{"gmail_labels": %q}`, policy))
 			importAccounts(t, s, taskID, "source_login,source_password,destination_login,destination_password\nann@example.com,app-password,ann,pw\n")
-			if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != 202 {
+			if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != 202 {
 				t.Fatalf("run: %v %v", err, resp)
 			}
 			task := servicetest.WaitTask(t, s.Client, taskID, func(task api.Task) error {

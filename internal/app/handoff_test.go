@@ -41,7 +41,7 @@ func BenchmarkHandOff(b *testing.B) {
 		if events := taskEvents(b, s, taskID); len(events) > 0 {
 			after = events[len(events)-1].Seq
 		}
-		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 			b.Fatalf("run: %v %v", err, resp)
 		}
 		servicetest.WaitTaskState(b, s.Client, taskID, api.TaskStateCompleted)

@@ -175,7 +175,7 @@ func runListening(t *testing.T, s *servicetest.Service, taskID int64) *websocket
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	return conn

@@ -31,7 +31,7 @@ func TestRefusedLoginsAreLeftOutOfScheduledPasses(t *testing.T) {
 	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
 	importAccounts(t, s, taskID, "source_login,source_password,destination_login,destination_password\n"+
 		"ann,ann-pw,ann,ann-pw\nbob,a-wrong-pw,bob,bob-pw\n")
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
@@ -52,7 +52,7 @@ func TestRefusedLoginsAreLeftOutOfScheduledPasses(t *testing.T) {
 	}
 	clock.Add(61 * time.Minute)
 	passes := waitPasses(t, s, taskID, 2)
-	if passes[1].StartedBy != api.TaskRunStartedBySchedule || passes[1].Accounts != 1 {
+	if passes[1].StartedBy != api.PassStarterSchedule || passes[1].Accounts != 1 {
 		t.Errorf("pass 2: started by %s with %d accounts, want the schedule's with ann alone", passes[1].StartedBy, passes[1].Accounts)
 	}
 	if !hasEventSaying(taskEvents(t, s, taskID), "1 account left out: a server refused its login") {

@@ -51,7 +51,7 @@ func TestMailTellsOfThePassWithTheReport(t *testing.T) {
 	if err != nil || set.JSON200 == nil || len(set.JSON200.To) != 2 || !set.JSON200.SmtpConfigured {
 		t.Fatalf("set the recipients: %v %v", err, set)
 	}
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)

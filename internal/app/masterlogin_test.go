@@ -45,7 +45,7 @@ func TestThreeHundredAccountsWithOneMasterLogin(t *testing.T) {
 	taskID := createTask(t, s, src, dst, `{"parallel_accounts": 16}`)
 	importAccounts(t, s, taskID, csv.String())
 
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	task := servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
@@ -93,7 +93,7 @@ func TestRefusedMasterLoginPointsAtTheEndpoint(t *testing.T) {
 	dst := createMasterEndpoint(t, s, neu.Host, neu.Port, api.EndpointAuthInput{Method: api.AuthMethodPassword})
 	taskID := createTask(t, s, src, dst, `{}`)
 	importAccounts(t, s, taskID, "source_login,destination_password\nann,ann-pw\nbob,bob-pw\n")
-	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateFailed)

@@ -74,7 +74,7 @@ func (o *oauthTarget) task(t *testing.T, oauth2 api.OAuth2Input) int64 {
 
 func (o *oauthTarget) run(t *testing.T, taskID int64, want api.TaskState) api.Task {
 	t.Helper()
-	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	task := servicetest.WaitTask(t, o.s.Client, taskID, func(task api.Task) error {
@@ -260,7 +260,7 @@ func TestThrottledAccountShowsPausedUntil(t *testing.T) {
 	taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantClientCredentials, ClientSecret: "app-secret"})
 	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
 	started := time.Now()
-	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	account := func() api.Account {

@@ -47,7 +47,7 @@ func TestTaskOptionsReachTheEngine(t *testing.T) {
 	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port),
 		`{"exclude_folders":["^Old"],"since":"2025-01-01","max_message_bytes":10000,"folder_map":{"Sent Items":"Sent"}}`)
 	importAccounts(t, s, taskID, "ann,pw\n")
-	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)

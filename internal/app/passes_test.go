@@ -52,7 +52,7 @@ func TestEveryRunIsAPass(t *testing.T) {
 	}
 	run := func() {
 		t.Helper()
-		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 			t.Fatalf("run: %v %v", err, resp)
 		}
 		servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)

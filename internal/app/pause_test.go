@@ -34,7 +34,7 @@ func TestPauseAndStopHoldsThePass(t *testing.T) {
 	host, port := imaptest.SlowProxy(t, old.Addr(), 60_000) // a pass takes seconds
 	taskID := createTask(t, s, createEndpoint(t, s, host, port), createEndpoint(t, s, neu.Host, neu.Port), `{"parallel_accounts": 2}`)
 	importAccounts(t, s, taskID, csv)
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	waitAccountStates(t, s, taskID, "an account running", func(byState map[api.AccountState]int) bool { return byState[api.AccountStateRunning] > 0 })

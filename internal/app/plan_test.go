@@ -130,11 +130,11 @@ func TestPlanBeforeTheRun(t *testing.T) {
 		t.Errorf("the plan copied %d messages", n)
 	}
 
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{Q: "bob"}); err != nil ||
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{Q: "bob"}); err != nil ||
 		resp.StatusCode() != http.StatusConflict || !strings.HasPrefix(string(resp.Body), "every selected account's plan has a blocking problem") {
 		t.Errorf("run of bob alone: %v %d %s", err, resp.StatusCode(), resp.Body)
 	}
-	run, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{})
+	run, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{})
 	if err != nil || run.JSON202 == nil || run.JSON202.Accounts != 1 {
 		t.Fatalf("run: %v %v, want ann alone", err, run)
 	}

@@ -136,7 +136,7 @@ func TestScheduledPassesRunOnceOnOneOfTwoProcesses(t *testing.T) {
 		if passes := taskPasses(t, second, taskID); len(passes) != slot {
 			t.Fatalf("after slot %d: %d passes, want one per slot", slot, len(passes))
 		}
-		if p := taskPasses(t, second, taskID)[slot-1]; p.StartedBy != api.TaskRunStartedBySchedule || p.State == nil || *p.State != api.TaskStateCompleted {
+		if p := taskPasses(t, second, taskID)[slot-1]; p.StartedBy != api.PassStarterSchedule || p.State == nil || *p.State != api.TaskStateCompleted {
 			t.Errorf("pass %d started by %s ended %v, want a completed scheduled pass", slot, p.StartedBy, p.State)
 		}
 		if l := lifecycle(t, second, taskID); l.Stage != api.StageInSync || !strings.Contains(l.Words, fmt.Sprintf("pass %d ended", slot)) {
@@ -197,7 +197,7 @@ func TestFinalPassNowWaitsForTheRunningPass(t *testing.T) {
 		t.Fatalf("webhook: %v %v", err, resp)
 	}
 
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	if resp, err := s.Client.StartFinalPassWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
@@ -211,7 +211,7 @@ func TestFinalPassNowWaitsForTheRunningPass(t *testing.T) {
 		t.Errorf("lifecycle while the first pass runs: %s %q, want copying with the final pass due", l.Stage, l.Words)
 	}
 	passes := waitPasses(t, s, taskID, 2)
-	if passes[0].StartedBy != api.TaskRunStartedByManual || passes[1].StartedBy != api.TaskRunStartedByFinal ||
+	if passes[0].StartedBy != api.PassStarterManual || passes[1].StartedBy != api.PassStarterFinal ||
 		passes[1].StartedAt.Before(*passes[0].EndedAt) {
 		t.Errorf("passes %+v, want the final one after the first ended", passes)
 	}
@@ -240,7 +240,7 @@ func TestFinalPassNowWaitsForTheRunningPass(t *testing.T) {
 	if resp, err := s.Client.PauseTaskWithResponse(ctx, taskID, api.PauseInput{}); err != nil || resp.StatusCode() != http.StatusConflict || string(resp.Body) != "task is paused" {
 		t.Errorf("pause twice: %v %d %s", err, resp.StatusCode(), resp.Body)
 	}
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusConflict || string(resp.Body) != "task is paused" {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusConflict || string(resp.Body) != "task is paused" {
 		t.Errorf("run while paused: %v %d %s", err, resp.StatusCode(), resp.Body)
 	}
 	if resp, err := s.Client.SetTaskScheduleWithResponse(ctx, taskID, api.ScheduleInput{EveryMinutes: 30}); err != nil || resp.JSON200 == nil {
@@ -258,7 +258,7 @@ func TestFinalPassNowWaitsForTheRunningPass(t *testing.T) {
 		t.Fatalf("resume: %v %v", err, resp)
 	}
 	passes = waitPasses(t, s, taskID, 3)
-	if passes[2].StartedBy != api.TaskRunStartedBySchedule {
+	if passes[2].StartedBy != api.PassStarterSchedule {
 		t.Errorf("after resume, pass 3 started by %s, want the schedule's pass that came due", passes[2].StartedBy)
 	}
 	if resp, err := s.Client.ResumeTaskWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusConflict || string(resp.Body) != "task is not paused" {
@@ -321,13 +321,13 @@ func TestFinalPassCannotVerifyNothing(t *testing.T) {
 	}
 	finalNow(http.StatusConflict, "no account of the task has completed a pass yet: run a pass first")
 
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
 	finalNow(http.StatusAccepted, "")
 	passes := waitPasses(t, s, taskID, 2)
-	if passes[1].StartedBy != api.TaskRunStartedByFinal {
+	if passes[1].StartedBy != api.PassStarterFinal {
 		t.Errorf("pass 2 started by %s, want the final pass", passes[1].StartedBy)
 	}
 	if l := lifecycle(t, s, taskID); l.Stage != api.StageVerified {

@@ -40,7 +40,7 @@ func TestServersEchoingSecretsLeaveNone(t *testing.T) {
 	taskID := createTask(t, s, createEndpoint(t, s, host, port), createEndpoint(t, s, host, port), "")
 	importAccounts(t, s, taskID, "ann,"+password+"\n")
 	ctx := context.Background()
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateFailed)

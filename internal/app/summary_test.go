@@ -58,7 +58,7 @@ func TestTheTaskSummaryIsTheTasksTruth(t *testing.T) {
 	servicetest.WaitTestsDone(t, s.Client, taskID)
 	want("ann tested", api.LoginFigures{Working: 1, Untested: 2}, 0)
 
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
@@ -68,7 +68,7 @@ func TestTheTaskSummaryIsTheTasksTruth(t *testing.T) {
 	old.WriteInbox(t, "ann", 3, func(i int) []byte {
 		return fmt.Appendf(nil, "From: a@example.com\r\nSubject: new %d\r\nMessage-ID: <new.%d@example.com>\r\n\r\nnew\r\n", i, i)
 	})
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run again: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)

@@ -133,7 +133,7 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 		t.Fatalf("set the webhook: %v %v", err, set)
 	}
 
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
@@ -196,7 +196,7 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 	receiver.mu.Lock()
 	receiver.secret = "another-secret-0123456789"
 	receiver.mu.Unlock()
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run again: %v %v", err, resp)
 	}
 	testsupport.Eventually(t, 60*time.Second, func() error {
@@ -243,7 +243,7 @@ func TestRemovingTheWebhookGivesUpItsCalls(t *testing.T) {
 	if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: down.URL, Secret: "whsec-0123456789abcdef"}); err != nil || resp.JSON200 == nil {
 		t.Fatalf("set the webhook: %v %v", err, resp)
 	}
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
@@ -305,7 +305,7 @@ func TestWebhooksGoWhereTheyShould(t *testing.T) {
 			if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret}); err != nil || resp.JSON200 == nil {
 				t.Fatalf("set the webhook: %v %v", err, resp)
 			}
-			if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+			if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 				t.Fatalf("run: %v %v", err, resp)
 			}
 			servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)

@@ -136,6 +136,14 @@ func TestScriptedMigration(t *testing.T) {
 	if stdoutReport := u.ok("tasks", "report", task); stdoutReport != string(report) {
 		t.Errorf("report on stdout differs from the file:\n%s", stdoutReport)
 	}
+
+	// A verifying pass looks at both servers of every account.
+	u.ok("tasks", "run", task, "--verify", "--follow")
+	var runs []api.TaskRun
+	decodeJSON(t, u.ok("tasks", "runs", task, "--output", "json"), &runs)
+	if len(runs) != 2 || runs[1].StartedBy != api.PassStarterVerify || runs[1].AccountsCompleted != 2 {
+		t.Errorf("tasks runs after tasks run --verify: %+v", runs)
+	}
 }
 
 func decodeJSON(t *testing.T, text string, v any) {

@@ -40,12 +40,14 @@ func tasksRun(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
 	ff.bind(s.flags, followRunHelp)
 	selected := selectionFlags(s.flags, "run")
+	verify := s.flags.Bool("verify", false,
+		"look at both servers of every account, as the final pass does, even one whose source is unchanged since its last complete pass")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
 	return startAndFollow(ctx, s, id, ff, "run", false, func() (response, error) {
-		return s.client.RunTaskWithResponse(ctx, id, selected())
+		return s.client.RunTaskWithResponse(ctx, id, &api.RunTaskParams{Verify: verify}, selected())
 	})
 }
 

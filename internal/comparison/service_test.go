@@ -35,6 +35,7 @@ func (serviceTool) name() string { return "service" }
 type serviceRun struct {
 	cmd    *exec.Cmd
 	base   string // http://host:port
+	token  string // the API token it was started with
 	client *api.ClientWithResponses
 	taskID int64
 }
@@ -59,7 +60,7 @@ func (t serviceTool) migrate(ctx context.Context, r *run) (usage, error) {
 	defer events.Close()
 	cpuBefore := groupCPU(s.cmd.Process.Pid) + postgresCPU()
 	start := time.Now()
-	if resp, err := s.client.RunTaskWithResponse(ctx, s.taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.client.RunTaskWithResponse(ctx, s.taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		return usage{}, fmt.Errorf("POST run: %v %v", err, resp)
 	}
 	task, err := s.waitRunEnd(ctx, events)
@@ -85,9 +86,13 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	// The API asks for a token, as it does in production: its check is
+	// part of what a request costs.
+	token := "mmt_bench_" + base64.RawURLEncoding.EncodeToString(secret.NewKey())
 	cmd := exec.Command(t.bin, "serve", "--listen", addr, "--database-url", dbtest.URL(r.b), "--data-dir", r.dir,
 		"--workers", fmt.Sprint(max(r.parallel, 4)), "--max-connections-per-host", "0", "--log-level", "warn")
-	cmd.Env = append(os.Environ(), "MAILMIGRATE_SECRET_KEY="+base64.StdEncoding.EncodeToString(secret.NewKey()))
+	cmd.Env = append(os.Environ(), "MAILMIGRATE_SECRET_KEY="+base64.StdEncoding.EncodeToString(secret.NewKey()),
+		"MAILMIGRATE_API_TOKEN="+token)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	log, err := os.Create(filepath.Join(r.dir, "service.log"))
 	if err != nil {
@@ -97,7 +102,7 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &serviceRun{cmd: cmd}
+	s := &serviceRun{cmd: cmd, token: token}
 	r.b.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have died; Wait says
 		cmd.Wait()                          //nolint:errcheck // stopping
@@ -107,7 +112,10 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 	if err := waitReady(s.base + "/readyz"); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, readTail(log.Name()))
 	}
-	s.client, err = api.NewClientWithResponses(s.base + "/api/v1")
+	s.client, err = api.NewClientWithResponses(s.base+"/api/v1", api.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +174,7 @@ func (s *serviceRun) lastEventSeq(ctx context.Context) (int64, error) {
 // seq after.
 func (s *serviceRun) dialEvents(ctx context.Context, after int64) (*websocket.Conn, error) {
 	u := strings.Replace(s.base, "http", "ws", 1) + fmt.Sprintf("/api/v1/events/ws?task_id=%d&after=%d", s.taskID, after)
-	conn, _, err := websocket.DefaultDialer.DialContext(ctx, u, nil)
+	conn, _, err := websocket.DefaultDialer.DialContext(ctx, u, http.Header{"Authorization": {"Bearer " + s.token}})
 	if err != nil {
 		return nil, fmt.Errorf("event stream: %w", err)
 	}

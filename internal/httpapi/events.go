@@ -59,7 +59,7 @@ func eventsToAPI(events []migration.Event) []api.Event {
 
 // RunTask answers POST /tasks/{id}/run.
 func (s *Server) RunTask(ctx context.Context, req api.RunTaskRequestObject) (api.RunTaskResponseObject, error) {
-	n, err := s.service.RunTask(ctx, req.Id, accountFilterFromAPI(req.Body))
+	n, err := s.service.RunTask(ctx, req.Id, accountFilterFromAPI(req.Body), req.Params.Verify != nil && *req.Params.Verify)
 	if err != nil {
 		return nil, err
 	}

@@ -196,7 +196,7 @@ func (s *Server) ListTaskRuns(ctx context.Context, req api.ListTaskRunsRequestOb
 // taskRunOf is a pass as the API shows it.
 func taskRunOf(p migration.Pass) api.TaskRun {
 	f := p.Figures
-	run := api.TaskRun{Pass: p.Number, StartedBy: api.TaskRunStartedBy(p.StartedBy), Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
+	run := api.TaskRun{Pass: p.Number, StartedBy: api.PassStarter(p.StartedBy), Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
 		AccountsCompleted: f.Completed, AccountsCompletedWithErrors: f.CompletedWithErrors,
 		AccountsFailed: f.Failed, AccountsCanceled: f.Canceled,
 		MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,

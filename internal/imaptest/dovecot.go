@@ -160,3 +160,14 @@ func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
 	}
 	return n
 }
+
+// Logins says how many times login has logged in to d, as its log tells
+// (imap-login's "Login: user=<login>").
+func (d *Dovecot) Logins(t testing.TB, login string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), "imap-login: Info: Login: user=<"+login+">")
+}

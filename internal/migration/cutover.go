@@ -16,7 +16,24 @@ const (
 	StartedByHand     PassStarter = "manual"   // a person, or a client of the API
 	StartedBySchedule PassStarter = "schedule" // a delta pass of the schedule
 	StartedAsFinal    PassStarter = "final"    // the final pass
+	// StartedToVerify: a person's pass that looks at both servers for
+	// every account, as the final pass does, rather than trusting an
+	// unchanged source (docs/design.md#source-only-deltas).
+	StartedToVerify PassStarter = "verify"
 )
+
+// PassStarters are every PassStarter, in the order the API lists them.
+var PassStarters = []PassStarter{StartedByHand, StartedBySchedule, StartedAsFinal, StartedToVerify}
+
+// VerifyingPassStarters start the passes that look at both servers of
+// every account: an account whose source is unchanged since its last
+// complete pass is checked on the destination too.
+var VerifyingPassStarters = []PassStarter{StartedAsFinal, StartedToVerify}
+
+// ByPerson reports whether a person (or a client of the API) asked for
+// the pass, rather than a schedule: it runs every selected account, the
+// ones whose login was refused before included.
+func (by PassStarter) ByPerson() bool { return by == StartedByHand || by == StartedToVerify }
 
 // Stage is where a task is in its cut-over (docs/design.md#schedules, its lifecycle).
 type Stage string

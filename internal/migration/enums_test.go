@@ -52,6 +52,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"GmailLabels", texts(GmailLabelPolicies)},
 		{"AccountSort", sortTexts()},
 		{"LoginTestFilter", texts(LoginTestFilters)},
+		{"PassStarter", texts(PassStarters)},
 		{"EndpointProblem", append([]string{"none"}, texts(ServerProblems)...)},
 	} {
 		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {

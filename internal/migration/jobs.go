@@ -108,9 +108,10 @@ type JobStore interface {
 	// ErrNoAccountSelected.
 	TaskStartTests(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 	// TaskStartRun likewise puts the task into TaskQueued, the selected
-	// accounts too, and queues them for admission. While the task runs a
-	// migration, a selection's accounts not in it join it instead.
-	TaskStartRun(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
+	// accounts too, and queues them for admission in a pass started by
+	// by. While the task runs a migration, a selection's accounts not in
+	// it join it instead.
+	TaskStartRun(ctx context.Context, taskID int64, filter AccountFilter, by PassStarter) (int, error)
 	// AccountStartRun likewise runs one account of the task again (a
 	// retry): the task is queued with that account alone, or the account
 	// joins the migration under way (ErrAccountRunning when it is in it).
@@ -153,12 +154,18 @@ func (s *Service) CancelAccount(ctx context.Context, taskID, accountID int64) er
 
 // RunTask starts a run of the task's accounts that filter selects (the
 // zero filter: all of them) and returns how many: a first run copies
-// everything, a later one only what the destination lacks.
-func (s *Service) RunTask(ctx context.Context, taskID int64, filter AccountFilter) (int, error) {
+// everything, a later one only what the destination lacks. With verify,
+// every account looks at both servers, as the final pass does, even one
+// whose source is unchanged since its last complete pass.
+func (s *Service) RunTask(ctx context.Context, taskID int64, filter AccountFilter, verify bool) (int, error) {
 	if err := filter.normalize(); err != nil {
 		return 0, err
 	}
-	return s.store.TaskStartRun(ctx, taskID, filter)
+	by := StartedByHand
+	if verify {
+		by = StartedToVerify
+	}
+	return s.store.TaskStartRun(ctx, taskID, filter, by)
 }
 
 // RunAccount runs one account of a task again, e.g. after fixing its

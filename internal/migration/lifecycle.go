@@ -16,6 +16,10 @@ type StartedRun struct {
 	// Account's Progress is what the run carries on from: zero for a new
 	// run, the figures so far for a resumed one (a retry, a takeover).
 	Account Account
+	// Verifying: the account's pass looks at both servers, even when the
+	// source is unchanged since its last complete pass (the final pass, a
+	// verifying pass); a delta pass otherwise trusts the source.
+	Verifying bool
 }
 
 // StartedEvent is the account.started event of run.

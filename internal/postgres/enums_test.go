@@ -32,6 +32,7 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"endpoints", "oauth2_mechanism", texts(migration.TokenMechanisms)},
 		{"endpoints", "profile", texts(migration.Profiles)},
 		{"accounts", "test_state", texts(migration.TestStates)},
+		{"task_runs", "started_by", texts(migration.PassStarters)},
 		{"account_plans", "state", texts(migration.PlanStates)},
 		{"webhook_deliveries", "state", migration.DeliveryStates},
 	} {

@@ -78,10 +78,10 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 // TaskQueued, with a run.started event, and admits those that have room,
 // in one transaction. A selection given while a run is under way joins it
 // instead (joinRun). It returns how many accounts it queued.
-func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
+func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter, by migration.PassStarter) (int, error) {
 	var n int
 	start := func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
-		n, _, err = s.startRun(ctx, tx, q, taskID, filter, migration.StartedByHand)
+		n, _, err = s.startRun(ctx, tx, q, taskID, filter, by)
 		return err
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -113,7 +113,7 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	}
 	// A person's pass tries every login; the schedule's and the final
 	// pass leave out those a server refused, which would feed its lock-out.
-	leaveOutRefused := by != migration.StartedByHand
+	leaveOutRefused := !by.ByPerson()
 	params := queueParams(taskID, pass, filter)
 	params.LeaveOutRefusedLogins = leaveOutRefused
 	queued, err := q.AccountsQueue(ctx, params)

@@ -36,7 +36,8 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err := q.TaskRunStarted(ctx, job.TaskID); err != nil {
 			return err
 		}
-		row, err := q.AccountRunContext(ctx, dbsqlc.AccountRunContextParams{TaskID: job.TaskID, ID: job.AccountID})
+		row, err := q.AccountRunContext(ctx, dbsqlc.AccountRunContextParams{TaskID: job.TaskID, ID: job.AccountID,
+			VerifyingStarters: texts(migration.VerifyingPassStarters)})
 		if err != nil {
 			return err
 		}
@@ -44,7 +45,7 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err != nil {
 			return err
 		}
-		run = migration.StartedRun{Task: task, Account: accountFromRow(row.AccountView)}
+		run = migration.StartedRun{Task: task, Account: accountFromRow(row.AccountView), Verifying: row.Verifying}
 		if run.Source, err = s.endpointForLogin(row.Endpoint); err != nil {
 			return err
 		}

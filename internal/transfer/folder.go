@@ -63,13 +63,24 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 // message on either side, and no flag changed on the source, which only
 // a source with CONDSTORE can tell (RFC 7162 §3.1.2.1, HIGHESTMODSEQ).
 func (r *accountRun) unchanged(prev FolderState, plan folderPlan) bool {
-	src, dst := plan.Source.Status, plan.DestStatus
-	return prev.Complete && prev.Filter == r.job.Options.filterKey() && prev.Reads == plan.Source.Reads && src != nil && dst != nil &&
-		src.HighestModSeq != 0 && src.HighestModSeq == prev.SourceHighestModSeq &&
-		src.UIDValidity == prev.UIDValidity && uint32(src.UIDNext) == prev.SourceUIDNext &&
-		src.NumMessages != nil && *src.NumMessages == prev.SourceMessages &&
+	if r.destination == nil { // a source-only delta (sourceUnchanged)
+		return r.sourceAsLeft(prev, plan.Source.Status)
+	}
+	dst := plan.DestStatus
+	return prev.Reads == plan.Source.Reads && r.sourceAsLeft(prev, plan.Source.Status) && dst != nil &&
 		dst.UIDValidity == prev.DestUIDValidity && uint32(dst.UIDNext) == prev.DestUIDNext &&
 		dst.NumMessages != nil && *dst.NumMessages == prev.DestMessages
+}
+
+// sourceAsLeft reports whether a source folder, as LIST-STATUS shows it
+// (src), is as the last run left it complete: no new or expunged
+// message, and no flag changed, which only a source with CONDSTORE can
+// tell (HIGHESTMODSEQ).
+func (r *accountRun) sourceAsLeft(prev FolderState, src *imap.StatusData) bool {
+	return prev.Complete && prev.Filter == r.job.Options.filterKey() && src != nil &&
+		src.HighestModSeq != 0 && src.HighestModSeq == prev.SourceHighestModSeq &&
+		src.UIDValidity == prev.UIDValidity && uint32(src.UIDNext) == prev.SourceUIDNext &&
+		src.NumMessages != nil && *src.NumMessages == prev.SourceMessages
 }
 
 // failed ends a folder the server refused, or passes a connection failure on.

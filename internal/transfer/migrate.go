@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -166,13 +167,15 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 
 // attempt connects to both sides and copies every folder not finished yet.
 func (r *accountRun) attempt(ctx context.Context) error {
-	// Both sides log in and list at once: a re-run with nothing to copy
-	// is mostly this.
-	src, dst, err := openBoth(ctx, r.job)
+	src, dst, err := r.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer src.session.close()
+	if dst.session == nil { // the source alone said nothing is to do
+		r.source, r.destination, r.appender = src.session, nil, nil
+		return r.finishUnchanged(ctx, src)
+	}
 	defer dst.session.close()
 	if !src.session.Caps().Has(imap.CapListExtended) {
 		r.readSubscriptions(ctx, src.boxes)
@@ -208,7 +211,11 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.sourceLimits = EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
 	r.destinationLimits = EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
-	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
+	return r.copyFolders(ctx, planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames()))
+}
+
+// copyFolders copies every folder of plans not finished yet.
+func (r *accountRun) copyFolders(ctx context.Context, plans []folderPlan) error {
 	r.plans = plans
 	r.progress.FoldersTotal = len(plans)
 	if !r.progress.SourceCounted { // once a run: an attempt after a reconnect keeps the total
@@ -234,6 +241,85 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// open logs in to both sides and lists their folders, at once: a re-run
+// with nothing to copy is mostly this. A source-only delta
+// (Job.SourceOnlyDelta) opens the source first and leaves the
+// destination closed (dst.session nil) when the source's listing shows
+// nothing to do.
+func (r *accountRun) open(ctx context.Context) (src, dst openedSide, err error) {
+	if !r.job.SourceOnlyDelta || !r.completedBefore() {
+		return openBoth(ctx, r.job)
+	}
+	src = openSide(ctx, &r.job.Source, "source", r.job.Tuning)
+	if src.err != nil {
+		return src, dst, src.err
+	}
+	if r.sourceUnchanged(src) {
+		return src, dst, nil
+	}
+	dst = openSide(ctx, &r.job.Destination, "destination", r.job.Tuning)
+	if dst.err != nil {
+		src.session.close()
+		return src, dst, dst.err
+	}
+	return src, dst, nil
+}
+
+// completedBefore reports whether a pass between these two mailboxes
+// completed a folder before: without one, the source cannot be found
+// unchanged, and both sides are opened at once (a first copy).
+func (r *accountRun) completedBefore() bool {
+	for _, st := range r.states {
+		if st.Complete && st.Servers == r.servers {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceUnchanged reports whether the source's listing alone shows that
+// the account is as its last complete pass left it: every folder the
+// options want has a complete state of these servers and this filter,
+// and its LIST-STATUS (with HIGHESTMODSEQ, so that a flag change shows)
+// is the one that pass recorded. A Gmail source, whose labels are read
+// from All Mail, is always compared on both sides.
+func (r *accountRun) sourceUnchanged(src openedSide) bool {
+	if src.session.Caps().Has(gmailCapability) {
+		return false
+	}
+	wanted := 0
+	for _, b := range src.boxes {
+		if !b.Selectable || !r.job.Options.wants(b.Name) {
+			continue
+		}
+		wanted++
+		prev, ok := r.states[b.Name]
+		if !ok || prev.Servers != r.servers || prev.Reads != "" || !r.sourceAsLeft(prev, b.Status) {
+			return false
+		}
+		// A folder_map entry changed since: the plan, which needs the
+		// destination's namespace, decides where the folder goes.
+		if mapped, ok := r.job.Options.FolderMap[b.Name]; ok && mapped != prev.Destination {
+			return false
+		}
+	}
+	return wanted > 0
+}
+
+// finishUnchanged ends an attempt that the source's listing alone found
+// with nothing to do: each folder goes where the last pass put it, and is
+// reported unchanged (copyFolder), as by a pass that looked at both sides.
+func (r *accountRun) finishUnchanged(ctx context.Context, src openedSide) error {
+	var plans []folderPlan
+	for _, b := range src.boxes {
+		if b.Selectable && r.job.Options.wants(b.Name) {
+			plans = append(plans, folderPlan{Source: b, Destination: r.states[b.Name].Destination})
+		}
+	}
+	slices.SortFunc(plans, func(a, b folderPlan) int { return strings.Compare(a.Source.Name, b.Source.Name) })
+	return r.copyFolders(ctx, plans)
 }
 
 // readSubscriptions marks the source folders that LSUB lists as

@@ -180,8 +180,15 @@ type Job struct {
 	// Traffic counts the bytes each mailbox moves, for the daily budgets
 	// of Limits; nil: no budget is kept.
 	Traffic TrafficLedger
-	Logger  *slog.Logger
-	Tuning  Tuning
+	// SourceOnlyDelta lets a delta pass end at the source: when the
+	// source's listing (LIST-STATUS, with HIGHESTMODSEQ) shows every folder
+	// as the last complete pass left it, the account is done without a
+	// login to the destination. A change made on the destination alone is
+	// then not seen: the final pass and a verifying pass leave this false
+	// and look at both sides (docs/design.md#source-only-deltas).
+	SourceOnlyDelta bool
+	Logger          *slog.Logger
+	Tuning          Tuning
 }
 
 // Tuning holds timeouts and retry settings; zero fields take defaults.

@@ -27,7 +27,7 @@ func testAccountPage(t *testing.T, browser context.Context) {
 	taskID := s.createTask(t, "two passes", src, dst)
 	alice := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "alice", SourcePassword: "a"})
 	for range 2 {
-		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.JSON202 == nil {
+		if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.JSON202 == nil {
 			t.Fatalf("run: %v %v", err, resp)
 		}
 		servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)

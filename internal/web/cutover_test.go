@@ -108,7 +108,7 @@ func testCutover(t *testing.T, browser context.Context) {
 	tb.waitText("#webhook .notice.ok", "Recipients saved.")
 
 	// The bulk first: a final pass needs a pass before it to verify.
-	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
 	tb.waitText("#cutover-stage .badge", "in sync")

@@ -295,7 +295,7 @@ func testActWhileOthersRun(t *testing.T, browser context.Context) {
 	big := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "big", SourcePassword: "b"})
 	ann := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "ann", SourcePassword: "wrong"})
 	bigRow, annRow := fmt.Sprintf(`#account-list tr[data-id="%d"]`, big), fmt.Sprintf(`#account-list tr[data-id="%d"]`, ann)
-	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, api.AccountSelection{Ids: []int64{big}}); err != nil || resp.JSON202 == nil {
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{Ids: []int64{big}}); err != nil || resp.JSON202 == nil {
 		t.Fatalf("run big: %v %v", err, resp)
 	}
 

@@ -208,7 +208,8 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 		Source:      src,
 		Destination: dst,
 		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Traffic: w.store.Traffic(),
-		Logger: w.logger, Tuning: w.opts.Tuning}, creds, nil
+		SourceOnlyDelta: !started.Verifying,
+		Logger:          w.logger, Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.

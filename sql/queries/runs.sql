@@ -85,8 +85,12 @@ FOR UPDATE;
 
 -- name: AccountRunContext :one
 -- What the run of an account needs, read as it starts: its task, both
--- endpoints, and the account with the figures its run carries on from.
-SELECT sqlc.embed(t), sqlc.embed(src), sqlc.embed(dst), sqlc.embed(a)
+-- endpoints, the account with the figures its run carries on from, and
+-- whether its pass verifies (looks at both servers whatever the source).
+SELECT sqlc.embed(t), sqlc.embed(src), sqlc.embed(dst), sqlc.embed(a),
+    coalesce((SELECT r.started_by = ANY(@verifying_starters::text[])
+              FROM accounts b JOIN task_runs r ON r.task_id = b.task_id AND r.pass = b.run_pass
+              WHERE b.id = a.id), true)::bool AS verifying
 FROM account_views a
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id

@@ -1,0 +1,122 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+)
+
+// TestDeltaPassesEndAtAnUnchangedSource: through the service, a pass
+// after the first logs in to the destination only for the accounts whose
+// source changed since their last complete pass, and still says every
+// account completed; a change made on the destination alone waits for a
+// verifying pass, or the final one, which look at both servers of every
+// account and mend it.
+func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
+	t.Parallel()
+	s := servicetest.Start(t, servicetest.Options{SchedulePoll: 20 * time.Millisecond})
+	ctx := context.Background()
+	users := map[string]string{"ann": "ann-pw", "bob": "bob-pw"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	for i, login := range []string{"ann", "bob"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: 6}))
+	}
+	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+	importAccounts(t, s, taskID, "ann,ann-pw,ann,ann-pw\nbob,bob-pw,bob,bob-pw\n")
+	passes := 0
+	pass := func(verify bool) api.TaskRun {
+		t.Helper()
+		if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, &api.RunTaskParams{Verify: &verify}, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+			t.Fatalf("run: %v %v", err, resp)
+		}
+		passes++
+		run := waitPasses(t, s, taskID, passes)[passes-1]
+		if run.AccountsCompleted != 2 {
+			t.Errorf("pass %d: %d accounts completed, want both", passes, run.AccountsCompleted)
+		}
+		return run
+	}
+	type logins struct{ ann, bob int }
+	destinationLogins := func() logins { return logins{neu.Logins(t, "ann"), neu.Logins(t, "bob")} }
+	same := func(login string) {
+		t.Helper()
+		if got, want := len(neu.Read(t, login).Messages), len(old.Read(t, login).Messages); got != want {
+			t.Errorf("%s has %d messages on the destination, %d on the source", login, got, want)
+		}
+	}
+
+	pass(false)
+	before, sourceBefore := destinationLogins(), old.Logins(t, "ann")
+	pass(false)
+	if after := destinationLogins(); after != before {
+		t.Errorf("a delta of unchanged sources logged in to the destination: %+v, then %+v", before, after)
+	}
+	if n := old.Logins(t, "ann") - sourceBefore; n != 1 {
+		t.Errorf("the delta logged in to ann's source %d times, want once", n)
+	}
+	if life, err := s.Client.GetTaskLifecycleWithResponse(ctx, taskID); err != nil || life.JSON200 == nil || life.JSON200.Stage != api.StageInSync {
+		t.Errorf("after a delta of unchanged sources the lifecycle is %v %v, want in sync", err, life)
+	}
+
+	// New mail for ann: her delta opens the destination, bob's does not.
+	old.Load(t, "ann", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 9, Messages: 1}))
+	before = destinationLogins()
+	pass(false)
+	if after := destinationLogins(); after.ann == before.ann || after.bob != before.bob {
+		t.Errorf("destination logins went from %+v to %+v: want more for ann alone", before, after)
+	}
+	same("ann")
+
+	// A message deleted on bob's destination alone: a delta trusts his
+	// unchanged source; a verifying pass looks and copies it again.
+	deleteFirstMessage(t, neu.Login(t, "bob", "bob-pw"))
+	before = destinationLogins()
+	pass(false)
+	if after := destinationLogins(); after != before {
+		t.Errorf("a delta logged in to the destinations (%+v, then %+v) though no source changed", before, after)
+	}
+	if run := pass(true); run.StartedBy != api.PassStarterVerify || run.MessagesCopied != 1 {
+		t.Errorf("the verifying pass was started by %s and copied %d, want verify and bob's lost message", run.StartedBy, run.MessagesCopied)
+	}
+	if after := destinationLogins(); after.ann == before.ann || after.bob == before.bob {
+		t.Errorf("the verifying pass did not log in to every destination: %+v, then %+v", before, after)
+	}
+	same("bob")
+
+	// The final pass looks at both servers too.
+	deleteFirstMessage(t, neu.Login(t, "bob", "bob-pw"))
+	if resp, err := s.Client.StartFinalPassWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("final pass: %v %v", err, resp)
+	}
+	passes++
+	if run := waitPasses(t, s, taskID, passes)[passes-1]; run.StartedBy != api.PassStarterFinal || run.MessagesCopied != 1 {
+		t.Errorf("the final pass was started by %s and copied %d, want final and bob's lost message", run.StartedBy, run.MessagesCopied)
+	}
+	same("bob")
+}
+
+// deleteFirstMessage expunges the first message of c's INBOX, and logs out.
+func deleteFirstMessage(t *testing.T, c *imapclient.Client) {
+	t.Helper()
+	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var first imap.SeqSet
+	first.AddNum(1)
+	if err := c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Expunge().Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.Logout().Wait() //nolint:errcheck // done with it
+}
