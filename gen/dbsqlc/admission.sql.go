@@ -12,8 +12,8 @@ import (
 const accountsAdmit = `-- name: AccountsAdmit :many
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
-WHERE id IN (SELECT accounts_admissible($1, $2::int, $3::int,
-                                        $4::int, $5::int, $6::int))
+WHERE id = ANY(ARRAY(SELECT accounts_admissible($1, $2::int, $3::int,
+                                                 $4::int, $5::int, $6::int)))
 RETURNING id, run_generation
 `
 

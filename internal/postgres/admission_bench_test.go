@@ -17,8 +17,10 @@ import (
 // connections (as Gmail's and Microsoft 365's profiles do): the statement
 // every freed slot runs under EventsLock. The admission is rolled back
 // each time. "per account" is the statement as it was, which counted each
-// ready account's mailbox with a function call; "once" counts every
-// mailbox's held connections once (mailbox_holdings).
+// ready account's mailbox with a function call; "whole queue" counts every
+// mailbox's held connections once (mailbox_holdings, migration 0030) over
+// every waiting account; "prefix" reads only the first waiting accounts
+// (migration 0039), with caps and without.
 func BenchmarkAdmitUnderMailboxCaps(b *testing.B) {
 	store, pool, _ := newStore(b)
 	ctx := context.Background()
@@ -36,6 +38,7 @@ func BenchmarkAdmitUnderMailboxCaps(b *testing.B) {
 		"UPDATE accounts SET state = 'running' WHERE id IN (SELECT id FROM accounts ORDER BY id LIMIT 32)",
 		"ANALYZE",
 		heldPerAccount,
+		admissibleWholeQueue,
 	} {
 		if _, err := pool.Exec(ctx, stmt); err != nil {
 			b.Fatal(err)
@@ -66,13 +69,58 @@ func BenchmarkAdmitUnderMailboxCaps(b *testing.B) {
 			return int(tag.RowsAffected()), err
 		})
 	})
-	b.Run("once", func(b *testing.B) {
+	b.Run("whole queue", func(b *testing.B) {
+		admit(b, func(_ *dbsqlc.Queries, tx pgx.Tx) (int, error) {
+			tag, err := tx.Exec(ctx, `UPDATE accounts SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
+				WHERE id IN (SELECT accounts_admissible_whole_queue($1, $2, $3, $4, $5, $6))`,
+				params.TaskID, params.SourceConnections, params.DestinationConnections,
+				params.SourceAccountConnections, params.DestinationAccountConnections, params.Count)
+			return int(tag.RowsAffected()), err
+		})
+	})
+	b.Run("prefix", func(b *testing.B) {
 		admit(b, func(q *dbsqlc.Queries, _ pgx.Tx) (int, error) {
 			admitted, err := q.AccountsAdmit(ctx, params)
 			return len(admitted), err
 		})
 	})
+	b.Run("prefix, no caps", func(b *testing.B) {
+		uncapped := params
+		uncapped.SourceAccountConnections, uncapped.DestinationAccountConnections = 0, 0
+		admit(b, func(q *dbsqlc.Queries, _ pgx.Tx) (int, error) {
+			admitted, err := q.AccountsAdmit(ctx, uncapped)
+			return len(admitted), err
+		})
+	})
 }
+
+// admissibleWholeQueue is accounts_admissible as migration 0030 made it,
+// reading every waiting account of the task: the reference of "prefix".
+const admissibleWholeQueue = `
+CREATE FUNCTION accounts_admissible_whole_queue(task bigint, per_source int, per_destination int, source_cap int, destination_cap int, n int)
+RETURNS SETOF bigint LANGUAGE sql STABLE AS $$
+    SELECT ready.id FROM (
+        SELECT r.id,
+               row_number() OVER (PARTITION BY lower(a.source_login) ORDER BY r.id) AS source_turn,
+               row_number() OVER (PARTITION BY lower(a.destination_login) ORDER BY r.id) AS destination_turn,
+               coalesce(hs.source_holds * per_source + hs.destination_holds * per_destination, 0) AS source_held,
+               coalesce(hd.source_holds * per_source + hd.destination_holds * per_destination, 0) AS destination_held
+        FROM accounts_ready r
+        JOIN accounts a ON a.id = r.id
+        JOIN tasks t ON t.id = r.task_id
+        JOIN endpoints se ON se.id = t.source_endpoint_id
+        JOIN endpoints de ON de.id = t.destination_endpoint_id
+        LEFT JOIN mailbox_holdings hs ON source_cap > 0 AND hs.host = lower(se.host) AND hs.login = lower(a.source_login)
+        LEFT JOIN mailbox_holdings hd ON destination_cap > 0 AND hd.host = lower(de.host) AND hd.login = lower(a.destination_login)
+        WHERE r.task_id = task
+    ) ready
+    WHERE (source_cap = 0 OR ready.source_held + ready.source_turn * per_source <= source_cap
+           OR (ready.source_held = 0 AND ready.source_turn = 1))
+      AND (destination_cap = 0 OR ready.destination_held + ready.destination_turn * per_destination <= destination_cap
+           OR (ready.destination_held = 0 AND ready.destination_turn = 1))
+    ORDER BY ready.id
+    LIMIT n
+$$`
 
 // heldPerAccount is the function AccountsAdmit called for each ready
 // account's mailbox before migration 0030 (which drops it), created in

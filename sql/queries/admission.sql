@@ -42,8 +42,8 @@ GROUP BY host;
 -- queued for it.
 UPDATE accounts
 SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
-WHERE id IN (SELECT accounts_admissible(@task_id, @source_connections::int, @destination_connections::int,
-                                        @source_account_connections::int, @destination_account_connections::int, @count::int))
+WHERE id = ANY(ARRAY(SELECT accounts_admissible(@task_id, @source_connections::int, @destination_connections::int,
+                                                 @source_account_connections::int, @destination_account_connections::int, @count::int)))
 RETURNING id, run_generation;
 
 -- name: TaskAdmitted :exec
