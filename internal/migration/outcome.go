@@ -90,8 +90,9 @@ type FolderEnd struct {
 	// destination (docs/design.md#verification).
 	SourceMessages, DestinationMessages int
 	// Unchanged: neither side changed since the last run, and the folder
-	// was not opened.
-	Unchanged bool
+	// was not opened; SourceOnly: the source alone was looked at, and the
+	// destination not opened at all (a delta pass).
+	Unchanged, SourceOnly bool
 	// Error says why the folder could not be copied at all, and ErrorSide
 	// which side said so.
 	Error, ErrorSide string
@@ -139,6 +140,10 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 	case f.Error != "":
 		e.Message = fmt.Sprintf("%s: folder %s not copied: %s", r.Source.Login, f.Source, f.Error)
 		e.blame(r.Side(f.ErrorSide))
+	case f.Unchanged && f.SourceOnly:
+		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on the source since the last complete pass (%d %s); "+
+			"the destination was not opened: a verifying pass or the final pass looks at it",
+			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))
 	case f.Unchanged:
 		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d %s)",
 			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))

@@ -55,6 +55,10 @@ func TestSourceOnlyDeltaOfAnUnchangedSource(t *testing.T) {
 		t.Fatalf("%d folders reported, want %d", len(res.Folders), len(both.Folders))
 	}
 	for i, f := range res.Folders {
+		if !f.SourceOnly {
+			t.Errorf("folder %s is not reported as judged from the source alone", f.Source)
+		}
+		f.SourceOnly = false
 		if !reflect.DeepEqual(f, both.Folders[i]) || !f.Unchanged {
 			t.Errorf("folder %+v, want %+v", f, both.Folders[i])
 		}

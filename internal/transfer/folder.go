@@ -18,6 +18,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
 	if known && r.unchanged(prev, plan) {
 		res.SourceMessages, res.DestinationMessages, res.Unchanged = prev.Covered, prev.Covered, true
+		res.SourceOnly = r.destination == nil
 		r.figures.found(plan.Source.Name, prev.Covered)
 		return res, nil
 	}

@@ -135,6 +135,10 @@ type FolderResult struct {
 	// Unchanged: neither folder changed since the last run brought it up
 	// to date, and it was not opened.
 	Unchanged bool
+	// SourceOnly: Unchanged was judged from the source alone, whose
+	// listing showed the account as its last complete pass left it; the
+	// destination was not opened (Job.SourceOnlyDelta).
+	SourceOnly bool
 }
 
 // Missing is how many covered source messages the destination lacks.

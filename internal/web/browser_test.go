@@ -30,4 +30,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("PausedAccount", func(t *testing.T) { t.Parallel(); testPausedAccount(t, browser) })
 	t.Run("Cutover", func(t *testing.T) { t.Parallel(); testCutover(t, browser) })
 	t.Run("Plan", func(t *testing.T) { t.Parallel(); testPlan(t, browser) })
+	t.Run("VerifyBothServers", func(t *testing.T) { t.Parallel(); testVerifyBothServers(t, browser) })
 }

@@ -188,7 +188,7 @@ func (w *AccountRun) countRefusedLogin(ctx context.Context, side string, job tra
 // folderEndOf turns the engine's result for a folder into the domain's.
 func folderEndOf(f transfer.FolderResult) migration.FolderEnd {
 	end := migration.FolderEnd{Source: f.Source, Destination: f.Destination,
-		SourceMessages: f.SourceMessages, DestinationMessages: f.DestinationMessages, Unchanged: f.Unchanged,
+		SourceMessages: f.SourceMessages, DestinationMessages: f.DestinationMessages, Unchanged: f.Unchanged, SourceOnly: f.SourceOnly,
 		Error: f.Error, ErrorSide: f.ErrorSide, DroppedKeywords: f.DroppedKeywords}
 	for _, r := range f.Failures {
 		end.Refusals = append(end.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason})

@@ -210,18 +210,20 @@ function taskSummary(task, runs, endpoints, message, after) {
         await after();
       }
     }), reportLink(task.id, task.accounts.total)),
-    h('div', { class: 'actions toolbar', id: 'follow-up' }, followUps(task, message, after)),
+    h('div', { class: 'actions toolbar', id: 'follow-up' }, followUps(task, runs, message, after)),
   ];
 }
 
 // followUps are the runs a task's last run or test calls for: the failed
 // accounts again, or only the accounts whose logins work, sparing the
-// others the servers' slow-down and lock-out after failed logins.
-function followUps(task, message, after) {
+// others the servers' slow-down and lock-out after failed logins; and,
+// once a pass has been, one that verifies both servers of every account
+// (a delta pass trusts a source that did not change).
+function followUps(task, runs, message, after) {
   if (runningStates.has(task.state) && !migrating(task)) return [];
-  const run = (body, what) => async () => {
+  const run = (body, what, path = 'run') => async () => {
     try {
-      const result = await request('POST', `/tasks/${task.id}/run`, body);
+      const result = await request('POST', `/tasks/${task.id}/${path}`, body);
       message.set('ok', `Running ${plural(result.accounts, 'account', 'accounts')}: ${what}.`);
     } catch (err) {
       message.set('error', `Not run: ${err.message}`);
@@ -233,6 +235,16 @@ function followUps(task, message, after) {
       onclick: run({ state: [AccountState.failed] }, 'the failed ones') }) : null,
     task.tests.failed > 0 ? h('button', { 'data-action': 'run-passed', text: 'Run only the accounts whose logins work',
       onclick: run({ login_test: LoginTestFilter.passed }, 'those whose login test passed') }) : null,
+    runs.length > 0 && !runningStates.has(task.state) ? h('button', {
+      'data-action': 'verify', text: 'Verify both servers',
+      title: 'A pass that looks at both servers of every account, as the final pass does',
+      onclick: async () => {
+        const question = `Verify the ${plural(task.accounts.total, 'account', 'accounts')} of ${task.name || `task ${task.id}`} on both servers? `
+          + 'A delta pass ends an account at its source when the source did not change, so it misses a change made on the new server alone; '
+          + 'this pass logs in to both servers of every account and copies what is missing.';
+        if (await confirmAction(question, 'Verify')) await run({}, 'verifying both servers', 'run?verify=true')();
+      },
+    }) : null,
   ].filter(Boolean);
 }
 
@@ -370,7 +382,7 @@ function showPasses(section, runs) {
   const accounts = (r) => [`${r.accounts_completed} completed`, r.accounts_completed_with_errors ? `${r.accounts_completed_with_errors} with errors` : '',
     r.accounts_failed ? `${r.accounts_failed} failed` : '', r.accounts_canceled ? `${r.accounts_canceled} canceled` : ''].filter(Boolean).join(', ');
   const row = (cells, attrs = {}) => h('tr', attrs, cells.map((c) => h('td', { text: c })));
-  const startedBy = { manual: 'by hand', schedule: 'schedule', final: 'final pass' };
+  const startedBy = { manual: 'by hand', schedule: 'schedule', final: 'final pass', verify: 'verification' };
   const table = dataTable('pass-list', ['Pass', 'By', 'Started', 'Took', 'State', 'Accounts', 'Copied', 'Skipped / failed'],
     runs.map((r) => row([String(r.pass), startedBy[r.started_by] ?? r.started_by, formatTime(r.started_at), took(r), r.state ? stateLabel(r.state) : 'running',
       `${r.accounts}: ${accounts(r)}`, `${r.messages_copied} messages, ${formatBytes(r.bytes_copied)}`,

@@ -1,0 +1,106 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
+)
+
+// testVerifyBothServers: a message deleted on the new server alone is not
+// seen by a delta pass, which trusts an unchanged source; on the task
+// page, "Verify both servers" asks first, then starts a pass that looks
+// at both servers of every account, listed as a verification, which
+// copies the message again.
+func testVerifyBothServers(t *testing.T, browser context.Context) {
+	s := startSiteWith(t, "", servicetest.Options{})
+	users := map[string]string{"alice": "a"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 7, Messages: 8}))
+	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "verified move", src, dst)
+	ctx := context.Background()
+	if resp, err := s.Client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", strings.NewReader("alice,a\n")); err != nil || resp.StatusCode() != http.StatusCreated {
+		t.Fatalf("import: %v %v", err, resp)
+	}
+	all := len(old.Read(t, "alice").Messages)
+	for pass := 1; pass <= 2; pass++ {
+		if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+			t.Fatalf("run %d: %v %v", pass, err, resp)
+		}
+		waitPassesEnded(t, s, taskID, pass)
+		if pass == 1 {
+			expungeFirst(t, neu.Login(t, "alice", "a"))
+		}
+	}
+	if n := len(neu.Read(t, "alice").Messages); n != all-1 {
+		t.Fatalf("after a delta pass the new server has %d of %d messages, want one less: the delta should have trusted the unchanged source", n, all)
+	}
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#event-log", "the destination was not opened: a verifying pass or the final pass looks at it")
+	tb.click(`#follow-up button[data-action="verify"]`)
+	tb.confirm("Verify the 1 account of verified move on both servers?", false)
+	if runs, err := s.Client.ListTaskRunsWithResponse(ctx, taskID); err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 2 {
+		t.Fatalf("after answering no: %v %v, want the two passes alone", err, runs)
+	}
+	tb.click(`#follow-up button[data-action="verify"]`)
+	tb.confirm("Verify the 1 account of verified move on both servers?", true)
+	tb.waitText("#task-summary ~ .notice", "Running 1 account: verifying both servers.")
+	tb.waitText("#passes", "verification")
+	if runs := waitPassesEnded(t, s, taskID, 3); runs[2].StartedBy != api.PassStarterVerify || runs[2].MessagesCopied != 1 {
+		t.Errorf("pass 3 was started by %s and copied %d, want a verification that copied the lost message", runs[2].StartedBy, runs[2].MessagesCopied)
+	}
+	if n := len(neu.Read(t, "alice").Messages); n != all {
+		t.Errorf("after the verification the new server has %d of %d messages", n, all)
+	}
+	tb.screenshot("verify-both-servers")
+}
+
+// expungeFirst deletes the first message of c's INBOX, and logs out.
+func expungeFirst(t *testing.T, c *imapclient.Client) {
+	t.Helper()
+	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var first imap.SeqSet
+	first.AddNum(1)
+	if err := c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Expunge().Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.Logout().Wait() //nolint:errcheck // done with it
+}
+
+// waitPassesEnded waits until the task has n passes, the last ended, and
+// returns them.
+func waitPassesEnded(t *testing.T, s *site, taskID int64, n int) []api.TaskRun {
+	t.Helper()
+	var runs []api.TaskRun
+	testsupport.Eventually(t, 60*time.Second, func() error {
+		resp, err := s.Client.ListTaskRunsWithResponse(context.Background(), taskID)
+		if err != nil || resp.JSON200 == nil {
+			return fmt.Errorf("passes: %v %v", err, resp)
+		}
+		if runs = *resp.JSON200; len(runs) != n || runs[n-1].EndedAt == nil {
+			return fmt.Errorf("%d passes, want %d ended", len(runs), n)
+		}
+		return nil
+	})
+	return runs
+}
