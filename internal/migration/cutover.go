@@ -222,6 +222,8 @@ func FinalEndEvent(taskID int64, pass int, state TaskState, accounts AccountCoun
 			Message: fmt.Sprintf("final pass %d verified: every message of the %d %s found on the destination",
 				pass, accounts.Total, plural(int(accounts.Total), "account", "accounts"))}
 	}
+	// The accounts it left out (a refused login) count too: their mail
+	// is not on the destination.
 	return Event{Kind: EventFinalUnverified, TaskID: taskID,
-		Message: fmt.Sprintf("final pass %d not verified: it ended %s", pass, strings.ReplaceAll(string(state), "_", " "))}
+		Message: fmt.Sprintf("final pass %d not verified: it ended %s", pass, strings.ReplaceAll(string(state), "_", " ")) + accountOutcomes(accounts)}
 }

@@ -55,6 +55,13 @@ func RunEndEvent(taskID int64, state TaskState, accounts AccountCounts) Event {
 	if state == TaskCanceled {
 		kind, verb = EventRunCanceled, "run canceled"
 	}
+	message := fmt.Sprintf("%s: %s", verb, strings.ReplaceAll(string(state), "_", " ")) + accountOutcomes(accounts)
+	return Event{Kind: kind, TaskID: taskID, Message: message}
+}
+
+// accountOutcomes says how the task's accounts ended, e.g. " (2 accounts:
+// 1 completed, 1 failed)"; empty when none has.
+func accountOutcomes(accounts AccountCounts) string {
 	var parts []string
 	for _, s := range []struct {
 		state AccountState
@@ -67,9 +74,8 @@ func RunEndEvent(taskID int64, state TaskState, accounts AccountCounts) Event {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s.words))
 		}
 	}
-	message := fmt.Sprintf("%s: %s", verb, strings.ReplaceAll(string(state), "_", " "))
-	if len(parts) > 0 {
-		message += fmt.Sprintf(" (%d %s: %s)", accounts.Total, plural(int(accounts.Total), "account", "accounts"), strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		return ""
 	}
-	return Event{Kind: kind, TaskID: taskID, Message: message}
+	return fmt.Sprintf(" (%d %s: %s)", accounts.Total, plural(int(accounts.Total), "account", "accounts"), strings.Join(parts, ", "))
 }
