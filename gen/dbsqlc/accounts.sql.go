@@ -425,6 +425,13 @@ func (q *Queries) AccountSourceSecretSet(ctx context.Context, arg AccountSourceS
 }
 
 const accountStatsByTask = `-- name: AccountStatsByTask :many
+WITH ended AS (
+    SELECT p.task_id, coalesce(sum(p.messages_copied), 0)::bigint AS messages_copied,
+           coalesce(sum(p.bytes_copied), 0)::bigint AS bytes_copied
+    FROM account_passes p
+    WHERE p.task_id = ANY ($1::bigint[])
+    GROUP BY p.task_id
+), by_state AS (
 SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
        coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied,
@@ -434,37 +441,49 @@ SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(source_bytes), 0)::bigint AS source_bytes,
        count(source_messages)::bigint AS accounts_counted,
        count(*) FILTER (WHERE login_refused = '' AND (coalesce(source_test_ok AND destination_test_ok, false)
-                                                      OR state = ANY ($1::text[])))::bigint AS logins_working,
+                                                      OR state = ANY ($2::text[])))::bigint AS logins_working,
        count(*) FILTER (WHERE login_refused <> '')::bigint AS logins_refused
 FROM accounts
-WHERE task_id = ANY ($2::bigint[])
+WHERE task_id = ANY ($1::bigint[])
 GROUP BY task_id, state
+)
+SELECT s.task_id, s.state, s.accounts, s.messages_copied, s.bytes_copied, s.messages_skipped, s.messages_failed,
+       s.source_messages, s.source_bytes, s.accounts_counted, s.logins_working, s.logins_refused,
+       coalesce(e.messages_copied, 0)::bigint AS ended_messages_copied,
+       coalesce(e.bytes_copied, 0)::bigint AS ended_bytes_copied
+FROM by_state s LEFT JOIN ended e ON e.task_id = s.task_id
 `
 
 type AccountStatsByTaskParams struct {
-	LoggedInStates []string
 	TaskIds        []int64
+	LoggedInStates []string
 }
 
 type AccountStatsByTaskRow struct {
-	TaskID          int64
-	State           string
-	Accounts        int64
-	MessagesCopied  int64
-	BytesCopied     int64
-	MessagesSkipped int64
-	MessagesFailed  int64
-	SourceMessages  int64
-	SourceBytes     int64
-	AccountsCounted int64
-	LoginsWorking   int64
-	LoginsRefused   int64
+	TaskID              int64
+	State               string
+	Accounts            int64
+	MessagesCopied      int64
+	BytesCopied         int64
+	MessagesSkipped     int64
+	MessagesFailed      int64
+	SourceMessages      int64
+	SourceBytes         int64
+	AccountsCounted     int64
+	LoginsWorking       int64
+	LoginsRefused       int64
+	EndedMessagesCopied int64
+	EndedBytesCopied    int64
 }
 
 // Account counts and totals per task and state; the task's figures are
-// derived from these, never stored twice.
+// derived from these, never stored twice. Each row also carries what the
+// ended runs of the task's accounts copied over all passes (the same on
+// every row of a task): with what the runs under way copied so far, the
+// task's totals to date. One query, so that reading a task or the list
+// costs one round trip for its figures.
 func (q *Queries) AccountStatsByTask(ctx context.Context, arg AccountStatsByTaskParams) ([]AccountStatsByTaskRow, error) {
-	rows, err := q.db.Query(ctx, accountStatsByTask, arg.LoggedInStates, arg.TaskIds)
+	rows, err := q.db.Query(ctx, accountStatsByTask, arg.TaskIds, arg.LoggedInStates)
 	if err != nil {
 		return nil, err
 	}
@@ -485,6 +504,8 @@ func (q *Queries) AccountStatsByTask(ctx context.Context, arg AccountStatsByTask
 			&i.AccountsCounted,
 			&i.LoginsWorking,
 			&i.LoginsRefused,
+			&i.EndedMessagesCopied,
+			&i.EndedBytesCopied,
 		); err != nil {
 			return nil, err
 		}
@@ -640,40 +661,4 @@ func (q *Queries) AccountsDeleteSelected(ctx context.Context, arg AccountsDelete
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const passTotalsByTask = `-- name: PassTotalsByTask :many
-SELECT task_id, coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
-       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
-FROM account_passes
-WHERE task_id = ANY ($1::bigint[])
-GROUP BY task_id
-`
-
-type PassTotalsByTaskRow struct {
-	TaskID         int64
-	MessagesCopied int64
-	BytesCopied    int64
-}
-
-// What the ended runs of each task's accounts copied, over all passes:
-// with what the runs under way copied so far, the task's totals to date.
-func (q *Queries) PassTotalsByTask(ctx context.Context, taskIds []int64) ([]PassTotalsByTaskRow, error) {
-	rows, err := q.db.Query(ctx, passTotalsByTask, taskIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PassTotalsByTaskRow{}
-	for rows.Next() {
-		var i PassTotalsByTaskRow
-		if err := rows.Scan(&i.TaskID, &i.MessagesCopied, &i.BytesCopied); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }

@@ -80,6 +80,17 @@ func (t serviceTool) migrate(ctx context.Context, r *run) (usage, error) {
 
 // start runs the service on a new database and makes the task of r.
 func (t serviceTool) start(r *run) (*serviceRun, error) {
+	s, err := launchService(r.b, t.bin, r.dir, max(r.parallel, 4))
+	if err != nil {
+		return nil, err
+	}
+	return s, s.createTask(r)
+}
+
+// launchService runs `mailmigrate serve` from bin on a new database, with
+// its data in dir and workers workers, stopped when tb ends, and returns
+// it ready, with a client that sends its API token.
+func launchService(tb testing.TB, bin, dir string, workers int) (*serviceRun, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -89,12 +100,12 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 	// The API asks for a token, as it does in production: its check is
 	// part of what a request costs.
 	token := "mmt_bench_" + base64.RawURLEncoding.EncodeToString(secret.NewKey())
-	cmd := exec.Command(t.bin, "serve", "--listen", addr, "--database-url", dbtest.URL(r.b), "--data-dir", r.dir,
-		"--workers", fmt.Sprint(max(r.parallel, 4)), "--max-connections-per-host", "0", "--log-level", "warn")
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--database-url", dbtest.URL(tb), "--data-dir", dir,
+		"--workers", fmt.Sprint(workers), "--max-connections-per-host", "0", "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "MAILMIGRATE_SECRET_KEY="+base64.StdEncoding.EncodeToString(secret.NewKey()),
 		"MAILMIGRATE_API_TOKEN="+token)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	log, err := os.Create(filepath.Join(r.dir, "service.log"))
+	log, err := os.Create(filepath.Join(dir, "service.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +114,7 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 		return nil, err
 	}
 	s := &serviceRun{cmd: cmd, token: token}
-	r.b.Cleanup(func() {
+	tb.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have died; Wait says
 		cmd.Wait()                          //nolint:errcheck // stopping
 		log.Close()
@@ -116,10 +127,7 @@ func (t serviceTool) start(r *run) (*serviceRun, error) {
 		req.Header.Set("Authorization", "Bearer "+token)
 		return nil
 	}))
-	if err != nil {
-		return nil, err
-	}
-	return s, s.createTask(r)
+	return s, err
 }
 
 // createTask registers both servers and a task of every account of r.

@@ -185,8 +185,14 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	endedCounted := map[int64]bool{}
 	for _, st := range stats {
 		task := byID[st.TaskID]
+		if !endedCounted[st.TaskID] { // the same on each of the task's rows
+			endedCounted[st.TaskID] = true
+			task.Totals.MessagesCopiedToDate += st.EndedMessagesCopied
+			task.Totals.BytesCopiedToDate += st.EndedBytesCopied
+		}
 		task.Accounts.Total += st.Accounts
 		task.Accounts.ByState[migration.AccountState(st.State)] += st.Accounts
 		task.Totals.MessagesCopied += st.MessagesCopied
@@ -204,14 +210,6 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 			task.Totals.MessagesCopiedToDate += st.MessagesCopied
 			task.Totals.BytesCopiedToDate += st.BytesCopied
 		}
-	}
-	ended, err := s.queries.PassTotalsByTask(ctx, ids)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	for _, e := range ended {
-		byID[e.TaskID].Totals.MessagesCopiedToDate += e.MessagesCopied
-		byID[e.TaskID].Totals.BytesCopiedToDate += e.BytesCopied
 	}
 	return tasks, nil
 }

@@ -86,7 +86,18 @@ FROM accounts WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountStatsByTask :many
 -- Account counts and totals per task and state; the task's figures are
--- derived from these, never stored twice.
+-- derived from these, never stored twice. Each row also carries what the
+-- ended runs of the task's accounts copied over all passes (the same on
+-- every row of a task): with what the runs under way copied so far, the
+-- task's totals to date. One query, so that reading a task or the list
+-- costs one round trip for its figures.
+WITH ended AS (
+    SELECT p.task_id, coalesce(sum(p.messages_copied), 0)::bigint AS messages_copied,
+           coalesce(sum(p.bytes_copied), 0)::bigint AS bytes_copied
+    FROM account_passes p
+    WHERE p.task_id = ANY (@task_ids::bigint[])
+    GROUP BY p.task_id
+), by_state AS (
 SELECT task_id, state, count(*)::bigint AS accounts,
        coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
        coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied,
@@ -100,16 +111,13 @@ SELECT task_id, state, count(*)::bigint AS accounts,
        count(*) FILTER (WHERE login_refused <> '')::bigint AS logins_refused
 FROM accounts
 WHERE task_id = ANY (@task_ids::bigint[])
-GROUP BY task_id, state;
-
--- name: PassTotalsByTask :many
--- What the ended runs of each task's accounts copied, over all passes:
--- with what the runs under way copied so far, the task's totals to date.
-SELECT task_id, coalesce(sum(messages_copied), 0)::bigint AS messages_copied,
-       coalesce(sum(bytes_copied), 0)::bigint AS bytes_copied
-FROM account_passes
-WHERE task_id = ANY (@task_ids::bigint[])
-GROUP BY task_id;
+GROUP BY task_id, state
+)
+SELECT s.task_id, s.state, s.accounts, s.messages_copied, s.bytes_copied, s.messages_skipped, s.messages_failed,
+       s.source_messages, s.source_bytes, s.accounts_counted, s.logins_working, s.logins_refused,
+       coalesce(e.messages_copied, 0)::bigint AS ended_messages_copied,
+       coalesce(e.bytes_copied, 0)::bigint AS ended_bytes_copied
+FROM by_state s LEFT JOIN ended e ON e.task_id = s.task_id;
 
 -- name: AccountLoginsTaken :many
 -- Which of these source logins the task has already (uses the unique index).
