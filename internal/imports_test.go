@@ -25,6 +25,11 @@ var importRules = []struct {
 		"the copy engine keeps its state through the interface it defines, not in the store"},
 	{"internal/httpapi", []string{module + "gen/dbsqlc", module + "internal/postgres", "github.com/jackc/", module + "internal/transfer"},
 		"handlers call the domain; they neither query nor copy"},
+	{"internal/delivery", []string{module + "internal/postgres", module + "gen/", module + "internal/transfer", module + "internal/worker",
+		"github.com/riverqueue/", "github.com/emersion/"},
+		"the senders deliver what storage hands them, through the interfaces they define"},
+	{"internal/worker", []string{module + "internal/delivery", "net/smtp"},
+		"workers run the jobs; webhooks and mail go out from internal/delivery"},
 	{"internal/cli", []string{module + "internal/postgres", module + "gen/dbsqlc", module + "internal/httpapi", module + "internal/transfer"},
 		"the CLI is a client of the API"},
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // config is every setting of the service, from flags with MAILMIGRATE_*
@@ -213,7 +213,7 @@ func (c config) validate() error {
 }
 
 // mailServer is the SMTP server of the settings; nil without one.
-func (c config) mailServer() (*worker.MailServer, error) {
+func (c config) mailServer() (*delivery.MailServer, error) {
 	if c.SMTPURL == "" {
 		return nil, nil
 	}
@@ -228,7 +228,7 @@ func (c config) mailServer() (*worker.MailServer, error) {
 		}
 		password = strings.TrimSpace(string(data))
 	}
-	server, err := worker.ParseMailServer(c.SMTPURL, password, c.SMTPFrom)
+	server, err := delivery.ParseMailServer(c.SMTPURL, password, c.SMTPFrom)
 	if err != nil {
 		return nil, err
 	}

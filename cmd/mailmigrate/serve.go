@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mailmigrate/mailmigrate/internal/app"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/localpg"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
@@ -64,10 +65,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		LeaseExpiry: cfg.LeaseExpiry,
 		WorkerID:    cfg.WorkerID,
 		RunLimits:   migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
-		Workers: worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, WebhookAllowedHosts: cfg.WebhookAllowedHosts,
-			LoginFailureLimit: cfg.loginFailureLimit()},
-		APIToken: token,
-		Limits:   cfg.limits(),
+		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, LoginFailureLimit: cfg.loginFailureLimit()},
+		Delivery:    delivery.Options{AllowedHosts: cfg.WebhookAllowedHosts},
+		APIToken:    token,
+		Limits:      cfg.limits(),
 
 		DatabaseTokens: !cfg.InsecureNoAuth,
 		AllowedHosts:   cfg.AllowedHosts,

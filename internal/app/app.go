@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/event"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/metrics"
@@ -40,6 +41,9 @@ type Config struct {
 	FetchPollInterval time.Duration
 	// Workers tune the jobs: limits, lease renewal, progress events.
 	Workers worker.Options
+	// Delivery tunes the webhook and mail senders, and names the webhook
+	// receivers allowed at internal addresses.
+	Delivery delivery.Options
 	// LeaseExpiry is how long a running account's lease lasts without
 	// renewal before its process is taken for dead and the account is
 	// queued again; 60 s when zero.
@@ -68,7 +72,7 @@ type Config struct {
 	SchedulePoll time.Duration
 	// Mail is the SMTP server tasks mail their summaries through; nil:
 	// none, and tasks cannot have recipients.
-	Mail *worker.MailServer
+	Mail *delivery.MailServer
 }
 
 // App is one running process of the service.
@@ -102,7 +106,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	loopsCtx, stopLoops := context.WithCancel(context.Background())
 	a.stopLoops = stopLoops
 	a.loops.Go(func() { every(loopsCtx, cfg.LeaseExpiry/4, func() { a.requeueExpiredRuns(loopsCtx, cfg.LeaseExpiry) }) })
-	sender := worker.NewWebhookSender(a.Store, a.logger, cfg.Workers)
+	sender := delivery.NewWebhookSender(a.Store, a.logger, cfg.Delivery)
 	a.loops.Go(func() { every(loopsCtx, sender.Poll, func() { a.send(loopsCtx, "webhooks", sender.SendDue) }) })
 	if cfg.SchedulePoll <= 0 {
 		cfg.SchedulePoll = 2 * time.Second
@@ -113,7 +117,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	}
 	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx, clock()) }) })
 	if cfg.Mail != nil {
-		mailer := worker.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Workers)
+		mailer := delivery.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Delivery)
 		a.loops.Go(func() { every(loopsCtx, mailer.Poll, func() { a.send(loopsCtx, "mails", mailer.SendDue) }) })
 	}
 	return a, nil

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/smtptest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // TestMailTellsOfThePassWithTheReport: with an SMTP server configured, a
@@ -29,12 +29,12 @@ import (
 func TestMailTellsOfThePassWithTheReport(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t, 1)
-	server, err := worker.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
+	server, err := delivery.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := servicetest.Start(t, servicetest.Options{Mail: &server,
-		Workers: worker.Options{WebhookPoll: 20 * time.Millisecond, WebhookBackoff: 50 * time.Millisecond}})
+		Delivery: delivery.Options{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond}})
 	ctx := context.Background()
 	users := map[string]string{"ann": "pw"}
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})

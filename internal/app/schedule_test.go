@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // testClock is a clock the test moves on: the service's schedules read it.
@@ -178,7 +178,7 @@ func TestFinalPassNowWaitsForTheRunningPass(t *testing.T) {
 	t.Parallel()
 	clock := newTestClock()
 	s := servicetest.Start(t, servicetest.Options{Clock: clock.Now, SchedulePoll: 20 * time.Millisecond,
-		Workers: worker.Options{WebhookPoll: 20 * time.Millisecond}})
+		Delivery: delivery.Options{Poll: 20 * time.Millisecond}})
 	ctx := context.Background()
 	const secret = "whsec-final-0123456789"
 	receiver := &webhookReceiver{secret: secret}

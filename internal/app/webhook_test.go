@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // webhookReceiver is a receiver as a user would write one: it checks each
@@ -106,7 +106,7 @@ func (r *webhookReceiver) received() []receivedBody {
 // secret is refused by the receiver.
 func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 	t.Parallel()
-	s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{WebhookPoll: 20 * time.Millisecond, WebhookBackoff: 50 * time.Millisecond}})
+	s := servicetest.Start(t, servicetest.Options{Delivery: delivery.Options{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond}})
 	ctx := context.Background()
 	const secret = "whsec-0123456789abcdef"
 	receiver := &webhookReceiver{secret: secret, refuse: 2}
@@ -229,7 +229,7 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 // is removed are given up at once, saying why, not tried again.
 func TestRemovingTheWebhookGivesUpItsCalls(t *testing.T) {
 	t.Parallel()
-	s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{WebhookPoll: 20 * time.Millisecond, WebhookBackoff: time.Hour}})
+	s := servicetest.Start(t, servicetest.Options{Delivery: delivery.Options{Poll: 20 * time.Millisecond, Backoff: time.Hour}})
 	ctx := context.Background()
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
@@ -285,8 +285,7 @@ func TestWebhooksGoWhereTheyShould(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{WebhookPoll: 20 * time.Millisecond,
-				WebhookBackoff: time.Hour, WebhookAllowedHosts: tc.allowed}})
+			s := servicetest.Start(t, servicetest.Options{Delivery: delivery.Options{Poll: 20 * time.Millisecond, Backoff: time.Hour, AllowedHosts: tc.allowed}})
 			ctx := context.Background()
 			const secret = "whsec-0123456789abcdef"
 			receiver := &webhookReceiver{secret: secret}

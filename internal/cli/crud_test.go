@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/smtptest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes: PUT replaces whole
@@ -328,7 +328,7 @@ func TestCutoverFromTheCommandLine(t *testing.T) {
 func TestTaskMailFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t, 0)
-	server, err := worker.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
+	server, err := delivery.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
@@ -42,6 +43,9 @@ type Options struct {
 	// account.progress events or LeaseRenewal for a prompt cancel; the
 	// workers' defaults when zero.
 	Workers worker.Options
+	// Delivery tunes the webhook and mail senders; its AllowedHosts is
+	// 127.0.0.1, where the tests' receivers listen, when nil.
+	Delivery delivery.Options
 	// RunLimits bound the runs (connections per host).
 	RunLimits migration.RunLimits
 	// Queries, when set, counts the SQL statements the service sends.
@@ -55,7 +59,7 @@ type Options struct {
 	// its database, with its key.
 	Beside *Service
 	// Mail, when set, is the SMTP server tasks mail through.
-	Mail *worker.MailServer
+	Mail *delivery.MailServer
 }
 
 // Service is a running service.
@@ -80,9 +84,9 @@ func Start(t testing.TB, opts Options) *Service {
 		// purpose: no limit unless a test sets one.
 		opts.Workers.LoginFailureLimit = migration.LoginFailureLimit{Max: -1}
 	}
-	if opts.Workers.WebhookAllowedHosts == nil {
+	if opts.Delivery.AllowedHosts == nil {
 		// The tests' receivers listen on loopback.
-		opts.Workers.WebhookAllowedHosts = []string{"127.0.0.1"}
+		opts.Delivery.AllowedHosts = []string{"127.0.0.1"}
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
@@ -100,7 +104,7 @@ func Start(t testing.TB, opts Options) *Service {
 		t.Fatal(err)
 	}
 	a, err := app.Start(db, box, logger, app.Config{
-		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers,
+		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers, Delivery: opts.Delivery,
 		RunLimits: opts.RunLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll, Mail: opts.Mail,
 	})
 	if err != nil {

@@ -14,11 +14,11 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/smtptest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
-	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // testCutover: on the task page an administrator schedules delta passes
@@ -26,7 +26,7 @@ import (
 // task, and runs the final pass now, which ends verified.
 func testCutover(t *testing.T, browser context.Context) {
 	smtp := smtptest.Start(t, 0)
-	mailServer, err := worker.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
+	mailServer, err := delivery.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
 	if err != nil {
 		t.Fatal(err)
 	}

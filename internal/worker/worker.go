@@ -51,16 +51,6 @@ type Options struct {
 	Tuning transfer.Tuning
 	// Metrics counts what the jobs copy and the IMAP errors; may be nil.
 	Metrics *metrics.Metrics
-	// WebhookPoll is how often the process looks for webhook deliveries
-	// due; 1 s when zero.
-	WebhookPoll time.Duration
-	// WebhookBackoff is the wait after a delivery's first failed attempt,
-	// doubling after each next; 10 s when zero.
-	WebhookBackoff time.Duration
-	// WebhookAllowedHosts are the receivers' host names (or addresses)
-	// that webhooks may reach at an internal address; "*": any. Others
-	// are called at public addresses only (receivers.go).
-	WebhookAllowedHosts []string
 	// LoginFailureLimit bounds the failed logins login tests cause per
 	// server host; migration.DefaultLoginFailureLimit when zero, none
 	// with a negative Max.
@@ -76,12 +66,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetryDelays == nil {
 		o.RetryDelays = migration.DefaultRetryDelays
-	}
-	if o.WebhookPoll <= 0 {
-		o.WebhookPoll = time.Second
-	}
-	if o.WebhookBackoff <= 0 {
-		o.WebhookBackoff = 10 * time.Second
 	}
 	if o.LoginFailureLimit == (migration.LoginFailureLimit{}) {
 		o.LoginFailureLimit = migration.DefaultLoginFailureLimit

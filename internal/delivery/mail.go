@@ -1,4 +1,4 @@
-package worker
+package delivery
 
 import (
 	"bytes"
@@ -156,7 +156,7 @@ type MailSender struct {
 // backoff (those of the webhooks).
 func NewMailSender(store MailStore, content MailContent, server MailServer, logger *slog.Logger, opts Options) *MailSender {
 	opts = opts.withDefaults()
-	return &MailSender{store: store, content: content, server: server, logger: logger, backoff: opts.WebhookBackoff, Poll: opts.WebhookPoll}
+	return &MailSender{store: store, content: content, server: server, logger: logger, backoff: opts.Backoff, Poll: opts.Poll}
 }
 
 // SendDue sends the mails due, one after another, until none is due or

@@ -1,4 +1,4 @@
-package worker
+package delivery
 
 import (
 	"bytes"
@@ -36,8 +36,7 @@ type WebhookSender struct {
 	logger  *slog.Logger
 	client  *http.Client
 	backoff time.Duration
-	// Poll is how often the deliveries due are looked for
-	// (Options.WebhookPoll).
+	// Poll is how often the deliveries due are looked for (Options.Poll).
 	Poll time.Duration
 }
 
@@ -46,12 +45,12 @@ func NewWebhookSender(store WebhookStore, logger *slog.Logger, opts Options) *We
 	opts = opts.withDefaults()
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.Proxy = nil // a proxy would dial in our stead, unchecked
-	transport.DialContext = receiverDialer(opts.WebhookAllowedHosts)
+	transport.DialContext = receiverDialer(opts.AllowedHosts)
 	client := &http.Client{Timeout: webhookTimeout, Transport: transport,
 		// A receiver that moved says so in the log; the body and its
 		// signature go to the address given, nowhere else.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &WebhookSender{store: store, logger: logger, client: client, backoff: opts.WebhookBackoff, Poll: opts.WebhookPoll}
+	return &WebhookSender{store: store, logger: logger, client: client, backoff: opts.Backoff, Poll: opts.Poll}
 }
 
 // SendDue sends the deliveries due, one after another, until none is due
