@@ -28,6 +28,8 @@ var importRules = []struct {
 	{"internal/delivery", []string{module + "internal/postgres", module + "gen/", module + "internal/transfer", module + "internal/worker",
 		"github.com/riverqueue/", "github.com/emersion/"},
 		"the senders deliver what storage hands them, through the interfaces they define"},
+	{"internal/oauth/signin", []string{module + "internal/postgres", module + "gen/", module + "internal/transfer", module + "internal/worker"},
+		"a sign-in needs the protocol and the interfaces it defines, not storage or the engine"},
 	{"internal/worker", []string{module + "internal/delivery", "net/smtp"},
 		"workers run the jobs; webhooks and mail go out from internal/delivery"},
 	{"internal/cli", []string{module + "internal/postgres", module + "gen/dbsqlc", module + "internal/httpapi", module + "internal/transfer"},

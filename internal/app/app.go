@@ -21,6 +21,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/oauth/signin"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
@@ -148,7 +149,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		AllowedHosts: cfg.AllowedHosts,
 
 		CheckEndpoint: worker.CheckEndpoint,
-		Authorizer:    worker.NewAuthorizer(store, logger),
+		Authorizer:    signin.NewAuthorizer(store, logger),
 	})
 	return &App{Store: store, Handler: handler, Service: service, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // Authorizer gets accounts their refresh tokens from their users'
-// sign-ins (worker.Authorizer).
+// sign-ins (signin.Authorizer).
 type Authorizer interface {
 	Start(ctx context.Context, taskID, accountID int64, in migration.AuthorizationInput) (migration.Authorization, error)
 	Complete(ctx context.Context, address string) (migration.AuthorizedAccount, error)

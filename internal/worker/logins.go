@@ -8,6 +8,8 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
+	"github.com/mailmigrate/mailmigrate/internal/oauth/signin"
+	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
@@ -52,7 +54,7 @@ func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint
 	case migration.AuthOAuth2:
 		s.Password = ""
 		s.TokenMechanism = transfer.TokenMechanism(strings.ToUpper(string(a.OAuth2.Mechanism)))
-		config := oauthConfig(a.OAuth2)
+		config := signin.ConfigOf(a.OAuth2)
 		switch {
 		case a.OAuth2.Grant == migration.GrantClientCredentials:
 			s.Token = l.application(e.ID, config)
@@ -101,18 +103,12 @@ func (l *logins) application(endpointID int64, config oauth.Config) *oauth.Sourc
 // storeRotated keeps a refresh token the server rotated: the old one may
 // stop working. A failure is logged; the run goes on with the new token.
 func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
-	err := persist(context.Background(), l.logger, func(ctx context.Context) error {
+	err := persist.Outcome(context.Background(), l.logger, func(ctx context.Context) error {
 		return l.store.AccountSecretRotated(ctx, taskID, accountID, side, migration.Password(token))
 	})
 	if err != nil {
 		l.logger.Error("a rotated refresh token was not stored; the account may need a new one", "task", taskID, "account", accountID, "side", side, "err", err)
 	}
-}
-
-// oauthConfig is the token client of an endpoint's OAuth 2.0 application.
-func oauthConfig(o migration.OAuth2Settings) oauth.Config {
-	return oauth.Config{TokenURL: o.TokenURL, DeviceURL: o.DeviceURL, AuthorizationURL: o.AuthorizationURL, ClientID: o.ClientID, ClientSecret: string(o.ClientSecret),
-		Scopes: strings.Fields(o.Scope)}
 }
 
 // serverOf is where an endpoint's server lives.

@@ -7,6 +7,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
@@ -30,7 +31,7 @@ func (w *AccountPlan) Work(ctx context.Context, job *river.Job[migration.Account
 	} else {
 		outcome.Plan = &plan
 	}
-	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordPlan(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordPlan(ctx, outcome) })
 }
 
 func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (migration.AccountPlan, error) {

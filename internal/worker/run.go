@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
@@ -75,7 +76,7 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 	outcome := w.run(ctx, args, started)
 	outcome.Generation = args.Generation
 	// Should this fail too, the lease expires and the account resumes.
-	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountRun(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountRun(ctx, outcome) })
 }
 
 // run prepares and migrates a started account.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
@@ -120,7 +121,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	if err != nil {
 		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
-		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
 	// A server that refused as many logins as the limit allows is not
 	// tried again before its window moves on: the test waits (snoozed,
@@ -148,7 +149,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	outcome.SourceCounted, outcome.SourceMessages, outcome.SourceBytes = counted, int64(count.Messages), count.Bytes
 	if ctx.Err() != nil { // a cancel is no server's failure
 		outcome.Canceled = true
-		return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
 	outcome.SourceError = w.loginError(srcErr, src, "source", shared[0], srcTook)
 	outcome.DestinationError = w.loginError(dstErr, dst, "destination", shared[1], dstTook)
@@ -163,7 +164,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
 	}
 	scrubTestOutcome(&outcome, knownSecrets(src, dst))
-	return persist(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 }
 
 // claimLogins claims a login on each host within the failed-login limit,
@@ -260,25 +261,4 @@ func loginError(err error) string {
 		return te.Kind.String() + ": " + te.Err.Error()
 	}
 	return err.Error()
-}
-
-// persistDelays space the tries of persist.
-var persistDelays = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
-
-// persist stores the outcome of a job's work, trying again for half a
-// minute while the database is unreachable: the work is done and must not
-// be redone (logins again) or lost (a task left testing). It runs even
-// when the job's context has ended.
-func persist(ctx context.Context, logger *slog.Logger, store func(context.Context) error) error {
-	ctx = context.WithoutCancel(ctx)
-	err := store(ctx)
-	for _, delay := range persistDelays {
-		if err == nil {
-			return nil
-		}
-		logger.Warn("could not store a job's outcome; trying again", "err", err, "wait", delay)
-		time.Sleep(delay)
-		err = store(ctx)
-	}
-	return err
 }

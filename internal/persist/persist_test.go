@@ -1,4 +1,4 @@
-package worker
+package persist
 
 import (
 	"context"
@@ -12,16 +12,16 @@ import (
 // database that is briefly unreachable, and a store that never answers
 // gives its error back after the last try.
 func TestPersistTriesAgainUntilTheStoreAnswers(t *testing.T) {
-	saved := persistDelays
-	persistDelays = []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}
-	t.Cleanup(func() { persistDelays = saved })
+	saved := Delays
+	Delays = []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}
+	t.Cleanup(func() { Delays = saved })
 	logger := slog.New(slog.DiscardHandler)
 	down := errors.New("connection refused")
 
 	calls := 0
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the job's context has ended: the outcome is stored all the same
-	err := persist(ctx, logger, func(ctx context.Context) error {
+	err := Outcome(ctx, logger, func(ctx context.Context) error {
 		if calls++; ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -31,12 +31,12 @@ func TestPersistTriesAgainUntilTheStoreAnswers(t *testing.T) {
 		return nil
 	})
 	if err != nil || calls != 3 {
-		t.Errorf("persist: %v after %d calls, want nil after 3", err, calls)
+		t.Errorf("Outcome: %v after %d calls, want nil after 3", err, calls)
 	}
 
 	calls = 0
-	err = persist(context.Background(), logger, func(context.Context) error { calls++; return down })
-	if !errors.Is(err, down) || calls != 1+len(persistDelays) {
-		t.Errorf("persist against a dead store: %v after %d calls", err, calls)
+	err = Outcome(context.Background(), logger, func(context.Context) error { calls++; return down })
+	if !errors.Is(err, down) || calls != 1+len(Delays) {
+		t.Errorf("Outcome against a dead store: %v after %d calls", err, calls)
 	}
 }

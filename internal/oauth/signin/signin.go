@@ -1,4 +1,8 @@
-package worker
+// Package signin runs the OAuth 2.0 sign-ins that give an account its
+// refresh token: the device flow, which a person completes on another
+// device, and the browser flow, which returns to the service's callback
+// (docs/providers.md). The protocol itself is package oauth's.
+package signin
 
 import (
 	"context"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
+	"github.com/mailmigrate/mailmigrate/internal/persist"
 )
 
 // AuthorizeStore is what authorizations need of storage.
@@ -108,7 +113,7 @@ func (a *Authorizer) startDevice(ctx context.Context, key authorizationKey, logi
 		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2.device_url",
 			Reason: "is not set on the " + key.side + " endpoint: the device authorization needs it"}
 	}
-	config := oauthConfig(o)
+	config := ConfigOf(o)
 	started, err := config.StartDevice(ctx)
 	if err != nil {
 		return migration.Authorization{}, &migration.InvalidError{Field: "device authorization", Reason: "did not start: " + err.Error()}
@@ -183,7 +188,7 @@ func (a *Authorizer) startBrowser(ctx context.Context, key authorizationKey, log
 	if err := migration.CheckRedirectURI(redirectURI); err != nil {
 		return migration.Authorization{}, err
 	}
-	started, err := oauthConfig(o).StartBrowser(redirectURI, login)
+	started, err := ConfigOf(o).StartBrowser(redirectURI, login)
 	if err != nil {
 		return migration.Authorization{}, err
 	}
@@ -233,7 +238,7 @@ func (a *Authorizer) Complete(ctx context.Context, address string) (migration.Au
 		err = &migration.InvalidError{Field: "address", Reason: "carries neither a code nor an error"}
 	default:
 		var token string
-		if token, err = oauthConfig(e.Auth.OAuth2).Exchange(ctx, pending.RedirectURI, code, string(pending.CodeVerifier)); err == nil {
+		if token, err = ConfigOf(e.Auth.OAuth2).Exchange(ctx, pending.RedirectURI, code, string(pending.CodeVerifier)); err == nil {
 			err = a.storeToken(ctx, key, token)
 		}
 	}
@@ -254,7 +259,7 @@ func stateDigest(state string) []byte {
 
 // storeToken keeps the account side's new refresh token.
 func (a *Authorizer) storeToken(ctx context.Context, key authorizationKey, token string) error {
-	return persist(ctx, a.logger, func(ctx context.Context) error {
+	return persist.Outcome(ctx, a.logger, func(ctx context.Context) error {
 		return a.store.AccountSecretRotated(ctx, key.taskID, key.accountID, key.side, migration.Password(token))
 	})
 }
@@ -270,4 +275,10 @@ func (a *Authorizer) logOutcome(ctx context.Context, key authorizationKey, login
 	if err := a.store.EventAppend(context.WithoutCancel(ctx), event); err != nil {
 		a.logger.Error("an authorization's outcome was not logged", "task", key.taskID, "account", key.accountID, "err", err)
 	}
+}
+
+// ConfigOf is the token client of an endpoint's OAuth 2.0 application.
+func ConfigOf(o migration.OAuth2Settings) oauth.Config {
+	return oauth.Config{TokenURL: o.TokenURL, DeviceURL: o.DeviceURL, AuthorizationURL: o.AuthorizationURL, ClientID: o.ClientID, ClientSecret: string(o.ClientSecret),
+		Scopes: strings.Fields(o.Scope)}
 }
