@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -211,6 +212,17 @@ func (s *session) close() {
 	s.Client.Close()
 }
 
+// failed passes a connection failure on, with the words of the BYE the
+// server sent before it, if it sent one.
+func (s *session) failed(err error) error {
+	if c, ok := s.conn.(*idleConn); ok {
+		if text, _ := c.bye.Load().(string); text != "" {
+			err = &byeError{text: text, err: err}
+		}
+	}
+	return s.sideOf.failed(err)
+}
+
 // abandon drops the connection in the middle of a command that cannot be
 // finished: an APPEND whose literal was cut, a FETCH whose source broke.
 func (s *session) abandon() {
@@ -230,6 +242,25 @@ type idleConn struct {
 	// expiry, when set (Unix nanoseconds), is a deadline no read or write
 	// goes past, whatever the timeout.
 	expiry atomic.Int64
+	// bye is the text of the last untagged BYE read (byeError).
+	bye atomic.Value
+}
+
+// byeLine is how an untagged BYE begins.
+var byeLine = []byte("* BYE ")
+
+// noteBye keeps the words of an untagged BYE at the start of a line in
+// what was just read.
+func (c *idleConn) noteBye(read []byte) {
+	i := bytes.Index(read, byeLine)
+	if i < 0 || (i > 0 && read[i-1] != '\n') {
+		return
+	}
+	text := read[i+len(byeLine):]
+	if end := bytes.IndexByte(text, '\r'); end >= 0 {
+		text = text[:end]
+	}
+	c.bye.Store(string(text))
 }
 
 // expire makes every read and write fail from t on; safe from any
@@ -263,6 +294,7 @@ func (c *idleConn) Read(p []byte) (int, error) {
 	}
 	c.Conn.SetReadDeadline(c.deadline()) //nolint:errcheck // fails only on a closed conn
 	n, err := c.Conn.Read(p)
+	c.noteBye(p[:n])
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		// Sticky: go-imap's decoder reads again after an error (a byte at

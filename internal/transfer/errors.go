@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/emersion/go-imap/v2"
 )
@@ -123,6 +124,33 @@ func (s *Side) fail(name string, kind Kind, err error) error {
 		return err
 	}
 	return &Error{Kind: kind, Side: name, Login: s.Login, Host: s.Host, Port: s.Port, Err: err}
+}
+
+// byeError is a connection that ended after the server's BYE (RFC 9051
+// §7.1.5), with the BYE's words: go-imap reports only the end of the
+// stream, and the server's reason would be lost.
+type byeError struct {
+	text string
+	err  error
+}
+
+func (e *byeError) Error() string {
+	return fmt.Sprintf("the server ended the session: %q (%v)", e.text, e.err)
+}
+
+func (e *byeError) Unwrap() error { return e.err }
+
+// tokenExpired reports whether err is a session the server ended because
+// its access token expired, as Exchange Online does: "* BYE Session
+// invalidated - AccessTokenExpired". A new login with a fresh token goes
+// on; it is not a fault of the account or of the network.
+func tokenExpired(err error) bool {
+	var bye *byeError
+	if !errors.As(err, &bye) {
+		return false
+	}
+	text := strings.ToLower(bye.text)
+	return strings.Contains(text, "accesstokenexpired") || strings.Contains(text, "token expired") || strings.Contains(text, "token has expired")
 }
 
 // sideOf is the side a connection talks to, for its errors.

@@ -129,12 +129,23 @@ func (s *Side) key() string { return s.Address() + "/" + s.Login }
 // the server asks and goes on without using up an attempt, up to
 // Tuning.Throttles of them, the pause of an unhinted one doubling each
 // time. A pause longer than Tuning.LongestWait ends the run with a
-// *PausedError instead: the account is started again when it ends.
+// *PausedError instead: the account is started again when it ends. A
+// session the server ended because its access token expired logs in
+// again at once with a fresh token, without using up an attempt, as long
+// as the run got on since the last such end: a mailbox that takes hours
+// outlives many tokens.
 func (r *accountRun) withRetries(ctx context.Context) error {
 	backoff := r.job.Tuning.Backoff
 	throttles, unhinted := 0, r.job.Tuning.ThrottlePause
+	lastExpiry := -1 // the run's headway (headway) at the last token expiry
 	for attempt := 1; ; attempt++ {
 		err := r.attempt(ctx)
+		if tokenExpired(err) && ctx.Err() == nil && r.headway() != lastExpiry {
+			lastExpiry = r.headway()
+			r.logger.Info("the server ended the session as its access token expired; logging in again with a fresh one", "err", err)
+			attempt-- // a token's end is not a failure
+			continue
+		}
 		if KindOf(err) == KindThrottled && ctx.Err() == nil && throttles < r.job.Tuning.Throttles {
 			throttles++
 			t := throttle(err, unhinted)
@@ -163,6 +174,12 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
+}
+
+// headway is how far the run got: messages copied or found, and folders
+// done.
+func (r *accountRun) headway() int {
+	return r.progress.MessagesCopied + r.progress.MessagesSkipped + r.progress.FoldersDone
 }
 
 // attempt connects to both sides and copies every folder not finished yet.

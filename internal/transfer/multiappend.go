@@ -51,6 +51,8 @@ type appender struct {
 	// strings instead of dropping them.
 	keepLiterals bool
 	stop         func() bool
+	// bye is the text of the server's untagged BYE, once it sent one.
+	bye string
 }
 
 // answerGrace is how long the destination has to answer the APPENDs on
@@ -410,10 +412,19 @@ func (a *appender) wait(tag string) completion {
 		}
 		line, err := a.readLine()
 		if err != nil {
-			return completion{err: err}
+			return completion{err: a.withBye(err)}
 		}
 		a.dispatch(line)
 	}
+}
+
+// withBye adds to a connection failure the words of the BYE the server
+// sent before it, if it sent one.
+func (a *appender) withBye(err error) error {
+	if a.bye == "" {
+		return err
+	}
+	return &byeError{text: a.bye, err: err}
 }
 
 // dispatch handles one response line: untagged ones go to the hooks, a
@@ -426,6 +437,8 @@ func (a *appender) dispatch(line string) (tag string, completed bool) {
 			if a.onCapability != nil {
 				a.onCapability(words[1:])
 			}
+		case len(words) > 0 && strings.EqualFold(words[0], "BYE"):
+			a.bye = strings.TrimSpace(rest[len(words[0]):])
 		case a.onUntagged != nil:
 			a.onUntagged(rest)
 		}
