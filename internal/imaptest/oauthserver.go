@@ -46,8 +46,10 @@ type OAuthServer struct {
 	throttle    map[int]bool                   // the APPENDs (1-based) to throttle
 	backoff     time.Duration
 	throttled   int
-	// throttleAnswer replaces Exchange Online's throttling answer.
+	// throttleAnswer replaces Exchange Online's throttling answer, and
+	// throttleBye sends it as a BYE.
 	throttleAnswer *imap.Error
+	throttleBye    bool
 }
 
 // OAuthServerOptions shape an OAuthServer.
@@ -62,6 +64,10 @@ type OAuthServerOptions struct {
 	// that get the throttling answer with Backoff as the suggestion.
 	ThrottleAppends []int
 	Backoff         time.Duration
+	// ThrottleBye: those APPENDs get no answer; the server sends
+	// "* BYE" with ThrottleAnswer's code and words and closes, as a
+	// server that sheds load does.
+	ThrottleBye bool
 	// ThrottleAnswer, when set, is the answer those APPENDs get instead
 	// of Exchange Online's: another server's pushback, or a refusal.
 	ThrottleAnswer *imap.Error
@@ -72,7 +78,7 @@ type OAuthServerOptions struct {
 func StartOAuthServer(t testing.TB, tokens *TokenServer, opts OAuthServerOptions) *OAuthServer {
 	t.Helper()
 	s := &OAuthServer{tokens: tokens, users: map[string]*imapmemserver.User{}, throttle: map[int]bool{}, backoff: opts.Backoff,
-		throttleAnswer: opts.ThrottleAnswer}
+		throttleAnswer: opts.ThrottleAnswer, throttleBye: opts.ThrottleBye}
 	for _, n := range opts.ThrottleAppends {
 		s.throttle[n] = true
 	}
@@ -291,6 +297,10 @@ func (s *oauthSession) Append(mailbox string, r imap.LiteralReader, options *ima
 	if s.server.throttleNext() {
 		io.Copy(io.Discard, r) //nolint:errcheck // the literal is read and dropped
 		s.dropped = true
+		if a := s.server.throttleAnswer; a != nil && s.server.throttleBye {
+			s.conn.Bye(fmt.Sprintf("[%s] %s", a.Code, a.Text)) //nolint:errcheck // the connection ends either way
+			return nil, errors.New("the session was shed")
+		}
 		if s.server.throttleAnswer != nil {
 			return nil, s.server.throttleAnswer
 		}

@@ -346,7 +346,7 @@ func (f *folderCopy) destinationFailed(err error) error {
 	if throttle := f.appender.throttled(); throttle != nil {
 		return f.appender.fail(KindThrottled, throttle)
 	}
-	return f.appender.fail(KindTransient, fmt.Errorf("append: %w", err))
+	return f.appender.fail(KindTransient, fmt.Errorf("append: %w", f.appender.withBye(err)))
 }
 
 // settleOldest waits for the oldest APPEND's answer. A refused single

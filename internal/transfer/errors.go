@@ -94,6 +94,10 @@ func classify(err error) Kind {
 	if errors.As(err, &certErr) {
 		return KindPermanent // an untrusted certificate stays untrusted
 	}
+	var bye *byeError
+	if errors.As(err, &bye) && throttleAnswer(bye.answer()) {
+		return KindThrottled // a BYE that asks to come back later
+	}
 	var imapErr *imap.Error
 	if !errors.As(err, &imapErr) {
 		return KindTransient
@@ -139,6 +143,21 @@ func (e *byeError) Error() string {
 }
 
 func (e *byeError) Unwrap() error { return e.err }
+
+// answer is the BYE as a status response, its code read from a leading
+// "[CODE]" (RFC 9051 §7.1: resp-text-code).
+func (e *byeError) answer() *imap.Error {
+	answer := &imap.Error{Type: imap.StatusResponseTypeBye, Text: e.text}
+	if rest, ok := strings.CutPrefix(e.text, "["); ok {
+		if code, text, ok := strings.Cut(rest, "]"); ok {
+			fields := strings.Fields(code)
+			if len(fields) > 0 {
+				answer.Code, answer.Text = imap.ResponseCode(strings.ToUpper(fields[0])), strings.TrimSpace(text)
+			}
+		}
+	}
+	return answer
+}
 
 // tokenExpired reports whether err is a session the server ended because
 // its access token expired, as Exchange Online does: "* BYE Session

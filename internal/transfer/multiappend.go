@@ -397,6 +397,11 @@ func (a *appender) throttled() error {
 		}
 		line, err := a.readLine()
 		if err != nil {
+			// The server may have said why it closed: a BYE that asks
+			// to come back later.
+			if err := a.withBye(err); classify(err) == KindThrottled {
+				return err
+			}
 			return nil
 		}
 		a.dispatch(line)

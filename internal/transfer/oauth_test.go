@@ -242,16 +242,18 @@ func TestPushbackIsPushback(t *testing.T) {
 		name     string
 		answer   *imap.Error
 		pushback bool
+		bye      bool // the answer comes as "* BYE" and the connection closes
 	}{
-		{"limit, slow down", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many commands, slow down"}, true},
-		{"throttled", &imap.Error{Type: imap.StatusResponseTypeNo, Code: "THROTTLED", Text: "Request rate exceeded"}, true},
-		{"unavailable", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeUnavailable, Text: "Backend temporarily unavailable"}, true},
-		{"limit on the message", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many flags on this message"}, false},
+		{"bye, unavailable", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeUnavailable, Text: "Too many sessions, come back later"}, true, true},
+		{"limit, slow down", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many commands, slow down"}, true, false},
+		{"throttled", &imap.Error{Type: imap.StatusResponseTypeNo, Code: "THROTTLED", Text: "Request rate exceeded"}, true, false},
+		{"unavailable", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeUnavailable, Text: "Backend temporarily unavailable"}, true, false},
+		{"limit on the message", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many flags on this message"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newOAuthFixtureWith(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 13, Messages: 12},
-				imaptest.OAuthServerOptions{ThrottleAppends: []int{4}, ThrottleAnswer: tc.answer})
+				imaptest.OAuthServerOptions{ThrottleAppends: []int{4}, ThrottleAnswer: tc.answer, ThrottleBye: tc.bye})
 			var throttles []Throttle
 			job := Job{Source: dovecotSide(f.src, "ann", "pw"),
 				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),

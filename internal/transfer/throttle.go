@@ -86,8 +86,12 @@ func throttle(err error, unhinted time.Duration) Throttle {
 		t.Side = e.Side
 	}
 	var imapErr *imap.Error
-	if errors.As(err, &imapErr) {
+	var bye *byeError
+	switch {
+	case errors.As(err, &imapErr):
 		t.Words = imapErr.Text
+	case errors.As(err, &bye):
+		t.Words = bye.answer().Text
 	}
 	var spent *BudgetSpent
 	if errors.As(err, &spent) {
