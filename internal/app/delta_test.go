@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-imap/v2"
-	"github.com/emersion/go-imap/v2/imapclient"
-
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
@@ -24,14 +21,7 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 	t.Parallel()
 	s := servicetest.Start(t, servicetest.Options{SchedulePoll: 20 * time.Millisecond})
 	ctx := context.Background()
-	users := map[string]string{"ann": "ann-pw", "bob": "bob-pw"}
-	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	for i, login := range []string{"ann", "bob"} {
-		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: 6}))
-	}
-	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
-	importAccounts(t, s, taskID, "ann,ann-pw,ann,ann-pw\nbob,bob-pw,bob,bob-pw\n")
+	old, neu, taskID := annAndBob(t, s, 6, "ann,ann-pw,ann,ann-pw\nbob,bob-pw,bob,bob-pw\n")
 	passes := 0
 	pass := func(verify bool) api.TaskRun {
 		t.Helper()
@@ -78,7 +68,7 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 
 	// A message deleted on bob's destination alone: a delta trusts his
 	// unchanged source; a verifying pass looks and copies it again.
-	deleteFirstMessage(t, neu.Login(t, "bob", "bob-pw"))
+	neu.ExpungeFirst(t, "bob", "bob-pw")
 	before = destinationLogins()
 	pass(false)
 	if after := destinationLogins(); after != before {
@@ -93,7 +83,7 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 	same("bob")
 
 	// The final pass looks at both servers too.
-	deleteFirstMessage(t, neu.Login(t, "bob", "bob-pw"))
+	neu.ExpungeFirst(t, "bob", "bob-pw")
 	if resp, err := s.Client.StartFinalPassWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("final pass: %v %v", err, resp)
 	}
@@ -104,19 +94,18 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 	same("bob")
 }
 
-// deleteFirstMessage expunges the first message of c's INBOX, and logs out.
-func deleteFirstMessage(t *testing.T, c *imapclient.Client) {
+// annAndBob starts two Dovecots with the mailboxes ann and bob, loads each
+// source mailbox with messages (and the folders of a corpus), and makes a
+// task between them with the accounts of csv.
+func annAndBob(t *testing.T, s *servicetest.Service, messages int, csv string) (old, neu *imaptest.Dovecot, taskID int64) {
 	t.Helper()
-	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
-		t.Fatal(err)
+	users := map[string]string{"ann": "ann-pw", "bob": "bob-pw"}
+	old = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	for i, login := range []string{"ann", "bob"} {
+		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: messages}))
 	}
-	var first imap.SeqSet
-	first.AddNum(1)
-	if err := c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Expunge().Close(); err != nil {
-		t.Fatal(err)
-	}
-	c.Logout().Wait() //nolint:errcheck // done with it
+	taskID = createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+	importAccounts(t, s, taskID, csv)
+	return old, neu, taskID
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
-	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 )
 
@@ -20,14 +19,7 @@ func TestFinalPassLeavingOutARefusedLoginIsNotVerified(t *testing.T) {
 	t.Parallel()
 	s := servicetest.Start(t, servicetest.Options{SchedulePoll: 20 * time.Millisecond})
 	ctx := context.Background()
-	users := map[string]string{"ann": "ann-pw", "bob": "bob-pw"}
-	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	for i, login := range []string{"ann", "bob"} {
-		old.Load(t, login, imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: int64(i + 1), Messages: 4}))
-	}
-	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
-	importAccounts(t, s, taskID, "ann,ann-pw,ann,ann-pw\nbob,a-wrong-pw,bob,bob-pw\n")
+	_, _, taskID := annAndBob(t, s, 4, "ann,ann-pw,ann,ann-pw\nbob,a-wrong-pw,bob,bob-pw\n")
 	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}

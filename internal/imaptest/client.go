@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
@@ -69,6 +70,25 @@ func (d *Dovecot) DialStartTLS(t testing.TB) *imapclient.Client {
 func (d *Dovecot) Login(t testing.TB, login, password string) *imapclient.Client {
 	t.Helper()
 	return loginAs(t, d, login, password)
+}
+
+// ExpungeFirst deletes the first message of login's INBOX on d, as a
+// user of that server would: a change a migration did not make.
+func (d *Dovecot) ExpungeFirst(t testing.TB, login, password string) {
+	t.Helper()
+	c := d.Login(t, login, password)
+	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var first imap.SeqSet
+	first.AddNum(1)
+	if err := c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Expunge().Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.Logout().Wait() //nolint:errcheck // done with it
 }
 
 func (d *Dovecot) clientOptions() *imapclient.Options {

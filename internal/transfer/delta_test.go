@@ -103,19 +103,7 @@ func TestSourceOnlyDeltaOfAChangedSource(t *testing.T) {
 func TestSourceOnlyDeltaLeavesDestinationChangesToTheFinalPass(t *testing.T) {
 	t.Parallel()
 	p, _ := deltaPair(t)
-	c := p.dst.Login(t, "alice@new", "new-pw")
-	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	var first imap.SeqSet
-	first.AddNum(1)
-	if err := c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Expunge().Close(); err != nil {
-		t.Fatal(err)
-	}
-	c.Logout().Wait() //nolint:errcheck // done with it
+	p.dst.ExpungeFirst(t, "alice@new", "new-pw")
 	if res, destination := p.sourceOnly(t); destination || res.MessagesCopied != 0 {
 		t.Errorf("the delta logged in to the destination (%t) or copied %d: it should trust the source", destination, res.MessagesCopied)
 	}

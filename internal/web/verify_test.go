@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-imap/v2"
-	"github.com/emersion/go-imap/v2/imapclient"
-
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
@@ -42,7 +39,7 @@ func testVerifyBothServers(t *testing.T, browser context.Context) {
 		}
 		waitPassesEnded(t, s, taskID, pass)
 		if pass == 1 {
-			expungeFirst(t, neu.Login(t, "alice", "a"))
+			neu.ExpungeFirst(t, "alice", "a")
 		}
 	}
 	if n := len(neu.Read(t, "alice").Messages); n != all-1 {
@@ -68,23 +65,6 @@ func testVerifyBothServers(t *testing.T, browser context.Context) {
 		t.Errorf("after the verification the new server has %d of %d messages", n, all)
 	}
 	tb.screenshot("verify-both-servers")
-}
-
-// expungeFirst deletes the first message of c's INBOX, and logs out.
-func expungeFirst(t *testing.T, c *imapclient.Client) {
-	t.Helper()
-	if _, err := c.Select("INBOX", nil).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	var first imap.SeqSet
-	first.AddNum(1)
-	if err := c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Expunge().Close(); err != nil {
-		t.Fatal(err)
-	}
-	c.Logout().Wait() //nolint:errcheck // done with it
 }
 
 // waitPassesEnded waits until the task has n passes, the last ended, and
