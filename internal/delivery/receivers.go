@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,6 +24,28 @@ import (
 var ErrInternalReceiver = errors.New("refused: the receiver is an internal address (loopback, private, link-local); " +
 	"allow it with MAILMIGRATE_WEBHOOK_ALLOWED_HOSTS (--webhook-allowed-hosts)")
 
+// ErrOwnReceiver refuses a webhook call to one of this machine's own
+// addresses, public ones included: the call would reach the service
+// itself, or whatever else this machine serves.
+var ErrOwnReceiver = errors.New("refused: the receiver is this machine's own address; " +
+	"allow it with MAILMIGRATE_WEBHOOK_ALLOWED_HOSTS (--webhook-allowed-hosts)")
+
+// machineAddresses are the addresses of this machine's interfaces, read at
+// each call: they change as interfaces come and go.
+func machineAddresses() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if prefix, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, prefix.Addr().Unmap())
+		}
+	}
+	return out
+}
+
 // cgnat is the shared address space of RFC 6598, internal too.
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
@@ -35,9 +58,9 @@ func internalAddress(ip netip.Addr) bool {
 
 // receiverDialer dials webhook receivers: a host in allowed (by name or
 // address, case aside; "*" allows any) as it is, any other only at a
-// public address, which it dials by number so that the address checked is
-// the one used.
-func receiverDialer(allowed []string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// public address that is not one of own (this machine's), which it dials
+// by number so that the address checked is the one used.
+func receiverDialer(allowed []string, own func() []netip.Addr) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	allow := map[string]bool{}
 	for _, host := range allowed {
 		allow[strings.ToLower(strings.Trim(host, "[]"))] = true
@@ -55,9 +78,13 @@ func receiverDialer(allowed []string) func(ctx context.Context, network, addr st
 		if err != nil {
 			return nil, err
 		}
+		mine := own()
 		for _, ip := range ips {
-			if internalAddress(ip) {
+			switch {
+			case internalAddress(ip):
 				return nil, fmt.Errorf("%s (%s): %w", host, ip.Unmap(), ErrInternalReceiver)
+			case slices.Contains(mine, ip.Unmap()):
+				return nil, fmt.Errorf("%s (%s): %w", host, ip.Unmap(), ErrOwnReceiver)
 			}
 		}
 		return dialer.DialContext(ctx, network, net.JoinHostPort(ips[0].Unmap().String(), port))

@@ -45,7 +45,7 @@ func NewWebhookSender(store WebhookStore, logger *slog.Logger, opts Options) *We
 	opts = opts.withDefaults()
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.Proxy = nil // a proxy would dial in our stead, unchecked
-	transport.DialContext = receiverDialer(opts.AllowedHosts)
+	transport.DialContext = receiverDialer(opts.AllowedHosts, machineAddresses)
 	client := &http.Client{Timeout: webhookTimeout, Transport: transport,
 		// A receiver that moved says so in the log; the body and its
 		// signature go to the address given, nowhere else.
