@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Options configures a Dovecot started by StartDovecot.
@@ -162,12 +163,28 @@ func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
 }
 
 // Logins says how many times login has logged in to d, as its log tells
-// (imap-login's "Login: user=<login>").
+// (imap-login's "Login: user=<login>"). Dovecot's log process writes a
+// login's line a little after it: the count is read until it holds still
+// for logSettle.
 func (d *Dovecot) Logins(t testing.TB, login string) int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
-	if err != nil {
-		t.Fatal(err)
+	count := func() int {
+		data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "imap-login: Info: Login: user=<"+login+">")
 	}
-	return strings.Count(string(data), "imap-login: Info: Login: user=<"+login+">")
+	n := count()
+	for {
+		time.Sleep(logSettle)
+		again := count()
+		if again == n {
+			return n
+		}
+		n = again
+	}
 }
+
+// logSettle is how long a log must hold still to be read as complete.
+const logSettle = 150 * time.Millisecond

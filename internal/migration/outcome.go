@@ -98,8 +98,27 @@ type FolderEnd struct {
 	Error, ErrorSide string
 	// Refusals are the messages not copied, the next run tries again.
 	Refusals []Refusal
+	// Altered are copies the destination holds unlike what was sent
+	// (read back: size and header); Altered counts them, and the first
+	// few are named.
+	Altered         int
+	AlteredExamples []AlteredCopy
 	// DroppedKeywords are keywords the destination folder cannot keep.
 	DroppedKeywords []string
+}
+
+// AlteredCopy is a copy the destination rewrote: its content differs
+// from the message sent, though it is there.
+type AlteredCopy struct {
+	SourceUID, DestinationUID uint32
+	Subject, What             string
+}
+
+// alteredWords says that copies were altered, with the first example.
+func (f FolderEnd) alteredWords() string {
+	first := f.AlteredExamples[0]
+	return fmt.Sprintf("%d %s altered by the destination: there, but unlike the message sent (e.g. UID %d, %q: %s)",
+		f.Altered, plural(f.Altered, "copy", "copies"), first.SourceUID, first.Subject, first.What)
 }
 
 // Refusal is a message that could not be copied: refused by the
@@ -127,6 +146,8 @@ func (f FolderEnd) Problem() string {
 		return fmt.Sprintf("%d of %d messages not copied (%s, e.g. UID %d: %s)", f.Missing(), f.SourceMessages, what, first.UID, first.Reason)
 	case f.Missing() != 0:
 		return fmt.Sprintf("the destination lacks %d of %d messages", f.Missing(), f.SourceMessages)
+	case f.Altered > 0:
+		return f.alteredWords()
 	}
 	return ""
 }
@@ -154,6 +175,10 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 			e.Error = fmt.Sprintf("%d %s refused, e.g. %s", len(f.Refusals), plural(len(f.Refusals), "message", "messages"), f.Refusals[0].Reason)
 			e.Message += "; " + e.Error
 		}
+	}
+	if f.Altered > 0 && f.Error == "" {
+		e.Error = f.alteredWords()
+		e.Message += "; " + e.Error
 	}
 	if len(f.DroppedKeywords) > 0 {
 		e.Message += "; keywords the destination cannot keep, left out: " + strings.Join(f.DroppedKeywords, " ")

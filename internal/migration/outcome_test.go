@@ -100,3 +100,22 @@ func TestFolderDoneEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestAlteredCopiesAreAProblem: copies a destination rewrote are named as
+// altered, not missing, in the folder's event and in the account's
+// problems, with the first example.
+func TestAlteredCopiesAreAProblem(t *testing.T) {
+	f := FolderEnd{Source: "INBOX", Destination: "INBOX", SourceMessages: 3, DestinationMessages: 3, Altered: 2,
+		AlteredExamples: []AlteredCopy{{SourceUID: 2, DestinationUID: 7, Subject: "Grüße", What: "its header was rewritten (same size, other bytes)"}}}
+	want := `2 copies altered by the destination: there, but unlike the message sent (e.g. UID 2, "Grüße": its header was rewritten (same size, other bytes))`
+	if got := f.Problem(); got != want {
+		t.Errorf("Problem() = %q, want %q", got, want)
+	}
+	parties := RunParties{TaskID: 1, AccountID: 2, Source: Party{Login: "ann"}}
+	if e := parties.FolderDoneEvent(f, Progress{}); !strings.Contains(e.Message, want) || e.Error != want {
+		t.Errorf("folder.done %q (error %q), want it to say %q", e.Message, e.Error, want)
+	}
+	if problems := (RunEnd{Folders: []FolderEnd{f}}).folderProblems(); !strings.Contains(problems, "folder INBOX: 2 copies altered") {
+		t.Errorf("the account's problems %q do not name the altered copies", problems)
+	}
+}

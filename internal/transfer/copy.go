@@ -49,6 +49,11 @@ type folderCopy struct {
 	// keepAlive is called between commands, so that the destination's
 	// main session does not sit idle for long while this one works.
 	keepAlive func() error
+	// bodies are the source bodies streamed, by source UID, until their
+	// copy is settled; sent, what the settled copies were sent as, for
+	// the read-back.
+	bodies map[imap.UID]*sourceBody
+	sent   []sentCopy
 }
 
 // copyMessages streams each message from a source FETCH into a destination
@@ -252,8 +257,9 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		if fetched == nil {
 			break
 		}
-		body := &sourceBody{LiteralReader: fetched.Body}
+		body := &sourceBody{LiteralReader: fetched.Body, digest: newHeaderDigest()}
 		if msg, ok := byUID[fetched.UID]; ok && sinkErr == nil {
+			f.bodies[msg.UID] = body
 			sinkErr = sink(msg, body)
 		}
 		if body.err == nil {
@@ -294,11 +300,14 @@ type sourceBody struct {
 	imap.LiteralReader
 	read int64
 	err  error
+	// digest hashes the header as it goes by, for the read-back.
+	digest *headerDigest
 }
 
 func (b *sourceBody) Read(p []byte) (int, error) {
 	n, err := b.LiteralReader.Read(p)
 	b.read += int64(n)
+	b.digest.Write(p[:n])
 	if err == io.EOF && b.read < b.Size() {
 		err = io.ErrUnexpectedEOF
 	}
@@ -388,6 +397,10 @@ func (f *folderCopy) settled(msgs []message, uids []imap.UID) {
 		if uids != nil {
 			uid = uids[i]
 		}
+		if body := f.bodies[msg.UID]; body != nil && uid != 0 {
+			f.sent = append(f.sent, sentCopyOf(msg, uid, body))
+		}
+		delete(f.bodies, msg.UID)
 		f.m.figures.copied(f.m.progress.Folder, msg.Size)
 		f.copied(msg, f.flags.keep(msg.Flags), uid)
 	}

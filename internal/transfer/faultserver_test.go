@@ -48,6 +48,10 @@ type faultOptions struct {
 	// refuses an APPEND once its message is read; the connection stays
 	// usable.
 	RefuseAppend func(body []byte) error
+	// RewriteAppend, when set, changes each appended message before it is
+	// stored, as a destination that rewrites mail does (Cyrus' munge8bit
+	// turns 8-bit header bytes into "X").
+	RewriteAppend func(body []byte) []byte
 	// RefuseFetch marks messages no FETCH of a body reads: the FETCH
 	// answers the others, then NO. The mark follows a COPY.
 	RefuseFetch func(body []byte) bool

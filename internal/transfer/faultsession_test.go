@@ -81,6 +81,9 @@ func (s *faultSession) Append(mailbox string, r imap.LiteralReader, options *ima
 			return nil, err
 		}
 	}
+	if rewrite := s.fs.opts.RewriteAppend; s.conn != nil && rewrite != nil {
+		body = rewrite(body)
+	}
 	data, err := s.fs.store(mailbox, body, options)
 	if err != nil || !s.caps.Has(imap.CapUIDPlus) {
 		return nil, err

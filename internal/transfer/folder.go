@@ -52,6 +52,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 		err = fs.run(ctx)
 	}
 	res.Failures, res.SourceMessages, res.DestinationMessages = fs.failures, fs.covered, fs.onDestination
+	res.Altered = fs.altered
 	if saveErr := fs.finish(ctx, err == nil); err == nil {
 		err = saveErr
 	}

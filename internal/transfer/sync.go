@@ -26,6 +26,8 @@ type folderSync struct {
 	// be found: they keep ForeignBelow where it is.
 	unresolved int
 	failures   []MessageFailure
+	// altered are the copies the read-back found unlike what was sent.
+	altered []AlteredCopy
 	// Verification: listed source messages the destination must hold, and
 	// those it does.
 	covered, onDestination int

@@ -89,7 +89,8 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []mess
 		return err
 	}
 	var unresolved []message
-	fc := &folderCopy{m: r, destination: fs.plan.Destination, flags: fs.flags, appender: a, keepAlive: r.keepDestinationAlive}
+	fc := &folderCopy{m: r, destination: fs.plan.Destination, flags: fs.flags, appender: a, keepAlive: r.keepDestinationAlive,
+		bodies: map[imap.UID]*sourceBody{}}
 	fc.copied = func(msg message, written []imap.Flag, uid imap.UID) {
 		msg.Flags = written
 		if uid == 0 {
@@ -100,6 +101,11 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []mess
 		fs.destUIDNext = max(fs.destUIDNext, uid+1)
 	}
 	err = fc.copyMessages(ctx, messages)
+	if err == nil {
+		var altered []AlteredCopy
+		altered, err = fs.readBack(fc.sent)
+		fs.altered = append(fs.altered, altered...)
+	}
 	fs.failures = append(fs.failures, fc.failures...)
 	fs.noteInDoubt(fc.unsettled())
 	if len(unresolved) > 0 && (err == nil || isSourceError(err)) {

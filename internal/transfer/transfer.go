@@ -124,6 +124,9 @@ type FolderResult struct {
 	SourceMessages      int
 	DestinationMessages int
 	Failures            []MessageFailure
+	// Altered are copies the destination holds that differ from what was
+	// sent (read back: size and header), found in this run's copies.
+	Altered []AlteredCopy
 	// DroppedKeywords are keywords of the source's messages that the
 	// destination folder cannot keep (RFC 9051 §7.1, PERMANENTFLAGS), named
 	// by the first run that meets them only.
@@ -145,9 +148,9 @@ type FolderResult struct {
 func (r FolderResult) Missing() int { return r.SourceMessages - r.DestinationMessages }
 
 // Verified reports whether every covered source message has its copy on
-// the destination.
+// the destination, and no copy read back differs from what was sent.
 func (r FolderResult) Verified() bool {
-	return r.Error == "" && r.Missing() == 0
+	return r.Error == "" && r.Missing() == 0 && len(r.Altered) == 0
 }
 
 // MessageFailure is a message that could not be copied: refused by the

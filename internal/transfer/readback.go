@@ -1,0 +1,162 @@
+package transfer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"slices"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// Read-back (docs/design.md#verification): after each window of copies,
+// the destination's copies are read back, their size and a digest of
+// their header, and compared with what was sent. A destination that
+// rewrites mail (Cyrus' munge8bit, a gateway that re-encodes) is told
+// apart from one that lost it: the copy is there, but not the message.
+
+// AlteredCopy is a copy the destination holds that differs from what was
+// sent: what a careful administrator signs off on, told apart from a
+// message not copied.
+type AlteredCopy struct {
+	SourceUID, DestinationUID uint32
+	Subject                   string // the source's, as sent
+	What                      string // e.g. "its size went from 1 234 to 1 230 bytes"
+}
+
+// headerDigest hashes a message's header as it streams by: the bytes up to
+// and with the blank line that ends it (RFC 5322 §2.1).
+type headerDigest struct {
+	h     hash.Hash
+	match int // bytes of "\r\n\r\n" matched so far
+	ended bool
+	head  []byte // the header's first bytes, for its subject
+}
+
+// maxHeadKept bounds what a headerDigest keeps of a header to find its
+// subject in.
+const maxHeadKept = 8 << 10
+
+func newHeaderDigest() *headerDigest { return &headerDigest{h: sha256.New()} }
+
+func (d *headerDigest) Write(p []byte) {
+	if d.ended {
+		return
+	}
+	if room := maxHeadKept - len(d.head); room > 0 {
+		d.head = append(d.head, p[:min(room, len(p))]...)
+	}
+	for i, c := range p {
+		switch {
+		case c == "\r\n\r\n"[d.match]:
+			d.match++
+		case c == '\r':
+			d.match = 1
+		default:
+			d.match = 0
+		}
+		if d.match == 4 {
+			d.h.Write(p[:i+1])
+			d.ended = true
+			return
+		}
+	}
+	d.h.Write(p)
+}
+
+// subject is the header's Subject field as sent, unfolded, or empty.
+func (d *headerDigest) subject() string {
+	for _, line := range bytes.Split(d.head, []byte("\r\n")) {
+		if name, value, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Subject")) {
+			return string(bytes.TrimSpace(value))
+		}
+	}
+	return ""
+}
+
+// sum is the digest of the header; false for a message without a blank
+// line, whose header a server may end differently: only its size counts.
+func (d *headerDigest) sum() ([]byte, bool) { return d.h.Sum(nil), d.ended }
+
+// sentCopy is what the destination was sent for one copy.
+type sentCopy struct {
+	source      message
+	destination imap.UID
+	size        int64
+	header      []byte // nil: compare the size alone
+	subject     string
+}
+
+// readBack reads back the copies sent, from the destination folder the
+// main session has selected, and returns those that differ. A copy that
+// is not there is not altered: the UID map's verification counts it.
+func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
+	if len(sent) == 0 {
+		return nil, nil
+	}
+	dst := fs.r.destination
+	// The copies came over the other connection: the main session
+	// learns of them first.
+	if err := dst.Noop().Wait(); err != nil {
+		return nil, dst.failed(err)
+	}
+	byUID := make(map[imap.UID]sentCopy, len(sent))
+	var uids imap.UIDSet
+	for _, c := range sent {
+		byUID[c.destination] = c
+		uids.AddNum(c.destination)
+	}
+	header := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, Peek: true}
+	cmd := dst.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{header}})
+	var altered []AlteredCopy
+	for {
+		msg := cmd.Next()
+		if msg == nil {
+			break
+		}
+		buf, err := msg.Collect()
+		if err != nil {
+			cmd.Close() //nolint:errcheck // the error is err's
+			return nil, dst.failed(err)
+		}
+		c, ok := byUID[buf.UID]
+		if !ok {
+			continue
+		}
+		if what := difference(c, buf.RFC822Size, buf.FindBodySection(header)); what != "" {
+			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination),
+				Subject: c.subject, What: what})
+		}
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, dst.failed(err)
+	}
+	slices.SortFunc(altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
+	return altered, nil
+}
+
+// difference says how a copy read back differs from what was sent; empty
+// when it does not.
+func difference(c sentCopy, size int64, header []byte) string {
+	if size != c.size {
+		return fmt.Sprintf("its size went from %d to %d bytes", c.size, size)
+	}
+	if c.header == nil {
+		return ""
+	}
+	digest := sha256.Sum256(header)
+	if !bytes.Equal(digest[:], c.header) {
+		return "its header was rewritten (same size, other bytes)"
+	}
+	return ""
+}
+
+// sentCopyOf is what was sent for msg, read from its body, copied to uid.
+func sentCopyOf(msg message, uid imap.UID, body *sourceBody) sentCopy {
+	c := sentCopy{source: msg, destination: uid, size: body.read, subject: body.digest.subject()}
+	if sum, ended := body.digest.sum(); ended {
+		c.header = sum
+	}
+	return c
+}

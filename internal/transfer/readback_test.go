@@ -1,0 +1,78 @@
+package transfer
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// munge8bit rewrites a message as Cyrus does with munge8bit on: every
+// 8-bit byte of its header becomes "X", the size unchanged.
+func munge8bit(body []byte) []byte {
+	end := bytes.Index(body, []byte("\r\n\r\n"))
+	if end < 0 {
+		end = len(body)
+	}
+	out := bytes.Clone(body)
+	for i := range out[:end] {
+		if out[i] >= 0x80 {
+			out[i] = 'X'
+		}
+	}
+	return out
+}
+
+// TestRewritingDestinationIsReported: a destination that rewrites the
+// 8-bit bytes of headers (same size) and one that adds a header (another
+// size) hold every copy, but the copies read back unlike what was sent:
+// the folder is not verified, and names each altered copy with its
+// subject and what changed; the untouched copies are not named.
+func TestRewritingDestinationIsReported(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		rewrite func([]byte) []byte
+		altered []string // subjects
+		what    string
+	}{
+		{"8-bit header bytes", munge8bit, []string{"Café au lait", "Grüße"}, "its header was rewritten (same size, other bytes)"},
+		{"a header added", func(body []byte) []byte { return append([]byte("X-Scanned: clean\r\n"), body...) },
+			[]string{"plain", "Café au lait", "Grüße"}, "its size went from"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := startFaultServer(t, faultOptions{})
+			var msgs []faultMessage
+			for i, subject := range []string{"plain", "Café au lait", "Grüße"} {
+				m := srvMessage("", i+1)
+				m.Body = mail("", subject, 300+i)
+				msgs = append(msgs, m)
+			}
+			src.seed(t, "INBOX", msgs...)
+			dst := startFaultServer(t, faultOptions{RewriteAppend: tc.rewrite})
+			res := srvRun(t, srvJob(src.side(), dst.side(), Tuning{}), 1)
+			if len(dst.read(t, "INBOX")) != 3 {
+				t.Fatalf("the destination holds %d messages, want all 3", len(dst.read(t, "INBOX")))
+			}
+			var inbox FolderResult
+			for _, f := range res.Folders {
+				if f.Source == "INBOX" {
+					inbox = f
+				}
+			}
+			if inbox.Verified() {
+				t.Error("INBOX verified though its copies were rewritten")
+			}
+			var subjects []string
+			for _, a := range inbox.Altered {
+				subjects = append(subjects, a.Subject)
+				if !strings.HasPrefix(a.What, tc.what) || a.DestinationUID == 0 {
+					t.Errorf("altered copy %+v, want %q", a, tc.what)
+				}
+			}
+			if strings.Join(subjects, "|") != strings.Join(tc.altered, "|") {
+				t.Errorf("altered copies %q, want %q", subjects, tc.altered)
+			}
+		})
+	}
+}
