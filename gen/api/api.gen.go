@@ -655,6 +655,24 @@ func (e TokenMechanism) Valid() bool {
 	}
 }
 
+// Defines values for VerifyCopies.
+const (
+	VerifyCopiesCounts  VerifyCopies = "counts"
+	VerifyCopiesHeaders VerifyCopies = "headers"
+)
+
+// Valid indicates whether the value is a known member of the VerifyCopies enum.
+func (e VerifyCopies) Valid() bool {
+	switch e {
+	case VerifyCopiesCounts:
+		return true
+	case VerifyCopiesHeaders:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryState.
 const (
 	WebhookDeliveryStateDelivered WebhookDeliveryState = "delivered"
@@ -1596,7 +1614,8 @@ type TaskOptions struct {
 	RefuseBlocked bool `json:"refuse_blocked,omitempty"`
 
 	// Since A date, YYYY-MM-DD; only messages with a later INTERNALDATE are copied. Empty means all.
-	Since string `json:"since,omitempty"`
+	Since        string       `json:"since,omitempty"`
+	VerifyCopies VerifyCopies `json:"verify_copies,omitempty"`
 }
 
 // TaskPlan defines model for TaskPlan.
@@ -1741,6 +1760,13 @@ type Totals struct {
 	// this total up by the end of a run.
 	SourceMessages int64 `json:"source_messages"`
 }
+
+// VerifyCopies How the copies a pass makes are checked. `headers`: each new copy is read back, and its
+// size and header must be the bytes sent; a copy that differs is reported as altered by the
+// destination (the account ends `completed_with_errors`). `counts`: only that every copy
+// is there, for a destination known to re-encode every message, where every
+// copy would read back altered.
+type VerifyCopies string
 
 // Webhook defines model for Webhook.
 type Webhook struct {

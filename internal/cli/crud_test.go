@@ -39,13 +39,13 @@ func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
 
 	dst := u.id("endpoints", "create", "--host", "imap.new.example")
 	task := u.id("tasks", "create", "--name", "n", "--source", ep, "--destination", dst,
-		"--include-folder", "^INBOX", "--include-folder", "^Archive", "--folder-map", "Sent Items=Sent", "--since", "2024-01-01", "--gmail-labels", "keywords")
+		"--include-folder", "^INBOX", "--include-folder", "^Archive", "--folder-map", "Sent Items=Sent", "--since", "2024-01-01", "--gmail-labels", "keywords", "--verify-copies", "counts")
 	u.ok("tasks", "update", task, "--name", "renamed", "--include-folder", "^Projects")
 	var got api.Task
 	decodeJSON(t, u.ok("tasks", "get", task, "--output", "json"), &got)
 	o := got.Options
 	if got.Name != "renamed" || strings.Join(o.IncludeFolders, " ") != "^Projects" || o.FolderMap["Sent Items"] != "Sent" || o.Since != "2024-01-01" ||
-		o.GmailLabels != api.GmailLabelsKeywords {
+		o.GmailLabels != api.GmailLabelsKeywords || o.VerifyCopies != api.VerifyCopiesCounts {
 		t.Errorf("task after update: %+v", got)
 	}
 

@@ -173,6 +173,9 @@ func optionsText(o api.TaskOptions) string {
 	if o.GmailLabels != "" && o.GmailLabels != api.GmailLabelsFirstLabel {
 		add("gmail labels %s", o.GmailLabels)
 	}
+	if o.VerifyCopies == api.VerifyCopiesCounts {
+		add("copies counted, not read back")
+	}
 	if len(parts) == 0 {
 		return "-"
 	}
@@ -215,6 +218,8 @@ func taskFlags(fs *flag.FlagSet, in *api.TaskInput) {
 	fs.BoolVar(&o.RefuseBlocked, "refuse-blocked", o.RefuseBlocked, "leave out of runs the accounts whose plan has a blocking problem (quota, collision)")
 	fs.StringVar((*string)(&o.GmailLabels), "gmail-labels", string(o.GmailLabels),
 		"leaving Gmail: first-label (each message once, in its first label), keywords (once, labels as keywords) or folders (a copy per label); default first-label")
+	fs.StringVar((*string)(&o.VerifyCopies), "verify-copies", string(o.VerifyCopies),
+		"headers (read each new copy back: size and header must be what was sent) or counts (only that every copy is there, for a destination that re-encodes mail); default headers")
 }
 
 // stringList is a repeatable flag; given again in an update, it replaces
@@ -305,6 +310,8 @@ func applyTaskFlag(name string, from api.TaskInput, to *api.TaskInput) {
 		o.GmailLabels = f.GmailLabels
 	case "refuse-blocked":
 		o.RefuseBlocked = f.RefuseBlocked
+	case "verify-copies":
+		o.VerifyCopies = f.VerifyCopies
 	}
 }
 

@@ -114,6 +114,7 @@ func taskOptionsFromAPI(in api.TaskOptions) (migration.TaskOptions, error) {
 		MirrorDeletions:  in.MirrorDeletions,
 		GmailLabels:      migration.GmailLabels(in.GmailLabels),
 		RefuseBlocked:    in.RefuseBlocked,
+		VerifyCopies:     migration.VerifyCopies(in.VerifyCopies),
 	}, err
 }
 
@@ -135,6 +136,7 @@ func taskToAPI(t migration.Task) api.Task {
 			MirrorDeletions:  o.MirrorDeletions,
 			GmailLabels:      api.GmailLabels(o.GmailLabels),
 			RefuseBlocked:    o.RefuseBlocked,
+			VerifyCopies:     api.VerifyCopies(o.VerifyCopies),
 		},
 		State: api.TaskState(t.State),
 		Accounts: api.AccountCounts{

@@ -53,6 +53,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"AccountSort", sortTexts()},
 		{"LoginTestFilter", texts(LoginTestFilters)},
 		{"PassStarter", texts(PassStarters)},
+		{"VerifyCopies", texts(VerifyDepths)},
 		{"EndpointProblem", append([]string{"none"}, texts(ServerProblems)...)},
 	} {
 		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {

@@ -33,7 +33,28 @@ type TaskOptions struct {
 	// RefuseBlocked leaves out of a run (of a selection, or a scheduled
 	// pass) the accounts whose newest plan has a blocking problem.
 	RefuseBlocked bool
+	// VerifyCopies is how the copies a pass makes are checked; "":
+	// VerifyHeaders.
+	VerifyCopies VerifyCopies
 }
+
+// VerifyCopies is how closely the copies a pass makes are checked
+// (docs/design.md#verification).
+type VerifyCopies string
+
+// The depths of verification, in the order the API lists them.
+const (
+	// VerifyHeaders reads every new copy back: its size and its header
+	// must be the bytes sent.
+	VerifyHeaders VerifyCopies = "headers"
+	// VerifyCounts only checks that every copy is there (the UID map):
+	// for a destination known to re-encode mail, where every copy would
+	// read back altered.
+	VerifyCounts VerifyCopies = "counts"
+)
+
+// VerifyDepths are every VerifyCopies.
+var VerifyDepths = []VerifyCopies{VerifyHeaders, VerifyCounts}
 
 // GmailLabels is how a task leaving Gmail treats its labels
 // (transfer.GmailLabels).
@@ -68,6 +89,12 @@ func (o *TaskOptions) Normalize() error {
 	}
 	if !slices.Contains(GmailLabelPolicies, o.GmailLabels) {
 		return invalid("options.gmail_labels", "must be first-label|keywords|folders")
+	}
+	if o.VerifyCopies == "" {
+		o.VerifyCopies = VerifyHeaders
+	}
+	if !slices.Contains(VerifyDepths, o.VerifyCopies) {
+		return invalid("options.verify_copies", "must be headers|counts")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -156,6 +157,8 @@ func TestTaskOptionsNormalize(t *testing.T) {
 		{"most accounts at a time", TaskOptions{ParallelAccounts: 64}, 64, ""},
 		{"too many accounts at a time", TaskOptions{ParallelAccounts: 65}, 0, parallel},
 		{"negative parallel accounts", TaskOptions{ParallelAccounts: -1}, 0, parallel},
+		{"copies counted only", TaskOptions{VerifyCopies: VerifyCounts}, 4, ""},
+		{"unknown depth of verification", TaskOptions{VerifyCopies: "full"}, 0, "options.verify_copies must be headers|counts"},
 		{"first error wins", TaskOptions{MaxMessageBytes: -1, ParallelAccounts: -1}, 0,
 			"options.max_message_bytes must be 0 (no limit) or more"},
 	} {
@@ -174,6 +177,9 @@ func TestTaskOptionsNormalize(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if want := cmp.Or(tc.in.VerifyCopies, VerifyHeaders); o.VerifyCopies != want {
+				t.Errorf("verify copies %q, want %q", o.VerifyCopies, want)
 			}
 			if o.ParallelAccounts != tc.wantParallel {
 				t.Errorf("parallel accounts %d, want %d", o.ParallelAccounts, tc.wantParallel)

@@ -29,14 +29,15 @@ type taskOptions struct {
 	MirrorDeletions  bool              `json:"mirror_deletions,omitempty"`
 	GmailLabels      string            `json:"gmail_labels,omitempty"`
 	// refuse_blocked is read by AccountsQueue and PlansBlockedSelected too.
-	RefuseBlocked bool `json:"refuse_blocked,omitempty"`
+	RefuseBlocked bool   `json:"refuse_blocked,omitempty"`
+	VerifyCopies  string `json:"verify_copies,omitempty"`
 }
 
 func storedTaskOptions(o migration.TaskOptions) taskOptions {
 	return taskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: migration.SinceText(o.Since),
 		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions, GmailLabels: string(o.GmailLabels),
-		RefuseBlocked: o.RefuseBlocked}
+		RefuseBlocked: o.RefuseBlocked, VerifyCopies: string(o.VerifyCopies)}
 }
 
 func (o taskOptions) domain() (migration.TaskOptions, error) {
@@ -44,8 +45,9 @@ func (o taskOptions) domain() (migration.TaskOptions, error) {
 	return migration.TaskOptions{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: since,
 		ParallelAccounts: o.ParallelAccounts, MirrorDeletions: o.MirrorDeletions, RefuseBlocked: o.RefuseBlocked,
-		// Tasks from before the option have the default.
-		GmailLabels: cmp.Or(migration.GmailLabels(o.GmailLabels), migration.GmailFirstLabel)}, err
+		// Tasks from before the options have their defaults.
+		GmailLabels:  cmp.Or(migration.GmailLabels(o.GmailLabels), migration.GmailFirstLabel),
+		VerifyCopies: cmp.Or(migration.VerifyCopies(o.VerifyCopies), migration.VerifyHeaders)}, err
 }
 
 // TaskCreate stores a new idle task.

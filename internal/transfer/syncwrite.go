@@ -101,7 +101,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []mess
 		fs.destUIDNext = max(fs.destUIDNext, uid+1)
 	}
 	err = fc.copyMessages(ctx, messages)
-	if err == nil {
+	if err == nil && !r.job.Options.SkipReadBack {
 		var altered []AlteredCopy
 		altered, err = fs.readBack(fc.sent)
 		fs.altered = append(fs.altered, altered...)

@@ -91,6 +91,10 @@ type Options struct {
 	MirrorDeletions bool
 	// GmailLabels is the policy for a Gmail source's labels; "": first-label.
 	GmailLabels GmailLabels
+	// SkipReadBack leaves the copies unread after they are made: they are
+	// checked by count alone (readback.go), for a destination known to
+	// re-encode every message.
+	SkipReadBack bool
 }
 
 // Progress reports what a migration has done so far.

@@ -225,7 +225,7 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 func optionsOf(o migration.TaskOptions) transfer.Options {
 	return transfer.Options{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: o.Since, MirrorDeletions: o.MirrorDeletions,
-		GmailLabels: transfer.GmailLabels(o.GmailLabels)}
+		GmailLabels: transfer.GmailLabels(o.GmailLabels), SkipReadBack: o.VerifyCopies == migration.VerifyCounts}
 }
 
 func progressOf(p transfer.Progress) migration.Progress {

@@ -166,6 +166,12 @@ export const PlanFilter = Object.freeze({
   pending: 'pending',
 });
 
+// VerifyCopies has the values of the API's VerifyCopies.
+export const VerifyCopies = Object.freeze({
+  headers: 'headers',
+  counts: 'counts',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);

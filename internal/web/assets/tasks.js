@@ -6,7 +6,7 @@ import { h, field, notice, confirmAction, plural, dataTable, keepFocus, select }
 import { endpointName } from './endpoints.js';
 import { EventStream, latestSeqSeen, throttle, coalesce, figuresOnly } from './events.js';
 import { takeFlash } from './flash.js';
-import { runningStates, fieldLimits, GmailLabels } from './enums.js';
+import { runningStates, fieldLimits, GmailLabels, VerifyCopies } from './enums.js';
 
 // runningStates are the states in which a task is busy (docs/design.md#task-states).
 export { runningStates };
@@ -195,6 +195,7 @@ export function taskForm(endpoints, task, saved) {
   const mirror = h('input', { name: 'mirror_deletions', type: 'checkbox' });
   const refuseBlocked = h('input', { name: 'refuse_blocked', type: 'checkbox' });
   const gmail = select('gmail_labels', gmailPolicies, gmailPolicies[0][0]);
+  const verify = select('verify_copies', verifyDepths, verifyDepths[0][0]);
   if (task) {
     name.value = task.name;
     source.value = String(task.source_endpoint_id);
@@ -208,6 +209,7 @@ export function taskForm(endpoints, task, saved) {
     mirror.checked = Boolean(o.mirror_deletions);
     refuseBlocked.checked = Boolean(o.refuse_blocked);
     gmail.value = o.gmail_labels || gmailPolicies[0][0];
+    verify.value = o.verify_copies || verifyDepths[0][0];
   }
   const form = h('form', { id: task ? 'task-settings-form' : 'task-form', class: 'card' },
     task ? null : h('h2', { text: 'New task' }),
@@ -225,7 +227,8 @@ export function taskForm(endpoints, task, saved) {
       field('Accounts at once', parallel, 'Empty: 4.'),
       field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.'),
       field('Leave out blocked accounts', refuseBlocked, 'Runs and scheduled passes leave out the accounts whose plan found a blocking problem (quota, folder collision).'),
-      field('Gmail labels', gmail, 'Leaving Gmail: All Mail, Starred and Important are never copied as folders, and archived mail goes to Archive. Other sources ignore this.')),
+      field('Gmail labels', gmail, 'Leaving Gmail: All Mail, Starred and Important are never copied as folders, and archived mail goes to Archive. Other sources ignore this.'),
+      field('Check the copies', verify, 'Reading each copy back finds a destination that rewrites mail; counting only is for one known to re-encode every message.')),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: task ? 'Save settings' : 'Create task' })));
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
@@ -235,7 +238,7 @@ export function taskForm(endpoints, task, saved) {
         include_folders: lines(include.value), exclude_folders: lines(exclude.value),
         folder_map: folderRenames(folderMap.value), max_message_bytes: Number(maxBytes.value) || 0,
         since: since.value, parallel_accounts: Number(parallel.value) || 0, mirror_deletions: mirror.checked,
-        gmail_labels: gmail.value, refuse_blocked: refuseBlocked.checked,
+        gmail_labels: gmail.value, refuse_blocked: refuseBlocked.checked, verify_copies: verify.value,
       };
       const body = {
         name: name.value.trim(), source_endpoint_id: Number(source.value),
@@ -256,6 +259,13 @@ const gmailPolicies = [
   [GmailLabels.firstLabel, 'Each message once: Drafts, INBOX, its first label, Sent or Archive'],
   [GmailLabels.keywords, 'Each message once: Drafts, INBOX, Sent or Archive, labels kept as keywords'],
   [GmailLabels.folders, 'A copy per label folder'],
+];
+
+// verifyDepths are the ways the copies a pass makes are checked, the
+// default first.
+const verifyDepths = [
+  [VerifyCopies.headers, 'Read each copy back: its size and header must be what was sent'],
+  [VerifyCopies.counts, 'Count the copies only (a destination that re-encodes mail)'],
 ];
 
 function lines(text) {
