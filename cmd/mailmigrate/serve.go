@@ -179,6 +179,13 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger) (*databa
 	db := &database{}
 	url := cfg.DatabaseURL
 	if url == "" {
+		opened, err := openDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("data dir: %w", err)
+		}
+		if opened {
+			logger.Info("the data dir is now passable (mode 0711) for the private PostgreSQL, which runs as another user; its files stay private", "dir", cfg.DataDir)
+		}
 		dir := filepath.Join(cfg.DataDir, "postgres")
 		logger.Info("starting private PostgreSQL", "dir", dir)
 		local, err := localpg.Start(ctx, localpg.Options{Dir: dir, Logger: logger})

@@ -87,7 +87,7 @@ func (o *owner) checkReachable(dir string) error {
 			return err
 		}
 		if !o.canTraverse(info) {
-			return fmt.Errorf("PostgreSQL runs as user %s, who cannot enter %s: choose a data dir that user can reach, e.g. --data-dir /var/lib/mailmigrate", o.name, parent)
+			return fmt.Errorf("PostgreSQL runs as user %s, who cannot enter %s: let it pass (chmod o+x %s), or choose a data dir that user can reach, e.g. --data-dir /var/lib/mailmigrate", o.name, parent, parent)
 		}
 		if parent == filepath.Dir(parent) {
 			return nil
