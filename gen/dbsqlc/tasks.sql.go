@@ -145,14 +145,17 @@ func (q *Queries) TaskDelete(ctx context.Context, id int64) error {
 const taskFactsLock = `-- name: TaskFactsLock :one
 SELECT t.state, (t.paused_at IS NOT NULL)::bool AS paused, (t.tests_pending > 0)::bool AS test_running,
     (SELECT count(*) FROM accounts a WHERE a.task_id = t.id)::bigint AS accounts,
-    (SELECT count(DISTINCT p.account_id) FROM account_passes p
-     WHERE p.task_id = t.id AND p.state = ANY($1::text[]))::bigint AS completed,
-    EXISTS (SELECT 1 FROM task_runs r JOIN task_schedules s ON s.task_id = r.task_id AND s.final_pass = r.pass
-            WHERE r.task_id = t.id AND r.ended_at IS NULL)::bool AS final_under_way
-FROM tasks t WHERE t.id = $2 FOR NO KEY UPDATE OF t
+    (CASE WHEN $1::bool THEN
+        (SELECT count(DISTINCT p.account_id) FROM account_passes p
+         WHERE p.task_id = t.id AND p.state = ANY($2::text[]))
+     ELSE 0 END)::bigint AS completed,
+    ($1::bool AND EXISTS (SELECT 1 FROM task_runs r JOIN task_schedules s ON s.task_id = r.task_id AND s.final_pass = r.pass
+            WHERE r.task_id = t.id AND r.ended_at IS NULL))::bool AS final_under_way
+FROM tasks t WHERE t.id = $3 FOR NO KEY UPDATE OF t
 `
 
 type TaskFactsLockParams struct {
+	PassFacts       bool
 	CompletedStates []string
 	ID              int64
 }
@@ -168,9 +171,11 @@ type TaskFactsLockRow struct {
 
 // What the domain decides a command on (migration.TaskFacts), the task's
 // row held until the transaction ends: commands on one task take turns,
-// and no pass starts or ends while one is applied.
+// and no pass starts or ends while one is applied. The passes' facts,
+// which only the final pass reads, are read with pass_facts alone: every
+// account edit and run would otherwise count the task's pass records.
 func (q *Queries) TaskFactsLock(ctx context.Context, arg TaskFactsLockParams) (TaskFactsLockRow, error) {
-	row := q.db.QueryRow(ctx, taskFactsLock, arg.CompletedStates, arg.ID)
+	row := q.db.QueryRow(ctx, taskFactsLock, arg.PassFacts, arg.CompletedStates, arg.ID)
 	var i TaskFactsLockRow
 	err := row.Scan(
 		&i.State,

@@ -39,6 +39,11 @@ var TaskCommands = []TaskCommand{CommandRun, CommandRunSelection, CommandSchedul
 // CancelableTaskStates are the states a cancel moves to TaskCanceling.
 var CancelableTaskStates = []TaskState{TaskQueued, TaskRunning, TaskTesting}
 
+// ReadsPassFacts reports whether the decision on command reads the facts
+// of the task's passes (TaskFacts.Completed, FinalUnderWay): only the
+// final pass does; storage leaves them zero for the others.
+func ReadsPassFacts(command TaskCommand) bool { return command == CommandFinal }
+
 // TaskFacts are what a decision about a task reads, under its lock.
 type TaskFacts struct {
 	State       TaskState

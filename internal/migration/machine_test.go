@@ -170,3 +170,23 @@ func TestDesignShowsTheTransitionTable(t *testing.T) {
 		t.Errorf("docs/design.md's transition table differs from migration.TransitionTable(); put this between its markers:\n%s", want)
 	}
 }
+
+// TestReadsPassFacts: storage reads the facts of a task's passes only for
+// the commands ReadsPassFacts names; every other command answers the same
+// whatever they are, in every state.
+func TestReadsPassFacts(t *testing.T) {
+	for _, command := range TaskCommands {
+		if ReadsPassFacts(command) {
+			continue
+		}
+		for _, state := range TaskStates {
+			without := TaskFacts{State: state, Accounts: 3}
+			with := TaskFacts{State: state, Accounts: 3, Completed: 3, FinalUnderWay: true}
+			a, errA := DecideTask(without, command)
+			b, errB := DecideTask(with, command)
+			if a != b || !errors.Is(errA, errB) && !errors.Is(errB, errA) {
+				t.Errorf("%s in %s answers %+v %v without the passes' facts and %+v %v with them", command, state, a, errA, b, errB)
+			}
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 // (docs/design.md#the-task-state-machine): the transition to apply, or
 // the refusal. A missing task answers pgx.ErrNoRows.
 func decide(ctx context.Context, q *dbsqlc.Queries, taskID int64, command migration.TaskCommand) (migration.TaskFacts, migration.TaskTransition, error) {
-	facts, err := taskFactsLock(ctx, q, taskID)
+	facts, err := taskFactsLock(ctx, q, taskID, migration.ReadsPassFacts(command))
 	if err != nil {
 		return facts, migration.TaskTransition{}, err
 	}
@@ -21,9 +21,11 @@ func decide(ctx context.Context, q *dbsqlc.Queries, taskID int64, command migrat
 }
 
 // taskFactsLock reads what the domain decides a task's commands on, and
-// holds the task's row until the transaction of q ends.
-func taskFactsLock(ctx context.Context, q *dbsqlc.Queries, taskID int64) (migration.TaskFacts, error) {
-	row, err := q.TaskFactsLock(ctx, dbsqlc.TaskFactsLockParams{ID: taskID, CompletedStates: texts(migration.CompletedPassStates)})
+// holds the task's row until the transaction of q ends; the facts of its
+// passes (Completed, FinalUnderWay) only with passFacts, zero else.
+func taskFactsLock(ctx context.Context, q *dbsqlc.Queries, taskID int64, passFacts bool) (migration.TaskFacts, error) {
+	row, err := q.TaskFactsLock(ctx, dbsqlc.TaskFactsLockParams{ID: taskID, PassFacts: passFacts,
+		CompletedStates: texts(migration.CompletedPassStates)})
 	if err != nil {
 		return migration.TaskFacts{}, err
 	}

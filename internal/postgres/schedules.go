@@ -115,7 +115,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		by = migration.StartedAsFinal
 	}
 	if step == migration.StepFinal {
-		facts, err := taskFactsLock(ctx, q, taskID)
+		facts, err := taskFactsLock(ctx, q, taskID, true)
 		if err != nil {
 			return false, err
 		}

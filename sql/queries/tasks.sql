@@ -32,13 +32,17 @@ SELECT state FROM tasks WHERE id = @id;
 -- name: TaskFactsLock :one
 -- What the domain decides a command on (migration.TaskFacts), the task's
 -- row held until the transaction ends: commands on one task take turns,
--- and no pass starts or ends while one is applied.
+-- and no pass starts or ends while one is applied. The passes' facts,
+-- which only the final pass reads, are read with pass_facts alone: every
+-- account edit and run would otherwise count the task's pass records.
 SELECT t.state, (t.paused_at IS NOT NULL)::bool AS paused, (t.tests_pending > 0)::bool AS test_running,
     (SELECT count(*) FROM accounts a WHERE a.task_id = t.id)::bigint AS accounts,
-    (SELECT count(DISTINCT p.account_id) FROM account_passes p
-     WHERE p.task_id = t.id AND p.state = ANY(@completed_states::text[]))::bigint AS completed,
-    EXISTS (SELECT 1 FROM task_runs r JOIN task_schedules s ON s.task_id = r.task_id AND s.final_pass = r.pass
-            WHERE r.task_id = t.id AND r.ended_at IS NULL)::bool AS final_under_way
+    (CASE WHEN @pass_facts::bool THEN
+        (SELECT count(DISTINCT p.account_id) FROM account_passes p
+         WHERE p.task_id = t.id AND p.state = ANY(@completed_states::text[]))
+     ELSE 0 END)::bigint AS completed,
+    (@pass_facts::bool AND EXISTS (SELECT 1 FROM task_runs r JOIN task_schedules s ON s.task_id = r.task_id AND s.final_pass = r.pass
+            WHERE r.task_id = t.id AND r.ended_at IS NULL))::bool AS final_under_way
 FROM tasks t WHERE t.id = @id FOR NO KEY UPDATE OF t;
 
 -- name: TaskStateSet :execrows
