@@ -21,7 +21,7 @@ import (
 // message not copied.
 type AlteredCopy struct {
 	SourceUID, DestinationUID uint32
-	Subject                   string // the source's, as sent
+	Subject                   string // the source message's
 	What                      string // e.g. "its size went from 1 234 to 1 230 bytes"
 }
 
@@ -31,21 +31,13 @@ type headerDigest struct {
 	h     hash.Hash
 	match int // bytes of "\r\n\r\n" matched so far
 	ended bool
-	head  []byte // the header's first bytes, for its subject
 }
-
-// maxHeadKept bounds what a headerDigest keeps of a header to find its
-// subject in.
-const maxHeadKept = 8 << 10
 
 func newHeaderDigest() *headerDigest { return &headerDigest{h: sha256.New()} }
 
 func (d *headerDigest) Write(p []byte) {
 	if d.ended {
 		return
-	}
-	if room := maxHeadKept - len(d.head); room > 0 {
-		d.head = append(d.head, p[:min(room, len(p))]...)
 	}
 	for i, c := range p {
 		switch {
@@ -65,9 +57,9 @@ func (d *headerDigest) Write(p []byte) {
 	d.h.Write(p)
 }
 
-// subject is the header's Subject field as sent, unfolded, or empty.
-func (d *headerDigest) subject() string {
-	for _, line := range bytes.Split(d.head, []byte("\r\n")) {
+// subjectOf is the Subject field of a header, or empty.
+func subjectOf(header []byte) string {
+	for _, line := range bytes.Split(header, []byte("\r\n")) {
 		if name, value, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Subject")) {
 			return string(bytes.TrimSpace(value))
 		}
@@ -85,7 +77,6 @@ type sentCopy struct {
 	destination imap.UID
 	size        int64
 	header      []byte // nil: compare the size alone
-	subject     string
 }
 
 // readBack reads back the copies sent, from the destination folder the
@@ -126,14 +117,41 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 		}
 		if what := difference(c, buf.RFC822Size, buf.FindBodySection(header)); what != "" {
 			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination),
-				Subject: c.subject, What: what})
+				What: what})
 		}
 	}
 	if err := cmd.Close(); err != nil {
 		return nil, dst.failed(err)
 	}
 	slices.SortFunc(altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
-	return altered, nil
+	return altered, fs.nameAltered(altered)
+}
+
+// nameAltered reads the subjects of the altered copies' messages from the
+// source folder the source session has open: a few header lines, read
+// only when a copy differs.
+func (fs *folderSync) nameAltered(altered []AlteredCopy) error {
+	if len(altered) == 0 {
+		return nil
+	}
+	src := fs.r.source
+	var uids imap.UIDSet
+	for _, a := range altered {
+		uids.AddNum(imap.UID(a.SourceUID))
+	}
+	subject := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, HeaderFields: []string{"Subject"}, Peek: true}
+	msgs, err := src.Fetch(uids, &imap.FetchOptions{UID: true, BodySection: []*imap.FetchItemBodySection{subject}}).Collect()
+	if err != nil {
+		return src.failed(err)
+	}
+	subjects := make(map[uint32]string, len(msgs))
+	for _, m := range msgs {
+		subjects[uint32(m.UID)] = subjectOf(m.FindBodySection(subject))
+	}
+	for i := range altered {
+		altered[i].Subject = subjects[altered[i].SourceUID]
+	}
+	return nil
 }
 
 // difference says how a copy read back differs from what was sent; empty
@@ -154,7 +172,7 @@ func difference(c sentCopy, size int64, header []byte) string {
 
 // sentCopyOf is what was sent for msg, read from its body, copied to uid.
 func sentCopyOf(msg message, uid imap.UID, body *sourceBody) sentCopy {
-	c := sentCopy{source: msg, destination: uid, size: body.read, subject: body.digest.subject()}
+	c := sentCopy{source: msg, destination: uid, size: body.read}
 	if sum, ended := body.digest.sum(); ended {
 		c.header = sum
 	}
