@@ -216,8 +216,8 @@ func (s *session) close() {
 // server sent before it, if it sent one.
 func (s *session) failed(err error) error {
 	if c, ok := s.conn.(*idleConn); ok {
-		if text, _ := c.bye.Load().(string); text != "" {
-			err = &byeError{text: text, err: err}
+		if text := c.bye.Load(); text != nil {
+			err = &byeError{text: *text, err: err}
 		}
 	}
 	return s.sideOf.failed(err)
@@ -242,25 +242,38 @@ type idleConn struct {
 	// expiry, when set (Unix nanoseconds), is a deadline no read or write
 	// goes past, whatever the timeout.
 	expiry atomic.Int64
-	// bye is the text of the last untagged BYE read (byeError).
-	bye atomic.Value
+	// bye is the text of an untagged BYE that was the last thing read
+	// (byeError); nil while other data came after it.
+	bye atomic.Pointer[string]
 }
 
-// byeLine is how an untagged BYE begins.
+// byeLine is how an untagged BYE begins, and maxByeLine how far from the
+// end of what was read one is looked for.
 var byeLine = []byte("* BYE ")
 
-// noteBye keeps the words of an untagged BYE at the start of a line in
-// what was just read.
+const maxByeLine = 512
+
+// noteBye keeps the words of an untagged BYE when it ends what was just
+// read, as a server's last words before it closes do, and forgets them
+// when anything else is read: a message's body that holds such a line
+// mid-stream is not taken for one. Only the read's tail is looked at.
 func (c *idleConn) noteBye(read []byte) {
-	i := bytes.Index(read, byeLine)
-	if i < 0 || (i > 0 && read[i-1] != '\n') {
+	if len(read) == 0 {
 		return
 	}
-	text := read[i+len(byeLine):]
-	if end := bytes.IndexByte(text, '\r'); end >= 0 {
-		text = text[:end]
+	start := max(0, len(read)-maxByeLine)
+	i := bytes.LastIndex(read[start:], byeLine)
+	if i < 0 || (start+i > 0 && read[start+i-1] != '\n') {
+		c.bye.Store(nil)
+		return
 	}
-	c.bye.Store(string(text))
+	text, rest, _ := bytes.Cut(read[start+i+len(byeLine):], []byte("\r\n"))
+	if len(rest) > 0 {
+		c.bye.Store(nil)
+		return
+	}
+	words := string(text)
+	c.bye.Store(&words)
 }
 
 // expire makes every read and write fail from t on; safe from any
