@@ -15,7 +15,6 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/delivery"
-	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/smtptest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
@@ -31,17 +30,8 @@ func testCutover(t *testing.T, browser context.Context) {
 		t.Fatal(err)
 	}
 	s := startSiteWith(t, "", servicetest.Options{SchedulePoll: 100 * time.Millisecond, Mail: &mailServer})
-	users := map[string]string{"alice": "a"}
-	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 10}))
-	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
-	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
-	taskID := s.createTask(t, "weekend cut-over", src, dst)
+	old, neu, taskID := s.aliceTask(t, "weekend cut-over", 5, 10)
 	ctx := context.Background()
-	if resp, err := s.Client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", strings.NewReader("alice,a\n")); err != nil || resp.StatusCode() != http.StatusCreated {
-		t.Fatalf("import: %v %v", err, resp)
-	}
 	life, err := s.Client.GetTaskLifecycleWithResponse(ctx, taskID)
 	if err != nil || life.JSON200 == nil {
 		t.Fatalf("lifecycle: %v %v", err, life)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 )
 
@@ -427,4 +428,23 @@ func (s *site) importNumbered(t *testing.T, taskID int64, format string, n int) 
 	if err != nil || resp.StatusCode() != http.StatusCreated {
 		t.Fatalf("import: %v %v", err, resp)
 	}
+}
+
+// aliceTask starts two Dovecots with the mailbox alice, loads the source
+// one with a corpus (seed, messages), and makes a task named name between
+// them with alice's account.
+func (s *site) aliceTask(t *testing.T, name string, seed int64, messages int) (old, neu *imaptest.Dovecot, taskID int64) {
+	t.Helper()
+	users := map[string]string{"alice": "a"}
+	old = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu = imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: seed, Messages: messages}))
+	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID = s.createTask(t, name, src, dst)
+	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader("alice,a\n"))
+	if err != nil || resp.StatusCode() != http.StatusCreated {
+		t.Fatalf("import: %v %v", err, resp)
+	}
+	return old, neu, taskID
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
-	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
@@ -21,17 +19,8 @@ import (
 // copies the message again.
 func testVerifyBothServers(t *testing.T, browser context.Context) {
 	s := startSiteWith(t, "", servicetest.Options{})
-	users := map[string]string{"alice": "a"}
-	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
-	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 7, Messages: 8}))
-	src := s.createEndpoint(t, api.EndpointInput{Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
-	dst := s.createEndpoint(t, api.EndpointInput{Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
-	taskID := s.createTask(t, "verified move", src, dst)
+	old, neu, taskID := s.aliceTask(t, "verified move", 7, 8)
 	ctx := context.Background()
-	if resp, err := s.Client.ImportAccountsWithBodyWithResponse(ctx, taskID, "text/csv", strings.NewReader("alice,a\n")); err != nil || resp.StatusCode() != http.StatusCreated {
-		t.Fatalf("import: %v %v", err, resp)
-	}
 	all := len(old.Read(t, "alice").Messages)
 	for pass := 1; pass <= 2; pass++ {
 		if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
