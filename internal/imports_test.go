@@ -3,7 +3,11 @@
 package internal_test
 
 import (
+	"fmt"
+	"maps"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +27,12 @@ var importRules = []struct {
 	{"internal/transfer", []string{module + "internal/postgres", module + "gen/", "github.com/jackc/", "github.com/riverqueue/",
 		module + "internal/httpapi", module + "internal/worker"},
 		"the copy engine keeps its state through the interface it defines, not in the store"},
+	{"internal/postgres", []string{module + "internal/transfer", module + "internal/worker", module + "internal/httpapi", "github.com/emersion/"},
+		"storage keeps the engine's state and reads the providers' limits through the engine's data layers (transfer/syncstate, transfer/provider), never the engine itself"},
+	{"internal/transfer/syncstate", []string{module + "internal/", module + "gen/", "github.com/", "net"},
+		"the sync state is data: storage keeps it without the engine, IMAP or a database"},
+	{"internal/transfer/provider", []string{module + "internal/", module + "gen/", "github.com/", "net"},
+		"the provider layer is data and pure decisions, read by storage without the engine or IMAP"},
 	{"internal/httpapi", []string{module + "gen/dbsqlc", module + "internal/postgres", "github.com/jackc/", module + "internal/transfer"},
 		"handlers call the domain; they neither query nor copy"},
 	{"internal/delivery", []string{module + "internal/postgres", module + "gen/", module + "internal/transfer", module + "internal/worker",
@@ -85,4 +95,45 @@ func packageImports(t *testing.T) map[string][]string {
 		imports[strings.TrimPrefix(fields[0], module)] = fields[1:]
 	}
 	return imports
+}
+
+// TestDesignShowsTheImports: docs/design.md's import map is what go list
+// says the packages import today, so the map cannot drift from the code.
+func TestDesignShowsTheImports(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- imports -->\n", "<!-- /imports -->"
+	_, rest, ok := strings.Cut(string(data), begin)
+	shown, _, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("docs/design.md lacks the markers %q and %q", begin, end)
+	}
+	if want := importMap(packageImports(t)); shown != want {
+		t.Errorf("docs/design.md's import map differs from go list's; put this between its markers:\n%s", want)
+	}
+}
+
+// importMap lists each package with the module's packages it imports,
+// in Markdown; generated code and packages importing nothing of the
+// module are left out as leaves.
+func importMap(imports map[string][]string) string {
+	var b strings.Builder
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		if strings.HasPrefix(pkg, "gen/") {
+			continue
+		}
+		var ours []string
+		for _, dep := range imports[pkg] {
+			if strings.HasPrefix(dep, module) {
+				ours = append(ours, "`"+strings.TrimPrefix(dep, module)+"`")
+			}
+		}
+		if len(ours) > 0 {
+			fmt.Fprintf(&b, "- `%s` → %s\n", pkg, strings.Join(ours, ", "))
+		}
+	}
+	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // engineChildEnv makes the test binary, re-executed by engineTool, run one
@@ -174,8 +175,8 @@ func (e endpoint) side() transfer.Side {
 
 // readState returns the state stored at path, or an empty one before the
 // first pass.
-func readState(path string) (*transfer.MemoryState, error) {
-	state := transfer.NewMemoryState()
+func readState(path string) (*syncstate.MemoryState, error) {
+	state := syncstate.NewMemoryState()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return state, nil
@@ -186,7 +187,7 @@ func readState(path string) (*transfer.MemoryState, error) {
 	return state, json.Unmarshal(data, state)
 }
 
-func writeState(path string, state *transfer.MemoryState) error {
+func writeState(path string, state *syncstate.MemoryState) error {
 	data, err := json.Marshal(state)
 	if err != nil {
 		return err

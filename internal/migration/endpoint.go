@@ -55,7 +55,7 @@ type Endpoint struct {
 }
 
 // EndpointLimits are what an endpoint's server takes where it does not
-// announce it, in place of its profile's (transfer.Limits); 0: the
+// announce it, in place of its profile's (provider.Limits); 0: the
 // profile's.
 type EndpointLimits struct {
 	// MaxMessageBytes: the largest message the server takes as a destination.
@@ -93,7 +93,7 @@ func (l EndpointLimits) check() error {
 }
 
 // Profile is the provider an endpoint's server belongs to, for the
-// limits it does not announce (transfer.Profile).
+// limits it does not announce (provider.Profile).
 type Profile string
 
 // The profiles, in the order the API lists them.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // admit starts the waiting accounts that have room now (migration.Admit
@@ -85,9 +85,9 @@ func (s *Store) Admit(ctx context.Context) error {
 // accountConnections bounds the connections to one mailbox of an
 // endpoint: its own bound, else its provider's (0: none).
 func accountConnections(profile, host string, own int32) int {
-	p := transfer.ProfileAuto
+	p := provider.ProfileAuto
 	if profile != string(migration.ProfileAuto) {
-		p = transfer.Profile(profile)
+		p = provider.Profile(profile)
 	}
-	return transfer.EffectiveLimits(transfer.ServerProfile(p, host), transfer.Limits{AccountConnections: int(own)}).AccountConnections
+	return provider.EffectiveLimits(provider.ServerProfile(p, host), provider.Limits{AccountConnections: int(own)}).AccountConnections
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // A chunk of a UID map is packed as:
@@ -29,7 +29,7 @@ const maxChunkEntries = 4096
 var errBadChunk = errors.New("sync map chunk is malformed")
 
 // encodeChunk packs entries, ordered by source UID.
-func encodeChunk(entries []transfer.Mapping) []byte {
+func encodeChunk(entries []syncstate.Mapping) []byte {
 	index := map[string]uint64{}
 	var sets [][]string
 	setOf := make([]uint64, len(entries))
@@ -103,7 +103,7 @@ func (r *chunkReader) text() string {
 }
 
 // decodeChunk unpacks a chunk written by encodeChunk.
-func decodeChunk(data []byte) ([]transfer.Mapping, error) {
+func decodeChunk(data []byte) ([]syncstate.Mapping, error) {
 	if len(data) == 0 || data[0] != chunkVersion {
 		return nil, errBadChunk
 	}
@@ -115,16 +115,16 @@ func decodeChunk(data []byte) ([]transfer.Mapping, error) {
 			sets[i][j] = r.text()
 		}
 	}
-	entries := make([]transfer.Mapping, r.count())
+	entries := make([]syncstate.Mapping, r.count())
 	var source, destination int64
 	for i := range entries {
 		source += int64(r.uvarint())
 		destination += r.varint()
 		set := r.uvarint()
-		if r.err != nil || set >= uint64(len(sets)) || source > int64(transfer.MaxUID) || destination < 0 || destination > int64(transfer.MaxUID) {
+		if r.err != nil || set >= uint64(len(sets)) || source > int64(syncstate.MaxUID) || destination < 0 || destination > int64(syncstate.MaxUID) {
 			return nil, errBadChunk
 		}
-		entries[i] = transfer.Mapping{Source: uint32(source), Destination: uint32(destination), Flags: slices.Clone(sets[set])}
+		entries[i] = syncstate.Mapping{Source: uint32(source), Destination: uint32(destination), Flags: slices.Clone(sets[set])}
 	}
 	if r.err != nil || len(r.buf) != 0 {
 		return nil, errBadChunk

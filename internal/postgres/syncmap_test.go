@@ -4,15 +4,15 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 func TestChunkRoundTrip(t *testing.T) {
 	t.Parallel()
-	for name, entries := range map[string][]transfer.Mapping{
+	for name, entries := range map[string][]syncstate.Mapping{
 		"empty":        {},
 		"one":          {{Source: 1, Destination: 1}},
-		"extremes":     {{Source: 1, Destination: transfer.MaxUID, Flags: []string{`\Seen`}}, {Source: transfer.MaxUID, Destination: 1}},
+		"extremes":     {{Source: 1, Destination: syncstate.MaxUID, Flags: []string{`\Seen`}}, {Source: syncstate.MaxUID, Destination: 1}},
 		"shared flags": {{Source: 5, Destination: 9, Flags: []string{`\Seen`, "$Label1"}}, {Source: 6, Destination: 3, Flags: []string{`\Seen`, "$Label1"}}, {Source: 90, Destination: 4, Flags: []string{"ä"}}},
 	} {
 		got, err := decodeChunk(encodeChunk(entries))
@@ -22,8 +22,8 @@ func TestChunkRoundTrip(t *testing.T) {
 	}
 }
 
-func nonNilFlags(entries []transfer.Mapping) []transfer.Mapping {
-	out := make([]transfer.Mapping, len(entries))
+func nonNilFlags(entries []syncstate.Mapping) []syncstate.Mapping {
+	out := make([]syncstate.Mapping, len(entries))
 	for i, e := range entries {
 		if e.Flags == nil {
 			e.Flags = []string{}
@@ -37,7 +37,7 @@ func nonNilFlags(entries []transfer.Mapping) []transfer.Mapping {
 // bytes: whatever they are, decoding fails cleanly or yields entries that
 // encode to the same chunk.
 func FuzzDecodeChunk(f *testing.F) {
-	f.Add(encodeChunk([]transfer.Mapping{{Source: 3, Destination: 7, Flags: []string{`\Seen`}}, {Source: 4, Destination: 2}}))
+	f.Add(encodeChunk([]syncstate.Mapping{{Source: 3, Destination: 7, Flags: []string{`\Seen`}}, {Source: 4, Destination: 2}}))
 	f.Add([]byte{chunkVersion, 0, 1, 5, 5, 0})
 	f.Add([]byte{chunkVersion, 1, 200, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -10,32 +10,32 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // SyncState returns the copy engine's sync state of an account, kept in
 // sync_folders and sync_map_chunks.
-func (s *Store) SyncState(accountID int64) transfer.StateStore {
+func (s *Store) SyncState(accountID int64) syncstate.StateStore {
 	return &syncState{store: s, accountID: accountID}
 }
 
-// syncState is one account's transfer.StateStore.
+// syncState is one account's syncstate.StateStore.
 type syncState struct {
 	store     *Store
 	accountID int64
 }
 
-var _ transfer.StateStore = (*syncState)(nil)
+var _ syncstate.StateStore = (*syncState)(nil)
 
-// FolderStates implements transfer.StateStore.
-func (st *syncState) FolderStates(ctx context.Context) (map[string]transfer.FolderState, error) {
+// FolderStates implements syncstate.StateStore.
+func (st *syncState) FolderStates(ctx context.Context) (map[string]syncstate.FolderState, error) {
 	rows, err := st.store.queries.SyncFolderList(ctx, st.accountID)
 	if err != nil {
 		return nil, fmt.Errorf("reading the sync state: %w", err)
 	}
-	out := make(map[string]transfer.FolderState, len(rows))
+	out := make(map[string]syncstate.FolderState, len(rows))
 	for _, row := range rows {
-		var fs transfer.FolderState
+		var fs syncstate.FolderState
 		// A state this version cannot read is no state: the folder is
 		// reconciled by identity, which copies nothing twice.
 		if json.Unmarshal(row.State, &fs) == nil {
@@ -45,8 +45,8 @@ func (st *syncState) FolderStates(ctx context.Context) (map[string]transfer.Fold
 	return out, nil
 }
 
-// SetFolderState implements transfer.StateStore.
-func (st *syncState) SetFolderState(ctx context.Context, folder string, fs transfer.FolderState) error {
+// SetFolderState implements syncstate.StateStore.
+func (st *syncState) SetFolderState(ctx context.Context, folder string, fs syncstate.FolderState) error {
 	encoded, err := json.Marshal(fs)
 	if err != nil {
 		return err
@@ -54,8 +54,8 @@ func (st *syncState) SetFolderState(ctx context.Context, folder string, fs trans
 	return st.store.queries.SyncFolderSet(ctx, dbsqlc.SyncFolderSetParams{AccountID: st.accountID, Folder: folder, State: encoded})
 }
 
-// ResetFolder implements transfer.StateStore.
-func (st *syncState) ResetFolder(ctx context.Context, folder string, fs transfer.FolderState) error {
+// ResetFolder implements syncstate.StateStore.
+func (st *syncState) ResetFolder(ctx context.Context, folder string, fs syncstate.FolderState) error {
 	encoded, err := json.Marshal(fs)
 	if err != nil {
 		return err
@@ -63,14 +63,14 @@ func (st *syncState) ResetFolder(ctx context.Context, folder string, fs transfer
 	return st.store.queries.SyncFolderReset(ctx, dbsqlc.SyncFolderResetParams{AccountID: st.accountID, Folder: folder, State: encoded})
 }
 
-// Mappings implements transfer.StateStore.
-func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint32) ([]transfer.Mapping, error) {
+// Mappings implements syncstate.StateStore.
+func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint32) ([]syncstate.Mapping, error) {
 	rows, err := st.store.queries.SyncChunkListOverlapping(ctx, dbsqlc.SyncChunkListOverlappingParams{
 		AccountID: st.accountID, Folder: folder, FromUid: int64(from), ToUid: int64(to)})
 	if err != nil {
 		return nil, err
 	}
-	var out []transfer.Mapping
+	var out []syncstate.Mapping
 	for _, row := range rows {
 		entries, err := decodeChunk(row.Entries)
 		if err != nil {
@@ -81,12 +81,12 @@ func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint3
 	return out, nil
 }
 
-// ReplaceMappings implements transfer.StateStore: the chunks that overlap
+// ReplaceMappings implements syncstate.StateStore: the chunks that overlap
 // the range are rewritten, with their entries outside it kept, in one
 // transaction; a range that spans the folder (a folder copied in one
 // window) in one statement.
-func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []transfer.Mapping) error {
-	if from <= 1 && to == transfer.MaxUID { // source UIDs start at 1
+func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []syncstate.Mapping) error {
+	if from <= 1 && to == syncstate.MaxUID { // source UIDs start at 1
 		return st.replaceFolder(ctx, folder, entries)
 	}
 	return pgx.BeginFunc(ctx, st.store.pool, func(tx pgx.Tx) error {
@@ -96,7 +96,7 @@ func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, t
 		if err != nil {
 			return err
 		}
-		var below, above []transfer.Mapping
+		var below, above []syncstate.Mapping
 		for _, row := range rows {
 			old, err := decodeChunk(row.Entries)
 			if err != nil {
@@ -105,8 +105,8 @@ func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, t
 			if from > 0 {
 				below = append(below, inRange(old, 0, from-1)...)
 			}
-			if to < transfer.MaxUID {
-				above = append(above, inRange(old, to+1, transfer.MaxUID)...)
+			if to < syncstate.MaxUID {
+				above = append(above, inRange(old, to+1, syncstate.MaxUID)...)
 			}
 		}
 		if err := q.SyncChunkDeleteOverlapping(ctx, dbsqlc.SyncChunkDeleteOverlappingParams(span)); err != nil {
@@ -123,7 +123,7 @@ func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, t
 }
 
 // replaceFolder makes entries the whole of folder's map.
-func (st *syncState) replaceFolder(ctx context.Context, folder string, entries []transfer.Mapping) error {
+func (st *syncState) replaceFolder(ctx context.Context, folder string, entries []syncstate.Mapping) error {
 	arg := dbsqlc.SyncChunksReplaceFolderParams{AccountID: st.accountID, Folder: folder,
 		FirstSources: []int64{}, LastSources: []int64{}, MaxDestinations: []int64{}, Entries: [][]byte{}}
 	for chunk := range slices.Chunk(entries, maxChunkEntries) {
@@ -135,7 +135,7 @@ func (st *syncState) replaceFolder(ctx context.Context, folder string, entries [
 	return st.store.queries.SyncChunksReplaceFolder(ctx, arg)
 }
 
-func maxDestination(chunk []transfer.Mapping) uint32 {
+func maxDestination(chunk []syncstate.Mapping) uint32 {
 	var highest uint32
 	for _, e := range chunk {
 		highest = max(highest, e.Destination)
@@ -143,7 +143,7 @@ func maxDestination(chunk []transfer.Mapping) uint32 {
 	return highest
 }
 
-func insertChunk(ctx context.Context, q *dbsqlc.Queries, accountID int64, folder string, chunk []transfer.Mapping) error {
+func insertChunk(ctx context.Context, q *dbsqlc.Queries, accountID int64, folder string, chunk []syncstate.Mapping) error {
 	return q.SyncChunkInsert(ctx, dbsqlc.SyncChunkInsertParams{
 		AccountID: accountID, Folder: folder,
 		FirstSource: int64(chunk[0].Source), LastSource: int64(chunk[len(chunk)-1].Source),
@@ -151,7 +151,7 @@ func insertChunk(ctx context.Context, q *dbsqlc.Queries, accountID int64, folder
 	})
 }
 
-// MappedDestinations implements transfer.StateStore.
+// MappedDestinations implements syncstate.StateStore.
 func (st *syncState) MappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error) {
 	rows, err := st.store.queries.SyncChunkListReaching(ctx, dbsqlc.SyncChunkListReachingParams{
 		AccountID: st.accountID, Folder: folder, AtLeast: int64(atLeast)})
@@ -174,8 +174,8 @@ func (st *syncState) MappedDestinations(ctx context.Context, folder string, atLe
 }
 
 // inRange returns the entries (ordered by source UID) with from ≤ Source ≤ to.
-func inRange(entries []transfer.Mapping, from, to uint32) []transfer.Mapping {
-	bySource := func(e transfer.Mapping, uid uint32) int { return cmp.Compare(e.Source, uid) }
+func inRange(entries []syncstate.Mapping, from, to uint32) []syncstate.Mapping {
+	bySource := func(e syncstate.Mapping, uid uint32) int { return cmp.Compare(e.Source, uid) }
 	lo, _ := slices.BinarySearchFunc(entries, from, bySource)
 	hi, found := slices.BinarySearchFunc(entries, to, bySource)
 	if found {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 func addAccount(t testing.TB, store *postgres.Store) (task, account int64) {
@@ -32,7 +32,7 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 	store, _, _ := newStore(t)
 	_, account := addAccount(t, store)
 	ctx := context.Background()
-	got, want := store.SyncState(account), transfer.NewMemoryState()
+	got, want := store.SyncState(account), syncstate.NewMemoryState()
 	rng := rand.New(rand.NewPCG(1, 2))
 	flagSets := [][]string{nil, {`\Seen`}, {`\Seen`, `\Answered`}, {`$Forwarded`, `\Flagged`}}
 	for round := range 60 {
@@ -40,21 +40,21 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 		from := uint32(rng.IntN(20_000))
 		to := from + uint32(rng.IntN(9_000))
 		if round%7 == 0 {
-			to = transfer.MaxUID
+			to = syncstate.MaxUID
 		}
 		if round%5 == 0 { // the whole folder, as one window copies it
-			from, to = uint32(round%2), transfer.MaxUID
+			from, to = uint32(round%2), syncstate.MaxUID
 		}
-		var entries []transfer.Mapping
+		var entries []syncstate.Mapping
 		for uid := from; uid <= min(to, from+9_000); uid++ {
 			if uid > 0 && rng.IntN(3) > 0 {
-				entries = append(entries, transfer.Mapping{Source: uid, Destination: uid*2 + uint32(round), Flags: flagSets[rng.IntN(len(flagSets))]})
+				entries = append(entries, syncstate.Mapping{Source: uid, Destination: uid*2 + uint32(round), Flags: flagSets[rng.IntN(len(flagSets))]})
 			}
 		}
-		for _, s := range []transfer.StateStore{got, want} {
+		for _, s := range []syncstate.StateStore{got, want} {
 			var err error
 			if round%13 == 12 {
-				err = s.ResetFolder(ctx, folder, transfer.FolderState{Destination: folder, ForeignBelow: uint32(round)})
+				err = s.ResetFolder(ctx, folder, syncstate.FolderState{Destination: folder, ForeignBelow: uint32(round)})
 			} else {
 				err = s.ReplaceMappings(ctx, folder, from, to, entries)
 			}
@@ -65,13 +65,13 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 		lo := uint32(rng.IntN(25_000))
 		hi := lo + uint32(rng.IntN(10_000))
 		at := uint32(rng.IntN(40_000))
-		for name, read := range map[string]func(transfer.StateStore) (any, error){
-			"Mappings":     func(s transfer.StateStore) (any, error) { return s.Mappings(ctx, folder, lo, hi) },
-			"all Mappings": func(s transfer.StateStore) (any, error) { return s.Mappings(ctx, folder, 0, transfer.MaxUID) },
-			"MappedDestinations": func(s transfer.StateStore) (any, error) {
+		for name, read := range map[string]func(syncstate.StateStore) (any, error){
+			"Mappings":     func(s syncstate.StateStore) (any, error) { return s.Mappings(ctx, folder, lo, hi) },
+			"all Mappings": func(s syncstate.StateStore) (any, error) { return s.Mappings(ctx, folder, 0, syncstate.MaxUID) },
+			"MappedDestinations": func(s syncstate.StateStore) (any, error) {
 				return sortedDestinations(s.MappedDestinations(ctx, folder, at))
 			},
-			"FolderStates": func(s transfer.StateStore) (any, error) { return s.FolderStates(ctx) },
+			"FolderStates": func(s syncstate.StateStore) (any, error) { return s.FolderStates(ctx) },
 		} {
 			g, err := read(got)
 			if err != nil {
@@ -93,8 +93,8 @@ func sortedDestinations(uids []uint32, err error) (any, error) {
 // normalize makes empty and nil slices, and nil and empty flag sets, alike.
 func normalize(v any) any {
 	switch v := v.(type) {
-	case []transfer.Mapping:
-		out := []transfer.Mapping{}
+	case []syncstate.Mapping:
+		out := []syncstate.Mapping{}
 		for _, e := range v {
 			if len(e.Flags) == 0 {
 				e.Flags = nil
@@ -114,9 +114,9 @@ func TestSyncFolderStatesRoundTrip(t *testing.T) {
 	_, account := addAccount(t, store)
 	ctx := context.Background()
 	st := store.SyncState(account)
-	want := map[string]transfer.FolderState{
+	want := map[string]syncstate.FolderState{
 		"INBOX": {Servers: "a → b", Destination: "INBOX", UIDValidity: 7, DestUIDValidity: 9, ForeignBelow: 31, Complete: true,
-			Failures: []transfer.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}}},
+			Failures: []syncstate.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}}},
 		"Entwürfe": {Destination: "INBOX.Entwürfe", UIDValidity: 1},
 	}
 	for folder, fs := range want {
@@ -148,19 +148,19 @@ func TestSyncMapIsCompact(t *testing.T) {
 	task, account := addAccount(t, store)
 	ctx := context.Background()
 	st := store.SyncState(account)
-	if err := st.SetFolderState(ctx, "INBOX", transfer.FolderState{UIDValidity: 1}); err != nil {
+	if err := st.SetFolderState(ctx, "INBOX", syncstate.FolderState{UIDValidity: 1}); err != nil {
 		t.Fatal(err)
 	}
 	const messages, window = 1_000_000, 4096
 	flags := [][]string{{`\Seen`}, {`\Seen`, `\Answered`}, nil}
 	for from := uint32(1); from <= messages; from += window {
-		entries := make([]transfer.Mapping, 0, window)
+		entries := make([]syncstate.Mapping, 0, window)
 		for uid := from; uid < from+window && uid <= messages; uid++ {
-			entries = append(entries, transfer.Mapping{Source: uid, Destination: uid + 3, Flags: flags[uid%7%3]})
+			entries = append(entries, syncstate.Mapping{Source: uid, Destination: uid + 3, Flags: flags[uid%7%3]})
 		}
 		to := from + window - 1
 		if to >= messages {
-			to = transfer.MaxUID
+			to = syncstate.MaxUID
 		}
 		if err := st.ReplaceMappings(ctx, "INBOX", from, to, entries); err != nil {
 			t.Fatal(err)
@@ -195,10 +195,10 @@ func TestAccountFoldersFromTheSyncState(t *testing.T) {
 	_, account := addAccount(t, store)
 	ctx := context.Background()
 	st := store.SyncState(account)
-	for folder, fs := range map[string]transfer.FolderState{
+	for folder, fs := range map[string]syncstate.FolderState{
 		"Sent Items": {Destination: "INBOX.Sent", SourceMessages: 5, DestMessages: 5, Covered: 5, SourceBytes: 4096, Complete: true},
 		"INBOX": {Destination: "INBOX", SourceMessages: 9, DestMessages: 8, Covered: 8,
-			Failures:        []transfer.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}},
+			Failures:        []syncstate.MessageFailure{{UID: 12, Side: "destination", Reason: "NO [LIMIT] too big"}},
 			DroppedKeywords: []string{"$Label1"}},
 	} {
 		if err := st.SetFolderState(ctx, folder, fs); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // TestTrafficBudgetHoldsAcrossProcesses: two stores on one database, as
@@ -21,7 +21,7 @@ func TestTrafficBudgetHoldsAcrossProcesses(t *testing.T) {
 	first, pool, box := newStore(t)
 	second := postgres.New(pool, box, migration.RunLimits{})
 	ctx := context.Background()
-	mailbox := transfer.Mailbox{Server: "imap.gmail.com:993", Login: "ann@example.com"}
+	mailbox := provider.Mailbox{Server: "imap.gmail.com:993", Login: "ann@example.com"}
 	if _, err := pool.Exec(ctx, `INSERT INTO mailbox_traffic (server, login, direction, hour, bytes) VALUES
 		($1, $2, 'upload', date_trunc('hour', now()) - interval '30 hours', 1000),
 		($1, $2, 'download', date_trunc('hour', now()), 1000),
@@ -36,7 +36,7 @@ func TestTrafficBudgetHoldsAcrossProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 10 {
-				n, _, err := store.Traffic().Spend(ctx, mailbox, transfer.Upload, []int64{10}, 105)
+				n, _, err := store.Traffic().Spend(ctx, mailbox, provider.Upload, []int64{10}, 105)
 				if err != nil {
 					t.Error(err)
 					return
@@ -51,7 +51,7 @@ func TestTrafficBudgetHoldsAcrossProcesses(t *testing.T) {
 	if taken != 10 {
 		t.Fatalf("the stores took %d messages of 10 bytes from a budget of 105, want 10", taken)
 	}
-	n, roomAt, err := second.Traffic().Spend(ctx, mailbox, transfer.Upload, []int64{10}, 105)
+	n, roomAt, err := second.Traffic().Spend(ctx, mailbox, provider.Upload, []int64{10}, 105)
 	if err != nil || n != 0 {
 		t.Fatalf("spend on a spent budget: %d, %v", n, err)
 	}

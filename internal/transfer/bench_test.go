@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"fmt"
 	"testing"
@@ -37,7 +39,7 @@ func BenchmarkMigrate(b *testing.B) {
 					Source:      dovecotSide(src, "alice", "pw"),
 					Destination: dovecotSide(dst, login, "pw"),
 					Tuning:      Tuning{SingleAppend: mode.single},
-					State:       NewMemoryState(),
+					State:       syncstate.NewMemoryState(),
 				}
 				res, err := Migrate(context.Background(), job)
 				if err != nil || res.MessagesCopied != len(corpus.Messages) {

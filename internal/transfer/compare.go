@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"cmp"
 	"slices"
 
@@ -13,7 +15,7 @@ type windowDiff struct {
 	// keep are the map entries that still hold: their destination message
 	// exists. Entries of source messages no longer listed stay too (a
 	// source UID is never used again within its UIDVALIDITY).
-	keep []Mapping
+	keep []syncstate.Mapping
 	// updates are flag changes of the source to write to mapped messages.
 	updates []flagUpdate
 	// candidates are the messages the map lacks that the options let
@@ -25,7 +27,7 @@ type windowDiff struct {
 	covered    int // listed source messages the destination must hold
 	// unlisted are the entries of keep whose source message was not
 	// listed: expunged, most likely (see folderSync.mirror).
-	unlisted []Mapping
+	unlisted []syncstate.Mapping
 }
 
 // flagUpdate is a change of the flags of one mapped message.
@@ -42,10 +44,10 @@ type flagUpdate struct {
 // A mapped message whose copy is gone is copied again; an unmapped one
 // left out now (flagged \Deleted, say) is not settled, so that it is
 // copied once it is let through.
-func compareWindow(listing []message, entries []Mapping, destExists func(uint32) bool,
+func compareWindow(listing []message, entries []syncstate.Mapping, destExists func(uint32) bool,
 	eligible func(message) bool, wanted func([]imap.Flag) []imap.Flag) windowDiff {
 	var d windowDiff
-	bySource := make(map[uint32]Mapping, len(entries))
+	bySource := make(map[uint32]syncstate.Mapping, len(entries))
 	for _, e := range entries {
 		if destExists(e.Destination) {
 			bySource[e.Source] = e
@@ -103,8 +105,8 @@ func flagChange(written []string, want []imap.Flag) (add, remove []imap.Flag, wa
 	return add, remove, want
 }
 
-func sortMappings(m []Mapping) {
-	slices.SortFunc(m, func(a, b Mapping) int { return cmp.Compare(a.Source, b.Source) })
+func sortMappings(m []syncstate.Mapping) {
+	slices.SortFunc(m, func(a, b syncstate.Mapping) int { return cmp.Compare(a.Source, b.Source) })
 }
 
 // flagStrings converts flags for the map.

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"cmp"
 	"context"
 	"errors"
@@ -39,7 +41,7 @@ type folderCopy struct {
 	flags       flagFilter
 	appender    *appender
 	pending     []pendingAppend
-	failures    []MessageFailure
+	failures    []syncstate.MessageFailure
 	// sourceRefusal is the source's words for the messages a FETCH did not
 	// deliver.
 	sourceRefusal string
@@ -224,7 +226,7 @@ func (f *folderCopy) fail(msg message, side, reason string) {
 	if reason == "" {
 		reason = "the server did not deliver the message"
 	}
-	f.failures = append(f.failures, MessageFailure{UID: uint32(msg.UID), Side: side, Reason: reason})
+	f.failures = append(f.failures, syncstate.MessageFailure{UID: uint32(msg.UID), Side: side, Reason: reason})
 	f.m.figures.failed(f.m.progress.Folder)
 	f.m.report()
 }

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"log/slog"
 	"maps"
 	"os"
@@ -31,7 +33,7 @@ func newDovecotPair(t testing.TB, srcLayout, dstLayout imaptest.Layout) *dovecot
 	return &dovecotPair{src: src, dst: dst, job: Job{
 		Source:      dovecotSide(src, "alice", "old-pw"),
 		Destination: dovecotSide(dst, "alice@new", "new-pw"),
-		State:       NewMemoryState(),
+		State:       syncstate.NewMemoryState(),
 		Logger:      debugLogger(),
 	}}
 }
@@ -130,7 +132,7 @@ func TestMigrationBetweenDovecotsIsExact(t *testing.T) {
 			wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
 
 			// A lost state falls back to identities: nothing is copied twice.
-			p.job.State = NewMemoryState()
+			p.job.State = syncstate.NewMemoryState()
 			if again := p.migrate(t); again.MessagesCopied != 0 {
 				t.Errorf("run without state copied %d", again.MessagesCopied)
 			}

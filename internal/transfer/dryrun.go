@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // PlanCapabilities are the capabilities a plan reports for each side: those
@@ -121,7 +123,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
 	}
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
-	r.destinationLimits = EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
+	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
 
 	p := AccountPlan{

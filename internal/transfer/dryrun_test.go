@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // TestPlanFindsWhatStandsInTheWay: on Dovecot servers, a plan of an
@@ -41,7 +42,7 @@ func TestPlanFindsWhatStandsInTheWay(t *testing.T) {
 	before, beforeDst := src.Read(t, "alice"), dst.Read(t, "alice")
 
 	destination := dovecotSide(dst, "alice", "pw")
-	destination.Profile = ProfileMicrosoft365
+	destination.Profile = provider.ProfileMicrosoft365
 	destination.Limits.MaxMessageBytes = 20_000
 	plan, err := Plan(t.Context(), Job{Source: dovecotSide(src, "alice", "pw"), Destination: destination,
 		Options: Options{ExcludeFolders: []*regexp.Regexp{regexp.MustCompile("^Junk$")}}})

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"errors"
 	"fmt"
@@ -102,7 +104,7 @@ func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
 	dst := startMemServer(t, map[string]string{"a": "pw"})
 	seedInbox(t, src, "a", "pw", 200, 2000)
 	ctx, cancel := context.WithCancel(context.Background())
-	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), State: NewMemoryState()}
+	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), State: syncstate.NewMemoryState()}
 	job.OnProgress = func(p Progress) {
 		if p.MessagesCopied >= 20 {
 			cancel()

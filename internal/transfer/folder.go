@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"errors"
 	"time"
@@ -64,7 +66,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 // nothing left to do, on both sides (LIST-STATUS): no new or expunged
 // message on either side, and no flag changed on the source, which only
 // a source with CONDSTORE can tell (RFC 7162 §3.1.2.1, HIGHESTMODSEQ).
-func (r *accountRun) unchanged(prev FolderState, plan folderPlan) bool {
+func (r *accountRun) unchanged(prev syncstate.FolderState, plan folderPlan) bool {
 	if r.destination == nil { // a source-only delta (sourceUnchanged)
 		return r.sourceAsLeft(prev, plan.Source.Status)
 	}
@@ -78,7 +80,7 @@ func (r *accountRun) unchanged(prev FolderState, plan folderPlan) bool {
 // (src), is as the last run left it complete: no new or expunged
 // message, and no flag changed, which only a source with CONDSTORE can
 // tell (HIGHESTMODSEQ).
-func (r *accountRun) sourceAsLeft(prev FolderState, src *imap.StatusData) bool {
+func (r *accountRun) sourceAsLeft(prev syncstate.FolderState, src *imap.StatusData) bool {
 	return prev.Complete && prev.Filter == r.job.Options.filterKey() && src != nil &&
 		src.HighestModSeq != 0 && src.HighestModSeq == prev.SourceHighestModSeq &&
 		src.UIDValidity == prev.UIDValidity && uint32(src.UIDNext) == prev.SourceUIDNext &&

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"cmp"
 	"context"
 	"fmt"
@@ -215,7 +217,7 @@ func (r *accountRun) placedBefore(ctx context.Context, allMail string, uidValidi
 		if st.Reads != allMail || st.Servers != r.servers || st.UIDValidity != uidValidity {
 			continue
 		}
-		entries, err := r.store.Mappings(ctx, folder, 0, MaxUID)
+		entries, err := r.store.Mappings(ctx, folder, 0, syncstate.MaxUID)
 		if err != nil {
 			return nil, err
 		}
@@ -539,7 +541,7 @@ func (fs *folderSync) runRouted(ctx context.Context) error {
 			}
 		}
 		last := start+window >= len(uids)
-		to := MaxUID
+		to := syncstate.MaxUID
 		if !last {
 			to = uint32(chunk[len(chunk)-1])
 		}

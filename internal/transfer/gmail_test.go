@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
@@ -60,7 +63,7 @@ func (f *gmailFixture) job(policy GmailLabels) Job {
 		Source:      Side{Server: Server{Host: f.gmail.Host, Port: f.gmail.Port, Security: SecurityPlain}, Login: f.gmail.Login, Password: f.gmail.Password},
 		Destination: Side{Server: Server{Host: f.dst.Host, Port: f.dst.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
 		Options:     Options{GmailLabels: policy},
-		State:       NewMemoryState(),
+		State:       syncstate.NewMemoryState(),
 		Tuning:      Tuning{Attempts: 1},
 	}
 }
@@ -341,7 +344,7 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 	job := Job{
 		Source:      Side{Server: Server{Host: src.Host, Port: src.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
 		Destination: Side{Server: Server{Host: gmail.Host, Port: gmail.Port, Security: SecurityPlain}, Login: gmail.Login, Password: gmail.Password},
-		State:       NewMemoryState(),
+		State:       syncstate.NewMemoryState(),
 		Tuning:      Tuning{Attempts: 1},
 	}
 	wantCounts := func(when string, want map[string]int) {

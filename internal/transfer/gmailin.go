@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 
 	"github.com/emersion/go-imap/v2"
@@ -65,7 +67,7 @@ func (x *allMailTwins) refresh() error {
 // entries and the candidates left to append. A twin serves a folder once:
 // a source folder holding a message twice gets it twice. Trash and Spam
 // get none: in Gmail a COPY there takes the message from every label.
-func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (labelled []Mapping, rest []message, err error) {
+func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (labelled []syncstate.Mapping, rest []message, err error) {
 	if p := fs.plan; fs.r.destinationBins[p.Destination] || p.CreateRole == imap.MailboxAttrTrash || p.CreateRole == imap.MailboxAttrJunk {
 		return nil, candidates, nil
 	}
@@ -116,7 +118,7 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 		// there, and the next run would write them back, run after run.
 		// The map takes this folder's as written, so that only a later
 		// change on the source is carried.
-		labelled = append(labelled, Mapping{Source: uint32(msg.UID), Destination: uint32(dest[0]), Flags: flagStrings(fs.wanted(msg.Flags))})
+		labelled = append(labelled, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(dest[0]), Flags: flagStrings(fs.wanted(msg.Flags))})
 		fs.destUIDNext = max(fs.destUIDNext, dest[0]+1)
 	}
 	return labelled, rest, nil

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"strings"
 	"testing"
 
@@ -33,13 +35,13 @@ func TestMasterLoginsActForTheAccount(t *testing.T) {
 			t.Errorf("%s master login: %v", side.name, err)
 		}
 	}
-	migrateVerified(t, Job{Source: source, Destination: destination, State: NewMemoryState()})
+	migrateVerified(t, Job{Source: source, Destination: destination, State: syncstate.NewMemoryState()})
 	if diff := imaptest.Diff(src.Read(t, "alice"), dst.Read(t, "alice")); len(diff) > 0 {
 		t.Fatalf("alice differs:\n%s", strings.Join(diff, "\n"))
 	}
 	// The forms swapped, into another account.
 	source.MasterForm, destination.MasterForm, destination.Login = MasterSeparator, MasterAuthzid, "alice2"
-	migrateVerified(t, Job{Source: source, Destination: destination, State: NewMemoryState()})
+	migrateVerified(t, Job{Source: source, Destination: destination, State: syncstate.NewMemoryState()})
 	if diff := imaptest.Diff(src.Read(t, "alice"), dst.Read(t, "alice2")); len(diff) > 0 {
 		t.Fatalf("alice2 differs:\n%s", strings.Join(diff, "\n"))
 	}

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"fmt"
 	"net"
@@ -165,7 +167,7 @@ func TestMigrateCopiesAndThenOnlyWhatIsNew(t *testing.T) {
 		testMessage{Flags: []imap.Flag{imap.FlagFlagged}, Date: date, Body: dup},
 		testMessage{Flags: []imap.Flag{imap.FlagDeleted}, Date: date, Body: mail("gone@x", "deleted", 5)},
 	)
-	job := Job{Source: src.side("alice", "pw1"), Destination: dst.side("alice2", "pw2"), State: NewMemoryState()}
+	job := Job{Source: src.side("alice", "pw1"), Destination: dst.side("alice2", "pw2"), State: syncstate.NewMemoryState()}
 	res, err := Migrate(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +201,7 @@ func TestMigrateCopiesAndThenOnlyWhatIsNew(t *testing.T) {
 	}
 	// Without the state (lost, or UIDVALIDITY changed) identities still
 	// prevent any duplicate.
-	job.State = NewMemoryState()
+	job.State = syncstate.NewMemoryState()
 	res4, err := Migrate(context.Background(), job)
 	if err != nil || res4.MessagesCopied != 0 {
 		t.Errorf("run without state: %+v %v", res4.Progress, err)
@@ -236,7 +238,7 @@ func TestChangedOptionsVoidTheState(t *testing.T) {
 		testMessage{Date: date, Body: mail("small@x", "small", 10)},
 		testMessage{Date: date, Body: mail("big@x", "big", 5000)},
 	)
-	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), Options: Options{MaxMessageBytes: 1000}, State: NewMemoryState()}
+	job := Job{Source: src.side("a", "pw"), Destination: dst.side("a", "pw"), Options: Options{MaxMessageBytes: 1000}, State: syncstate.NewMemoryState()}
 	res, err := Migrate(context.Background(), job)
 	if err != nil || res.MessagesCopied != 1 {
 		t.Fatalf("with a size limit: copied %d, %v", res.MessagesCopied, err)

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // maxBackoff caps the wait between tries. After a transient failure the
@@ -28,9 +32,9 @@ type accountRun struct {
 	source      *session
 	destination *session
 	appender    *appender // APPENDs to the destination; dialled at the first folder with something to copy
-	store       StateStore
-	states      map[string]FolderState // by source folder, as the last run left them
-	servers     string                 // FolderState.Servers of this job
+	store       syncstate.StateStore
+	states      map[string]syncstate.FolderState // by source folder, as the last run left them
+	servers     string                           // FolderState.Servers of this job
 	progress    Progress
 	figures     figures
 	folders     []FolderResult
@@ -58,12 +62,12 @@ type accountRun struct {
 	destinationBins map[string]bool
 	// destinationProfile is the destination's provider, for the limits
 	// it does not announce (profile.go).
-	destinationProfile Profile
+	destinationProfile provider.Profile
 	// sourceProfile is the source's, and sourceLimits and
 	// destinationLimits both sides' limits: their endpoints' own, else
 	// their profiles'.
-	sourceProfile                   Profile
-	sourceLimits, destinationLimits Limits
+	sourceProfile                   provider.Profile
+	sourceLimits, destinationLimits provider.Limits
 }
 
 // labelIndex returns the run's label index, reading it the first time,
@@ -111,7 +115,7 @@ func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
 	if r.store == nil {
-		r.store = NewMemoryState()
+		r.store = syncstate.NewMemoryState()
 	}
 	states, err := r.store.FolderStates(ctx)
 	if err != nil {
@@ -226,8 +230,8 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	}
 	r.sourceProfile = profileOf(&r.job.Source, src.session.Caps())
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
-	r.sourceLimits = EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
-	r.destinationLimits = EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
+	r.sourceLimits = provider.EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
+	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
 	return r.copyFolders(ctx, planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames()))
 }
 
@@ -435,7 +439,7 @@ func (r *accountRun) report() {
 
 // saveFolderState stores a folder's state, for this run's later attempts
 // and for the next run.
-func (r *accountRun) saveFolderState(ctx context.Context, folder string, st FolderState) error {
+func (r *accountRun) saveFolderState(ctx context.Context, folder string, st syncstate.FolderState) error {
 	r.states[folder] = st
 	if err := r.store.SetFolderState(ctx, folder, st); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
@@ -444,7 +448,7 @@ func (r *accountRun) saveFolderState(ctx context.Context, folder string, st Fold
 }
 
 // resetFolder drops a folder's map and stores its new state.
-func (r *accountRun) resetFolder(ctx context.Context, folder string, st FolderState) error {
+func (r *accountRun) resetFolder(ctx context.Context, folder string, st syncstate.FolderState) error {
 	r.states[folder] = st
 	if err := r.store.ResetFolder(ctx, folder, st); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)

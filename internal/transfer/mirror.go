@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"slices"
 
 	"github.com/emersion/go-imap/v2"
@@ -11,7 +13,7 @@ import (
 // unlisted are the mapped messages the source's listing lacked; each is
 // looked up again by UID first, since a message expunged while the
 // listing ran shifts the sequence numbers it went by.
-func (fs *folderSync) mirror(keep *[]Mapping, unlisted []Mapping) error {
+func (fs *folderSync) mirror(keep *[]syncstate.Mapping, unlisted []syncstate.Mapping) error {
 	gone, err := fs.expungedAtSource(unlisted)
 	if err != nil || len(gone) == 0 {
 		return err
@@ -27,13 +29,13 @@ func (fs *folderSync) mirror(keep *[]Mapping, unlisted []Mapping) error {
 	for _, e := range gone {
 		expunged[e.Source] = true
 	}
-	*keep = slices.DeleteFunc(*keep, func(e Mapping) bool { return expunged[e.Source] })
+	*keep = slices.DeleteFunc(*keep, func(e syncstate.Mapping) bool { return expunged[e.Source] })
 	fs.r.logger.Info("mirrored deletions", "folder", fs.plan.Destination, "messages", len(gone))
 	return nil
 }
 
 // expungedAtSource returns the entries whose source message is gone.
-func (fs *folderSync) expungedAtSource(entries []Mapping) ([]Mapping, error) {
+func (fs *folderSync) expungedAtSource(entries []syncstate.Mapping) ([]syncstate.Mapping, error) {
 	var uids imap.UIDSet
 	for _, e := range entries {
 		uids.AddNum(imap.UID(e.Source))
@@ -46,7 +48,7 @@ func (fs *folderSync) expungedAtSource(entries []Mapping) ([]Mapping, error) {
 	for _, uid := range found {
 		present[uint32(uid)] = true
 	}
-	var gone []Mapping
+	var gone []syncstate.Mapping
 	for _, e := range entries {
 		if !present[e.Source] {
 			gone = append(gone, e)

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"testing"
 	"time"
 
@@ -79,7 +81,7 @@ func eachMoxDirection(t *testing.T, test func(t *testing.T, p *mixedPair)) {
 		t.Run(dir.name, func(t *testing.T) {
 			t.Parallel()
 			p := &mixedPair{src: dir.src(t), dst: dir.dst(t)}
-			p.job = Job{Source: p.src.side, Destination: p.dst.side, State: NewMemoryState()}
+			p.job = Job{Source: p.src.side, Destination: p.dst.side, State: syncstate.NewMemoryState()}
 			test(t, p)
 		})
 	}

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"strings"
 	"sync"
 	"testing"
@@ -77,7 +79,7 @@ func TestOAuthLoginsMigrate(t *testing.T) {
 			defer mu.Unlock()
 			rotated = append(rotated, token)
 		})
-		res := migrateVerified(t, Job{Source: source, Destination: f.destination(tc.login, tokens, tc.mech), State: NewMemoryState()})
+		res := migrateVerified(t, Job{Source: source, Destination: f.destination(tc.login, tokens, tc.mech), State: syncstate.NewMemoryState()})
 		f.wantCopied(t, tc.login, res)
 		mu.Lock()
 		if len(rotated) == 0 || rotated[len(rotated)-1] == refresh {
@@ -101,7 +103,7 @@ func TestTokenExpiringMidRunIsRefreshed(t *testing.T) {
 	started := time.Now()
 	const attempts = 3
 	res := migrateVerified(t, Job{Source: source, Destination: f.destination("ann@example.com", f.config.ForUser(refresh, nil), XOAuth2),
-		State: NewMemoryState(), Tuning: Tuning{Backoff: 100 * time.Millisecond, Attempts: attempts}})
+		State: syncstate.NewMemoryState(), Tuning: Tuning{Backoff: 100 * time.Millisecond, Attempts: attempts}})
 	f.wantCopied(t, "ann@example.com", res)
 	took := time.Since(started)
 	if took < 3*time.Second {
@@ -175,7 +177,7 @@ func TestThrottlingPausesAndResumes(t *testing.T) {
 	var throttles []Throttle
 	job := Job{Source: dovecotSide(f.src, "ann", "pw"),
 		Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),
-		State:       NewMemoryState(), Tuning: Tuning{Attempts: 1}, // any failure would end the run
+		State:       syncstate.NewMemoryState(), Tuning: Tuning{Attempts: 1}, // any failure would end the run
 		OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
 	started := time.Now()
 	res := migrateVerified(t, job)
@@ -212,7 +214,7 @@ func TestServiceAccountActsForEachUser(t *testing.T) {
 	}
 	source := dovecotSide(f.src, "ann", "pw")
 	res := migrateVerified(t, Job{Source: source, Destination: f.destination("bob@example.com", f.config.ForDelegatedUser(key, "bob@example.com"), XOAuth2),
-		State: NewMemoryState()})
+		State: syncstate.NewMemoryState()})
 	f.wantCopied(t, "bob@example.com", res)
 	if n := f.tokens.Issued("urn:ietf:params:oauth:grant-type:jwt-bearer"); n < 1 {
 		t.Errorf("%d tokens from signed assertions, want the service account's", n)
@@ -257,7 +259,7 @@ func TestPushbackIsPushback(t *testing.T) {
 			var throttles []Throttle
 			job := Job{Source: dovecotSide(f.src, "ann", "pw"),
 				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),
-				State:       NewMemoryState(), Tuning: Tuning{Attempts: 1, ThrottlePause: 50 * time.Millisecond}, // any failure would end the run
+				State:       syncstate.NewMemoryState(), Tuning: Tuning{Attempts: 1, ThrottlePause: 50 * time.Millisecond}, // any failure would end the run
 				OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
 			res, err := Migrate(t.Context(), job)
 			var refused []string

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 
 	"github.com/emersion/go-imap/v2"
@@ -30,7 +32,7 @@ func (p *destinationPool) take(id string) (message, bool) {
 // adopt splits candidates into map entries for those the destination
 // holds unmapped, and the rest, to copy. Candidates are fetched for their
 // identity only when the pool has something to compare.
-func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted []Mapping, rest []message, err error) {
+func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted []syncstate.Mapping, rest []message, err error) {
 	if err := fs.loadPool(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -48,7 +50,7 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 			continue
 		}
 		// The flags it has are the ones written: the source's win below.
-		adopted = append(adopted, Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(fs.wanted(there.Flags))})
+		adopted = append(adopted, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(fs.wanted(there.Flags))})
 	}
 	if err := fs.writeFlags(fs.adoptedFlagChanges(adopted, withIdentity), adopted); err != nil {
 		return nil, nil, err
@@ -58,7 +60,7 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 
 // adoptedFlagChanges compares the flags of adopted copies with their
 // source messages'.
-func (fs *folderSync) adoptedFlagChanges(adopted []Mapping, sources []message) []flagUpdate {
+func (fs *folderSync) adoptedFlagChanges(adopted []syncstate.Mapping, sources []message) []flagUpdate {
 	flagsOf := make(map[uint32][]imap.Flag, len(sources))
 	for _, msg := range sources {
 		flagsOf[uint32(msg.UID)] = msg.Flags

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // TestDestinationProfileLimits: a destination's profile stands for the
@@ -24,7 +25,7 @@ func TestDestinationProfileLimits(t *testing.T) {
 	t.Run("exchange", func(t *testing.T) {
 		dst := startMemServer(t, map[string]string{"ann": "pw"})
 		destination := dst.side("ann", "pw")
-		destination.Profile = ProfileExchange
+		destination.Profile = provider.ProfileExchange
 		res, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Attempts: 1}})
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +45,7 @@ func TestDestinationProfileLimits(t *testing.T) {
 	t.Run("microsoft365", func(t *testing.T) {
 		dst := startMemServer(t, map[string]string{"ann": "pw"})
 		destination := dst.side("ann", "pw")
-		destination.Profile = ProfileMicrosoft365
+		destination.Profile = provider.ProfileMicrosoft365
 		res, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Attempts: 1}})
 		if err != nil {
 			t.Fatal(err)
@@ -59,13 +60,13 @@ func TestDestinationProfileLimits(t *testing.T) {
 			}
 		}
 	})
-	for host, want := range map[string]Profile{"outlook.office365.com": ProfileMicrosoft365, "imap.gmail.com": ProfileGmail,
-		"OUTLOOK.OFFICE365.COM.": ProfileMicrosoft365, "mail.example.com": ProfileGeneric} {
-		if got := DetectProfile(host, false); got != want {
+	for host, want := range map[string]provider.Profile{"outlook.office365.com": provider.ProfileMicrosoft365, "imap.gmail.com": provider.ProfileGmail,
+		"OUTLOOK.OFFICE365.COM.": provider.ProfileMicrosoft365, "mail.example.com": provider.ProfileGeneric} {
+		if got := provider.DetectProfile(host, false); got != want {
 			t.Errorf("DetectProfile(%q) = %q, want %q", host, got, want)
 		}
 	}
-	if got := DetectProfile("imap.example.com", true); got != ProfileGmail {
+	if got := provider.DetectProfile("imap.example.com", true); got != provider.ProfileGmail {
 		t.Errorf("a server with X-GM-EXT-1 is %q, want gmail", got)
 	}
 }

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -101,7 +103,7 @@ func TestAppendLimitIsHeeded(t *testing.T) {
 	if got := len(dst.read(t, "INBOX")); got != 2 {
 		t.Errorf("the destination holds %d messages, want the 2 small ones", got)
 	}
-	var failures []MessageFailure
+	var failures []syncstate.MessageFailure
 	for _, folder := range res.Folders {
 		failures = append(failures, folder.Failures...)
 	}

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"errors"
 	"fmt"
@@ -94,7 +96,7 @@ func TestCancelBetweenIdenticalMessagesLosesNothing(t *testing.T) {
 				t.Fatalf("the cancel came too late: copied %d, %v", res.MessagesCopied, err)
 			}
 			if lose {
-				p.job.State = NewMemoryState()
+				p.job.State = syncstate.NewMemoryState()
 			}
 			p.runTimes(t, 3)
 			p.wantExact(t)
@@ -269,7 +271,7 @@ func TestOversizeMessageIsRefusedAlone(t *testing.T) {
 			big.Body = bigMessage(2 << 20)
 			src.Load(t, "alice", imaptest.Corpus{Messages: append(msgs, big)})
 			p := &dovecotPair{src: src, dst: dst, job: Job{Source: dovecotSide(src, "alice", "old-pw"),
-				Destination: dovecotSide(dst, "alice@new", "new-pw"), State: NewMemoryState(), Tuning: Tuning{Backoff: 10 * time.Millisecond}}}
+				Destination: dovecotSide(dst, "alice@new", "new-pw"), State: syncstate.NewMemoryState(), Tuning: Tuning{Backoff: 10 * time.Millisecond}}}
 			for run := range 3 {
 				res := p.runTimes(t, 1)[0]
 				inbox := folderResult(t, res, "INBOX")
@@ -343,7 +345,7 @@ func TestLateCopyOfAnUnansweredAppendIsExpunged(t *testing.T) {
 	p.dst.Load(t, "alice@new", imaptest.Corpus{Messages: msgs[3:4]}) // the user's own copy
 	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs})
 	p.runTimes(t, 1)
-	state := p.job.State.(*MemoryState)
+	state := p.job.State.(*syncstate.MemoryState)
 	states, _ := state.FolderStates(t.Context())
 	inbox := states["INBOX"]
 	inbox.InDoubt, inbox.InDoubtFrom, inbox.InDoubtSince = []uint32{4, 6}, inbox.DestUIDNext, time.Now()
@@ -443,7 +445,7 @@ func TestRerunReadsOnlyChangedFlags(t *testing.T) {
 	flagOne(1500, imap.FlagFlagged)
 	changedOnly := rerun()
 	// The same change again, with a state that knows no modseq.
-	state := p.job.State.(*MemoryState)
+	state := p.job.State.(*syncstate.MemoryState)
 	states, _ := state.FolderStates(t.Context())
 	inbox := states["INBOX"]
 	inbox.SourceHighestModSeq = 0
@@ -468,15 +470,15 @@ func (w countingWriter) Write(b []byte) (int, error) {
 
 // stateWritesRefused is a sync state whose folder states cannot be
 // written (the database went away at that moment), while its maps can.
-type stateWritesRefused struct{ StateStore }
+type stateWritesRefused struct{ syncstate.StateStore }
 
 var errStateWrite = fmt.Errorf("the database is unreachable")
 
-func (stateWritesRefused) SetFolderState(context.Context, string, FolderState) error {
+func (stateWritesRefused) SetFolderState(context.Context, string, syncstate.FolderState) error {
 	return errStateWrite
 }
 
-func (stateWritesRefused) ResetFolder(context.Context, string, FolderState) error {
+func (stateWritesRefused) ResetFolder(context.Context, string, syncstate.FolderState) error {
 	return errStateWrite
 }
 

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"bytes"
 	"fmt"
 	"slices"
@@ -99,7 +101,7 @@ func listed(names ...string) []imap.ListData {
 
 // srvJob is a job between two sides with a fresh MemoryState.
 func srvJob(src, dst Side, tuning Tuning) Job {
-	return Job{Source: src, Destination: dst, State: NewMemoryState(), Logger: debugLogger(), Tuning: tuning}
+	return Job{Source: src, Destination: dst, State: syncstate.NewMemoryState(), Logger: debugLogger(), Tuning: tuning}
 }
 
 // srvRun migrates once and fails t on an error.
@@ -130,7 +132,7 @@ func wantFailures(t *testing.T, run int, f FolderResult, side string, uids []ima
 		t.Fatalf("run %d: folder %s failures %+v, want UIDs %v on the %s", run, f.Source, f.Failures, uids, side)
 	}
 	failures := slices.Clone(f.Failures)
-	slices.SortFunc(failures, func(a, b MessageFailure) int { return int(a.UID) - int(b.UID) })
+	slices.SortFunc(failures, func(a, b syncstate.MessageFailure) int { return int(a.UID) - int(b.UID) })
 	for i, fail := range failures {
 		if fail.UID != uint32(uids[i]) || fail.Side != side || !strings.Contains(fail.Reason, words[i]) {
 			t.Errorf("run %d: folder %s failure %+v, want UID %d on the %s with %q", run, f.Source, fail, uids[i], side, words[i])
@@ -554,7 +556,7 @@ func TestServersDestinationWithoutUIDPlus(t *testing.T) {
 	job := srvJob(src.side(), dst.side(), Tuning{Attempts: 1})
 	for run := 1; run <= 4; run++ {
 		if run == 4 {
-			job.State = NewMemoryState() // lost
+			job.State = syncstate.NewMemoryState() // lost
 		}
 		res := srvRun(t, job, run)
 		wantVerified(t, res, run)
@@ -636,7 +638,7 @@ func TestServersDestinationKeepingFewKeywords(t *testing.T) {
 	src.Load(t, "alice", imaptest.Corpus{Messages: msgs})
 	dst := startFaultServer(t, faultOptions{PermanentFlags: []imap.Flag{imap.FlagSeen, imap.FlagAnswered,
 		imap.FlagFlagged, imap.FlagDeleted, imap.FlagDraft, "$Label1"}})
-	job := Job{Source: dovecotSide(src, "alice", "old-pw"), Destination: dst.side(), State: NewMemoryState()}
+	job := Job{Source: dovecotSide(src, "alice", "old-pw"), Destination: dst.side(), State: syncstate.NewMemoryState()}
 	for run, want := range [][]string{{"Work"}, nil, nil} {
 		res, err := Migrate(t.Context(), job)
 		if err != nil {
@@ -668,7 +670,7 @@ func TestServersIdleDestinationSessionIsKeptAlive(t *testing.T) {
 			src.Load(t, "alice", imaptest.Corpus{Messages: numbered(300)})
 			host, port := imaptest.SlowProxy(t, src.Addr(), 150_000)
 			dst := startFaultServer(t, faultOptions{IdleTimeout: 500 * time.Millisecond})
-			job := Job{Source: dovecotSide(src, "alice", "old-pw"), Destination: dst.side(), State: NewMemoryState(),
+			job := Job{Source: dovecotSide(src, "alice", "old-pw"), Destination: dst.side(), State: syncstate.NewMemoryState(),
 				Tuning: Tuning{Attempts: 1, KeepAlive: keepAlive}}
 			job.Source.Host, job.Source.Port = host, port
 			start := time.Now()
@@ -697,7 +699,7 @@ func TestServersRefusedFolderNamesItsSide(t *testing.T) {
 	src.seed(t, long, faultMessage{Body: mail("long@example.com", "long", 600)})
 	src.seed(t, "Projects", faultMessage{Body: mail("p@example.com", "projects", 600)})
 	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "new-pw"}})
-	res, err := Migrate(t.Context(), Job{Source: src.side(), Destination: dovecotSide(dst, "alice", "new-pw"), State: NewMemoryState()})
+	res, err := Migrate(t.Context(), Job{Source: src.side(), Destination: dovecotSide(dst, "alice", "new-pw"), State: syncstate.NewMemoryState()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"slices"
 	"time"
@@ -16,7 +18,7 @@ type folderSync struct {
 	src    *imap.SelectData
 	dst    *imap.SelectData
 	flags  flagFilter
-	state  FolderState
+	state  syncstate.FolderState
 	pool   destinationPool
 	// destUIDNext is the destination's UIDNEXT before this window's
 	// appends, as far as this run knows: appends without APPENDUID are
@@ -25,7 +27,7 @@ type folderSync struct {
 	// unresolved counts appended messages whose destination UID could not
 	// be found: they keep ForeignBelow where it is.
 	unresolved int
-	failures   []MessageFailure
+	failures   []syncstate.MessageFailure
 	// altered are the copies the read-back found unlike what was sent.
 	altered []AlteredCopy
 	// Verification: listed source messages the destination must hold, and
@@ -62,7 +64,7 @@ const stateSaveTimeout = 30 * time.Second
 // UIDVALIDITY changed (a destination folder deleted and created again
 // has a new one). Otherwise the map is dropped and the folder is
 // reconciled by identity: every destination message is compared.
-func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev FolderState, known bool, sd, dd *imap.SelectData) (*folderSync, error) {
+func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev syncstate.FolderState, known bool, sd, dd *imap.SelectData) (*folderSync, error) {
 	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
 		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext}
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
@@ -79,7 +81,7 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 			r.logger.Info("the folder's UID map no longer applies; comparing by identity",
 				"folder", fs.folder, "source_uidvalidity", sd.UIDValidity, "destination_uidvalidity", dd.UIDValidity)
 		}
-		fs.state, fs.mapStartedEmpty = FolderState{ForeignBelow: 1}, true
+		fs.state, fs.mapStartedEmpty = syncstate.FolderState{ForeignBelow: 1}, true
 	}
 	fs.state.Servers, fs.state.Destination, fs.state.Reads = r.servers, plan.Destination, plan.Source.Reads
 	fs.state.UIDValidity, fs.state.DestUIDValidity = sd.UIDValidity, dd.UIDValidity
@@ -122,7 +124,7 @@ func (fs *folderSync) run(ctx context.Context) error {
 			}
 		}
 		last := seq+window > n || len(listing) == 0
-		to := MaxUID
+		to := syncstate.MaxUID
 		if !last {
 			to = uint32(listing[len(listing)-1].UID)
 		}
@@ -141,7 +143,7 @@ func (fs *folderSync) run(ctx context.Context) error {
 // known even when the copy breaks off.
 func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []message) error {
 	r := fs.r
-	var entries []Mapping
+	var entries []syncstate.Mapping
 	if !fs.mapStartedEmpty {
 		var err error
 		if entries, err = r.store.Mappings(ctx, fs.folder, from, to); err != nil {
@@ -176,7 +178,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 
 // syncWindow writes the window's flag changes, adopts the candidates the
 // destination already holds, and copies the rest, adding to keep.
-func (fs *folderSync) syncWindow(ctx context.Context, keep *[]Mapping, diff windowDiff) error {
+func (fs *folderSync) syncWindow(ctx context.Context, keep *[]syncstate.Mapping, diff windowDiff) error {
 	if err := fs.writeFlags(diff.updates, *keep); err != nil {
 		return err
 	}
@@ -194,7 +196,7 @@ func (fs *folderSync) syncWindow(ctx context.Context, keep *[]Mapping, diff wind
 		return err
 	}
 	if len(rest) > 0 && fs.r.destinationAllMail != "" {
-		var labelled []Mapping
+		var labelled []syncstate.Mapping
 		if labelled, rest, err = fs.labelTwins(ctx, rest); err != nil {
 			return err
 		}
@@ -221,7 +223,7 @@ func (fs *folderSync) wanted(flags []imap.Flag) []imap.Flag {
 
 // existing returns which of the entries' destination UIDs the destination
 // folder still holds.
-func (fs *folderSync) existing(entries []Mapping) (map[imap.UID]bool, error) {
+func (fs *folderSync) existing(entries []syncstate.Mapping) (map[imap.UID]bool, error) {
 	found := map[imap.UID]bool{}
 	if len(entries) == 0 {
 		return found, nil
@@ -287,7 +289,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 }
 
 // countListed counts the entries of keep whose source message is listed.
-func countListed(keep []Mapping, listing []message) int {
+func countListed(keep []syncstate.Mapping, listing []message) int {
 	listed := make(map[uint32]bool, len(listing))
 	for _, msg := range listing {
 		listed[uint32(msg.UID)] = true
@@ -356,7 +358,7 @@ func (fs *folderSync) list(first, last uint32) ([]message, error) {
 // message whose copy exists has the flags last written to it unless the
 // source changed them since, and needs nothing else (the options and the
 // figures look at the others); every other one is read in full.
-func (fs *folderSync) complete(listing []message, entries []Mapping, existing map[imap.UID]bool) ([]message, error) {
+func (fs *folderSync) complete(listing []message, entries []syncstate.Mapping, existing map[imap.UID]bool) ([]message, error) {
 	written := make(map[imap.UID][]string, len(entries))
 	for _, e := range entries {
 		if existing[imap.UID(e.Destination)] {

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"context"
 	"strings"
 
@@ -13,7 +15,7 @@ import (
 // destination changed by itself is left alone. The entries of keep get
 // the flags written. A change the destination refuses is tried again by
 // the next run.
-func (fs *folderSync) writeFlags(updates []flagUpdate, keep []Mapping) error {
+func (fs *folderSync) writeFlags(updates []flagUpdate, keep []syncstate.Mapping) error {
 	if len(updates) == 0 {
 		return nil
 	}
@@ -58,7 +60,7 @@ func (fs *folderSync) writeFlags(updates []flagUpdate, keep []Mapping) error {
 }
 
 // recordFlags sets the flags written on the entries of keep.
-func (fs *folderSync) recordFlags(updates []flagUpdate, keep []Mapping, refused map[uint32]bool) {
+func (fs *folderSync) recordFlags(updates []flagUpdate, keep []syncstate.Mapping, refused map[uint32]bool) {
 	index := make(map[uint32]int, len(keep))
 	for i, e := range keep {
 		index[e.Source] = i
@@ -82,7 +84,7 @@ func flagKey(flags []imap.Flag) string {
 // copy copies messages to the destination and adds their map entries to
 // keep: by the UIDs the destination announces (APPENDUID, RFC 4315), or,
 // where it announces none, by identity right after.
-func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []message) error {
+func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messages []message) error {
 	r := fs.r
 	a, err := r.appenderFor(ctx)
 	if err != nil {
@@ -97,7 +99,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []mess
 			unresolved = append(unresolved, msg)
 			return
 		}
-		*keep = append(*keep, Mapping{Source: uint32(msg.UID), Destination: uint32(uid), Flags: flagStrings(written)})
+		*keep = append(*keep, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(uid), Flags: flagStrings(written)})
 		fs.destUIDNext = max(fs.destUIDNext, uid+1)
 	}
 	err = fc.copyMessages(ctx, messages)
@@ -119,7 +121,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]Mapping, messages []mess
 // resolve finds the destination UIDs of messages appended without
 // APPENDUID among the destination's new messages, by identity. One not
 // found stays unmapped; the next run finds it in the pool.
-func (fs *folderSync) resolve(keep *[]Mapping, appended []message) error {
+func (fs *folderSync) resolve(keep *[]syncstate.Mapping, appended []message) error {
 	appended, err := fs.sourceIdentities(appended)
 	if err != nil {
 		return err
@@ -145,7 +147,7 @@ func (fs *folderSync) resolve(keep *[]Mapping, appended []message) error {
 	}
 	for _, msg := range appended {
 		if there, ok := pool.take(msg.Identity); ok {
-			*keep = append(*keep, Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(msg.Flags)})
+			*keep = append(*keep, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(msg.Flags)})
 		} else {
 			fs.unresolved++
 		}

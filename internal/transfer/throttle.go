@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // Throttle is a server's request to slow down, and when the account goes
@@ -93,7 +95,7 @@ func throttle(err error, unhinted time.Duration) Throttle {
 	case errors.As(err, &bye):
 		t.Words = bye.answer().Text
 	}
-	var spent *BudgetSpent
+	var spent *provider.BudgetSpent
 	if errors.As(err, &spent) {
 		t.Words, t.Until, t.Budget = spent.Error(), spent.At, true
 		return t

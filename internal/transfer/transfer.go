@@ -9,12 +9,16 @@
 package transfer
 
 import (
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+
 	"crypto/x509"
 	"log/slog"
 	"net"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // Security says how a connection is secured.
@@ -56,9 +60,9 @@ type Side struct {
 	TokenMechanism TokenMechanism
 	// Profile is the provider whose limits the server has (profile.go);
 	// ProfileAuto: told from the server.
-	Profile Profile
+	Profile provider.Profile
 	// Limits are the endpoint's own, in place of its profile's.
-	Limits Limits
+	Limits provider.Limits
 }
 
 // MasterForm is how a master login names the account it acts for.
@@ -127,7 +131,7 @@ type FolderResult struct {
 	// or by identity.
 	SourceMessages      int
 	DestinationMessages int
-	Failures            []MessageFailure
+	Failures            []syncstate.MessageFailure
 	// Altered are copies the destination holds that differ from what was
 	// sent (read back: size and header), found in this run's copies.
 	Altered []AlteredCopy
@@ -157,14 +161,6 @@ func (r FolderResult) Verified() bool {
 	return r.Error == "" && r.Missing() == 0 && len(r.Altered) == 0
 }
 
-// MessageFailure is a message that could not be copied: refused by the
-// destination, or unreadable on the source. The next run tries it again.
-type MessageFailure struct {
-	UID    uint32 `json:"uid"` // in the source folder
-	Side   string `json:"side"`
-	Reason string `json:"reason"`
-}
-
 // Result is the outcome of a migration.
 type Result struct {
 	Progress
@@ -178,7 +174,7 @@ type Job struct {
 	Options     Options
 	// State keeps the sync state between runs; nil: a fresh MemoryState,
 	// so that every folder is compared by identity.
-	State StateStore
+	State syncstate.StateStore
 	// OnProgress, when set, is called after each message and folder; it
 	// must be quick (throttle in it if it writes anywhere).
 	OnProgress func(Progress)
@@ -190,7 +186,7 @@ type Job struct {
 	OnThrottled func(Throttle)
 	// Traffic counts the bytes each mailbox moves, for the daily budgets
 	// of Limits; nil: no budget is kept.
-	Traffic TrafficLedger
+	Traffic provider.TrafficLedger
 	// SourceOnlyDelta lets a delta pass end at the source: when the
 	// source's listing (LIST-STATUS, with HIGHESTMODSEQ) shows every folder
 	// as the last complete pass left it, the account is done without a

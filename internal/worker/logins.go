@@ -11,6 +11,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/oauth/signin"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // logins turn an endpoint and an account's credentials into the engine's
@@ -117,17 +118,17 @@ func serverOf(e migration.Endpoint) transfer.Server {
 }
 
 // limitsOf is the engine's Limits of an endpoint's own.
-func limitsOf(l migration.EndpointLimits) transfer.Limits {
-	return transfer.Limits{MaxMessageBytes: l.MaxMessageBytes, DailyDownloadBytes: l.DailyDownloadBytes,
+func limitsOf(l migration.EndpointLimits) provider.Limits {
+	return provider.Limits{MaxMessageBytes: l.MaxMessageBytes, DailyDownloadBytes: l.DailyDownloadBytes,
 		DailyUploadBytes: l.DailyUploadBytes, Connections: l.Connections, AccountConnections: l.AccountConnections}
 }
 
 // profileOf is the engine's profile of e; auto is told from the server.
-func profileOf(e migration.Endpoint) transfer.Profile {
+func profileOf(e migration.Endpoint) provider.Profile {
 	if e.Profile == migration.ProfileAuto {
-		return transfer.ProfileAuto
+		return provider.ProfileAuto
 	}
-	return transfer.Profile(e.Profile)
+	return provider.Profile(e.Profile)
 }
 
 // noRefreshToken stands for the token source of an account without a

@@ -11,6 +11,8 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // RunStore is what the migration worker needs of storage.
@@ -21,9 +23,9 @@ type RunStore interface {
 	// its job is to stop (its task, or it alone, is being canceled).
 	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (stop bool, err error)
 	// SyncState is where the copy engine keeps an account's sync state.
-	SyncState(accountID int64) transfer.StateStore
+	SyncState(accountID int64) syncstate.StateStore
 	// Traffic counts what each mailbox moved, for the daily byte budgets.
-	Traffic() transfer.TrafficLedger
+	Traffic() provider.TrafficLedger
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error
 	// AccountThrottled stores that a server throttled the account's run,

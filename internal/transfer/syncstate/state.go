@@ -1,4 +1,8 @@
-package transfer
+// Package syncstate is what the engine keeps of an account between
+// passes: each source folder's state and its UID map, and StateStore, the
+// interface that keeps them (the service's is in PostgreSQL). It holds
+// data only, no IMAP, so that storage keeps it without the engine.
+package syncstate
 
 import (
 	"context"
@@ -20,7 +24,7 @@ type FolderState struct {
 	// between: a map is void on any other pair of mailboxes.
 	Servers     string `json:"servers"`
 	Destination string `json:"destination"` // the destination folder: the plan of the first run holds
-	Filter      string `json:"filter"`      // Options.filterKey of the last run
+	Filter      string `json:"filter"`      // transfer.Options.filterKey of the last run
 	UIDValidity uint32 `json:"uid_validity"`
 	// DestUIDValidity: a destination folder deleted and created again has
 	// another, and the map's destination UIDs are void.
@@ -35,12 +39,12 @@ type FolderState struct {
 	// run, by source UID, with the server's words; each run tries them again.
 	Failures []MessageFailure `json:"failures,omitempty"`
 	// DroppedKeywords are the source's keywords the destination folder
-	// cannot keep (PERMANENTFLAGS), reported once (FolderResult).
+	// cannot keep (PERMANENTFLAGS), reported once (transfer.FolderResult).
 	DroppedKeywords []string `json:"dropped_keywords,omitempty"`
 	// InDoubt are source messages whose APPEND was sent and never
 	// answered (the connection broke): the destination may have saved
 	// them, even after a later attempt looked. Their copies would have
-	// UIDs from InDoubtFrom on (see folderSync.sweepInDoubt).
+	// UIDs from InDoubtFrom on (see transfer.folderSync.sweepInDoubt).
 	InDoubt      []uint32  `json:"in_doubt,omitempty"`
 	InDoubtFrom  uint32    `json:"in_doubt_from,omitempty"`
 	InDoubtSince time.Time `json:"in_doubt_since,omitzero"`
@@ -58,19 +62,19 @@ type FolderState struct {
 	DestUIDNext         uint32 `json:"dest_uid_next"`
 	DestMessages        uint32 `json:"dest_messages"`
 	// SourceBytes is the source folder's size as this run counted it
-	// (countSource), for the account's page.
+	// (transfer.countSource), for the account's page.
 	SourceBytes int64 `json:"source_bytes,omitempty"`
 	Covered     int   `json:"covered"` // source messages verified on the destination
 	Complete    bool  `json:"complete"`
 	// Reads is the folder the map's source UIDs are of when it is not the
 	// folder itself: Gmail's All Mail, for a label read from it
-	// (mailbox.Reads). A map of the label's own UIDs is void for it, and
+	// (transfer.mailbox.Reads). A map of the label's own UIDs is void for it, and
 	// the other way round, whatever their UIDVALIDITYs.
 	Reads string `json:"reads,omitempty"`
 }
 
-// clone returns st with slices of its own.
-func (st FolderState) clone() FolderState {
+// Clone returns st with slices of its own.
+func (st FolderState) Clone() FolderState {
 	st.Failures, st.InDoubt, st.DroppedKeywords = slices.Clone(st.Failures), slices.Clone(st.InDoubt), slices.Clone(st.DroppedKeywords)
 	return st
 }
@@ -136,7 +140,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 	defer m.mu.Unlock()
 	out := make(map[string]FolderState, len(m.folders))
 	for name, st := range m.folders {
-		out[name] = st.clone()
+		out[name] = st.Clone()
 	}
 	return out, nil
 }
@@ -145,7 +149,7 @@ func (m *MemoryState) FolderStates(context.Context) (map[string]FolderState, err
 func (m *MemoryState) SetFolderState(_ context.Context, folder string, st FolderState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.folders[folder] = st.clone()
+	m.folders[folder] = st.Clone()
 	return nil
 }
 
@@ -154,7 +158,7 @@ func (m *MemoryState) ResetFolder(_ context.Context, folder string, st FolderSta
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.maps, folder)
-	m.folders[folder] = st.clone()
+	m.folders[folder] = st.Clone()
 	return nil
 }
 
@@ -257,4 +261,12 @@ func (m *MemoryState) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// MessageFailure is a message that could not be copied: refused by the
+// destination, or unreadable on the source. The next run tries it again.
+type MessageFailure struct {
+	UID    uint32 `json:"uid"` // in the source folder
+	Side   string `json:"side"`
+	Reason string `json:"reason"`
 }
