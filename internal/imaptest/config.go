@@ -14,7 +14,7 @@ var configTemplate = template.Must(template.New("dovecot.conf").Parse(`# Written
 base_dir = {{.Dir}}/run
 state_dir = {{.Dir}}/state
 instance_name = {{.Name}}
-protocols = imap
+protocols = imap{{if .SievePort}} sieve{{end}}
 listen = 127.0.0.1
 log_path = {{.Dir}}/dovecot.log
 # Tells our greeting from another server's that took the port first.
@@ -102,6 +102,25 @@ plugin {
 }
 {{- end}}
 
+{{- if .SievePort}}
+
+# ManageSieve (RFC 5804, Pigeonhole): each user's scripts live in ~/sieve,
+# the active one linked from ~/.dovecot.sieve.
+service managesieve-login {
+  chroot =
+  inet_listener sieve {
+    address = 127.0.0.1
+    port = {{.SievePort}}
+  }
+}
+plugin {
+  sieve = file:~/sieve;active=~/.dovecot.sieve
+{{- if .SieveExtensions}}
+  sieve_extensions = {{.SieveExtensions}}
+{{- end}}
+}
+{{- end}}
+
 # The default 256 MB of address space is too little for Dovecot to index a
 # maildir of a million messages (WriteInbox): its imap process dies with
 # "Out of memory".
@@ -145,21 +164,25 @@ type configData struct {
 	QuotaBytes, MaxMailSize         int64
 	Capability                      string
 	MasterUsers                     bool
+	SievePort                       int
+	SieveExtensions                 string
 }
 
 // writeConfig writes the configuration for the given ports and returns its
 // path.
-func (d *Dovecot) writeConfig(port, tlsPort int) (string, error) {
+func (d *Dovecot) writeConfig(port, tlsPort, sievePort int) (string, error) {
 	data := configData{
 		Dir: d.Dir, Name: filepath.Base(d.Dir), Port: port, TLSPort: tlsPort,
-		MailLocation: d.mailLocation(),
-		Separator:    string(d.Layout.Delimiter()),
-		Prefix:       d.Layout.Prefix(),
-		SpecialUse:   d.Layout.specialUse(),
-		QuotaBytes:   d.quotaBytes,
-		MaxMailSize:  d.maxMailSize,
-		Capability:   d.capability,
-		MasterUsers:  d.masterUsers,
+		MailLocation:    d.mailLocation(),
+		Separator:       string(d.Layout.Delimiter()),
+		Prefix:          d.Layout.Prefix(),
+		SpecialUse:      d.Layout.specialUse(),
+		QuotaBytes:      d.quotaBytes,
+		MaxMailSize:     d.maxMailSize,
+		Capability:      d.capability,
+		MasterUsers:     d.masterUsers,
+		SievePort:       sievePort,
+		SieveExtensions: d.sieveExtensions,
 	}
 	data.Acct.InternalUser = d.acct.internalUser
 	data.Acct.InternalGroup = d.acct.internalGroup

@@ -44,6 +44,12 @@ type Options struct {
 	// user: as "user*master" with LOGIN, or with AUTHENTICATE PLAIN and the
 	// user as authorization identity (Dovecot's master passdb).
 	MasterUsers map[string]string
+	// ManageSieve serves each user's Sieve scripts over ManageSieve (RFC
+	// 5804, Pigeonhole's dovecot-managesieved) on SievePort.
+	ManageSieve bool
+	// SieveExtensions, with ManageSieve, changes which Sieve extensions
+	// scripts may use (sieve_extensions), e.g. "-vacation" or "+editheader".
+	SieveExtensions string
 }
 
 // Dovecot is a running Dovecot instance. It is stopped, and its directory
@@ -52,19 +58,24 @@ type Dovecot struct {
 	Host    string // "127.0.0.1"
 	Port    int    // plain IMAP, with STARTTLS offered
 	TLSPort int    // implicit TLS
-	Dir     string // everything of this instance lives here
-	CertPEM []byte // the self-signed certificate the server presents (for "127.0.0.1" and "localhost")
-	Layout  Layout
+	// SievePort is ManageSieve's, with STARTTLS offered; 0 without
+	// Options.ManageSieve.
+	SievePort int
+	Dir       string // everything of this instance lives here
+	CertPEM   []byte // the self-signed certificate the server presents (for "127.0.0.1" and "localhost")
+	Layout    Layout
 
-	quotaBytes  int64
-	maxMailSize int64
-	sdbox       bool
-	capability  string
-	masterUsers bool
-	acct        *account
-	proc        *process
-	usersMu     sync.Mutex        // guards passwords and the users directory
-	passwords   map[string]string // login → password, for Load
+	quotaBytes      int64
+	maxMailSize     int64
+	sdbox           bool
+	capability      string
+	masterUsers     bool
+	manageSieve     bool
+	sieveExtensions string
+	acct            *account
+	proc            *process
+	usersMu         sync.Mutex        // guards passwords and the users directory
+	passwords       map[string]string // login → password, for Load
 }
 
 // StartDovecot starts a Dovecot on free loopback ports in a new directory,
@@ -85,7 +96,8 @@ func StartDovecot(t testing.TB, opts Options) *Dovecot {
 		t.Fatalf("imaptest: %v", err)
 	}
 	d := &Dovecot{Host: "127.0.0.1", Dir: dir, Layout: opts.Layout, acct: acct,
-		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, maxMailSize: opts.MaxMailSize, sdbox: opts.Sdbox, capability: opts.Capability}
+		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, maxMailSize: opts.MaxMailSize, sdbox: opts.Sdbox, capability: opts.Capability,
+		manageSieve: opts.ManageSieve, sieveExtensions: opts.SieveExtensions}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("imaptest: log of the Dovecot on %s:\n%s", d.Addr(), d.LogTail())

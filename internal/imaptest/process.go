@@ -43,15 +43,19 @@ func (d *Dovecot) start(bin string) error {
 }
 
 func (d *Dovecot) startOnce(bin string) error {
-	ports, err := freePorts(2)
+	ports, err := freePorts(3)
 	if err != nil {
 		return err
 	}
-	conf, err := d.writeConfig(ports[0], ports[1])
+	sievePort := 0
+	if d.manageSieve {
+		sievePort = ports[2]
+	}
+	conf, err := d.writeConfig(ports[0], ports[1], sievePort)
 	if err != nil {
 		return err
 	}
-	d.Port, d.TLSPort = ports[0], ports[1]
+	d.Port, d.TLSPort, d.SievePort = ports[0], ports[1], sievePort
 	if err := resetDir(filepath.Join(d.Dir, "run")); err != nil {
 		return err
 	}

@@ -1,14 +1,13 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // BenchmarkMigrate copies a realistic mailbox (1 000 messages of 1–50 KB

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"cmp"
 	"context"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // Copy pipeline sizes: bodies are fetched fetchBatch at a time and go out

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"log/slog"
 	"maps"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // The migration tests run between two real Dovecots of different layouts:

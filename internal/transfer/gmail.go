@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"cmp"
 	"context"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // GmailLabels is how a migration from Gmail treats its labels. Gmail

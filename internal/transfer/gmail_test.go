@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // gmailMessages are the labels of a Gmail mailbox that has every case a

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // TestDailyUploadBudgetSpreadsAnAccountOverDays: a destination that takes

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // maxBackoff caps the wait between tries. After a transient failure the
@@ -68,6 +67,8 @@ type accountRun struct {
 	// their profiles'.
 	sourceProfile                   provider.Profile
 	sourceLimits, destinationLimits provider.Limits
+	// scripts is what became of the Sieve scripts, once moved (copyScripts).
+	scripts *ScriptsResult
 }
 
 // labelIndex returns the run's label index, reading it the first time,
@@ -101,7 +102,7 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 		return Result{}, err
 	}
 	err = r.withRetries(ctx)
-	return Result{Progress: r.progress, Folders: r.folders}, err
+	return Result{Progress: r.progress, Folders: r.folders, Scripts: r.scripts}, err
 }
 
 // newAccountRun readies the run of job: the tuning's defaults, and the
@@ -232,7 +233,12 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.sourceLimits = provider.EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
 	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
-	return r.copyFolders(ctx, planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames()))
+	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
+	if err := r.copyFolders(ctx, plans); err != nil {
+		return err
+	}
+	r.copyScripts(ctx, plans, src.ns, dst.ns)
+	return nil
 }
 
 // copyFolders copies every folder of plans not finished yet.

@@ -1,11 +1,11 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"slices"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // mirror expunges from the destination the copies of messages expunged

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"testing"
 	"time"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // The mox tests run the migrations of the Dovecot tests between a Dovecot

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // oauthFixture is a Dovecot source and an OAuth-only destination (the

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // The re-run tests prove "nothing lost, nothing twice" (docs/design.md#nothing-lost-nothing-twice) by the

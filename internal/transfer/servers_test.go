@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"bytes"
 	"fmt"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // The server tests run the engine against faultServer, go-imap's in-memory

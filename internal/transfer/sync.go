@@ -1,13 +1,13 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"slices"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // folderSync is one folder pair being brought up to date with its UID map.

@@ -1,12 +1,12 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"context"
 	"strings"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // writeFlags carries flag changes of the source to mapped destination

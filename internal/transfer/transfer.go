@@ -9,8 +9,6 @@
 package transfer
 
 import (
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
-
 	"crypto/x509"
 	"log/slog"
 	"net"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // Security says how a connection is secured.
@@ -63,6 +62,9 @@ type Side struct {
 	Profile provider.Profile
 	// Limits are the endpoint's own, in place of its profile's.
 	Limits provider.Limits
+	// Sieve is the server's ManageSieve, where the account's Sieve
+	// scripts are moved from and to.
+	Sieve SieveService
 }
 
 // MasterForm is how a master login names the account it acts for.
@@ -165,6 +167,10 @@ func (r FolderResult) Verified() bool {
 type Result struct {
 	Progress
 	Folders []FolderResult
+	// Scripts is what became of the account's Sieve scripts; nil when
+	// they were not moved (the source names no ManageSieve service, or
+	// the run ended before its messages did).
+	Scripts *ScriptsResult
 }
 
 // Job is one account to migrate.

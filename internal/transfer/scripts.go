@@ -1,0 +1,240 @@
+package transfer
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+
+	"github.com/emersion/go-sasl"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/sieve"
+)
+
+// SieveService is where a server manages its accounts' Sieve scripts
+// (filters, vacation replies) over ManageSieve (RFC 5804); Port 0: it
+// names none, and scripts are not moved.
+type SieveService struct {
+	Port int
+	// Security: SecurityStartTLS (ManageSieve's usual, on port 4190),
+	// SecurityTLS or SecurityPlain.
+	Security Security
+}
+
+// ScriptsResult is what became of an account's Sieve scripts. Scripts
+// only ever add to the destination: one it holds alone is never deleted.
+type ScriptsResult struct {
+	// Copied were put on the destination: new there, or changed on the
+	// source since. Unchanged were there already as the source has them.
+	Copied, Unchanged []string
+	// Active is the source's active script, made active on the
+	// destination too; "" when the source has none.
+	Active string
+	// Renamed are the folders the scripts file into that the folder
+	// plan renamed, rewritten in the copies.
+	Renamed []ScriptRename
+	// Refused are the scripts the destination would not take, in its
+	// words (an extension it lacks, a size limit, too many scripts).
+	Refused []ScriptRefusal
+	// Unread are scripts whose folders could not be read (not Sieve the
+	// reader knows): copied as they are, with the reason.
+	Unread []ScriptRefusal
+	// Error says why the scripts could not be moved at all (a side
+	// without ManageSieve, a refused login); the messages are not
+	// affected.
+	Error string
+}
+
+// ScriptRename is a folder a script files into, renamed by the plan.
+type ScriptRename struct {
+	Script string
+	sieve.Rename
+}
+
+// ScriptRefusal is a script and what was said of it.
+type ScriptRefusal struct {
+	Script, Reason string
+}
+
+// copyScripts moves the account's Sieve scripts, once a run, after its
+// messages: each by name, with the folders it files into renamed as the
+// plan renamed them, and the source's active one made active. A failure
+// here is reported in the result and never fails the account.
+func (r *accountRun) copyScripts(ctx context.Context, plans []folderPlan, src, dst namespace) {
+	if r.scripts != nil || r.job.Source.Sieve.Port == 0 {
+		return
+	}
+	result := &ScriptsResult{}
+	r.scripts = result
+	if r.job.Destination.Sieve.Port == 0 {
+		result.Error = "the destination endpoint names no ManageSieve service: the scripts stay on the source"
+		return
+	}
+	renames := map[string]string{}
+	for _, p := range plans {
+		renames[p.Source.Name] = p.Destination
+	}
+	rename := func(folder string) (string, bool) {
+		if to, ok := renames[folder]; ok {
+			return to, true
+		}
+		return translateName(folder, src, dst), true
+	}
+	if err := r.moveScripts(ctx, result, rename); err != nil {
+		result.Error = err.Error()
+		r.logger.Warn("the Sieve scripts were not moved", "err", err)
+	}
+}
+
+// moveScripts reads the source's scripts and puts each on the destination
+// that is not there as it is.
+func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, rename func(string) (string, bool)) error {
+	from, err := dialSieve(ctx, &r.job.Source, r.job.Tuning)
+	if err != nil {
+		return fmt.Errorf("source ManageSieve: %w", err)
+	}
+	defer from.Close()
+	to, err := dialSieve(ctx, &r.job.Destination, r.job.Tuning)
+	if err != nil {
+		return fmt.Errorf("destination ManageSieve: %w", err)
+	}
+	defer to.Close()
+	sources, err := readScripts(from)
+	if err != nil {
+		return fmt.Errorf("source ManageSieve: %w", err)
+	}
+	existing, err := readScripts(to)
+	if err != nil {
+		return fmt.Errorf("destination ManageSieve: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(sources.content)) {
+		content, renamed, err := sieve.RewriteFolders(sources.content[name], rename)
+		if err != nil {
+			result.Unread = append(result.Unread, ScriptRefusal{name, err.Error()})
+		}
+		for _, rn := range renamed {
+			result.Renamed = append(result.Renamed, ScriptRename{Script: name, Rename: rn})
+		}
+		if have, ok := existing.content[name]; ok && have == content {
+			result.Unchanged = append(result.Unchanged, name)
+			continue
+		}
+		err = to.PutScript(name, content)
+		var refusal *sieve.Error
+		switch {
+		case errors.As(err, &refusal) && refusal.Status == "NO":
+			result.Refused = append(result.Refused, ScriptRefusal{name, err.Error()})
+		case err != nil:
+			return fmt.Errorf("destination ManageSieve: putting %q: %w", name, err)
+		default:
+			result.Copied = append(result.Copied, name)
+		}
+	}
+	return r.activateScript(to, sources.active, existing.active, result)
+}
+
+// activateScript makes the source's active script the destination's,
+// unless the destination refused it.
+func (r *accountRun) activateScript(to *sieve.Client, active, destinationActive string, result *ScriptsResult) error {
+	if active == "" || slices.ContainsFunc(result.Refused, func(s ScriptRefusal) bool { return s.Script == active }) {
+		return nil
+	}
+	result.Active = active
+	if destinationActive == active {
+		return nil
+	}
+	if err := to.SetActive(active); err != nil {
+		return fmt.Errorf("destination ManageSieve: activating %q: %w", active, err)
+	}
+	return nil
+}
+
+// accountScripts are an account's scripts by name, and its active one.
+type accountScripts struct {
+	content map[string]string
+	active  string
+}
+
+func readScripts(c *sieve.Client) (accountScripts, error) {
+	list, err := c.ListScripts()
+	if err != nil {
+		return accountScripts{}, err
+	}
+	scripts := accountScripts{content: map[string]string{}}
+	for _, s := range list {
+		content, err := c.GetScript(s.Name)
+		if err != nil {
+			return accountScripts{}, fmt.Errorf("reading %q: %w", s.Name, err)
+		}
+		scripts.content[s.Name] = content
+		if s.Active {
+			scripts.active = s.Name
+		}
+	}
+	return scripts, nil
+}
+
+// dialSieve connects to side's ManageSieve, secures the connection as its
+// service says, and logs in with the account's credentials.
+func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, error) {
+	service := side.Sieve
+	dialer := &net.Dialer{Timeout: tuning.GreetingTimeout}
+	conn, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort(side.Host, strconv.Itoa(service.Port)))
+	if err != nil {
+		return nil, err
+	}
+	if service.Security == SecurityTLS {
+		tlsConn := tls.Client(conn, side.tlsConfig())
+		if err := tlsConn.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		conn = tlsConn
+	}
+	c, err := sieve.NewClient(conn, tuning.IdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if service.Security != SecurityTLS && service.Security != SecurityPlain {
+		if err := c.StartTLS(side.tlsConfig()); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	mech, err := side.sieveMechanism(ctx)
+	if err == nil {
+		err = c.Authenticate(mech)
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("logging in: %w", err)
+	}
+	return c, nil
+}
+
+// sieveMechanism is the SASL login the side's credentials make: its
+// token, its password, or its master's on its behalf (ManageSieve has no
+// LOGIN command: a master in the separator form is the authentication
+// identity "account*master").
+func (side *Side) sieveMechanism(ctx context.Context) (sasl.Client, error) {
+	switch {
+	case side.Token != nil:
+		token, err := side.accessToken(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return side.saslToken(token), nil
+	case side.Master == "" && side.Password == "":
+		return nil, errNoPassword
+	case side.Master == "":
+		return sasl.NewPlainClient("", side.Login, side.Password), nil
+	case side.MasterForm == MasterSeparator:
+		return sasl.NewPlainClient("", side.Login+masterSeparator+side.Master, side.Password), nil
+	default:
+		return sasl.NewPlainClient(side.Login, side.Master, side.Password), nil
+	}
+}

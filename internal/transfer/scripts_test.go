@@ -1,0 +1,154 @@
+package transfer
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+)
+
+// TestSieveScriptsMoveWithTheMail: three users' filters and vacation
+// replies move from one Dovecot's ManageSieve to another's, by name, with
+// the active one active; the folders they file into follow the folder map
+// and the namespaces (INBOX.x → x), also for a folder the source lacks
+// (":create"), while the same words elsewhere stay; a
+// script using an extension the destination lacks is refused in its words
+// while all the mail arrives; a re-run puts nothing, and a script the
+// destination holds alone is left.
+func TestSieveScriptsMoveWithTheMail(t *testing.T) {
+	t.Parallel()
+	users := map[string]string{"alice": "pw-a", "bob": "pw-b", "carol": "pw-c"}
+	src := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: users, ManageSieve: true, SieveExtensions: "+editheader"})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, ManageSieve: true})
+	const (
+		aliceFilters = "require [\"fileinto\", \"mailbox\"];\r\n" +
+			"if header :contains \"subject\" \"INBOX.Projects\" { fileinto \"INBOX.Projects.2024.Q2\"; }\r\n" +
+			"elsif header :contains \"list-id\" \"projects\" { fileinto \"INBOX.Projects\"; }\r\n" +
+			"elsif header :contains \"list-id\" \"golang\" { fileinto :create \"INBOX.Lists.Go\"; }\r\n"
+		aliceVacation = "require \"vacation\";\r\nvacation :days 7 text:\r\nAway until Monday; mail to INBOX.Projects waits.\r\n.\r\n;\r\n"
+		bobHeaders    = "require \"editheader\";\r\naddheader \"X-Moved\" \"yes\";\r\n"
+		bobSpam       = "require \"fileinto\";\r\nif header :contains \"x-spam\" \"yes\" { fileinto \"INBOX.Junk\"; }\r\n"
+	)
+	src.WriteScript(t, "alice", "filters", aliceFilters, true)
+	src.WriteScript(t, "alice", "vacation", aliceVacation, false)
+	src.WriteScript(t, "bob", "headers", bobHeaders, false)
+	src.WriteScript(t, "bob", "spam", bobSpam, true)
+	for _, name := range []string{"a", "b", "c"} {
+		src.WriteScript(t, "carol", name, "keep; # "+name+"\r\n", name == "b")
+	}
+	corpus := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 3, Messages: 40})
+	jobs := map[string]Job{}
+	for login, password := range users {
+		src.Load(t, login, corpus)
+		job := Job{Source: dovecotSide(src, login, password), Destination: dovecotSide(dst, login, password),
+			State: syncstate.NewMemoryState(), Logger: debugLogger()}
+		job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
+		job.Destination.Sieve = SieveService{Port: dst.SievePort, Security: SecurityStartTLS}
+		job.Source.RootCAs, job.Destination.RootCAs = src.RootCAs(), dst.RootCAs()
+		job.Options.FolderMap = map[string]string{"INBOX.Projects.2024.Q2": "Q2 of 2024"}
+		jobs[login] = job
+	}
+
+	results := map[string]Result{}
+	for login, job := range jobs {
+		results[login] = migrateVerified(t, job)
+		wantSameMail(t, movedFolder(src.Read(t, login), "Projects/2024/Q2", "Q2 of 2024"), dst.Read(t, login))
+	}
+	junk := destinationOf(results["bob"], "INBOX.Junk")
+	if junk == "" || junk == "INBOX.Junk" {
+		t.Fatalf("the plan put INBOX.Junk at %q", junk)
+	}
+
+	alice, active := dst.Scripts(t, "alice")
+	wantFilters := strings.NewReplacer(`fileinto "INBOX.Projects.2024.Q2"`, `fileinto "Q2 of 2024"`, `fileinto "INBOX.Projects"`, `fileinto "Projects"`,
+		`:create "INBOX.Lists.Go"`, `:create "Lists/Go"`).Replace(aliceFilters)
+	if alice["filters"] != wantFilters || alice["vacation"] != aliceVacation || active != "filters" {
+		t.Errorf("alice's scripts on the destination, active %q:\n%q\nwant:\n%q", active, alice, wantFilters)
+	}
+	if got := results["alice"].Scripts; got == nil || len(got.Renamed) != 3 || !slices.Equal(got.Copied, []string{"filters", "vacation"}) || got.Active != "filters" {
+		t.Errorf("alice's scripts result: %+v", got)
+	}
+
+	bob, active := dst.Scripts(t, "bob")
+	if _, ok := bob["headers"]; ok || active != "spam" || bob["spam"] != strings.Replace(bobSpam, `"INBOX.Junk"`, `"`+junk+`"`, 1) {
+		t.Errorf("bob's scripts on the destination, active %q: %q", active, bob)
+	}
+	refused := results["bob"].Scripts.Refused
+	if len(refused) != 1 || refused[0].Script != "headers" || !strings.Contains(refused[0].Reason, "editheader") {
+		t.Errorf("bob's refused scripts: %+v, want headers refused in the server's words naming editheader", refused)
+	}
+
+	carol, active := dst.Scripts(t, "carol")
+	if len(carol) != 3 || active != "b" || carol["c"] != "keep; # c\r\n" {
+		t.Errorf("carol's scripts on the destination, active %q: %q", active, carol)
+	}
+
+	// The destination's own script stays; a re-run puts nothing.
+	dst.WriteScript(t, "carol", "mine", "discard;\r\n", false)
+	for login, job := range jobs {
+		again := migrateVerified(t, job).Scripts
+		if again == nil || len(again.Copied) != 0 || again.Error != "" {
+			t.Errorf("%s's re-run moved scripts again: %+v", login, again)
+		}
+	}
+	if carol, _ = dst.Scripts(t, "carol"); carol["mine"] != "discard;\r\n" {
+		t.Errorf("the destination's own script is gone or changed: %q", carol)
+	}
+}
+
+// destinationOf is where a run put a source folder.
+func destinationOf(res Result, source string) string {
+	for _, f := range res.Folders {
+		if f.Source == source {
+			return f.Destination
+		}
+	}
+	return ""
+}
+
+// movedFolder is c with folder's messages in to, as a folder map moves
+// them.
+func movedFolder(c imaptest.Corpus, folder, to string) imaptest.Corpus {
+	for i := range c.Folders {
+		if c.Folders[i].Name == folder {
+			c.Folders[i].Name = to
+		}
+	}
+	for i := range c.Messages {
+		if c.Messages[i].Folder == folder {
+			c.Messages[i].Folder = to
+		}
+	}
+	return c
+}
+
+// TestScriptsWithoutManageSieveLeaveTheMailAlone: a destination whose
+// ManageSieve does not answer, or an endpoint that names none, gets all
+// the mail; the scripts' result says why they stayed.
+func TestScriptsWithoutManageSieveLeaveTheMailAlone(t *testing.T) {
+	t.Parallel()
+	src := imaptest.StartDovecot(t, imaptest.Options{Users: map[string]string{"alice": "pw"}, ManageSieve: true})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Users: map[string]string{"alice": "pw"}})
+	src.WriteScript(t, "alice", "filters", "keep;\r\n", true)
+	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 20}))
+	for _, c := range []struct {
+		name    string
+		service SieveService
+		want    string
+	}{
+		{"nothing listens", SieveService{Port: closedPort(t), Security: SecurityStartTLS}, "destination ManageSieve"},
+		{"none named", SieveService{}, "names no ManageSieve service"},
+	} {
+		job := Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw"), State: syncstate.NewMemoryState()}
+		job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
+		job.Source.RootCAs = src.RootCAs()
+		job.Destination.Sieve = c.service
+		res := migrateVerified(t, job)
+		if res.Scripts == nil || !strings.Contains(res.Scripts.Error, c.want) {
+			t.Errorf("%s: scripts result %+v, want an error naming %q", c.name, res.Scripts, c.want)
+		}
+		wantSameMail(t, src.Read(t, "alice"), dst.Read(t, "alice"))
+	}
+}
