@@ -143,5 +143,5 @@ func findDovecot() (string, error) {
 		return "", err
 	}
 	return "", errors.New("dovecot is not installed (not in PATH nor /usr/sbin): run `.ci/system-deps dovecot` " +
-		"(Debian: apt-get install dovecot-core dovecot-imapd)")
+		"(Debian: apt-get install dovecot-core dovecot-imapd dovecot-managesieved dovecot-sieve)")
 }
