@@ -31,6 +31,8 @@ var importRules = []struct {
 		"storage keeps the engine's state and reads the providers' limits through the engine's data layers (transfer/syncstate, transfer/provider), never the engine itself"},
 	{"internal/transfer/syncstate", []string{module + "internal/", module + "gen/", "github.com/", "net"},
 		"the sync state is data: storage keeps it without the engine, IMAP or a database"},
+	{"internal/transfer/sieve", []string{module + "internal/", module + "gen/", "github.com/jackc/", "github.com/riverqueue/", "github.com/emersion/go-imap"},
+		"the ManageSieve client and the script reader know neither IMAP nor the engine"},
 	{"internal/transfer/provider", []string{module + "internal/", module + "gen/", "github.com/", "net"},
 		"the provider layer is data and pure decisions, read by storage without the engine or IMAP"},
 	{"internal/httpapi", []string{module + "gen/dbsqlc", module + "internal/postgres", "github.com/jackc/", module + "internal/transfer"},

@@ -264,6 +264,7 @@ const (
 	EventKindRunFinished       EventKind = "run.finished"
 	EventKindRunJoined         EventKind = "run.joined"
 	EventKindRunStarted        EventKind = "run.started"
+	EventKindScriptsDone       EventKind = "scripts.done"
 	EventKindTaskPaused        EventKind = "task.paused"
 	EventKindTaskResumed       EventKind = "task.resumed"
 	EventKindTestCanceled      EventKind = "test.canceled"
@@ -303,6 +304,8 @@ func (e EventKind) Valid() bool {
 	case EventKindRunJoined:
 		return true
 	case EventKindRunStarted:
+		return true
+	case EventKindScriptsDone:
 		return true
 	case EventKindTaskPaused:
 		return true
@@ -710,14 +713,17 @@ type Account struct {
 	LoginRefused *AccountLoginRefused `json:"login_refused,omitempty"`
 
 	// PausedUntil A server throttled the running account, which pauses until then and goes on where it was; null otherwise.
-	PausedUntil *time.Time   `json:"paused_until"`
-	Progress    Progress     `json:"progress"`
-	SourceLogin string       `json:"source_login"`
-	SourceTest  *TestResult  `json:"source_test"`
-	StartedAt   *time.Time   `json:"started_at"`
-	State       AccountState `json:"state"`
-	TaskId      int64        `json:"task_id"`
-	UpdatedAt   time.Time    `json:"updated_at"`
+	PausedUntil *time.Time `json:"paused_until"`
+	Progress    Progress   `json:"progress"`
+
+	// Scripts What became of the account's Sieve scripts (filters, vacation replies) at the last run that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
+	Scripts     *AccountScripts `json:"scripts,omitempty"`
+	SourceLogin string          `json:"source_login"`
+	SourceTest  *TestResult     `json:"source_test"`
+	StartedAt   *time.Time      `json:"started_at"`
+	State       AccountState    `json:"state"`
+	TaskId      int64           `json:"task_id"`
+	UpdatedAt   time.Time       `json:"updated_at"`
 }
 
 // AccountLoginRefused The side whose server refused the account's login at its last run or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
@@ -884,6 +890,33 @@ type AccountRun struct {
 	State          AccountState `json:"state"`
 }
 
+// AccountScripts What became of the account's Sieve scripts (filters, vacation replies) at the last run that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
+type AccountScripts struct {
+	// Active The source's active script, made active on the destination too; empty when it has none.
+	Active string `json:"active"`
+
+	// Copied Scripts put on the destination, new there or changed on the source.
+	Copied []string `json:"copied"`
+
+	// Error Why no script moved (a side without ManageSieve, a refused login); empty otherwise. The messages are not affected.
+	Error string `json:"error"`
+
+	// Refused Scripts the destination would not take, in its words (an extension it lacks, a size limit, too many scripts).
+	Refused []ScriptProblem `json:"refused"`
+
+	// Renamed Folders the scripts file into (fileinto, mailboxexists) that the folder plan renamed, rewritten in the copies.
+	Renamed []ScriptRename `json:"renamed"`
+
+	// Summary All of the above in one line, as events and the report say it.
+	Summary string `json:"summary"`
+
+	// Unchanged Scripts the destination held already as the source has them.
+	Unchanged []string `json:"unchanged"`
+
+	// Unread Scripts whose folders could not be read as Sieve; copied as they are.
+	Unread []ScriptProblem `json:"unread"`
+}
+
 // AccountSelection Some of a task's accounts: those that match every criterion given
 // (as the account listing's filters of the same names); `{}` selects
 // all. A selection that matches none answers 409 `no account of the
@@ -1003,6 +1036,9 @@ type Endpoint struct {
 	Profile   Profile `json:"profile"`
 	RoleLabel string  `json:"role_label"`
 
+	// Sieve The server's ManageSieve service (RFC 5804), where its accounts' Sieve scripts (filters, vacation replies) are managed, logged in to with the accounts' own credentials. When both endpoints of a task name one, each account's scripts move after its messages. Omitted on input, or port 0: none.
+	Sieve EndpointSieve `json:"sieve"`
+
 	// TlsMode `ssl`: TLS from the first byte (usually port 993); `starttls`: plain
 	// connection upgraded with STARTTLS (usually 143); `plain`: no encryption.
 	TlsMode       TLSMode `json:"tls_mode"`
@@ -1108,6 +1144,9 @@ type EndpointInput struct {
 	// RoleLabel Free text naming the server's role, e.g. "old provider".
 	RoleLabel string `json:"role_label,omitempty"`
 
+	// Sieve The server's ManageSieve service (RFC 5804), where its accounts' Sieve scripts (filters, vacation replies) are managed, logged in to with the accounts' own credentials. When both endpoints of a task name one, each account's scripts move after its messages. Omitted on input, or port 0: none.
+	Sieve *EndpointSieve `json:"sieve,omitempty"`
+
 	// TlsMode `ssl`: TLS from the first byte (usually port 993); `starttls`: plain
 	// connection upgraded with STARTTLS (usually 143); `plain`: no encryption.
 	TlsMode TLSMode `json:"tls_mode"`
@@ -1143,6 +1182,15 @@ type EndpointLimits struct {
 // EndpointProblem defines model for EndpointProblem.
 type EndpointProblem string
 
+// EndpointSieve The server's ManageSieve service (RFC 5804), where its accounts' Sieve scripts (filters, vacation replies) are managed, logged in to with the accounts' own credentials. When both endpoints of a task name one, each account's scripts move after its messages. Omitted on input, or port 0: none.
+type EndpointSieve struct {
+	// Port ManageSieve's port, usually 4190; 0 for none.
+	Port int `json:"port,omitempty"`
+
+	// TlsMode ManageSieve's own, usually starttls whatever the IMAP port's.
+	TlsMode TLSMode `json:"tls_mode,omitempty"`
+}
+
 // Event One entry of the event log. It never carries a password.
 type Event struct {
 	// AccountId 0 when the event is about the task.
@@ -1165,7 +1213,9 @@ type Event struct {
 	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
 	// the run were canceled, the others go on;
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-	// account's run; `account.throttled`: a server asked the account to slow down (its words in
+	// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+	// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
+	// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
@@ -1200,7 +1250,9 @@ type Event struct {
 // `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
 // the run were canceled, the others go on;
 // `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-// account's run; `account.throttled`: a server asked the account to slow down (its words in
+// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
+// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 // `error`, the resume time in `message`), and it pauses, then goes on where it was;
 // `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 // `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
@@ -1503,6 +1555,19 @@ type ScheduleInput struct {
 	Until *time.Time `json:"until,omitempty"`
 }
 
+// ScriptProblem defines model for ScriptProblem.
+type ScriptProblem struct {
+	Reason string `json:"reason"`
+	Script string `json:"script"`
+}
+
+// ScriptRename defines model for ScriptRename.
+type ScriptRename struct {
+	From   string `json:"from"`
+	Script string `json:"script"`
+	To     string `json:"to"`
+}
+
 // Stage `planned`: no pass yet; `copying`: a pass is under way; `in_sync`:
 // the last pass ended with every account completed; `out_of_sync`:
 // it ended otherwise (failed, canceled, or with accounts failed,
@@ -1787,7 +1852,9 @@ type WebhookBody struct {
 		// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
 		// the run were canceled, the others go on;
 		// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-		// account's run; `account.throttled`: a server asked the account to slow down (its words in
+		// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+		// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
+		// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 		// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 		// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 		// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
@@ -1825,7 +1892,9 @@ type WebhookDelivery struct {
 	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
 	// the run were canceled, the others go on;
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-	// account's run; `account.throttled`: a server asked the account to slow down (its words in
+	// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+	// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
+	// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass

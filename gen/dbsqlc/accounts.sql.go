@@ -143,7 +143,7 @@ func (q *Queries) AccountDestinationSecretSet(ctx context.Context, arg AccountDe
 }
 
 const accountGet = `-- name: AccountGet :one
-SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, paused_until, login_refused FROM account_views WHERE task_id = $1 AND id = $2
+SELECT id, task_id, source_login, destination_login, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, destination_linked_to_source, credentials_changed_at, source_messages, source_bytes, paused_until, login_refused, scripts FROM account_views WHERE task_id = $1 AND id = $2
 `
 
 type AccountGetParams struct {
@@ -184,6 +184,7 @@ func (q *Queries) AccountGet(ctx context.Context, arg AccountGetParams) (Account
 		&i.SourceBytes,
 		&i.PausedUntil,
 		&i.LoginRefused,
+		&i.Scripts,
 	)
 	return i, err
 }
@@ -247,7 +248,7 @@ func (q *Queries) AccountLoginsTaken(ctx context.Context, arg AccountLoginsTaken
 }
 
 const accountPage = `-- name: AccountPage :many
-SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, v.paused_until, v.login_refused, k.sort_key
+SELECT v.id, v.task_id, v.source_login, v.destination_login, v.state, v.source_test_ok, v.source_test_error, v.source_tested_at, v.destination_test_ok, v.destination_test_error, v.destination_tested_at, v.folders_total, v.folders_done, v.messages_total, v.messages_copied, v.messages_skipped, v.messages_failed, v.bytes_copied, v.last_error, v.created_at, v.updated_at, v.started_at, v.finished_at, v.destination_linked_to_source, v.credentials_changed_at, v.source_messages, v.source_bytes, v.paused_until, v.login_refused, v.scripts, k.sort_key
 FROM account_views v
 CROSS JOIN LATERAL (SELECT (CASE $1::text
         WHEN 'login' THEN lower(v.source_login)
@@ -348,6 +349,7 @@ func (q *Queries) AccountPage(ctx context.Context, arg AccountPageParams) ([]Acc
 			&i.AccountView.SourceBytes,
 			&i.AccountView.PausedUntil,
 			&i.AccountView.LoginRefused,
+			&i.AccountView.Scripts,
 			&i.SortKey,
 		); err != nil {
 			return nil, err

@@ -65,11 +65,11 @@ const endpointCreate = `-- name: EndpointCreate :exec
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
                        oauth2_device_url, oauth2_authorization_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
-                       max_connections, max_account_connections)
+                       max_connections, max_account_connections, sieve_port, sieve_tls_mode)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
         $10, $11, $12, $13, $14, $15,
         $16, $17, $18, $19, $20, $21,
-        $22, $23, $24)
+        $22, $23, $24, $25, $26)
 `
 
 type EndpointCreateParams struct {
@@ -97,6 +97,8 @@ type EndpointCreateParams struct {
 	DailyUploadBytes       int64
 	MaxConnections         int32
 	MaxAccountConnections  int32
+	SievePort              int32
+	SieveTlsMode           string
 }
 
 func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) error {
@@ -125,6 +127,8 @@ func (q *Queries) EndpointCreate(ctx context.Context, arg EndpointCreateParams) 
 		arg.DailyUploadBytes,
 		arg.MaxConnections,
 		arg.MaxAccountConnections,
+		arg.SievePort,
+		arg.SieveTlsMode,
 	)
 	return err
 }
@@ -142,7 +146,7 @@ func (q *Queries) EndpointDelete(ctx context.Context, id int64) (int64, error) {
 }
 
 const endpointGetByID = `-- name: EndpointGetByID :one
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections, oauth2_authorization_url FROM endpoints WHERE id = $1
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections, oauth2_authorization_url, sieve_port, sieve_tls_mode FROM endpoints WHERE id = $1
 `
 
 func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, error) {
@@ -175,6 +179,8 @@ func (q *Queries) EndpointGetByID(ctx context.Context, id int64) (Endpoint, erro
 		&i.MaxConnections,
 		&i.MaxAccountConnections,
 		&i.Oauth2AuthorizationUrl,
+		&i.SievePort,
+		&i.SieveTlsMode,
 	)
 	return i, err
 }
@@ -193,7 +199,7 @@ func (q *Queries) EndpointIDReserve(ctx context.Context) (int64, error) {
 }
 
 const endpointList = `-- name: EndpointList :many
-SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections, oauth2_authorization_url FROM endpoints ORDER BY id
+SELECT id, role_label, host, port, tls_mode, tls_skip_verify, created_at, updated_at, auth_method, master_login, master_form, master_password, oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret, oauth2_device_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes, max_connections, max_account_connections, oauth2_authorization_url, sieve_port, sieve_tls_mode FROM endpoints ORDER BY id
 `
 
 func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
@@ -232,6 +238,8 @@ func (q *Queries) EndpointList(ctx context.Context) ([]Endpoint, error) {
 			&i.MaxConnections,
 			&i.MaxAccountConnections,
 			&i.Oauth2AuthorizationUrl,
+			&i.SievePort,
+			&i.SieveTlsMode,
 		); err != nil {
 			return nil, err
 		}
@@ -280,8 +288,9 @@ UPDATE endpoints
 SET role_label = $1, host = $2, port = $3, tls_mode = $4,
     tls_skip_verify = $5, profile = $6, max_message_bytes = $7,
     daily_download_bytes = $8, daily_upload_bytes = $9,
-    max_connections = $10, max_account_connections = $11, updated_at = now()
-WHERE id = $12
+    max_connections = $10, max_account_connections = $11,
+    sieve_port = $12, sieve_tls_mode = $13, updated_at = now()
+WHERE id = $14
 `
 
 type EndpointUpdateParams struct {
@@ -296,6 +305,8 @@ type EndpointUpdateParams struct {
 	DailyUploadBytes      int64
 	MaxConnections        int32
 	MaxAccountConnections int32
+	SievePort             int32
+	SieveTlsMode          string
 	ID                    int64
 }
 
@@ -312,6 +323,8 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 		arg.DailyUploadBytes,
 		arg.MaxConnections,
 		arg.MaxAccountConnections,
+		arg.SievePort,
+		arg.SieveTlsMode,
 		arg.ID,
 	)
 	if err != nil {
@@ -321,7 +334,7 @@ func (q *Queries) EndpointUpdate(ctx context.Context, arg EndpointUpdateParams) 
 }
 
 const endpointsOfTask = `-- name: EndpointsOfTask :one
-SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url
+SELECT src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, src.sieve_port, src.sieve_tls_mode, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, dst.sieve_port, dst.sieve_tls_mode
 FROM tasks t
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -364,6 +377,8 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint.MaxConnections,
 		&i.Endpoint.MaxAccountConnections,
 		&i.Endpoint.Oauth2AuthorizationUrl,
+		&i.Endpoint.SievePort,
+		&i.Endpoint.SieveTlsMode,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -390,6 +405,8 @@ func (q *Queries) EndpointsOfTask(ctx context.Context, taskID int64) (EndpointsO
 		&i.Endpoint_2.MaxConnections,
 		&i.Endpoint_2.MaxAccountConnections,
 		&i.Endpoint_2.Oauth2AuthorizationUrl,
+		&i.Endpoint_2.SievePort,
+		&i.Endpoint_2.SieveTlsMode,
 	)
 	return i, err
 }

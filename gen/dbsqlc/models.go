@@ -49,6 +49,7 @@ type Account struct {
 	SourceBytes          pgtype.Int8
 	PausedUntil          pgtype.Timestamptz
 	LoginRefused         string
+	Scripts              []byte
 }
 
 type AccountPass struct {
@@ -115,6 +116,7 @@ type AccountView struct {
 	SourceBytes               pgtype.Int8
 	PausedUntil               pgtype.Timestamptz
 	LoginRefused              string
+	Scripts                   []byte
 }
 
 type AccountsHoldingRoom struct {
@@ -163,6 +165,8 @@ type Endpoint struct {
 	MaxConnections         int32
 	MaxAccountConnections  int32
 	Oauth2AuthorizationUrl string
+	SievePort              int32
+	SieveTlsMode           string
 }
 
 type Event struct {

@@ -57,7 +57,7 @@ func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (Acc
 }
 
 const accountRunContext = `-- name: AccountRunContext :one
-SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, t.tests_started_at, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused,
+SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, t.tests_started_at, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, src.sieve_port, src.sieve_tls_mode, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, dst.sieve_port, dst.sieve_tls_mode, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused, a.scripts,
     coalesce((SELECT r.started_by = ANY($1::text[])
               FROM accounts b JOIN task_runs r ON r.task_id = b.task_id AND r.pass = b.run_pass
               WHERE b.id = a.id), true)::bool AS verifying
@@ -138,6 +138,8 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.Endpoint.MaxConnections,
 		&i.Endpoint.MaxAccountConnections,
 		&i.Endpoint.Oauth2AuthorizationUrl,
+		&i.Endpoint.SievePort,
+		&i.Endpoint.SieveTlsMode,
 		&i.Endpoint_2.ID,
 		&i.Endpoint_2.RoleLabel,
 		&i.Endpoint_2.Host,
@@ -164,6 +166,8 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.Endpoint_2.MaxConnections,
 		&i.Endpoint_2.MaxAccountConnections,
 		&i.Endpoint_2.Oauth2AuthorizationUrl,
+		&i.Endpoint_2.SievePort,
+		&i.Endpoint_2.SieveTlsMode,
 		&i.AccountView.ID,
 		&i.AccountView.TaskID,
 		&i.AccountView.SourceLogin,
@@ -193,6 +197,7 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.AccountView.SourceBytes,
 		&i.AccountView.PausedUntil,
 		&i.AccountView.LoginRefused,
+		&i.AccountView.Scripts,
 		&i.Verifying,
 	)
 	return i, err
@@ -205,8 +210,9 @@ SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updat
     source_messages = CASE WHEN $7::bool THEN $8::bigint ELSE source_messages END,
     source_bytes = CASE WHEN $7::bool THEN $9::bigint ELSE source_bytes END,
     messages_copied = $10, messages_skipped = $11,
-    messages_failed = $12, bytes_copied = $13
-WHERE task_id = $14 AND id = $15 AND run_generation = $16 AND state = 'running'
+    messages_failed = $12, bytes_copied = $13,
+    scripts = coalesce($14::jsonb, scripts)
+WHERE task_id = $15 AND id = $16 AND run_generation = $17 AND state = 'running'
 `
 
 type AccountRunFinishParams struct {
@@ -223,6 +229,7 @@ type AccountRunFinishParams struct {
 	MessagesSkipped int64
 	MessagesFailed  int64
 	BytesCopied     int64
+	Scripts         []byte
 	TaskID          int64
 	ID              int64
 	RunGeneration   int64
@@ -246,6 +253,7 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 		arg.MessagesSkipped,
 		arg.MessagesFailed,
 		arg.BytesCopied,
+		arg.Scripts,
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,

@@ -247,6 +247,27 @@ func accountToAPI(a migration.Account) api.Account {
 		side := api.AccountLoginRefused(a.LoginRefused)
 		out.LoginRefused = &side
 	}
+	out.Scripts = scriptsToAPI(a.Scripts)
+	return out
+}
+
+// scriptsToAPI is what became of an account's Sieve scripts, with empty
+// lists rather than nulls; nil when they were never moved.
+func scriptsToAPI(s *migration.ScriptsEnd) *api.AccountScripts {
+	if s == nil {
+		return nil
+	}
+	out := &api.AccountScripts{Copied: nonNil(s.Copied), Unchanged: nonNil(s.Unchanged), Active: s.Active,
+		Renamed: []api.ScriptRename{}, Refused: []api.ScriptProblem{}, Unread: []api.ScriptProblem{}, Error: s.Error, Summary: s.Summary()}
+	for _, r := range s.Renamed {
+		out.Renamed = append(out.Renamed, api.ScriptRename{Script: r.Script, From: r.From, To: r.To})
+	}
+	for _, r := range s.Refused {
+		out.Refused = append(out.Refused, api.ScriptProblem{Script: r.Script, Reason: r.Reason})
+	}
+	for _, r := range s.Unread {
+		out.Unread = append(out.Unread, api.ScriptProblem{Script: r.Script, Reason: r.Reason})
+	}
 	return out
 }
 
@@ -255,4 +276,12 @@ func testResultToAPI(t *migration.TestResult) *api.TestResult {
 		return nil
 	}
 	return &api.TestResult{Ok: t.OK, Error: t.Error, TestedAt: t.TestedAt, Outdated: t.Outdated}
+}
+
+// nonNil is list, or an empty list for nil: the API's lists are never null.
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }

@@ -81,6 +81,9 @@ func endpointFromAPI(id int64, in *api.EndpointInput) (migration.Endpoint, error
 		e.Limits = migration.EndpointLimits{MaxMessageBytes: l.MaxMessageBytes, DailyDownloadBytes: l.DailyDownloadBytes,
 			DailyUploadBytes: l.DailyUploadBytes, Connections: l.Connections, AccountConnections: l.AccountConnections}
 	}
+	if s := in.Sieve; s != nil {
+		e.Sieve = migration.EndpointSieve{Port: s.Port, TLSMode: migration.TLSMode(s.TlsMode)}
+	}
 	if a := in.Auth; a != nil {
 		e.Auth = migration.EndpointAuth{Method: migration.AuthMethod(a.Method), MasterLogin: a.MasterLogin,
 			MasterForm: migration.MasterForm(a.MasterForm), MasterPassword: migration.Password(a.MasterPassword)}
@@ -107,7 +110,8 @@ func endpointToAPI(e migration.Endpoint) api.Endpoint {
 		Profile:       api.Profile(e.Profile),
 		Limits: api.EndpointLimits{MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
 			DailyUploadBytes: e.Limits.DailyUploadBytes, Connections: e.Limits.Connections, AccountConnections: e.Limits.AccountConnections},
-		Auth: authToAPI(e.Auth),
+		Auth:  authToAPI(e.Auth),
+		Sieve: api.EndpointSieve{Port: e.Sieve.Port, TlsMode: api.TLSMode(e.Sieve.TLSMode)},
 	}
 }
 

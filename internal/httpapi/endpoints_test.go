@@ -106,15 +106,16 @@ func TestGetEndpointReturnsEveryField(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	limits := api.EndpointLimits{MaxMessageBytes: 150000000, DailyDownloadBytes: 1, DailyUploadBytes: 2, Connections: 4, AccountConnections: 3}
+	sieve := api.EndpointSieve{Port: 4190, TlsMode: api.TLSModeSsl}
 	in := api.EndpointInput{RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true, Profile: api.ProfileExchange,
-		Limits: &limits}
+		Limits: &limits, Sieve: &sieve}
 	id := s.createEndpoint(t, in)
 	resp, err := s.client.GetEndpointWithResponse(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := api.Endpoint{Id: id, RoleLabel: "new", Host: "imap.new.example", Port: 143, TlsMode: api.TLSModeStarttls, TlsSkipVerify: true,
-		Profile: api.ProfileExchange, Limits: limits, Auth: passwordAuth}
+		Profile: api.ProfileExchange, Limits: limits, Auth: passwordAuth, Sieve: sieve}
 	if resp.StatusCode() != http.StatusOK || *resp.JSON200 != want {
 		t.Errorf("got %d %+v, want %+v", resp.StatusCode(), resp.JSON200, want)
 	}
@@ -133,7 +134,8 @@ func TestUpdateEndpointReplacesTheWholeRecord(t *testing.T) {
 		t.Fatalf("PUT: %d %q", got.status, got.body)
 	}
 	resp, _ := s.client.GetEndpointWithResponse(context.Background(), id)
-	want := api.Endpoint{Id: id, Host: "b.example", Port: 143, TlsMode: api.TLSModeStarttls, Profile: api.ProfileAuto, Auth: passwordAuth}
+	want := api.Endpoint{Id: id, Host: "b.example", Port: 143, TlsMode: api.TLSModeStarttls, Profile: api.ProfileAuto, Auth: passwordAuth,
+		Sieve: api.EndpointSieve{TlsMode: api.TLSModeStarttls}}
 	if *resp.JSON200 != want {
 		t.Errorf("after PUT: %+v, want %+v", *resp.JSON200, want)
 	}

@@ -73,6 +73,9 @@ type Account struct {
 	// DestinationLinkedToSource: the destination login uses the source
 	// password, whatever it is changed to.
 	DestinationLinkedToSource bool
+	// Scripts is what became of the account's Sieve scripts at the last
+	// run that moved them; nil when none did.
+	Scripts *ScriptsEnd
 }
 
 // TestResult is the outcome of the last login test of one side.

@@ -52,6 +52,33 @@ type Endpoint struct {
 	// Auth is how the accounts log in to this server. On update an
 	// empty Method keeps the stored one, whole.
 	Auth EndpointAuth
+	// Sieve is the server's ManageSieve, where the accounts' Sieve
+	// scripts are moved from or to with the same credentials.
+	Sieve EndpointSieve
+}
+
+// EndpointSieve names an endpoint's ManageSieve service (RFC 5804); Port
+// 0: none, and its accounts' scripts are not moved.
+type EndpointSieve struct {
+	Port int
+	// TLSMode: ManageSieve's usual is starttls (port 4190); "" takes it.
+	TLSMode TLSMode
+}
+
+// DefaultSievePort is ManageSieve's port (RFC 5804 §1.8).
+const DefaultSievePort = 4190
+
+func (s *EndpointSieve) normalize() error {
+	if s.TLSMode == "" {
+		s.TLSMode = TLSModeSTARTTLS
+	}
+	if !s.TLSMode.valid() {
+		return invalid("sieve.tls_mode", "must be ssl|starttls|plain")
+	}
+	if s.Port < 0 || s.Port > 65535 {
+		return invalid("sieve.port", "must be between 1 and 65535 (4190 is ManageSieve's), or 0 for none")
+	}
+	return nil
 }
 
 // EndpointLimits are what an endpoint's server takes where it does not
@@ -259,6 +286,9 @@ func (e *Endpoint) Normalize() error {
 	}
 	if !slices.Contains(Profiles, e.Profile) {
 		return invalid("profile", "must be auto|generic|gmail|microsoft365|exchange")
+	}
+	if err := e.Sieve.normalize(); err != nil {
+		return err
 	}
 	return e.Auth.normalize()
 }

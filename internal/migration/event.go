@@ -20,8 +20,11 @@ const (
 	EventAccountStarted  EventKind = "account.started"
 	EventAccountProgress EventKind = "account.progress"
 	EventFolderDone      EventKind = "folder.done"
-	EventAccountDone     EventKind = "account.done"
-	EventAccountFailed   EventKind = "account.failed"
+	// EventScriptsDone: the account's Sieve scripts were moved, after
+	// its messages (ScriptsEnd).
+	EventScriptsDone   EventKind = "scripts.done"
+	EventAccountDone   EventKind = "account.done"
+	EventAccountFailed EventKind = "account.failed"
 	// EventAccountThrottled: a server asked the account to slow down; it
 	// pauses as long as the server says and goes on where it was.
 	EventAccountThrottled EventKind = "account.throttled"
@@ -48,7 +51,7 @@ const (
 
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
-	EventAccountStarted, EventAccountProgress, EventFolderDone, EventAccountDone, EventAccountFailed,
+	EventAccountStarted, EventAccountProgress, EventFolderDone, EventScriptsDone, EventAccountDone, EventAccountFailed,
 	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountAuthorized,
 	EventTaskPaused, EventTaskResumed, EventFinalVerified, EventFinalUnverified, EventError}
 

@@ -73,6 +73,9 @@ type AccountRunOutcome struct {
 	// passes leave the account out until its credentials or an endpoint
 	// change, or a person runs it.
 	LoginRefused string
+	// Scripts, when set, is what became of the account's Sieve scripts,
+	// kept with the account until its next run moves them again.
+	Scripts *ScriptsEnd
 }
 
 // DefaultRetryDelays space the retries of an account whose run failed on

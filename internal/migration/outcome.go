@@ -205,6 +205,10 @@ type RunEnd struct {
 	Kind    FailureKind
 	Problem ServerProblem
 	Folders []FolderEnd
+	// Scripts is what became of the account's Sieve scripts; nil when
+	// they were not moved (the source endpoint names no ManageSieve, or
+	// the run ended before its messages did).
+	Scripts *ScriptsEnd
 }
 
 // maxFolderProblems bounds how many folders an account's last error names.
@@ -268,6 +272,13 @@ func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunO
 			login, progress.MessagesCopied, progress.MessagesSkipped)
 	}
 	outcome.Events = []Event{e}
+	if end.Scripts != nil {
+		outcome.Scripts = end.Scripts
+		scripts := r.event(EventScriptsDone, nil)
+		scripts.Message = login + ": Sieve scripts: " + end.Scripts.Summary()
+		scripts.Error = end.Scripts.Problem()
+		outcome.Events = []Event{scripts, e}
+	}
 	return outcome
 }
 

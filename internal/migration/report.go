@@ -19,6 +19,7 @@ var reportColumns = []string{
 	"messages_copied", "messages_skipped", "messages_failed", "bytes_copied",
 	"started_at", "finished_at", "last_error",
 	"source_messages", "source_bytes", "duration_seconds",
+	"sieve_scripts",
 }
 
 // passColumns are the columns of pass N: what it did for the account.
@@ -71,7 +72,16 @@ func reportRow(a Account) []string {
 		n(a.Progress.FoldersDone), n(a.Progress.MessagesTotal), n(a.Progress.MessagesCopied),
 		n(a.Progress.MessagesSkipped), n(a.Progress.MessagesFailed), n(a.Progress.BytesCopied),
 		timeText(a.StartedAt), timeText(a.FinishedAt), spreadsheetSafe(a.LastError),
-	}, append(source, durationText(a.StartedAt, a.FinishedAt))...)
+	}, append(source, durationText(a.StartedAt, a.FinishedAt), scriptsText(a.Scripts))...)
+}
+
+// scriptsText is the report's cell of an account's Sieve scripts: empty
+// when they were never moved.
+func scriptsText(s *ScriptsEnd) string {
+	if s == nil {
+		return ""
+	}
+	return spreadsheetSafe(s.Summary())
 }
 
 // passCells are the account's cells of pass n, empty where it did not

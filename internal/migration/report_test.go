@@ -79,6 +79,8 @@ func TestReportRow(t *testing.T) {
 		UpdatedAt:  finished,
 		StartedAt:  &started,
 		FinishedAt: &finished,
+		Scripts: &ScriptsEnd{Copied: []string{"filters"}, Active: "filters",
+			Refused: []ScriptProblem{{Script: "=headers", Reason: "unknown Sieve capability `editheader'"}}},
 	}
 	for _, tc := range []struct {
 		name string
@@ -91,13 +93,14 @@ func TestReportRow(t *testing.T) {
 			"990", "7", "3", "123456789",
 			"2025-03-01T09:00:00Z", "2025-03-01T10:30:00Z", "'-3 messages failed",
 			"1000", "124000000", "5400",
+			"1 copied; 0 unchanged; 1 refused: =headers (unknown Sieve capability `editheader'); active: filters",
 		}},
 		{"never run", Account{ID: 1, SourceLogin: "alice", DestinationLogin: "alice", State: AccountIdle}, []string{
 			"1", "alice", "alice", "idle",
 			"", "", "0", "0",
 			"0", "0", "0", "0",
 			"", "", "",
-			"", "", "",
+			"", "", "", "",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

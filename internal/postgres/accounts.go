@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -305,9 +306,23 @@ func accountFromRow(row dbsqlc.AccountView) migration.Account {
 		StartedAt:   timePtr(row.StartedAt),
 		FinishedAt:  timePtr(row.FinishedAt),
 		PausedUntil: timePtr(row.PausedUntil), LoginRefused: row.LoginRefused,
+		Scripts: scriptsFromJSON(row.Scripts),
 
 		DestinationLinkedToSource: row.DestinationLinkedToSource,
 	}
+}
+
+// scriptsFromJSON reads what scriptsJSON stored; nil when nothing was,
+// or what was cannot be read (the account page then shows none).
+func scriptsFromJSON(data []byte) *migration.ScriptsEnd {
+	if len(data) == 0 {
+		return nil
+	}
+	var s migration.ScriptsEnd
+	if json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 func testResult(ok pgtype.Bool, errText string, at, credentialsChanged pgtype.Timestamptz) *migration.TestResult {

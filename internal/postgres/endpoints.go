@@ -40,6 +40,7 @@ func (s *Store) EndpointCreate(ctx context.Context, e migration.Endpoint) (int64
 		MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
 		DailyUploadBytes: e.Limits.DailyUploadBytes, MaxConnections: int32(e.Limits.Connections),
 		MaxAccountConnections: int32(e.Limits.AccountConnections),
+		SievePort:             int32(e.Sieve.Port), SieveTlsMode: string(cmp.Or(e.Sieve.TLSMode, migration.TLSModeSTARTTLS)),
 	})
 	return id, interpretError(err)
 }
@@ -151,6 +152,7 @@ func (s *Store) EndpointUpdate(ctx context.Context, e migration.Endpoint) error 
 			MaxMessageBytes: e.Limits.MaxMessageBytes, DailyDownloadBytes: e.Limits.DailyDownloadBytes,
 			DailyUploadBytes: e.Limits.DailyUploadBytes, MaxConnections: int32(e.Limits.Connections),
 			MaxAccountConnections: int32(e.Limits.AccountConnections),
+			SievePort:             int32(e.Sieve.Port), SieveTlsMode: string(cmp.Or(e.Sieve.TLSMode, migration.TLSModeSTARTTLS)),
 		}); err != nil {
 			return err
 		}
@@ -224,6 +226,7 @@ func endpointFromRow(row dbsqlc.Endpoint) migration.Endpoint {
 		Profile:       migration.Profile(row.Profile),
 		Limits: migration.EndpointLimits{MaxMessageBytes: row.MaxMessageBytes, DailyDownloadBytes: row.DailyDownloadBytes,
 			DailyUploadBytes: row.DailyUploadBytes, Connections: int(row.MaxConnections), AccountConnections: int(row.MaxAccountConnections)},
+		Sieve: migration.EndpointSieve{Port: int(row.SievePort), TLSMode: migration.TLSMode(row.SieveTlsMode)},
 		Auth: migration.EndpointAuth{
 			Method:            migration.AuthMethod(row.AuthMethod),
 			MasterLogin:       row.MasterLogin,

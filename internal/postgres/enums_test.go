@@ -26,6 +26,7 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"tasks", "state", texts(migration.TaskStates)},
 		{"accounts", "state", texts(migration.AccountStates)},
 		{"endpoints", "tls_mode", texts(migration.TLSModes)},
+		{"endpoints", "sieve_tls_mode", texts(migration.TLSModes)},
 		{"endpoints", "auth_method", texts(migration.AuthMethods)},
 		{"endpoints", "master_form", texts(migration.MasterForms)},
 		{"endpoints", "oauth2_grant", texts(migration.OAuth2Grants)},

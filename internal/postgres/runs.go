@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -506,6 +507,7 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
 		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped, MessagesFailed: p.MessagesFailed,
 		BytesCopied: p.BytesCopied, SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
+		Scripts: scriptsJSON(outcome.Scripts),
 	})
 	if err != nil || n == 0 {
 		return err
@@ -573,4 +575,14 @@ func pausedProgressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID
 		MessagesFailed: p.MessagesFailed, BytesCopied: p.BytesCopied,
 		SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
 	})
+}
+
+// scriptsJSON is what became of an account's Sieve scripts as stored; nil
+// (NULL: keep the last) when the run did not move them.
+func scriptsJSON(s *migration.ScriptsEnd) []byte {
+	if s == nil {
+		return nil
+	}
+	data, _ := json.Marshal(s) // strings and slices of them: cannot fail
+	return data
 }

@@ -48,7 +48,8 @@ func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, cre
 // side is how the engine logs in to e for an account with secret, its
 // password or refresh token as e says.
 func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) transfer.Side {
-	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e), Limits: limitsOf(e.Limits)}
+	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e), Limits: limitsOf(e.Limits),
+		Sieve: transfer.SieveService{Port: e.Sieve.Port, Security: transfer.Security(e.Sieve.TLSMode)}}
 	switch a := e.Auth; a.Method {
 	case migration.AuthMaster:
 		s.Master, s.MasterForm, s.Password = a.MasterLogin, transfer.MasterForm(a.MasterForm), string(a.MasterPassword)

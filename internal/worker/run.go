@@ -166,6 +166,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	for _, f := range res.Folders {
 		end.Folders = append(end.Folders, folderEndOf(f))
 	}
+	end.Scripts = scriptsEndOf(res.Scripts)
 	outcome := parties.Outcome(end, w.opts.RetryDelays)
 	outcome.Pending = reporter.pending
 	scrubRunOutcome(&outcome, knownSecrets(job.Source, job.Destination))
@@ -203,6 +204,25 @@ func folderEndOf(f transfer.FolderResult) migration.FolderEnd {
 	}
 	for _, r := range f.Failures {
 		end.Refusals = append(end.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason})
+	}
+	return end
+}
+
+// scriptsEndOf turns the engine's result for the Sieve scripts into the
+// domain's; nil when they were not moved.
+func scriptsEndOf(s *transfer.ScriptsResult) *migration.ScriptsEnd {
+	if s == nil {
+		return nil
+	}
+	end := &migration.ScriptsEnd{Copied: s.Copied, Unchanged: s.Unchanged, Active: s.Active, Error: s.Error}
+	for _, r := range s.Renamed {
+		end.Renamed = append(end.Renamed, migration.ScriptRename{Script: r.Script, From: r.From, To: r.To})
+	}
+	for _, r := range s.Refused {
+		end.Refused = append(end.Refused, migration.ScriptProblem{Script: r.Script, Reason: r.Reason})
+	}
+	for _, r := range s.Unread {
+		end.Unread = append(end.Unread, migration.ScriptProblem{Script: r.Script, Reason: r.Reason})
 	}
 	return end
 }

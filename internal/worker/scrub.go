@@ -28,6 +28,14 @@ func scrubRunOutcome(o *migration.AccountRunOutcome, known []string) {
 	o.LastError = secret.Scrub(o.LastError, known...)
 	scrubEvents(o.Events, known)
 	scrubEvents(o.Pending, known)
+	if s := o.Scripts; s != nil {
+		s.Error = secret.Scrub(s.Error, known...)
+		for _, list := range [][]migration.ScriptProblem{s.Refused, s.Unread} {
+			for i := range list {
+				list[i].Reason = secret.Scrub(list[i].Reason, known...)
+			}
+		}
+	}
 }
 
 // scrubTestOutcome scrubs a login test's outcome of known secrets.

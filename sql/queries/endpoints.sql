@@ -7,11 +7,11 @@ SELECT nextval(pg_get_serial_sequence('endpoints', 'id'))::bigint AS id;
 INSERT INTO endpoints (id, role_label, host, port, tls_mode, tls_skip_verify, auth_method, master_login, master_form, master_password,
                        oauth2_grant, oauth2_token_url, oauth2_client_id, oauth2_scope, oauth2_mechanism, oauth2_client_secret,
                        oauth2_device_url, oauth2_authorization_url, profile, max_message_bytes, daily_download_bytes, daily_upload_bytes,
-                       max_connections, max_account_connections)
+                       max_connections, max_account_connections, sieve_port, sieve_tls_mode)
 VALUES (@id, @role_label, @host, @port, @tls_mode, @tls_skip_verify, @auth_method, @master_login, @master_form,
         sqlc.narg(master_password), @oauth2_grant, @oauth2_token_url, @oauth2_client_id, @oauth2_scope, @oauth2_mechanism,
         sqlc.narg(oauth2_client_secret), @oauth2_device_url, @oauth2_authorization_url, @profile, @max_message_bytes, @daily_download_bytes,
-        @daily_upload_bytes, @max_connections, @max_account_connections);
+        @daily_upload_bytes, @max_connections, @max_account_connections, @sieve_port, @sieve_tls_mode);
 
 -- name: EndpointGetByID :one
 SELECT * FROM endpoints WHERE id = @id;
@@ -42,7 +42,8 @@ UPDATE endpoints
 SET role_label = @role_label, host = @host, port = @port, tls_mode = @tls_mode,
     tls_skip_verify = @tls_skip_verify, profile = @profile, max_message_bytes = @max_message_bytes,
     daily_download_bytes = @daily_download_bytes, daily_upload_bytes = @daily_upload_bytes,
-    max_connections = @max_connections, max_account_connections = @max_account_connections, updated_at = now()
+    max_connections = @max_connections, max_account_connections = @max_account_connections,
+    sieve_port = @sieve_port, sieve_tls_mode = @sieve_tls_mode, updated_at = now()
 WHERE id = @id;
 
 -- name: EndpointAuthUpdate :exec

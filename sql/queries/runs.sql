@@ -135,7 +135,8 @@ SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at 
     source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
     source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
-    messages_failed = @messages_failed, bytes_copied = @bytes_copied
+    messages_failed = @messages_failed, bytes_copied = @bytes_copied,
+    scripts = coalesce(sqlc.narg(scripts)::jsonb, scripts)
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running';
 
 -- name: AccountsRunExpired :many

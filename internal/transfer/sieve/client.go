@@ -307,7 +307,7 @@ func isStatus(word string) bool {
 // statusError is the *Error of a NO or BYE line.
 func statusError(line []token) error {
 	code, text := codeAndText(line[1:])
-	return &Error{Status: strings.ToUpper(line[0].text), Code: code, Text: text}
+	return &Error{Status: strings.ToUpper(line[0].text), Code: code, Text: strings.TrimSpace(text)}
 }
 
 // codeAndText splits what follows a status: an optional response code in

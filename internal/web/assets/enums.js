@@ -74,6 +74,7 @@ export const EventKind = Object.freeze({
   accountStarted: 'account.started',
   accountProgress: 'account.progress',
   folderDone: 'folder.done',
+  scriptsDone: 'scripts.done',
   accountDone: 'account.done',
   accountFailed: 'account.failed',
   runFinished: 'run.finished',
