@@ -134,8 +134,18 @@ func accountsGet(ctx context.Context, s *session, args []string) error {
 			{"Messages", fmt.Sprintf("%d of %d: %d copied, %d skipped, %d failed", messagesDone(p), messagesTotal(p), p.MessagesCopied, p.MessagesSkipped, p.MessagesFailed)},
 			{"Copied", megabytes(p.BytesCopied) + " MB"}, {"Last error", orDash(a.LastError)},
 			{"Started", timeOrDash(a.StartedAt)}, {"Finished", timeOrDash(a.FinishedAt)},
+			{"Sieve scripts", scriptsText(a.Scripts)},
 		})
 	})
+}
+
+// scriptsText is what became of an account's Sieve scripts, in the
+// service's own words.
+func scriptsText(s *api.AccountScripts) string {
+	if s == nil {
+		return "-"
+	}
+	return s.Summary
 }
 
 // accountFlags binds an account's logins and password sources to flags.

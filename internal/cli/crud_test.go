@@ -24,16 +24,18 @@ func TestUpdateChangesOnlyTheGivenFieldsAndDeleteDeletes(t *testing.T) {
 	svc := servicetest.Start(t, servicetest.Options{})
 	u := newUser(t, svc)
 	ep := u.id("endpoints", "create", "--host", "imap.old.example", "--role-label", "old", "--tls-mode", "starttls", "--tls-skip-verify", "--profile", "exchange",
-		"--max-connections", "4", "--daily-upload-bytes", "500000000")
-	u.ok("endpoints", "update", ep, "--port", "1143", "--max-account-connections", "2")
+		"--max-connections", "4", "--daily-upload-bytes", "500000000", "--sieve-port", "4190")
+	u.ok("endpoints", "update", ep, "--port", "1143", "--max-account-connections", "2", "--sieve-tls-mode", "ssl")
 	var endpoint api.Endpoint
 	decodeJSON(t, u.ok("endpoints", "get", ep, "--output", "json"), &endpoint)
 	if endpoint.Port != 1143 || endpoint.Host != "imap.old.example" || endpoint.RoleLabel != "old" ||
 		endpoint.TlsMode != api.TLSModeStarttls || !endpoint.TlsSkipVerify || endpoint.Profile != api.ProfileExchange ||
-		endpoint.Limits != (api.EndpointLimits{Connections: 4, AccountConnections: 2, DailyUploadBytes: 500000000}) {
+		endpoint.Limits != (api.EndpointLimits{Connections: 4, AccountConnections: 2, DailyUploadBytes: 500000000}) ||
+		endpoint.Sieve != (api.EndpointSieve{Port: 4190, TlsMode: api.TLSModeSsl}) {
 		t.Errorf("endpoint after update --port --max-account-connections: %+v", endpoint)
 	}
-	if out := u.ok("endpoints", "get", ep); !strings.Contains(out, "daily upload 500000000, connections 4, per mailbox 2; otherwise the provider's") {
+	if out := u.ok("endpoints", "get", ep); !strings.Contains(out, "daily upload 500000000, connections 4, per mailbox 2; otherwise the provider's") ||
+		!strings.Contains(out, "ManageSieve on port 4190, ssl") {
 		t.Errorf("endpoints get does not list the endpoint's own limits:\n%s", out)
 	}
 

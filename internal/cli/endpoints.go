@@ -145,7 +145,7 @@ func endpointsGet(ctx context.Context, s *session, args []string) error {
 	return s.printOutput(e, func() error {
 		return s.printFields([][2]string{
 			{"ID", itoa(e.Id)}, {"Role", orDash(e.RoleLabel)}, {"Host", e.Host}, {"Port", strconv.Itoa(e.Port)},
-			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Provider", string(e.Profile)}, {"Limits", limitsText(e.Limits)}, {"Login", authText(e.Auth)},
+			{"TLS", string(e.TlsMode)}, {"Certificate", skipVerifyText(e.TlsSkipVerify)}, {"Provider", string(e.Profile)}, {"Limits", limitsText(e.Limits)}, {"Sieve scripts", sieveText(e.Sieve)}, {"Login", authText(e.Auth)},
 		})
 	})
 }
@@ -179,6 +179,7 @@ const (
 type endpointFlags struct {
 	input              api.EndpointInput
 	limits             api.EndpointLimits
+	sieve              api.EndpointSieve
 	auth               api.EndpointAuthInput
 	oauth2             api.OAuth2Input
 	masterPasswordFile string
@@ -205,6 +206,11 @@ func (ef *endpointFlags) bind(fs *flag.FlagSet) {
 	fs.Int64Var(&l.DailyUploadBytes, "daily-upload-bytes", 0, "what one mailbox may write over 24 hours (Gmail: 500000000); 0: the provider's")
 	fs.IntVar(&l.Connections, "max-connections", 0, "connections to the host at once, every account together; 0: the provider's (none)")
 	fs.IntVar(&l.AccountConnections, "max-account-connections", 0, "connections to one mailbox at once (Gmail 15, Microsoft 365 20, Exchange 16); 0: the provider's")
+	fs.IntVar(&ef.sieve.Port, "sieve-port", 0, "the server's ManageSieve port (usually 4190): when both endpoints of a task have one, the accounts' Sieve scripts move after their messages; 0: none")
+	fs.Func("sieve-tls-mode", "ManageSieve's own security: starttls (the default), ssl or plain", func(v string) error {
+		ef.sieve.TlsMode = api.TLSMode(v)
+		return nil
+	})
 	fs.Func("auth", "how accounts log in: password (each its own, the default), master (one administrator for all) or oauth2 (tokens)", func(v string) error {
 		ef.auth.Method = api.AuthMethod(v)
 		return nil
@@ -260,6 +266,7 @@ func endpointsCreate(ctx context.Context, s *session, args []string) error {
 		}
 	}
 	ef.input.Limits = &ef.limits
+	ef.input.Sieve = &ef.sieve
 	resp, err := s.client.CreateEndpointWithResponse(ctx, ef.input)
 	if err := expect(resp, err, http.StatusCreated); err != nil {
 		return err
@@ -315,9 +322,9 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	in := ef.input
-	limits := current.Limits
+	limits, sieve := current.Limits, current.Sieve
 	merged := api.EndpointInput{Host: current.Host, Port: current.Port, RoleLabel: current.RoleLabel, TlsMode: current.TlsMode, TlsSkipVerify: current.TlsSkipVerify,
-		Profile: current.Profile, Limits: &limits}
+		Profile: current.Profile, Limits: &limits, Sieve: &sieve}
 	s.flags.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "host":
@@ -342,6 +349,10 @@ func endpointsUpdate(ctx context.Context, s *session, args []string) error {
 			limits.Connections = ef.limits.Connections
 		case "max-account-connections":
 			limits.AccountConnections = ef.limits.AccountConnections
+		case "sieve-port":
+			sieve.Port = ef.sieve.Port
+		case "sieve-tls-mode":
+			sieve.TlsMode = ef.sieve.TlsMode
 		}
 	})
 	if authGiven(s.flags) {
@@ -388,4 +399,12 @@ func limitsText(l api.EndpointLimits) string {
 		return "the provider's"
 	}
 	return strings.Join(parts, ", ") + "; otherwise the provider's"
+}
+
+// sieveText says where the endpoint's Sieve scripts are managed.
+func sieveText(s api.EndpointSieve) string {
+	if s.Port == 0 {
+		return "no ManageSieve: scripts do not move"
+	}
+	return fmt.Sprintf("ManageSieve on port %d, %s", s.Port, s.TlsMode)
 }

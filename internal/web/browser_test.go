@@ -31,4 +31,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("Cutover", func(t *testing.T) { t.Parallel(); testCutover(t, browser) })
 	t.Run("Plan", func(t *testing.T) { t.Parallel(); testPlan(t, browser) })
 	t.Run("VerifyBothServers", func(t *testing.T) { t.Parallel(); testVerifyBothServers(t, browser) })
+	t.Run("SieveScripts", func(t *testing.T) { t.Parallel(); testSieveScripts(t, browser) })
 }

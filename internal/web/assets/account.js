@@ -18,12 +18,13 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   const summary = h('section', { id: 'account-summary' });
   const passes = h('section', { id: 'account-passes', 'aria-labelledby': 'account-passes-title' });
   const folders = h('section', { id: 'account-folders', 'aria-labelledby': 'account-folders-title' });
+  const scripts = h('section', { id: 'account-scripts', 'aria-labelledby': 'account-scripts-title' });
   const plan = accountPlanSection(taskId, accountId);
   const events = h('ol', { id: 'account-events', class: 'log', role: 'log', 'aria-label': 'Events of this account', tabindex: 0 });
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ' / ',
       h('a', { href: `#/tasks/${taskId}`, text: `task ${taskId}` }), ` / account ${accountId}`),
-    summary, message.el, passes, folders, plan.section,
+    summary, message.el, passes, folders, scripts, plan.section,
     h('section', { 'aria-labelledby': 'account-events-title' }, h('h2', { id: 'account-events-title', text: 'Events' }), events));
 
   let stopped = false;
@@ -43,6 +44,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, auths, message, () => refresh())));
     showPasses(passes, runs);
     showFolders(folders, boxes);
+    showScripts(scripts, account.scripts);
     // Events move the page; the poll is for one missed while the account
     // is busy.
     if (inRun(account) || account.state === AccountState.testing) timer = setTimeout(() => refresh().catch(() => {}), 5000);
@@ -196,4 +198,31 @@ function showFolders(section, boxes) {
           f.refused.map((r) => h('li', { class: 'error-text', text: `UID ${r.uid}: ${r.side} refused: ${r.reason}` }))),
         f.dropped_keywords.length > 0 ? h('div', { class: 'muted', text: `keywords left out: ${f.dropped_keywords.join(' ')}` }) : null)))));
   section.replaceChildren(h('h2', { id: 'account-folders-title', text: 'Folders' }), content);
+}
+
+// showScripts draws what became of the account's Sieve scripts (filters,
+// vacation replies) at the last run that moved them.
+function showScripts(section, scripts) {
+  const title = h('h2', { id: 'account-scripts-title', text: 'Sieve scripts' });
+  if (!scripts) {
+    section.replaceChildren(title, h('p', { class: 'muted',
+      text: 'None moved: the endpoints name no ManageSieve service, or no run has moved them yet.' }));
+    return;
+  }
+  const rows = [
+    ...scripts.copied.map((name) => [name, 'copied', '']),
+    ...scripts.unchanged.map((name) => [name, 'unchanged', '']),
+    ...scripts.refused.map((r) => [r.script, 'refused by the destination', r.reason]),
+    ...scripts.unread.map((r) => [r.script, 'copied as it is', r.reason]),
+  ].sort((a, b) => a[0].localeCompare(b[0]));
+  const renamed = (name) => scripts.renamed.filter((r) => r.script === name).map((r) => `files into "${r.to}" instead of "${r.from}"`).join('; ');
+  const table = rows.length === 0 ? h('p', { class: 'muted', text: 'The source has no script.' })
+    : h('div', { class: 'table-wrap' }, dataTable('account-script-list', ['Script', 'What happened', 'Details'],
+      rows.map(([name, what, reason]) => h('tr', { 'data-script': name, class: what.startsWith('refused') ? 'failure' : '' },
+        h('td', { class: 'wrap' }, name, name === scripts.active ? h('span', { class: 'badge', text: 'active' }) : null),
+        h('td', { text: what }),
+        h('td', { class: 'wrap' }, reason ? h('span', { class: what.startsWith('refused') ? 'error-text' : '', text: reason }) : null,
+          renamed(name) ? h('div', { class: 'muted', text: renamed(name) }) : null)))));
+  const error = scripts.error ? [h('p', { class: 'error-text', text: `Not moved: ${scripts.error}` })] : [];
+  section.replaceChildren(title, ...error, table);
 }

@@ -107,7 +107,7 @@ function endpointTable(endpoints, remove) {
     endpoints.map((endpoint) => h('tr', { 'data-id': endpoint.id },
       h('td', { text: endpoint.role_label || '—' }),
       h('td', { class: 'wrap', text: endpoint.host }),
-      h('td', { text: String(endpoint.port) }),
+      h('td', { text: endpoint.sieve.port ? `${endpoint.port}, sieve ${endpoint.sieve.port}` : String(endpoint.port) }),
       h('td', {}, endpoint.tls_mode,
         endpoint.tls_skip_verify ? h('span', { class: 'badge unsafe', title: 'any certificate is accepted', text: 'unsafe: certificate not checked' }) : null,
         endpoint.tls_mode === TLSMode.plain ? h('span', { class: 'badge unsafe', title: 'passwords and mail cross the network unencrypted', text: 'unsafe: unencrypted' }) : null),
@@ -142,6 +142,15 @@ function endpointForm(endpoint, save) {
     field('Daily upload per mailbox, MB', dailyUpload, 'Gmail 500: a large mailbox moving into Gmail takes days.'),
     field('Connections to the host', connections, 'Every account of every task together; a run holds 1 to its source and 2 to its destination.'),
     field('Connections per mailbox', accountConnections, 'Gmail 15, Microsoft 365 20, Exchange 16.'));
+  // ManageSieve, where the accounts' filters and vacation replies live;
+  // port empty: none, and scripts do not move.
+  const sievePort = h('input', { name: 'sieve_port', type: 'number', min: 0, max: 65535, inputmode: 'numeric', placeholder: 'none',
+    value: endpoint?.sieve.port ? String(endpoint.sieve.port) : '' });
+  const sieveMode = select('sieve_tls_mode', tlsModes, endpoint?.sieve.tls_mode ?? TLSMode.starttls);
+  const sieveFields = h('details', { class: 'limits sieve', open: (endpoint?.sieve.port ?? 0) > 0 },
+    h('summary', { text: 'Sieve scripts (ManageSieve)' }),
+    field('ManageSieve port', sievePort, "Usually 4190. When both servers of a task have one, each account's filters and vacation reply move after its messages, with the folders they file into renamed as the task renames them. Empty: none."),
+    field('ManageSieve security', sieveMode, 'Usually STARTTLS, whatever the IMAP port uses.'));
   const skipVerify = h('input', { id: 'endpoint-skip-verify', name: 'tls_skip_verify', type: 'checkbox', checked: endpoint?.tls_skip_verify ?? false });
   const authMethod = select('auth_method', authMethods, endpoint?.auth.method ?? AuthMethod.password);
   const masterLogin = h('input', { name: 'master_login', maxlength: authLimits.master_login.maxLength, autocomplete: 'off', spellcheck: 'false', placeholder: 'admin', value: endpoint?.auth.master_login ?? '' });
@@ -212,6 +221,7 @@ function endpointForm(endpoint, save) {
       h('small', { class: 'hint', text: 'Unsafe: anyone on the network path could read the passwords. Only for a self-signed server you trust.' })),
     field('Provider', profile, 'Its limits where the server does not announce them: the largest message it takes, daily bytes and connections per mailbox, folder names it refuses.'),
     limitFields,
+    sieveFields,
     field('Accounts log in with', authMethod, 'A master login or an application\'s token needs no password per account.'),
     masterFields,
     oauthFields,
@@ -228,6 +238,7 @@ function endpointForm(endpoint, save) {
       daily_upload_bytes: Math.round(Number(dailyUpload.value) * 1e6), connections: Math.round(Number(connections.value)),
       account_connections: Math.round(Number(accountConnections.value)),
     },
+    sieve: { port: Math.round(Number(sievePort.value)) || 0, tls_mode: sieveMode.value },
     auth: authInput(),
   });
   function authInput() {
