@@ -479,6 +479,7 @@ const (
 	PlanProblemKindForbiddenName PlanProblemKind = "forbidden_name"
 	PlanProblemKindOversize      PlanProblemKind = "oversize"
 	PlanProblemKindQuota         PlanProblemKind = "quota"
+	PlanProblemKindSieveScript   PlanProblemKind = "sieve_script"
 )
 
 // Valid indicates whether the value is a known member of the PlanProblemKind enum.
@@ -493,6 +494,8 @@ func (e PlanProblemKind) Valid() bool {
 	case PlanProblemKindOversize:
 		return true
 	case PlanProblemKindQuota:
+		return true
+	case PlanProblemKindSieveScript:
 		return true
 	default:
 		return false
@@ -817,6 +820,9 @@ type AccountPlan struct {
 
 	// QuotaFree What the destination's storage quota leaves, in bytes; -1 without a quota.
 	QuotaFree int64 `json:"quota_free"`
+
+	// Scripts What a run would do with the account's Sieve scripts: `copied` would be put, `unchanged` are there already, `refused` are those the destination's CHECKSCRIPT refuses (each also a `sieve_script` problem), `renamed` the folders rewritten. Absent when the source endpoint names no ManageSieve service.
+	Scripts *AccountScripts `json:"scripts,omitempty"`
 
 	// SizeLimit The largest message the destination takes; 0: none known.
 	SizeLimit   int64 `json:"size_limit"`

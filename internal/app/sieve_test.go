@@ -19,7 +19,8 @@ import (
 // folder a script files into follows the task's folder map; the script
 // using an extension the destination lacks is refused in the server's
 // words, in the account's record, a scripts.done event and the report,
-// while all the mail is copied; a pass that looks again puts nothing.
+// while all the mail is copied, and the plan warned of it before; a pass
+// that looks again puts nothing.
 func TestSieveScriptsMoveThroughTheService(t *testing.T) {
 	t.Parallel()
 	s := servicetest.Start(t, servicetest.Options{})
@@ -74,6 +75,26 @@ func TestSieveScriptsMoveThroughTheService(t *testing.T) {
 			accounts[a.SourceLogin] = a
 		}
 		return accounts
+	}
+
+	// The plan warns before the first pass, and writes nothing.
+	if resp, err := s.Client.PlanTaskWithResponse(ctx, taskID, api.AccountSelection{}); err != nil || resp.JSON202 == nil {
+		t.Fatalf("plan: %v %v", err, resp)
+	}
+	waitPlans(t, s, taskID, 3)
+	ids := accountIDs(t, s, taskID)
+	bobPlan, err := s.Client.GetAccountPlanWithResponse(ctx, taskID, ids["bob"])
+	if err != nil || bobPlan.JSON200 == nil || bobPlan.JSON200.Plan == nil || bobPlan.JSON200.Plan.Scripts == nil {
+		t.Fatalf("bob's plan: %v %v", err, bobPlan)
+	}
+	if p := bobPlan.JSON200.Plan; !slices.Equal(p.Scripts.Copied, []string{"spam"}) || len(p.Scripts.Refused) != 1 ||
+		!slices.ContainsFunc(p.Problems, func(problem api.PlanProblem) bool {
+			return problem.Kind == api.PlanProblemKindSieveScript && !problem.Blocking && strings.Contains(problem.Words, "editheader")
+		}) {
+		t.Errorf("bob's plan of scripts: %+v, problems %+v", p.Scripts, p.Problems)
+	}
+	if scripts, _ := neu.Scripts(t, "bob"); len(scripts) != 0 {
+		t.Errorf("the plan wrote scripts: %q", scripts)
 	}
 
 	accounts := pass(1, false)

@@ -235,6 +235,11 @@ func accountsPlan(ctx context.Context, s *session, args []string) error {
 		var problems []api.PlanProblem
 		if r.Plan != nil {
 			problems = r.Plan.Problems
+			if r.Plan.Scripts != nil {
+				if _, err := fmt.Fprintf(s.sys.Stdout, "\nSieve scripts: %s\n", r.Plan.Scripts.Summary); err != nil {
+					return err
+				}
+			}
 		}
 		if lines := problemLines(r.SourceLogin, problems, r.Error); len(lines) > 0 {
 			_, err := fmt.Fprintf(s.sys.Stdout, "\n%s\n", strings.Join(lines, "\n"))

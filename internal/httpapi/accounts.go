@@ -257,7 +257,7 @@ func scriptsToAPI(s *migration.ScriptsEnd) *api.AccountScripts {
 	if s == nil {
 		return nil
 	}
-	out := &api.AccountScripts{Copied: nonNil(s.Copied), Unchanged: nonNil(s.Unchanged), Active: s.Active,
+	out := &api.AccountScripts{Copied: orEmptyList(s.Copied), Unchanged: orEmptyList(s.Unchanged), Active: s.Active,
 		Renamed: []api.ScriptRename{}, Refused: []api.ScriptProblem{}, Unread: []api.ScriptProblem{}, Error: s.Error, Summary: s.Summary()}
 	for _, r := range s.Renamed {
 		out.Renamed = append(out.Renamed, api.ScriptRename{Script: r.Script, From: r.From, To: r.To})
@@ -276,12 +276,4 @@ func testResultToAPI(t *migration.TestResult) *api.TestResult {
 		return nil
 	}
 	return &api.TestResult{Ok: t.OK, Error: t.Error, TestedAt: t.TestedAt, Outdated: t.Outdated}
-}
-
-// nonNil is list, or an empty list for nil: the API's lists are never null.
-func nonNil(list []string) []string {
-	if list == nil {
-		return []string{}
-	}
-	return list
 }

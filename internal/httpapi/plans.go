@@ -90,10 +90,12 @@ func accountPlanOf(p migration.AccountPlan) api.AccountPlan {
 	for i, m := range p.Oversize {
 		out.Oversize[i] = api.OversizeMessage{Folder: m.Folder, Uid: int64(m.UID), Size: m.Size}
 	}
+	out.Scripts = scriptsToAPI(p.Scripts)
 	return out
 }
 
-// orEmptyList is list, or [] for a plan stored before it had one.
+// orEmptyList is list, or [] for nil (a plan stored before it had one):
+// the API's lists are never null.
 func orEmptyList(list []string) []string {
 	if list == nil {
 		return []string{}

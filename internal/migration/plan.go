@@ -23,7 +23,11 @@ type AccountPlan struct {
 	QuotaFree int64             `json:"quota_free"`
 	SizeLimit int64             `json:"size_limit"` // the largest message the destination takes; 0: none known
 	Oversize  []OversizeMessage `json:"oversize"`
-	Problems  []PlanProblem     `json:"problems"`
+	// Scripts is what a run would do with the Sieve scripts (Copied:
+	// would be put; Refused: by the destination's check); nil when the
+	// source names no ManageSieve.
+	Scripts  *ScriptsEnd   `json:"scripts,omitempty"`
+	Problems []PlanProblem `json:"problems"`
 }
 
 // PlannedFolder is one source folder of a plan.

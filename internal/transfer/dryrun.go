@@ -44,7 +44,11 @@ type AccountPlan struct {
 	// known. Oversize are the source messages larger than that.
 	SizeLimit int64
 	Oversize  []OversizeMessage
-	Problems  []PlanProblem
+	// Scripts is what a run would do with the account's Sieve scripts:
+	// Copied would be put, Refused are those the destination's
+	// CHECKSCRIPT refuses; nil when the source names no ManageSieve.
+	Scripts  *ScriptsResult
+	Problems []PlanProblem
 }
 
 // PlannedFolder is one source folder in the plan.
@@ -86,6 +90,9 @@ const (
 	ProblemForbiddenName PlanProblemKind = "forbidden_name"
 	ProblemOversize      PlanProblemKind = "oversize"
 	ProblemCapability    PlanProblemKind = "capability"
+	// ProblemSieveScript: a Sieve script the destination would refuse
+	// (its CHECKSCRIPT's words), or scripts that cannot move at all.
+	ProblemSieveScript PlanProblemKind = "sieve_script"
 )
 
 // PlanProblem is one thing a plan found, in words.
@@ -210,6 +217,9 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 		p.QuotaFree = free
 	}
 	p.Problems = planProblems(p, dst.session.Caps())
+	if p.Scripts = r.planScripts(ctx, plans, src.ns, dst.ns); p.Scripts != nil {
+		p.Problems = append(p.Problems, scriptProblems(*p.Scripts)...)
+	}
 	return p, nil
 }
 

@@ -65,14 +65,27 @@ type ScriptRefusal struct {
 // plan renamed them, and the source's active one made active. A failure
 // here is reported in the result and never fails the account.
 func (r *accountRun) copyScripts(ctx context.Context, plans []folderPlan, src, dst namespace) {
-	if r.scripts != nil || r.job.Source.Sieve.Port == 0 {
-		return
+	if r.scripts == nil {
+		r.scripts = r.scriptsOf(ctx, plans, src, dst, false)
+	}
+}
+
+// planScripts is what copyScripts would do, the destination's CHECKSCRIPT
+// answering in place of PUTSCRIPT: nothing is written.
+func (r *accountRun) planScripts(ctx context.Context, plans []folderPlan, src, dst namespace) *ScriptsResult {
+	return r.scriptsOf(ctx, plans, src, dst, true)
+}
+
+// scriptsOf moves the scripts, or with dry only checks them; nil when the
+// source names no ManageSieve.
+func (r *accountRun) scriptsOf(ctx context.Context, plans []folderPlan, src, dst namespace, dry bool) *ScriptsResult {
+	if r.job.Source.Sieve.Port == 0 {
+		return nil
 	}
 	result := &ScriptsResult{}
-	r.scripts = result
 	if r.job.Destination.Sieve.Port == 0 {
 		result.Error = "the destination endpoint names no ManageSieve service: the scripts stay on the source"
-		return
+		return result
 	}
 	renames := map[string]string{}
 	for _, p := range plans {
@@ -84,15 +97,32 @@ func (r *accountRun) copyScripts(ctx context.Context, plans []folderPlan, src, d
 		}
 		return translateName(folder, src, dst), true
 	}
-	if err := r.moveScripts(ctx, result, rename); err != nil {
+	if err := r.moveScripts(ctx, result, rename, dry); err != nil {
 		result.Error = err.Error()
-		r.logger.Warn("the Sieve scripts were not moved", "err", err)
+		r.logger.Warn("the Sieve scripts were not moved", "err", err, "dry_run", dry)
 	}
+	return result
+}
+
+// scriptProblems are a plan's problems with the scripts: each the
+// destination would refuse, or why none can move. None blocks: the
+// messages move whatever becomes of the scripts.
+func scriptProblems(s ScriptsResult) []PlanProblem {
+	var problems []PlanProblem
+	if s.Error != "" {
+		problems = append(problems, PlanProblem{Kind: ProblemSieveScript, Words: "the Sieve scripts cannot move: " + s.Error})
+	}
+	for _, refused := range s.Refused {
+		problems = append(problems, PlanProblem{Kind: ProblemSieveScript,
+			Words: fmt.Sprintf("the destination would refuse the Sieve script %q: %s", refused.Script, refused.Reason)})
+	}
+	return problems
 }
 
 // moveScripts reads the source's scripts and puts each on the destination
-// that is not there as it is.
-func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, rename func(string) (string, bool)) error {
+// that is not there as it is; with dry, it asks the destination to check
+// each instead (CHECKSCRIPT) and changes nothing.
+func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, rename func(string) (string, bool), dry bool) error {
 	from, err := dialSieve(ctx, &r.job.Source, r.job.Tuning)
 	if err != nil {
 		return fmt.Errorf("source ManageSieve: %w", err)
@@ -123,7 +153,11 @@ func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, ren
 			result.Unchanged = append(result.Unchanged, name)
 			continue
 		}
-		err = to.PutScript(name, content)
+		if dry {
+			err = to.CheckScript(content)
+		} else {
+			err = to.PutScript(name, content)
+		}
 		var refusal *sieve.Error
 		switch {
 		case errors.As(err, &refusal) && refusal.Status == "NO":
@@ -134,17 +168,17 @@ func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, ren
 			result.Copied = append(result.Copied, name)
 		}
 	}
-	return r.activateScript(to, sources.active, existing.active, result)
+	return activateScript(to, sources.active, existing.active, result, dry)
 }
 
 // activateScript makes the source's active script the destination's,
-// unless the destination refused it.
-func (r *accountRun) activateScript(to *sieve.Client, active, destinationActive string, result *ScriptsResult) error {
+// unless the destination refused it; with dry, it only says it would.
+func activateScript(to *sieve.Client, active, destinationActive string, result *ScriptsResult, dry bool) error {
 	if active == "" || slices.ContainsFunc(result.Refused, func(s ScriptRefusal) bool { return s.Script == active }) {
 		return nil
 	}
 	result.Active = active
-	if destinationActive == active {
+	if dry || destinationActive == active {
 		return nil
 	}
 	if err := to.SetActive(active); err != nil {

@@ -51,6 +51,23 @@ func TestSieveScriptsMoveWithTheMail(t *testing.T) {
 		jobs[login] = job
 	}
 
+	// The plan checks every script with the destination and writes none.
+	plan, err := Plan(t.Context(), jobs["bob"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := plan.Scripts; s == nil || !slices.Equal(s.Copied, []string{"spam"}) || len(s.Refused) != 1 || s.Refused[0].Script != "headers" || s.Active != "spam" {
+		t.Errorf("bob's plan of scripts: %+v", plan.Scripts)
+	}
+	if !slices.ContainsFunc(plan.Problems, func(p PlanProblem) bool {
+		return p.Kind == ProblemSieveScript && !p.Blocking && strings.Contains(p.Words, `Sieve script "headers"`) && strings.Contains(p.Words, "editheader")
+	}) {
+		t.Errorf("bob's plan does not warn of the refused script: %+v", plan.Problems)
+	}
+	if scripts, active := dst.Scripts(t, "bob"); len(scripts) != 0 || active != "" {
+		t.Errorf("the plan wrote scripts: %q, active %q", scripts, active)
+	}
+
 	results := map[string]Result{}
 	for login, job := range jobs {
 		results[login] = migrateVerified(t, job)

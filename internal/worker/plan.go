@@ -69,6 +69,7 @@ func planOf(p transfer.AccountPlan) migration.AccountPlan {
 	for i, problem := range p.Problems {
 		out.Problems[i] = migration.PlanProblem{Kind: string(problem.Kind), Blocking: problem.Blocking, Folder: problem.Folder, Words: problem.Words}
 	}
+	out.Scripts = scriptsEndOf(p.Scripts)
 	return out
 }
 

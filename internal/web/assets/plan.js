@@ -169,7 +169,8 @@ function accountPlan(record) {
     h('div', {}, h('dt', { text: 'Quota free' }), h('dd', { text: p.quota_free < 0 ? 'no quota' : formatBytes(p.quota_free) })),
     h('div', {}, h('dt', { text: 'Largest message taken' }), h('dd', { text: p.size_limit > 0 ? formatBytes(p.size_limit) : 'no limit known' })),
     h('div', {}, h('dt', { text: 'Source offers' }), h('dd', { class: 'wrap', text: p.source_capabilities.join(' ') || '–' })),
-    h('div', {}, h('dt', { text: 'Destination offers' }), h('dd', { class: 'wrap', text: p.destination_capabilities.join(' ') || '–' })));
+    h('div', {}, h('dt', { text: 'Destination offers' }), h('dd', { class: 'wrap', text: p.destination_capabilities.join(' ') || '–' })),
+    p.scripts ? h('div', { id: 'account-plan-scripts' }, h('dt', { text: 'Sieve scripts' }), h('dd', { class: 'wrap', text: p.scripts.summary })) : null);
   return [status, problems, facts, folders,
     p.excluded.length ? h('p', { class: 'muted', text: `Left out by the folder patterns: ${p.excluded.join(', ')}` }) : null,
     p.oversize.length ? h('ul', { class: 'problems', id: 'account-plan-oversize' }, p.oversize.map((m) => h('li', {
