@@ -907,6 +907,9 @@ type AccountScripts struct {
 	// Error Why no script moved (a side without ManageSieve, a refused login); empty otherwise. The messages are not affected.
 	Error string `json:"error"`
 
+	// Kept The user's own changes on the destination that a run left alone, with why: a script edited there since a run put it (also when it changed on the source too), or another script made active there.
+	Kept []ScriptProblem `json:"kept"`
+
 	// Refused Scripts the destination would not take, in its words (an extension it lacks, a size limit, too many scripts).
 	Refused []ScriptProblem `json:"refused"`
 

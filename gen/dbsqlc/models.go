@@ -252,6 +252,12 @@ type SyncMapChunk struct {
 	Entries        []byte
 }
 
+type SyncScript struct {
+	AccountID int64
+	Name      string
+	State     []byte
+}
+
 type Task struct {
 	ID                    int64
 	Name                  string

@@ -240,3 +240,48 @@ func (q *Queries) SyncFolderSet(ctx context.Context, arg SyncFolderSetParams) er
 	_, err := q.db.Exec(ctx, syncFolderSet, arg.AccountID, arg.Folder, arg.State)
 	return err
 }
+
+const syncScriptList = `-- name: SyncScriptList :many
+SELECT name, state FROM sync_scripts WHERE account_id = $1 ORDER BY name
+`
+
+type SyncScriptListRow struct {
+	Name  string
+	State []byte
+}
+
+func (q *Queries) SyncScriptList(ctx context.Context, accountID int64) ([]SyncScriptListRow, error) {
+	rows, err := q.db.Query(ctx, syncScriptList, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SyncScriptListRow{}
+	for rows.Next() {
+		var i SyncScriptListRow
+		if err := rows.Scan(&i.Name, &i.State); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const syncScriptSet = `-- name: SyncScriptSet :exec
+INSERT INTO sync_scripts (account_id, name, state) VALUES ($1, $2, $3)
+ON CONFLICT (account_id, name) DO UPDATE SET state = excluded.state
+`
+
+type SyncScriptSetParams struct {
+	AccountID int64
+	Name      string
+	State     []byte
+}
+
+func (q *Queries) SyncScriptSet(ctx context.Context, arg SyncScriptSetParams) error {
+	_, err := q.db.Exec(ctx, syncScriptSet, arg.AccountID, arg.Name, arg.State)
+	return err
+}

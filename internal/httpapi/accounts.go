@@ -258,7 +258,7 @@ func scriptsToAPI(s *migration.ScriptsEnd) *api.AccountScripts {
 		return nil
 	}
 	out := &api.AccountScripts{Copied: orEmptyList(s.Copied), Unchanged: orEmptyList(s.Unchanged), Active: s.Active,
-		Renamed: []api.ScriptRename{}, Refused: []api.ScriptProblem{}, Unread: []api.ScriptProblem{}, Error: s.Error, Summary: s.Summary()}
+		Renamed: []api.ScriptRename{}, Refused: []api.ScriptProblem{}, Unread: []api.ScriptProblem{}, Kept: []api.ScriptProblem{}, Error: s.Error, Summary: s.Summary()}
 	for _, r := range s.Renamed {
 		out.Renamed = append(out.Renamed, api.ScriptRename{Script: r.Script, From: r.From, To: r.To})
 	}
@@ -267,6 +267,9 @@ func scriptsToAPI(s *migration.ScriptsEnd) *api.AccountScripts {
 	}
 	for _, r := range s.Unread {
 		out.Unread = append(out.Unread, api.ScriptProblem{Script: r.Script, Reason: r.Reason})
+	}
+	for _, r := range s.Kept {
+		out.Kept = append(out.Kept, api.ScriptProblem{Script: r.Script, Reason: r.Reason})
 	}
 	return out
 }

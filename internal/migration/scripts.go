@@ -25,6 +25,10 @@ type ScriptsEnd struct {
 	// they are.
 	Refused []ScriptProblem `json:"refused,omitempty"`
 	Unread  []ScriptProblem `json:"unread,omitempty"`
+	// Kept are the user's own changes on the destination a run left
+	// alone: a copy edited there since a run put it, or another script
+	// made active there.
+	Kept []ScriptProblem `json:"kept,omitempty"`
 	// Error says why no script moved (a side without ManageSieve, a
 	// refused login); the messages are not affected.
 	Error string `json:"error,omitempty"`
@@ -58,7 +62,7 @@ func (s ScriptsEnd) Problem() string {
 
 // Summary says in one line what happened to the scripts.
 func (s ScriptsEnd) Summary() string {
-	if s.Error != "" && len(s.Copied)+len(s.Unchanged)+len(s.Refused) == 0 {
+	if s.Error != "" && len(s.Copied)+len(s.Unchanged)+len(s.Refused)+len(s.Kept) == 0 {
 		return "not moved: " + s.Error
 	}
 	parts := []string{fmt.Sprintf("%d copied", len(s.Copied)), fmt.Sprintf("%d unchanged", len(s.Unchanged))}
@@ -81,6 +85,9 @@ func (s ScriptsEnd) Summary() string {
 	}
 	for _, u := range s.Unread {
 		parts = append(parts, fmt.Sprintf("%s copied as it is (%s)", u.Script, u.Reason))
+	}
+	for _, k := range s.Kept {
+		parts = append(parts, fmt.Sprintf("%s kept: %s", k.Script, k.Reason))
 	}
 	return strings.Join(parts, "; ")
 }

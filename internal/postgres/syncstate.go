@@ -14,7 +14,7 @@ import (
 )
 
 // SyncState returns the copy engine's sync state of an account, kept in
-// sync_folders and sync_map_chunks.
+// sync_folders, sync_map_chunks and sync_scripts.
 func (s *Store) SyncState(accountID int64) syncstate.StateStore {
 	return &syncState{store: s, accountID: accountID}
 }
@@ -182,4 +182,31 @@ func inRange(entries []syncstate.Mapping, from, to uint32) []syncstate.Mapping {
 		hi++
 	}
 	return entries[lo:max(lo, hi)]
+}
+
+// ScriptStates implements syncstate.StateStore.
+func (st *syncState) ScriptStates(ctx context.Context) (map[string]syncstate.ScriptState, error) {
+	rows, err := st.store.queries.SyncScriptList(ctx, st.accountID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the scripts' sync state: %w", err)
+	}
+	out := make(map[string]syncstate.ScriptState, len(rows))
+	for _, row := range rows {
+		var ss syncstate.ScriptState
+		// A state this version cannot read is no state: the script is
+		// compared as on a first pass.
+		if json.Unmarshal(row.State, &ss) == nil {
+			out[row.Name] = ss
+		}
+	}
+	return out, nil
+}
+
+// SetScriptState implements syncstate.StateStore.
+func (st *syncState) SetScriptState(ctx context.Context, name string, ss syncstate.ScriptState) error {
+	encoded, err := json.Marshal(ss)
+	if err != nil {
+		return err
+	}
+	return st.store.queries.SyncScriptSet(ctx, dbsqlc.SyncScriptSetParams{AccountID: st.accountID, Name: name, State: encoded})
 }

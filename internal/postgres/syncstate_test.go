@@ -140,6 +140,43 @@ func TestSyncFolderStatesRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSyncScriptStatesRoundTrip: what was put of each Sieve script is
+// kept per account, replaced by a later record, and read back whole.
+func TestSyncScriptStatesRoundTrip(t *testing.T) {
+	t.Parallel()
+	store, _, _ := newStore(t)
+	_, account := addAccount(t, store)
+	ctx := context.Background()
+	st := store.SyncState(account)
+	want := map[string]syncstate.ScriptState{
+		"filters":  {Servers: "a → b", SHA256: "00ff", Active: true},
+		"vacation": {Servers: "a → b", SHA256: "abcd"},
+	}
+	for name, ss := range want {
+		if err := st.SetScriptState(ctx, name, ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want["filters"] = syncstate.ScriptState{Servers: "a → b", SHA256: "0101"}
+	if err := st.SetScriptState(ctx, "filters", want["filters"]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.ScriptStates(ctx)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("script states %+v, %v; want %+v", got, err, want)
+	}
+	memory := syncstate.NewMemoryState()
+	for name, ss := range want {
+		memory.SetScriptState(ctx, name, ss) //nolint:errcheck // in memory: cannot fail
+	}
+	if inMemory, _ := memory.ScriptStates(ctx); !reflect.DeepEqual(inMemory, got) {
+		t.Errorf("the memory state holds %+v, PostgreSQL %+v", inMemory, got)
+	}
+	if other, err := store.SyncState(account + 1000).ScriptStates(ctx); err != nil || len(other) != 0 {
+		t.Errorf("another account's script states: %+v, %v", other, err)
+	}
+}
+
 // A folder of a million messages costs a few hundred rows of a few bytes
 // an entry, and deleting the account deletes its state.
 func TestSyncMapIsCompact(t *testing.T) {

@@ -2,7 +2,9 @@ package transfer
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +15,7 @@ import (
 	"github.com/emersion/go-sasl"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/sieve"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // SieveService is where a server manages its accounts' Sieve scripts
@@ -43,6 +46,10 @@ type ScriptsResult struct {
 	// Unread are scripts whose folders could not be read (not Sieve the
 	// reader knows): copied as they are, with the reason.
 	Unread []ScriptRefusal
+	// Kept are the destination's own changes a pass left alone: a copy
+	// edited there since a pass put it, or an active script changed
+	// there since a pass set it, with why.
+	Kept []ScriptRefusal
 	// Error says why the scripts could not be moved at all (a side
 	// without ManageSieve, a refused login); the messages are not
 	// affected.
@@ -141,6 +148,11 @@ func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, ren
 	if err != nil {
 		return fmt.Errorf("destination ManageSieve: %w", err)
 	}
+	states, err := r.scriptStates(ctx)
+	if err != nil {
+		return err
+	}
+	m := scriptMove{run: r, to: to, states: states, result: result, dry: dry}
 	for _, name := range slices.Sorted(maps.Keys(sources.content)) {
 		content, renamed, err := sieve.RewriteFolders(sources.content[name], rename)
 		if err != nil {
@@ -149,42 +161,134 @@ func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, ren
 		for _, rn := range renamed {
 			result.Renamed = append(result.Renamed, ScriptRename{Script: name, Rename: rn})
 		}
-		if have, ok := existing.content[name]; ok && have == content {
-			result.Unchanged = append(result.Unchanged, name)
-			continue
-		}
-		if dry {
-			err = to.CheckScript(content)
-		} else {
-			err = to.PutScript(name, content)
-		}
-		var refusal *sieve.Error
-		switch {
-		case errors.As(err, &refusal) && refusal.Status == "NO":
-			result.Refused = append(result.Refused, ScriptRefusal{name, err.Error()})
-		case err != nil:
-			return fmt.Errorf("destination ManageSieve: putting %q: %w", name, err)
-		default:
-			result.Copied = append(result.Copied, name)
+		have, onDestination := existing.content[name]
+		if err := m.move(ctx, name, content, have, onDestination); err != nil {
+			return err
 		}
 	}
-	return activateScript(to, sources.active, existing.active, result, dry)
+	return m.activate(ctx, sources.active, existing.active)
 }
 
-// activateScript makes the source's active script the destination's,
-// unless the destination refused it; with dry, it only says it would.
-func activateScript(to *sieve.Client, active, destinationActive string, result *ScriptsResult, dry bool) error {
-	if active == "" || slices.ContainsFunc(result.Refused, func(s ScriptRefusal) bool { return s.Script == active }) {
+// scriptStates is what earlier passes put of each script between these
+// servers; a record of other servers is none.
+func (r *accountRun) scriptStates(ctx context.Context) (map[string]syncstate.ScriptState, error) {
+	states, err := r.store.ScriptStates(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the scripts' sync state: %w", err)
+	}
+	maps.DeleteFunc(states, func(_ string, st syncstate.ScriptState) bool { return st.Servers != r.servers })
+	return states, nil
+}
+
+// scriptMove moves one account's scripts, one by one.
+type scriptMove struct {
+	run    *accountRun
+	to     *sieve.Client
+	states map[string]syncstate.ScriptState // what earlier passes put
+	result *ScriptsResult
+	dry    bool
+}
+
+// The words for a destination's own change that a pass keeps.
+const (
+	editedOnDestination = "edited on the destination since it was copied: the destination's is kept"
+	editedOnBoth        = "changed on both servers since it was copied: the destination's is kept, the source's changes are not copied"
+	activeChanged       = "the destination's active script was changed there since this one was made active: the destination's choice is kept"
+)
+
+// move puts one script, content as the plan renames it, unless the
+// destination has it as it is (have), or its copy there was edited since
+// an earlier pass put it: a user's edit on the new server is never
+// overwritten.
+func (m *scriptMove) move(ctx context.Context, name, content, have string, onDestination bool) error {
+	prev, known := m.states[name]
+	switch {
+	case onDestination && have == content:
+		m.result.Unchanged = append(m.result.Unchanged, name)
+		return m.record(ctx, name, content, prev.Active)
+	case onDestination && known && digest(have) != prev.SHA256:
+		why := editedOnDestination
+		if digest(content) != prev.SHA256 {
+			why = editedOnBoth
+		}
+		m.result.Kept = append(m.result.Kept, ScriptRefusal{name, why})
 		return nil
 	}
-	result.Active = active
-	if dry || destinationActive == active {
+	var err error
+	if m.dry {
+		err = m.to.CheckScript(content)
+	} else {
+		err = m.to.PutScript(name, content)
+	}
+	var refusal *sieve.Error
+	switch {
+	case errors.As(err, &refusal) && refusal.Status == "NO":
+		m.result.Refused = append(m.result.Refused, ScriptRefusal{name, err.Error()})
+		return nil
+	case err != nil:
+		return fmt.Errorf("destination ManageSieve: putting %q: %w", name, err)
+	}
+	m.result.Copied = append(m.result.Copied, name)
+	return m.record(ctx, name, content, prev.Active)
+}
+
+// record keeps what the destination holds of a script as put by this
+// engine; nothing on a dry run.
+func (m *scriptMove) record(ctx context.Context, name, content string, active bool) error {
+	st := syncstate.ScriptState{Servers: m.run.servers, SHA256: digest(content), Active: active}
+	if m.dry || m.states[name] == st {
 		return nil
 	}
-	if err := to.SetActive(active); err != nil {
-		return fmt.Errorf("destination ManageSieve: activating %q: %w", active, err)
+	m.states[name] = st
+	if err := m.run.store.SetScriptState(ctx, name, st); err != nil {
+		return fmt.Errorf("storing the scripts' sync state: %w", err)
 	}
 	return nil
+}
+
+// activate makes the source's active script the destination's, unless
+// the destination refused or kept its own copy of it, or its active
+// script was changed there since an earlier pass set it (a user who
+// turned off the vacation reply on the new server keeps it off); with
+// dry, it only says it would.
+func (m *scriptMove) activate(ctx context.Context, active, destinationActive string) error {
+	refused := func(list []ScriptRefusal) bool {
+		return slices.ContainsFunc(list, func(s ScriptRefusal) bool { return s.Script == active })
+	}
+	switch {
+	case active == "" || refused(m.result.Refused):
+		return nil
+	case destinationActive == active:
+		m.result.Active = active
+		return nil
+	case refused(m.result.Kept):
+		return nil // the destination's own copy, left as it is
+	case m.states[active].Active:
+		m.result.Kept = append(m.result.Kept, ScriptRefusal{active, activeChanged})
+		return nil
+	}
+	m.result.Active = active
+	if m.dry {
+		return nil
+	}
+	if err := m.to.SetActive(active); err != nil {
+		return fmt.Errorf("destination ManageSieve: activating %q: %w", active, err)
+	}
+	for name, st := range m.states {
+		if st.Active != (name == active) {
+			st.Active = name == active
+			if err := m.run.store.SetScriptState(ctx, name, st); err != nil {
+				return fmt.Errorf("storing the scripts' sync state: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// digest is the hex SHA-256 of a script.
+func digest(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
 }
 
 // accountScripts are an account's scripts by name, and its active one.

@@ -169,3 +169,63 @@ func TestScriptsWithoutManageSieveLeaveTheMailAlone(t *testing.T) {
 		wantSameMail(t, src.Read(t, "alice"), dst.Read(t, "alice"))
 	}
 }
+
+// TestSieveEditsOnTheDestinationAreKept: after a first pass, the user
+// makes another script active on the new server, then edits a filter
+// there; later passes bring the source's changes to the other scripts but
+// keep the user's choice of active script and filter, and say so; a filter
+// changed on both servers keeps the destination's too.
+func TestSieveEditsOnTheDestinationAreKept(t *testing.T) {
+	t.Parallel()
+	users := map[string]string{"alice": "pw"}
+	src := imaptest.StartDovecot(t, imaptest.Options{Users: users, ManageSieve: true})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Users: users, ManageSieve: true})
+	const (
+		filters     = "require \"fileinto\";\r\nif header :contains \"list-id\" \"go\" { fileinto \"Lists\"; }\r\n"
+		userFilters = "require \"fileinto\";\r\nif header :contains \"list-id\" \"go\" { fileinto \"Go\"; }\r\n"
+		away        = "require \"vacation\";\r\nvacation \"Away.\";\r\n"
+		awayLonger  = "require \"vacation\";\r\nvacation :days 9 \"Away for longer.\";\r\n"
+	)
+	src.WriteScript(t, "alice", "filters", filters, true)
+	src.WriteScript(t, "alice", "away", away, false)
+	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 2, Messages: 10}))
+	job := Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw"), State: syncstate.NewMemoryState()}
+	job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
+	job.Destination.Sieve = SieveService{Port: dst.SievePort, Security: SecurityStartTLS}
+	job.Source.RootCAs, job.Destination.RootCAs = src.RootCAs(), dst.RootCAs()
+	if first := migrateVerified(t, job).Scripts; first == nil || len(first.Copied) != 2 || first.Active != "filters" {
+		t.Fatalf("first pass: %+v", first)
+	}
+
+	// The user turns the vacation reply on, on the new server alone.
+	dst.WriteScript(t, "alice", "away", away, true)
+	second := migrateVerified(t, job).Scripts
+	if second == nil || len(second.Copied) != 0 || !slices.Equal(second.Kept, []ScriptRefusal{{"filters", activeChanged}}) {
+		t.Errorf("second pass: %+v", second)
+	}
+	if _, active := dst.Scripts(t, "alice"); active != "away" {
+		t.Errorf("after the second pass the destination's active script is %q, want the user's choice", active)
+	}
+
+	// The user edits the filter on the new server; the vacation text
+	// changes on the old one.
+	dst.WriteScript(t, "alice", "filters", userFilters, false)
+	src.WriteScript(t, "alice", "away", awayLonger, false)
+	third := migrateVerified(t, job).Scripts
+	if third == nil || !slices.Equal(third.Copied, []string{"away"}) || !slices.Equal(third.Kept, []ScriptRefusal{{"filters", editedOnDestination}}) {
+		t.Errorf("third pass: %+v", third)
+	}
+	scripts, active := dst.Scripts(t, "alice")
+	if scripts["filters"] != userFilters || scripts["away"] != awayLonger || active != "away" {
+		t.Errorf("after the third pass the destination has %q, active %q", scripts, active)
+	}
+
+	src.WriteScript(t, "alice", "filters", filters+"# and more\r\n", true)
+	fourth := migrateVerified(t, job).Scripts
+	if fourth == nil || len(fourth.Copied) != 0 || !slices.Equal(fourth.Kept, []ScriptRefusal{{"filters", editedOnBoth}}) {
+		t.Errorf("fourth pass: %+v", fourth)
+	}
+	if scripts, _ := dst.Scripts(t, "alice"); scripts["filters"] != userFilters {
+		t.Errorf("a filter changed on both servers was overwritten: %q", scripts["filters"])
+	}
+}

@@ -224,6 +224,9 @@ func scriptsEndOf(s *transfer.ScriptsResult) *migration.ScriptsEnd {
 	for _, r := range s.Unread {
 		end.Unread = append(end.Unread, migration.ScriptProblem{Script: r.Script, Reason: r.Reason})
 	}
+	for _, r := range s.Kept {
+		end.Kept = append(end.Kept, migration.ScriptProblem{Script: r.Script, Reason: r.Reason})
+	}
 	return end
 }
 

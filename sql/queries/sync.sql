@@ -51,3 +51,10 @@ VALUES (@account_id, @folder, @first_source, @last_source, @max_destination, @en
 SELECT entries FROM sync_map_chunks
 WHERE account_id = @account_id AND folder = @folder AND max_destination >= @at_least::bigint
 ORDER BY first_source;
+
+-- name: SyncScriptList :many
+SELECT name, state FROM sync_scripts WHERE account_id = @account_id ORDER BY name;
+
+-- name: SyncScriptSet :exec
+INSERT INTO sync_scripts (account_id, name, state) VALUES (@account_id, @name, @state)
+ON CONFLICT (account_id, name) DO UPDATE SET state = excluded.state;

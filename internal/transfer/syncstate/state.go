@@ -111,6 +111,23 @@ type StateStore interface {
 	// MappedDestinations returns the destination UIDs of folder's entries
 	// that are at least atLeast, in any order.
 	MappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error)
+	// ScriptStates returns what was last put of each Sieve script, by
+	// its name.
+	ScriptStates(ctx context.Context) (map[string]ScriptState, error)
+	// SetScriptState records what was put of the Sieve script name.
+	SetScriptState(ctx context.Context, name string, st ScriptState) error
+}
+
+// ScriptState is what the engine last put of one Sieve script on the
+// destination: between which servers (as FolderState.Servers), and the
+// SHA-256 of the content put. A later pass tells by it a script changed on
+// the source from one edited on the destination since.
+type ScriptState struct {
+	Servers string `json:"servers"`
+	SHA256  string `json:"sha256"` // hex
+	// Active: the engine made it the destination's active script, and
+	// has not made another one active since.
+	Active bool `json:"active,omitempty"`
 }
 
 // MemoryState is a StateStore in memory: for tests, benchmarks and a
@@ -123,6 +140,7 @@ type MemoryState struct {
 	maps     map[string][]memoryEntry
 	flagSets [][]string
 	flagSet  map[string]uint32 // key of a flag set → index in flagSets
+	scripts  map[string]ScriptState
 }
 
 type memoryEntry struct {
@@ -131,7 +149,23 @@ type memoryEntry struct {
 
 // NewMemoryState returns an empty MemoryState.
 func NewMemoryState() *MemoryState {
-	return &MemoryState{folders: map[string]FolderState{}, maps: map[string][]memoryEntry{}, flagSet: map[string]uint32{}}
+	return &MemoryState{folders: map[string]FolderState{}, maps: map[string][]memoryEntry{}, flagSet: map[string]uint32{},
+		scripts: map[string]ScriptState{}}
+}
+
+// ScriptStates implements StateStore.
+func (m *MemoryState) ScriptStates(context.Context) (map[string]ScriptState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.scripts), nil
+}
+
+// SetScriptState implements StateStore.
+func (m *MemoryState) SetScriptState(_ context.Context, name string, st ScriptState) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.scripts[name] = st
+	return nil
 }
 
 // FolderStates implements StateStore.
@@ -233,12 +267,14 @@ func span(all []memoryEntry, from, to uint32) (int, int) {
 type memoryStateJSON struct {
 	Folders map[string]FolderState `json:"folders"`
 	Maps    map[string][]Mapping   `json:"maps"`
+	Scripts map[string]ScriptState `json:"scripts,omitempty"`
 }
 
 // MarshalJSON writes the whole state.
 func (m *MemoryState) MarshalJSON() ([]byte, error) {
 	out := memoryStateJSON{Maps: map[string][]Mapping{}}
 	out.Folders, _ = m.FolderStates(context.Background())
+	out.Scripts, _ = m.ScriptStates(context.Background())
 	for folder := range out.Folders {
 		out.Maps[folder], _ = m.Mappings(context.Background(), folder, 0, MaxUID)
 	}
@@ -253,7 +289,9 @@ func (m *MemoryState) UnmarshalJSON(data []byte) error {
 	}
 	m.mu.Lock()
 	m.folders, m.maps, m.flagSets, m.flagSet = map[string]FolderState{}, map[string][]memoryEntry{}, nil, map[string]uint32{}
+	m.scripts = map[string]ScriptState{}
 	maps.Copy(m.folders, s.Folders)
+	maps.Copy(m.scripts, s.Scripts)
 	m.mu.Unlock()
 	for folder, entries := range s.Maps {
 		if err := m.ReplaceMappings(context.Background(), folder, 0, MaxUID, entries); err != nil {

@@ -214,6 +214,7 @@ function showScripts(section, scripts) {
     ...scripts.unchanged.map((name) => [name, 'unchanged', '']),
     ...scripts.refused.map((r) => [r.script, 'refused by the destination', r.reason]),
     ...scripts.unread.map((r) => [r.script, 'copied as it is', r.reason]),
+    ...scripts.kept.map((r) => [r.script, "kept: the destination's own", r.reason]),
   ].sort((a, b) => a[0].localeCompare(b[0]));
   const renamed = (name) => scripts.renamed.filter((r) => r.script === name).map((r) => `files into "${r.to}" instead of "${r.from}"`).join('; ');
   const table = rows.length === 0 ? h('p', { class: 'muted', text: 'The source has no script.' })
