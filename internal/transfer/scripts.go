@@ -333,7 +333,7 @@ func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, e
 		}
 		conn = tlsConn
 	}
-	c, err := sieve.NewClient(conn, tuning.IdleTimeout)
+	c, err := sieve.NewClient(conn, tuning.GreetingTimeout, tuning.IdleTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -142,8 +142,9 @@ func movedFolder(c imaptest.Corpus, folder, to string) imaptest.Corpus {
 }
 
 // TestScriptsWithoutManageSieveLeaveTheMailAlone: a destination whose
-// ManageSieve does not answer, or an endpoint that names none, gets all
-// the mail; the scripts' result says why they stayed.
+// ManageSieve does not answer, a port that answers something else (IMAP),
+// or an endpoint that names none: the plan says so, and the destination
+// gets all the mail; the scripts' result says why they stayed.
 func TestScriptsWithoutManageSieveLeaveTheMailAlone(t *testing.T) {
 	t.Parallel()
 	src := imaptest.StartDovecot(t, imaptest.Options{Users: map[string]string{"alice": "pw"}, ManageSieve: true})
@@ -156,12 +157,19 @@ func TestScriptsWithoutManageSieveLeaveTheMailAlone(t *testing.T) {
 		want    string
 	}{
 		{"nothing listens", SieveService{Port: closedPort(t), Security: SecurityStartTLS}, "destination ManageSieve"},
+		{"not ManageSieve", SieveService{Port: dst.Port, Security: SecurityStartTLS}, "the server does not speak ManageSieve: it said \"* OK"},
 		{"none named", SieveService{}, "names no ManageSieve service"},
 	} {
 		job := Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw"), State: syncstate.NewMemoryState()}
 		job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
 		job.Source.RootCAs = src.RootCAs()
 		job.Destination.Sieve = c.service
+		plan, err := Plan(t.Context(), job)
+		if err != nil || !slices.ContainsFunc(plan.Problems, func(p PlanProblem) bool {
+			return p.Kind == ProblemSieveScript && strings.Contains(p.Words, "the Sieve scripts cannot move: ") && strings.Contains(p.Words, c.want)
+		}) {
+			t.Errorf("%s: the plan (%v) does not say the scripts cannot move: %+v", c.name, err, plan.Problems)
+		}
 		res := migrateVerified(t, job)
 		if res.Scripts == nil || !strings.Contains(res.Scripts.Error, c.want) {
 			t.Errorf("%s: scripts result %+v, want an error naming %q", c.name, res.Scripts, c.want)
@@ -227,5 +235,35 @@ func TestSieveEditsOnTheDestinationAreKept(t *testing.T) {
 	}
 	if scripts, _ := dst.Scripts(t, "alice"); scripts["filters"] != userFilters {
 		t.Errorf("a filter changed on both servers was overwritten: %q", scripts["filters"])
+	}
+}
+
+// TestSieveScriptsWithMasterLogins: an administrator logs in to each
+// side's ManageSieve on the account's behalf, in both forms (SASL PLAIN
+// for the account, and "account*master"), as the IMAP side does.
+func TestSieveScriptsWithMasterLogins(t *testing.T) {
+	t.Parallel()
+	src := imaptest.StartDovecot(t, imaptest.Options{Users: map[string]string{"alice": "hers"},
+		MasterUsers: map[string]string{"admin": "master-pw"}, ManageSieve: true})
+	dst := imaptest.StartDovecot(t, imaptest.Options{Users: map[string]string{"alice": "unknown", "alice2": "unknown"},
+		MasterUsers: map[string]string{"migrator": "other-pw"}, ManageSieve: true})
+	src.WriteScript(t, "alice", "filters", "keep;\r\n", true)
+	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 8, Messages: 10}))
+	source := dovecotSide(src, "alice", "master-pw")
+	source.Master, source.MasterForm = "admin", MasterAuthzid
+	source.Sieve, source.RootCAs = SieveService{Port: src.SievePort, Security: SecurityStartTLS}, src.RootCAs()
+	destination := dovecotSide(dst, "alice", "other-pw")
+	destination.Master, destination.MasterForm = "migrator", MasterSeparator
+	destination.Sieve, destination.RootCAs = SieveService{Port: dst.SievePort, Security: SecurityStartTLS}, dst.RootCAs()
+	for _, login := range []string{"alice", "alice2"} {
+		destination.Login = login
+		res := migrateVerified(t, Job{Source: source, Destination: destination, State: syncstate.NewMemoryState()})
+		if res.Scripts == nil || res.Scripts.Error != "" || !slices.Equal(res.Scripts.Copied, []string{"filters"}) {
+			t.Errorf("into %s (%s on the source, %s on the destination): %+v", login, source.MasterForm, destination.MasterForm, res.Scripts)
+		}
+		if scripts, active := dst.Scripts(t, login); scripts["filters"] != "keep;\r\n" || active != "filters" {
+			t.Errorf("%s's scripts on the destination: %q, active %q", login, scripts, active)
+		}
+		source.MasterForm, destination.MasterForm = MasterSeparator, MasterAuthzid
 	}
 }

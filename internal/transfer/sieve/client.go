@@ -80,14 +80,15 @@ type Client struct {
 }
 
 // NewClient reads the greeting on conn (dialed, and secured already for
-// implicit TLS) and returns a client; every exchange must end within
-// timeout.
-func NewClient(conn net.Conn, timeout time.Duration) (*Client, error) {
-	c := &Client{conn: conn, r: bufio.NewReader(conn), timeout: timeout}
+// implicit TLS) within greetingTimeout and returns a client; every later
+// exchange must end within timeout.
+func NewClient(conn net.Conn, greetingTimeout, timeout time.Duration) (*Client, error) {
+	c := &Client{conn: conn, r: bufio.NewReader(conn), timeout: greetingTimeout}
 	if err := c.readCapabilities(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("reading the ManageSieve greeting: %w", err)
 	}
+	c.timeout = timeout
 	return c, nil
 }
 
@@ -246,6 +247,11 @@ func (c *Client) readCapabilities() error {
 	_, err := c.response(func(line []token) error {
 		if len(line) == 0 {
 			return nil
+		}
+		if line[0].kind != tokenString {
+			// Another protocol's greeting (an IMAP server's "* OK"):
+			// said at once rather than waited out.
+			return fmt.Errorf("the server does not speak ManageSieve: it said %q", joinTokens(line))
 		}
 		value := ""
 		if len(line) > 1 {

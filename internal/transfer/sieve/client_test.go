@@ -20,7 +20,7 @@ func dialDovecot(t *testing.T, d *imaptest.Dovecot, login, password string) *Cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewClient(conn, 10*time.Second)
+	c, err := NewClient(conn, 10*time.Second, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
