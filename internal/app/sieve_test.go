@@ -88,6 +88,7 @@ func TestSieveScriptsMoveThroughTheService(t *testing.T) {
 		t.Fatalf("bob's plan: %v %v", err, bobPlan)
 	}
 	if p := bobPlan.JSON200.Plan; !slices.Equal(p.Scripts.Copied, []string{"spam"}) || len(p.Scripts.Refused) != 1 ||
+		!strings.HasPrefix(p.Scripts.Summary, "1 to copy; 0 unchanged; 1 refused: header (") ||
 		!slices.ContainsFunc(p.Problems, func(problem api.PlanProblem) bool {
 			return problem.Kind == api.PlanProblemKindSieveScript && !problem.Blocking && strings.Contains(problem.Words, "editheader")
 		}) {

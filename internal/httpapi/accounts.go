@@ -247,18 +247,17 @@ func accountToAPI(a migration.Account) api.Account {
 		side := api.AccountLoginRefused(a.LoginRefused)
 		out.LoginRefused = &side
 	}
-	out.Scripts = scriptsToAPI(a.Scripts)
+	if a.Scripts != nil {
+		out.Scripts = scriptsToAPI(*a.Scripts, a.Scripts.Summary())
+	}
 	return out
 }
 
-// scriptsToAPI is what became of an account's Sieve scripts, with empty
-// lists rather than nulls; nil when they were never moved.
-func scriptsToAPI(s *migration.ScriptsEnd) *api.AccountScripts {
-	if s == nil {
-		return nil
-	}
+// scriptsToAPI is what became of an account's Sieve scripts, or what a
+// plan found would, told in summary, with empty lists rather than nulls.
+func scriptsToAPI(s migration.ScriptsEnd, summary string) *api.AccountScripts {
 	out := &api.AccountScripts{Copied: orEmptyList(s.Copied), Unchanged: orEmptyList(s.Unchanged), Active: s.Active,
-		Renamed: []api.ScriptRename{}, Refused: []api.ScriptProblem{}, Unread: []api.ScriptProblem{}, Kept: []api.ScriptProblem{}, Error: s.Error, Summary: s.Summary()}
+		Renamed: []api.ScriptRename{}, Refused: []api.ScriptProblem{}, Unread: []api.ScriptProblem{}, Kept: []api.ScriptProblem{}, Error: s.Error, Summary: summary}
 	for _, r := range s.Renamed {
 		out.Renamed = append(out.Renamed, api.ScriptRename{Script: r.Script, From: r.From, To: r.To})
 	}

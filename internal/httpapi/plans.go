@@ -90,7 +90,9 @@ func accountPlanOf(p migration.AccountPlan) api.AccountPlan {
 	for i, m := range p.Oversize {
 		out.Oversize[i] = api.OversizeMessage{Folder: m.Folder, Uid: int64(m.UID), Size: m.Size}
 	}
-	out.Scripts = scriptsToAPI(p.Scripts)
+	if p.Scripts != nil {
+		out.Scripts = scriptsToAPI(*p.Scripts, p.Scripts.PlanSummary())
+	}
 	return out
 }
 

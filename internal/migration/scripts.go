@@ -65,7 +65,21 @@ func (s ScriptsEnd) Summary() string {
 	if s.Error != "" && len(s.Copied)+len(s.Unchanged)+len(s.Refused)+len(s.Kept) == 0 {
 		return "not moved: " + s.Error
 	}
-	parts := []string{fmt.Sprintf("%d copied", len(s.Copied)), fmt.Sprintf("%d unchanged", len(s.Unchanged))}
+	return s.describe(fmt.Sprintf("%d copied", len(s.Copied)))
+}
+
+// PlanSummary says in one line what a pass would do with the scripts, as
+// a plan found them (Copied: would be put).
+func (s ScriptsEnd) PlanSummary() string {
+	if s.Error != "" && len(s.Copied)+len(s.Unchanged)+len(s.Refused)+len(s.Kept) == 0 {
+		return "cannot move: " + s.Error
+	}
+	return s.describe(fmt.Sprintf("%d to copy", len(s.Copied)))
+}
+
+// describe lists the rest after copied, the count of scripts put.
+func (s ScriptsEnd) describe(copied string) string {
+	parts := []string{copied, fmt.Sprintf("%d unchanged", len(s.Unchanged))}
 	if len(s.Refused) > 0 {
 		names := make([]string, len(s.Refused))
 		for i, r := range s.Refused {

@@ -313,7 +313,14 @@ func isStatus(word string) bool {
 // statusError is the *Error of a NO or BYE line.
 func statusError(line []token) error {
 	code, text := codeAndText(line[1:])
-	return &Error{Status: strings.ToUpper(line[0].text), Code: code, Text: strings.TrimSpace(text)}
+	return &Error{Status: strings.ToUpper(line[0].text), Code: code, Text: oneLine(text)}
+}
+
+// oneLine joins the lines of a server's words (Pigeonhole names each
+// error of a script on a line of its own), so that a report's cell, an
+// event and a table row stay one line each.
+func oneLine(text string) string {
+	return strings.Join(strings.FieldsFunc(text, func(r rune) bool { return r == '\r' || r == '\n' }), " ")
 }
 
 // codeAndText splits what follows a status: an optional response code in

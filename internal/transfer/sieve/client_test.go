@@ -69,8 +69,8 @@ func TestClientOnDovecot(t *testing.T) {
 	}
 	err = c.CheckScript("require \"editheader\";\r\naddheader \"X-A\" \"b\";\r\n")
 	var refusal *Error
-	if !errors.As(err, &refusal) || refusal.Status != "NO" || !strings.Contains(err.Error(), "editheader") {
-		t.Errorf("CHECKSCRIPT of a disabled extension: %v, want NO naming editheader", err)
+	if !errors.As(err, &refusal) || refusal.Status != "NO" || !strings.Contains(err.Error(), "editheader") || strings.ContainsAny(err.Error(), "\r\n") {
+		t.Errorf("CHECKSCRIPT of a disabled extension: %q, want NO naming editheader, on one line", err)
 	}
 	if _, err := c.GetScript("missing"); !errors.As(err, &refusal) || refusal.Code != "NONEXISTENT" {
 		t.Errorf("GETSCRIPT of a missing script: %v, want NO (NONEXISTENT)", err)
