@@ -270,6 +270,7 @@ const (
 	EventKindTestCanceled      EventKind = "test.canceled"
 	EventKindTestFailed        EventKind = "test.failed"
 	EventKindTestOk            EventKind = "test.ok"
+	EventKindWebhookTest       EventKind = "webhook.test"
 )
 
 // Valid indicates whether the value is a known member of the EventKind enum.
@@ -316,6 +317,8 @@ func (e EventKind) Valid() bool {
 	case EventKindTestFailed:
 		return true
 	case EventKindTestOk:
+		return true
+	case EventKindWebhookTest:
 		return true
 	default:
 		return false
@@ -1229,7 +1232,8 @@ type Event struct {
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 	// ended with every account completed; `final.unverified`: it ended otherwise;
-	// `error`: a fault the run recovers from (a retry, a lost worker).
+	// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+	// sent to a webhook by its test call, never logged.
 	Kind  EventKind `json:"kind"`
 	Login string    `json:"login"`
 
@@ -1266,7 +1270,8 @@ type Event struct {
 // `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 // `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 // ended with every account completed; `final.unverified`: it ended otherwise;
-// `error`: a fault the run recovers from (a retry, a lost worker).
+// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+// sent to a webhook by its test call, never logged.
 type EventKind string
 
 // GmailLabels What a source that is Gmail (it announces X-GM-EXT-1) does with its labels, which it
@@ -1868,7 +1873,8 @@ type WebhookBody struct {
 		// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 		// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 		// ended with every account completed; `final.unverified`: it ended otherwise;
-		// `error`: a fault the run recovers from (a retry, a lost worker).
+		// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+		// sent to a webhook by its test call, never logged.
 		Kind    EventKind `json:"kind"`
 		Login   *string   `json:"login,omitempty"`
 		Message string    `json:"message"`
@@ -1908,7 +1914,8 @@ type WebhookDelivery struct {
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 	// ended with every account completed; `final.unverified`: it ended otherwise;
-	// `error`: a fault the run recovers from (a retry, a lost worker).
+	// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+	// sent to a webhook by its test call, never logged.
 	Kind EventKind `json:"kind"`
 
 	// LastError What went wrong at the last attempt; empty once delivered.
@@ -1932,6 +1939,19 @@ type WebhookInput struct {
 
 	// Url An absolute http or https URL.
 	Url string `json:"url"`
+}
+
+// WebhookTest defines model for WebhookTest.
+type WebhookTest struct {
+	// Error What went wrong, in words; empty when ok.
+	Error string `json:"error"`
+
+	// Ok The receiver answered 2xx.
+	Ok bool `json:"ok"`
+
+	// Status The receiver's HTTP status; 0 without an answer.
+	Status int   `json:"status"`
+	TookMs int64 `json:"took_ms"`
 }
 
 // AccountID defines model for AccountID.
@@ -2926,6 +2946,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+	//
+	// The call goes as a delivery's would (the same checks on where it may
+	// go, the same headers and signature, with `Mailmigrate-Delivery:
+	// test`), so a receiver that takes it will take the calls of a pass.
+	// It is not in the delivery log and is not tried again.
+	//
+	// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
+	TestTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CompleteAuthorizationWithBody Finish a browser authorization with the address the provider sent the browser to.
@@ -4388,6 +4418,26 @@ func (c *Client) SetTaskWebhook(ctx context.Context, id TaskID, body SetTaskWebh
 // Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
 func (c *Client) ListWebhookDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListWebhookDeliveriesRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+//
+// The call goes as a delivery's would (the same checks on where it may
+// go, the same headers and signature, with `Mailmigrate-Delivery:
+// test`), so a receiver that takes it will take the calls of a pass.
+// It is not in the delivery log and is not tried again.
+//
+// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
+func (c *Client) TestTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTaskWebhookRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6617,6 +6667,40 @@ func NewListWebhookDeliveriesRequest(server string, id TaskID) (*http.Request, e
 	return req, nil
 }
 
+// NewTestTaskWebhookRequest constructs an http.Request for the TestTaskWebhook method
+func NewTestTaskWebhookRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/webhook/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -7512,6 +7596,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/webhook/deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveriesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error)
+
+	// TestTaskWebhookWithResponse Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+	//
+	// The call goes as a delivery's would (the same checks on where it may
+	// go, the same headers and signature, with `Mailmigrate-Delivery:
+	// test`), so a receiver that takes it will take the calls of a pass.
+	// It is not in the delivery log and is not tried again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
+	TestTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskWebhookResponse, error)
 }
 
 type CompleteAuthorizationResponse struct {
@@ -9474,6 +9570,47 @@ func (r ListWebhookDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+type TestTaskWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookTest
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TestTaskWebhookResponse) GetJSON200() *WebhookTest {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r TestTaskWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestTaskWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestTaskWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestTaskWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CompleteAuthorizationWithBodyWithResponse Finish a browser authorization with the address the provider sent the browser to.
 //
 // The address carries the flow's `state` and either a `code`, which
@@ -10734,6 +10871,24 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 	return ParseListWebhookDeliveriesResponse(rsp)
 }
 
+// TestTaskWebhookWithResponse Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+//
+// The call goes as a delivery's would (the same checks on where it may
+// go, the same headers and signature, with `Mailmigrate-Delivery:
+// test`), so a receiver that takes it will take the calls of a pass.
+// It is not in the delivery log and is not tried again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
+func (c *ClientWithResponses) TestTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskWebhookResponse, error) {
+	rsp, err := c.TestTaskWebhook(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTaskWebhookResponse(rsp)
+}
+
 // ParseCompleteAuthorizationResponse parses an HTTP response from a CompleteAuthorizationWithResponse call
 func ParseCompleteAuthorizationResponse(rsp *http.Response) (*CompleteAuthorizationResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11917,6 +12072,32 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 	return response, nil
 }
 
+// ParseTestTaskWebhookResponse parses an HTTP response from a TestTaskWebhookWithResponse call
+func ParseTestTaskWebhookResponse(rsp *http.Response) (*TestTaskWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestTaskWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookTest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
@@ -12069,6 +12250,9 @@ type ServerInterface interface {
 	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
 	// (GET /tasks/{id}/webhook/deliveries)
 	ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, id TaskID)
+	// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+	// (POST /tasks/{id}/webhook/test)
+	TestTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -12372,6 +12556,12 @@ func (_ Unimplemented) SetTaskWebhook(w http.ResponseWriter, r *http.Request, id
 // ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
 // (GET /tasks/{id}/webhook/deliveries)
 func (_ Unimplemented) ListWebhookDeliveries(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+// (POST /tasks/{id}/webhook/test)
+func (_ Unimplemented) TestTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -13912,6 +14102,32 @@ func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(w http.ResponseWriter, 
 	handler.ServeHTTP(w, r)
 }
 
+// TestTaskWebhook operation middleware
+func (siw *ServerInterfaceWrapper) TestTaskWebhook(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.TestTaskWebhook(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -14105,6 +14321,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Put(options.BaseURL+"/tasks/{id}/webhook", wrapper.SetTaskWebhook)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tasks/{id}/webhook/test", wrapper.TestTaskWebhook)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/webhook/deliveries", wrapper.ListWebhookDeliveries)
@@ -17681,6 +17900,94 @@ func (response ListWebhookDeliveries500TextResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type TestTaskWebhookRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type TestTaskWebhookResponseObject interface {
+	VisitTestTaskWebhookResponse(w http.ResponseWriter) error
+}
+
+type TestTaskWebhook200JSONResponse WebhookTest
+
+func (response TestTaskWebhook200JSONResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestTaskWebhook400TextResponse BadRequestTextResponse
+
+func (response TestTaskWebhook400TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTaskWebhook401TextResponse UnauthorizedTextResponse
+
+func (response TestTaskWebhook401TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTaskWebhook404TextResponse NotFoundTextResponse
+
+func (response TestTaskWebhook404TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTaskWebhook409TextResponse ConflictTextResponse
+
+func (response TestTaskWebhook409TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTaskWebhook500TextResponse StoreErrorTextResponse
+
+func (response TestTaskWebhook500TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTaskWebhook503TextResponse string
+
+func (response TestTaskWebhook503TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(503)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
@@ -17833,6 +18140,9 @@ type StrictServerInterface interface {
 	// ListWebhookDeliveries The task's webhook delivery log, newest first (at most 500).
 	// (GET /tasks/{id}/webhook/deliveries)
 	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
+	// (POST /tasks/{id}/webhook/test)
+	TestTaskWebhook(ctx context.Context, request TestTaskWebhookRequestObject) (TestTaskWebhookResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -19313,6 +19623,32 @@ func (sh *strictHandler) ListWebhookDeliveries(w http.ResponseWriter, r *http.Re
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
 		if err := validResponse.VisitListWebhookDeliveriesResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// TestTaskWebhook operation middleware
+func (sh *strictHandler) TestTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request TestTaskWebhookRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.TestTaskWebhook(ctx, request.(TestTaskWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestTaskWebhook")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(TestTaskWebhookResponseObject); ok {
+		if err := validResponse.VisitTestTaskWebhookResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

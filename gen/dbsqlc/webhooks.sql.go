@@ -236,3 +236,20 @@ func (q *Queries) WebhookSet(ctx context.Context, arg WebhookSetParams) (int64, 
 	}
 	return result.RowsAffected(), nil
 }
+
+const webhookTarget = `-- name: WebhookTarget :one
+SELECT name, webhook_url, webhook_secret FROM tasks WHERE id = $1
+`
+
+type WebhookTargetRow struct {
+	Name          string
+	WebhookUrl    string
+	WebhookSecret []byte
+}
+
+func (q *Queries) WebhookTarget(ctx context.Context, id int64) (WebhookTargetRow, error) {
+	row := q.db.QueryRow(ctx, webhookTarget, id)
+	var i WebhookTargetRow
+	err := row.Scan(&i.Name, &i.WebhookUrl, &i.WebhookSecret)
+	return i, err
+}

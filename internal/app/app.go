@@ -84,6 +84,7 @@ type App struct {
 
 	pool       *pgxpool.Pool
 	metrics    *metrics.Metrics
+	webhooks   *delivery.WebhookSender
 	jobs       *river.Client[pgx.Tx] // nil until StartWorkers
 	stopBroker context.CancelFunc
 	// stopLoops ends the background loops (the runs of dead processes,
@@ -107,8 +108,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	loopsCtx, stopLoops := context.WithCancel(context.Background())
 	a.stopLoops = stopLoops
 	a.loops.Go(func() { every(loopsCtx, cfg.LeaseExpiry/4, func() { a.requeueExpiredRuns(loopsCtx, cfg.LeaseExpiry) }) })
-	sender := delivery.NewWebhookSender(a.Store, a.logger, cfg.Delivery)
-	a.loops.Go(func() { every(loopsCtx, sender.Poll, func() { a.send(loopsCtx, "webhooks", sender.SendDue) }) })
+	a.loops.Go(func() { every(loopsCtx, a.webhooks.Poll, func() { a.send(loopsCtx, "webhooks", a.webhooks.SendDue) }) })
 	if cfg.SchedulePoll <= 0 {
 		cfg.SchedulePoll = 2 * time.Second
 	}
@@ -136,6 +136,8 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 	service := migration.NewService(store)
 	service.Clock = cfg.Clock
 	service.MailServer = cfg.Mail != nil
+	webhooks := delivery.NewWebhookSender(store, logger, cfg.Delivery)
+	service.Webhooks = webhooks
 	handler := httpapi.NewHandler(httpapi.Options{
 		Events:   broker,
 		Service:  service,
@@ -151,7 +153,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		CheckEndpoint: worker.CheckEndpoint,
 		Authorizer:    signin.NewAuthorizer(store, logger),
 	})
-	return &App{Store: store, Handler: handler, Service: service, pool: pool, metrics: counters, stopBroker: stopBroker, logger: logger}
+	return &App{Store: store, Handler: handler, Service: service, pool: pool, metrics: counters, webhooks: webhooks, stopBroker: stopBroker, logger: logger}
 }
 
 // databaseCredentials are the database's tokens when the API takes them.

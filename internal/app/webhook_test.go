@@ -328,3 +328,56 @@ func TestWebhooksGoWhereTheyShould(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookTestCall: "send a test" calls the task's webhook at once,
+// signed as a pass's calls are, with the task's name, and says how the
+// receiver answered: taken, refused with its status, or not reached. The
+// call is not in the delivery log; a task without a webhook is told so.
+func TestWebhookTestCall(t *testing.T) {
+	t.Parallel()
+	s := servicetest.Start(t, servicetest.Options{})
+	ctx := context.Background()
+	const secret = "whsec-test-0123456789"
+	receiver := &webhookReceiver{secret: secret, refuse: 1}
+	hook := httptest.NewServer(receiver)
+	t.Cleanup(hook.Close)
+	taskID := createTask(t, s, createEndpoint(t, s, "127.0.0.1", 1143), createEndpoint(t, s, "127.0.0.1", 2143), "")
+
+	if resp, err := s.Client.TestTaskWebhookWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusConflict ||
+		string(resp.Body) != "the task has no webhook: set its URL and secret first" {
+		t.Errorf("a test without a webhook: %v %d %s", err, resp.StatusCode(), resp.Body)
+	}
+	if resp, err := s.Client.TestTaskWebhookWithResponse(ctx, taskID+100); err != nil || resp.StatusCode() != http.StatusNotFound {
+		t.Errorf("a test of a missing task: %v %v", err, resp)
+	}
+	if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret}); err != nil || resp.JSON200 == nil {
+		t.Fatalf("set webhook: %v %v", err, resp)
+	}
+	test := func() api.WebhookTest {
+		t.Helper()
+		resp, err := s.Client.TestTaskWebhookWithResponse(ctx, taskID)
+		if err != nil || resp.JSON200 == nil {
+			t.Fatalf("test: %v %v", err, resp)
+		}
+		return *resp.JSON200
+	}
+	if refused := test(); refused.Ok || refused.Status != http.StatusServiceUnavailable || refused.Error != "the receiver answered 503 Service Unavailable" {
+		t.Errorf("a receiver down for maintenance: %+v", refused)
+	}
+	if taken := test(); !taken.Ok || taken.Status != http.StatusOK || taken.Error != "" {
+		t.Errorf("a receiver that takes it: %+v", taken)
+	}
+	bodies := receiver.received()
+	if len(receiver.bad) > 0 || len(bodies) != 1 || bodies[0].Kind != "webhook.test" || bodies[0].Delivery != "test" ||
+		bodies[0].Event.Kind != api.EventKindWebhookTest || bodies[0].Task.ID != taskID || bodies[0].Task.Name != "t" ||
+		!strings.Contains(bodies[0].Event.Message, "test call") {
+		t.Errorf("the receiver got %+v (bad: %v)", bodies, receiver.bad)
+	}
+	if deliveries, err := s.Client.ListWebhookDeliveriesWithResponse(ctx, taskID); err != nil || deliveries.JSON200 == nil || len(*deliveries.JSON200) != 0 {
+		t.Errorf("a test call is in the delivery log: %v %v", err, deliveries)
+	}
+	hook.Close()
+	if unreached := test(); unreached.Ok || unreached.Status != 0 || !strings.Contains(unreached.Error, "connection refused") {
+		t.Errorf("a receiver that is gone: %+v", unreached)
+	}
+}

@@ -3,6 +3,8 @@ package cli_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -248,8 +250,8 @@ func TestAuthorizeInTheBrowserFromTheCommandLine(t *testing.T) {
 }
 
 // TestTaskWebhookFromTheCommandLine: tasks webhook sets the URL with the
-// secret from the environment, shows it without the secret, and removes
-// it; tasks deliveries lists the (empty) log.
+// secret from the environment, shows it without the secret, tests it
+// (--test), and removes it; tasks deliveries lists the (empty) log.
 func TestTaskWebhookFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, servicetest.Options{})
@@ -271,6 +273,16 @@ func TestTaskWebhookFromTheCommandLine(t *testing.T) {
 	}
 	if out := u.ok("tasks", "deliveries", task); !strings.Contains(out, "ATTEMPTS") {
 		t.Errorf("deliveries:\n%s", out)
+	}
+	// --test calls it once: a receiver that cannot be reached fails the
+	// command in words; one that answers 2xx passes it.
+	if r := u.run("tasks", "webhook", task, "--test"); r.code != 1 || !strings.Contains(r.stderr, "the test call did not go through: ") {
+		t.Errorf("a test of an unreachable receiver: exit %d, %s", r.code, r.stderr)
+	}
+	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	if out := u.ok("tasks", "webhook", task, "--set", receiver.URL, "--test"); !strings.Contains(out, "the receiver took the test call (HTTP 200") {
+		t.Errorf("a test of a receiver that takes it:\n%s", out)
 	}
 	u.ok("tasks", "webhook", task, "--remove")
 	if out := u.ok("tasks", "webhook", task); !strings.Contains(out, "not set") {

@@ -19,12 +19,13 @@ func tasksWebhook(ctx context.Context, s *session, args []string) error {
 	webhookURL := s.flags.String("set", "", "call this http(s) URL when a pass ends or an account fails")
 	secretFile := s.flags.String("secret-file", "", "file holding the signing secret, - for stdin; default: the variable "+webhookSecretEnv)
 	remove := s.flags.Bool("remove", false, "stop calling the task's webhook")
+	test := s.flags.Bool("test", false, "call the webhook once, now, signed, and say how the receiver answered (exit 1 unless it took the call)")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
-	if *remove && (*webhookURL != "" || *secretFile != "") {
-		return s.usageErrorf("--remove takes neither --set nor --secret-file")
+	if *remove && (*webhookURL != "" || *secretFile != "" || *test) {
+		return s.usageErrorf("--remove takes neither --set, --secret-file nor --test")
 	}
 	if *secretFile != "" && *webhookURL == "" {
 		return s.usageErrorf("--secret-file goes with --set URL")
@@ -42,7 +43,12 @@ func tasksWebhook(ctx context.Context, s *session, args []string) error {
 		if err := expect(resp, err, http.StatusOK); err != nil {
 			return err
 		}
-		return s.printWebhook(*resp.JSON200)
+		if !*test {
+			return s.printWebhook(*resp.JSON200)
+		}
+		return s.testWebhook(ctx, id)
+	case *test:
+		return s.testWebhook(ctx, id)
 	}
 	resp, err := s.client.GetTaskWebhookWithResponse(ctx, id)
 	if err := expect(resp, err, http.StatusOK); err != nil {
@@ -134,4 +140,27 @@ func tasksMail(ctx context.Context, s *session, args []string) error {
 		fmt.Fprintln(s.sys.Stdout)
 		return s.printDeliveries(*log.JSON200, "SMTP REPLY")
 	})
+}
+
+// testWebhook calls the task's webhook once and says how it went; an
+// error unless the receiver took the call.
+func (s *session) testWebhook(ctx context.Context, id int64) error {
+	resp, err := s.client.TestTaskWebhookWithResponse(ctx, id)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	r := *resp.JSON200
+	if err := s.printOutput(r, func() error {
+		if r.Ok {
+			_, err := fmt.Fprintf(s.sys.Stdout, "the receiver took the test call (HTTP %d, %d ms)\n", r.Status, r.TookMs)
+			return err
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if !r.Ok {
+		return &unfinishedError{reason: "the test call did not go through: " + r.Error}
+	}
+	return nil
 }

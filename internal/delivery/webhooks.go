@@ -100,20 +100,38 @@ func (w *WebhookSender) attempt(ctx context.Context, d migration.DueDelivery) mi
 	return next
 }
 
-// post sends the body, signed, and returns the receiver's status; any
-// status but 2xx is an error.
+// TestWebhook implements migration.WebhookTester: one call, sent and
+// checked as a delivery's attempt is.
+func (w *WebhookSender) TestWebhook(ctx context.Context, target migration.WebhookTarget, body []byte) migration.WebhookTestResult {
+	start := time.Now()
+	status, err := w.send(ctx, target.URL, target.Secret, string(migration.EventWebhookTest), "test", body)
+	result := migration.WebhookTestResult{OK: err == nil, Status: status, Took: time.Since(start)}
+	if err != nil {
+		result.Error = err.Error()
+	}
+	return result
+}
+
+// post sends a delivery's body, signed, and returns the receiver's
+// status; any status but 2xx is an error.
 func (w *WebhookSender) post(ctx context.Context, d migration.DueDelivery) (int, error) {
+	return w.send(ctx, d.URL, d.Secret, string(d.Kind), strconv.FormatInt(d.ID, 10), d.Body)
+}
+
+// send POSTs body to receiver, signed with secret, as the delivery (its
+// id) of an event of kind.
+func (w *WebhookSender) send(ctx context.Context, receiver string, secret migration.Password, kind, delivery string, body []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, receiver, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mailmigrate-webhook")
-	req.Header.Set("Mailmigrate-Event", string(d.Kind))
-	req.Header.Set("Mailmigrate-Delivery", strconv.FormatInt(d.ID, 10))
-	req.Header.Set("Mailmigrate-Signature", migration.WebhookSignature(d.Secret, time.Now(), d.Body))
+	req.Header.Set("Mailmigrate-Event", kind)
+	req.Header.Set("Mailmigrate-Delivery", delivery)
+	req.Header.Set("Mailmigrate-Signature", migration.WebhookSignature(secret, time.Now(), body))
 	resp, err := w.client.Do(req)
 	if err != nil {
 		var urlErr *url.Error

@@ -33,6 +33,15 @@ func (s *Server) RemoveTaskWebhook(ctx context.Context, req api.RemoveTaskWebhoo
 	return api.RemoveTaskWebhook204Response{}, nil
 }
 
+// TestTaskWebhook answers POST /tasks/{id}/webhook/test.
+func (s *Server) TestTaskWebhook(ctx context.Context, req api.TestTaskWebhookRequestObject) (api.TestTaskWebhookResponseObject, error) {
+	r, err := s.service.TestWebhook(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.TestTaskWebhook200JSONResponse{Ok: r.OK, Status: r.Status, Error: r.Error, TookMs: r.Took.Milliseconds()}, nil
+}
+
 // ListWebhookDeliveries answers GET /tasks/{id}/webhook/deliveries.
 func (s *Server) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
 	deliveries, err := s.service.WebhookDeliveries(ctx, req.Id)

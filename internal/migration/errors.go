@@ -49,6 +49,9 @@ func (e *kindError) Kind() ErrorKind { return e.kind }
 func conflict(text string) error { return &kindError{KindConflict, text} }
 func notFound(text string) error { return &kindError{KindNotFound, text} }
 
+// unavailable is an error of a service that cannot do it now.
+func unavailable(text string) error { return &kindError{KindUnavailable, text} }
+
 // internal is an error no client is answered with: it stays within the
 // service.
 func internal(text string) error { return &kindError{KindInternal, text} }
@@ -140,6 +143,12 @@ var ErrAccountNotRunning = conflict("account is not running")
 // ErrNoRunningAccountSelected refuses a cancel of some accounts that
 // selects none queued or running.
 var ErrNoRunningAccountSelected = conflict("no selected account is running")
+
+// ErrNoWebhook refuses to test the webhook of a task that has none.
+var ErrNoWebhook = conflict("the task has no webhook: set its URL and secret first")
+
+// ErrWebhooksUnavailable: this process sends no webhook calls.
+var ErrWebhooksUnavailable = unavailable("this process does not call webhooks")
 
 // ErrNoAccounts refuses to start work on a task without accounts.
 var ErrNoAccounts = conflict("task has no accounts")

@@ -12,7 +12,7 @@ import (
 )
 
 // kindedConstructors make the package's sentinels, each of a kind.
-var kindedConstructors = map[string]bool{"conflict": true, "notFound": true, "internal": true}
+var kindedConstructors = map[string]bool{"conflict": true, "notFound": true, "internal": true, "unavailable": true}
 
 // TestEverySentinelHasAKind reads the package's source: every exported
 // Err… variable is made by a constructor of a kind (or is an
@@ -37,7 +37,7 @@ func TestEverySentinelHasAKind(t *testing.T) {
 		for sentinel, value := range sentinels(file) {
 			checked++
 			if !kinded(value) {
-				t.Errorf("%s (%s) is not made by conflict, notFound or internal: give it a kind", sentinel.Name, files.Position(sentinel.Pos()))
+				t.Errorf("%s (%s) is not made by conflict, notFound, unavailable or internal: give it a kind", sentinel.Name, files.Position(sentinel.Pos()))
 			}
 		}
 	}

@@ -47,13 +47,16 @@ const (
 	EventFinalVerified   EventKind = "final.verified"
 	EventFinalUnverified EventKind = "final.unverified"
 	EventError           EventKind = "error"
+	// EventWebhookTest is only ever sent to a webhook, by its test
+	// (Service.TestWebhook); it is never logged.
+	EventWebhookTest EventKind = "webhook.test"
 )
 
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
 	EventAccountStarted, EventAccountProgress, EventFolderDone, EventScriptsDone, EventAccountDone, EventAccountFailed,
 	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountAuthorized,
-	EventTaskPaused, EventTaskResumed, EventFinalVerified, EventFinalUnverified, EventError}
+	EventTaskPaused, EventTaskResumed, EventFinalVerified, EventFinalUnverified, EventError, EventWebhookTest}
 
 // Event is one entry of a task's event log. Seq orders all events of the
 // service. It never carries a password.

@@ -33,6 +33,8 @@ type Service struct {
 	// MailServer says whether an SMTP server is configured: tasks may
 	// then mail their summaries.
 	MailServer bool
+	// Webhooks sends a webhook's test call (TestWebhook); nil: none is.
+	Webhooks WebhookTester
 }
 
 // NewService returns a Service backed by store.

@@ -174,6 +174,9 @@ type WebhookStore interface {
 	// WebhookSet stores a task's webhook; ErrNotFound for a missing task.
 	WebhookSet(ctx context.Context, taskID int64, w Webhook) (Webhook, error)
 	WebhookGet(ctx context.Context, taskID int64) (Webhook, error)
+	// WebhookTarget is where a task's webhook calls go, with its secret
+	// and the task's name; ErrNoWebhook without one.
+	WebhookTarget(ctx context.Context, taskID int64) (WebhookTarget, error)
 	WebhookRemove(ctx context.Context, taskID int64) error
 	// WebhookDeliveries is the delivery log; ErrNotFound for a missing
 	// task.
@@ -207,4 +210,45 @@ func (s *Service) RemoveWebhook(ctx context.Context, taskID int64) error {
 // WebhookDeliveries is a task's delivery log, newest first.
 func (s *Service) WebhookDeliveries(ctx context.Context, taskID int64) ([]WebhookDelivery, error) {
 	return s.store.WebhookDeliveries(ctx, taskID)
+}
+
+// WebhookTarget is where a task's webhook calls go, and what signs them.
+type WebhookTarget struct {
+	URL      string
+	Secret   Password
+	TaskName string
+}
+
+// WebhookTester sends one call to a webhook at once, as its deliveries
+// go (the same checks on where it may go, the same signature), and says
+// how it went.
+type WebhookTester interface {
+	TestWebhook(ctx context.Context, target WebhookTarget, body []byte) WebhookTestResult
+}
+
+// WebhookTestResult is how a test call went: the receiver's HTTP status
+// (0 without an answer), and what went wrong, in words, unless OK.
+type WebhookTestResult struct {
+	OK     bool
+	Status int
+	Error  string
+	Took   time.Duration
+}
+
+// TestWebhook calls the task's webhook once, now, with a signed
+// webhook.test body, so that an operator knows before a pass ends that
+// the receiver takes the calls and checks their signature. The call is not
+// in the delivery log and is not tried again.
+func (s *Service) TestWebhook(ctx context.Context, taskID int64) (WebhookTestResult, error) {
+	if s.Webhooks == nil {
+		return WebhookTestResult{}, ErrWebhooksUnavailable
+	}
+	target, err := s.store.WebhookTarget(ctx, taskID)
+	if err != nil {
+		return WebhookTestResult{}, err
+	}
+	body, _ := json.Marshal(WebhookBody{Task: &WebhookTask{ID: taskID, Name: target.TaskName}, Event: WebhookEvent{
+		Time: s.now().UTC(), Kind: EventWebhookTest, TaskID: taskID,
+		Message: "a test call of the task's webhook: its calls reach this receiver"}}) // plain fields: cannot fail
+	return s.Webhooks.TestWebhook(ctx, target, body), nil
 }

@@ -45,6 +45,23 @@ func (s *Store) WebhookGet(ctx context.Context, taskID int64) (migration.Webhook
 	return migration.Webhook{URL: row.WebhookUrl, SecretSet: row.WebhookSecret != nil}, nil
 }
 
+// WebhookTarget is where a task's webhook calls go, with its secret
+// opened; migration.ErrNoWebhook without one.
+func (s *Store) WebhookTarget(ctx context.Context, taskID int64) (migration.WebhookTarget, error) {
+	row, err := s.queries.WebhookTarget(ctx, taskID)
+	if err != nil {
+		return migration.WebhookTarget{}, interpretError(err)
+	}
+	if row.WebhookUrl == "" || row.WebhookSecret == nil {
+		return migration.WebhookTarget{}, migration.ErrNoWebhook
+	}
+	secret, err := s.box.Open(row.WebhookSecret, webhookSecretLabel(taskID))
+	if err != nil {
+		return migration.WebhookTarget{}, err
+	}
+	return migration.WebhookTarget{URL: row.WebhookUrl, Secret: migration.Password(secret), TaskName: row.Name}, nil
+}
+
 // WebhookRemove forgets a task's webhook and its secret.
 func (s *Store) WebhookRemove(ctx context.Context, taskID int64) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

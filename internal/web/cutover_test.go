@@ -89,6 +89,11 @@ func testCutover(t *testing.T, browser context.Context) {
 	if evaluate[bool](tb, `document.body.innerHTML.includes(`+quote(secret)+`)`) {
 		t.Error("the page shows the webhook's secret")
 	}
+	tb.click(`#webhook-form button[data-action="test-webhook"]`)
+	tb.waitText("#webhook .notice.ok", "The receiver took the test call (HTTP 200")
+	if calls.Load() != 1 {
+		t.Errorf("after Send a test the receiver had %d signed calls, want 1", calls.Load())
+	}
 
 	tb.fill(map[string]string{"#mail-form [name=mail_to]": "it@acme.example, bad address"})
 	tb.click("#mail-form button.primary")
@@ -118,8 +123,8 @@ func testCutover(t *testing.T, browser context.Context) {
 		}
 		return fmt.Errorf("%d mails, none of the final pass", len(smtp.Messages()))
 	})
-	if calls.Load() < 2 {
-		t.Errorf("the receiver had %d signed calls, want run.finished and final.verified", calls.Load())
+	if calls.Load() < 3 {
+		t.Errorf("the receiver had %d signed calls, want the test, run.finished and final.verified", calls.Load())
 	}
 	tb.screenshot("cutover-verified")
 	if n := len(neu.Read(t, "alice").Messages); n != len(old.Read(t, "alice").Messages) {

@@ -9,6 +9,9 @@ UPDATE tasks SET webhook_url = '', webhook_secret = NULL WHERE id = @id;
 -- name: WebhookGet :one
 SELECT webhook_url, webhook_secret FROM tasks WHERE id = @id;
 
+-- name: WebhookTarget :one
+SELECT name, webhook_url, webhook_secret FROM tasks WHERE id = @id;
+
 -- name: WebhookDeliveryCreate :exec
 -- A delivery for a task that has a webhook; none otherwise. The body
 -- names the task (id and name), so that a receiver of several tasks'

@@ -88,6 +88,7 @@ export const EventKind = Object.freeze({
   finalVerified: 'final.verified',
   finalUnverified: 'final.unverified',
   error: 'error',
+  webhookTest: 'webhook.test',
 });
 
 // TLSMode has the values of the API's TLSMode.

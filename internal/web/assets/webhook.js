@@ -17,10 +17,11 @@ export function webhookSection(taskId) {
   const secretHint = 'At least 16 characters; the receiver checks the signature with it.';
   const secretField = field('Signing secret', secret, secretHint);
   const remove = h('button', { type: 'button', 'data-action': 'remove-webhook', text: 'Remove webhook', hidden: true, onclick: removeWebhook });
+  const sendTest = h('button', { type: 'button', 'data-action': 'test-webhook', text: 'Send a test', hidden: true, onclick: testWebhook });
   const form = h('form', { id: 'webhook-form', class: 'form' },
     field('URL', url, 'Called with a signed JSON body when a pass ends, an account fails, or the final pass ends.'),
     secretField,
-    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', text: 'Save webhook' }), remove));
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', text: 'Save webhook' }), sendTest, remove));
   const deliveries = h('div', { class: 'table-wrap', id: 'webhook-deliveries' });
   const mailTo = h('input', { type: 'text', name: 'mail_to', placeholder: 'it@acme.example, boss@acme.example', autocomplete: 'off' });
   const mailHint = h('p', { class: 'hint', id: 'mail-server' });
@@ -61,6 +62,7 @@ export function webhookSection(taskId) {
     hooked = Boolean(hook.url);
     url.value = hook.url;
     remove.hidden = !hook.url;
+    sendTest.hidden = !hook.url;
     secret.value = '';
     secret.placeholder = hook.secret_set ? 'set (never shown); type a new one to replace it' : '';
     secret.required = !hook.secret_set;
@@ -76,6 +78,22 @@ export function webhookSection(taskId) {
     }
     await draw();
   });
+
+  // testWebhook calls the saved webhook once, now, and says how the
+  // receiver answered.
+  async function testWebhook() {
+    sendTest.disabled = true;
+    message.set('', 'Calling the webhook…');
+    try {
+      const r = await request('POST', `/tasks/${taskId}/webhook/test`);
+      if (r.ok) message.set('ok', `The receiver took the test call (HTTP ${r.status}, ${r.took_ms} ms).`);
+      else message.set('error', `The test call did not go through: ${r.error}. A pass's calls would be tried again for about 40 minutes, then given up.`);
+    } catch (err) {
+      message.set('error', `No test call was made: ${err.message}`);
+    } finally {
+      sendTest.disabled = false;
+    }
+  }
 
   async function removeWebhook() {
     if (!await confirmAction('Remove the webhook? It is not called again, and its secret is forgotten.', 'Remove webhook')) return;
