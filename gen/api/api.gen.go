@@ -1347,11 +1347,20 @@ type MasterForm string
 
 // MessageRefusal defines model for MessageRefusal.
 type MessageRefusal struct {
+	// Date Its INTERNALDATE on the source; null when unknown.
+	Date *time.Time `json:"date"`
+
 	// Reason The server's words.
 	Reason string `json:"reason"`
 
 	// Side source or destination: which server refused.
 	Side string `json:"side"`
+
+	// Size Its size on the source in bytes; 0 when unknown.
+	Size int64 `json:"size"`
+
+	// Subject The message's subject on the source; empty when unknown.
+	Subject string `json:"subject"`
 
 	// Uid In the source folder.
 	Uid int64 `json:"uid"`

@@ -37,7 +37,10 @@ func (s *Server) ListAccountFolders(ctx context.Context, req api.ListAccountFold
 			DestinationMessages: f.DestinationMessages, Verified: f.Verified, Complete: f.Complete,
 			Refused: make([]api.MessageRefusal, len(f.Refusals)), DroppedKeywords: f.DroppedKeywords}
 		for j, r := range f.Refusals {
-			out[i].Refused[j] = api.MessageRefusal{Uid: int64(r.UID), Side: r.Side, Reason: r.Reason}
+			out[i].Refused[j] = api.MessageRefusal{Uid: int64(r.UID), Side: r.Side, Reason: r.Reason, Subject: r.Subject, Size: r.Size}
+			if !r.Date.IsZero() {
+				out[i].Refused[j].Date = &r.Date
+			}
 		}
 		if out[i].DroppedKeywords == nil {
 			out[i].DroppedKeywords = []string{}

@@ -126,6 +126,31 @@ func (f FolderEnd) alteredWords() string {
 type Refusal struct {
 	UID          uint32 // in the source folder
 	Side, Reason string
+	// Subject, Date and Size name the message to a person, as the
+	// source has it (the subject may be unknown, "").
+	Subject string
+	Date    time.Time
+	Size    int64
+}
+
+// Named is the message in words: its UID, subject, date and size, as
+// far as they are known.
+func (r Refusal) Named() string {
+	words := fmt.Sprintf("UID %d", r.UID)
+	if r.Subject != "" {
+		words += fmt.Sprintf(" %q", r.Subject)
+	}
+	var facts []string
+	if !r.Date.IsZero() {
+		facts = append(facts, r.Date.UTC().Format("2006-01-02"))
+	}
+	if r.Size > 0 {
+		facts = append(facts, fmt.Sprintf("%d bytes", r.Size))
+	}
+	if len(facts) > 0 {
+		words += " (" + strings.Join(facts, ", ") + ")"
+	}
+	return words
 }
 
 // Missing is how many covered source messages the destination lacks.
@@ -143,7 +168,7 @@ func (f FolderEnd) Problem() string {
 		if first.Side == "source" {
 			what = "unreadable on the source"
 		}
-		return fmt.Sprintf("%d of %d messages not copied (%s, e.g. UID %d: %s)", f.Missing(), f.SourceMessages, what, first.UID, first.Reason)
+		return fmt.Sprintf("%d of %d messages not copied (%s, e.g. %s: %s)", f.Missing(), f.SourceMessages, what, first.Named(), first.Reason)
 	case f.Missing() != 0:
 		return fmt.Sprintf("the destination lacks %d of %d messages", f.Missing(), f.SourceMessages)
 	case f.Altered > 0:
@@ -172,7 +197,8 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 		e.Message = fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",
 			r.Source.Login, f.Source, f.Destination, f.DestinationMessages, f.SourceMessages)
 		if len(f.Refusals) > 0 {
-			e.Error = fmt.Sprintf("%d %s refused, e.g. %s", len(f.Refusals), plural(len(f.Refusals), "message", "messages"), f.Refusals[0].Reason)
+			first := f.Refusals[0]
+			e.Error = fmt.Sprintf("%d %s refused, e.g. %s: %s", len(f.Refusals), plural(len(f.Refusals), "message", "messages"), first.Named(), first.Reason)
 			e.Message += "; " + e.Error
 		}
 	}

@@ -16,7 +16,8 @@ var testParties = RunParties{TaskID: 3, AccountID: 9,
 func TestRunOutcome(t *testing.T) {
 	delays := []time.Duration{time.Minute}
 	refused := FolderEnd{Source: "Sent", Destination: "Sent", SourceMessages: 10, DestinationMessages: 8,
-		Refusals: []Refusal{{UID: 4, Side: "destination", Reason: "too big"}, {UID: 7, Side: "destination", Reason: "too big"}}}
+		Refusals: []Refusal{{UID: 4, Side: "destination", Reason: "too big", Subject: "Q3 report", Date: time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC), Size: 30000000},
+			{UID: 7, Side: "destination", Reason: "too big"}}}
 	fine := FolderEnd{Source: "INBOX", Destination: "INBOX", SourceMessages: 5, DestinationMessages: 5}
 	blamed := &Party{Side: "destination", Login: "alice@new", Host: "new.example", Port: 143}
 	for _, tc := range []struct {
@@ -33,8 +34,8 @@ func TestRunOutcome(t *testing.T) {
 			AccountCompleted, EventAccountDone, "", "alice: done: 4 messages copied, 1 already there or left out", false, ""},
 		{"a folder short of messages", RunEnd{Folders: []FolderEnd{fine, refused}},
 			AccountCompletedWithErrors, EventAccountDone,
-			"folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4: too big)",
-			"alice: done with errors: folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4: too big)", false, ""},
+			`folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`,
+			`alice: done with errors: folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`, false, ""},
 		{"canceled", RunEnd{Progress: Progress{MessagesCopied: 12}, Err: fmt.Errorf("stopping: %w", context.Canceled)},
 			AccountCanceled, EventAccountFailed, "canceled", "alice: canceled after 12 messages", false, ""},
 		{"a transient failure is retried", RunEnd{Err: errors.New("connection reset"), Transient: true, Blamed: blamed},
@@ -90,7 +91,7 @@ func TestFolderDoneEvent(t *testing.T) {
 			"alice: folder Work not copied: cannot open", "source", "old.example"},
 		{FolderEnd{Source: "Work", Destination: "Work", SourceMessages: 2, DestinationMessages: 1,
 			Refusals: []Refusal{{UID: 2, Side: "destination", Reason: "too big"}}, DroppedKeywords: []string{"$Junk"}},
-			"alice: folder Work → Work done: the destination holds 1 of its 2 messages; 1 message refused, e.g. too big; keywords the destination cannot keep, left out: $Junk",
+			"alice: folder Work → Work done: the destination holds 1 of its 2 messages; 1 message refused, e.g. UID 2: too big; keywords the destination cannot keep, left out: $Junk",
 			"", "new.example"},
 	} {
 		e := testParties.FolderDoneEvent(tc.folder, Progress{FoldersDone: 1})

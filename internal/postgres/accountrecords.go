@@ -56,7 +56,7 @@ func (s *Store) AccountFolders(ctx context.Context, accountID int64) ([]migratio
 			SourceMessages: int64(st.SourceMessages), DestinationMessages: int64(st.DestMessages),
 			Verified: int64(st.Covered), SourceBytes: st.SourceBytes, Complete: st.Complete, DroppedKeywords: st.DroppedKeywords}
 		for _, r := range st.Failures {
-			f.Refusals = append(f.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason})
+			f.Refusals = append(f.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason, Subject: r.Subject, Date: r.Date, Size: r.Size})
 		}
 		folders = append(folders, f)
 	}

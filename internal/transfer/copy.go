@@ -226,7 +226,7 @@ func (f *folderCopy) fail(msg message, side, reason string) {
 	if reason == "" {
 		reason = "the server did not deliver the message"
 	}
-	f.failures = append(f.failures, syncstate.MessageFailure{UID: uint32(msg.UID), Side: side, Reason: reason})
+	f.failures = append(f.failures, syncstate.MessageFailure{UID: uint32(msg.UID), Side: side, Reason: reason, Date: msg.Date, Size: msg.Size})
 	f.m.figures.failed(f.m.progress.Folder)
 	f.m.report()
 }

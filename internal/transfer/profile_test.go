@@ -37,6 +37,11 @@ func TestDestinationProfileLimits(t *testing.T) {
 			if f.Source == "INBOX" && (len(f.Failures) != 1 || !strings.Contains(f.Failures[0].Reason, "larger than Exchange takes by default (10485760 bytes)")) {
 				t.Errorf("INBOX failures %+v, want the large message's, naming Exchange's limit", f.Failures)
 			}
+			// A person is told which message it is: its subject, date and size.
+			if f.Source == "INBOX" && len(f.Failures) == 1 &&
+				(f.Failures[0].Subject != "big" || f.Failures[0].Size != int64(len(big)) || f.Failures[0].Date.IsZero()) {
+				t.Errorf("the large message's failure %+v does not name it (subject big, %d bytes, a date)", f.Failures[0], len(big))
+			}
 			if f.Source == "Files" && f.Destination != "Files" {
 				t.Errorf("Files went to %q; Exchange has no such reserved name", f.Destination)
 			}

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // Read-back (docs/design.md#verification): after each window of copies,
@@ -131,27 +133,61 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 // source folder the source session has open: a few header lines, read
 // only when a copy differs.
 func (fs *folderSync) nameAltered(altered []AlteredCopy) error {
-	if len(altered) == 0 {
-		return nil
+	uids := make([]uint32, len(altered))
+	for i, a := range altered {
+		uids[i] = a.SourceUID
 	}
-	src := fs.r.source
-	var uids imap.UIDSet
-	for _, a := range altered {
-		uids.AddNum(imap.UID(a.SourceUID))
-	}
-	subject := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, HeaderFields: []string{"Subject"}, Peek: true}
-	msgs, err := src.Fetch(uids, &imap.FetchOptions{UID: true, BodySection: []*imap.FetchItemBodySection{subject}}).Collect()
+	subjects, err := fs.sourceSubjects(uids)
 	if err != nil {
-		return src.failed(err)
-	}
-	subjects := make(map[uint32]string, len(msgs))
-	for _, m := range msgs {
-		subjects[uint32(m.UID)] = subjectOf(m.FindBodySection(subject))
+		return fs.r.source.failed(err)
 	}
 	for i := range altered {
 		altered[i].Subject = subjects[altered[i].SourceUID]
 	}
 	return nil
+}
+
+// nameFailures reads the subjects of the messages a window could not
+// copy, so that a person can tell which they are. It is a courtesy: a
+// source that could not deliver a message may not deliver its header
+// either, and the subject then stays empty; a broken connection shows at
+// the next command.
+func (fs *folderSync) nameFailures(failures []syncstate.MessageFailure) {
+	uids := make([]uint32, len(failures))
+	for i, f := range failures {
+		uids[i] = f.UID
+	}
+	subjects, err := fs.sourceSubjects(uids)
+	if err != nil {
+		fs.r.logger.Debug("the subjects of the messages not copied could not be read", "err", err)
+	}
+	for i := range failures {
+		failures[i].Subject = subjects[failures[i].UID]
+	}
+}
+
+// sourceSubjects reads the Subject lines of messages from the source
+// folder the source session has open: one FETCH of a header line each,
+// none for no message.
+func (fs *folderSync) sourceSubjects(uids []uint32) (map[uint32]string, error) {
+	if len(uids) == 0 {
+		return nil, nil
+	}
+	src := fs.r.source
+	var set imap.UIDSet
+	for _, uid := range uids {
+		set.AddNum(imap.UID(uid))
+	}
+	subject := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, HeaderFields: []string{"Subject"}, Peek: true}
+	msgs, err := src.Fetch(set, &imap.FetchOptions{UID: true, BodySection: []*imap.FetchItemBodySection{subject}}).Collect()
+	if err != nil {
+		return nil, err
+	}
+	subjects := make(map[uint32]string, len(msgs))
+	for _, m := range msgs {
+		subjects[uint32(m.UID)] = subjectOf(m.FindBodySection(subject))
+	}
+	return subjects, nil
 }
 
 // difference says how a copy read back differs from what was sent; empty

@@ -108,6 +108,9 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messa
 		altered, err = fs.readBack(fc.sent)
 		fs.altered = append(fs.altered, altered...)
 	}
+	if err == nil || !isSourceError(err) { // a source that broke is not asked again
+		fs.nameFailures(fc.failures)
+	}
 	fs.failures = append(fs.failures, fc.failures...)
 	fs.noteInDoubt(fc.unsettled())
 	if len(unresolved) > 0 && (err == nil || isSourceError(err)) {

@@ -15,13 +15,17 @@ import (
 // testSieveScripts: an operator names the old server's ManageSieve in the
 // endpoint form; after a pass, the account's page lists its scripts: the
 // active one marked, the folder a filter files into renamed as the task
-// renames it, and the one the new server refused in its words.
+// renames it, and the one the new server refused in its words; and a
+// message the new server refused, by its subject.
 func testSieveScripts(t *testing.T, browser context.Context) {
 	s := startSite(t, "")
 	users := map[string]string{"alice": "a"}
 	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, ManageSieve: true, SieveExtensions: "+editheader"})
-	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, ManageSieve: true})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users, ManageSieve: true, MaxMailSize: 100000})
 	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 4, Messages: 6}))
+	// One message the new server refuses: the page names it.
+	old.Load(t, "alice", imaptest.Corpus{Messages: []imaptest.Message{{Folder: "INBOX",
+		Body: []byte("Subject: Holiday photos\r\n\r\n" + strings.Repeat("0123456789abcdef\r\n", 9000))}}})
 	old.WriteScript(t, "alice", "rules", "require \"fileinto\";\r\nif header :contains \"list-id\" \"go\" { fileinto \"Projects/2024\"; }\r\n", true)
 	old.WriteScript(t, "alice", "stamp", "require \"editheader\";\r\naddheader \"X-Old\" \"1\";\r\n", false)
 
@@ -73,5 +77,7 @@ func testSieveScripts(t *testing.T, browser context.Context) {
 	tb.waitText(`#account-script-list tr[data-script="stamp"]`, "refused by the destination")
 	tb.waitText(`#account-script-list tr[data-script="stamp"]`, "editheader")
 	tb.waitText("#account-events", "Sieve scripts: 1 copied")
+	tb.waitText(`#account-folder-list tr[data-folder="INBOX"] .refusals`, `"Holiday photos" (`)
+	tb.waitText(`#account-folder-list tr[data-folder="INBOX"] .refusals`, "refused by the destination: ")
 	tb.screenshot("sieve-scripts")
 }

@@ -203,7 +203,7 @@ func folderEndOf(f transfer.FolderResult) migration.FolderEnd {
 			DestinationUID: a.DestinationUID, Subject: a.Subject, What: a.What})
 	}
 	for _, r := range f.Failures {
-		end.Refusals = append(end.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason})
+		end.Refusals = append(end.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason, Subject: r.Subject, Date: r.Date, Size: r.Size})
 	}
 	return end
 }

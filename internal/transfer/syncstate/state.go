@@ -307,4 +307,10 @@ type MessageFailure struct {
 	UID    uint32 `json:"uid"` // in the source folder
 	Side   string `json:"side"`
 	Reason string `json:"reason"`
+	// Subject, Date (INTERNALDATE) and Size name the message to a
+	// person, as the source has it; the subject is read after the window
+	// that failed (transfer.folderSync.nameFailures), and may be empty.
+	Subject string    `json:"subject,omitempty"`
+	Date    time.Time `json:"date,omitzero"`
+	Size    int64     `json:"size,omitempty"`
 }

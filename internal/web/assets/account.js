@@ -195,7 +195,7 @@ function showFolders(section, boxes) {
         h('td', { text: `${f.source_messages} (${formatBytes(f.source_bytes)})` }), h('td', { text: String(f.destination_messages) }),
         h('td', { text: f.complete ? `${f.verified} ✓` : `${f.verified} (not finished)` }),
         h('td', { class: 'wrap' }, f.refused.length === 0 ? '' : h('ul', { class: 'refusals' },
-          f.refused.map((r) => h('li', { class: 'error-text', text: `UID ${r.uid}: ${r.side} refused: ${r.reason}` }))),
+          f.refused.map((r) => h('li', { class: 'error-text', text: `${refusedMessage(r)}: ${r.side === 'source' ? 'unreadable on the source' : 'refused by the destination'}: ${r.reason}` }))),
         f.dropped_keywords.length > 0 ? h('div', { class: 'muted', text: `keywords left out: ${f.dropped_keywords.join(' ')}` }) : null)))));
   section.replaceChildren(h('h2', { id: 'account-folders-title', text: 'Folders' }), content);
 }
@@ -226,4 +226,11 @@ function showScripts(section, scripts) {
           renamed(name) ? h('div', { class: 'muted', text: renamed(name) }) : null)))));
   const error = scripts.error ? [h('p', { class: 'error-text', text: `Not moved: ${scripts.error}` })] : [];
   section.replaceChildren(title, ...error, table);
+}
+
+// refusedMessage names a message not copied as a person knows it: its
+// subject, date and size, with its UID.
+function refusedMessage(r) {
+  const facts = [r.date ? formatTime(r.date) : '', r.size ? formatBytes(r.size) : ''].filter(Boolean).join(', ');
+  return `${r.subject ? `"${r.subject}"` : 'A message without a subject'}${facts ? ` (${facts})` : ''}, UID ${r.uid}`;
 }
