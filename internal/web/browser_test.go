@@ -32,4 +32,5 @@ func TestBrowser(t *testing.T) {
 	t.Run("Plan", func(t *testing.T) { t.Parallel(); testPlan(t, browser) })
 	t.Run("VerifyBothServers", func(t *testing.T) { t.Parallel(); testVerifyBothServers(t, browser) })
 	t.Run("SieveScripts", func(t *testing.T) { t.Parallel(); testSieveScripts(t, browser) })
+	t.Run("FormErrorsInWords", func(t *testing.T) { t.Parallel(); testFormErrorsInWords(t, browser) })
 }

@@ -97,7 +97,7 @@ func testCutover(t *testing.T, browser context.Context) {
 
 	tb.fill(map[string]string{"#mail-form [name=mail_to]": "it@acme.example, bad address"})
 	tb.click("#mail-form button.primary")
-	tb.waitText("#webhook .notice.error", `Recipients not saved: to "bad address" is not a mail address`)
+	tb.waitText("#webhook .notice.error", `Recipients not saved: The address "bad address" is not a mail address`)
 	tb.fill(map[string]string{"#mail-form [name=mail_to]": "it@acme.example"})
 	tb.click("#mail-form button.primary")
 	tb.waitText("#webhook .notice.ok", "Recipients saved.")

@@ -6,11 +6,50 @@
 export const apiBase = '/api/v1';
 const tokenKey = 'mailmigrate.apiToken';
 
-// ApiError is a non-2xx answer; the service's plain-text body is the message.
+// fieldLabels name the API's fields as the console's forms label them: a
+// 400 answer opens with the field it refuses ("auth.oauth2.tenant must
+// be …"), and a person is told of the form's field, never of a path.
+export const fieldLabels = {
+  role_label: 'Role', host: 'Host', port: 'Port', tls_mode: 'Security', profile: 'Provider',
+  'limits.max_message_bytes': 'Largest message', 'limits.daily_download_bytes': 'Daily download per mailbox',
+  'limits.daily_upload_bytes': 'Daily upload per mailbox', 'limits.connections': 'Connections to the host',
+  'limits.account_connections': 'Connections per mailbox',
+  'sieve.port': 'ManageSieve port', 'sieve.tls_mode': 'ManageSieve security',
+  'auth.method': 'Accounts log in with', 'auth.master_login': 'The master login', 'auth.master_password': 'The master password',
+  'auth.master_form': 'Acts for the account with',
+  'auth.oauth2.provider': 'The OAuth provider', 'auth.oauth2.tenant': 'Tenant', 'auth.oauth2.grant': 'Tokens',
+  'auth.oauth2.client_id': 'Client (application) id', 'auth.oauth2.client_secret': 'Client secret',
+  'auth.oauth2.token_url': 'Token endpoint', 'auth.oauth2.device_url': 'Device authorization endpoint',
+  'auth.oauth2.authorization_url': 'Authorization endpoint', 'auth.oauth2.scope': 'Scope', 'auth.oauth2.mechanism': 'Mechanism',
+  name: 'Name', source_endpoint_id: 'From (source)', destination_endpoint_id: 'To (destination)',
+  'options.include_folders': 'Only folders matching', 'options.exclude_folders': 'Skip folders matching',
+  'options.folder_map': 'Rename folders', 'options.max_message_bytes': 'Skip messages larger than',
+  'options.since': 'Only messages since', 'options.parallel_accounts': 'Accounts at once',
+  'options.gmail_labels': 'Gmail labels', 'options.verify_copies': 'Check the copies',
+  source_login: 'Source login', destination_login: 'Destination login', source_password: 'Source password',
+  destination_password: 'Destination password', destination_password_same_as_source: 'Destination password',
+  url: 'URL', secret: 'Signing secret', to: 'The address',
+  every_minutes: 'Delta pass every', at: 'Daily at', until: 'No delta pass after', final_at: 'Final pass at', time_zone: 'Time zone',
+};
+
+// inWords puts the form's label in place of the API field that opens a
+// 400 answer's text, e.g. "auth.oauth2.tenant must be …" → "Tenant must
+// be …"; other text stays as it is.
+export function inWords(text) {
+  const path = /^([a-z_]+(?:\.[a-z_0-9]+)*)(?:\[[^\]]*\])? /.exec(text);
+  const label = path && fieldLabels[path[1]];
+  return label ? label + text.slice(path[1].length).replace(/^\[[^\]]*\]/, '') : text;
+}
+
+// ApiError is a non-2xx answer; the service's plain-text body is the
+// message, with a refused field named as the console labels it (field:
+// the API's name of it).
 export class ApiError extends Error {
   constructor(status, text) {
-    super(text || `the service answered ${status}`);
+    const field = status === 400 ? /^([a-z_]+(?:\.[a-z_0-9]+)*)/.exec(text || '')?.[1] : undefined;
+    super(status === 400 && text ? inWords(text) : (text || `the service answered ${status}`));
     this.status = status;
+    this.field = field && fieldLabels[field] ? field : undefined;
   }
 }
 

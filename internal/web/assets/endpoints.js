@@ -277,11 +277,12 @@ function endpointForm(endpoint, save) {
   form.addEventListener('submit', async (submit) => {
     submit.preventDefault();
     formMessage.clear();
-    const sent = input();
-    masterPassword.value = '';
-    clientSecret.value = '';
     try {
-      await save(sent);
+      await save(input());
+      // Saved: the secrets leave the page. Refused, they stay, with the
+      // rest of what was typed, to be mended.
+      masterPassword.value = '';
+      clientSecret.value = '';
       if (!endpoint) { form.reset(); showAuth(); }
       checkResult.hidden = true;
     } catch (err) {
