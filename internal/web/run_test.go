@@ -257,6 +257,11 @@ new MutationObserver(() => {
 	if label := evaluate[string](tb, `document.querySelector('#throughput svg').getAttribute('aria-label')`); !strings.Contains(label, "average") {
 		t.Errorf("the chart's label: %q", label)
 	}
+	// Axes with units: bytes a second from 0 to the peak, time from 0 s.
+	axes := evaluate[[]string](tb, `[...document.querySelectorAll('#throughput .axis-y span, #throughput .axis-x span')].map((s) => s.textContent)`)
+	if len(axes) != 6 || !strings.HasSuffix(axes[0], "/s") || axes[2] != "0" || axes[3] != "0 s" || axes[5] == "" {
+		t.Errorf("the chart's axes say %q, want a rate scale down to 0 and a time scale from 0 s", axes)
+	}
 	t.Logf("the row showed %d figures while running, with %d requests for the accounts: %q", len(seen), fetches, seen)
 	if len(seen) <= fetches {
 		t.Errorf("the row showed %d figures while running with %d requests for the accounts: the figures must come from the events", len(seen), fetches)

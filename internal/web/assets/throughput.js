@@ -69,6 +69,8 @@ export function throughputChart() {
       const barWidth = width / bars;
       const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', preserveAspectRatio: 'none',
         'aria-label': `Throughput over ${formatDuration(span)}: average ${formatBytes(average)}/s, peak ${formatBytes(peak)}/s` },
+      // Grid lines at the peak and at half of it, as the scale says.
+      ...[1, height / 2].map((y) => svg('line', { class: 'chart-grid', x1: 0, x2: width, y1: y, y2: y })),
       ...rates.map((rate, i) => {
         const barHeight = Math.max(rate > 0 ? 1 : 0, (rate / peak) * (height - 2));
         return svg('rect', { class: 'chart-bar', x: (i * barWidth).toFixed(1), y: (height - barHeight).toFixed(1),
@@ -80,7 +82,15 @@ export function throughputChart() {
         h('h2', { id: 'throughput-title', text: 'Throughput' }),
         h('p', { class: 'muted', id: 'throughput-figures',
           text: `${formatBytes(total)} in ${formatDuration(span)} · average ${formatBytes(average)}/s · peak ${formatBytes(peak)}/s` }),
-        h('div', { class: 'chart-wrap' }, chart));
+        h('div', { class: 'chart-wrap' },
+          // The scale: bytes a second up the side, time since the pass
+          // began along the bottom.
+          h('div', { class: 'chart-axes' },
+            h('div', { class: 'axis-y', 'aria-hidden': 'true' },
+              h('span', { text: `${formatBytes(peak)}/s` }), h('span', { text: `${formatBytes(peak / 2)}/s` }), h('span', { text: '0' })),
+            chart,
+            h('div', { class: 'axis-x', 'aria-hidden': 'true' },
+              h('span', { text: '0 s' }), h('span', { text: formatDuration(span / 2) }), h('span', { text: formatDuration(span) })))));
     },
   };
 }
