@@ -26,7 +26,13 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	if _, err := s.Pool.Exec(context.Background(), `
 		UPDATE accounts SET
 		  state = CASE WHEN source_login LIKE '%00@%' THEN 'failed' WHEN source_login LIKE 'user19_7@%' THEN 'running' ELSE 'completed' END,
-		  last_error = CASE WHEN source_login LIKE '%00@%' THEN 'source ' || source_login || ' at imap.old.example:993: authentication failed' ELSE '' END
+		  last_error = CASE WHEN source_login LIKE '%00@%' THEN 'source ' || source_login || ' at imap.old.example:993: authentication failed: ' ||
+		    '[AUTHENTICATIONFAILED] Authentication failed. What to do: Check the source login ' || source_login ||
+		    ' and its password (Edit the account), or the endpoint''s master login.' ELSE '' END,
+		  source_test_ok = CASE WHEN source_login LIKE '%00@%' THEN false END,
+		  source_test_error = CASE WHEN source_login LIKE '%00@%' THEN 'source ' || source_login || ' at imap.old.example:993: authentication failed: ' ||
+		    '[AUTHENTICATIONFAILED] Authentication failed.' ELSE '' END,
+		  source_tested_at = CASE WHEN source_login LIKE '%00@%' THEN now() END
 		WHERE task_id = $1`, taskID); err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +40,8 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	tb := openTab(t, browser, s)
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
 	tb.waitText("#account-range", "Accounts 1–50 of 2000")
+	// The pager is above the list too, with the count.
+	tb.waitText("#account-pager-top", "Accounts 1–50 of 2000")
 	rows := func() int { return evaluate[int](tb, `document.querySelectorAll('#account-list tbody tr').length`) }
 	if n := rows(); n != 50 {
 		t.Errorf("%d rows on the first page, want 50", n)
@@ -55,7 +63,7 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	if firstOnPage() == page1 {
 		t.Error("the next page starts with the same account")
 	}
-	tb.click(`#account-pager button[data-action="previous-page"]`)
+	tb.click(`#account-pager-top button[data-action="previous-page"]`)
 	tb.waitText("#account-range", "Accounts 1–50 of 2000")
 	if got := firstOnPage(); got != page1 {
 		t.Errorf("back on the first page it starts with %q, want %q", got, page1)
@@ -70,6 +78,14 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	}
 	if pressed := evaluate[string](tb, `document.querySelector('#state-chips [aria-pressed="true"]').dataset.state`); pressed != "failed" {
 		t.Errorf("pressed chip %q", pressed)
+	}
+	// Dense rows: a failed account is one line of its error, in words,
+	// with the rest on demand, so that a screen of 800 px holds 15 of them.
+	rowHeight := evaluate[float64](tb, `(() => { const rows = [...document.querySelectorAll('#account-list tbody tr')];
+		return rows.reduce((sum, r) => sum + r.getBoundingClientRect().height, 0) / rows.length; })()`)
+	t.Logf("failed rows are %.0f px tall on average: %.1f to a screen of 800 px", rowHeight, 800/rowHeight)
+	if 800/rowHeight < 15 {
+		t.Errorf("failed rows are %.0f px tall on average: %.1f to a screen of 800 px, want 15", rowHeight, 800/rowHeight)
 	}
 	tb.screenshot("many-accounts-failed")
 

@@ -53,11 +53,15 @@ export function accountList(taskId, changed, ticked) {
   const loginTest = h('select', { id: 'account-login-test', 'aria-label': 'Accounts by their last login test', onchange: restart },
     [['', 'Any login test'], [LoginTestFilter.failed, 'Login test failed'], [LoginTestFilter.passed, 'Login test passed'],
       [LoginTestFilter.untested, 'Not tested']].map(([value, label]) => h('option', { value, text: label })));
+  // The pager is above the list and below it: on a long page, the next
+  // one is a click away from either end.
   const pager = h('nav', { class: 'pager', id: 'account-pager', 'aria-label': 'Pages of accounts' });
+  const pagerTop = h('nav', { class: 'pager', id: 'account-pager-top', 'aria-label': 'Pages of accounts, above the list' });
 
   return {
     controls: h('div', { class: 'list-controls' }, chips, h('div', { class: 'list-search' }, searchBox, loginTest, order)),
     pager,
+    pagerTop,
 
     // path asks for the page shown.
     path() {
@@ -121,13 +125,16 @@ export function accountList(taskId, changed, ticked) {
       const first = (cursors.length - 1) * pageSize + 1;
       const range = page.items.length === 0 ? 'No account'
         : `Accounts ${first}–${first + page.items.length - 1} of ${page.total}${this.filtered() ? ' that match' : ''}`;
-      pager.replaceChildren(
-        h('span', { id: 'account-range', text: range }),
+      const controls = (rangeId) => [
+        h('span', { id: rangeId, class: 'range', text: range }),
         h('button', { type: 'button', 'data-action': 'previous-page', text: 'Previous', disabled: cursors.length === 1,
           onclick: () => { cursors.pop(); changed(); } }),
         h('button', { type: 'button', 'data-action': 'next-page', text: 'Next', disabled: !page.next,
-          onclick: () => { cursors.push(page.next); changed(); } }));
+          onclick: () => { cursors.push(page.next); changed(); } })];
+      pager.replaceChildren(...controls('account-range'));
+      pagerTop.replaceChildren(...controls('account-range-top'));
       pager.hidden = page.total <= pageSize && cursors.length === 1;
+      pagerTop.hidden = pager.hidden;
     },
   };
 }

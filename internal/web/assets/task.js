@@ -47,7 +47,7 @@ export async function taskPage(main, taskId, keepAlive) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/tasks', text: 'Tasks' }), ` / task ${taskId}`),
     summary, announcer, message.el,
     h('section', { 'aria-labelledby': 'accounts-title' }, h('h2', { id: 'accounts-title', text: 'Accounts' }),
-      shownAccounts.controls, bulk, accounts, shownAccounts.pager),
+      shownAccounts.controls, bulk, shownAccounts.pagerTop, accounts, shownAccounts.pager),
     chart.section,
     plan.section,
     settings,
@@ -88,7 +88,7 @@ export async function taskPage(main, taskId, keepAlive) {
     keepFocus(cutover.section, () => cutover.draw(task, lifecycle));
     chart.draw(runningStates.has(task.state));
     keepFocus(shownAccounts.controls, () => shownAccounts.showChips(task));
-    keepFocus(shownAccounts.pager, () => shownAccounts.showPager(page));
+    keepFocus(shownAccounts.pager, () => keepFocus(shownAccounts.pagerTop, () => shownAccounts.showPager(page)));
     drawBulk();
     // The table is drawn again only when what it shows changed: a redraw
     // under the pointer can swallow a click.
@@ -350,12 +350,13 @@ function accountTable(task, list, view, folders, message, after, accountForm, fo
   const table = dataTable('account-list', headers, list.flatMap((account) => [h('tr', { 'data-id': account.id, 'data-state': account.state },
       h('td', { class: 'tick' }, h('input', { type: 'checkbox', 'data-action': 'tick', 'aria-label': `Select ${account.source_login}`,
         checked: view.ticked.has(account.id), onchange: (e) => view.tick([account.id], e.target.checked) })),
-      h('td', { class: 'wrap login' }, h('a', { href: `#/tasks/${task.id}/accounts/${account.id}`, text: account.source_login }),
+      h('td', { class: 'login', title: account.destination_login !== account.source_login ? `${account.source_login} → ${account.destination_login}` : account.source_login },
+        h('a', { href: `#/tasks/${task.id}/accounts/${account.id}`, text: account.source_login }),
         account.destination_login !== account.source_login ? ` → ${account.destination_login}` : ''),
       h('td', {}, stateBadge(account.state), needsCredentials(account)),
       h('td', { class: 'progress-cell' }, accountProgress(account, folders.get(account.id))),
-      h('td', {}, testResult('source', account.source_test), testResult('destination', account.destination_test)),
-      h('td', { class: 'wrap error-text', text: account.last_error }),
+      h('td', { class: 'tests' }, testBrief(account)),
+      h('td', { class: 'error-cell' }, errorBrief(account.last_error || testError(account))),
       h('td', { class: 'actions' },
         inRun(account) && migrating(task)
           ? h('button', { 'data-action': 'cancel-account', 'aria-label': `Cancel ${account.source_login}`, text: 'Cancel',
@@ -513,6 +514,37 @@ export function needsCredentials(account) {
 
 // testResult is one side's last login test; one from before the account's
 // logins or passwords changed is shown as outdated, not as the answer.
+// testBrief is a row's login tests in one line ("source failed,
+// destination ok"); a failure's words are on demand (its title), since
+// the row's error most often says the same.
+function testBrief(account) {
+  const side = (name, result) => {
+    if (!result) return h('span', { class: 'muted', text: `${name} not tested` });
+    if (result.outdated) return h('span', { class: 'muted', title: result.error || formatTime(result.tested_at), text: `${name} outdated` });
+    return h('span', { class: result.ok ? 'ok-text' : 'error-text', title: result.ok ? formatTime(result.tested_at) : result.error,
+      text: `${name} ${result.ok ? 'ok' : 'failed'}` });
+  };
+  return h('span', { class: 'test-brief' }, side('source', account.source_test), ', ', side('destination', account.destination_test));
+}
+
+// testError is what a failed login test said, when the account has no
+// error of its own: the row's one place for it.
+function testError(account) {
+  return [['source', account.source_test], ['destination', account.destination_test]]
+    .filter(([, t]) => t && !t.ok && !t.outdated).map(([side, t]) => `${side}: ${t.error}`).join(' ') || '';
+}
+
+// errorBrief is a row's error on one line, its first sentence; the rest
+// (often what to do) opens on demand.
+function errorBrief(text) {
+  if (!text) return '';
+  const cut = text.search(/\. (?=[A-Z])/);
+  if (cut < 0 && text.length <= 90) return h('span', { class: 'error-text one-line', title: text, text });
+  return h('details', { class: 'error-more' },
+    h('summary', { class: 'error-text one-line', title: text, text: cut < 0 ? text : text.slice(0, cut + 1) }),
+    h('p', { class: 'error-text wrap', text }));
+}
+
 export function testResult(side, result) {
   if (!result) return h('div', { class: 'muted', text: `${side}: not tested` });
   const text = result.ok ? `${side}: ok` : `${side}: ${result.error}`;
