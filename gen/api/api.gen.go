@@ -682,6 +682,24 @@ func (e VerifyCopies) Valid() bool {
 	}
 }
 
+// Defines values for WebhookCalls.
+const (
+	WebhookCallsPerAccount WebhookCalls = "per_account"
+	WebhookCallsPerPass    WebhookCalls = "per_pass"
+)
+
+// Valid indicates whether the value is a known member of the WebhookCalls enum.
+func (e WebhookCalls) Valid() bool {
+	switch e {
+	case WebhookCallsPerAccount:
+		return true
+	case WebhookCallsPerPass:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryState.
 const (
 	WebhookDeliveryStateDelivered WebhookDeliveryState = "delivered"
@@ -1858,7 +1876,11 @@ type VerifyCopies string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
-	SecretSet bool `json:"secret_set"`
+	// Calls `per_pass`: called when a pass (or the final pass) ends, the body
+	// listing the pass's accounts that did not complete; `per_account`:
+	// also once for each account that fails, as it fails.
+	Calls     WebhookCalls `json:"calls"`
+	SecretSet bool         `json:"secret_set"`
 
 	// Url Empty: the task has no webhook.
 	Url string `json:"url"`
@@ -1866,7 +1888,17 @@ type Webhook struct {
 
 // WebhookBody What a webhook is sent (not an operation of this API).
 type WebhookBody struct {
-	Event struct {
+	// AccountsNotCompleted At the end of a pass (run.finished, run.canceled, final.verified, final.unverified): its accounts that ended failed, canceled or completed with errors, the first 500 by id.
+	AccountsNotCompleted *[]struct {
+		AccountId int64        `json:"account_id"`
+		Error     string       `json:"error"`
+		Login     string       `json:"login"`
+		State     AccountState `json:"state"`
+	} `json:"accounts_not_completed,omitempty"`
+
+	// AccountsNotCompletedTotal How many accounts of the pass did not complete, all of them.
+	AccountsNotCompletedTotal *int `json:"accounts_not_completed_total,omitempty"`
+	Event                     struct {
 		AccountId *int64  `json:"account_id,omitempty"`
 		Error     *string `json:"error,omitempty"`
 
@@ -1898,6 +1930,11 @@ type WebhookBody struct {
 		Name string `json:"name"`
 	} `json:"task"`
 }
+
+// WebhookCalls `per_pass`: called when a pass (or the final pass) ends, the body
+// listing the pass's accounts that did not complete; `per_account`:
+// also once for each account that fails, as it fails.
+type WebhookCalls string
 
 // WebhookDelivery defines model for WebhookDelivery.
 type WebhookDelivery struct {
@@ -1943,6 +1980,8 @@ type WebhookDeliveryState string
 
 // WebhookInput defines model for WebhookInput.
 type WebhookInput struct {
+	Calls WebhookCalls `json:"calls,omitempty"`
+
 	// Secret Signs the bodies. Required the first time; empty keeps the stored one. Never returned.
 	Secret string `json:"secret,omitempty"`
 
@@ -2912,8 +2951,10 @@ type ClientInterface interface {
 	// SetTaskWebhookWithBody Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-	// and `final.unverified` of the task,
+	// `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, each listing the pass's accounts
+	// that did not complete, and with `calls: per_account` on each
+	// `account.failed` too,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -2933,8 +2974,10 @@ type ClientInterface interface {
 	// SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-	// and `final.unverified` of the task,
+	// `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, each listing the pass's accounts
+	// that did not complete, and with `calls: per_account` on each
+	// `account.failed` too,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -4363,8 +4406,10 @@ func (c *Client) GetTaskWebhook(ctx context.Context, id TaskID, reqEditors ...Re
 // SetTaskWebhookWithBody Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-// and `final.unverified` of the task,
+// `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, each listing the pass's accounts
+// that did not complete, and with `calls: per_account` on each
+// `account.failed` too,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -4394,8 +4439,10 @@ func (c *Client) SetTaskWebhookWithBody(ctx context.Context, id TaskID, contentT
 // SetTaskWebhook Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-// and `final.unverified` of the task,
+// `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, each listing the pass's accounts
+// that did not complete, and with `calls: per_account` on each
+// `account.failed` too,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -7560,8 +7607,10 @@ type ClientWithResponsesInterface interface {
 	// SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-	// and `final.unverified` of the task,
+	// `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, each listing the pass's accounts
+	// that did not complete, and with `calls: per_account` on each
+	// `account.failed` too,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -7581,8 +7630,10 @@ type ClientWithResponsesInterface interface {
 	// SetTaskWebhookWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 	//
 	// The service POSTs a `WebhookBody` (JSON) to `url` on each
-	// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-	// and `final.unverified` of the task,
+	// `run.finished`, `run.canceled`, `final.verified` and
+	// `final.unverified` of the task, each listing the pass's accounts
+	// that did not complete, and with `calls: per_account` on each
+	// `account.failed` too,
 	// with the headers `Mailmigrate-Event` (the kind),
 	// `Mailmigrate-Delivery` (the delivery's id, the same on every
 	// attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -10816,8 +10867,10 @@ func (c *ClientWithResponses) GetTaskWebhookWithResponse(ctx context.Context, id
 // SetTaskWebhookWithBodyWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-// and `final.unverified` of the task,
+// `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, each listing the pass's accounts
+// that did not complete, and with `calls: per_account` on each
+// `account.failed` too,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,
@@ -10843,8 +10896,10 @@ func (c *ClientWithResponses) SetTaskWebhookWithBodyWithResponse(ctx context.Con
 // SetTaskWebhookWithResponse Call a URL when a pass of the task ends, one of its accounts fails, or the final pass ends.
 //
 // The service POSTs a `WebhookBody` (JSON) to `url` on each
-// `run.finished`, `run.canceled`, `account.failed`, `final.verified`
-// and `final.unverified` of the task,
+// `run.finished`, `run.canceled`, `final.verified` and
+// `final.unverified` of the task, each listing the pass's accounts
+// that did not complete, and with `calls: per_account` on each
+// `account.failed` too,
 // with the headers `Mailmigrate-Event` (the kind),
 // `Mailmigrate-Delivery` (the delivery's id, the same on every
 // attempt) and `Mailmigrate-Signature: t=<unix seconds>,v1=<hex>`,

@@ -282,6 +282,7 @@ type Task struct {
 	MailTo                []string
 	Held                  bool
 	TestsStartedAt        pgtype.Timestamptz
+	WebhookCalls          string
 }
 
 type TaskRun struct {

@@ -107,26 +107,47 @@ func (q *Queries) WebhookDeliveryAttempted(ctx context.Context, arg WebhookDeliv
 
 const webhookDeliveryCreate = `-- name: WebhookDeliveryCreate :exec
 INSERT INTO webhook_deliveries (task_id, event_seq, kind, body)
-SELECT t.id, $1, $2, jsonb_set($3::jsonb, '{task}', jsonb_build_object('id', t.id, 'name', t.name))::text
-FROM tasks t WHERE t.id = $4 AND t.webhook_url <> ''
+SELECT t.id, $1, $2,
+       (jsonb_set($3::jsonb, '{task}', jsonb_build_object('id', t.id, 'name', t.name))
+        || CASE WHEN $4::bool THEN jsonb_build_object(
+             'accounts_not_completed', coalesce((
+                 SELECT jsonb_agg(jsonb_build_object('account_id', f.id, 'login', f.source_login, 'state', f.state, 'error', f.last_error) ORDER BY f.id)
+                 FROM (SELECT a.id, a.source_login, a.state, a.last_error FROM accounts a
+                       WHERE a.task_id = t.id AND a.run_pass = p.pass AND a.state = ANY($5::text[])
+                       ORDER BY a.id LIMIT 500) f), '[]'::jsonb),
+             'accounts_not_completed_total', (
+                 SELECT count(*) FROM accounts a
+                 WHERE a.task_id = t.id AND a.run_pass = p.pass AND a.state = ANY($5::text[])))
+           ELSE '{}'::jsonb END)::text
+FROM tasks t
+CROSS JOIN LATERAL (SELECT max(r.pass) AS pass FROM task_runs r WHERE r.task_id = t.id) p
+WHERE t.id = $6 AND t.webhook_url <> '' AND (NOT $7::bool OR t.webhook_calls = 'per_account')
 `
 
 type WebhookDeliveryCreateParams struct {
-	EventSeq int64
-	Kind     string
-	Body     []byte
-	TaskID   int64
+	EventSeq           int64
+	Kind               string
+	Body               []byte
+	ListsAccounts      bool
+	NotCompletedStates []string
+	TaskID             int64
+	PerAccount         bool
 }
 
-// A delivery for a task that has a webhook; none otherwise. The body
-// names the task (id and name), so that a receiver of several tasks'
-// calls tells them apart without asking the API.
+// A delivery for a task that has a webhook (of an account's event only
+// when it is called per account); none otherwise. The body names the task
+// (id and name), so that a receiver of several tasks' calls tells them
+// apart without asking the API; the end of a pass lists the pass's
+// accounts in not_completed_states (at most 500, and how many in all).
 func (q *Queries) WebhookDeliveryCreate(ctx context.Context, arg WebhookDeliveryCreateParams) error {
 	_, err := q.db.Exec(ctx, webhookDeliveryCreate,
 		arg.EventSeq,
 		arg.Kind,
 		arg.Body,
+		arg.ListsAccounts,
+		arg.NotCompletedStates,
 		arg.TaskID,
+		arg.PerAccount,
 	)
 	return err
 }
@@ -190,18 +211,19 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 }
 
 const webhookGet = `-- name: WebhookGet :one
-SELECT webhook_url, webhook_secret FROM tasks WHERE id = $1
+SELECT webhook_url, webhook_secret, webhook_calls FROM tasks WHERE id = $1
 `
 
 type WebhookGetRow struct {
 	WebhookUrl    string
 	WebhookSecret []byte
+	WebhookCalls  string
 }
 
 func (q *Queries) WebhookGet(ctx context.Context, id int64) (WebhookGetRow, error) {
 	row := q.db.QueryRow(ctx, webhookGet, id)
 	var i WebhookGetRow
-	err := row.Scan(&i.WebhookUrl, &i.WebhookSecret)
+	err := row.Scan(&i.WebhookUrl, &i.WebhookSecret, &i.WebhookCalls)
 	return i, err
 }
 
@@ -218,19 +240,25 @@ func (q *Queries) WebhookRemove(ctx context.Context, id int64) (int64, error) {
 }
 
 const webhookSet = `-- name: WebhookSet :execrows
-UPDATE tasks SET webhook_url = $1, webhook_secret = coalesce($2, webhook_secret)
-WHERE id = $3
+UPDATE tasks SET webhook_url = $1, webhook_secret = coalesce($2, webhook_secret), webhook_calls = $3
+WHERE id = $4
 `
 
 type WebhookSetParams struct {
 	Url    string
 	Secret []byte
+	Calls  string
 	ID     int64
 }
 
 // A secret left out (NULL) keeps the stored one.
 func (q *Queries) WebhookSet(ctx context.Context, arg WebhookSetParams) (int64, error) {
-	result, err := q.db.Exec(ctx, webhookSet, arg.Url, arg.Secret, arg.ID)
+	result, err := q.db.Exec(ctx, webhookSet,
+		arg.Url,
+		arg.Secret,
+		arg.Calls,
+		arg.ID,
+	)
 	if err != nil {
 		return 0, err
 	}

@@ -42,7 +42,14 @@ type receivedBody struct {
 		ID   int64
 		Name string
 	}
-	Event struct {
+	AccountsNotCompleted []struct {
+		AccountID int64 `json:"account_id"`
+		Login     string
+		State     string
+		Error     string
+	} `json:"accounts_not_completed"`
+	AccountsNotCompletedTotal int `json:"accounts_not_completed_total"`
+	Event                     struct {
 		Seq       int64
 		Kind      api.EventKind
 		TaskID    int64 `json:"task_id"`
@@ -128,8 +135,9 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 		resp.StatusCode() != http.StatusBadRequest || !strings.HasPrefix(string(resp.Body), "url must be an absolute http or https URL") {
 		t.Errorf("a webhook to ftp: %v %d %s", err, resp.StatusCode(), resp.Body)
 	}
-	set, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret})
-	if err != nil || set.JSON200 == nil || set.JSON200.Url != hook.URL || !set.JSON200.SecretSet || strings.Contains(string(set.Body), secret) {
+	set, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret, Calls: api.WebhookCallsPerAccount})
+	if err != nil || set.JSON200 == nil || set.JSON200.Url != hook.URL || !set.JSON200.SecretSet || strings.Contains(string(set.Body), secret) ||
+		set.JSON200.Calls != api.WebhookCallsPerAccount {
 		t.Fatalf("set the webhook: %v %v", err, set)
 	}
 
@@ -150,7 +158,8 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 		failed.Event.TaskID != taskID || failed.Event.Error == "" || failed.Task.ID != taskID || failed.Task.Name == "" {
 		t.Errorf("the account.failed call: %+v", failed)
 	}
-	if finished.Kind != "run.finished" || finished.Event.Kind != api.EventKindRunFinished || finished.Event.TaskID != taskID || finished.Event.Message == "" {
+	if finished.Kind != "run.finished" || finished.Event.Kind != api.EventKindRunFinished || finished.Event.TaskID != taskID || finished.Event.Message == "" ||
+		finished.AccountsNotCompletedTotal != 1 || len(finished.AccountsNotCompleted) != 1 || finished.AccountsNotCompleted[0].Login != "bob" {
 		t.Errorf("the run.finished call: %+v", finished)
 	}
 	if receiver.bad != nil {
@@ -222,6 +231,48 @@ func TestWebhookTellsOfPassesAndFailures(t *testing.T) {
 	}
 	if got, err := s.Client.GetTaskWebhookWithResponse(ctx, taskID); err != nil || got.JSON200 == nil || got.JSON200.Url != "" || got.JSON200.SecretSet {
 		t.Errorf("the webhook after its removal: %v %v", err, got)
+	}
+}
+
+// TestWebhookOncePerPass: by default a task's webhook is called once when
+// a pass ends, whatever the number of accounts that failed; its body
+// lists them, with their state and error. No account.failed call goes out.
+func TestWebhookOncePerPass(t *testing.T) {
+	t.Parallel()
+	s := servicetest.Start(t, servicetest.Options{Delivery: delivery.Options{Poll: 20 * time.Millisecond}})
+	ctx := context.Background()
+	const secret = "whsec-per-pass-0123456789"
+	receiver := &webhookReceiver{secret: secret}
+	hook := httptest.NewServer(receiver)
+	t.Cleanup(hook.Close)
+	users := map[string]string{"ann": "a", "bob": "b", "cid": "c"}
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: users})
+	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), "")
+	importAccounts(t, s, taskID, "ann,a\nbob,wrong\ncid,wrong\n")
+	set, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: secret})
+	if err != nil || set.JSON200 == nil || set.JSON200.Calls != api.WebhookCallsPerPass {
+		t.Fatalf("set the webhook: %v %v, want calls per_pass by default", err, set)
+	}
+	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
+	testsupport.Eventually(t, 20*time.Second, func() error {
+		if n := len(receiver.received()); n != 1 {
+			return fmt.Errorf("the receiver accepted %d calls, want 1", n)
+		}
+		return nil
+	})
+	time.Sleep(200 * time.Millisecond) // a second call would be sent by now
+	bodies := receiver.received()
+	if len(bodies) != 1 || bodies[0].Kind != "run.finished" || bodies[0].AccountsNotCompletedTotal != 2 || len(bodies[0].AccountsNotCompleted) != 2 {
+		t.Fatalf("the receiver got %+v, want one run.finished listing bob and cid", bodies)
+	}
+	for i, login := range []string{"bob", "cid"} {
+		if a := bodies[0].AccountsNotCompleted[i]; a.Login != login || a.State != "failed" || !strings.Contains(a.Error, "authentication failed") {
+			t.Errorf("account %d of the list: %+v, want %s failed in words", i, a, login)
+		}
 	}
 }
 

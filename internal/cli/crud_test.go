@@ -268,8 +268,12 @@ func TestTaskWebhookFromTheCommandLine(t *testing.T) {
 		t.Errorf("set:\n%s", out)
 	}
 	// A new URL alone keeps the secret.
-	if out := u.ok("tasks", "webhook", task, "--set", "https://hooks.example/v2"); !strings.Contains(out, "https://hooks.example/v2") || !strings.Contains(out, "set (never shown)") {
+	if out := u.ok("tasks", "webhook", task, "--set", "https://hooks.example/v2", "--calls", "per_account"); !strings.Contains(out, "https://hooks.example/v2") ||
+		!strings.Contains(out, "set (never shown)") || !strings.Contains(out, "per_account") {
 		t.Errorf("a new URL:\n%s", out)
+	}
+	if out := u.ok("tasks", "webhook", task, "--set", "https://hooks.example/v3"); !strings.Contains(out, "per_account") {
+		t.Errorf("a new URL alone changed the calls:\n%s", out)
 	}
 	if out := u.ok("tasks", "deliveries", task); !strings.Contains(out, "ATTEMPTS") {
 		t.Errorf("deliveries:\n%s", out)

@@ -19,6 +19,7 @@ func tasksWebhook(ctx context.Context, s *session, args []string) error {
 	webhookURL := s.flags.String("set", "", "call this http(s) URL when a pass ends or an account fails")
 	secretFile := s.flags.String("secret-file", "", "file holding the signing secret, - for stdin; default: the variable "+webhookSecretEnv)
 	remove := s.flags.Bool("remove", false, "stop calling the task's webhook")
+	calls := s.flags.String("calls", "", "with --set: per_pass (the default: once when a pass ends, listing the accounts that did not complete) or per_account (also once for each account that fails)")
 	test := s.flags.Bool("test", false, "call the webhook once, now, signed, and say how the receiver answered (exit 1 unless it took the call)")
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
@@ -39,7 +40,15 @@ func tasksWebhook(ctx context.Context, s *session, args []string) error {
 		if err != nil {
 			return err
 		}
-		resp, err := s.client.SetTaskWebhookWithResponse(ctx, id, api.WebhookInput{Url: *webhookURL, Secret: secret})
+		policy := api.WebhookCalls(*calls)
+		if policy == "" { // PUT replaces the record: a new URL alone keeps the calls as they were
+			current, err := s.client.GetTaskWebhookWithResponse(ctx, id)
+			if err := expect(current, err, http.StatusOK); err != nil {
+				return err
+			}
+			policy = current.JSON200.Calls
+		}
+		resp, err := s.client.SetTaskWebhookWithResponse(ctx, id, api.WebhookInput{Url: *webhookURL, Secret: secret, Calls: policy})
 		if err := expect(resp, err, http.StatusOK); err != nil {
 			return err
 		}
@@ -63,7 +72,7 @@ func (s *session) printWebhook(w api.Webhook) error {
 		if w.SecretSet {
 			secret = "set (never shown)"
 		}
-		return s.printFields([][2]string{{"URL", orDash(w.Url)}, {"Secret", secret}})
+		return s.printFields([][2]string{{"URL", orDash(w.Url)}, {"Secret", secret}, {"Calls", string(w.Calls)}})
 	})
 }
 

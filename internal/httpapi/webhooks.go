@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
@@ -13,16 +14,17 @@ func (s *Server) GetTaskWebhook(ctx context.Context, req api.GetTaskWebhookReque
 	if err != nil {
 		return nil, err
 	}
-	return api.GetTaskWebhook200JSONResponse{Url: w.URL, SecretSet: w.SecretSet}, nil
+	return api.GetTaskWebhook200JSONResponse{Url: w.URL, SecretSet: w.SecretSet, Calls: api.WebhookCalls(cmp.Or(w.Calls, migration.WebhookPerPass))}, nil
 }
 
 // SetTaskWebhook answers PUT /tasks/{id}/webhook.
 func (s *Server) SetTaskWebhook(ctx context.Context, req api.SetTaskWebhookRequestObject) (api.SetTaskWebhookResponseObject, error) {
-	w, err := s.service.SetWebhook(ctx, req.Id, migration.Webhook{URL: req.Body.Url, Secret: migration.Password(req.Body.Secret)})
+	w, err := s.service.SetWebhook(ctx, req.Id, migration.Webhook{URL: req.Body.Url, Secret: migration.Password(req.Body.Secret),
+		Calls: migration.WebhookCalls(req.Body.Calls)})
 	if err != nil {
 		return nil, err
 	}
-	return api.SetTaskWebhook200JSONResponse{Url: w.URL, SecretSet: w.SecretSet}, nil
+	return api.SetTaskWebhook200JSONResponse{Url: w.URL, SecretSet: w.SecretSet, Calls: api.WebhookCalls(w.Calls)}, nil
 }
 
 // RemoveTaskWebhook answers DELETE /tasks/{id}/webhook.

@@ -42,6 +42,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"AccountState", texts(AccountStates)},
 		{"EventKind", texts(EventKinds)},
 		{"TLSMode", texts(TLSModes)},
+		{"WebhookCalls", texts(WebhookCallPolicies)},
 		{"AuthMethod", texts(AuthMethods)},
 		{"MasterForm", texts(MasterForms)},
 		{"OAuth2Grant", texts(OAuth2Grants)},

@@ -35,13 +35,42 @@ type Webhook struct {
 	URL       string
 	Secret    Password
 	SecretSet bool
+	// Calls is how often it is called; "" takes WebhookPerPass.
+	Calls WebhookCalls
 }
+
+// WebhookCalls says how often a task's webhook is called.
+type WebhookCalls string
+
+// The policies: once per pass (its end lists the accounts that did not
+// complete), or that and once per failed account as well.
+const (
+	WebhookPerPass    WebhookCalls = "per_pass"
+	WebhookPerAccount WebhookCalls = "per_account"
+)
+
+// WebhookCallPolicies are every WebhookCalls, in the order the API lists
+// them.
+var WebhookCallPolicies = []WebhookCalls{WebhookPerPass, WebhookPerAccount}
+
+// WebhookPassEnds are the kinds whose call lists the pass's accounts that
+// did not complete (NotCompletedStates).
+var WebhookPassEnds = []EventKind{EventRunFinished, EventRunCanceled, EventFinalVerified, EventFinalUnverified}
+
+// NotCompletedStates are the states of an account whose pass left it
+// short: a pass's end lists them.
+var NotCompletedStates = []AccountState{AccountCompletedWithErrors, AccountFailed, AccountCanceled}
 
 // Normalize checks a webhook's settings before they are stored; hasSecret
 // says whether the task has a secret already.
 func (w *Webhook) Normalize(hasSecret bool) error {
 	w.URL = strings.TrimSpace(w.URL)
+	if w.Calls == "" {
+		w.Calls = WebhookPerPass
+	}
 	switch u, ok := webURL(w.URL); {
+	case !slices.Contains(WebhookCallPolicies, w.Calls):
+		return invalid("calls", "must be per_pass|per_account")
 	case !ok:
 		return invalid("url", "must be an absolute http or https URL of at most %d bytes", MaxURLBytes)
 	case u.User != nil:
@@ -62,6 +91,19 @@ func (w *Webhook) Normalize(hasSecret bool) error {
 type WebhookBody struct {
 	Task  *WebhookTask `json:"task,omitempty"`
 	Event WebhookEvent `json:"event"`
+	// AccountsNotCompleted are, at the end of a pass (WebhookPassEnds),
+	// its accounts in NotCompletedStates: the first 500 of them, and how
+	// many in all. Storage fills them in with the task.
+	AccountsNotCompleted      []WebhookAccount `json:"accounts_not_completed,omitempty"`
+	AccountsNotCompletedTotal int              `json:"accounts_not_completed_total,omitempty"`
+}
+
+// WebhookAccount is an account a pass left short, in a webhook's body.
+type WebhookAccount struct {
+	AccountID int64        `json:"account_id"`
+	Login     string       `json:"login"`
+	State     AccountState `json:"state"`
+	Error     string       `json:"error"`
 }
 
 // WebhookTask names the task of a webhook's event.

@@ -27,6 +27,7 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"accounts", "state", texts(migration.AccountStates)},
 		{"endpoints", "tls_mode", texts(migration.TLSModes)},
 		{"endpoints", "sieve_tls_mode", texts(migration.TLSModes)},
+		{"tasks", "webhook_calls", texts(migration.WebhookCallPolicies)},
 		{"endpoints", "auth_method", texts(migration.AuthMethods)},
 		{"endpoints", "master_form", texts(migration.MasterForms)},
 		{"endpoints", "oauth2_grant", texts(migration.OAuth2Grants)},

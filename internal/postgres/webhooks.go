@@ -26,14 +26,14 @@ func (s *Store) WebhookSet(ctx context.Context, taskID int64, w migration.Webhoo
 	if w.Secret != "" {
 		sealed = s.box.Seal([]byte(w.Secret), webhookSecretLabel(taskID))
 	}
-	n, err := s.queries.WebhookSet(ctx, dbsqlc.WebhookSetParams{ID: taskID, Url: w.URL, Secret: sealed})
+	n, err := s.queries.WebhookSet(ctx, dbsqlc.WebhookSetParams{ID: taskID, Url: w.URL, Secret: sealed, Calls: string(w.Calls)})
 	if err != nil {
 		return migration.Webhook{}, err
 	}
 	if n == 0 {
 		return migration.Webhook{}, migration.ErrNotFound
 	}
-	return migration.Webhook{URL: w.URL, SecretSet: true}, nil
+	return migration.Webhook{URL: w.URL, SecretSet: true, Calls: w.Calls}, nil
 }
 
 // WebhookGet returns a task's webhook without its secret.
@@ -42,7 +42,7 @@ func (s *Store) WebhookGet(ctx context.Context, taskID int64) (migration.Webhook
 	if err != nil {
 		return migration.Webhook{}, interpretError(err)
 	}
-	return migration.Webhook{URL: row.WebhookUrl, SecretSet: row.WebhookSecret != nil}, nil
+	return migration.Webhook{URL: row.WebhookUrl, SecretSet: row.WebhookSecret != nil, Calls: migration.WebhookCalls(row.WebhookCalls)}, nil
 }
 
 // WebhookTarget is where a task's webhook calls go, with its secret
@@ -141,7 +141,8 @@ func createWebhookDeliveries(ctx context.Context, q *dbsqlc.Queries, events []mi
 			continue
 		}
 		if err := q.WebhookDeliveryCreate(ctx, dbsqlc.WebhookDeliveryCreateParams{TaskID: e.TaskID, EventSeq: e.Seq,
-			Kind: string(e.Kind), Body: body}); err != nil {
+			Kind: string(e.Kind), Body: body, PerAccount: e.Kind == migration.EventAccountFailed,
+			ListsAccounts: slices.Contains(migration.WebhookPassEnds, e.Kind), NotCompletedStates: texts(migration.NotCompletedStates)}); err != nil {
 			return err
 		}
 		if !slices.Contains(migration.MailKinds, e.Kind) {

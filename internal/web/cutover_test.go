@@ -84,8 +84,12 @@ func testCutover(t *testing.T, browser context.Context) {
 	}))
 	t.Cleanup(receiver.Close)
 	tb.fill(map[string]string{"#webhook-form [name=url]": receiver.URL, "#webhook-form [name=secret]": secret})
+	tb.choose("#webhook-form [name=calls]", "per_account")
 	tb.click("#webhook-form button.primary")
 	tb.waitText("#webhook .notice.ok", "Webhook saved.")
+	if hook, err := s.Client.GetTaskWebhookWithResponse(ctx, taskID); err != nil || hook.JSON200 == nil || hook.JSON200.Calls != api.WebhookCallsPerAccount {
+		t.Errorf("the form saved the webhook as %v %v, want calls per account", err, hook)
+	}
 	if evaluate[bool](tb, `document.body.innerHTML.includes(`+quote(secret)+`)`) {
 		t.Error("the page shows the webhook's secret")
 	}

@@ -1,24 +1,39 @@
 -- name: WebhookSet :execrows
 -- A secret left out (NULL) keeps the stored one.
-UPDATE tasks SET webhook_url = @url, webhook_secret = coalesce(sqlc.narg(secret), webhook_secret)
+UPDATE tasks SET webhook_url = @url, webhook_secret = coalesce(sqlc.narg(secret), webhook_secret), webhook_calls = @calls
 WHERE id = @id;
 
 -- name: WebhookRemove :execrows
 UPDATE tasks SET webhook_url = '', webhook_secret = NULL WHERE id = @id;
 
 -- name: WebhookGet :one
-SELECT webhook_url, webhook_secret FROM tasks WHERE id = @id;
+SELECT webhook_url, webhook_secret, webhook_calls FROM tasks WHERE id = @id;
 
 -- name: WebhookTarget :one
 SELECT name, webhook_url, webhook_secret FROM tasks WHERE id = @id;
 
 -- name: WebhookDeliveryCreate :exec
--- A delivery for a task that has a webhook; none otherwise. The body
--- names the task (id and name), so that a receiver of several tasks'
--- calls tells them apart without asking the API.
+-- A delivery for a task that has a webhook (of an account's event only
+-- when it is called per account); none otherwise. The body names the task
+-- (id and name), so that a receiver of several tasks' calls tells them
+-- apart without asking the API; the end of a pass lists the pass's
+-- accounts in not_completed_states (at most 500, and how many in all).
 INSERT INTO webhook_deliveries (task_id, event_seq, kind, body)
-SELECT t.id, @event_seq, @kind, jsonb_set(@body::jsonb, '{task}', jsonb_build_object('id', t.id, 'name', t.name))::text
-FROM tasks t WHERE t.id = @task_id AND t.webhook_url <> '';
+SELECT t.id, @event_seq, @kind,
+       (jsonb_set(@body::jsonb, '{task}', jsonb_build_object('id', t.id, 'name', t.name))
+        || CASE WHEN @lists_accounts::bool THEN jsonb_build_object(
+             'accounts_not_completed', coalesce((
+                 SELECT jsonb_agg(jsonb_build_object('account_id', f.id, 'login', f.source_login, 'state', f.state, 'error', f.last_error) ORDER BY f.id)
+                 FROM (SELECT a.id, a.source_login, a.state, a.last_error FROM accounts a
+                       WHERE a.task_id = t.id AND a.run_pass = p.pass AND a.state = ANY(@not_completed_states::text[])
+                       ORDER BY a.id LIMIT 500) f), '[]'::jsonb),
+             'accounts_not_completed_total', (
+                 SELECT count(*) FROM accounts a
+                 WHERE a.task_id = t.id AND a.run_pass = p.pass AND a.state = ANY(@not_completed_states::text[])))
+           ELSE '{}'::jsonb END)::text
+FROM tasks t
+CROSS JOIN LATERAL (SELECT max(r.pass) AS pass FROM task_runs r WHERE r.task_id = t.id) p
+WHERE t.id = @task_id AND t.webhook_url <> '' AND (NOT @per_account::bool OR t.webhook_calls = 'per_account');
 
 -- name: DeliveryClaim :one
 -- The oldest delivery due on channel (webhook or mail), leased to the

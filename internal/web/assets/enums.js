@@ -174,6 +174,12 @@ export const VerifyCopies = Object.freeze({
   counts: 'counts',
 });
 
+// WebhookCalls has the values of the API's WebhookCalls.
+export const WebhookCalls = Object.freeze({
+  perPass: 'per_pass',
+  perAccount: 'per_account',
+});
+
 // runningStates are the task states in which the task, its definition and
 // its accounts cannot change.
 export const runningStates = new Set(['queued', 'running', 'testing', 'canceling']);

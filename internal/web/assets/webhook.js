@@ -3,7 +3,8 @@
 // delivery log. The secret is write-only: the page never shows it.
 
 import { request } from './api.js';
-import { h, field, notice, confirmAction, formatTime, dataTable } from './dom.js';
+import { h, field, notice, confirmAction, formatTime, dataTable, select } from './dom.js';
+import { WebhookCalls } from './enums.js';
 
 const pendingPoll = 2000;
 
@@ -14,13 +15,16 @@ export function webhookSection(taskId) {
   const message = notice();
   const url = h('input', { type: 'url', name: 'url', placeholder: 'https://hooks.example/mailmigrate', autocomplete: 'off', required: true });
   const secret = h('input', { type: 'password', name: 'secret', autocomplete: 'new-password', minlength: '16' });
+  const calls = select('calls', [[WebhookCalls.perPass, 'Once per pass, listing the accounts that did not complete'],
+    [WebhookCalls.perAccount, 'Once per pass, and once for each account that fails']], WebhookCalls.perPass);
   const secretHint = 'At least 16 characters; the receiver checks the signature with it.';
   const secretField = field('Signing secret', secret, secretHint);
   const remove = h('button', { type: 'button', 'data-action': 'remove-webhook', text: 'Remove webhook', hidden: true, onclick: removeWebhook });
   const sendTest = h('button', { type: 'button', 'data-action': 'test-webhook', text: 'Send a test', hidden: true, onclick: testWebhook });
   const form = h('form', { id: 'webhook-form', class: 'form' },
-    field('URL', url, 'Called with a signed JSON body when a pass ends, an account fails, or the final pass ends.'),
+    field('URL', url, 'Called with a signed JSON body when a pass ends or the final pass does.'),
     secretField,
+    field('Calls', calls, 'A bad day of many failed logins is one call per pass, unless each account is asked for.'),
     h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit', text: 'Save webhook' }), sendTest, remove));
   const deliveries = h('div', { class: 'table-wrap', id: 'webhook-deliveries' });
   const mailTo = h('input', { type: 'text', name: 'mail_to', placeholder: 'it@acme.example, boss@acme.example', autocomplete: 'off' });
@@ -61,6 +65,7 @@ export function webhookSection(taskId) {
   const show = (hook) => {
     hooked = Boolean(hook.url);
     url.value = hook.url;
+    calls.value = hook.calls;
     remove.hidden = !hook.url;
     sendTest.hidden = !hook.url;
     secret.value = '';
@@ -71,7 +76,7 @@ export function webhookSection(taskId) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     try {
-      show(await request('PUT', `/tasks/${taskId}/webhook`, { url: url.value.trim(), secret: secret.value }));
+      show(await request('PUT', `/tasks/${taskId}/webhook`, { url: url.value.trim(), secret: secret.value, calls: calls.value }));
       message.set('ok', 'Webhook saved.');
     } catch (err) {
       message.set('error', `Webhook not saved: ${err.message}`);
