@@ -13,8 +13,10 @@ import (
 )
 
 // testManyAccounts: a task of 2 000 accounts shows a page of 50 with the
-// running ones first; the pager, the state chips and the search find the
-// others.
+// running ones first; the pager (above and below), the state chips and the
+// search find the others. Failed rows are dense (15 or more to a screen of
+// 800 px), editing a row on page 3 keeps it in view, and neither the task
+// page nor an account's page shows an API path, null or undefined.
 func testManyAccounts(t *testing.T, browser context.Context) {
 	s := startSite(t, "")
 	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: "imap.old.example", Port: 993, TlsMode: api.TLSModeSsl})
@@ -100,6 +102,37 @@ func testManyAccounts(t *testing.T, browser context.Context) {
 	evaluate[string](tb, `document.querySelector('#account-search').value = ''`)
 	tb.run(chromedp.SendKeys("#account-search", "nobody"))
 	tb.waitText("#accounts", "No account matches")
+
+	// Editing a row on page 3 keeps the operator's place: the form opens
+	// in view below the row, and after Save the row is still in view.
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.waitText("#account-range", "Accounts 1–50 of 2000")
+	for _, want := range []string{"Accounts 51–100 of 2000", "Accounts 101–150 of 2000"} {
+		tb.click(`#account-pager button[data-action="next-page"]`)
+		tb.waitText("#account-range", want)
+	}
+	row := `#account-list tbody tr:nth-child(30)`
+	login := tb.text(row + " td.login a")
+	tb.click(row + ` button[data-action="edit"]`)
+	tb.waitJS(`(() => { const f = document.querySelector('tr.edit-row form'); if (!f) return false;
+		const r = f.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; })()`, "the edit form in view below the row")
+	tb.click(`tr.edit-row form button.primary`)
+	tb.waitText("tr.edit-row .notice.ok, #account-form .notice.ok", "Account "+login+" saved.")
+	inView := fmt.Sprintf(`(() => { const a = [...document.querySelectorAll('#account-list td.login a')].find((a) => a.textContent === %s);
+		if (!a) return false; const r = a.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`, quote(login))
+	tb.waitJS(inView, login+"'s row still in view after Save")
+	if got := tb.text("#account-range"); !strings.HasPrefix(got, "Accounts 101–150") {
+		t.Errorf("after Save the list shows %q, want page 3 still", got)
+	}
+	tb.screenshot("many-accounts-edited")
+
+	// No raw word on the task page nor on an account's page.
+	for _, page := range []string{"#task-summary", "#accounts"} {
+		noRawWord(t, tb, page)
+	}
+	tb.click(row + " td.login a")
+	tb.waitText("#account-summary h1", login)
+	noRawWord(t, tb, "main")
 }
 
 // testBulkActions: ticked rows are deleted after one confirmation that
@@ -166,5 +199,17 @@ func testBulkActions(t *testing.T, browser context.Context) {
 	}
 	if resp, err := s.Client.CancelTaskWithResponse(context.Background(), taskID, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("cancel: %v %v", err, resp)
+	}
+}
+
+// noRawWord fails t when what sel shows holds one of rawWords: an API
+// path, null or undefined.
+func noRawWord(t *testing.T, tb *tab, sel string) {
+	t.Helper()
+	text := tb.text(sel)
+	for _, raw := range rawWords {
+		if strings.Contains(text, raw) {
+			t.Errorf("%s says %q, which holds %q", sel, text, raw)
+		}
 	}
 }
