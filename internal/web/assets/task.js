@@ -538,10 +538,13 @@ function testError(account) {
 // (often what to do) opens on demand.
 function errorBrief(text) {
   if (!text) return '';
-  const cut = text.search(/\. (?=[A-Z])/);
-  if (cut < 0 && text.length <= 90) return h('span', { class: 'error-text one-line', title: text, text });
+  // The row names the account already: "source alice at imap.old.example:993:
+  // authentication failed" is "source: authentication failed" in brief.
+  const brief = text.replace(/^(source|destination) \S+ at \S+: /, '$1: ');
+  const cut = brief.search(/\. (?=[A-Z])/);
+  if (cut < 0 && brief === text && text.length <= 90) return h('span', { class: 'error-text one-line', title: text, text });
   return h('details', { class: 'error-more' },
-    h('summary', { class: 'error-text one-line', title: text, text: cut < 0 ? text : text.slice(0, cut + 1) }),
+    h('summary', { class: 'error-text one-line', title: text, text: cut < 0 ? brief : brief.slice(0, cut + 1) }),
     h('p', { class: 'error-text wrap', text }));
 }
 
