@@ -89,7 +89,7 @@ func (s *Schedule) Normalize(now time.Time, zone *time.Location) error {
 	case s.Every%time.Minute != 0:
 		return invalid("every_minutes", "must be whole minutes")
 	case s.Every > 0 && len(s.At) > 0:
-		return invalid("at", "give every_minutes or clock times, not both")
+		return invalid("at", "must not be given with every_minutes: delta passes come every so often or at clock times, not both")
 	case len(s.At) > MaxScheduleTimes:
 		return invalid("at", "at most %d clock times", MaxScheduleTimes)
 	}
@@ -105,9 +105,9 @@ func (s *Schedule) Normalize(now time.Time, zone *time.Location) error {
 	delta := s.Every > 0 || len(s.At) > 0
 	switch {
 	case !delta && s.FinalAt == nil:
-		return invalid("every_minutes", "a schedule needs delta passes (every_minutes or at) or a final_at")
+		return invalid("every_minutes", "or at (delta passes), or a final_at, must be given: a schedule without them starts nothing")
 	case !delta && s.Until != nil:
-		return invalid("until", "ends delta passes, and the schedule has none")
+		return invalid("until", "ends delta passes: give every_minutes or at too")
 	case s.Until != nil && !s.Until.After(now):
 		return invalid("until", "is in the past")
 	case s.FinalAt != nil && !s.FinalAt.After(now):

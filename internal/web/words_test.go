@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
@@ -11,9 +12,10 @@ import (
 // script's empty value.
 var rawWords = []string{"auth.", "options.", "limits.", "sieve.", "oauth2.", "null", "undefined", "[object"}
 
-// testFormErrorsInWords walks the forms with input the service refuses:
-// each refusal names the form's own field, never an API path, and what
-// was typed stays, the secrets too.
+// testFormErrorsInWords walks the forms (endpoint, task, schedule,
+// account) with input the service refuses: each refusal names the form's
+// own fields, never an API path, and what was typed stays, the secrets
+// too.
 func testFormErrorsInWords(t *testing.T, browser context.Context) {
 	s := startSite(t, "")
 	tb := openTab(t, browser, s)
@@ -47,8 +49,8 @@ func testFormErrorsInWords(t *testing.T, browser context.Context) {
 	noRawWords("#endpoint-form .notice.error")
 
 	// A task: a folder pattern that does not compile.
-	s.createEndpoint(t, api.EndpointInput{Host: "imap.old.example", TlsMode: api.TLSModeSsl})
-	s.createEndpoint(t, api.EndpointInput{Host: "imap.new.example", TlsMode: api.TLSModeSsl})
+	src := s.createEndpoint(t, api.EndpointInput{Host: "imap.old.example", TlsMode: api.TLSModeSsl})
+	dst := s.createEndpoint(t, api.EndpointInput{Host: "imap.new.example", TlsMode: api.TLSModeSsl})
 	tb.open("#/tasks")
 	tb.waitJS(`document.querySelector('#task-form [name=source_endpoint_id]')?.options.length > 1`, "the endpoints in the task form")
 	tb.fill(map[string]string{"#task-form [name=name]": "patterns", "#task-form [name=include_folders]": "(["})
@@ -59,4 +61,18 @@ func testFormErrorsInWords(t *testing.T, browser context.Context) {
 	if typed := evaluate[string](tb, `document.querySelector('#task-form [name=include_folders]').value`); typed != "([" {
 		t.Errorf("after the refusal the pattern field holds %q", typed)
 	}
+
+	// A schedule of delta passes both every so often and at clock times;
+	// an account whose login the task has already.
+	taskID := s.createTask(t, "schedule", src, dst)
+	s.createAccount(t, taskID, api.AccountInput{SourceLogin: "ann", SourcePassword: "pw"})
+	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
+	tb.fill(map[string]string{"#schedule-form [name=every_hours]": "6", "#schedule-form [name=at]": "06:00"})
+	tb.click("#schedule-form button.primary")
+	tb.waitText("#cutover .notice.error", `Schedule not saved: Daily at must not be given with "Delta pass every"`)
+	noRawWords("#cutover .notice.error")
+	tb.fill(map[string]string{"#account-form [name=source_login]": "ann", "#account-form [name=source_password]": "pw"})
+	tb.click("#account-form button.primary")
+	tb.waitText("#account-form .notice.error", "Not added: ")
+	noRawWords("#account-form .notice.error")
 }

@@ -38,7 +38,11 @@ export const fieldLabels = {
 export function inWords(text) {
   const path = /^([a-z_]+(?:\.[a-z_0-9]+)*)(?:\[[^\]]*\])? /.exec(text);
   const label = path && fieldLabels[path[1]];
-  return label ? label + text.slice(path[1].length).replace(/^\[[^\]]*\]/, '') : text;
+  const rest = label ? text.slice(path[1].length).replace(/^\[[^\]]*\]/, '') : text;
+  // Other fields the words name ("… with every_minutes"): those with a
+  // dot or an underscore, which prose never has, in quotes.
+  const named = rest.replace(/\b[a-z][a-z0-9]*(?:[._][a-z0-9]+)+\b/g, (name) => (fieldLabels[name] ? `"${fieldLabels[name]}"` : name));
+  return label ? label + named : named;
 }
 
 // ApiError is a non-2xx answer; the service's plain-text body is the
