@@ -327,7 +327,9 @@ func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, e
 	}
 	if service.Security == SecurityTLS {
 		tlsConn := tls.Client(conn, side.tlsConfig())
-		if err := tlsConn.HandshakeContext(ctx); err != nil {
+		handshakeCtx, cancel := context.WithTimeout(ctx, tuning.GreetingTimeout)
+		defer cancel()
+		if err := tlsConn.HandshakeContext(handshakeCtx); err != nil {
 			conn.Close()
 			return nil, err
 		}
