@@ -3,13 +3,16 @@ package delivery
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -138,7 +141,7 @@ func (w *WebhookSender) send(ctx context.Context, receiver string, secret migrat
 		if errors.As(err, &urlErr) {
 			err = urlErr.Err // the URL is the task's, shown there already
 		}
-		return 0, err
+		return 0, unreached(err)
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) //nolint:errcheck // lets the connection be reused; the answer is the status
@@ -146,4 +149,25 @@ func (w *WebhookSender) send(ctx context.Context, receiver string, secret migrat
 		return resp.StatusCode, fmt.Errorf("the receiver answered %s", resp.Status)
 	}
 	return resp.StatusCode, nil
+}
+
+// unreached says in words why a receiver was not reached, with what to
+// look at; the network's own words stay at the end.
+func unreached(err error) error {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, ErrInternalReceiver), errors.Is(err, ErrOwnReceiver):
+		return err // words of their own already
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return fmt.Errorf("the receiver's host %s is not known (check the URL's host name): %w", dnsErr.Name, err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("nothing answers at the receiver's address (is it running, on that port?): %w", err)
+	case errors.As(err, &certErr):
+		return fmt.Errorf("the receiver's certificate is not trusted by this machine (install its issuer, or use another URL): %w", err)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Errorf("the receiver did not answer within %s (a firewall, or a receiver too slow to take the call): %w", webhookTimeout, err)
+	}
+	return fmt.Errorf("the receiver could not be reached: %w", err)
 }
