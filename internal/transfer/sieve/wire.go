@@ -165,7 +165,7 @@ func readCode(r *bufio.Reader) (string, error) {
 			}
 		case b == ')' && !inQuotes:
 			word, _, _ := strings.Cut(s.String(), " ")
-			return strings.ToUpper(word), nil
+			return asciiUpper(word), nil
 		}
 		if s.Len() >= maxLine {
 			return "", errLineTooLong
@@ -182,4 +182,17 @@ func decode64(s string) ([]byte, error) {
 		return nil, fmt.Errorf("a SASL challenge that is not base64: %w", err)
 	}
 	return b, nil
+}
+
+// asciiUpper upper-cases the ASCII letters of a response code, and
+// leaves every other byte as it came (strings.ToUpper would turn a
+// stray invalid byte into three).
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }
