@@ -50,6 +50,8 @@ type Account struct {
 	PausedUntil          pgtype.Timestamptz
 	LoginRefused         string
 	Scripts              []byte
+	PassCopiedBefore     int64
+	PassBytesBefore      int64
 }
 
 type AccountPass struct {

@@ -14,6 +14,10 @@ import (
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    pass_copied_before = CASE WHEN $1::bool THEN coalesce((SELECT ap.messages_copied FROM account_passes ap
+        WHERE ap.account_id = accounts.id AND ap.pass = coalesce($2::int, accounts.run_pass)), 0) ELSE pass_copied_before END,
+    pass_bytes_before = CASE WHEN $1::bool THEN coalesce((SELECT ap.bytes_copied FROM account_passes ap
+        WHERE ap.account_id = accounts.id AND ap.pass = coalesce($2::int, accounts.run_pass)), 0) ELSE pass_bytes_before END,
     folders_total = CASE WHEN $1::bool THEN 0 ELSE folders_total END,
     folders_done = CASE WHEN $1::bool THEN 0 ELSE folders_done END,
     messages_total = CASE WHEN $1::bool THEN 0 ELSE messages_total END,
@@ -25,8 +29,8 @@ SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, 
     run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END,
     run_resumed = NOT $1::bool,
     run_cancel = run_cancel AND NOT $1::bool
-WHERE task_id = $3 AND id = $4
-RETURNING id, run_generation, source_login
+WHERE accounts.task_id = $3 AND accounts.id = $4
+RETURNING accounts.id, accounts.run_generation, accounts.source_login
 `
 
 type AccountQueueParams struct {
@@ -43,7 +47,8 @@ type AccountQueueRow struct {
 }
 
 // Queues one account of a task to wait for admission; a new run (not a
-// takeover) counts its retries and figures from zero again and joins pass.
+// takeover) counts its retries and figures from zero again and joins pass,
+// keeping aside what an earlier run of it in that pass copied.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
 	row := q.db.QueryRow(ctx, accountQueue,
 		arg.NewRun,
@@ -561,12 +566,15 @@ UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1,
     run_cancel = false, folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
-    messages_skipped = 0, messages_failed = 0, bytes_copied = 0
-WHERE task_id = $2 AND state NOT IN ('queued', 'running')
-  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0,
+    pass_copied_before = coalesce((SELECT ap.messages_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = $1), 0),
+    pass_bytes_before = coalesce((SELECT ap.bytes_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = $1), 0)
+WHERE accounts.task_id = $2 AND accounts.state NOT IN ('queued', 'running')
+  AND account_selected(accounts.id, accounts.state, accounts.source_login, accounts.destination_login,
+                       accounts.source_test_ok, accounts.destination_test_ok,
                        $3::bigint[], $4::text[], $5::text, $6::text)
-  AND NOT plan_refused(task_id, id)
-  AND NOT ($7::bool AND login_refused <> '')
+  AND NOT plan_refused(accounts.task_id, accounts.id)
+  AND NOT ($7::bool AND accounts.login_refused <> '')
 `
 
 type AccountsQueueParams struct {
@@ -586,7 +594,8 @@ type AccountsQueueParams struct {
 // Queues the accounts of a task that the filter selects (see
 // account_selected) to wait for admission, in pass; those queued or
 // running already are left as they are. Their figures start from zero:
-// the pass's figures (pass_figures) are only its own.
+// the pass's figures (pass_figures) are only its own. What an earlier run
+// of the account in this same pass copied is kept aside, to count too.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsQueue,
 		arg.Pass,

@@ -1,11 +1,13 @@
 -- Each account's record in each pass (migration 0015).
 
 -- name: AccountPassRecord :exec
--- Keeps the account's run that just ended as its record in its pass.
+-- Keeps the account's run that just ended as its record in its pass, with
+-- what its earlier runs in the pass copied.
 INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
     messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
 SELECT a.id, a.task_id, a.run_pass, a.state, a.started_at, coalesce(a.finished_at, now()),
-    a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.source_messages, a.source_bytes, a.last_error
+    a.messages_copied + a.pass_copied_before, a.messages_skipped, a.messages_failed, a.bytes_copied + a.pass_bytes_before,
+    a.source_messages, a.source_bytes, a.last_error
 FROM accounts a WHERE a.task_id = @task_id AND a.id = @id AND a.run_pass IS NOT NULL
 ON CONFLICT (account_id, pass) DO UPDATE SET
     state = excluded.state, started_at = excluded.started_at, finished_at = excluded.finished_at,

@@ -7,17 +7,21 @@
 -- Queues the accounts of a task that the filter selects (see
 -- account_selected) to wait for admission, in pass; those queued or
 -- running already are left as they are. Their figures start from zero:
--- the pass's figures (pass_figures) are only its own.
+-- the pass's figures (pass_figures) are only its own. What an earlier run
+-- of the account in this same pass copied is kept aside, to count too.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass,
     run_cancel = false, folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
-    messages_skipped = 0, messages_failed = 0, bytes_copied = 0
-WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
-  AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
+    messages_skipped = 0, messages_failed = 0, bytes_copied = 0,
+    pass_copied_before = coalesce((SELECT ap.messages_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = @pass), 0),
+    pass_bytes_before = coalesce((SELECT ap.bytes_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = @pass), 0)
+WHERE accounts.task_id = @task_id AND accounts.state NOT IN ('queued', 'running')
+  AND account_selected(accounts.id, accounts.state, accounts.source_login, accounts.destination_login,
+                       accounts.source_test_ok, accounts.destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
-  AND NOT plan_refused(task_id, id)
-  AND NOT (@leave_out_refused_logins::bool AND login_refused <> '');
+  AND NOT plan_refused(accounts.task_id, accounts.id)
+  AND NOT (@leave_out_refused_logins::bool AND accounts.login_refused <> '');
 
 -- name: AccountsLoginRefusedSelected :one
 -- How many of the accounts the filter selects, not in a run, a scheduled
@@ -37,9 +41,14 @@ WHERE a.task_id = t.id AND a.login_refused <> ''
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission; a new run (not a
--- takeover) counts its retries and figures from zero again and joins pass.
+-- takeover) counts its retries and figures from zero again and joins pass,
+-- keeping aside what an earlier run of it in that pass copied.
 UPDATE accounts
 SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    pass_copied_before = CASE WHEN @new_run::bool THEN coalesce((SELECT ap.messages_copied FROM account_passes ap
+        WHERE ap.account_id = accounts.id AND ap.pass = coalesce(sqlc.narg('pass')::int, accounts.run_pass)), 0) ELSE pass_copied_before END,
+    pass_bytes_before = CASE WHEN @new_run::bool THEN coalesce((SELECT ap.bytes_copied FROM account_passes ap
+        WHERE ap.account_id = accounts.id AND ap.pass = coalesce(sqlc.narg('pass')::int, accounts.run_pass)), 0) ELSE pass_bytes_before END,
     folders_total = CASE WHEN @new_run::bool THEN 0 ELSE folders_total END,
     folders_done = CASE WHEN @new_run::bool THEN 0 ELSE folders_done END,
     messages_total = CASE WHEN @new_run::bool THEN 0 ELSE messages_total END,
@@ -51,8 +60,8 @@ SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, 
     run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END,
     run_resumed = NOT @new_run::bool,
     run_cancel = run_cancel AND NOT @new_run::bool
-WHERE task_id = @task_id AND id = @id
-RETURNING id, run_generation, source_login;
+WHERE accounts.task_id = @task_id AND accounts.id = @id
+RETURNING accounts.id, accounts.run_generation, accounts.source_login;
 
 -- name: AccountRunRetry :one
 -- Queues again the running account of a generation whose run failed on a
