@@ -667,6 +667,7 @@ func (e TokenMechanism) Valid() bool {
 // Defines values for VerifyCopies.
 const (
 	VerifyCopiesCounts  VerifyCopies = "counts"
+	VerifyCopiesFull    VerifyCopies = "full"
 	VerifyCopiesHeaders VerifyCopies = "headers"
 )
 
@@ -674,6 +675,8 @@ const (
 func (e VerifyCopies) Valid() bool {
 	switch e {
 	case VerifyCopiesCounts:
+		return true
+	case VerifyCopiesFull:
 		return true
 	case VerifyCopiesHeaders:
 		return true
@@ -1871,7 +1874,9 @@ type Totals struct {
 // size and header must be the bytes sent; a copy that differs is reported as altered by the
 // destination (the account ends `completed_with_errors`). `counts`: only that every copy
 // is there, for a destination known to re-encode every message, where every
-// copy would read back altered.
+// copy would read back altered. `full`: each new copy is read back whole, and all its
+// bytes must be those sent, the body's too (a body rewritten at the same size shows);
+// it reads every copy once more.
 type VerifyCopies string
 
 // Webhook defines model for Webhook.

@@ -219,7 +219,7 @@ func taskFlags(fs *flag.FlagSet, in *api.TaskInput) {
 	fs.StringVar((*string)(&o.GmailLabels), "gmail-labels", string(o.GmailLabels),
 		"leaving Gmail: first-label (each message once, in its first label), keywords (once, labels as keywords) or folders (a copy per label); default first-label")
 	fs.StringVar((*string)(&o.VerifyCopies), "verify-copies", string(o.VerifyCopies),
-		"headers (read each new copy back: size and header must be what was sent) or counts (only that every copy is there, for a destination that re-encodes mail); default headers")
+		"headers (read each new copy back: size and header must be what was sent), counts (only that every copy is there, for a destination that re-encodes mail) or full (read each copy back whole: every byte); default headers")
 }
 
 // stringList is a repeatable flag; given again in an update, it replaces

@@ -51,10 +51,14 @@ const (
 	// for a destination known to re-encode mail, where every copy would
 	// read back altered.
 	VerifyCounts VerifyCopies = "counts"
+	// VerifyFull reads every new copy back whole: all its bytes must be
+	// those sent, the body's too, for the price of reading each copy
+	// once more.
+	VerifyFull VerifyCopies = "full"
 )
 
 // VerifyDepths are every VerifyCopies.
-var VerifyDepths = []VerifyCopies{VerifyHeaders, VerifyCounts}
+var VerifyDepths = []VerifyCopies{VerifyHeaders, VerifyCounts, VerifyFull}
 
 // GmailLabels is how a task leaving Gmail treats its labels
 // (transfer.GmailLabels).
@@ -94,7 +98,7 @@ func (o *TaskOptions) Normalize() error {
 		o.VerifyCopies = VerifyHeaders
 	}
 	if !slices.Contains(VerifyDepths, o.VerifyCopies) {
-		return invalid("options.verify_copies", "must be headers|counts")
+		return invalid("options.verify_copies", "must be headers|counts|full")
 	}
 	return nil
 }

@@ -158,7 +158,7 @@ func TestTaskOptionsNormalize(t *testing.T) {
 		{"too many accounts at a time", TaskOptions{ParallelAccounts: 65}, 0, parallel},
 		{"negative parallel accounts", TaskOptions{ParallelAccounts: -1}, 0, parallel},
 		{"copies counted only", TaskOptions{VerifyCopies: VerifyCounts}, 4, ""},
-		{"unknown depth of verification", TaskOptions{VerifyCopies: "full"}, 0, "options.verify_copies must be headers|counts"},
+		{"unknown depth of verification", TaskOptions{VerifyCopies: "bytes"}, 0, "options.verify_copies must be headers|counts|full"},
 		{"first error wins", TaskOptions{MaxMessageBytes: -1, ParallelAccounts: -1}, 0,
 			"options.max_message_bytes must be 0 (no limit) or more"},
 	} {

@@ -3,8 +3,10 @@ package transfer
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"slices"
 	"time"
@@ -260,6 +262,9 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 			break
 		}
 		body := &sourceBody{LiteralReader: fetched.Body, digest: newHeaderDigest()}
+		if f.m.job.Options.ReadBackBodies {
+			body.whole = sha256.New()
+		}
 		if msg, ok := byUID[fetched.UID]; ok && sinkErr == nil {
 			f.bodies[msg.UID] = body
 			sinkErr = sink(msg, body)
@@ -302,14 +307,19 @@ type sourceBody struct {
 	imap.LiteralReader
 	read int64
 	err  error
-	// digest hashes the header as it goes by, for the read-back.
+	// digest hashes the header as it goes by, for the read-back; whole,
+	// when the read-back compares whole bodies, all of it.
 	digest *headerDigest
+	whole  hash.Hash
 }
 
 func (b *sourceBody) Read(p []byte) (int, error) {
 	n, err := b.LiteralReader.Read(p)
 	b.read += int64(n)
 	b.digest.Write(p[:n])
+	if b.whole != nil {
+		b.whole.Write(p[:n])
+	}
 	if err == io.EOF && b.read < b.Size() {
 		err = io.ErrUnexpectedEOF
 	}

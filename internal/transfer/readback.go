@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash"
+	"io"
 	"slices"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
@@ -79,6 +81,7 @@ type sentCopy struct {
 	destination imap.UID
 	size        int64
 	header      []byte // nil: compare the size alone
+	body        []byte // the whole body's digest, with Options.ReadBackBodies
 }
 
 // readBack reads back the copies sent, from the destination folder the
@@ -99,6 +102,13 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 	for _, c := range sent {
 		byUID[c.destination] = c
 		uids.AddNum(c.destination)
+	}
+	if fs.r.job.Options.ReadBackBodies {
+		altered, err := fs.readBackBodies(byUID, uids)
+		if err != nil {
+			return nil, err
+		}
+		return altered, fs.nameAltered(altered)
 	}
 	header := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, Peek: true}
 	cmd := dst.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{header}})
@@ -190,6 +200,81 @@ func (fs *folderSync) sourceSubjects(uids []uint32) (map[uint32]string, error) {
 	return subjects, nil
 }
 
+// readBackBodies reads the copies back whole, streaming each through the
+// digests of its header and of all its bytes: nothing is kept but the
+// sums, whatever the messages' sizes.
+func (fs *folderSync) readBackBodies(byUID map[imap.UID]sentCopy, uids imap.UIDSet) ([]AlteredCopy, error) {
+	dst := fs.r.destination
+	whole := &imap.FetchItemBodySection{Peek: true}
+	cmd := dst.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{whole}})
+	var altered []AlteredCopy
+	for {
+		msg := cmd.Next()
+		if msg == nil {
+			break
+		}
+		var uid imap.UID
+		var size int64
+		var header, body []byte
+		read := false
+		for {
+			item := msg.Next()
+			if item == nil {
+				break
+			}
+			switch item := item.(type) {
+			case imapclient.FetchItemDataUID:
+				uid = item.UID
+			case imapclient.FetchItemDataRFC822Size:
+				size = item.Size
+			case imapclient.FetchItemDataBodySection:
+				head, all := newHeaderDigest(), sha256.New()
+				if _, err := io.Copy(io.MultiWriter(headerWriter{head}, all), item.Literal); err != nil {
+					cmd.Close() //nolint:errcheck // the error is err's
+					return nil, dst.failed(err)
+				}
+				if sum, ended := head.sum(); ended {
+					header = sum
+				}
+				body, read = all.Sum(nil), true
+			}
+		}
+		c, ok := byUID[uid]
+		if !ok || !read {
+			continue
+		}
+		if what := bodyDifference(c, size, header, body); what != "" {
+			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination), What: what})
+		}
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, dst.failed(err)
+	}
+	return altered, nil
+}
+
+// headerWriter feeds a headerDigest as an io.Writer.
+type headerWriter struct{ d *headerDigest }
+
+func (w headerWriter) Write(p []byte) (int, error) {
+	w.d.Write(p)
+	return len(p), nil
+}
+
+// bodyDifference says how a copy read back whole differs from what was
+// sent: its size, its header (digests of the header alone), or its body.
+func bodyDifference(c sentCopy, size int64, header, body []byte) string {
+	switch {
+	case size != c.size:
+		return fmt.Sprintf("its size went from %d to %d bytes", c.size, size)
+	case c.header != nil && header != nil && !bytes.Equal(header, c.header):
+		return "its header was rewritten (same size, other bytes)"
+	case c.body != nil && !bytes.Equal(body, c.body):
+		return "its body was rewritten (same size and header, other bytes)"
+	}
+	return ""
+}
+
 // difference says how a copy read back differs from what was sent; empty
 // when it does not.
 func difference(c sentCopy, size int64, header []byte) string {
@@ -211,6 +296,9 @@ func sentCopyOf(msg message, uid imap.UID, body *sourceBody) sentCopy {
 	c := sentCopy{source: msg, destination: uid, size: body.read}
 	if sum, ended := body.digest.sum(); ended {
 		c.header = sum
+	}
+	if body.whole != nil {
+		c.body = body.whole.Sum(nil)
 	}
 	return c
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // munge8bit rewrites a message as Cyrus does with munge8bit on: every
@@ -36,11 +38,16 @@ func TestRewritingDestinationIsReported(t *testing.T) {
 		altered []string // subjects
 		what    string
 		counts  bool // the task counts copies only (verify_copies counts)
+		bodies  bool // the task compares whole bodies (verify_copies full)
 	}{
-		{"counted only", munge8bit, nil, "", true},
-		{"8-bit header bytes", munge8bit, []string{"Café au lait", "Grüße"}, "its header was rewritten (same size, other bytes)", false},
+		{"counted only", munge8bit, nil, "", true, false},
+		{"8-bit header bytes", munge8bit, []string{"Café au lait", "Grüße"}, "its header was rewritten (same size, other bytes)", false, false},
+		{"8-bit header bytes, whole bodies compared", munge8bit, []string{"Café au lait", "Grüße"}, "its header was rewritten (same size, other bytes)", false, true},
 		{"a header added", func(body []byte) []byte { return append([]byte("X-Scanned: clean\r\n"), body...) },
-			[]string{"plain", "Café au lait", "Grüße"}, "its size went from", false},
+			[]string{"plain", "Café au lait", "Grüße"}, "its size went from", false, false},
+		// A body byte changed, the size and header kept: only whole bodies tell.
+		{"a body byte, headers compared", lastByteChanged, nil, "", false, false},
+		{"a body byte, whole bodies compared", lastByteChanged, []string{"plain", "Café au lait", "Grüße"}, "its body was rewritten (same size and header, other bytes)", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -55,6 +62,7 @@ func TestRewritingDestinationIsReported(t *testing.T) {
 			dst := startFaultServer(t, faultOptions{RewriteAppend: tc.rewrite})
 			job := srvJob(src.side(), dst.side(), Tuning{})
 			job.Options.SkipReadBack = tc.counts
+			job.Options.ReadBackBodies = tc.bodies
 			res := srvRun(t, job, 1)
 			if len(dst.read(t, "INBOX")) != 3 {
 				t.Fatalf("the destination holds %d messages, want all 3", len(dst.read(t, "INBOX")))
@@ -65,7 +73,7 @@ func TestRewritingDestinationIsReported(t *testing.T) {
 					inbox = f
 				}
 			}
-			if inbox.Verified() != tc.counts {
+			if inbox.Verified() != (len(tc.altered) == 0) {
 				t.Errorf("INBOX verified %t; want %t: read back, rewritten copies are not verified; counted, they are", inbox.Verified(), tc.counts)
 			}
 			var subjects []string
@@ -79,5 +87,38 @@ func TestRewritingDestinationIsReported(t *testing.T) {
 				t.Errorf("altered copies %q, want %q", subjects, tc.altered)
 			}
 		})
+	}
+}
+
+// lastByteChanged rewrites the last byte of a body before its final line
+// break, keeping its size and header, as a gateway that re-encodes a body
+// at the same length would.
+func lastByteChanged(body []byte) []byte {
+	out := append([]byte(nil), body...)
+	i := len(out) - 3 // before "\r\n"
+	if out[i] == 'x' {
+		out[i] = 'y'
+	} else {
+		out[i] = 'x'
+	}
+	return out
+}
+
+// TestWholeBodiesReadBackOnDovecot: compared whole, every copy a real
+// Dovecot took, a large one too, is found as sent.
+func TestWholeBodiesReadBackOnDovecot(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	corpus := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 12, Messages: 60, LargeMessages: 1, LargeSize: 3 << 20})
+	p.src.Load(t, "alice", corpus)
+	p.job.Options.ReadBackBodies = true
+	res := p.migrate(t) // fails t unless every folder is verified
+	for _, f := range res.Folders {
+		if len(f.Altered) > 0 {
+			t.Errorf("folder %s: %d copies read back as altered: %+v", f.Source, len(f.Altered), f.Altered[0])
+		}
+	}
+	if res.MessagesCopied != len(corpus.Messages) {
+		t.Errorf("copied %d of %d", res.MessagesCopied, len(corpus.Messages))
 	}
 }

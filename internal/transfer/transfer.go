@@ -101,6 +101,11 @@ type Options struct {
 	// checked by count alone (readback.go), for a destination known to
 	// re-encode every message.
 	SkipReadBack bool
+	// ReadBackBodies reads each copy back whole and compares a digest of
+	// all its bytes with what was sent, not only its size and header: a
+	// body rewritten at the same size shows too, for the price of
+	// reading every copy once more.
+	ReadBackBodies bool
 }
 
 // Progress reports what a migration has done so far.

@@ -250,7 +250,8 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 func optionsOf(o migration.TaskOptions) transfer.Options {
 	return transfer.Options{IncludeFolders: o.IncludeFolders, ExcludeFolders: o.ExcludeFolders, FolderMap: o.FolderMap,
 		MaxMessageBytes: o.MaxMessageBytes, Since: o.Since, MirrorDeletions: o.MirrorDeletions,
-		GmailLabels: transfer.GmailLabels(o.GmailLabels), SkipReadBack: o.VerifyCopies == migration.VerifyCounts}
+		GmailLabels: transfer.GmailLabels(o.GmailLabels), SkipReadBack: o.VerifyCopies == migration.VerifyCounts,
+		ReadBackBodies: o.VerifyCopies == migration.VerifyFull}
 }
 
 func progressOf(p transfer.Progress) migration.Progress {

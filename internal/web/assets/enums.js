@@ -172,6 +172,7 @@ export const PlanFilter = Object.freeze({
 export const VerifyCopies = Object.freeze({
   headers: 'headers',
   counts: 'counts',
+  full: 'full',
 });
 
 // WebhookCalls has the values of the API's WebhookCalls.

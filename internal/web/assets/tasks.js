@@ -266,6 +266,7 @@ const gmailPolicies = [
 const verifyDepths = [
   [VerifyCopies.headers, 'Read each copy back: its size and header must be what was sent'],
   [VerifyCopies.counts, 'Count the copies only (a destination that re-encodes mail)'],
+  [VerifyCopies.full, 'Read each copy back whole: every byte must be what was sent (reads each copy once more)'],
 ];
 
 function lines(text) {
