@@ -13,7 +13,9 @@ import (
 // BenchmarkMigrate copies a realistic mailbox (1 000 messages of 1–50 KB
 // over a dozen folders, plus a few large ones) from one Dovecot to an
 // empty account on another, with one APPEND per message and with
-// MULTIAPPEND batches, then runs again to measure an incremental pass.
+// MULTIAPPEND batches, and with MULTIAPPEND at each depth of the
+// read-back (counts: none; full: every copy read back whole), then runs
+// again to measure an incremental pass.
 func BenchmarkMigrate(b *testing.B) {
 	src := imaptest.StartDovecot(b, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "pw"}})
 	dst := imaptest.StartDovecot(b, imaptest.Options{Layout: imaptest.LayoutDotInbox})
@@ -24,9 +26,11 @@ func BenchmarkMigrate(b *testing.B) {
 		total += int64(len(m.Body))
 	}
 	for _, mode := range []struct {
-		name   string
-		single bool
-	}{{"append", true}, {"multiappend", false}} {
+		name         string
+		single       bool
+		skip, bodies bool // the read-back: none, or of whole bodies
+	}{{"append", true, false, false}, {"multiappend", false, false, false},
+		{"multiappend-counts", false, true, false}, {"multiappend-full", false, false, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var second time.Duration
 			n := 0
@@ -39,6 +43,7 @@ func BenchmarkMigrate(b *testing.B) {
 					Destination: dovecotSide(dst, login, "pw"),
 					Tuning:      Tuning{SingleAppend: mode.single},
 					State:       syncstate.NewMemoryState(),
+					Options:     Options{SkipReadBack: mode.skip, ReadBackBodies: mode.bodies},
 				}
 				res, err := Migrate(context.Background(), job)
 				if err != nil || res.MessagesCopied != len(corpus.Messages) {
