@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
+	"github.com/mailmigrate/mailmigrate/internal/secret"
 )
 
 // MailServer is the SMTP server a service sends its mails through.
@@ -71,11 +72,11 @@ func (m MailServer) Address() string {
 const mailTimeout = time.Minute
 
 // send hands msg for to to the server.
-func (m MailServer) send(ctx context.Context, to []string, msg []byte) error {
+func (m MailServer) send(ctx context.Context, to []string, msg []byte) (err error) {
+	defer func() { err = m.scrubbed(err) }()
 	host := m.URL.Hostname()
 	dialer := &net.Dialer{Timeout: 30 * time.Second}
 	var conn net.Conn
-	var err error
 	if m.URL.Scheme == "smtps" {
 		conn, err = (&tls.Dialer{NetDialer: dialer, Config: &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}}).DialContext(ctx, "tcp", m.Address())
 	} else {
@@ -243,4 +244,23 @@ func (m *MailSender) message(ctx context.Context, d migration.DueMail) ([]byte, 
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// scrubbed is err without the server's password in its words, as it is
+// or as AUTH PLAIN sends it (base64): a reply may quote what it was sent.
+// An SMTP reply stays one, its code kept.
+func (m MailServer) scrubbed(err error) error {
+	if err == nil || m.Password == "" {
+		return err
+	}
+	plain := base64.StdEncoding.EncodeToString([]byte("\x00" + m.URL.User.Username() + "\x00" + m.Password))
+	words := secret.Scrub(err.Error(), m.Password, plain)
+	if words == err.Error() {
+		return err
+	}
+	var reply *textproto.Error
+	if errors.As(err, &reply) {
+		return &textproto.Error{Code: reply.Code, Msg: secret.Scrub(reply.Msg, m.Password, plain)}
+	}
+	return errors.New(words)
 }

@@ -44,7 +44,7 @@ func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (
 		return migration.AccountPlan{}, err
 	}
 	plan, err := transfer.Plan(ctx, transfer.Job{Source: src, Destination: dst, Options: optionsOf(options),
-		State: w.store.SyncState(args.AccountID), Logger: w.logger, Tuning: w.opts.Tuning})
+		State: w.store.SyncState(args.AccountID), Logger: scrubbedLogger(w.logger, knownSecrets(src, dst)), Tuning: w.opts.Tuning})
 	if err != nil {
 		return migration.AccountPlan{}, err
 	}

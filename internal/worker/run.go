@@ -243,7 +243,7 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 		Destination: dst,
 		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Traffic: w.store.Traffic(),
 		SourceOnlyDelta: !started.Verifying,
-		Logger:          w.logger, Tuning: w.opts.Tuning}, creds, nil
+		Logger:          scrubbedLogger(w.logger, knownSecrets(src, dst)), Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.
