@@ -50,6 +50,11 @@ type Options struct {
 	// SieveExtensions, with ManageSieve, changes which Sieve extensions
 	// scripts may use (sieve_extensions), e.g. "-vacation" or "+editheader".
 	SieveExtensions string
+	// AuthPenalty keeps Dovecot's delays after failed logins as shipped:
+	// 2 s for each failure, and more for an address that keeps failing
+	// (2, 4, 8, then 15 s, good logins from it too), as a production
+	// server answers a migration host with a list of dead logins.
+	AuthPenalty bool
 }
 
 // Dovecot is a running Dovecot instance. It is stopped, and its directory
@@ -72,6 +77,7 @@ type Dovecot struct {
 	masterUsers     bool
 	manageSieve     bool
 	sieveExtensions string
+	authPenalty     bool
 	acct            *account
 	proc            *process
 	usersMu         sync.Mutex        // guards passwords and the users directory
@@ -97,7 +103,7 @@ func StartDovecot(t testing.TB, opts Options) *Dovecot {
 	}
 	d := &Dovecot{Host: "127.0.0.1", Dir: dir, Layout: opts.Layout, acct: acct,
 		passwords: map[string]string{}, quotaBytes: opts.QuotaBytes, maxMailSize: opts.MaxMailSize, sdbox: opts.Sdbox, capability: opts.Capability,
-		manageSieve: opts.ManageSieve, sieveExtensions: opts.SieveExtensions}
+		manageSieve: opts.ManageSieve, sieveExtensions: opts.SieveExtensions, authPenalty: opts.AuthPenalty}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("imaptest: log of the Dovecot on %s:\n%s", d.Addr(), d.LogTail())
