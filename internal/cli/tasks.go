@@ -109,7 +109,7 @@ func tasksGet(ctx context.Context, s *session, args []string) error {
 }
 
 func taskFields(t api.Task) [][2]string {
-	return [][2]string{
+	fields := [][2]string{
 		{"ID", itoa(t.Id)}, {"Name", orDash(t.Name)}, {"State", string(t.State)},
 		{"Source endpoint", itoa(t.SourceEndpointId)}, {"Destination endpoint", itoa(t.DestinationEndpointId)},
 		{"Accounts", accountCountsText(t.Accounts)},
@@ -120,6 +120,10 @@ func taskFields(t api.Task) [][2]string {
 		{"Options", optionsText(t.Options)},
 		{"Created", timeOrDash(&t.CreatedAt)}, {"Started", timeOrDash(t.StartedAt)}, {"Finished", timeOrDash(t.FinishedAt)},
 	}
+	if t.Tests.Pace != "" {
+		fields = append(fields, [2]string{"Login test", fmt.Sprintf("%d of %d tested: %s", t.Tests.Tested, t.Tests.Total, t.Tests.Pace)})
+	}
+	return fields
 }
 
 // accountCountsText says how many accounts are in each state, e.g.

@@ -161,7 +161,7 @@ func taskToAPI(t migration.Task) api.Task {
 			SourceBytes:          t.Totals.SourceBytes,
 			AccountsUncounted:    t.Totals.AccountsUncounted,
 		},
-		Tests:      testFigures(t.Tests, time.Now()),
+		Tests:      testFigures(t.Tests, t.Logins, time.Now()),
 		Logins:     api.LoginFigures{Working: t.Logins.Working, Refused: t.Logins.Refused, Untested: t.Logins.Untested},
 		CreatedAt:  t.CreatedAt,
 		UpdatedAt:  t.UpdatedAt,
@@ -173,8 +173,9 @@ func taskToAPI(t migration.Task) api.Task {
 
 // testFigures are a task's login test figures, with the time left of one
 // under way.
-func testFigures(f migration.TestFigures, now time.Time) api.TestFigures {
-	out := api.TestFigures{Total: f.Total, Tested: f.Tested, Failed: f.Failed, Running: f.Running, StartedAt: f.StartedAt}
+func testFigures(f migration.TestFigures, logins migration.LoginFigures, now time.Time) api.TestFigures {
+	out := api.TestFigures{Total: f.Total, Tested: f.Tested, Failed: f.Failed, Running: f.Running, StartedAt: f.StartedAt,
+		Pace: f.PaceWords(now, logins.Working)}
 	if left, ok := f.TimeLeft(now); ok {
 		seconds := int64(left.Round(time.Second) / time.Second)
 		out.TimeLeftSeconds = &seconds

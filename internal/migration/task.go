@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -97,6 +98,57 @@ func (f TestFigures) TimeLeft(now time.Time) (time.Duration, bool) {
 	}
 	perAccount := now.Sub(*f.StartedAt) / time.Duration(f.Tested)
 	return perAccount * time.Duration(f.Total-f.Tested), true
+}
+
+// SlowTestPace is how long a login test may take an account, on average,
+// before its pace is told in words: a server answers a good login in
+// milliseconds; one that delays logins after failures takes seconds.
+const SlowTestPace = time.Second
+
+// PaceWords say, while a test goes slowly, at what pace, what that means
+// for the accounts left, and that those whose logins work (working) can
+// run meanwhile; "" while it goes at a normal pace, or is not under way.
+func (f TestFigures) PaceWords(now time.Time, working int64) string {
+	left, ok := f.TimeLeft(now)
+	if !ok {
+		return ""
+	}
+	perAccount := now.Sub(*f.StartedAt) / time.Duration(f.Tested)
+	if perAccount < SlowTestPace {
+		return ""
+	}
+	takes := "under a minute"
+	if left >= time.Minute {
+		takes = "about " + spanWords(left)
+	}
+	words := fmt.Sprintf("the servers answer about one login every %s (as a server that delays logins after failures does): "+
+		"the %d %s left would take %s", paceWords(perAccount), f.Total-f.Tested, plural(int(f.Total-f.Tested), "account", "accounts"), takes)
+	if working > 0 {
+		words += fmt.Sprintf("; the %d whose logins work can run now", working)
+	}
+	return words
+}
+
+// paceWords is a pace in seconds, to the tenth under 10 s: "3.3 s".
+func paceWords(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+}
+
+// spanWords is a span of a minute or more in hours and minutes: "54
+// minutes", "2 hours 5 minutes".
+func spanWords(d time.Duration) string {
+	m := int(d.Round(time.Minute) / time.Minute)
+	h, m := m/60, m%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%d %s", m, plural(m, "minute", "minutes"))
+	case m == 0:
+		return fmt.Sprintf("%d %s", h, plural(h, "hour", "hours"))
+	}
+	return fmt.Sprintf("%d %s %d %s", h, plural(h, "hour", "hours"), m, plural(m, "minute", "minutes"))
 }
 
 // LoginFigures say how the logins of a task's accounts stand, from each

@@ -176,7 +176,7 @@ const copiedText = (t) => `${t.messages_copied_to_date} messages, ${formatBytes(
   + (t.messages_copied_to_date > t.messages_copied ? `; ${t.messages_copied} in the last pass` : '')
   + (t.source_messages > 0 ? ` (sources: ${t.source_messages} messages, ${formatBytes(t.source_bytes)}${t.accounts_uncounted > 0 ? `; ${plural(t.accounts_uncounted, 'account', 'accounts')} not counted yet` : ''})` : '');
 const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed${t.running ? ', under way' : ''}`
-  + (t.time_left_seconds !== null ? ` · about ${formatDuration(t.time_left_seconds * 1000)} left` : '');
+  + (t.pace ? `: ${t.pace}` : (t.time_left_seconds !== null ? ` · about ${formatDuration(t.time_left_seconds * 1000)} left` : ''));
 // loginsText is how every account's logins stand, whichever test or run
 // tried them last.
 const loginsText = (l) => [`${l.working} work`, l.refused ? `${l.refused} refused (need credentials)` : '',

@@ -1,0 +1,37 @@
+package migration
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPaceWords: a test that goes at a server's pace of seconds a login
+// says so, with what is left and what can run; one at a normal pace, or
+// not under way, says nothing.
+func TestPaceWords(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	began := now.Add(-100 * time.Second)
+	for _, c := range []struct {
+		name    string
+		figures TestFigures
+		working int64
+		want    string
+	}{
+		{"slow", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began}, 25,
+			"the servers answer about one login every 3.3 s (as a server that delays logins after failures does): " +
+				"the 970 accounts left would take about 54 minutes; the 25 whose logins work can run now"},
+		{"very slow", TestFigures{Total: 1730, Tested: 30, Running: true, StartedAt: &began}, 25,
+			"the servers answer about one login every 3.3 s (as a server that delays logins after failures does): " +
+				"the 1700 accounts left would take about 1 hour 34 minutes; the 25 whose logins work can run now"},
+		{"slow, nearly done", TestFigures{Total: 31, Tested: 30, Running: true, StartedAt: &began}, 0,
+			"the servers answer about one login every 3.3 s (as a server that delays logins after failures does): " +
+				"the 1 account left would take under a minute"},
+		{"a normal pace", TestFigures{Total: 1000, Tested: 900, Running: true, StartedAt: &began}, 800, ""},
+		{"not under way", TestFigures{Total: 1000, Tested: 30, StartedAt: &began}, 25, ""},
+		{"nothing tested yet", TestFigures{Total: 1000, Running: true, StartedAt: &began}, 0, ""},
+	} {
+		if got := c.figures.PaceWords(now, c.working); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
