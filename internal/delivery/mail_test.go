@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/textproto"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // TestSMTPRepliesLeaveNoPassword: an SMTP server that refuses the login
@@ -16,17 +19,7 @@ import (
 // the delivery log without either; the reply keeps its code.
 func TestSMTPRepliesLeaveNoPassword(t *testing.T) {
 	const password = "Smtp-Secret-0123"
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		conn, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer conn.Close()
+	host, port := imaptest.StartScripted(t, func(conn net.Conn) {
 		r := bufio.NewReader(conn)
 		fmt.Fprint(conn, "220 fake ESMTP\r\n")
 		for {
@@ -45,8 +38,8 @@ func TestSMTPRepliesLeaveNoPassword(t *testing.T) {
 				return
 			}
 		}
-	}()
-	server, err := ParseMailServer("smtp+plain://mailer@"+ln.Addr().String(), password, "mailmigrate@acme.example")
+	})
+	server, err := ParseMailServer("smtp+plain://mailer@"+net.JoinHostPort(host, strconv.Itoa(port)), password, "mailmigrate@acme.example")
 	if err != nil {
 		t.Fatal(err)
 	}

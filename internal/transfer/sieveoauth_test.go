@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
 // fixedToken hands out one access token.
@@ -22,50 +24,36 @@ func (t fixedToken) Token(context.Context) (string, error) { return string(t), n
 // connection's AUTHENTICATE and LISTSCRIPTS, and says what it was sent.
 func fakeTokenSieve(t *testing.T, user, token string) (port int, sent chan string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	sent = make(chan string, 16)
-	go func() {
+	_, port = imaptest.StartScripted(t, func(conn net.Conn) {
+		r := bufio.NewReader(conn)
+		fmt.Fprint(conn, "\"IMPLEMENTATION\" \"fake\"\r\n\"SASL\" \"XOAUTH2\"\r\n\"SIEVE\" \"fileinto\"\r\nOK \"ready\"\r\n")
 		for {
-			conn, err := ln.Accept()
+			line, err := r.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer conn.Close()
-				r := bufio.NewReader(conn)
-				fmt.Fprint(conn, "\"IMPLEMENTATION\" \"fake\"\r\n\"SASL\" \"XOAUTH2\"\r\n\"SIEVE\" \"fileinto\"\r\nOK \"ready\"\r\n")
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					line = strings.TrimRight(line, "\r\n")
-					sent <- line
-					switch {
-					case strings.HasPrefix(line, `AUTHENTICATE "XOAUTH2" "`):
-						response, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(line, `AUTHENTICATE "XOAUTH2" "`), `"`))
-						if string(response) != "user="+user+"\x01auth=Bearer "+token+"\x01\x01" {
-							fmt.Fprint(conn, "NO \"the token was refused\"\r\n")
-							continue
-						}
-						fmt.Fprint(conn, "OK \"logged in\"\r\n")
-					case line == "LISTSCRIPTS":
-						fmt.Fprint(conn, "\"out of office\" ACTIVE\r\nOK\r\n")
-					case line == "LOGOUT":
-						fmt.Fprint(conn, "OK\r\n")
-						return
-					default:
-						fmt.Fprint(conn, "NO \"not here\"\r\n")
-					}
+			line = strings.TrimRight(line, "\r\n")
+			sent <- line
+			switch {
+			case strings.HasPrefix(line, `AUTHENTICATE "XOAUTH2" "`):
+				response, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(line, `AUTHENTICATE "XOAUTH2" "`), `"`))
+				if string(response) != "user="+user+"\x01auth=Bearer "+token+"\x01\x01" {
+					fmt.Fprint(conn, "NO \"the token was refused\"\r\n")
+					continue
 				}
-			}()
+				fmt.Fprint(conn, "OK \"logged in\"\r\n")
+			case line == "LISTSCRIPTS":
+				fmt.Fprint(conn, "\"out of office\" ACTIVE\r\nOK\r\n")
+			case line == "LOGOUT":
+				fmt.Fprint(conn, "OK\r\n")
+				return
+			default:
+				fmt.Fprint(conn, "NO \"not here\"\r\n")
+			}
 		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port, sent
+	})
+	return port, sent
 }
 
 // TestSieveLoginWithAToken: a side that logs in with OAuth 2.0 takes its
