@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"github.com/mailmigrate/mailmigrate/internal/cli"
 )
 
 // minAPITokenLength keeps guessable tokens out: 16 random characters are
@@ -63,16 +65,5 @@ func checkExposure(listen string, insecureNoAuth bool) (exposed bool, err error)
 	if err != nil {
 		return false, fmt.Errorf("listen address %q: %w", listen, err)
 	}
-	return insecureNoAuth && !isLoopbackHost(host), nil
-}
-
-// isLoopbackHost reports whether host names the loopback interface only:
-// localhost, 127.0.0.0/8 or ::1. An empty host and 0.0.0.0 or :: mean
-// every interface, so they are not loopback.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return insecureNoAuth && !cli.IsLoopbackHost(host), nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailmigrate/mailmigrate/internal/cli"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
@@ -34,8 +35,8 @@ func TestIsLoopbackHost(t *testing.T) {
 		"example.com":       false,
 		"fe80::1":           false,
 	} {
-		if got := isLoopbackHost(host); got != want {
-			t.Errorf("isLoopbackHost(%q) = %v, want %v", host, got, want)
+		if got := cli.IsLoopbackHost(host); got != want {
+			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
 		}
 	}
 }

@@ -119,7 +119,7 @@ func (s *session) connect() error {
 // is never sent elsewhere: it opens the local service.
 func (s *session) localToken() string {
 	u, err := url.Parse(s.url)
-	if err != nil || s.sys.LocalTokenFile == "" || !isLoopbackHost(u.Hostname()) {
+	if err != nil || s.sys.LocalTokenFile == "" || !IsLoopbackHost(u.Hostname()) {
 		return ""
 	}
 	data, err := os.ReadFile(s.sys.LocalTokenFile)
@@ -129,8 +129,11 @@ func (s *session) localToken() string {
 	return strings.TrimSpace(string(data))
 }
 
-// isLoopbackHost reports whether host names this machine alone.
-func isLoopbackHost(host string) bool {
+// IsLoopbackHost reports whether host names the loopback interface only:
+// localhost, 127.0.0.0/8 or ::1. An empty host and 0.0.0.0 or :: mean
+// every interface, so they are not loopback. The service's exposure
+// warning and the CLI's local token share it.
+func IsLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
