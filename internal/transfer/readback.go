@@ -39,9 +39,11 @@ type headerDigest struct {
 
 func newHeaderDigest() *headerDigest { return &headerDigest{h: sha256.New()} }
 
-func (d *headerDigest) Write(p []byte) {
+// Write implements io.Writer: it takes every byte, and hashes those of
+// the header.
+func (d *headerDigest) Write(p []byte) (int, error) {
 	if d.ended {
-		return
+		return len(p), nil
 	}
 	for i, c := range p {
 		switch {
@@ -55,10 +57,11 @@ func (d *headerDigest) Write(p []byte) {
 		if d.match == 4 {
 			d.h.Write(p[:i+1])
 			d.ended = true
-			return
+			return len(p), nil
 		}
 	}
 	d.h.Write(p)
+	return len(p), nil
 }
 
 // subjectOf is the Subject field of a header, or empty.
@@ -103,13 +106,21 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 		byUID[c.destination] = c
 		uids.AddNum(c.destination)
 	}
+	read := fs.readBackHeaders
 	if fs.r.job.Options.ReadBackBodies {
-		altered, err := fs.readBackBodies(byUID, uids)
-		if err != nil {
-			return nil, err
-		}
-		return altered, fs.nameAltered(altered)
+		read = fs.readBackBodies
 	}
+	altered, err := read(byUID, uids)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
+	return altered, fs.nameAltered(altered)
+}
+
+// readBackHeaders reads the copies' sizes and headers back.
+func (fs *folderSync) readBackHeaders(byUID map[imap.UID]sentCopy, uids imap.UIDSet) ([]AlteredCopy, error) {
+	dst := fs.r.destination
 	header := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, Peek: true}
 	cmd := dst.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{header}})
 	var altered []AlteredCopy
@@ -127,7 +138,8 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 		if !ok {
 			continue
 		}
-		if what := difference(c, buf.RFC822Size, buf.FindBodySection(header)); what != "" {
+		digest := sha256.Sum256(buf.FindBodySection(header))
+		if what := difference(c, buf.RFC822Size, digest[:], nil); what != "" {
 			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination),
 				What: what})
 		}
@@ -135,8 +147,7 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 	if err := cmd.Close(); err != nil {
 		return nil, dst.failed(err)
 	}
-	slices.SortFunc(altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
-	return altered, fs.nameAltered(altered)
+	return altered, nil
 }
 
 // nameAltered reads the subjects of the altered copies' messages from the
@@ -229,7 +240,7 @@ func (fs *folderSync) readBackBodies(byUID map[imap.UID]sentCopy, uids imap.UIDS
 				size = item.Size
 			case imapclient.FetchItemDataBodySection:
 				head, all := newHeaderDigest(), sha256.New()
-				if _, err := io.Copy(io.MultiWriter(headerWriter{head}, all), item.Literal); err != nil {
+				if _, err := io.Copy(io.MultiWriter(head, all), item.Literal); err != nil {
 					cmd.Close() //nolint:errcheck // the error is err's
 					return nil, dst.failed(err)
 				}
@@ -243,7 +254,7 @@ func (fs *folderSync) readBackBodies(byUID map[imap.UID]sentCopy, uids imap.UIDS
 		if !ok || !read {
 			continue
 		}
-		if what := bodyDifference(c, size, header, body); what != "" {
+		if what := difference(c, size, header, body); what != "" {
 			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination), What: what})
 		}
 	}
@@ -253,17 +264,10 @@ func (fs *folderSync) readBackBodies(byUID map[imap.UID]sentCopy, uids imap.UIDS
 	return altered, nil
 }
 
-// headerWriter feeds a headerDigest as an io.Writer.
-type headerWriter struct{ d *headerDigest }
-
-func (w headerWriter) Write(p []byte) (int, error) {
-	w.d.Write(p)
-	return len(p), nil
-}
-
-// bodyDifference says how a copy read back whole differs from what was
-// sent: its size, its header (digests of the header alone), or its body.
-func bodyDifference(c sentCopy, size int64, header, body []byte) string {
+// difference says how a copy read back differs from what was sent, by its
+// size, the digest of its header (nil: not read whole to its end) and, when
+// bodies are compared, the digest of all its bytes; empty when it does not.
+func difference(c sentCopy, size int64, header, body []byte) string {
 	switch {
 	case size != c.size:
 		return fmt.Sprintf("its size went from %d to %d bytes", c.size, size)
@@ -271,22 +275,6 @@ func bodyDifference(c sentCopy, size int64, header, body []byte) string {
 		return "its header was rewritten (same size, other bytes)"
 	case c.body != nil && !bytes.Equal(body, c.body):
 		return "its body was rewritten (same size and header, other bytes)"
-	}
-	return ""
-}
-
-// difference says how a copy read back differs from what was sent; empty
-// when it does not.
-func difference(c sentCopy, size int64, header []byte) string {
-	if size != c.size {
-		return fmt.Sprintf("its size went from %d to %d bytes", c.size, size)
-	}
-	if c.header == nil {
-		return ""
-	}
-	digest := sha256.Sum256(header)
-	if !bytes.Equal(digest[:], c.header) {
-		return "its header was rewritten (same size, other bytes)"
 	}
 	return ""
 }
