@@ -130,17 +130,8 @@ func (c *Client) Authenticate(mech sasl.Client) error {
 	if err := c.command(text); err != nil {
 		return err
 	}
-	for {
-		line, err := c.readLine()
-		if err != nil {
-			return err
-		}
-		if len(line) > 0 && line[0].kind == tokenAtom && isStatus(line[0].text) {
-			if strings.EqualFold(line[0].text, "OK") {
-				return nil
-			}
-			return statusError(line)
-		}
+	// Each line before the OK or NO is a challenge, answered in turn.
+	_, err = c.response(func(line []token) error {
 		if len(line) != 1 || line[0].kind == tokenAtom {
 			return fmt.Errorf("unexpected answer to AUTHENTICATE: %q", joinTokens(line))
 		}
@@ -151,13 +142,11 @@ func (c *Client) Authenticate(mech sasl.Client) error {
 		answer, err := mech.Next(challenge)
 		if err != nil {
 			c.command(`"*"`) // abandons the exchange (RFC 5804 §2.1)
-			c.response(nil)
 			return err
 		}
-		if err := c.command(quote(encode64(answer))); err != nil {
-			return err
-		}
-	}
+		return c.command(quote(encode64(answer)))
+	})
+	return err
 }
 
 // ListScripts lists the account's scripts (RFC 5804 §2.7).
@@ -342,9 +331,11 @@ func (c *Client) readLine() ([]token, error) {
 	return readTokens(c.r)
 }
 
-func quote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-}
+// quote writes s as a quoted string, of ManageSieve (RFC 5804 §4) or of a
+// Sieve script (RFC 5228 §2.4.2), which escape alike.
+func quote(s string) string { return `"` + quoteEscaper.Replace(s) + `"` }
+
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 func joinTokens(line []token) string {
 	words := make([]string, len(line))

@@ -35,7 +35,7 @@ func RewriteFolders(script string, rename func(folder string) (string, bool)) (s
 			continue
 		}
 		out.WriteString(script[last:t.start])
-		out.WriteString(quoteSieve(to))
+		out.WriteString(quote(to))
 		last = t.end
 		renames = append(renames, Rename{From: t.value, To: to})
 	}
@@ -308,9 +308,4 @@ func stringArgument(args []sieveToken) []sieveToken {
 		}
 	}
 	return nil
-}
-
-// quoteSieve writes name as a quoted Sieve string.
-func quoteSieve(name string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name) + `"`
 }
