@@ -61,7 +61,7 @@ func (l *expungeLog) take() []uint32 {
 // connect dials side, waits for the greeting, secures the connection as
 // configured and logs in. Cancelling ctx closes the connection.
 func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*session, error) {
-	raw, err := dialRaw(ctx, side, tuning.GreetingTimeout)
+	raw, err := dialRaw(ctx, &side.Server, tuning.GreetingTimeout)
 	if err != nil {
 		return nil, side.fail(name, classify(err), err)
 	}
@@ -105,8 +105,7 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 // logIn logs in as the side says: with an OAuth 2.0 token, with the
 // account's password, or as a master on the account's behalf.
 func (side *Side) logIn(ctx context.Context, client *imapclient.Client) error {
-	switch {
-	case side.Token != nil:
+	if side.Token != nil {
 		token, err := side.accessToken(ctx)
 		if err != nil {
 			return err
@@ -120,17 +119,33 @@ func (side *Side) logIn(ctx context.Context, client *imapclient.Client) error {
 			err = withDetails(err, x.details)
 		}
 		return err
-	case side.Master == "" && side.Password == "":
-		return errNoPassword
-	case side.Master == "":
-		return client.Login(side.Login, side.Password).Wait()
-	case side.MasterForm == MasterSeparator:
-		return client.Login(side.Login+masterSeparator+side.Master, side.Password).Wait()
+	}
+	user, password, authzid, err := side.credentials()
+	switch {
+	case err != nil:
+		return err
+	case authzid == "":
+		return client.Login(user, password).Wait()
 	case !client.Caps().Has(imap.AuthCap(sasl.Plain)):
 		return errNoPlain
-	default:
-		return client.Authenticate(sasl.NewPlainClient(side.Login, side.Master, side.Password))
 	}
+	return client.Authenticate(sasl.NewPlainClient(authzid, user, password))
+}
+
+// credentials are who logs in with a password, and for whom: the
+// account itself; its master as "account*master" (the separator form);
+// or its master with the account as SASL authorization identity
+// (authzid, the other form).
+func (side *Side) credentials() (user, password, authzid string, err error) {
+	switch {
+	case side.Master == "" && side.Password == "":
+		return "", "", "", errNoPassword
+	case side.Master == "":
+		return side.Login, side.Password, "", nil
+	case side.MasterForm == MasterSeparator:
+		return side.Login + masterSeparator + side.Master, side.Password, "", nil
+	}
+	return side.Master, side.Password, side.Login, nil
 }
 
 // errNoPassword spares the server a login that cannot work (and the
@@ -160,16 +175,18 @@ func loginKind(err error) Kind {
 	return KindAuth
 }
 
-func dialRaw(ctx context.Context, side *Side, timeout time.Duration) (net.Conn, error) {
+// dialRaw connects to server, with TLS from the first byte where its
+// security says so; the TCP dial and the handshake each within timeout.
+func dialRaw(ctx context.Context, server *Server, timeout time.Duration) (net.Conn, error) {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	conn, err := dialer.DialContext(ctx, "tcp", side.Address())
+	conn, err := dialer.DialContext(ctx, "tcp", server.Address())
 	if err != nil {
 		return nil, err
 	}
-	if side.Security != SecurityTLS {
+	if server.Security != SecurityTLS {
 		return conn, nil
 	}
-	tlsConn := tls.Client(conn, side.tlsConfig())
+	tlsConn := tls.Client(conn, server.tlsConfig())
 	handshakeCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := tlsConn.HandshakeContext(handshakeCtx); err != nil {

@@ -88,7 +88,7 @@ func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (
 // dialHandWritten connects to side and logs in on a connection that this
 // package writes by hand, and returns the server's capabilities.
 func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, map[imap.Cap]bool, error) {
-	raw, err := dialRaw(ctx, side, tuning.GreetingTimeout)
+	raw, err := dialRaw(ctx, &side.Server, tuning.GreetingTimeout)
 	if err != nil {
 		return nil, nil, side.fail(name, classify(err), err)
 	}
@@ -173,8 +173,7 @@ func (a *appender) astring(s string) string {
 // or as a master with AUTHENTICATE PLAIN (RFC 4616: authzid NUL authcid NUL
 // password).
 func (a *appender) logIn(ctx context.Context, side *Side) error {
-	switch {
-	case side.Token != nil:
+	if side.Token != nil {
 		token, err := side.accessToken(ctx)
 		if err != nil {
 			return err
@@ -184,13 +183,15 @@ func (a *appender) logIn(ctx context.Context, side *Side) error {
 			return err
 		}
 		return a.authenticate(mech, response)
-	case side.Master == "":
-		return a.login(side.Login, side.Password)
-	case side.MasterForm == MasterSeparator:
-		return a.login(side.Login+masterSeparator+side.Master, side.Password)
-	default:
-		return a.authenticate(sasl.Plain, []byte(side.Login+"\x00"+side.Master+"\x00"+side.Password))
 	}
+	user, password, authzid, err := side.credentials()
+	switch {
+	case err != nil:
+		return err
+	case authzid == "":
+		return a.login(user, password)
+	}
+	return a.authenticate(sasl.Plain, []byte(authzid+"\x00"+user+"\x00"+password))
 }
 
 // authenticate sends AUTHENTICATE with one response, after the server's

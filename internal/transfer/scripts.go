@@ -3,14 +3,11 @@ package transfer
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
-	"strconv"
 
 	"github.com/emersion/go-sasl"
 
@@ -319,28 +316,19 @@ func readScripts(c *sieve.Client) (accountScripts, error) {
 // dialSieve connects to side's ManageSieve, secures the connection as its
 // service says, and logs in with the account's credentials.
 func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, error) {
-	service := side.Sieve
-	dialer := &net.Dialer{Timeout: tuning.GreetingTimeout}
-	conn, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort(side.Host, strconv.Itoa(service.Port)))
+	// The account's server, at ManageSieve's port and with its security.
+	server := side.Server
+	server.Port, server.Security = side.Sieve.Port, side.Sieve.Security
+	conn, err := dialRaw(ctx, &server, tuning.GreetingTimeout)
 	if err != nil {
 		return nil, err
-	}
-	if service.Security == SecurityTLS {
-		tlsConn := tls.Client(conn, side.tlsConfig())
-		handshakeCtx, cancel := context.WithTimeout(ctx, tuning.GreetingTimeout)
-		defer cancel()
-		if err := tlsConn.HandshakeContext(handshakeCtx); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		conn = tlsConn
 	}
 	c, err := sieve.NewClient(conn, tuning.GreetingTimeout, tuning.IdleTimeout)
 	if err != nil {
 		return nil, err
 	}
-	if service.Security != SecurityTLS && service.Security != SecurityPlain {
-		if err := c.StartTLS(side.tlsConfig()); err != nil {
+	if server.Security != SecurityTLS && server.Security != SecurityPlain {
+		if err := c.StartTLS(server.tlsConfig()); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -356,25 +344,20 @@ func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, e
 	return c, nil
 }
 
-// sieveMechanism is the SASL login the side's credentials make: its
-// token, its password, or its master's on its behalf (ManageSieve has no
-// LOGIN command: a master in the separator form is the authentication
-// identity "account*master").
+// sieveMechanism is the SASL login the side's credentials make, as for
+// IMAP: its token, or its password (its master's on its behalf) over
+// PLAIN, since ManageSieve has no LOGIN command.
 func (side *Side) sieveMechanism(ctx context.Context) (sasl.Client, error) {
-	switch {
-	case side.Token != nil:
+	if side.Token != nil {
 		token, err := side.accessToken(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return side.saslToken(token), nil
-	case side.Master == "" && side.Password == "":
-		return nil, errNoPassword
-	case side.Master == "":
-		return sasl.NewPlainClient("", side.Login, side.Password), nil
-	case side.MasterForm == MasterSeparator:
-		return sasl.NewPlainClient("", side.Login+masterSeparator+side.Master, side.Password), nil
-	default:
-		return sasl.NewPlainClient(side.Login, side.Master, side.Password), nil
 	}
+	user, password, authzid, err := side.credentials()
+	if err != nil {
+		return nil, err
+	}
+	return sasl.NewPlainClient(authzid, user, password), nil
 }
