@@ -93,11 +93,17 @@ type TestFigures struct {
 // of the accounts it has tested so far; false before it has tested one,
 // or when it is not under way.
 func (f TestFigures) TimeLeft(now time.Time) (time.Duration, bool) {
+	perAccount, ok := f.pace(now)
+	return perAccount * time.Duration(f.Total-f.Tested), ok
+}
+
+// pace is how long the test under way has taken an account so far;
+// false before it has tested one, when it is not under way, or done.
+func (f TestFigures) pace(now time.Time) (time.Duration, bool) {
 	if !f.Running || f.Tested == 0 || f.StartedAt == nil || f.Total <= f.Tested {
 		return 0, false
 	}
-	perAccount := now.Sub(*f.StartedAt) / time.Duration(f.Tested)
-	return perAccount * time.Duration(f.Total-f.Tested), true
+	return now.Sub(*f.StartedAt) / time.Duration(f.Tested), true
 }
 
 // SlowTestPace is how long a login test may take an account, on average,
@@ -109,14 +115,11 @@ const SlowTestPace = time.Second
 // for the accounts left, and that those whose logins work (working) can
 // run meanwhile; "" while it goes at a normal pace, or is not under way.
 func (f TestFigures) PaceWords(now time.Time, working int64) string {
-	left, ok := f.TimeLeft(now)
-	if !ok {
+	perAccount, ok := f.pace(now)
+	if !ok || perAccount < SlowTestPace {
 		return ""
 	}
-	perAccount := now.Sub(*f.StartedAt) / time.Duration(f.Tested)
-	if perAccount < SlowTestPace {
-		return ""
-	}
+	left, _ := f.TimeLeft(now)
 	takes := "under a minute"
 	if left >= time.Minute {
 		takes = "about " + spanWords(left)
