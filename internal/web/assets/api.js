@@ -46,14 +46,11 @@ export function inWords(text) {
 }
 
 // ApiError is a non-2xx answer; the service's plain-text body is the
-// message, with a refused field named as the console labels it (field:
-// the API's name of it).
+// message, with a refused field named as the console labels it.
 export class ApiError extends Error {
   constructor(status, text) {
-    const field = status === 400 ? /^([a-z_]+(?:\.[a-z_0-9]+)*)/.exec(text || '')?.[1] : undefined;
     super(status === 400 && text ? inWords(text) : (text || `the service answered ${status}`));
     this.status = status;
-    this.field = field && fieldLabels[field] ? field : undefined;
   }
 }
 
