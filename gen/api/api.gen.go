@@ -1879,7 +1879,9 @@ type Totals struct {
 // is there, for a destination known to re-encode every message, where every
 // copy would read back altered. `full`: each new copy is read back whole, and all its
 // bytes must be those sent, the body's too (a body rewritten at the same size shows);
-// it reads every copy once more.
+// it reads every copy once more. The final pass (and a pass run with `verify=true`)
+// reads back every copy, those of earlier passes too, against its source message, at
+// `headers` at least (`full` with `full`).
 type VerifyCopies string
 
 // Webhook defines model for Webhook.

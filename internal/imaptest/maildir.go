@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -39,5 +40,32 @@ func (d *Dovecot) WriteInbox(t testing.TB, login string, n int, body func(i int)
 		if err := os.Chtimes(path, date, date); err != nil { // Dovecot's INTERNALDATE
 			t.Fatalf("imaptest: WriteInbox: %v", err)
 		}
+	}
+}
+
+// AlterStored rewrites, in place, the first stored message of login's
+// INBOX (by file name) with alter, as a destination's own process (a
+// virus scanner, an administrator) that changes mail after delivery
+// would. The size should stay: Dovecot reads it from the file's name.
+func (d *Dovecot) AlterStored(t testing.TB, login string, alter func([]byte) []byte) {
+	t.Helper()
+	var files []string
+	for _, dir := range []string{"cur", "new"} {
+		names, err := filepath.Glob(filepath.Join(d.home(login), "Maildir", dir, "*"))
+		if err != nil {
+			t.Fatalf("imaptest: AlterStored: %v", err)
+		}
+		files = append(files, names...)
+	}
+	if len(files) == 0 {
+		t.Fatalf("imaptest: AlterStored: %s's INBOX holds no message", login)
+	}
+	slices.Sort(files)
+	body, err := os.ReadFile(files[0])
+	if err == nil {
+		err = os.WriteFile(files[0], alter(body), 0o600)
+	}
+	if err != nil {
+		t.Fatalf("imaptest: AlterStored: %v", err)
 	}
 }

@@ -19,6 +19,9 @@ type message struct {
 	Date     time.Time
 	Size     int64
 	Identity string
+	// Likeness is what a copy whose header a destination re-encoded
+	// still shares with it (likeness); read with Identity.
+	Likeness string
 	// partial: listed by UID only (listChanged), with Flags where
 	// changed is set; folderSync.complete fills in the rest.
 	partial, changed bool
@@ -130,7 +133,8 @@ func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity boo
 		}
 		msg := message{UID: buf.UID, Flags: buf.Flags, Date: buf.InternalDate, Size: buf.RFC822Size}
 		if withIdentity {
-			msg.Identity = identity(buf.FindBodySection(identitySection), buf.RFC822Size)
+			header := buf.FindBodySection(identitySection)
+			msg.Identity, msg.Likeness = identity(header, buf.RFC822Size), likeness(header)
 		}
 		messages = append(messages, msg)
 	}

@@ -18,7 +18,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	res := FolderResult{Source: plan.Source.Name, Destination: plan.Destination}
 	prev, known := r.states[plan.Source.Name]
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
-	if known && r.unchanged(prev, plan) {
+	if known && r.unchanged(prev, plan) && !r.job.ReadBackAll {
 		res.SourceMessages, res.DestinationMessages, res.Unchanged = prev.Covered, prev.Covered, true
 		res.SourceOnly = r.destination == nil
 		r.figures.found(plan.Source.Name, prev.Covered)
@@ -52,6 +52,9 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	err = fs.sweepInDoubt(ctx)
 	if err == nil {
 		err = fs.run(ctx)
+	}
+	if err == nil && r.job.ReadBackAll {
+		err = fs.readBackEarlier(ctx)
 	}
 	res.Failures, res.SourceMessages, res.DestinationMessages = fs.failures, fs.covered, fs.onDestination
 	res.Altered = fs.altered

@@ -50,7 +50,7 @@ func (fs *folderSync) sweepInDoubt(ctx context.Context) error {
 		return err
 	}
 	var left []uint32
-	if len(extra.byIdentity) > 0 {
+	if !extra.empty() {
 		if left, err = fs.dropSecondCopies(ctx, &extra); err != nil {
 			return err
 		}

@@ -17,17 +17,59 @@ import (
 type destinationPool struct {
 	loaded     bool
 	byIdentity map[string][]message
+	byLikeness map[string][]message
+	taken      map[imap.UID]bool
 }
+
+// newDestinationPool holds msgs, read with their identities.
+func newDestinationPool(msgs []message) destinationPool {
+	p := destinationPool{loaded: true, byIdentity: map[string][]message{}, byLikeness: map[string][]message{}, taken: map[imap.UID]bool{}}
+	for _, msg := range msgs {
+		p.byIdentity[msg.Identity] = append(p.byIdentity[msg.Identity], msg)
+		p.byLikeness[msg.Likeness] = append(p.byLikeness[msg.Likeness], msg)
+	}
+	return p
+}
+
+// empty reports whether the pool holds nothing to compare.
+func (p *destinationPool) empty() bool { return len(p.byIdentity) == 0 }
 
 // take removes and returns a message of identity id.
 func (p *destinationPool) take(id string) (message, bool) {
-	msgs := p.byIdentity[id]
-	if len(msgs) == 0 {
-		return message{}, false
+	for _, msg := range p.byIdentity[id] {
+		if !p.taken[msg.UID] {
+			p.taken[msg.UID] = true
+			return msg, true
+		}
 	}
-	p.byIdentity[id] = msgs[1:]
-	return msgs[0], true
+	return message{}, false
 }
+
+// takeLike removes and returns the copy of msg: one of its identity, or
+// else the one alike (likeness) nearest its size within
+// headerRewriteAllowance, a copy whose header the destination re-encoded
+// or refolded. Only adopting uses it: a message alike is never expunged as
+// a second copy (dropSecondCopies takes by identity alone).
+func (p *destinationPool) takeLike(msg message) (message, bool) {
+	if there, ok := p.take(msg.Identity); ok {
+		return there, true
+	}
+	var best message
+	found := false
+	for _, there := range p.byLikeness[msg.Likeness] {
+		d := distance(there.Size, msg.Size)
+		if !p.taken[there.UID] && msg.Likeness != "" && d <= headerRewriteAllowance && (!found || d < distance(best.Size, msg.Size)) {
+			best, found = there, true
+		}
+	}
+	if found {
+		p.taken[best.UID] = true
+	}
+	return best, found
+}
+
+// distance is how far apart two sizes are.
+func distance(a, b int64) int64 { return max(a-b, b-a) }
 
 // adopt splits candidates into map entries for those the destination
 // holds unmapped, and the rest, to copy. Candidates are fetched for their
@@ -36,7 +78,7 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 	if err := fs.loadPool(ctx); err != nil {
 		return nil, nil, err
 	}
-	if len(fs.pool.byIdentity) == 0 {
+	if fs.pool.empty() {
 		return nil, candidates, nil
 	}
 	withIdentity, err := fs.sourceIdentities(candidates)
@@ -44,7 +86,7 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 		return nil, nil, err
 	}
 	for _, msg := range withIdentity {
-		there, ok := fs.pool.take(msg.Identity)
+		there, ok := fs.pool.takeLike(msg)
 		if !ok {
 			rest = append(rest, msg)
 			continue
@@ -90,14 +132,14 @@ func (fs *folderSync) sourceIdentities(msgs []message) ([]message, error) {
 	if err != nil {
 		return nil, err
 	}
-	byUID := make(map[imap.UID]string, len(read))
+	byUID := make(map[imap.UID]message, len(read))
 	for _, m := range read {
-		byUID[m.UID] = m.Identity
+		byUID[m.UID] = m
 	}
 	out := make([]message, 0, len(msgs))
 	for _, msg := range msgs {
 		if msg.Identity == "" {
-			msg.Identity = byUID[msg.UID]
+			msg.Identity, msg.Likeness = byUID[msg.UID].Identity, byUID[msg.UID].Likeness
 		}
 		// A message the source did not deliver was expunged meanwhile,
 		// and is not copied; unless the source refused to read some: its
@@ -120,7 +162,7 @@ func (fs *folderSync) loadPool(ctx context.Context) error {
 		return nil
 	}
 	if fs.dst.NumMessages == 0 {
-		fs.pool = destinationPool{loaded: true, byIdentity: map[string][]message{}}
+		fs.pool = newDestinationPool(nil)
 		return nil
 	}
 	pool, err := fs.unmappedCopies(ctx, imap.UID(max(fs.state.ForeignBelow, 1)))
@@ -131,7 +173,7 @@ func (fs *folderSync) loadPool(ctx context.Context) error {
 // unmappedCopies returns the destination folder's messages from UID from
 // on that the map lacks, by identity.
 func (fs *folderSync) unmappedCopies(ctx context.Context, from imap.UID) (destinationPool, error) {
-	pool := destinationPool{loaded: true, byIdentity: map[string][]message{}}
+	pool := newDestinationPool(nil)
 	present, err := fs.destinationUIDs(from)
 	if err != nil || len(present) == 0 {
 		return pool, err
@@ -157,10 +199,7 @@ func (fs *folderSync) unmappedCopies(ctx context.Context, from imap.UID) (destin
 	if err != nil {
 		return pool, err
 	}
-	for _, msg := range msgs {
-		pool.byIdentity[msg.Identity] = append(pool.byIdentity[msg.Identity], msg)
-	}
-	return pool, nil
+	return newDestinationPool(msgs), nil
 }
 
 // destinationUIDs returns the destination folder's UIDs from from on.

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"hash"
@@ -78,13 +79,20 @@ func subjectOf(header []byte) string {
 // line, whose header a server may end differently: only its size counts.
 func (d *headerDigest) sum() ([]byte, bool) { return d.h.Sum(nil), d.ended }
 
+// digests is what the read-back compares of a message: its size, the
+// digest of its header (nil for a message without a blank line, whose
+// header a server may end differently: only its size counts) and, where
+// whole bodies are compared, the digest of all its bytes.
+type digests struct {
+	size         int64
+	header, body []byte
+}
+
 // sentCopy is what the destination was sent for one copy.
 type sentCopy struct {
 	source      message
 	destination imap.UID
-	size        int64
-	header      []byte // nil: compare the size alone
-	body        []byte // the whole body's digest, with Options.ReadBackBodies
+	sent        digests
 }
 
 // readBack reads back the copies sent, from the destination folder the
@@ -100,54 +108,131 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 	if err := dst.Noop().Wait(); err != nil {
 		return nil, dst.failed(err)
 	}
-	byUID := make(map[imap.UID]sentCopy, len(sent))
 	var uids imap.UIDSet
 	for _, c := range sent {
-		byUID[c.destination] = c
 		uids.AddNum(c.destination)
+		fs.readBackUIDs[c.destination] = true
 	}
-	read := fs.readBackHeaders
-	if fs.r.job.Options.ReadBackBodies {
-		read = fs.readBackBodies
-	}
-	altered, err := read(byUID, uids)
+	read, err := dst.readDigests(uids, fs.r.job.Options.ReadBackBodies)
 	if err != nil {
 		return nil, err
+	}
+	var altered []AlteredCopy
+	for _, c := range sent {
+		if got, ok := read[c.destination]; ok {
+			if what := difference(c.sent, got); what != "" {
+				altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination), What: what})
+			}
+		}
 	}
 	slices.SortFunc(altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
 	return altered, fs.nameAltered(altered)
 }
 
-// readBackHeaders reads the copies' sizes and headers back.
-func (fs *folderSync) readBackHeaders(byUID map[imap.UID]sentCopy, uids imap.UIDSet) ([]AlteredCopy, error) {
-	dst := fs.r.destination
-	header := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, Peek: true}
-	cmd := dst.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{header}})
-	var altered []AlteredCopy
+// readBackEarlier, in a verifying pass (Job.ReadBackAll), compares the
+// copies this pass did not read back (those earlier passes made or this
+// one adopted) with their source messages: both sides are read, a batch
+// of map entries at a time, by the sessions that have the folders open.
+func (fs *folderSync) readBackEarlier(ctx context.Context) error {
+	entries, err := fs.r.store.Mappings(ctx, fs.folder, 1, syncstate.MaxUID)
+	if err != nil {
+		return err
+	}
+	entries = slices.DeleteFunc(entries, func(e syncstate.Mapping) bool { return fs.readBackUIDs[imap.UID(e.Destination)] })
+	bodies := fs.r.job.Options.ReadBackBodies
+	for batch := range slices.Chunk(entries, readBackBatch) {
+		var sources, copies imap.UIDSet
+		for _, e := range batch {
+			sources.AddNum(imap.UID(e.Source))
+			copies.AddNum(imap.UID(e.Destination))
+		}
+		original, err := fs.r.source.readDigests(sources, bodies)
+		if err != nil {
+			return err
+		}
+		read, err := fs.r.destination.readDigests(copies, bodies)
+		if err != nil {
+			return err
+		}
+		var altered []AlteredCopy
+		for _, e := range batch {
+			sent, onSource := original[imap.UID(e.Source)]
+			got, there := read[imap.UID(e.Destination)]
+			if !onSource || !there {
+				continue // expunged on the source since, or missing: the map's verification counts it
+			}
+			if what := difference(sent, got); what != "" {
+				altered = append(altered, AlteredCopy{SourceUID: e.Source, DestinationUID: e.Destination, What: what})
+			}
+		}
+		if err := fs.nameAltered(altered); err != nil {
+			return err
+		}
+		fs.altered = append(fs.altered, altered...)
+	}
+	slices.SortFunc(fs.altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
+	return nil
+}
+
+// readBackBatch is how many copies readBackEarlier reads at a time: the
+// UID sets stay short, and the headers of a batch are read as they come.
+const readBackBatch = 500
+
+// readDigests reads the digests of the messages uids of the selected
+// folder: their sizes and headers (BODY.PEEK[HEADER]), or with bodies
+// their whole bodies, streamed through the digests, nothing kept but the
+// sums, whatever the messages' sizes.
+func (s *session) readDigests(uids imap.UIDSet, bodies bool) (map[imap.UID]digests, error) {
+	section := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, Peek: true}
+	if bodies {
+		section = &imap.FetchItemBodySection{Peek: true}
+	}
+	cmd := s.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{section}})
+	out := map[imap.UID]digests{}
 	for {
 		msg := cmd.Next()
 		if msg == nil {
 			break
 		}
-		buf, err := msg.Collect()
-		if err != nil {
-			cmd.Close() //nolint:errcheck // the error is err's
-			return nil, dst.failed(err)
+		var uid imap.UID
+		var d digests
+		read := false
+		for item := msg.Next(); item != nil; item = msg.Next() {
+			switch item := item.(type) {
+			case imapclient.FetchItemDataUID:
+				uid = item.UID
+			case imapclient.FetchItemDataRFC822Size:
+				d.size = item.Size
+			case imapclient.FetchItemDataBodySection:
+				if item.Literal == nil {
+					continue
+				}
+				head, all := newHeaderDigest(), sha256.New()
+				w := io.Writer(head)
+				if bodies {
+					w = io.MultiWriter(head, all)
+				}
+				if _, err := io.Copy(w, item.Literal); err != nil {
+					cmd.Close() //nolint:errcheck // the error is err's
+					return nil, s.failed(err)
+				}
+				if sum, ended := head.sum(); ended {
+					d.header = sum
+				}
+				if bodies {
+					d.body = all.Sum(nil)
+				}
+				read = true
+			}
 		}
-		c, ok := byUID[buf.UID]
-		if !ok {
-			continue
-		}
-		digest := sha256.Sum256(buf.FindBodySection(header))
-		if what := difference(c, buf.RFC822Size, digest[:], nil); what != "" {
-			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination),
-				What: what})
+		if uid != 0 && read {
+			out[uid] = d
 		}
 	}
 	if err := cmd.Close(); err != nil {
-		return nil, dst.failed(err)
+		return nil, s.failed(err)
 	}
-	return altered, nil
+	return out, nil
 }
 
 // nameAltered reads the subjects of the altered copies' messages from the
@@ -211,69 +296,17 @@ func (fs *folderSync) sourceSubjects(uids []uint32) (map[uint32]string, error) {
 	return subjects, nil
 }
 
-// readBackBodies reads the copies back whole, streaming each through the
-// digests of its header and of all its bytes: nothing is kept but the
-// sums, whatever the messages' sizes.
-func (fs *folderSync) readBackBodies(byUID map[imap.UID]sentCopy, uids imap.UIDSet) ([]AlteredCopy, error) {
-	dst := fs.r.destination
-	whole := &imap.FetchItemBodySection{Peek: true}
-	cmd := dst.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{whole}})
-	var altered []AlteredCopy
-	for {
-		msg := cmd.Next()
-		if msg == nil {
-			break
-		}
-		var uid imap.UID
-		var size int64
-		var header, body []byte
-		read := false
-		for {
-			item := msg.Next()
-			if item == nil {
-				break
-			}
-			switch item := item.(type) {
-			case imapclient.FetchItemDataUID:
-				uid = item.UID
-			case imapclient.FetchItemDataRFC822Size:
-				size = item.Size
-			case imapclient.FetchItemDataBodySection:
-				head, all := newHeaderDigest(), sha256.New()
-				if _, err := io.Copy(io.MultiWriter(head, all), item.Literal); err != nil {
-					cmd.Close() //nolint:errcheck // the error is err's
-					return nil, dst.failed(err)
-				}
-				if sum, ended := head.sum(); ended {
-					header = sum
-				}
-				body, read = all.Sum(nil), true
-			}
-		}
-		c, ok := byUID[uid]
-		if !ok || !read {
-			continue
-		}
-		if what := difference(c, size, header, body); what != "" {
-			altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination), What: what})
-		}
-	}
-	if err := cmd.Close(); err != nil {
-		return nil, dst.failed(err)
-	}
-	return altered, nil
-}
-
-// difference says how a copy read back differs from what was sent, by its
-// size, the digest of its header (nil: not read whole to its end) and, when
-// bodies are compared, the digest of all its bytes; empty when it does not.
-func difference(c sentCopy, size int64, header, body []byte) string {
+// difference says how a copy read back differs from what was sent (or
+// from its source message), by its size, the digest of its header where
+// both have one and, when bodies are compared, the digest of all its
+// bytes; empty when it does not.
+func difference(sent, got digests) string {
 	switch {
-	case size != c.size:
-		return fmt.Sprintf("its size went from %d to %d bytes", c.size, size)
-	case c.header != nil && header != nil && !bytes.Equal(header, c.header):
+	case got.size != sent.size:
+		return fmt.Sprintf("its size went from %d to %d bytes", sent.size, got.size)
+	case sent.header != nil && got.header != nil && !bytes.Equal(got.header, sent.header):
 		return "its header was rewritten (same size, other bytes)"
-	case c.body != nil && !bytes.Equal(body, c.body):
+	case sent.body != nil && got.body != nil && !bytes.Equal(got.body, sent.body):
 		return "its body was rewritten (same size and header, other bytes)"
 	}
 	return ""
@@ -281,12 +314,12 @@ func difference(c sentCopy, size int64, header, body []byte) string {
 
 // sentCopyOf is what was sent for msg, read from its body, copied to uid.
 func sentCopyOf(msg message, uid imap.UID, body *sourceBody) sentCopy {
-	c := sentCopy{source: msg, destination: uid, size: body.read}
+	c := sentCopy{source: msg, destination: uid, sent: digests{size: body.read}}
 	if sum, ended := body.digest.sum(); ended {
-		c.header = sum
+		c.sent.header = sum
 	}
 	if body.whole != nil {
-		c.body = body.whole.Sum(nil)
+		c.sent.body = body.whole.Sum(nil)
 	}
 	return c
 }

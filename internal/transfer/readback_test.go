@@ -122,3 +122,83 @@ func TestWholeBodiesReadBackOnDovecot(t *testing.T) {
 		t.Errorf("copied %d of %d", res.MessagesCopied, len(corpus.Messages))
 	}
 }
+
+// TestAVerifyingPassReadsBackEarlierCopies: copies an earlier pass made
+// and did not read back (verify_copies counts) into a destination that
+// rewrites 8-bit header bytes are found by a verifying pass
+// (Job.ReadBackAll), which compares every copy with its source message,
+// at headers or whole; the untouched copies are not named. A delta pass
+// after it reads nothing back again.
+func TestAVerifyingPassReadsBackEarlierCopies(t *testing.T) {
+	t.Parallel()
+	for _, bodies := range []bool{false, true} {
+		t.Run(map[bool]string{false: "headers", true: "whole bodies"}[bodies], func(t *testing.T) {
+			t.Parallel()
+			src := startFaultServer(t, faultOptions{})
+			var msgs []faultMessage
+			for i, subject := range []string{"plain", "Café au lait", "Grüße"} {
+				m := srvMessage("", i+1)
+				m.Body = mail("", subject, 300+i)
+				msgs = append(msgs, m)
+			}
+			src.seed(t, "INBOX", msgs...)
+			dst := startFaultServer(t, faultOptions{RewriteAppend: munge8bit})
+			job := srvJob(src.side(), dst.side(), Tuning{})
+			job.Options.SkipReadBack, job.Options.ReadBackBodies = true, bodies
+			wantVerified(t, srvRun(t, job, 1), 1)
+
+			verifying := job
+			verifying.ReadBackAll = true
+			inbox := folderResult(t, srvRun(t, verifying, 2), "INBOX")
+			var subjects []string
+			for _, a := range inbox.Altered {
+				subjects = append(subjects, a.Subject)
+				if a.What != "its header was rewritten (same size, other bytes)" || a.DestinationUID == 0 {
+					t.Errorf("altered copy %+v", a)
+				}
+			}
+			if strings.Join(subjects, "|") != "Café au lait|Grüße" || inbox.Verified() {
+				t.Errorf("the verifying pass found the altered copies %q (verified %t); want Café au lait and Grüße, not verified", subjects, inbox.Verified())
+			}
+			if later := folderResult(t, srvRun(t, job, 3), "INBOX"); !later.Verified() {
+				t.Errorf("a delta pass after it: %+v; want nothing read back, and so the folder verified", later)
+			}
+		})
+	}
+}
+
+// TestAVerifyingPassFindsDovecotsCopiesAsSent: on a real Dovecot, a
+// verifying pass reads every copy of earlier passes back, whole, a large
+// one too, and finds each as its source message, but one that was
+// changed on the destination's disk since (same size, a byte of its body).
+func TestAVerifyingPassFindsDovecotsCopiesAsSent(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	corpus := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 13, Messages: 60, LargeMessages: 1, LargeSize: 3 << 20})
+	p.src.Load(t, "alice", corpus)
+	p.job.Options.SkipReadBack = true
+	p.migrate(t)
+	p.job.ReadBackAll, p.job.Options.ReadBackBodies = true, true
+	res := p.migrate(t) // fails t unless every folder is verified
+	for _, f := range res.Folders {
+		if len(f.Altered) > 0 || f.Unchanged {
+			t.Errorf("folder %s: unchanged %t, %d copies read back as altered (%+v); want each read back, none altered", f.Source, f.Unchanged, len(f.Altered), f.Altered)
+		}
+	}
+
+	p.dst.AlterStored(t, "alice@new", lastByteChanged)
+	res, err := Migrate(t.Context(), p.job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	altered := 0
+	for _, f := range res.Folders {
+		altered += len(f.Altered)
+		if len(f.Altered) > 0 && (f.Destination != "INBOX" || f.Altered[0].What != "its body was rewritten (same size and header, other bytes)") {
+			t.Errorf("folder %s → %s: %+v", f.Source, f.Destination, f.Altered)
+		}
+	}
+	if altered != 1 {
+		t.Errorf("%d copies found altered after one was changed on disk; want 1", altered)
+	}
+}

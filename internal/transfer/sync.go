@@ -30,6 +30,8 @@ type folderSync struct {
 	failures   []syncstate.MessageFailure
 	// altered are the copies the read-back found unlike what was sent.
 	altered []AlteredCopy
+	// readBackUIDs are the copies this run read back after their window.
+	readBackUIDs map[imap.UID]bool
 	// Verification: listed source messages the destination must hold, and
 	// those it does.
 	covered, onDestination int
@@ -66,7 +68,7 @@ const stateSaveTimeout = 30 * time.Second
 // reconciled by identity: every destination message is compared.
 func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev syncstate.FolderState, known bool, sd, dd *imap.SelectData) (*folderSync, error) {
 	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
-		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext}
+		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext, readBackUIDs: map[imap.UID]bool{}}
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
 	sameFilter := prev.Filter == r.job.Options.filterKey()
 	if usable {

@@ -103,7 +103,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messa
 		fs.destUIDNext = max(fs.destUIDNext, uid+1)
 	}
 	err = fc.copyMessages(ctx, messages)
-	if err == nil && !r.job.Options.SkipReadBack {
+	if err == nil && (!r.job.Options.SkipReadBack || r.job.ReadBackAll) {
 		var altered []AlteredCopy
 		altered, err = fs.readBack(fc.sent)
 		fs.altered = append(fs.altered, altered...)
@@ -138,18 +138,15 @@ func (fs *folderSync) resolve(keep *[]syncstate.Mapping, appended []message) err
 		uids.AddNum(uid)
 		fs.destUIDNext = max(fs.destUIDNext, uid+1)
 	}
-	pool := destinationPool{byIdentity: map[string][]message{}}
+	var msgs []message
 	if len(present) > 0 {
-		msgs, err := fs.r.destination.identities(uids)
-		if err != nil {
+		if msgs, err = fs.r.destination.identities(uids); err != nil {
 			return err
 		}
-		for _, msg := range msgs {
-			pool.byIdentity[msg.Identity] = append(pool.byIdentity[msg.Identity], msg)
-		}
 	}
+	pool := newDestinationPool(msgs)
 	for _, msg := range appended {
-		if there, ok := pool.take(msg.Identity); ok {
+		if there, ok := pool.takeLike(msg); ok {
 			*keep = append(*keep, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(msg.Flags)})
 		} else {
 			fs.unresolved++

@@ -205,8 +205,13 @@ type Job struct {
 	// then not seen: the final pass and a verifying pass leave this false
 	// and look at both sides (docs/design.md#source-only-deltas).
 	SourceOnlyDelta bool
-	Logger          *slog.Logger
-	Tuning          Tuning
+	// ReadBackAll makes a verifying pass (the final pass): every copy of
+	// every folder is read back and compared with its source message, the
+	// earlier passes' copies too, at headers at least (Options.SkipReadBack
+	// does not apply), and no folder is taken for unchanged.
+	ReadBackAll bool
+	Logger      *slog.Logger
+	Tuning      Tuning
 }
 
 // Tuning holds timeouts and retry settings; zero fields take defaults.

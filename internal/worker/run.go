@@ -242,8 +242,8 @@ func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, 
 		Source:      src,
 		Destination: dst,
 		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Traffic: w.store.Traffic(),
-		SourceOnlyDelta: !started.Verifying,
-		Logger:          scrubbedLogger(w.logger, knownSecrets(src, dst)), Tuning: w.opts.Tuning}, creds, nil
+		SourceOnlyDelta: !started.Verifying, ReadBackAll: started.Verifying,
+		Logger: scrubbedLogger(w.logger, knownSecrets(src, dst)), Tuning: w.opts.Tuning}, creds, nil
 }
 
 // optionsOf turns a task's options into the engine's.
