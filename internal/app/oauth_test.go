@@ -9,11 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
+
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
+	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
 // oauthTarget is a Microsoft 365 model to migrate into: an OAuth-only
@@ -38,7 +42,13 @@ func newOAuthTarget(t *testing.T, accounts, messages int, tokens imaptest.TokenS
 
 func newOAuthTargetWith(t *testing.T, accounts, messages int, tokens imaptest.TokenServerOptions, server imaptest.OAuthServerOptions) *oauthTarget {
 	t.Helper()
-	o := &oauthTarget{s: servicetest.Start(t, servicetest.Options{MaxWorkers: 8}), tokens: imaptest.StartTokenServer(t, tokens)}
+	return newOAuthTargetOf(t, servicetest.Start(t, servicetest.Options{MaxWorkers: 8}), accounts, messages, tokens, server)
+}
+
+// newOAuthTargetOf is newOAuthTargetWith on the service s.
+func newOAuthTargetOf(t *testing.T, s *servicetest.Service, accounts, messages int, tokens imaptest.TokenServerOptions, server imaptest.OAuthServerOptions) *oauthTarget {
+	t.Helper()
+	o := &oauthTarget{s: s, tokens: imaptest.StartTokenServer(t, tokens)}
 	o.tokens.AddClient("mailmigrate-app", "app-secret")
 	users := map[string]string{}
 	for i := range accounts {
@@ -199,6 +209,54 @@ func TestThrottledMidFolderCompletesExact(t *testing.T) {
 			!strings.Contains(e.Message, "asks to slow down") || !strings.Contains(e.Message, "paused until") {
 			t.Errorf("event %+v", e)
 		}
+	}
+}
+
+// TestPushbackThroughTheService: each server's way of asking to slow
+// down, answered to an APPEND through the real service, pauses the account
+// with an account.throttled event in the server's words, and the account
+// completes with every message, no failure. (A [LIMIT] about the message
+// itself stays a refusal: TestPushbackIsPushback, in the engine, since
+// this server ends the session after any such answer.)
+func TestPushbackThroughTheService(t *testing.T) {
+	t.Parallel()
+	const messages = 6
+	for _, tc := range []struct {
+		name   string
+		answer *imap.Error
+		bye    bool
+	}{
+		{"limit, slow down", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeLimit, Text: "Too many commands, slow down"}, false},
+		{"throttled", &imap.Error{Type: imap.StatusResponseTypeNo, Code: "THROTTLED", Text: "Request rate exceeded"}, false},
+		{"unavailable", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeUnavailable, Text: "Backend temporarily unavailable"}, false},
+		{"in use", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeInUse, Text: "Mailbox locked by another session"}, false},
+		{"bye, unavailable", &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeUnavailable, Text: "Too many sessions, come back later"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := servicetest.Start(t, servicetest.Options{Workers: worker.Options{Tuning: transfer.Tuning{ThrottlePause: 200 * time.Millisecond}}})
+			o := newOAuthTargetOf(t, s, 1, messages, imaptest.TokenServerOptions{},
+				imaptest.OAuthServerOptions{ThrottleAppends: []int{3}, ThrottleAnswer: tc.answer, ThrottleBye: tc.bye})
+			taskID := o.task(t, api.OAuth2Input{Grant: api.OAuth2GrantClientCredentials, ClientSecret: "app-secret"})
+			importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+			task := o.run(t, taskID, api.TaskStateCompleted)
+			if n := o.dst.Count(t, o.logins[0], "INBOX"); n != messages || task.Accounts.Failed != 0 {
+				t.Errorf("the INBOX holds %d messages, want %d; accounts %+v", n, messages, task.Accounts)
+			}
+			var throttled []api.Event
+			for _, e := range taskEvents(t, o.s, taskID) {
+				if e.Kind == api.EventKindAccountThrottled {
+					throttled = append(throttled, e)
+				}
+			}
+			account := waitAccount(t, o.s, taskID, o.logins[0], func(api.Account) bool { return true })
+			if len(throttled) != 1 || throttled[0].Error != tc.answer.Text || throttled[0].Side != "destination" || !strings.Contains(throttled[0].Message, "paused until") {
+				t.Errorf("account.throttled events %+v; want one, in the server's words, saying until when", throttled)
+			}
+			if account.State != api.AccountStateCompleted || account.LastError != "" {
+				t.Errorf("the account is %s (%q); pushback is no failure", account.State, account.LastError)
+			}
+		})
 	}
 }
 
