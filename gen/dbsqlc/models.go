@@ -285,6 +285,8 @@ type Task struct {
 	Held                  bool
 	TestsStartedAt        pgtype.Timestamptz
 	WebhookCalls          string
+	TestsSourceMs         int64
+	TestsDestinationMs    int64
 }
 
 type TaskRun struct {

@@ -209,7 +209,7 @@ func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRun
 }
 
 const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls FROM tasks WHERE id = $1
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls, tests_source_ms, tests_destination_ms FROM tasks WHERE id = $1
 `
 
 func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
@@ -240,6 +240,8 @@ func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
 		&i.Held,
 		&i.TestsStartedAt,
 		&i.WebhookCalls,
+		&i.TestsSourceMs,
+		&i.TestsDestinationMs,
 	)
 	return i, err
 }
@@ -306,7 +308,7 @@ func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls, tests_source_ms, tests_destination_ms FROM tasks ORDER BY id
 `
 
 func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
@@ -343,6 +345,8 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.Held,
 			&i.TestsStartedAt,
 			&i.WebhookCalls,
+			&i.TestsSourceMs,
+			&i.TestsDestinationMs,
 		); err != nil {
 			return nil, err
 		}

@@ -119,23 +119,32 @@ func (q *Queries) AccountsTestQueue(ctx context.Context, arg AccountsTestQueuePa
 
 const taskTestCounted = `-- name: TaskTestCounted :exec
 UPDATE tasks
-SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN $1::bool THEN 1 ELSE 0 END
-WHERE id = $2
+SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN $1::bool THEN 1 ELSE 0 END,
+    tests_source_ms = tests_source_ms + $2::bigint,
+    tests_destination_ms = tests_destination_ms + $3::bigint
+WHERE id = $4
 `
 
 type TaskTestCountedParams struct {
-	Failed bool
-	ID     int64
+	Failed        bool
+	SourceMs      int64
+	DestinationMs int64
+	ID            int64
 }
 
 func (q *Queries) TaskTestCounted(ctx context.Context, arg TaskTestCountedParams) error {
-	_, err := q.db.Exec(ctx, taskTestCounted, arg.Failed, arg.ID)
+	_, err := q.db.Exec(ctx, taskTestCounted,
+		arg.Failed,
+		arg.SourceMs,
+		arg.DestinationMs,
+		arg.ID,
+	)
 	return err
 }
 
 const taskTestsAlongside = `-- name: TaskTestsAlongside :one
 UPDATE tasks SET tests_total = $1::int, tests_done = 0, tests_failed = 0, tests_pending = $1::int,
-    tests_started_at = now()
+    tests_source_ms = 0, tests_destination_ms = 0, tests_started_at = now()
 WHERE id = $2 AND tests_pending = 0
 RETURNING task_parallel_accounts(options, $3::int)::int AS parallel_accounts
 `

@@ -21,8 +21,8 @@ import (
 // logins too), and a list that is mostly dead logins, as a hosting
 // panel's is. The accounts that passed their login test run while the
 // test still goes on; the refusals say, in words, that the server delays
-// logins, and the task tells the servers' pace and what it means for the
-// accounts left; and the final pass leaves the refused accounts out,
+// logins, and the task names the server that delays them, its pace and
+// what it means for the accounts left; and the final pass leaves the refused accounts out,
 // causing no failed login of its own.
 func TestAServerThatPenalisesFailures(t *testing.T) {
 	t.Parallel()
@@ -66,8 +66,10 @@ func TestAServerThatPenalisesFailures(t *testing.T) {
 	if err != nil || task.JSON200 == nil || !task.JSON200.Tests.Running {
 		t.Fatalf("the login test ended before the good accounts ran (%v %+v): make the list of dead logins longer", err, task)
 	}
-	// The task says the servers' pace, and what it means, in words.
-	if pace := task.JSON200.Tests.Pace; !strings.Contains(pace, "as a server that delays logins after failures does") ||
+	// The task says which server delays its logins, at what pace, and
+	// what it means, in words.
+	if pace := task.JSON200.Tests.Pace; !strings.HasPrefix(pace, old.Host+" (the source) takes about ") ||
+		!strings.Contains(pace, "as a server that delays logins after failures does") ||
 		!strings.Contains(pace, "left would take") || !strings.Contains(pace, "the 2 whose logins work can run now") {
 		t.Errorf("the test's pace in words: %q", pace)
 	}

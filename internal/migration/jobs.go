@@ -88,6 +88,8 @@ type AccountTestOutcome struct {
 	TaskID, AccountID             int64
 	Generation                    int64  // the job's: an outcome of an older test is dropped
 	SourceError, DestinationError string // empty: the login worked
+	// SourceTook and DestinationTook are how long each side's login took.
+	SourceTook, DestinationTook time.Duration
 	// The source's size, counted after its login, when that worked: the
 	// account's total before its first run.
 	SourceCounted               bool

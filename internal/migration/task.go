@@ -3,6 +3,7 @@ package migration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -87,6 +88,19 @@ type TestFigures struct {
 	Total, Tested, Failed int64
 	Running               bool
 	StartedAt             *time.Time // when the test began; nil before the first
+	// SourceLogins and DestinationLogins are how long the logins of the
+	// accounts tested so far took on each side, in all.
+	SourceLogins, DestinationLogins time.Duration
+	// SourceHost and DestinationHost name the servers in PaceWords; the
+	// service fills them in while the test goes slowly (Slow).
+	SourceHost, DestinationHost string
+}
+
+// Slow reports whether the test under way goes slowly enough for its
+// pace to be told (PaceWords).
+func (f TestFigures) Slow(now time.Time) bool {
+	perAccount, ok := f.pace(now)
+	return ok && perAccount >= SlowTestPace
 }
 
 // TimeLeft is how long the test under way should take still, at the pace
@@ -111,25 +125,61 @@ func (f TestFigures) pace(now time.Time) (time.Duration, bool) {
 // milliseconds; one that delays logins after failures takes seconds.
 const SlowTestPace = time.Second
 
-// PaceWords say, while a test goes slowly, at what pace, what that means
-// for the accounts left, and that those whose logins work (working) can
-// run meanwhile; "" while it goes at a normal pace, or is not under way.
+// PaceWords say, while a test goes slowly, which server makes it slow
+// and at what pace, what that means for the accounts left, and that those
+// whose logins work (working) can run meanwhile; "" while it goes at a
+// normal pace, or is not under way.
 func (f TestFigures) PaceWords(now time.Time, working int64) string {
-	perAccount, ok := f.pace(now)
-	if !ok || perAccount < SlowTestPace {
+	if !f.Slow(now) {
 		return ""
 	}
+	perAccount, _ := f.pace(now)
 	left, _ := f.TimeLeft(now)
 	takes := "under a minute"
 	if left >= time.Minute {
 		takes = "about " + spanWords(left)
 	}
-	words := fmt.Sprintf("the servers answer about one login every %s (as a server that delays logins after failures does): "+
-		"the %d %s left would take %s", paceWords(perAccount), f.Total-f.Tested, plural(int(f.Total-f.Tested), "account", "accounts"), takes)
+	slow := f.slowServers()
+	if slow == "" {
+		slow = "the servers answer about one login every " + paceWords(perAccount)
+	}
+	words := fmt.Sprintf("%s (as a server that delays logins after failures does): the %d %s left would take %s",
+		slow, f.Total-f.Tested, plural(int(f.Total-f.Tested), "account", "accounts"), takes)
 	if working > 0 {
 		words += fmt.Sprintf("; the %d whose logins work can run now", working)
 	}
 	return words
+}
+
+// slowServers names the servers whose logins took SlowTestPace or more on
+// average, the slower first, with their pace: "imap.old.example (the
+// source) takes about 15 s a login"; "" when neither did.
+func (f TestFigures) slowServers() string {
+	type server struct {
+		host, side string
+		average    time.Duration
+	}
+	servers := []server{{f.SourceHost, "source", f.SourceLogins / time.Duration(f.Tested)},
+		{f.DestinationHost, "destination", f.DestinationLogins / time.Duration(f.Tested)}}
+	if servers[1].average > servers[0].average {
+		servers[0], servers[1] = servers[1], servers[0]
+	}
+	var parts []string
+	for i, s := range servers {
+		if s.average < SlowTestPace {
+			break
+		}
+		name := "the " + s.side + " server"
+		if s.host != "" {
+			name = s.host + " (the " + s.side + ")"
+		}
+		if i == 0 {
+			parts = append(parts, fmt.Sprintf("%s takes about %s a login", name, paceWords(s.average)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s about %s", name, paceWords(s.average)))
+		}
+	}
+	return strings.Join(parts, ", and ")
 }
 
 // paceWords is a pace in seconds, to the tenth under 10 s: "3.3 s".

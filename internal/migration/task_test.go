@@ -6,8 +6,9 @@ import (
 )
 
 // TestPaceWords: a test that goes at a server's pace of seconds a login
-// says so, with what is left and what can run; one at a normal pace, or
-// not under way, says nothing.
+// says so, naming the server whose logins take that long where one does,
+// with what is left and what can run; one at a normal pace, or not under
+// way, says nothing.
 func TestPaceWords(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	began := now.Add(-100 * time.Second)
@@ -26,6 +27,17 @@ func TestPaceWords(t *testing.T) {
 		{"slow, nearly done", TestFigures{Total: 31, Tested: 30, Running: true, StartedAt: &began}, 0,
 			"the servers answer about one login every 3.3 s (as a server that delays logins after failures does): " +
 				"the 1 account left would take under a minute"},
+		{"the source delays its logins", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began,
+			SourceLogins: 30 * 15 * time.Second, DestinationLogins: 30 * 40 * time.Millisecond, SourceHost: "imap.old.example", DestinationHost: "imap.new.example"}, 25,
+			"imap.old.example (the source) takes about 15 s a login (as a server that delays logins after failures does): " +
+				"the 970 accounts left would take about 54 minutes; the 25 whose logins work can run now"},
+		{"both delay, the destination more", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began,
+			SourceLogins: 30 * 2 * time.Second, DestinationLogins: 30 * 12 * time.Second, SourceHost: "imap.old.example", DestinationHost: "imap.new.example"}, 0,
+			"imap.new.example (the destination) takes about 12 s a login, and imap.old.example (the source) about 2.0 s (as a server that delays logins after failures does): " +
+				"the 970 accounts left would take about 54 minutes"},
+		{"hosts not named", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began, SourceLogins: 30 * 15 * time.Second}, 0,
+			"the source server takes about 15 s a login (as a server that delays logins after failures does): " +
+				"the 970 accounts left would take about 54 minutes"},
 		{"a normal pace", TestFigures{Total: 1000, Tested: 900, Running: true, StartedAt: &began}, 800, ""},
 		{"not under way", TestFigures{Total: 1000, Tested: 30, StartedAt: &began}, 25, ""},
 		{"nothing tested yet", TestFigures{Total: 1000, Running: true, StartedAt: &began}, 0, ""},

@@ -341,6 +341,7 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 	}
 	return q.TaskTestCounted(ctx, dbsqlc.TaskTestCountedParams{
 		ID: outcome.TaskID, Failed: outcome.SourceError != "" || outcome.DestinationError != "",
+		SourceMs: outcome.SourceTook.Milliseconds(), DestinationMs: outcome.DestinationTook.Milliseconds(),
 	})
 }
 

@@ -151,6 +151,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		outcome.Canceled = true
 		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
 	}
+	outcome.SourceTook, outcome.DestinationTook = srcTook, dstTook
 	outcome.SourceError = w.loginError(srcErr, src, "source", shared[0], srcTook)
 	outcome.DestinationError = w.loginError(dstErr, dst, "destination", shared[1], dstTook)
 	switch {

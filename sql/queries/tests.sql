@@ -30,7 +30,9 @@ UPDATE accounts SET test_state = NULL WHERE task_id = @task_id AND test_state = 
 
 -- name: TaskTestCounted :exec
 UPDATE tasks
-SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN @failed::bool THEN 1 ELSE 0 END
+SET tests_done = tests_done + 1, tests_failed = tests_failed + CASE WHEN @failed::bool THEN 1 ELSE 0 END,
+    tests_source_ms = tests_source_ms + @source_ms::bigint,
+    tests_destination_ms = tests_destination_ms + @destination_ms::bigint
 WHERE id = @id;
 
 -- name: TaskTestsAlongside :one
@@ -38,7 +40,7 @@ WHERE id = @id;
 -- state stays, the test's jobs are counted apart. No row: another test is
 -- under way.
 UPDATE tasks SET tests_total = @total::int, tests_done = 0, tests_failed = 0, tests_pending = @total::int,
-    tests_started_at = now()
+    tests_source_ms = 0, tests_destination_ms = 0, tests_started_at = now()
 WHERE id = @id AND tests_pending = 0
 RETURNING task_parallel_accounts(options, @default_parallel::int)::int AS parallel_accounts;
 
