@@ -771,6 +771,12 @@ type AccountCounts struct {
 
 // AccountFolder defines model for AccountFolder.
 type AccountFolder struct {
+	// Altered Copies the destination holds unlike their source message (read back: size, header, or with `verify_copies: full` all their bytes), as the last pass that read back every copy (the final pass) found them, and the passes since; the folder is not verified while there are any.
+	Altered int64 `json:"altered"`
+
+	// AlteredExamples The first few altered copies.
+	AlteredExamples []AlteredCopy `json:"altered_examples"`
+
 	// Complete The last run left nothing to copy in it.
 	Complete bool `json:"complete"`
 
@@ -969,6 +975,21 @@ type AccountSort string
 
 // AccountState defines model for AccountState.
 type AccountState string
+
+// AlteredCopy defines model for AlteredCopy.
+type AlteredCopy struct {
+	// DestinationUid The copy's, in the destination folder.
+	DestinationUid int64 `json:"destination_uid"`
+
+	// Subject The message's subject on the source; empty when unknown.
+	Subject string `json:"subject"`
+
+	// Uid In the source folder.
+	Uid int64 `json:"uid"`
+
+	// What What differs, e.g. "its header was rewritten (same size, other bytes)".
+	What string `json:"what"`
+}
 
 // AuthMethod How the accounts log in to the server. `password`: each with its own
 // password. `master`: an administrator's master login acts for every

@@ -285,3 +285,37 @@ func (q *Queries) SyncScriptSet(ctx context.Context, arg SyncScriptSetParams) er
 	_, err := q.db.Exec(ctx, syncScriptSet, arg.AccountID, arg.Name, arg.State)
 	return err
 }
+
+const taskAlteredCopies = `-- name: TaskAlteredCopies :many
+SELECT sf.account_id, sum((sf.state->>'altered')::bigint)::bigint AS altered
+FROM sync_folders sf JOIN accounts a ON a.id = sf.account_id
+WHERE a.task_id = $1 AND sf.state ? 'altered'
+GROUP BY sf.account_id
+`
+
+type TaskAlteredCopiesRow struct {
+	AccountID int64
+	Altered   int64
+}
+
+// The copies each account's folders hold unlike their source message
+// (FolderState.Altered), for the report; accounts without any are left out.
+func (q *Queries) TaskAlteredCopies(ctx context.Context, taskID int64) ([]TaskAlteredCopiesRow, error) {
+	rows, err := q.db.Query(ctx, taskAlteredCopies, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskAlteredCopiesRow{}
+	for rows.Next() {
+		var i TaskAlteredCopiesRow
+		if err := rows.Scan(&i.AccountID, &i.Altered); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"encoding/csv"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,8 @@ import (
 // on the destination's disk (same size, another byte). A delta pass does
 // not see it; the final pass reads every copy back against its source
 // message, at headers at least, finds it, and the task is not verified:
-// the account says which copy and what changed.
+// the account and its folders say which copy and what changed, and keep
+// saying so after a later delta pass.
 func TestTheFinalPassReadsBackEveryCopy(t *testing.T) {
 	t.Parallel()
 	s := servicetest.Start(t, servicetest.Options{SchedulePoll: 20 * time.Millisecond})
@@ -64,6 +67,46 @@ func TestTheFinalPassReadsBackEveryCopy(t *testing.T) {
 	}
 	if bob := accountState(t, s, taskID, "bob"); bob != api.AccountStateCompleted {
 		t.Errorf("bob, whose copies are as sent, is %s after the final pass", bob)
+	}
+	// The account's folders name the altered copy, and a delta pass after
+	// the final one, which reads nothing back, keeps saying so.
+	wantAltered := func(when string) {
+		t.Helper()
+		folders, err := s.Client.ListAccountFoldersWithResponse(ctx, taskID, ann.Id)
+		if err != nil || folders.JSON200 == nil {
+			t.Fatalf("%s: folders: %v %v", when, err, folders)
+		}
+		altered := 0
+		for _, f := range *folders.JSON200 {
+			altered += int(f.Altered)
+			if f.Altered > 0 && (f.Source != "INBOX" || len(f.AlteredExamples) != 1 || f.AlteredExamples[0].What != "its header was rewritten (same size, other bytes)") {
+				t.Errorf("%s: folder %s: %d altered, %+v", when, f.Source, f.Altered, f.AlteredExamples)
+			}
+		}
+		if altered != 1 {
+			t.Errorf("%s: the folders name %d altered copies, want 1", when, altered)
+		}
+	}
+	wantAltered("after the final pass")
+	run(4)
+	if again := accountState(t, s, taskID, "ann"); again != api.AccountStateCompletedWithErrors {
+		t.Errorf("after a delta pass that read nothing back, ann is %s; the altered copy is still there", again)
+	}
+	wantAltered("after a delta pass")
+	report, err := s.Client.GetTaskReportWithResponse(ctx, taskID)
+	if err != nil || report.StatusCode() != http.StatusOK {
+		t.Fatalf("report: %v %v", err, report)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(report.Body))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	column, altered := slices.Index(rows[0], "altered_copies"), map[string]string{}
+	for _, row := range rows[1:] {
+		altered[row[1]] = row[column]
+	}
+	if column < 0 || altered["ann"] != "1" || altered["bob"] != "0" {
+		t.Errorf("the report's altered copies: %v (column %d), want ann 1 and bob 0", altered, column)
 	}
 	life, err := s.Client.GetTaskLifecycleWithResponse(ctx, taskID)
 	if err != nil || life.JSON200 == nil {

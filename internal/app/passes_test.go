@@ -134,7 +134,7 @@ func TestEveryRunIsAPass(t *testing.T) {
 		t.Fatalf("report: %v %v", err, report)
 	}
 	lines := strings.Split(strings.TrimSpace(string(report.Body)), "\n")
-	if !strings.HasSuffix(lines[0], ",source_messages,source_bytes,duration_seconds,sieve_scripts,pass_1_state,pass_1_messages_copied,pass_1_messages_skipped,pass_1_messages_failed,pass_1_bytes_copied,pass_1_duration_seconds,pass_2_state,pass_2_messages_copied,pass_2_messages_skipped,pass_2_messages_failed,pass_2_bytes_copied,pass_2_duration_seconds,pass_3_state,pass_3_messages_copied,pass_3_messages_skipped,pass_3_messages_failed,pass_3_bytes_copied,pass_3_duration_seconds") {
+	if !strings.HasSuffix(lines[0], ",source_messages,source_bytes,duration_seconds,sieve_scripts,altered_copies,pass_1_state,pass_1_messages_copied,pass_1_messages_skipped,pass_1_messages_failed,pass_1_bytes_copied,pass_1_duration_seconds,pass_2_state,pass_2_messages_copied,pass_2_messages_skipped,pass_2_messages_failed,pass_2_bytes_copied,pass_2_duration_seconds,pass_3_state,pass_3_messages_copied,pass_3_messages_skipped,pass_3_messages_failed,pass_3_bytes_copied,pass_3_duration_seconds") {
 		t.Errorf("report header: %s", lines[0])
 	}
 	if len(lines) != 3 || !strings.Contains(lines[1], ",completed,5,0,0,") || !strings.Contains(lines[1], ",completed,2,5,0,") || !strings.HasSuffix(lines[1], ",,,,,,") {

@@ -35,7 +35,11 @@ func (s *Server) ListAccountFolders(ctx context.Context, req api.ListAccountFold
 	for i, f := range folders {
 		out[i] = api.AccountFolder{Source: f.Source, Destination: f.Destination, SourceMessages: f.SourceMessages, SourceBytes: f.SourceBytes,
 			DestinationMessages: f.DestinationMessages, Verified: f.Verified, Complete: f.Complete,
-			Refused: make([]api.MessageRefusal, len(f.Refusals)), DroppedKeywords: f.DroppedKeywords}
+			Refused: make([]api.MessageRefusal, len(f.Refusals)), DroppedKeywords: f.DroppedKeywords,
+			Altered: f.Altered, AlteredExamples: make([]api.AlteredCopy, len(f.AlteredExamples))}
+		for j, a := range f.AlteredExamples {
+			out[i].AlteredExamples[j] = api.AlteredCopy{Uid: int64(a.SourceUID), DestinationUid: int64(a.DestinationUID), Subject: a.Subject, What: a.What}
+		}
 		for j, r := range f.Refusals {
 			out[i].Refused[j] = api.MessageRefusal{Uid: int64(r.UID), Side: r.Side, Reason: r.Reason, Subject: r.Subject, Size: r.Size}
 			if !r.Date.IsZero() {

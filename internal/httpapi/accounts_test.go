@@ -280,7 +280,7 @@ func TestReportHasOneRowPerAccountAndNoSecret(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "account_id,source_login,destination_login,state") {
 		t.Fatalf("report:\n%s", body)
 	}
-	if !strings.Contains(lines[1], ",a@x,a@y,failed,failed: authentication failed,") || !strings.HasSuffix(lines[1], ",quota exceeded,,,,") {
+	if !strings.Contains(lines[1], ",a@x,a@y,failed,failed: authentication failed,") || !strings.HasSuffix(lines[1], ",quota exceeded,,,,,0") {
 		t.Errorf("row of a@x: %s", lines[1])
 	}
 	if !strings.Contains(lines[2], ",'=cmd@x,") {

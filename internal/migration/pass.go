@@ -60,6 +60,10 @@ type FolderRecord struct {
 	Complete                                      bool      // nothing was left to copy
 	Refusals                                      []Refusal // messages refused or unreadable at the last run
 	DroppedKeywords                               []string  // keywords the destination folder cannot keep
+	// Altered counts the copies read back unlike their source message,
+	// and AlteredExamples names the first few (FolderEnd.Altered).
+	Altered         int64
+	AlteredExamples []AlteredCopy
 }
 
 // AccountRecordStore reads an account's records: its passes, its folders
@@ -70,6 +74,9 @@ type AccountRecordStore interface {
 	// account id.
 	TaskAccountPasses(ctx context.Context, taskID int64) (map[int64][]AccountPass, error)
 	AccountFolders(ctx context.Context, accountID int64) ([]FolderRecord, error)
+	// TaskAlteredCopies counts, by account, the copies its folders hold
+	// unlike their source message (FolderRecord.Altered).
+	TaskAlteredCopies(ctx context.Context, taskID int64) (map[int64]int64, error)
 	AccountEvents(ctx context.Context, taskID, accountID, afterSeq int64, limit int) ([]Event, error)
 }
 

@@ -19,7 +19,7 @@ var reportColumns = []string{
 	"messages_copied", "messages_skipped", "messages_failed", "bytes_copied",
 	"started_at", "finished_at", "last_error",
 	"source_messages", "source_bytes", "duration_seconds",
-	"sieve_scripts",
+	"sieve_scripts", "altered_copies",
 }
 
 // passColumns are the columns of pass N: what it did for the account.
@@ -43,6 +43,10 @@ func (s *Service) WriteTaskReport(ctx context.Context, taskID int64, w io.Writer
 	if err != nil {
 		return err
 	}
+	altered, err := s.store.TaskAlteredCopies(ctx, taskID)
+	if err != nil {
+		return err
+	}
 	header := slices.Clone(reportColumns)
 	for _, p := range passes {
 		header = append(header, passColumns(p.Number)...)
@@ -50,7 +54,7 @@ func (s *Service) WriteTaskReport(ctx context.Context, taskID int64, w io.Writer
 	out := csv.NewWriter(w)
 	out.Write(header) //nolint:errcheck // Flush reports write errors
 	for _, a := range page.Accounts {
-		row := reportRow(a)
+		row := reportRow(a, altered[a.ID])
 		for _, p := range passes {
 			row = append(row, passCells(byAccount[a.ID], p.Number)...)
 		}
@@ -60,7 +64,9 @@ func (s *Service) WriteTaskReport(ctx context.Context, taskID int64, w io.Writer
 	return out.Error()
 }
 
-func reportRow(a Account) []string {
+// reportRow is the account's row before the passes' columns; altered
+// counts the copies its folders hold unlike their source message.
+func reportRow(a Account, altered int64) []string {
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	source := []string{"", ""}
 	if a.Progress.SourceCounted {
@@ -72,7 +78,7 @@ func reportRow(a Account) []string {
 		n(a.Progress.FoldersDone), n(a.Progress.MessagesTotal), n(a.Progress.MessagesCopied),
 		n(a.Progress.MessagesSkipped), n(a.Progress.MessagesFailed), n(a.Progress.BytesCopied),
 		timeText(a.StartedAt), timeText(a.FinishedAt), spreadsheetSafe(a.LastError),
-	}, append(source, durationText(a.StartedAt, a.FinishedAt), scriptsText(a.Scripts))...)
+	}, append(source, durationText(a.StartedAt, a.FinishedAt), scriptsText(a.Scripts), n(altered))...)
 }
 
 // scriptsText is the report's cell of an account's Sieve scripts: empty

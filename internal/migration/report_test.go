@@ -83,29 +83,30 @@ func TestReportRow(t *testing.T) {
 			Refused: []ScriptProblem{{Script: "=headers", Reason: "unknown Sieve capability `editheader'"}}},
 	}
 	for _, tc := range []struct {
-		name string
-		in   Account
-		want []string
+		name    string
+		in      Account
+		altered int64
+		want    []string
 	}{
-		{"everything", full, []string{
+		{"everything", full, 2, []string{
 			"42", "'=cmd|'/C calc'!A0", "'@bob@new.example", "completed_with_errors",
 			"ok", "failed: quota exceeded", "8", "1000",
 			"990", "7", "3", "123456789",
 			"2025-03-01T09:00:00Z", "2025-03-01T10:30:00Z", "'-3 messages failed",
 			"1000", "124000000", "5400",
-			"1 copied; 0 unchanged; 1 refused: =headers (unknown Sieve capability `editheader'); active: filters",
+			"1 copied; 0 unchanged; 1 refused: =headers (unknown Sieve capability `editheader'); active: filters", "2",
 		}},
-		{"never run", Account{ID: 1, SourceLogin: "alice", DestinationLogin: "alice", State: AccountIdle}, []string{
+		{"never run", Account{ID: 1, SourceLogin: "alice", DestinationLogin: "alice", State: AccountIdle}, 0, []string{
 			"1", "alice", "alice", "idle",
 			"", "", "0", "0",
 			"0", "0", "0", "0",
 			"", "", "",
-			"", "", "", "",
+			"", "", "", "", "0",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := reportRow(tc.in)
+			got := reportRow(tc.in, tc.altered)
 			if len(got) != len(reportColumns) {
 				t.Fatalf("%d cells for %d columns", len(got), len(reportColumns))
 			}

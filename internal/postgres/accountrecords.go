@@ -43,6 +43,20 @@ func accountPassOf(r dbsqlc.AccountPass) migration.AccountPass {
 			SourceCounted: r.SourceMessages.Valid, SourceMessages: r.SourceMessages.Int64, SourceBytes: r.SourceBytes.Int64}}
 }
 
+// TaskAlteredCopies counts, by account, the copies its folders hold
+// unlike their source message; accounts without any are not in the map.
+func (s *Store) TaskAlteredCopies(ctx context.Context, taskID int64) (map[int64]int64, error) {
+	rows, err := s.queries.TaskAlteredCopies(ctx, taskID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	altered := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		altered[r.AccountID] = r.Altered
+	}
+	return altered, nil
+}
+
 // AccountFolders returns the account's source folders as the copy
 // engine's sync state has them, in name order.
 func (s *Store) AccountFolders(ctx context.Context, accountID int64) ([]migration.FolderRecord, error) {
@@ -57,6 +71,10 @@ func (s *Store) AccountFolders(ctx context.Context, accountID int64) ([]migratio
 			Verified: int64(st.Covered), SourceBytes: st.SourceBytes, Complete: st.Complete, DroppedKeywords: st.DroppedKeywords}
 		for _, r := range st.Failures {
 			f.Refusals = append(f.Refusals, migration.Refusal{UID: r.UID, Side: r.Side, Reason: r.Reason, Subject: r.Subject, Date: r.Date, Size: r.Size})
+		}
+		f.Altered = int64(st.Altered)
+		for _, a := range st.AlteredExamples {
+			f.AlteredExamples = append(f.AlteredExamples, migration.AlteredCopy{SourceUID: a.SourceUID, DestinationUID: a.DestinationUID, Subject: a.Subject, What: a.What})
 		}
 		folders = append(folders, f)
 	}

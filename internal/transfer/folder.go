@@ -20,6 +20,7 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
 	if known && r.unchanged(prev, plan) && !r.job.ReadBackAll {
 		res.SourceMessages, res.DestinationMessages, res.Unchanged = prev.Covered, prev.Covered, true
+		res.AlteredCount, res.Altered = prev.Altered, prev.AlteredExamples
 		res.SourceOnly = r.destination == nil
 		r.figures.found(plan.Source.Name, prev.Covered)
 		return res, nil
@@ -57,10 +58,10 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 		err = fs.readBackEarlier(ctx)
 	}
 	res.Failures, res.SourceMessages, res.DestinationMessages = fs.failures, fs.covered, fs.onDestination
-	res.Altered = fs.altered
 	if saveErr := fs.finish(ctx, err == nil); err == nil {
 		err = saveErr
 	}
+	res.AlteredCount, res.Altered = fs.state.Altered, fs.state.AlteredExamples
 	res.DroppedKeywords = fs.newKeywords
 	return res, err
 }

@@ -22,13 +22,8 @@ import (
 // apart from one that lost it: the copy is there, but not the message.
 
 // AlteredCopy is a copy the destination holds that differs from what was
-// sent: what a careful administrator signs off on, told apart from a
-// message not copied.
-type AlteredCopy struct {
-	SourceUID, DestinationUID uint32
-	Subject                   string // the source message's
-	What                      string // e.g. "its size went from 1 234 to 1 230 bytes"
-}
+// sent.
+type AlteredCopy = syncstate.AlteredCopy
 
 // headerDigest hashes a message's header as it streams by: the bytes up to
 // and with the blank line that ends it (RFC 5322 §2.1).

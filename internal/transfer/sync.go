@@ -264,6 +264,9 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 			return err
 		}
 	}
+	// The copies found altered stay so until a pass that reads back
+	// every copy finds them again or not.
+	fs.state.NoteAltered(fs.altered, done && r.job.ReadBackAll)
 	st := fs.state
 	st.Failures = fs.failures
 	if done {

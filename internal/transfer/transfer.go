@@ -139,9 +139,13 @@ type FolderResult struct {
 	SourceMessages      int
 	DestinationMessages int
 	Failures            []syncstate.MessageFailure
-	// Altered are copies the destination holds that differ from what was
-	// sent (read back: size and header), found in this run's copies.
-	Altered []AlteredCopy
+	// AlteredCount counts the copies the destination holds that differ
+	// from what was sent (read back: size and header): those this run
+	// read back, and those earlier runs found, until a run that reads back
+	// every copy (Job.ReadBackAll) finds them again or not. Altered names
+	// the first few (syncstate.MaxAlteredExamples).
+	AlteredCount int
+	Altered      []AlteredCopy
 	// DroppedKeywords are keywords of the source's messages that the
 	// destination folder cannot keep (RFC 9051 §7.1, PERMANENTFLAGS), named
 	// by the first run that meets them only.
@@ -165,7 +169,7 @@ func (r FolderResult) Missing() int { return r.SourceMessages - r.DestinationMes
 // Verified reports whether every covered source message has its copy on
 // the destination, and no copy read back differs from what was sent.
 func (r FolderResult) Verified() bool {
-	return r.Error == "" && r.Missing() == 0 && len(r.Altered) == 0
+	return r.Error == "" && r.Missing() == 0 && r.AlteredCount == 0
 }
 
 // Result is the outcome of a migration.

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -139,4 +140,40 @@ func testAuthorizeInTheBrowser(t *testing.T, browser context.Context) {
 	tb.click(`.paste-address button`)
 	tb.waitText(".notice.ok", "ann@example.com: the source's refresh token is stored; the account can log in")
 	tb.waitJS(`document.querySelectorAll('#account-events li[data-kind="account.authorized"]').length === 2`, "the second account.authorized")
+}
+
+// testAlteredCopies: after the final pass found a copy that differs from
+// its source message (changed on the destination's disk after the first
+// pass), the account's page says so in the folder's row: how many, which
+// message, and what changed.
+func testAlteredCopies(t *testing.T, browser context.Context) {
+	s := startSite(t, "")
+	old := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a"}})
+	neu := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutSlash, Users: map[string]string{"alice": "a"}})
+	old.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 8}))
+	src := s.createEndpoint(t, api.EndpointInput{RoleLabel: "old", Host: old.Host, Port: old.Port, TlsMode: api.TLSModePlain})
+	dst := s.createEndpoint(t, api.EndpointInput{RoleLabel: "new", Host: neu.Host, Port: neu.Port, TlsMode: api.TLSModePlain})
+	taskID := s.createTask(t, "read back", src, dst)
+	alice := s.createAccount(t, taskID, api.AccountInput{SourceLogin: "alice", SourcePassword: "a"})
+	if resp, err := s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.JSON202 == nil {
+		t.Fatalf("run: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
+	neu.AlterStored(t, "alice", func(b []byte) []byte {
+		out := []byte(string(b))
+		out[strings.Index(string(out), "Subject: ")+len("Subject: ")] ^= 0x20
+		return out
+	})
+	if resp, err := s.Client.StartFinalPassWithResponse(context.Background(), taskID); err != nil || resp.StatusCode() != http.StatusAccepted {
+		t.Fatalf("final pass: %v %v", err, resp)
+	}
+	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompletedWithErrors)
+
+	tb := openTab(t, browser, s)
+	tb.open(fmt.Sprintf("#/tasks/%d/accounts/%d", taskID, alice))
+	row := `#account-folder-list tr[data-folder="INBOX"]`
+	tb.waitText(row+" .altered", "1 copy altered by the destination: there, but unlike the message sent")
+	tb.waitText(row+" .altered li", "its header was rewritten (same size, other bytes)")
+	tb.waitJS(`document.querySelector('`+row+`').classList.contains('failure')`, "the INBOX row with an altered copy marked as a failure")
+	tb.screenshot("altered-copies")
 }

@@ -189,16 +189,13 @@ func (w *AccountRun) countRefusedLogin(ctx context.Context, side string, job tra
 	}
 }
 
-// maxAlteredExamples caps the altered copies a folder's outcome names.
-const maxAlteredExamples = 5
-
 // folderEndOf turns the engine's result for a folder into the domain's.
 func folderEndOf(f transfer.FolderResult) migration.FolderEnd {
 	end := migration.FolderEnd{Source: f.Source, Destination: f.Destination,
 		SourceMessages: f.SourceMessages, DestinationMessages: f.DestinationMessages, Unchanged: f.Unchanged, SourceOnly: f.SourceOnly,
 		Error: f.Error, ErrorSide: f.ErrorSide, DroppedKeywords: f.DroppedKeywords}
-	end.Altered = len(f.Altered)
-	for _, a := range f.Altered[:min(len(f.Altered), maxAlteredExamples)] {
+	end.Altered = f.AlteredCount
+	for _, a := range f.Altered {
 		end.AlteredExamples = append(end.AlteredExamples, migration.AlteredCopy{SourceUID: a.SourceUID,
 			DestinationUID: a.DestinationUID, Subject: a.Subject, What: a.What})
 	}

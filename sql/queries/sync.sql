@@ -58,3 +58,11 @@ SELECT name, state FROM sync_scripts WHERE account_id = @account_id ORDER BY nam
 -- name: SyncScriptSet :exec
 INSERT INTO sync_scripts (account_id, name, state) VALUES (@account_id, @name, @state)
 ON CONFLICT (account_id, name) DO UPDATE SET state = excluded.state;
+
+-- name: TaskAlteredCopies :many
+-- The copies each account's folders hold unlike their source message
+-- (FolderState.Altered), for the report; accounts without any are left out.
+SELECT sf.account_id, sum((sf.state->>'altered')::bigint)::bigint AS altered
+FROM sync_folders sf JOIN accounts a ON a.id = sf.account_id
+WHERE a.task_id = @task_id AND sf.state ? 'altered'
+GROUP BY sf.account_id;

@@ -41,6 +41,12 @@ type FolderState struct {
 	// DroppedKeywords are the source's keywords the destination folder
 	// cannot keep (PERMANENTFLAGS), reported once (transfer.FolderResult).
 	DroppedKeywords []string `json:"dropped_keywords,omitempty"`
+	// Altered counts the copies read back unlike their source message:
+	// those the last pass that read back every copy found (the final
+	// pass), and those read back since; AlteredExamples names the first
+	// MaxAlteredExamples of them.
+	Altered         int           `json:"altered,omitempty"`
+	AlteredExamples []AlteredCopy `json:"altered_examples,omitempty"`
 	// InDoubt are source messages whose APPEND was sent and never
 	// answered (the connection broke): the destination may have saved
 	// them, even after a later attempt looked. Their copies would have
@@ -299,6 +305,35 @@ func (m *MemoryState) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// AlteredCopy is a copy the destination holds that differs from what was
+// sent: what a careful administrator signs off on, told apart from a
+// message not copied.
+type AlteredCopy struct {
+	SourceUID      uint32 `json:"source_uid"`
+	DestinationUID uint32 `json:"destination_uid"`
+	Subject        string `json:"subject,omitempty"` // the source message's
+	What           string `json:"what"`              // e.g. "its size went from 1 234 to 1 230 bytes"
+}
+
+// MaxAlteredExamples caps the altered copies a folder's state names.
+const MaxAlteredExamples = 5
+
+// NoteAltered counts found, the altered copies a pass read back, in the
+// folder's state: they replace what was known when every copy was read
+// back (all), and add to it otherwise.
+func (st *FolderState) NoteAltered(found []AlteredCopy, all bool) {
+	if all {
+		st.Altered, st.AlteredExamples = 0, nil
+	}
+	st.Altered += len(found)
+	for _, a := range found {
+		if len(st.AlteredExamples) == MaxAlteredExamples {
+			break
+		}
+		st.AlteredExamples = append(st.AlteredExamples, a)
+	}
 }
 
 // MessageFailure is a message that could not be copied: refused by the

@@ -185,17 +185,21 @@ function showPasses(section, runs) {
   section.replaceChildren(h('h2', { id: 'account-passes-title', text: 'Passes' }), content);
 }
 
-// showFolders lists the source folders, where each went, and the messages
-// a server refused or could not deliver, with its words.
+// showFolders lists the source folders, where each went, the messages a
+// server refused or could not deliver, with its words, and the copies the
+// destination holds unlike what was sent.
 function showFolders(section, boxes) {
   const content = boxes.length === 0 ? h('p', { class: 'muted', text: 'No folder copied yet.' })
-    : h('div', { class: 'table-wrap' }, dataTable('account-folder-list', ['Source folder', 'Destination folder', 'Source', 'Destination', 'Verified', 'Refused'],
-      boxes.map((f) => h('tr', { 'data-folder': f.source, class: f.refused.length > 0 ? 'failure' : '' },
+    : h('div', { class: 'table-wrap' }, dataTable('account-folder-list', ['Source folder', 'Destination folder', 'Source', 'Destination', 'Verified', 'Refused or altered'],
+      boxes.map((f) => h('tr', { 'data-folder': f.source, class: f.refused.length > 0 || f.altered > 0 ? 'failure' : '' },
         h('td', { class: 'wrap', text: f.source }), h('td', { class: 'wrap', text: f.destination }),
         h('td', { text: `${f.source_messages} (${formatBytes(f.source_bytes)})` }), h('td', { text: String(f.destination_messages) }),
-        h('td', { text: f.complete ? `${f.verified} ✓` : `${f.verified} (not finished)` }),
+        h('td', { text: f.complete && f.altered === 0 ? `${f.verified} ✓` : f.complete ? String(f.verified) : `${f.verified} (not finished)` }),
         h('td', { class: 'wrap' }, f.refused.length === 0 ? '' : h('ul', { class: 'refusals' },
           f.refused.map((r) => h('li', { class: 'error-text', text: `${refusedMessage(r)}: ${r.side === 'source' ? 'unreadable on the source' : 'refused by the destination'}: ${r.reason}` }))),
+        f.altered === 0 ? null : h('div', { class: 'altered' },
+          h('p', { class: 'error-text', text: `${f.altered} ${f.altered === 1 ? 'copy' : 'copies'} altered by the destination: there, but unlike the message sent` }),
+          h('ul', { class: 'refusals' }, f.altered_examples.map((a) => h('li', { text: `${a.subject ? `"${a.subject}"` : 'A message without a subject'}, UID ${a.uid} (UID ${a.destination_uid} there): ${a.what}` })))),
         f.dropped_keywords.length > 0 ? h('div', { class: 'muted', text: `keywords left out: ${f.dropped_keywords.join(' ')}` }) : null)))));
   section.replaceChildren(h('h2', { id: 'account-folders-title', text: 'Folders' }), content);
 }
