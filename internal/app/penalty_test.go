@@ -62,13 +62,19 @@ func TestAServerThatPenalisesFailures(t *testing.T) {
 	if err != nil || run.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run the accounts that passed: %v %v", err, run)
 	}
-	task, err := s.Client.GetTaskWithResponse(ctx, taskID)
-	if err != nil || task.JSON200 == nil || !task.JSON200.Tests.Running {
-		t.Fatalf("the login test ended before the good accounts ran (%v %+v): make the list of dead logins longer", err, task)
-	}
 	// The task says which server delays its logins, at what pace, and
-	// what it means, in words.
-	if pace := task.JSON200.Tests.Pace; !strings.HasPrefix(pace, old.Host+" (the source) takes about ") ||
+	// what it means, in words, once it has tested enough accounts to
+	// tell a pace.
+	task := servicetest.WaitTask(t, s.Client, taskID, func(task api.Task) error {
+		if task.Tests.Pace == "" && task.Tests.Running {
+			return fmt.Errorf("no pace told yet, %d of %d tested", task.Tests.Tested, task.Tests.Total)
+		}
+		return nil
+	})
+	if !task.Tests.Running {
+		t.Fatalf("the login test ended before its pace was told (%+v): make the list of dead logins longer", task.Tests)
+	}
+	if pace := task.Tests.Pace; !strings.HasPrefix(pace, old.Host+" (the source) takes about ") ||
 		!strings.Contains(pace, "as a server that delays logins after failures does") ||
 		!strings.Contains(pace, "left would take") || !strings.Contains(pace, "the 2 whose logins work can run now") {
 		t.Errorf("the test's pace in words: %q", pace)
