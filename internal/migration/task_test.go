@@ -32,8 +32,16 @@ func TestPaceWords(t *testing.T) {
 			"imap.old.example (the source) takes about 15 s a login (as a server that delays logins after failures does): " +
 				"the 970 accounts left would take about 54 minutes; the 25 whose logins work can run now"},
 		{"both delay, the destination more", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began,
-			SourceLogins: 30 * 2 * time.Second, DestinationLogins: 30 * 12 * time.Second, SourceHost: "imap.old.example", DestinationHost: "imap.new.example"}, 0,
-			"imap.new.example (the destination) takes about 12 s a login, and imap.old.example (the source) about 2.0 s (as a server that delays logins after failures does): " +
+			SourceLogins: 30 * 5 * time.Second, DestinationLogins: 30 * 6 * time.Second, SourceHost: "imap.old.example", DestinationHost: "imap.new.example"}, 0,
+			"imap.new.example (the destination) takes about 6.0 s a login, and imap.old.example (the source) about 5.0 s (as a server that delays logins after failures does): " +
+				"the 970 accounts left would take about 54 minutes"},
+		{"good logins lower the average", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began,
+			SourceLogins: 30 * 800 * time.Millisecond, DestinationLogins: 30 * 30 * time.Millisecond, SourceHost: "imap.old.example", DestinationHost: "imap.new.example"}, 0,
+			"imap.old.example (the source) takes about 0.8 s a login (as a server that delays logins after failures does): " +
+				"the 970 accounts left would take about 54 minutes"},
+		{"slow, but not the logins", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began,
+			SourceLogins: 30 * 40 * time.Millisecond, DestinationLogins: 30 * 30 * time.Millisecond}, 0,
+			"the servers answer about one login every 3.3 s (as a server that delays logins after failures does): " +
 				"the 970 accounts left would take about 54 minutes"},
 		{"hosts not named", TestFigures{Total: 1000, Tested: 30, Running: true, StartedAt: &began, SourceLogins: 30 * 15 * time.Second}, 0,
 			"the source server takes about 15 s a login (as a server that delays logins after failures does): " +
