@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mailmigrate/mailmigrate/internal/app"
 	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/httpapi"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -38,6 +39,8 @@ type config struct {
 	LeaseExpiry time.Duration
 	// WorkerID names this process in the job queue.
 	WorkerID string
+	// AuditRetention is how long the audit trail keeps a request.
+	AuditRetention time.Duration
 
 	// APIToken is the bearer token the API requires; empty: none. It comes
 	// from APITokenFile when that is set.
@@ -118,6 +121,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 			"(a server that trusts this host)", number(&cfg.MaxFailedLogins, 0, 0)},
 		{"lease-expiry", "60s", "how long a running account may go without a sign of life before its process is taken " +
 			"for dead and the account resumes elsewhere", duration(&cfg.LeaseExpiry, 2*time.Second)},
+		{"audit-retention", app.DefaultAuditRetention.String(), "how long the audit trail keeps a request that changed something " +
+			"(who, when, from where, what, the outcome)", duration(&cfg.AuditRetention, time.Hour)},
 	}
 	for i := range staged {
 		staged[i].register(fs, env)

@@ -121,6 +121,7 @@ func TestServeHelpListsEveryFlagWithItsVariable(t *testing.T) {
 		"api-token", "api-token-file", "insecure-no-auth", "read-header-timeout", "read-timeout", "write-timeout",
 		"idle-timeout", "max-json-body", "max-csv-body", "max-event-streams",
 		"workers", "max-connections-per-host", "lease-expiry", "worker-id", "allowed-hosts", "webhook-allowed-hosts",
+		"audit-retention",
 	} {
 		if help[want] == "" {
 			t.Errorf("serve -h does not list -%s:\n%s", want, stderr.String())

@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, args[1:], getenv, stderr)
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
-	case "endpoints", "tasks", "accounts":
+	case "endpoints", "tasks", "accounts", "audit":
 		return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 			StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) },
 			LocalTokenFile: localTokenFile(getenv)})

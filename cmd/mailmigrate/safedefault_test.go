@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -98,6 +99,19 @@ func TestTokenlessStartStillAsksForAToken(t *testing.T) {
 	}
 	if status, body := doRequest(t, operator, "GET", base+"/api/v1/endpoints", ""); status != 200 || strings.TrimSpace(body) != "[]" {
 		t.Errorf("after the refused requests the endpoints are %d %s, want none", status, body)
+	}
+
+	// Each refused attempt is in the audit trail, with whose token came
+	// with it where one was looked at: the service's own, by its name.
+	status, body := doRequest(t, operator, "GET", base+"/api/v1/audit", "")
+	var trail []struct{ Actor, Method, Outcome string }
+	if err := json.Unmarshal([]byte(body), &trail); status != 200 || err != nil {
+		t.Fatalf("audit: %d %s %v", status, body, err)
+	}
+	if len(trail) != 5 || trail[0].Outcome != "refused (415 Unsupported Media Type)" ||
+		!strings.HasPrefix(trail[0].Actor, "API token ") || !strings.Contains(trail[0].Actor, "made at the start of a service with the data dir "+dataDir) ||
+		trail[4].Actor != "" || trail[4].Outcome != "refused (403 Forbidden)" {
+		t.Errorf("the audit trail of the refused requests: %+v; want the 5 POSTs, newest first, the 415s by the service's own token", trail)
 	}
 
 	wsURL := "ws" + strings.TrimPrefix(base, "http") + "/api/v1/events/ws"

@@ -73,6 +73,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		DatabaseTokens: !cfg.InsecureNoAuth,
 		AllowedHosts:   cfg.AllowedHosts,
 		Mail:           mail,
+		AuditRetention: cfg.AuditRetention,
 	})
 	if err != nil {
 		return err

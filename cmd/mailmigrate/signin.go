@@ -51,7 +51,7 @@ func localToken(ctx context.Context, dataDir string, pool *pgxpool.Pool, logger 
 	switch {
 	case err == nil:
 		token := strings.TrimSpace(string(data))
-		valid, err := tokens.Valid(ctx, token)
+		_, valid, err := tokens.Holder(ctx, token)
 		if err != nil || valid {
 			return token, err
 		}

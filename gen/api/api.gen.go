@@ -991,6 +991,36 @@ type AlteredCopy struct {
 	What string `json:"what"`
 }
 
+// AuditEntry defines model for AuditEntry.
+type AuditEntry struct {
+	// Actor Whose token let the request in ("API token 3: …", the API token configured); empty when none did (refused before), and "anyone: …" where the service asks for no token.
+	Actor  string    `json:"actor"`
+	At     time.Time `json:"at"`
+	Id     int64     `json:"id"`
+	Method string    `json:"method"`
+
+	// Outcome How it ended in words: done, refused or failed, with the status.
+	Outcome string `json:"outcome"`
+
+	// Path The path asked, without its query.
+	Path string `json:"path"`
+
+	// Remote The client's address.
+	Remote string `json:"remote"`
+
+	// RequestId As in the X-Request-Id header and the log.
+	RequestId string `json:"request_id"`
+
+	// Route The API route asked, e.g. /api/v1/tasks/{id}/run; empty when none was reached.
+	Route string `json:"route"`
+
+	// Status The answer's HTTP status.
+	Status int `json:"status"`
+
+	// What The route's summary, in this file's words.
+	What string `json:"what"`
+}
+
 // AuthMethod How the accounts log in to the server. `password`: each with its own
 // password. `master`: an administrator's master login acts for every
 // account, which needs no password on this side (Dovecot master users,
@@ -2042,6 +2072,15 @@ type EndpointID = int64
 // TaskID defines model for TaskID.
 type TaskID = int64
 
+// ListAuditParams defines parameters for ListAudit.
+type ListAuditParams struct {
+	// Before Only entries with a smaller id.
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit At most this many entries (default and most 1000).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // ListAccountsParams defines parameters for ListAccounts.
 type ListAccountsParams struct {
 	// State Only accounts in one of these states, comma-separated (`failed,canceled`).
@@ -2235,6 +2274,25 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ListAudit The audit trail, newest first, a page at a time.
+	//
+	// Every request that changed something (POST, PUT, PATCH, DELETE under
+	// /api/v1, and the sign-in callback), refused ones too (401, 403, 409,
+	// …), kept for `--audit-retention` (180 days by default). The next page
+	// is the one `before` the last entry's id.
+	//
+	// Corresponds with GET /audit (the `ListAudit` operationId).
+	ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAuditCSV The whole audit trail kept, as CSV, newest first.
+	//
+	// Columns: id, at, actor, remote, method, route, what, path, status,
+	// outcome, request_id. Cells that a spreadsheet would read as a formula
+	// are prefixed with `'`.
+	//
+	// Corresponds with GET /audit.csv (the `GetAuditCSV` operationId).
+	GetAuditCSV(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CompleteAuthorizationWithBody Finish a browser authorization with the address the provider sent the browser to.
 	//
@@ -3039,6 +3097,45 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
 	TestTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListAudit The audit trail, newest first, a page at a time.
+//
+// Every request that changed something (POST, PUT, PATCH, DELETE under
+// /api/v1, and the sign-in callback), refused ones too (401, 403, 409,
+// …), kept for `--audit-retention` (180 days by default). The next page
+// is the one `before` the last entry's id.
+//
+// Corresponds with GET /audit (the `ListAudit` operationId).
+func (c *Client) ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuditRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAuditCSV The whole audit trail kept, as CSV, newest first.
+//
+// Columns: id, at, actor, remote, method, route, what, path, status,
+// outcome, request_id. Cells that a spreadsheet would read as a formula
+// are prefixed with `'`.
+//
+// Corresponds with GET /audit.csv (the `GetAuditCSV` operationId).
+func (c *Client) GetAuditCSV(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAuditCSVRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CompleteAuthorizationWithBody Finish a browser authorization with the address the provider sent the browser to.
@@ -4533,6 +4630,99 @@ func (c *Client) TestTaskWebhook(ctx context.Context, id TaskID, reqEditors ...R
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListAuditRequest constructs an http.Request for the ListAudit method
+func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/audit")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAuditCSVRequest constructs an http.Request for the GetAuditCSV method
+func NewGetAuditCSVRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/audit.csv")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewCompleteAuthorizationRequest calls the generic CompleteAuthorization builder with application/json body
@@ -6832,6 +7022,29 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListAuditWithResponse The audit trail, newest first, a page at a time.
+	//
+	// Every request that changed something (POST, PUT, PATCH, DELETE under
+	// /api/v1, and the sign-in callback), refused ones too (401, 403, 409,
+	// …), kept for `--audit-retention` (180 days by default). The next page
+	// is the one `before` the last entry's id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /audit (the `ListAudit` operationId).
+	ListAuditWithResponse(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*ListAuditResponse, error)
+
+	// GetAuditCSVWithResponse The whole audit trail kept, as CSV, newest first.
+	//
+	// Columns: id, at, actor, remote, method, route, what, path, status,
+	// outcome, request_id. Cells that a spreadsheet would read as a formula
+	// are prefixed with `'`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /audit.csv (the `GetAuditCSV` operationId).
+	GetAuditCSVWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuditCSVResponse, error)
+
 	// CompleteAuthorizationWithBodyWithResponse Finish a browser authorization with the address the provider sent the browser to.
 	//
 	// The address carries the flow's `state` and either a `code`, which
@@ -7699,6 +7912,88 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
 	TestTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskWebhookResponse, error)
+}
+
+type ListAuditResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AuditEntry
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuditResponse) GetJSON200() *[]AuditEntry {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuditResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuditResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuditResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuditResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAuditCSVResponse200Headers the declared response headers of an HTTP 200 response for GetAuditCSV
+type GetAuditCSVResponse200Headers struct {
+	ContentDisposition *string
+}
+
+type GetAuditCSVResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAuditCSVResponse200Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAuditCSVResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAuditCSVResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAuditCSVResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAuditCSVResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type CompleteAuthorizationResponse struct {
@@ -9702,6 +9997,41 @@ func (r TestTaskWebhookResponse) ContentType() string {
 	return ""
 }
 
+// ListAuditWithResponse The audit trail, newest first, a page at a time.
+//
+// Every request that changed something (POST, PUT, PATCH, DELETE under
+// /api/v1, and the sign-in callback), refused ones too (401, 403, 409,
+// …), kept for `--audit-retention` (180 days by default). The next page
+// is the one `before` the last entry's id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /audit (the `ListAudit` operationId).
+func (c *ClientWithResponses) ListAuditWithResponse(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*ListAuditResponse, error) {
+	rsp, err := c.ListAudit(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuditResponse(rsp)
+}
+
+// GetAuditCSVWithResponse The whole audit trail kept, as CSV, newest first.
+//
+// Columns: id, at, actor, remote, method, route, what, path, status,
+// outcome, request_id. Cells that a spreadsheet would read as a formula
+// are prefixed with `'`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /audit.csv (the `GetAuditCSV` operationId).
+func (c *ClientWithResponses) GetAuditCSVWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuditCSVResponse, error) {
+	rsp, err := c.GetAuditCSV(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAuditCSVResponse(rsp)
+}
+
 // CompleteAuthorizationWithBodyWithResponse Finish a browser authorization with the address the provider sent the browser to.
 //
 // The address carries the flow's `state` and either a `code`, which
@@ -10984,6 +11314,61 @@ func (c *ClientWithResponses) TestTaskWebhookWithResponse(ctx context.Context, i
 	return ParseTestTaskWebhookResponse(rsp)
 }
 
+// ParseListAuditResponse parses an HTTP response from a ListAuditWithResponse call
+func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuditResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AuditEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAuditCSVResponse parses an HTTP response from a GetAuditCSVWithResponse call
+func ParseGetAuditCSVResponse(rsp *http.Response) (*GetAuditCSVResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAuditCSVResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAuditCSVResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCompleteAuthorizationResponse parses an HTTP response from a CompleteAuthorizationWithResponse call
 func ParseCompleteAuthorizationResponse(rsp *http.Response) (*CompleteAuthorizationResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12195,6 +12580,12 @@ func ParseTestTaskWebhookResponse(rsp *http.Response) (*TestTaskWebhookResponse,
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListAudit The audit trail, newest first, a page at a time.
+	// (GET /audit)
+	ListAudit(w http.ResponseWriter, r *http.Request, params ListAuditParams)
+	// GetAuditCSV The whole audit trail kept, as CSV, newest first.
+	// (GET /audit.csv)
+	GetAuditCSV(w http.ResponseWriter, r *http.Request)
 	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
 	// (POST /authorizations/complete)
 	CompleteAuthorization(w http.ResponseWriter, r *http.Request)
@@ -12353,6 +12744,18 @@ type ServerInterface interface {
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
 
 type Unimplemented struct{}
+
+// ListAudit The audit trail, newest first, a page at a time.
+// (GET /audit)
+func (_ Unimplemented) ListAudit(w http.ResponseWriter, r *http.Request, params ListAuditParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetAuditCSV The whole audit trail kept, as CSV, newest first.
+// (GET /audit.csv)
+func (_ Unimplemented) GetAuditCSV(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
 
 // CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
 // (POST /authorizations/complete)
@@ -12668,6 +13071,66 @@ type ServerInterfaceWrapper struct {
 }
 
 type MiddlewareFunc func(http.Handler) http.Handler
+
+// ListAudit operation middleware
+func (siw *ServerInterfaceWrapper) ListAudit(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditParams
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", r.URL.Query(), &params.Before, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "before"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "before", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", r.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "limit"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "limit", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListAudit(w, r, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetAuditCSV operation middleware
+func (siw *ServerInterfaceWrapper) GetAuditCSV(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetAuditCSV(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
 
 // CompleteAuthorization operation middleware
 func (siw *ServerInterfaceWrapper) CompleteAuthorization(w http.ResponseWriter, r *http.Request) {
@@ -14337,6 +14800,12 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	}
 
 	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/audit", wrapper.ListAudit)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/audit.csv", wrapper.GetAuditCSV)
+	})
+	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/endpoints", wrapper.ListEndpoints)
 	})
 	r.Group(func(r chi.Router) {
@@ -14504,6 +14973,118 @@ type StoreErrorTextResponse string
 type TooLargeTextResponse string
 
 type UnauthorizedTextResponse string
+
+type ListAuditRequestObject struct {
+	Params ListAuditParams
+}
+
+type ListAuditResponseObject interface {
+	VisitListAuditResponse(w http.ResponseWriter) error
+}
+
+type ListAudit200JSONResponse []AuditEntry
+
+func (response ListAudit200JSONResponse) VisitListAuditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudit400TextResponse BadRequestTextResponse
+
+func (response ListAudit400TextResponse) VisitListAuditResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAudit401TextResponse UnauthorizedTextResponse
+
+func (response ListAudit401TextResponse) VisitListAuditResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAudit500TextResponse StoreErrorTextResponse
+
+func (response ListAudit500TextResponse) VisitListAuditResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetAuditCSVRequestObject struct {
+}
+
+type GetAuditCSVResponseObject interface {
+	VisitGetAuditCSVResponse(w http.ResponseWriter) error
+}
+
+type GetAuditCSV200ResponseHeaders struct {
+	ContentDisposition *string
+}
+
+type GetAuditCSV200TextcsvResponse struct {
+	Body          io.Reader
+	Headers       GetAuditCSV200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetAuditCSV200TextcsvResponse) VisitGetAuditCSVResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetAuditCSV401TextResponse UnauthorizedTextResponse
+
+func (response GetAuditCSV401TextResponse) VisitGetAuditCSVResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetAuditCSV500TextResponse StoreErrorTextResponse
+
+func (response GetAuditCSV500TextResponse) VisitGetAuditCSVResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
 
 type CompleteAuthorizationRequestObject struct {
 	Body *CompleteAuthorizationJSONRequestBody
@@ -18085,6 +18666,12 @@ func (response TestTaskWebhook503TextResponse) VisitTestTaskWebhookResponse(w ht
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListAudit The audit trail, newest first, a page at a time.
+	// (GET /audit)
+	ListAudit(ctx context.Context, request ListAuditRequestObject) (ListAuditResponseObject, error)
+	// GetAuditCSV The whole audit trail kept, as CSV, newest first.
+	// (GET /audit.csv)
+	GetAuditCSV(ctx context.Context, request GetAuditCSVRequestObject) (GetAuditCSVResponseObject, error)
 	// CompleteAuthorization Finish a browser authorization with the address the provider sent the browser to.
 	// (POST /authorizations/complete)
 	CompleteAuthorization(ctx context.Context, request CompleteAuthorizationRequestObject) (CompleteAuthorizationResponseObject, error)
@@ -18277,6 +18864,56 @@ type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
 	options     StrictHTTPServerOptions
+}
+
+// ListAudit operation middleware
+func (sh *strictHandler) ListAudit(w http.ResponseWriter, r *http.Request, params ListAuditParams) {
+	var request ListAuditRequestObject
+
+	request.Params = params
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAudit(ctx, request.(ListAuditRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAudit")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListAuditResponseObject); ok {
+		if err := validResponse.VisitListAuditResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetAuditCSV operation middleware
+func (sh *strictHandler) GetAuditCSV(w http.ResponseWriter, r *http.Request) {
+	var request GetAuditCSVRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAuditCSV(ctx, request.(GetAuditCSVRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAuditCSV")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetAuditCSVResponseObject); ok {
+		if err := validResponse.VisitGetAuditCSVResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
 }
 
 // CompleteAuthorization operation middleware

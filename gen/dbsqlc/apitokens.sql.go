@@ -30,18 +30,22 @@ func (q *Queries) APITokenCreate(ctx context.Context, arg APITokenCreateParams) 
 	return id, err
 }
 
-const aPITokenValid = `-- name: APITokenValid :one
-SELECT EXISTS (
-    SELECT 1 FROM api_tokens
-    WHERE token_sha256 = $1
-      AND revoked_at IS NULL
-      AND (expires_at IS NULL OR expires_at > now())
-)
+const aPITokenHolder = `-- name: APITokenHolder :one
+SELECT id, name FROM api_tokens
+WHERE token_sha256 = $1
+  AND revoked_at IS NULL
+  AND (expires_at IS NULL OR expires_at > now())
 `
 
-func (q *Queries) APITokenValid(ctx context.Context, tokenSha256 []byte) (bool, error) {
-	row := q.db.QueryRow(ctx, aPITokenValid, tokenSha256)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
+type APITokenHolderRow struct {
+	ID   int64
+	Name string
+}
+
+// The token's id and name, when it is neither revoked nor expired.
+func (q *Queries) APITokenHolder(ctx context.Context, tokenSha256 []byte) (APITokenHolderRow, error) {
+	row := q.db.QueryRow(ctx, aPITokenHolder, tokenSha256)
+	var i APITokenHolderRow
+	err := row.Scan(&i.ID, &i.Name)
+	return i, err
 }

@@ -140,6 +140,19 @@ type ApiToken struct {
 	RevokedAt   pgtype.Timestamptz
 }
 
+type AuditLog struct {
+	ID        int64
+	At        pgtype.Timestamptz
+	Actor     string
+	Remote    string
+	Method    string
+	Route     string
+	What      string
+	Path      string
+	Status    int32
+	RequestID string
+}
+
 type Endpoint struct {
 	ID                     int64
 	RoleLabel              string

@@ -74,7 +74,17 @@ type Config struct {
 	// Mail is the SMTP server tasks mail their summaries through; nil:
 	// none, and tasks cannot have recipients.
 	Mail *delivery.MailServer
+	// AuditRetention is how long the audit trail keeps a request;
+	// DefaultAuditRetention when zero.
+	AuditRetention time.Duration
 }
+
+// DefaultAuditRetention is how long the audit trail keeps a request by
+// default: a quarter and more, for a migration's review after cut-over.
+const DefaultAuditRetention = 180 * 24 * time.Hour
+
+// auditPrunePeriod is how often the trail drops what it no longer keeps.
+const auditPrunePeriod = time.Hour
 
 // App is one running process of the service.
 type App struct {
@@ -117,6 +127,14 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		clock = time.Now
 	}
 	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx, clock()) }) })
+	retention := cfg.AuditRetention
+	if retention <= 0 {
+		retention = DefaultAuditRetention
+	}
+	a.loops.Go(func() {
+		a.pruneAudit(loopsCtx, retention)
+		every(loopsCtx, auditPrunePeriod, func() { a.pruneAudit(loopsCtx, retention) })
+	})
 	if cfg.Mail != nil {
 		mailer := delivery.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Delivery)
 		a.loops.Go(func() { every(loopsCtx, mailer.Poll, func() { a.send(loopsCtx, "mails", mailer.SendDue) }) })
@@ -152,6 +170,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 
 		CheckEndpoint: worker.CheckEndpoint,
 		Authorizer:    signin.NewAuthorizer(store, logger),
+		Audit:         store,
 	})
 	return &App{Store: store, Handler: handler, Service: service, pool: pool, metrics: counters, webhooks: webhooks, stopBroker: stopBroker, logger: logger}
 }
@@ -236,6 +255,17 @@ func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
 		a.logger.Warn("could not start the scheduled passes due", "err", err)
 	case n > 0:
 		a.logger.Info("started scheduled passes", "tasks", n)
+	}
+}
+
+// pruneAudit drops the audit trail's entries older than retention.
+func (a *App) pruneAudit(ctx context.Context, retention time.Duration) {
+	n, err := a.Store.AuditPrune(ctx, retention)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		a.logger.Warn("could not prune the audit trail", "err", err)
+	case n > 0:
+		a.logger.Info("pruned the audit trail", "entries", n, "older_than", retention)
 	}
 }
 

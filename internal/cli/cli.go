@@ -36,6 +36,7 @@ var resources = map[string]func() []command{
 	"endpoints": endpointCommands,
 	"tasks":     taskCommands,
 	"accounts":  accountCommands,
+	"audit":     auditCommands,
 }
 
 // Usage is the CLI's part of mailmigrate's usage text.
@@ -43,6 +44,7 @@ const Usage = `  mailmigrate endpoints list|get|create|update|delete   manage IM
   mailmigrate tasks list|get|create|update|delete       manage migration tasks
   mailmigrate tasks test|run|cancel|watch|events|report ID   test logins, migrate, follow, report
   mailmigrate accounts list|get|create|update|delete|import TASK ...   manage mailboxes
+  mailmigrate audit list|export                         who changed what, from where, and how it ended
 `
 
 // Exit codes.
@@ -53,14 +55,14 @@ const (
 )
 
 // Run runs one CLI command, args starting with the resource
-// ("endpoints", "tasks" or "accounts"), and returns the exit code.
+// ("endpoints", "tasks", "accounts" or "audit"), and returns the exit code.
 func Run(ctx context.Context, args []string, sys System) int {
 	return exitCode(dispatch(ctx, args, sys), sys.Stderr)
 }
 
 func dispatch(ctx context.Context, args []string, sys System) error {
 	if len(args) == 0 || resources[args[0]] == nil {
-		return usageErrorf(Usage, "want endpoints, tasks or accounts")
+		return usageErrorf(Usage, "want endpoints, tasks, accounts or audit")
 	}
 	commands := resources[args[0]]()
 	if len(args) < 2 {

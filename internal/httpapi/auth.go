@@ -11,33 +11,42 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 )
 
-// Credentials decide whether a bearer token lets a request in.
+// Credentials decide whether a bearer token lets a request in, and name
+// whose it is, for the audit trail.
 type Credentials interface {
-	Valid(ctx context.Context, token string) (bool, error)
+	// Holder names token's holder; ok is false for a token that lets
+	// nothing in.
+	Holder(ctx context.Context, token string) (holder string, ok bool, err error)
 }
 
 // StaticToken is the one token an operator configured
 // (MAILMIGRATE_API_TOKEN), compared in constant time.
 type StaticToken string
 
-// Valid compares fixed-size digests, which takes the same time whatever
+// staticTokenHolder names the configured token's holder.
+const staticTokenHolder = "the API token configured (MAILMIGRATE_API_TOKEN)"
+
+// Holder compares fixed-size digests, which takes the same time whatever
 // the candidate, its length included.
-func (s StaticToken) Valid(_ context.Context, token string) (bool, error) {
+func (s StaticToken) Holder(_ context.Context, token string) (string, bool, error) {
 	want, got := sha256.Sum256([]byte(s)), sha256.Sum256([]byte(token))
-	return s != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1, nil
+	if s != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+		return staticTokenHolder, true, nil
+	}
+	return "", false, nil
 }
 
 // AnyCredentials lets in a token that any of its members takes.
 type AnyCredentials []Credentials
 
-// Valid asks each member in turn.
-func (members AnyCredentials) Valid(ctx context.Context, token string) (bool, error) {
+// Holder asks each member in turn.
+func (members AnyCredentials) Holder(ctx context.Context, token string) (string, bool, error) {
 	for _, c := range members {
-		if ok, err := c.Valid(ctx, token); ok || err != nil {
-			return ok, err
+		if holder, ok, err := c.Holder(ctx, token); ok || err != nil {
+			return holder, ok, err
 		}
 	}
-	return false, nil
+	return "", false, nil
 }
 
 // bodyUnauthorized is the plain-text body of every 401.
@@ -71,13 +80,14 @@ func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) htt
 				return
 			}
 			for _, candidate := range presented {
-				ok, err := creds.Valid(r.Context(), candidate)
+				holder, ok, err := creds.Holder(r.Context(), candidate)
 				if err != nil {
 					logger.ErrorContext(r.Context(), "checking an API token", "err", err, "request_id", middleware.GetReqID(r.Context()))
 					writeText(w, http.StatusServiceUnavailable, "the service cannot check tokens now; try again")
 					return
 				}
 				if ok {
+					noteActor(r, holder)
 					stripAccessToken(r)
 					next.ServeHTTP(w, r)
 					return

@@ -93,8 +93,10 @@ func TestEveryAPIRouteNeedsTheToken(t *testing.T) {
 		// 400, the same status and body).
 		got := rawRequest(t, route.method, s.api+route.path, "Bearer "+testToken)
 		want := rawRequest(t, route.method, open.api+route.path, "")
-		if got.status != want.status || got.body != want.body || got.status == http.StatusUnauthorized {
-			t.Errorf("%s with the token: %d %q; without authentication configured: %d %q", route, got.status, got.body, want.status, want.body)
+		// The audit trail differs by nature: it names who asked.
+		sameBody := got.body == want.body || strings.HasPrefix(route.path, "/audit")
+		if got.status != want.status || !sameBody || got.status == http.StatusUnauthorized {
+			t.Errorf("%s with the token: %d %.200q; without authentication configured: %d %.200q", route, got.status, got.body, want.status, want.body)
 		}
 		// The scheme is case-insensitive (RFC 9110 §11.1).
 		if got := rawRequest(t, route.method, s.api+route.path, "bearer "+testToken); got.status == http.StatusUnauthorized {

@@ -63,6 +63,9 @@ type Options struct {
 	// Authorizer gets accounts their refresh tokens (signin.Authorizer);
 	// nil answers the authorizations with 500.
 	Authorizer Authorizer
+	// Audit, when set, keeps the audit trail of the requests that change
+	// something (auditRequests).
+	Audit AuditTrail
 }
 
 // credentials are the tokens the API takes; nil: none is asked for.
@@ -116,12 +119,17 @@ func NewHandler(opts Options) http.Handler {
 	}
 	limits := opts.Limits.withDefaults()
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, securityHeaders, recoverPanics(logger), logRequests(logger), requestDeadlines(limits),
-		allowHosts(opts.AllowedHosts), refuseCrossOrigin,
+	r.Use(middleware.RequestID, exposeRequestID, opts.Metrics.Middleware, securityHeaders, recoverPanics(logger), logRequests(logger))
+	creds := opts.credentials()
+	if opts.Audit != nil {
+		// Before the checks below, so that what they refuse is recorded.
+		r.Use(auditRequests(opts.Audit, creds != nil, logger))
+	}
+	r.Use(requestDeadlines(limits), allowHosts(opts.AllowedHosts), refuseCrossOrigin,
 		// HEAD is answered wherever GET is (RFC 9110 §9.3.2), by the GET
 		// handler: net/http sends its headers without the body.
 		middleware.GetHead)
-	if creds := opts.credentials(); creds != nil {
+	if creds != nil {
 		r.Use(requireToken(creds, logger))
 	}
 	notFound := func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") }

@@ -18,6 +18,7 @@ type Store interface {
 	ScheduleStore
 	PlanStore
 	MailStore
+	AuditStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

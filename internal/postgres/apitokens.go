@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
@@ -27,7 +29,13 @@ type APITokens struct {
 	// validTokenReuse, not once per request. A revocation or expiry takes
 	// effect within that.
 	mu    sync.Mutex
-	known map[[sha256.Size]byte]time.Time
+	known map[[sha256.Size]byte]knownToken
+}
+
+// knownToken is a token found valid, whose holder it names, until when.
+type knownToken struct {
+	holder string
+	until  time.Time
 }
 
 // validTokenReuse is how long a token found valid is taken without asking
@@ -36,7 +44,7 @@ const validTokenReuse = 30 * time.Second
 
 // NewAPITokens returns the tokens of the database pool is on.
 func NewAPITokens(pool *pgxpool.Pool) *APITokens {
-	return &APITokens{queries: dbsqlc.New(pool), known: map[[sha256.Size]byte]time.Time{}}
+	return &APITokens{queries: dbsqlc.New(pool), known: map[[sha256.Size]byte]knownToken{}}
 }
 
 // Create makes a new random token named name, stores its digest and
@@ -54,29 +62,33 @@ func (t *APITokens) Create(ctx context.Context, name string) (string, error) {
 	return token, nil
 }
 
-// Valid reports whether token is one of the database's, neither revoked
-// nor expired. Looking a digest up leaks nothing of the token through
-// timing.
-func (t *APITokens) Valid(ctx context.Context, token string) (bool, error) {
+// Holder names token's holder, "API token 3: <its name>", and reports
+// whether it is one of the database's, neither revoked nor expired.
+// Looking a digest up leaks nothing of the token through timing.
+func (t *APITokens) Holder(ctx context.Context, token string) (string, bool, error) {
 	digest := sha256.Sum256([]byte(token))
 	now := time.Now()
 	t.mu.Lock()
-	until, known := t.known[digest]
+	known, ok := t.known[digest]
 	t.mu.Unlock()
-	if known && now.Before(until) {
-		return true, nil
+	if ok && now.Before(known.until) {
+		return known.holder, true, nil
 	}
-	valid, err := t.queries.APITokenValid(ctx, digest[:])
-	if err != nil || !valid {
-		return valid, err
+	row, err := t.queries.APITokenHolder(ctx, digest[:])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
 	}
+	if err != nil {
+		return "", false, err
+	}
+	holder := fmt.Sprintf("API token %d: %s", row.ID, row.Name)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for d, until := range t.known {
-		if now.After(until) {
+	for d, k := range t.known {
+		if now.After(k.until) {
 			delete(t.known, d) // the map holds the tokens in use, no more
 		}
 	}
-	t.known[digest] = now.Add(validTokenReuse)
-	return true, nil
+	t.known[digest] = knownToken{holder: holder, until: now.Add(validTokenReuse)}
+	return holder, true, nil
 }

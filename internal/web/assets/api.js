@@ -124,6 +124,24 @@ export async function fetchWithToken(path, init = {}) {
   }
 }
 
+// downloadLink is a link that downloads the file at path (under the API)
+// as filename. A plain link cannot send the API token, so when there is
+// one the file is fetched and handed over as a blob.
+export function downloadLink(id, path, filename, text) {
+  const a = document.createElement('a');
+  Object.assign(a, { className: 'button', id, href: apiBase + path, download: filename, textContent: text });
+  a.addEventListener('click', async (click) => {
+    if (!apiToken()) return;
+    click.preventDefault();
+    const resp = await fetchWithToken(path);
+    const url = URL.createObjectURL(await resp.blob());
+    const save = Object.assign(document.createElement('a'), { href: url, download: filename });
+    save.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  return a;
+}
+
 // request sends a JSON body (or text with another content type) and
 // returns the decoded JSON answer, or null when there is none.
 export async function request(method, path, body, contentType = 'application/json') {

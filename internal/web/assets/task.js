@@ -2,7 +2,7 @@
 // their progress, the forms that add accounts one by one or from a CSV
 // file, and the live event log.
 
-import { request, requestPage, fetchWithToken, apiBase, apiToken } from './api.js';
+import { request, requestPage, downloadLink } from './api.js';
 import { h, field, notice, confirmAction, formatTime, formatBytes, formatDuration, plural, dataTable, keepFocus } from './dom.js';
 import { endpointName } from './endpoints.js';
 import { flash } from './flash.js';
@@ -298,26 +298,13 @@ function fact(term, value, id) {
   return h('div', {}, h('dt', { text: term }), h('dd', { id }, value));
 }
 
-// reportLink downloads the CSV report. A plain link cannot send the API
-// token, so when there is one the file is fetched and handed over as a blob.
-// A task without accounts has no report yet.
+// reportLink downloads the CSV report. A task without accounts has no
+// report yet.
 function reportLink(taskId, accounts) {
   if (accounts === 0) {
     return h('button', { id: 'report-link', disabled: true, title: 'Add accounts first', text: 'Download report (CSV)' });
   }
-  const path = `/tasks/${taskId}/report.csv`;
-  return h('a', {
-    class: 'button', id: 'report-link', href: apiBase + path, download: `task-${taskId}-report.csv`, text: 'Download report (CSV)',
-    onclick: async (click) => {
-      if (!apiToken()) return;
-      click.preventDefault();
-      const resp = await fetchWithToken(path);
-      const url = URL.createObjectURL(await resp.blob());
-      const a = h('a', { href: url, download: `task-${taskId}-report.csv` });
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
-    },
-  });
+  return downloadLink('report-link', `/tasks/${taskId}/report.csv`, `task-${taskId}-report.csv`, 'Download report (CSV)');
 }
 
 // migrating says whether a task runs a migration that accounts can join

@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	apispec "github.com/mailmigrate/mailmigrate/api"
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
+)
+
+// The audit trail (docs/security.md#audit-trail): auditRequests records
+// every request that changes something, or tried to, after its answer:
+// whose token let it in (requireToken notes it), from where, the route
+// and the path asked, and the status. Never its body or query, which
+// carry passwords and tokens.
+
+// AuditTrail keeps the trail (migration.AuditStore).
+type AuditTrail interface {
+	AuditRecord(ctx context.Context, e migration.AuditEntry) error
+}
+
+// auditNote is what a request's handlers learn for its entry.
+type auditNote struct{ actor string }
+
+type auditNoteKey struct{}
+
+// noteActor names, for r's audit entry, whose token let it in.
+func noteActor(r *http.Request, holder string) {
+	if note, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok {
+		note.actor = holder
+	}
+}
+
+// noTokenAsked is the actor of every request where the service asks for
+// no token (--insecure-no-auth).
+const noTokenAsked = "anyone: the service asks for no token (--insecure-no-auth)"
+
+// auditRecordTimeout bounds writing an entry, after the answer went out.
+const auditRecordTimeout = 5 * time.Second
+
+// auditRequests records the requests audited (audited) in trail; a
+// failure to record is logged, and the answer stands. tokensAsked says
+// whether requests need a token: where none does, anyone is the actor.
+func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !audited(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			note := &auditNote{}
+			if !tokensAsked {
+				note.actor = noTokenAsked
+			}
+			ww, wrapped := w.(middleware.WrapResponseWriter)
+			if !wrapped {
+				ww = middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			}
+			next.ServeHTTP(ww, r.WithContext(context.WithValue(r.Context(), auditNoteKey{}, note)))
+			route := ""
+			if rctx := chi.RouteContext(r.Context()); rctx != nil {
+				route = rctx.RoutePattern()
+			}
+			status := ww.Status()
+			if status == 0 {
+				status = http.StatusOK // nothing written: net/http answers 200
+			}
+			entry := migration.AuditEntry{Actor: note.actor, Remote: remoteHost(r), Method: r.Method, Route: route,
+				What: routeSummary(r.Method, route), Path: r.URL.Path, Status: status, RequestID: middleware.GetReqID(r.Context())}
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), auditRecordTimeout)
+			defer cancel()
+			if err := trail.AuditRecord(ctx, entry); err != nil {
+				logger.ErrorContext(ctx, "could not record a request in the audit trail", "err", err,
+					"method", r.Method, "path", r.URL.Path, "status", status, "request_id", entry.RequestID)
+			}
+		})
+	}
+}
+
+// audited reports whether r goes into the trail: the API's requests that
+// change something (POST, PUT, PATCH, DELETE), and the sign-in callback,
+// which stores an account's token.
+func audited(r *http.Request) bool {
+	path := routingPath(r)
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return isAPIPath(path)
+	}
+	return path == CallbackPath
+}
+
+// remoteHost is the client's address, without its port.
+func remoteHost(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// routeSummaries map "METHOD /api/v1/route" to the route's summary in
+// the OpenAPI file: what the trail says a request asked for.
+var routeSummaries = sync.OnceValue(func() map[string]string {
+	summaries := map[string]string{CallbackPath: "Store an account's token after its sign-in at the provider."}
+	doc, err := openapi3.NewLoader().LoadFromData(apispec.OpenAPIYAML)
+	if err != nil {
+		return summaries // the file is embedded and tested: this does not happen
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			summaries[method+" "+BasePath+path] = op.Summary
+		}
+	}
+	return summaries
+})
+
+// routeSummary is the summary of the route method and route name, "" for
+// none.
+func routeSummary(method, route string) string {
+	if route == CallbackPath {
+		return routeSummaries()[CallbackPath]
+	}
+	return routeSummaries()[strings.ToUpper(method)+" "+route]
+}
+
+// ListAudit answers GET /audit.
+func (s *Server) ListAudit(ctx context.Context, req api.ListAuditRequestObject) (api.ListAuditResponseObject, error) {
+	var before int64
+	if req.Params.Before != nil {
+		before = *req.Params.Before
+	}
+	limit := 0
+	if req.Params.Limit != nil {
+		limit = *req.Params.Limit
+	}
+	entries, err := s.service.AuditLog(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make(api.ListAudit200JSONResponse, len(entries))
+	for i, e := range entries {
+		out[i] = api.AuditEntry{Id: e.ID, At: e.At, Actor: e.Actor, Remote: e.Remote, Method: e.Method, Route: e.Route,
+			What: e.What, Path: e.Path, Status: e.Status, Outcome: e.Outcome(), RequestId: e.RequestID}
+	}
+	return out, nil
+}
+
+// GetAuditCSV answers GET /audit.csv.
+func (s *Server) GetAuditCSV(ctx context.Context, _ api.GetAuditCSVRequestObject) (api.GetAuditCSVResponseObject, error) {
+	var trail bytes.Buffer
+	if err := s.service.WriteAuditCSV(ctx, &trail); err != nil {
+		return nil, err
+	}
+	disposition := `attachment; filename="audit.csv"`
+	return api.GetAuditCSV200TextcsvResponse{Body: &trail, ContentLength: int64(trail.Len()),
+		Headers: api.GetAuditCSV200ResponseHeaders{ContentDisposition: &disposition}}, nil
+}
