@@ -1863,7 +1863,7 @@ type TestFigures struct {
 	// Failed Accounts whose login failed on either side.
 	Failed int64 `json:"failed"`
 
-	// Pace While the test goes slowly (a second or more an account, as against a server that delays logins after failures), its pace in words: the server whose logins take a second or more on average, by its host and side, and how long; what that means for the accounts left, and how many whose logins work can run meanwhile; empty otherwise.
+	// Pace While the test goes slowly (a second or more an account, as against a server that delays logins after failures), its pace in words: the server whose logins take most of the time, by its host and side, and how long on average; what that means for the accounts left, and how many whose logins work can run meanwhile; empty otherwise.
 	Pace string `json:"pace"`
 
 	// Running The test is under way.
