@@ -167,3 +167,32 @@ func TestOAuth2SettingsNormalize(t *testing.T) {
 		})
 	}
 }
+
+// TestSignedInAs: a sign-in is the account's when one of the names the
+// provider gave matches its login, without case; otherwise, or without
+// any name, it is refused in words that say who signed in and what to do.
+func TestSignedInAs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, login string
+		identities  []string
+		refusal     string // "" for accepted
+	}{
+		{"the email", "ann@example.com", []string{"ann@example.com"}, ""},
+		{"another case", "Ann@Example.com", []string{"ann@example.com"}, ""},
+		{"the sign-in name after the email", "ann@corp.example", []string{"ann.smith@example.com", "ann@corp.example"}, ""},
+		{"someone else", "ann@example.com", []string{"mallory@elsewhere.example"},
+			"authorization kept no token: the sign-in was as mallory@elsewhere.example, not as the account's user ann@example.com; " +
+				"sign in as ann@example.com, or, if mallory@elsewhere.example is the same mailbox under another name, change the account's login to it"},
+		{"a prefix is not a match", "ann@example.com", []string{"ann@example.co"}, "not as the account's user"},
+		{"no name", "ann@example.com", nil, "the provider did not say who signed in (no ID token)"},
+	} {
+		err := SignedInAs(tc.login, tc.identities)
+		switch {
+		case tc.refusal == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refusal != "" && (err == nil || !strings.Contains(err.Error(), tc.refusal)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.refusal)
+		}
+	}
+}

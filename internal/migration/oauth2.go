@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -320,4 +321,24 @@ func checkOAuthURL(field, raw string) error {
 		return invalid(field, "must be https (http only to this machine): the client secret and tokens cross it")
 	}
 	return nil
+}
+
+// SignedInAs checks that a user's sign-in for an account (the device or
+// browser flow) was the account's own user, login on that side, by the
+// names the provider gave the user who signed in (identities: the ID
+// token's email, preferred_username, upn): whoever holds a sign-in link
+// must not bind their own mailbox to the account. Names are compared
+// without case, as mail addresses are in practice.
+func SignedInAs(login string, identities []string) error {
+	if len(identities) == 0 {
+		return &InvalidError{Field: "authorization", Reason: "kept no token: the provider did not say who signed in (no ID token); " +
+			"the endpoint's application must be allowed the openid and email scopes"}
+	}
+	for _, name := range identities {
+		if strings.EqualFold(strings.TrimSpace(name), strings.TrimSpace(login)) {
+			return nil
+		}
+	}
+	return &InvalidError{Field: "authorization", Reason: fmt.Sprintf("kept no token: the sign-in was as %s, not as the account's user %s; "+
+		"sign in as %s, or, if %s is the same mailbox under another name, change the account's login to it", identities[0], login, login, identities[0])}
 }

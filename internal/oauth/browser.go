@@ -35,17 +35,17 @@ func (c Config) StartBrowser(redirectURI, loginHint string) (BrowserAuthorizatio
 		// forced consent would stop users who may not consent themselves.
 		options = append(options, oauth2.AccessTypeOffline, oauth2.SetAuthURLParam("prompt", "consent"))
 	}
-	return BrowserAuthorization{URL: c.oauth2Config(redirectURI).AuthCodeURL(state, options...), State: state, Verifier: verifier}, nil
+	return BrowserAuthorization{URL: c.signInConfig(redirectURI).AuthCodeURL(state, options...), State: state, Verifier: verifier}, nil
 }
 
 // Exchange redeems the code the provider sent the browser back with for
-// the user's refresh token.
-func (c Config) Exchange(ctx context.Context, redirectURI, code, verifier string) (string, error) {
-	token, err := c.oauth2Config(redirectURI).Exchange(c.withClient(ctx), code, oauth2.VerifierOption(verifier))
+// the user's refresh token, and says who signed in.
+func (c Config) Exchange(ctx context.Context, redirectURI, code, verifier string) (SignedIn, error) {
+	token, err := c.signInConfig(redirectURI).Exchange(c.withClient(ctx), code, oauth2.VerifierOption(verifier))
 	if err != nil {
-		return "", describe(err)
+		return SignedIn{}, describe(err)
 	}
-	return refreshTokenOf(token)
+	return signedIn(token)
 }
 
 // refreshTokenOf is the refresh token of a user's first token; an answer

@@ -23,7 +23,7 @@ func (c Config) StartDevice(ctx context.Context) (*DeviceAuthorization, error) {
 	if c.DeviceURL == "" {
 		return nil, errors.New("the endpoint has no device authorization URL")
 	}
-	da, err := c.oauth2Config("").DeviceAuth(c.withClient(ctx))
+	da, err := c.signInConfig("").DeviceAuth(c.withClient(ctx))
 	if err != nil {
 		return nil, describe(err)
 	}
@@ -36,12 +36,12 @@ func (c Config) StartDevice(ctx context.Context) (*DeviceAuthorization, error) {
 }
 
 // AwaitDevice polls the token endpoint until the user has signed in, and
-// returns the refresh token; a refusal (declined, expired) is a
-// RefusedError.
-func (c Config) AwaitDevice(ctx context.Context, da *DeviceAuthorization) (string, error) {
-	token, err := c.oauth2Config("").DeviceAccessToken(c.withClient(ctx), da.response)
+// returns the refresh token and who signed in; a refusal (declined,
+// expired) is a RefusedError.
+func (c Config) AwaitDevice(ctx context.Context, da *DeviceAuthorization) (SignedIn, error) {
+	token, err := c.signInConfig("").DeviceAccessToken(c.withClient(ctx), da.response)
 	if err != nil {
-		return "", describe(err)
+		return SignedIn{}, describe(err)
 	}
-	return refreshTokenOf(token)
+	return signedIn(token)
 }

@@ -168,9 +168,9 @@ func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizat
 		a.mu.Unlock()
 		flow.cancel()
 	}()
-	token, err := config.AwaitDevice(ctx, started)
+	signed, err := config.AwaitDevice(ctx, started)
 	if err == nil {
-		err = a.storeToken(ctx, key, token)
+		err = a.storeSignIn(ctx, key, login, signed)
 	}
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return // a newer flow of the same side replaced this one
@@ -237,9 +237,9 @@ func (a *Authorizer) Complete(ctx context.Context, address string) (migration.Au
 	case code == "":
 		err = &migration.InvalidError{Field: "address", Reason: "carries neither a code nor an error"}
 	default:
-		var token string
-		if token, err = ConfigOf(e.Auth.OAuth2).Exchange(ctx, pending.RedirectURI, code, string(pending.CodeVerifier)); err == nil {
-			err = a.storeToken(ctx, key, token)
+		var signed oauth.SignedIn
+		if signed, err = ConfigOf(e.Auth.OAuth2).Exchange(ctx, pending.RedirectURI, code, string(pending.CodeVerifier)); err == nil {
+			err = a.storeSignIn(ctx, key, login, signed)
 		}
 	}
 	a.logOutcome(ctx, key, login, err)
@@ -257,10 +257,14 @@ func stateDigest(state string) []byte {
 	return digest[:]
 }
 
-// storeToken keeps the account side's new refresh token.
-func (a *Authorizer) storeToken(ctx context.Context, key authorizationKey, token string) error {
+// storeSignIn keeps the account side's new refresh token, when the user
+// who signed in is the account's (login): otherwise nothing is stored.
+func (a *Authorizer) storeSignIn(ctx context.Context, key authorizationKey, login string, signed oauth.SignedIn) error {
+	if err := migration.SignedInAs(login, signed.Identities); err != nil {
+		return err
+	}
 	return persist.Outcome(ctx, a.logger, func(ctx context.Context) error {
-		return a.store.AccountSecretRotated(ctx, key.taskID, key.accountID, key.side, migration.Password(token))
+		return a.store.AccountSecretRotated(ctx, key.taskID, key.accountID, key.side, migration.Password(signed.RefreshToken))
 	})
 }
 

@@ -28,7 +28,7 @@ export const fieldLabels = {
   'options.gmail_labels': 'Gmail labels', 'options.verify_copies': 'Check the copies',
   source_login: 'Source login', destination_login: 'Destination login', source_password: 'Source password',
   destination_password: 'Destination password', destination_password_same_as_source: 'Destination password',
-  url: 'URL', secret: 'Signing secret', calls: 'Calls', to: 'The address',
+  url: 'URL', secret: 'Signing secret', calls: 'Calls', to: 'The address', authorization: 'The authorization',
   every_minutes: 'Delta pass every', at: 'Daily at', until: 'No delta pass after', final_at: 'Final pass at', time_zone: 'Time zone',
 };
 

@@ -1,0 +1,86 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/httpapi"
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
+)
+
+// TestTheRightPersonSignsIn: whoever holds an account's sign-in (a device
+// code, a sign-in link) and signs in as someone else gets no token kept,
+// by either flow: the refusal names who signed in and what to do, no
+// account.authorized event is logged, and the account still has no token.
+// The account's own user then signs in, and the token is kept.
+func TestTheRightPersonSignsIn(t *testing.T) {
+	t.Parallel()
+	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
+	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL, AuthorizationUrl: o.tokens.AuthorizationURL})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
+		t.Fatalf("accounts: %v %v", err, page)
+	}
+	account := (*page.JSON200)[0]
+	ctx := context.Background()
+	const intruder = "mallory@elsewhere.example"
+	refusal := "authorization kept no token: the sign-in was as " + intruder + ", not as the account's user " + o.logins[0] + "; sign in as " + o.logins[0]
+
+	// The device flow, approved by someone else.
+	deviceFlow := api.AuthorizationFlowDevice
+	started, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination, Flow: &deviceFlow})
+	if err != nil || started.JSON200 == nil {
+		t.Fatalf("authorize: %v %v", err, started)
+	}
+	if !o.tokens.Approve(started.JSON200.UserCode, intruder) {
+		t.Fatalf("the token server knows no user code %q", started.JSON200.UserCode)
+	}
+	testsupport.Eventually(t, 30*time.Second, func() error {
+		for _, e := range taskEvents(t, o.s, taskID) {
+			if e.Kind == api.EventKindError && e.AccountId == account.Id && strings.Contains(e.Error, refusal) {
+				return nil
+			}
+		}
+		return errors.New("no error event refusing the device sign-in yet")
+	})
+
+	// The browser flow, signed in as someone else.
+	callback := o.s.URL + httpapi.CallbackPath
+	browserFlow := api.AuthorizationFlowBrowser
+	resp, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id,
+		api.AuthorizationInput{Side: api.AuthorizationInputSideDestination, Flow: &browserFlow, RedirectUri: callback})
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("authorize: %v %v", err, resp)
+	}
+	back := o.tokens.SignIn(t, resp.JSON200.AuthorizationUrl, intruder, true)
+	if status, body := testsupport.GetPage(t, back); status != http.StatusBadRequest || !strings.Contains(body, strings.ReplaceAll(refusal, "'", "&#39;")) {
+		t.Errorf("the callback page after the wrong person's sign-in: %d %s", status, body)
+	}
+	if hasEvent(taskEvents(t, o.s, taskID), api.EventKindAccountAuthorized, account.Id, "destination") {
+		t.Fatalf("an account.authorized event after the wrong person's sign-ins")
+	}
+	if task := o.run(t, taskID, api.TaskStateFailed); task.Accounts.Failed != 1 {
+		t.Errorf("the account ran with no token of its own: %+v", task.Accounts)
+	}
+
+	// The account's own user.
+	resp, err = o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id,
+		api.AuthorizationInput{Side: api.AuthorizationInputSideDestination, Flow: &browserFlow, RedirectUri: callback})
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("authorize: %v %v", err, resp)
+	}
+	if status, body := testsupport.GetPage(t, o.tokens.SignIn(t, resp.JSON200.AuthorizationUrl, strings.ToUpper(o.logins[0]), true)); status != http.StatusOK {
+		t.Fatalf("the account's own user's sign-in (its address in capitals): %d %s", status, body)
+	}
+	o.run(t, taskID, api.TaskStateCompleted)
+	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != 2 {
+		t.Errorf("the INBOX holds %d messages, want 2", n)
+	}
+}
