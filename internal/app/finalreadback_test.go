@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/csv"
 	"net/http"
 	"slices"
 	"strings"
@@ -93,14 +92,7 @@ func TestTheFinalPassReadsBackEveryCopy(t *testing.T) {
 		t.Errorf("after a delta pass that read nothing back, ann is %s; the altered copy is still there", again)
 	}
 	wantAltered("after a delta pass")
-	report, err := s.Client.GetTaskReportWithResponse(ctx, taskID)
-	if err != nil || report.StatusCode() != http.StatusOK {
-		t.Fatalf("report: %v %v", err, report)
-	}
-	rows, err := csv.NewReader(strings.NewReader(string(report.Body))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := taskReportRows(t, s, taskID)
 	column, altered := slices.Index(rows[0], "altered_copies"), map[string]string{}
 	for _, row := range rows[1:] {
 		altered[row[1]] = row[column]

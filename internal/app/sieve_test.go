@@ -13,6 +13,20 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
 )
 
+// taskReportRows are the rows of the task's report, its header first.
+func taskReportRows(t *testing.T, s *servicetest.Service, taskID int64) [][]string {
+	t.Helper()
+	report, err := s.Client.GetTaskReportWithResponse(context.Background(), taskID)
+	if err != nil || report.StatusCode() != http.StatusOK {
+		t.Fatalf("report: %v %v", err, report)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(report.Body))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 // TestSieveScriptsMoveThroughTheService: a task between two Dovecots with
 // ManageSieve, three users of two or three scripts each. After a pass
 // every script is on the destination by name, the active one active; the
@@ -146,14 +160,7 @@ func TestSieveScriptsMoveThroughTheService(t *testing.T) {
 	if i < 0 || !strings.Contains((*events.JSON200)[i].Error, "editheader") || !strings.Contains((*events.JSON200)[i].Message, "1 copied") {
 		t.Errorf("bob's scripts.done event: %+v", *events.JSON200)
 	}
-	report, err := s.Client.GetTaskReportWithResponse(ctx, taskID)
-	if err != nil || report.StatusCode() != http.StatusOK {
-		t.Fatalf("report: %v %v", err, report)
-	}
-	rows, err := csv.NewReader(strings.NewReader(string(report.Body))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := taskReportRows(t, s, taskID)
 	column := slices.Index(rows[0], "sieve_scripts")
 	if column < 0 || !slices.ContainsFunc(rows[1:], func(row []string) bool {
 		return row[1] == "bob" && strings.Contains(row[column], "1 refused: header (") && strings.Contains(row[column], "active: spam")

@@ -58,9 +58,5 @@ func auditExport(ctx context.Context, s *session, args []string) error {
 	if err := expect(resp, err, http.StatusOK); err != nil {
 		return err
 	}
-	if *file == "" {
-		_, err := s.sys.Stdout.Write(resp.Body)
-		return err
-	}
-	return writeFileAtomically(*file, resp.Body)
+	return s.writeDownload(*file, resp.Body)
 }

@@ -189,11 +189,17 @@ func tasksReport(ctx context.Context, s *session, args []string) error {
 	if err := expect(resp, err, http.StatusOK); err != nil {
 		return err
 	}
-	if *file == "" {
-		_, err := s.sys.Stdout.Write(resp.Body)
+	return s.writeDownload(*file, resp.Body)
+}
+
+// writeDownload writes a file the service sent (a report, the audit
+// trail) to stdout, or to the file named, whole or not at all.
+func (s *session) writeDownload(file string, data []byte) error {
+	if file == "" {
+		_, err := s.sys.Stdout.Write(data)
 		return err
 	}
-	return writeFileAtomically(*file, resp.Body)
+	return writeFileAtomically(file, data)
 }
 
 // writeFileAtomically writes data to name through a temporary file, so

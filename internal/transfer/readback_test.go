@@ -51,14 +51,7 @@ func TestRewritingDestinationIsReported(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			src := startFaultServer(t, faultOptions{})
-			var msgs []faultMessage
-			for i, subject := range []string{"plain", "Café au lait", "Grüße"} {
-				m := srvMessage("", i+1)
-				m.Body = mail("", subject, 300+i)
-				msgs = append(msgs, m)
-			}
-			src.seed(t, "INBOX", msgs...)
+			src := sourceOfThreeSubjects(t)
 			dst := startFaultServer(t, faultOptions{RewriteAppend: tc.rewrite})
 			job := srvJob(src.side(), dst.side(), Tuning{})
 			job.Options.SkipReadBack = tc.counts
@@ -88,6 +81,22 @@ func TestRewritingDestinationIsReported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sourceOfThreeSubjects is a source whose INBOX holds three messages
+// without a Message-ID, two of them with 8-bit bytes in their Subject:
+// "plain", "Café au lait" and "Grüße".
+func sourceOfThreeSubjects(t *testing.T) *faultServer {
+	t.Helper()
+	src := startFaultServer(t, faultOptions{})
+	var msgs []faultMessage
+	for i, subject := range []string{"plain", "Café au lait", "Grüße"} {
+		m := srvMessage("", i+1)
+		m.Body = mail("", subject, 300+i)
+		msgs = append(msgs, m)
+	}
+	src.seed(t, "INBOX", msgs...)
+	return src
 }
 
 // lastByteChanged rewrites the last byte of a body before its final line
@@ -134,14 +143,7 @@ func TestAVerifyingPassReadsBackEarlierCopies(t *testing.T) {
 	for _, bodies := range []bool{false, true} {
 		t.Run(map[bool]string{false: "headers", true: "whole bodies"}[bodies], func(t *testing.T) {
 			t.Parallel()
-			src := startFaultServer(t, faultOptions{})
-			var msgs []faultMessage
-			for i, subject := range []string{"plain", "Café au lait", "Grüße"} {
-				m := srvMessage("", i+1)
-				m.Body = mail("", subject, 300+i)
-				msgs = append(msgs, m)
-			}
-			src.seed(t, "INBOX", msgs...)
+			src := sourceOfThreeSubjects(t)
 			dst := startFaultServer(t, faultOptions{RewriteAppend: munge8bit})
 			job := srvJob(src.side(), dst.side(), Tuning{})
 			job.Options.SkipReadBack, job.Options.ReadBackBodies = true, bodies
