@@ -83,4 +83,25 @@ func TestTheRightPersonSignsIn(t *testing.T) {
 	if n := o.dst.Count(t, o.logins[0], "INBOX"); n != 2 {
 		t.Errorf("the INBOX holds %d messages, want 2", n)
 	}
+
+	// Both returns are in the audit trail, without their code and state.
+	trail, err := o.s.Client.ListAuditWithResponse(ctx, &api.ListAuditParams{})
+	if err != nil || trail.JSON200 == nil {
+		t.Fatalf("audit: %v %v", err, trail)
+	}
+	var returns []string
+	for _, e := range *trail.JSON200 {
+		if e.Path == httpapi.CallbackPath {
+			returns = append(returns, e.Outcome)
+			if !strings.HasPrefix(e.Actor, "a sign-in's return from the provider") || e.Method != http.MethodGet {
+				t.Errorf("the callback's entry: %+v", e)
+			}
+		}
+		if strings.Contains(e.Path, "code=") || strings.Contains(e.Path, "state=") {
+			t.Errorf("an entry keeps a query: %+v", e)
+		}
+	}
+	if strings.Join(returns, ", ") != "done (200 OK), refused (400 Bad Request)" {
+		t.Errorf("the callback's entries, newest first: %q", returns)
+	}
 }

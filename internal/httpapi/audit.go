@@ -46,6 +46,10 @@ func noteActor(r *http.Request, holder string) {
 // no token (--insecure-no-auth).
 const noTokenAsked = "anyone: the service asks for no token (--insecure-no-auth)"
 
+// signInReturn is the actor of the sign-in callback: the provider sends
+// the user's browser there, with no token; the flow's state lets it in.
+const signInReturn = "a sign-in's return from the provider (its state, not a token, lets it in)"
+
 // auditRecordTimeout bounds writing an entry, after the answer went out.
 const auditRecordTimeout = 5 * time.Second
 
@@ -60,7 +64,10 @@ func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func
 				return
 			}
 			note := &auditNote{}
-			if !tokensAsked {
+			switch {
+			case routingPath(r) == CallbackPath:
+				note.actor = signInReturn
+			case !tokensAsked:
 				note.actor = noTokenAsked
 			}
 			ww, wrapped := w.(middleware.WrapResponseWriter)
