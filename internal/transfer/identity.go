@@ -41,7 +41,7 @@ func identity(header []byte, size int64) string {
 // re-encoded or refolded its header, which changes its size: a hash of
 // all five identity fields, normalized, without the size. Messages alike
 // whose sizes are within headerRewriteAllowance are taken for one only
-// where their identities found no match (destinationPool.takeLike).
+// where their identities found no match (destinationPool.match).
 func likeness(header []byte) string {
 	return "like:" + fieldsDigest(headerFields(header), identityHeaders)
 }

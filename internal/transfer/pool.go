@@ -45,27 +45,38 @@ func (p *destinationPool) take(id string) (message, bool) {
 	return message{}, false
 }
 
-// takeLike removes and returns the copy of msg: one of its identity, or
-// else the one alike (likeness) nearest its size within
-// headerRewriteAllowance, a copy whose header the destination re-encoded
-// or refolded. Only adopting uses it: a message alike is never expunged as
+// match finds the copies of msgs the pool holds, by source UID: by
+// identity first, for every message, then, for those still without one,
+// the copy alike (likeness) nearest in size within headerRewriteAllowance,
+// a copy whose header the destination re-encoded or refolded. Exact
+// matches go first so that a message alike never takes another's exact
+// copy. Only adopting uses likeness: a message alike is never expunged as
 // a second copy (dropSecondCopies takes by identity alone).
-func (p *destinationPool) takeLike(msg message) (message, bool) {
-	if there, ok := p.take(msg.Identity); ok {
-		return there, true
-	}
-	var best message
-	found := false
-	for _, there := range p.byLikeness[msg.Likeness] {
-		d := distance(there.Size, msg.Size)
-		if !p.taken[there.UID] && msg.Likeness != "" && d <= headerRewriteAllowance && (!found || d < distance(best.Size, msg.Size)) {
-			best, found = there, true
+func (p *destinationPool) match(msgs []message) map[imap.UID]message {
+	copies := make(map[imap.UID]message, len(msgs))
+	for _, msg := range msgs {
+		if there, ok := p.take(msg.Identity); ok {
+			copies[msg.UID] = there
 		}
 	}
-	if found {
-		p.taken[best.UID] = true
+	for _, msg := range msgs {
+		if _, ok := copies[msg.UID]; ok || msg.Likeness == "" {
+			continue
+		}
+		var best message
+		found := false
+		for _, there := range p.byLikeness[msg.Likeness] {
+			d := distance(there.Size, msg.Size)
+			if !p.taken[there.UID] && d <= headerRewriteAllowance && (!found || d < distance(best.Size, msg.Size)) {
+				best, found = there, true
+			}
+		}
+		if found {
+			p.taken[best.UID] = true
+			copies[msg.UID] = best
+		}
 	}
-	return best, found
+	return copies
 }
 
 // distance is how far apart two sizes are.
@@ -85,8 +96,9 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 	if err != nil {
 		return nil, nil, err
 	}
+	copies := fs.pool.match(withIdentity)
 	for _, msg := range withIdentity {
-		there, ok := fs.pool.takeLike(msg)
+		there, ok := copies[msg.UID]
 		if !ok {
 			rest = append(rest, msg)
 			continue

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/emersion/go-imap/v2"
+
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -107,7 +109,7 @@ func TestNearIdenticalMessagesStayTwo(t *testing.T) {
 	takenForOne := func(a, b message) bool {
 		b.UID = 2
 		pool := newDestinationPool([]message{b})
-		_, ok := pool.takeLike(a)
+		_, ok := pool.match([]message{a})[a.UID]
 		return ok
 	}
 	for i := range 2000 {
@@ -147,5 +149,28 @@ func TestNearIdenticalMessagesStayTwo(t *testing.T) {
 				t.Fatalf("case %d: %q and its rewrite %q not taken for one", i, original[:bytes.Index(original, []byte("\r\n\r\n"))], rewrite(original)[:80])
 			}
 		}
+	}
+}
+
+// TestExactCopiesAreMatchedFirst: two messages alike (the same five
+// fields, bodies 10 bytes apart), one copied as it was and the other with
+// its Subject encoded (30 bytes more). The message whose copy was
+// rewritten must not take the other's exact copy, nearer in size: exact
+// identities are matched first, for every message, and likeness after.
+func TestExactCopiesAreMatchedFirst(t *testing.T) {
+	t.Parallel()
+	build := func(bodySize int) []byte {
+		return []byte("Date: Mon, 1 Jan 2024 10:00:00 +0000\r\nFrom: a@x\r\nTo: b@x\r\nSubject: Grüße\r\n\r\n" + strings.Repeat("b", bodySize))
+	}
+	read := func(uid imap.UID, body []byte) message {
+		header := body[:bytes.Index(body, []byte("\r\n\r\n"))+4]
+		return message{UID: uid, Size: int64(len(body)), Identity: identity(header, int64(len(body))), Likeness: likeness(header)}
+	}
+	a, b := read(1, build(1000)), read(2, build(1010))
+	rewrittenA, copyOfB := read(11, encodeSubject(build(1000))), read(12, build(1010))
+	pool := newDestinationPool([]message{copyOfB, rewrittenA})
+	copies := pool.match([]message{a, b})
+	if copies[a.UID].UID != rewrittenA.UID || copies[b.UID].UID != copyOfB.UID {
+		t.Errorf("message 1 → copy %d, message 2 → copy %d; want 11 and 12", copies[a.UID].UID, copies[b.UID].UID)
 	}
 }

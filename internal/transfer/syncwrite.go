@@ -145,8 +145,9 @@ func (fs *folderSync) resolve(keep *[]syncstate.Mapping, appended []message) err
 		}
 	}
 	pool := newDestinationPool(msgs)
+	copies := pool.match(appended)
 	for _, msg := range appended {
-		if there, ok := pool.takeLike(msg); ok {
+		if there, ok := copies[msg.UID]; ok {
 			*keep = append(*keep, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(msg.Flags)})
 		} else {
 			fs.unresolved++
