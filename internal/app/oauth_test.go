@@ -68,6 +68,16 @@ func newOAuthTargetOf(t *testing.T, s *servicetest.Service, accounts, messages i
 	return o
 }
 
+// onlyAccount is the task's one account, as the API lists it.
+func (o *oauthTarget) onlyAccount(t *testing.T, taskID int64) api.Account {
+	t.Helper()
+	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
+	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
+		t.Fatalf("accounts: %v %v", err, page)
+	}
+	return (*page.JSON200)[0]
+}
+
 // task creates the task from the master-login source to an OAuth 2.0
 // destination with oauth2 settings.
 func (o *oauthTarget) task(t *testing.T, oauth2 api.OAuth2Input) int64 {
@@ -271,11 +281,7 @@ func TestDeviceAuthorizationGivesTheAccountItsToken(t *testing.T) {
 	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL})
 	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
 	task := o.run(t, taskID, api.TaskStateFailed)
-	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
-	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
-		t.Fatalf("accounts: %v %v", err, page)
-	}
-	account := (*page.JSON200)[0]
+	account := o.onlyAccount(t, taskID)
 	if !strings.Contains(account.LastError, "no refresh token is stored for this account: authorize it") {
 		t.Errorf("an account without a refresh token failed with %q (task %s)", account.LastError, task.State)
 	}
@@ -321,13 +327,7 @@ func TestThrottledAccountShowsPausedUntil(t *testing.T) {
 	if resp, err := o.s.Client.RunTaskWithResponse(context.Background(), taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
-	account := func() api.Account {
-		page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
-		if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
-			t.Fatalf("accounts: %v %v", err, page)
-		}
-		return (*page.JSON200)[0]
-	}
+	account := func() api.Account { return o.onlyAccount(t, taskID) }
 	servicetest.WaitTask(t, o.s.Client, taskID, func(api.Task) error {
 		if a := account(); a.PausedUntil == nil {
 			return fmt.Errorf("account %s, not paused", a.State)
@@ -408,11 +408,7 @@ func TestBrowserAuthorizationGivesTheAccountItsToken(t *testing.T) {
 	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
 	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", AuthorizationUrl: o.tokens.AuthorizationURL})
 	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
-	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
-	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
-		t.Fatalf("accounts: %v %v", err, page)
-	}
-	account := (*page.JSON200)[0]
+	account := o.onlyAccount(t, taskID)
 	ctx := context.Background()
 
 	noRedirect, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination})

@@ -24,11 +24,7 @@ func TestTheRightPersonSignsIn(t *testing.T) {
 	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
 	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL, AuthorizationUrl: o.tokens.AuthorizationURL})
 	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
-	page, err := o.s.Client.ListAccountsWithResponse(context.Background(), taskID, &api.ListAccountsParams{})
-	if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
-		t.Fatalf("accounts: %v %v", err, page)
-	}
-	account := (*page.JSON200)[0]
+	account := o.onlyAccount(t, taskID)
 	ctx := context.Background()
 	const intruder = "mallory@elsewhere.example"
 	refusal := "authorization kept no token: the sign-in was as " + intruder + ", not as the account's user " + o.logins[0] + "; sign in as " + o.logins[0]

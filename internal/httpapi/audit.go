@@ -70,10 +70,7 @@ func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func
 			case !tokensAsked:
 				note.actor = noTokenAsked
 			}
-			ww, wrapped := w.(middleware.WrapResponseWriter)
-			if !wrapped {
-				ww = middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-			}
+			ww := statusWriter(w, r)
 			next.ServeHTTP(ww, r.WithContext(context.WithValue(r.Context(), auditNoteKey{}, note)))
 			route := ""
 			if rctx := chi.RouteContext(r.Context()); rctx != nil {
@@ -118,7 +115,7 @@ func remoteHost(r *http.Request) string {
 // routeSummaries map "METHOD /api/v1/route" to the route's summary in
 // the OpenAPI file: what the trail says a request asked for.
 var routeSummaries = sync.OnceValue(func() map[string]string {
-	summaries := map[string]string{CallbackPath: "Store an account's token after its sign-in at the provider."}
+	summaries := map[string]string{http.MethodGet + " " + CallbackPath: "Store an account's token after its sign-in at the provider."}
 	doc, err := openapi3.NewLoader().LoadFromData(apispec.OpenAPIYAML)
 	if err != nil {
 		return summaries // the file is embedded and tested: this does not happen
@@ -134,9 +131,6 @@ var routeSummaries = sync.OnceValue(func() map[string]string {
 // routeSummary is the summary of the route method and route name, "" for
 // none.
 func routeSummary(method, route string) string {
-	if route == CallbackPath {
-		return routeSummaries()[CallbackPath]
-	}
 	return routeSummaries()[strings.ToUpper(method)+" "+route]
 }
 

@@ -50,10 +50,7 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			ww, wrapped := w.(middleware.WrapResponseWriter) // the metrics' wrapper, when there is one
-			if !wrapped {
-				ww = middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-			}
+			ww := statusWriter(w, r)
 			next.ServeHTTP(ww, r)
 			logger.InfoContext(r.Context(), "request",
 				"method", r.Method, "path", r.URL.Path, "status", ww.Status(),
@@ -61,6 +58,16 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 				"request_id", middleware.GetReqID(r.Context()))
 		})
 	}
+}
+
+// statusWriter is w able to tell the status and size of the answer: the
+// wrapper an outer middleware (the metrics, the log) made, when there is
+// one, else a new one.
+func statusWriter(w http.ResponseWriter, r *http.Request) middleware.WrapResponseWriter {
+	if ww, wrapped := w.(middleware.WrapResponseWriter); wrapped {
+		return ww
+	}
+	return middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 }
 
 // bodyNotJSONContentType answers a JSON body sent as another media type.

@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -19,25 +20,32 @@ func (s *Service) Task(ctx context.Context, id int64) (Task, error) {
 	if err != nil {
 		return t, err
 	}
-	return t, s.nameTestServers(ctx, &t)
+	tasks := []Task{t}
+	err = s.nameTestServers(ctx, tasks)
+	return tasks[0], err
 }
 
-// nameTestServers names the task's servers in its test figures while its
-// login test goes slowly, for the words that say which one makes it slow
-// (TestFigures.PaceWords): two reads of endpoints, only then.
-func (s *Service) nameTestServers(ctx context.Context, t *Task) error {
-	if !t.Tests.Slow(time.Now()) {
+// nameTestServers names the servers of the tasks whose login test goes
+// slowly in their test figures, for the words that say which one makes
+// it slow (TestFigures.PaceWords): one read of the endpoints, only then.
+func (s *Service) nameTestServers(ctx context.Context, tasks []Task) error {
+	now := time.Now()
+	if !slices.ContainsFunc(tasks, func(t Task) bool { return t.Tests.Slow(now) }) {
 		return nil
 	}
-	src, err := s.store.EndpointGet(ctx, t.SourceEndpointID)
+	endpoints, err := s.store.EndpointList(ctx)
 	if err != nil {
 		return err
 	}
-	dst, err := s.store.EndpointGet(ctx, t.DestinationEndpointID)
-	if err != nil {
-		return err
+	hosts := make(map[int64]string, len(endpoints))
+	for _, e := range endpoints {
+		hosts[e.ID] = e.Host
 	}
-	t.Tests.SourceHost, t.Tests.DestinationHost = src.Host, dst.Host
+	for i, t := range tasks {
+		if t.Tests.Slow(now) {
+			tasks[i].Tests.SourceHost, tasks[i].Tests.DestinationHost = hosts[t.SourceEndpointID], hosts[t.DestinationEndpointID]
+		}
+	}
 	return nil
 }
 
@@ -49,12 +57,10 @@ func (s *Service) TaskState(ctx context.Context, id int64) (TaskState, error) {
 // Tasks lists every task in ascending id order.
 func (s *Service) Tasks(ctx context.Context) ([]Task, error) {
 	tasks, err := s.store.TaskList(ctx)
-	for i := range tasks {
-		if err == nil {
-			err = s.nameTestServers(ctx, &tasks[i])
-		}
+	if err != nil {
+		return nil, err
 	}
-	return tasks, err
+	return tasks, s.nameTestServers(ctx, tasks)
 }
 
 // UpdateTask replaces the spec of a task that is not running.

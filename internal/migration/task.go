@@ -130,11 +130,11 @@ const SlowTestPace = time.Second
 // whose logins work (working) can run meanwhile; "" while it goes at a
 // normal pace, or is not under way.
 func (f TestFigures) PaceWords(now time.Time, working int64) string {
-	if !f.Slow(now) {
+	perAccount, ok := f.pace(now)
+	if !ok || perAccount < SlowTestPace {
 		return ""
 	}
-	perAccount, _ := f.pace(now)
-	left, _ := f.TimeLeft(now)
+	left := perAccount * time.Duration(f.Total-f.Tested)
 	takes := "under a minute"
 	if left >= time.Minute {
 		takes = "about " + spanWords(left)
