@@ -609,14 +609,21 @@ func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (i
 }
 
 const accountsCancelQueued = `-- name: AccountsCancelQueued :many
-UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()
-WHERE task_id = $1 AND state = 'queued'
+UPDATE accounts SET state = $1::text, finished_at = now(), updated_at = now()
+WHERE task_id = $2 AND state = ANY ($3::text[])
 RETURNING id
 `
 
-// A cancel ends the accounts whose run has not started.
-func (q *Queries) AccountsCancelQueued(ctx context.Context, taskID int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, accountsCancelQueued, taskID)
+type AccountsCancelQueuedParams struct {
+	ToState    string
+	TaskID     int64
+	FromStates []string
+}
+
+// A cancel ends the accounts whose run has not started (the domain's
+// MoveCancel).
+func (q *Queries) AccountsCancelQueued(ctx context.Context, arg AccountsCancelQueuedParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, accountsCancelQueued, arg.ToState, arg.TaskID, arg.FromStates)
 	if err != nil {
 		return nil, err
 	}

@@ -11,33 +11,76 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const accountFactsLock = `-- name: AccountFactsLock :one
+SELECT a.state, a.run_generation, a.run_admitted, a.run_cancel, a.run_retries,
+       (t.state = $1::text)::bool AS task_canceling, t.held AS task_held
+FROM accounts a JOIN tasks t ON t.id = a.task_id
+WHERE a.task_id = $2 AND a.id = $3
+FOR UPDATE OF a
+`
+
+type AccountFactsLockParams struct {
+	Canceling string
+	TaskID    int64
+	ID        int64
+}
+
+type AccountFactsLockRow struct {
+	State         string
+	RunGeneration int64
+	RunAdmitted   bool
+	RunCancel     bool
+	RunRetries    int32
+	TaskCanceling bool
+	TaskHeld      bool
+}
+
+// What the domain decides an account's run on (migration.AccountFacts),
+// with the account locked.
+func (q *Queries) AccountFactsLock(ctx context.Context, arg AccountFactsLockParams) (AccountFactsLockRow, error) {
+	row := q.db.QueryRow(ctx, accountFactsLock, arg.Canceling, arg.TaskID, arg.ID)
+	var i AccountFactsLockRow
+	err := row.Scan(
+		&i.State,
+		&i.RunGeneration,
+		&i.RunAdmitted,
+		&i.RunCancel,
+		&i.RunRetries,
+		&i.TaskCanceling,
+		&i.TaskHeld,
+	)
+	return i, err
+}
+
 const accountQueue = `-- name: AccountQueue :one
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
-    pass_copied_before = CASE WHEN $1::bool THEN coalesce((SELECT ap.messages_copied FROM account_passes ap
-        WHERE ap.account_id = accounts.id AND ap.pass = coalesce($2::int, accounts.run_pass)), 0) ELSE pass_copied_before END,
-    pass_bytes_before = CASE WHEN $1::bool THEN coalesce((SELECT ap.bytes_copied FROM account_passes ap
-        WHERE ap.account_id = accounts.id AND ap.pass = coalesce($2::int, accounts.run_pass)), 0) ELSE pass_bytes_before END,
-    folders_total = CASE WHEN $1::bool THEN 0 ELSE folders_total END,
-    folders_done = CASE WHEN $1::bool THEN 0 ELSE folders_done END,
-    messages_total = CASE WHEN $1::bool THEN 0 ELSE messages_total END,
-    messages_copied = CASE WHEN $1::bool THEN 0 ELSE messages_copied END,
-    messages_skipped = CASE WHEN $1::bool THEN 0 ELSE messages_skipped END,
-    messages_failed = CASE WHEN $1::bool THEN 0 ELSE messages_failed END,
-    bytes_copied = CASE WHEN $1::bool THEN 0 ELSE bytes_copied END,
-    run_admitted = false, run_not_before = NULL, run_pass = coalesce($2::int, run_pass),
-    run_retries = CASE WHEN $1::bool THEN 0 ELSE run_retries END,
-    run_resumed = NOT $1::bool,
-    run_cancel = run_cancel AND NOT $1::bool
-WHERE accounts.task_id = $3 AND accounts.id = $4
+SET state = $1::text, run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+    pass_copied_before = CASE WHEN $2::bool THEN coalesce((SELECT ap.messages_copied FROM account_passes ap
+        WHERE ap.account_id = accounts.id AND ap.pass = coalesce($3::int, accounts.run_pass)), 0) ELSE pass_copied_before END,
+    pass_bytes_before = CASE WHEN $2::bool THEN coalesce((SELECT ap.bytes_copied FROM account_passes ap
+        WHERE ap.account_id = accounts.id AND ap.pass = coalesce($3::int, accounts.run_pass)), 0) ELSE pass_bytes_before END,
+    folders_total = CASE WHEN $2::bool THEN 0 ELSE folders_total END,
+    folders_done = CASE WHEN $2::bool THEN 0 ELSE folders_done END,
+    messages_total = CASE WHEN $2::bool THEN 0 ELSE messages_total END,
+    messages_copied = CASE WHEN $2::bool THEN 0 ELSE messages_copied END,
+    messages_skipped = CASE WHEN $2::bool THEN 0 ELSE messages_skipped END,
+    messages_failed = CASE WHEN $2::bool THEN 0 ELSE messages_failed END,
+    bytes_copied = CASE WHEN $2::bool THEN 0 ELSE bytes_copied END,
+    run_admitted = false, run_not_before = NULL, run_pass = coalesce($3::int, run_pass),
+    run_retries = CASE WHEN $2::bool THEN 0 ELSE run_retries END,
+    run_resumed = NOT $2::bool,
+    run_cancel = run_cancel AND NOT $2::bool
+WHERE accounts.task_id = $4 AND accounts.id = $5 AND accounts.state = ANY ($6::text[])
 RETURNING accounts.id, accounts.run_generation, accounts.source_login
 `
 
 type AccountQueueParams struct {
-	NewRun bool
-	Pass   pgtype.Int4
-	TaskID int64
-	ID     int64
+	ToState    string
+	NewRun     bool
+	Pass       pgtype.Int4
+	TaskID     int64
+	ID         int64
+	FromStates []string
 }
 
 type AccountQueueRow struct {
@@ -46,15 +89,18 @@ type AccountQueueRow struct {
 	SourceLogin   string
 }
 
-// Queues one account of a task to wait for admission; a new run (not a
-// takeover) counts its retries and figures from zero again and joins pass,
-// keeping aside what an earlier run of it in that pass copied.
+// Queues one account of a task to wait for admission (the domain's
+// MoveQueue, or MoveRequeue for a takeover); a new run (not a takeover)
+// counts its retries and figures from zero again and joins pass, keeping
+// aside what an earlier run of it in that pass copied.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
 	row := q.db.QueryRow(ctx, accountQueue,
+		arg.ToState,
 		arg.NewRun,
 		arg.Pass,
 		arg.TaskID,
 		arg.ID,
+		arg.FromStates,
 	)
 	var i AccountQueueRow
 	err := row.Scan(&i.ID, &i.RunGeneration, &i.SourceLogin)
@@ -220,7 +266,7 @@ SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updat
     messages_copied = $10, messages_skipped = $11,
     messages_failed = $12, bytes_copied = $13,
     scripts = coalesce($14::jsonb, scripts)
-WHERE task_id = $15 AND id = $16 AND run_generation = $17 AND state = 'running'
+WHERE task_id = $15 AND id = $16 AND run_generation = $17 AND state = ANY ($18::text[])
 `
 
 type AccountRunFinishParams struct {
@@ -241,11 +287,11 @@ type AccountRunFinishParams struct {
 	TaskID          int64
 	ID              int64
 	RunGeneration   int64
+	FromStates      []string
 }
 
 // Ends the run of the generation that holds the account, with its
-// figures; no row for an outcome that came too late (the account was
-// requeued meanwhile).
+// figures (the domain's MoveEnd).
 func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountRunFinish,
 		arg.State,
@@ -265,6 +311,7 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,
+		arg.FromStates,
 	)
 	if err != nil {
 		return 0, err
@@ -272,58 +319,37 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 	return result.RowsAffected(), nil
 }
 
-const accountRunLock = `-- name: AccountRunLock :one
-SELECT state, run_generation, run_admitted FROM accounts
-WHERE task_id = $1 AND id = $2
-FOR UPDATE
-`
-
-type AccountRunLockParams struct {
-	TaskID int64
-	ID     int64
-}
-
-type AccountRunLockRow struct {
-	State         string
-	RunGeneration int64
-	RunAdmitted   bool
-}
-
-// The account a job is about to start, locked.
-func (q *Queries) AccountRunLock(ctx context.Context, arg AccountRunLockParams) (AccountRunLockRow, error) {
-	row := q.db.QueryRow(ctx, accountRunLock, arg.TaskID, arg.ID)
-	var i AccountRunLockRow
-	err := row.Scan(&i.State, &i.RunGeneration, &i.RunAdmitted)
-	return i, err
-}
-
 const accountRunPark = `-- name: AccountRunPark :execrows
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_admitted = false, run_not_before = $1,
-    run_resumed = true, paused_until = $1, last_error = $2, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $3 AND id = $4 AND run_generation = $5 AND state = 'running' AND NOT run_cancel
+SET state = $1::text, run_generation = run_generation + 1, run_admitted = false, run_not_before = $2,
+    run_resumed = true, paused_until = $2, last_error = $3, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = $4 AND id = $5 AND run_generation = $6 AND state = ANY ($7::text[])
 `
 
 type AccountRunParkParams struct {
+	ToState       string
 	ResumeAt      pgtype.Timestamptz
 	LastError     string
 	TaskID        int64
 	ID            int64
 	RunGeneration int64
+	FromStates    []string
 }
 
 // Queues again the running account of a generation whose run paused for
-// longer than a run waits (a daily byte budget spent, a long throttle):
+// longer than a run waits (a daily byte budget spent, a long throttle),
+// or stopped for its task's hold (the domain's MovePark, MoveHold):
 // admitted when the pause ends, it goes on where it was. Not a retry:
-// its retries are not counted. No row changed when the generation passed
-// or the account is being canceled.
+// its retries are not counted.
 func (q *Queries) AccountRunPark(ctx context.Context, arg AccountRunParkParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountRunPark,
+		arg.ToState,
 		arg.ResumeAt,
 		arg.LastError,
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,
+		arg.FromStates,
 	)
 	if err != nil {
 		return 0, err
@@ -365,47 +391,44 @@ func (q *Queries) AccountRunRenew(ctx context.Context, arg AccountRunRenewParams
 
 const accountRunRetry = `-- name: AccountRunRetry :one
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
-    run_admitted = false, run_not_before = now() + make_interval(secs => ($1::float8[])[run_retries + 1]),
-    run_resumed = true, last_error = $2, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = $3 AND id = $4 AND run_generation = $5 AND state = 'running'
-  AND run_retries < cardinality($1::float8[]) AND NOT run_cancel
-RETURNING run_generation, run_retries, run_not_before::timestamptz AS not_before
+SET state = $1::text, run_generation = run_generation + 1, run_retries = run_retries + 1,
+    run_admitted = false, run_not_before = now() + make_interval(secs => $2::float8),
+    run_resumed = true, last_error = $3, heartbeat_at = NULL, updated_at = now()
+WHERE task_id = $4 AND id = $5 AND run_generation = $6 AND state = ANY ($7::text[])
+RETURNING run_not_before::timestamptz AS not_before
 `
 
 type AccountRunRetryParams struct {
-	Delays        []float64
+	ToState       string
+	DelaySeconds  float64
 	LastError     string
 	TaskID        int64
 	ID            int64
 	RunGeneration int64
-}
-
-type AccountRunRetryRow struct {
-	RunGeneration int64
-	RunRetries    int32
-	NotBefore     pgtype.Timestamptz
+	FromStates    []string
 }
 
 // Queues again the running account of a generation whose run failed on a
-// transient fault, to be admitted after its delay, unless it has had
-// as many as it has delays (no row then).
-func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams) (AccountRunRetryRow, error) {
+// transient fault, to be admitted after its delay (the domain's
+// MoveRetry).
+func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams) (pgtype.Timestamptz, error) {
 	row := q.db.QueryRow(ctx, accountRunRetry,
-		arg.Delays,
+		arg.ToState,
+		arg.DelaySeconds,
 		arg.LastError,
 		arg.TaskID,
 		arg.ID,
 		arg.RunGeneration,
+		arg.FromStates,
 	)
-	var i AccountRunRetryRow
-	err := row.Scan(&i.RunGeneration, &i.RunRetries, &i.NotBefore)
-	return i, err
+	var not_before pgtype.Timestamptz
+	err := row.Scan(&not_before)
+	return not_before, err
 }
 
 const accountRunStart = `-- name: AccountRunStart :exec
 UPDATE accounts
-SET state = 'running', run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+SET state = $1::text, run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
     paused_until = NULL,
     started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
     folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
@@ -415,42 +438,52 @@ SET state = 'running', run_admitted = false, finished_at = NULL, last_error = ''
     messages_skipped = CASE WHEN run_resumed THEN messages_skipped ELSE 0 END,
     messages_failed = CASE WHEN run_resumed THEN messages_failed ELSE 0 END,
     bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
-WHERE task_id = $1 AND id = $2
+WHERE task_id = $2 AND id = $3 AND state = ANY ($4::text[])
 `
 
 type AccountRunStartParams struct {
-	TaskID int64
-	ID     int64
+	ToState    string
+	TaskID     int64
+	ID         int64
+	FromStates []string
 }
 
 // A new run starts its figures from zero; a resumed one keeps them (its
-// job adds to them).
+// job adds to them). The domain's MoveStart.
 func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) error {
-	_, err := q.db.Exec(ctx, accountRunStart, arg.TaskID, arg.ID)
+	_, err := q.db.Exec(ctx, accountRunStart,
+		arg.ToState,
+		arg.TaskID,
+		arg.ID,
+		arg.FromStates,
+	)
 	return err
 }
 
 const accountsCancelRunning = `-- name: AccountsCancelRunning :many
 UPDATE accounts SET run_cancel = true, updated_at = now()
-WHERE task_id = $1 AND state = 'running' AND NOT run_cancel
+WHERE task_id = $1 AND state = ANY ($2::text[]) AND NOT run_cancel
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
-                       $2::bigint[], $3::text[], $4::text, $5::text)
+                       $3::bigint[], $4::text[], $5::text, $6::text)
 RETURNING id
 `
 
 type AccountsCancelRunningParams struct {
-	TaskID    int64
-	Ids       []int64
-	States    []string
-	Search    string
-	LoginTest string
+	TaskID     int64
+	FromStates []string
+	Ids        []int64
+	States     []string
+	Search     string
+	LoginTest  string
 }
 
 // A cancel of some accounts asks those the filter selects that run to
-// stop; each ends canceled when its job has stopped.
+// stop (the domain's MoveStop); each ends canceled when its job has
+// stopped.
 func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelRunningParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, accountsCancelRunning,
 		arg.TaskID,
+		arg.FromStates,
 		arg.Ids,
 		arg.States,
 		arg.Search,
@@ -475,26 +508,30 @@ func (q *Queries) AccountsCancelRunning(ctx context.Context, arg AccountsCancelR
 }
 
 const accountsCancelWaiting = `-- name: AccountsCancelWaiting :many
-UPDATE accounts SET state = 'canceled', last_error = 'canceled', finished_at = now(), updated_at = now()
-WHERE task_id = $1 AND state = 'queued'
+UPDATE accounts SET state = $1::text, last_error = 'canceled', finished_at = now(), updated_at = now()
+WHERE task_id = $2 AND state = ANY ($3::text[])
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
-                       $2::bigint[], $3::text[], $4::text, $5::text)
+                       $4::bigint[], $5::text[], $6::text, $7::text)
 RETURNING id
 `
 
 type AccountsCancelWaitingParams struct {
-	TaskID    int64
-	Ids       []int64
-	States    []string
-	Search    string
-	LoginTest string
+	ToState    string
+	TaskID     int64
+	FromStates []string
+	Ids        []int64
+	States     []string
+	Search     string
+	LoginTest  string
 }
 
 // A cancel of some accounts ends at once those the filter selects whose
-// run has not started.
+// run has not started (the domain's MoveCancel).
 func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelWaitingParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, accountsCancelWaiting,
+		arg.ToState,
 		arg.TaskID,
+		arg.FromStates,
 		arg.Ids,
 		arg.States,
 		arg.Search,
@@ -533,18 +570,19 @@ func (q *Queries) AccountsLoginRefusedClear(ctx context.Context, endpointID int6
 
 const accountsLoginRefusedSelected = `-- name: AccountsLoginRefusedSelected :one
 SELECT count(*) FROM accounts a
-WHERE a.task_id = $1 AND a.state NOT IN ('queued', 'running') AND a.login_refused <> ''
+WHERE a.task_id = $1 AND a.state = ANY ($2::text[]) AND a.login_refused <> ''
   AND account_selected(a.id, a.state, a.source_login, a.destination_login, a.source_test_ok, a.destination_test_ok,
-                       $2::bigint[], $3::text[], $4::text, $5::text)
+                       $3::bigint[], $4::text[], $5::text, $6::text)
   AND NOT plan_refused(a.task_id, a.id)
 `
 
 type AccountsLoginRefusedSelectedParams struct {
-	TaskID    int64
-	Ids       []int64
-	States    []string
-	Search    string
-	LoginTest string
+	TaskID      int64
+	ReadyStates []string
+	Ids         []int64
+	States      []string
+	Search      string
+	LoginTest   string
 }
 
 // How many of the accounts the filter selects, not in a run, a scheduled
@@ -552,6 +590,7 @@ type AccountsLoginRefusedSelectedParams struct {
 func (q *Queries) AccountsLoginRefusedSelected(ctx context.Context, arg AccountsLoginRefusedSelectedParams) (int64, error) {
 	row := q.db.QueryRow(ctx, accountsLoginRefusedSelected,
 		arg.TaskID,
+		arg.ReadyStates,
 		arg.Ids,
 		arg.States,
 		arg.Search,
@@ -565,23 +604,25 @@ func (q *Queries) AccountsLoginRefusedSelected(ctx context.Context, arg Accounts
 const accountsQueue = `-- name: AccountsQueue :execrows
 
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
-    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $1,
+SET state = $1::text, run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
+    run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = $2,
     run_cancel = false, folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
     messages_skipped = 0, messages_failed = 0, bytes_copied = 0,
-    pass_copied_before = coalesce((SELECT ap.messages_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = $1), 0),
-    pass_bytes_before = coalesce((SELECT ap.bytes_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = $1), 0)
-WHERE accounts.task_id = $2 AND accounts.state NOT IN ('queued', 'running')
+    pass_copied_before = coalesce((SELECT ap.messages_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = $2), 0),
+    pass_bytes_before = coalesce((SELECT ap.bytes_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = $2), 0)
+WHERE accounts.task_id = $3 AND accounts.state = ANY ($4::text[])
   AND account_selected(accounts.id, accounts.state, accounts.source_login, accounts.destination_login,
                        accounts.source_test_ok, accounts.destination_test_ok,
-                       $3::bigint[], $4::text[], $5::text, $6::text)
+                       $5::bigint[], $6::text[], $7::text, $8::text)
   AND NOT plan_refused(accounts.task_id, accounts.id)
-  AND NOT ($7::bool AND accounts.login_refused <> '')
+  AND NOT ($9::bool AND accounts.login_refused <> '')
 `
 
 type AccountsQueueParams struct {
+	ToState               string
 	Pass                  pgtype.Int4
 	TaskID                int64
+	FromStates            []string
 	Ids                   []int64
 	States                []string
 	Search                string
@@ -594,14 +635,17 @@ type AccountsQueueParams struct {
 // state runs in a transaction that took EventsLock first, which also
 // serializes the limit checks of all processes.
 // Queues the accounts of a task that the filter selects (see
-// account_selected) to wait for admission, in pass; those queued or
-// running already are left as they are. Their figures start from zero:
+// account_selected) to wait for admission, in pass (the domain's
+// MoveQueue: from_states, to_state); those queued or running already are
+// left as they are. Their figures start from zero:
 // the pass's figures (pass_figures) are only its own. What an earlier run
 // of the account in this same pass copied is kept aside, to count too.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsQueue,
+		arg.ToState,
 		arg.Pass,
 		arg.TaskID,
+		arg.FromStates,
 		arg.Ids,
 		arg.States,
 		arg.Search,

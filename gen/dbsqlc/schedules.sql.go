@@ -11,27 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const accountRunHeld = `-- name: AccountRunHeld :one
-SELECT (t.held AND NOT a.run_cancel AND t.state <> $1::text)::bool AS held
-FROM accounts a JOIN tasks t ON t.id = a.task_id
-WHERE a.task_id = $2 AND a.id = $3
-`
-
-type AccountRunHeldParams struct {
-	Canceling string
-	TaskID    int64
-	ID        int64
-}
-
-// Whether the stop of an account's run came from its task's hold, not
-// from a cancel of the task or of the account.
-func (q *Queries) AccountRunHeld(ctx context.Context, arg AccountRunHeldParams) (bool, error) {
-	row := q.db.QueryRow(ctx, accountRunHeld, arg.Canceling, arg.TaskID, arg.ID)
-	var held bool
-	err := row.Scan(&held)
-	return held, err
-}
-
 const scheduleEnd = `-- name: ScheduleEnd :execrows
 UPDATE task_schedules
 SET every_minutes = 0, at_times = '{}', until_at = NULL, next_at = NULL, updated_at = now()

@@ -156,19 +156,26 @@ func TestDecideTaskOnFacts(t *testing.T) {
 // TestDesignShowsTheTransitionTable: docs/design.md shows the task's
 // state machine as the code decides it.
 func TestDesignShowsTheTransitionTable(t *testing.T) {
+	if shown, want := designSection(t, "task-transitions"), TransitionTable(); shown != want {
+		t.Errorf("docs/design.md's transition table differs from migration.TransitionTable(); put this between its markers:\n%s", want)
+	}
+}
+
+// designSection is what docs/design.md holds between the markers
+// <!-- name --> and <!-- /name -->.
+func designSection(t *testing.T, name string) string {
+	t.Helper()
 	data, err := os.ReadFile("../../docs/design.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const begin, end = "<!-- task-transitions -->\n", "<!-- /task-transitions -->"
+	begin, end := "<!-- "+name+" -->\n", "<!-- /"+name+" -->"
 	_, rest, ok := strings.Cut(string(data), begin)
 	shown, _, ok2 := strings.Cut(rest, end)
 	if !ok || !ok2 {
 		t.Fatalf("docs/design.md lacks the markers %q and %q", begin, end)
 	}
-	if want := TransitionTable(); shown != want {
-		t.Errorf("docs/design.md's transition table differs from migration.TransitionTable(); put this between its markers:\n%s", want)
-	}
+	return shown
 }
 
 // TestReadsPassFacts: storage reads the facts of a task's passes only for

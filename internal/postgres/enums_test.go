@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
@@ -107,5 +108,43 @@ func TestSQLStateLiteralsAreTheDomains(t *testing.T) {
 	}
 	if seen < 20 {
 		t.Errorf("only %d state literals found: the pattern no longer reads the queries", seen)
+	}
+}
+
+// TestAccountStatesComeFromTheDomain: every statement that changes an
+// account's state takes the state it moves to and the states it moves
+// from as parameters, filled from the domain's moves (guard), so that no
+// statement decides a transition of its own
+// (docs/design.md#the-account-state-machine).
+func TestAccountStatesComeFromTheDomain(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../../sql/queries/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no query files: %v", err)
+	}
+	assigns := regexp.MustCompile(`(?:\bSET|,)\s*state\s*=`)
+	target := regexp.MustCompile(`=\s*@(?:to_)?state\b`)
+	moves := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, statement := range strings.Split(string(data), "-- name: ")[1:] {
+			name, _, _ := strings.Cut(statement, " ")
+			if !strings.Contains(statement, "UPDATE accounts") || !assigns.MatchString(statement) {
+				continue
+			}
+			moves++
+			if !target.MatchString(statement) {
+				t.Errorf("%s (%s) sets an account's state that the domain did not give it", name, filepath.Base(file))
+			}
+			if !strings.Contains(statement, "@from_states") {
+				t.Errorf("%s (%s) changes an account's state without the domain's guard (from_states)", name, filepath.Base(file))
+			}
+		}
+	}
+	if moves < 8 {
+		t.Errorf("only %d statements change an account's state: the pattern no longer reads the queries", moves)
 	}
 }

@@ -129,7 +129,9 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	}
 	var loginsRefused int64
 	if leaveOutRefused {
-		if loginsRefused, err = q.AccountsLoginRefusedSelected(ctx, dbsqlc.AccountsLoginRefusedSelectedParams(selection(taskID, filter))); err != nil {
+		f := selection(taskID, filter)
+		if loginsRefused, err = q.AccountsLoginRefusedSelected(ctx, dbsqlc.AccountsLoginRefusedSelectedParams{TaskID: taskID,
+			ReadyStates: texts(migration.MoveQueue.From()), Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest}); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -160,7 +162,8 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 
 func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsqlc.AccountsQueueParams {
 	f := selection(taskID, filter)
-	return dbsqlc.AccountsQueueParams{Pass: pgtype.Int4{Int32: pass, Valid: pass != 0},
+	from, to := guard(migration.MoveQueue)
+	return dbsqlc.AccountsQueueParams{Pass: pgtype.Int4{Int32: pass, Valid: pass != 0}, FromStates: from, ToState: to,
 		TaskID: taskID, Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest}
 }
 
@@ -169,15 +172,13 @@ func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsql
 // accounts. While the task runs others, the account joins their pass.
 func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) error {
 	queue := func(q *dbsqlc.Queries, pass int32) (string, error) {
-		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: taskID, ID: accountID})
+		transition, err := decideAccount(ctx, q, taskID, accountID, migration.AccountTrigger{Kind: migration.TriggerRun})
 		if err != nil {
 			return "", err
 		}
-		if migration.AccountState(a.State).InRun() {
-			return "", migration.ErrAccountRunning
-		}
+		from, to := guard(transition.Move)
 		queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: true,
-			Pass: pgtype.Int4{Int32: pass, Valid: pass != 0}})
+			Pass: pgtype.Int4{Int32: pass, Valid: pass != 0}, FromStates: from, ToState: to})
 		return queued.SourceLogin, err
 	}
 	start := func(tx pgx.Tx, q *dbsqlc.Queries) error {

@@ -24,14 +24,16 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 	// Every change of an account into or out of running holds EventsLock
 	// too: admission counts what runs.
 	err := s.inEventsTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
+		transition, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
+			migration.AccountTrigger{Kind: migration.TriggerStart, Generation: job.Generation})
 		if err == pgx.ErrNoRows {
 			return nil // deleted
 		}
-		if err != nil || !jobHolds(job, a) {
+		if err != nil || transition.Move != migration.MoveStart {
 			return err
 		}
-		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID}); err != nil {
+		from, to := guard(transition.Move)
+		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID, FromStates: from, ToState: to}); err != nil {
 			return err
 		}
 		if err := q.TaskRunStarted(ctx, job.TaskID); err != nil {
@@ -60,13 +62,6 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		return migration.StartedRun{}, false, interpretError(err)
 	}
 	return run, started, nil
-}
-
-// jobHolds reports whether job may start the account it found: admitted
-// under the job's generation, not canceled, deleted, or queued again for
-// a newer job.
-func jobHolds(job migration.AccountRunJob, a dbsqlc.AccountRunLockRow) bool {
-	return a.State == string(migration.AccountQueued) && a.RunAdmitted && a.RunGeneration == job.Generation
 }
 
 // AccountRunRenew renews the lease of a job's running account and says
@@ -105,7 +100,7 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 			return err
 		}
 		for _, a := range expired {
-			if err := s.requeueExpired(ctx, tx, q, a); err != nil {
+			if _, err := s.workerLost(ctx, tx, q, migration.AccountRunJob{TaskID: a.TaskID, AccountID: a.ID, Generation: a.RunGeneration}); err != nil {
 				return err
 			}
 		}
@@ -157,39 +152,48 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	}
 	requeued := 0
 	for _, job := range stranded {
-		a, err := q.AccountRunLock(ctx, dbsqlc.AccountRunLockParams{TaskID: job.TaskID, ID: job.AccountID})
-		if err == pgx.ErrNoRows {
-			continue // deleted
-		}
+		moved, err := s.workerLost(ctx, tx, q, job)
 		if err != nil {
 			return requeued, err
 		}
-		if !jobHolds(job, a) {
-			continue
+		if moved {
+			requeued++
 		}
-		if err := s.requeue(ctx, q, job.TaskID, job.AccountID); err != nil {
-			return requeued, err
-		}
-		requeued++
 	}
 	return requeued, nil
 }
 
-func (s *Store) requeueExpired(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a dbsqlc.AccountsRunExpiredRow) error {
-	if a.TaskState == string(migration.TaskCanceling) || a.RunCancel {
-		return s.finishRun(ctx, tx, q, migration.CanceledRunOutcome(a.TaskID, a.ID, a.RunGeneration, a.SourceLogin))
+// workerLost moves the account of a job whose process died, as the domain
+// decides (TriggerLost): queued again under a new generation, with a new
+// job, so that another process continues where the stored sync state
+// says, and an event that says so; ended canceled when a cancel was under
+// way. False when the job no longer held the account (or it was deleted).
+func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, job migration.AccountRunJob) (bool, error) {
+	transition, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
+		migration.AccountTrigger{Kind: migration.TriggerLost, Generation: job.Generation})
+	if err == pgx.ErrNoRows {
+		return false, nil // deleted
 	}
-	return s.requeue(ctx, q, a.TaskID, a.ID)
-}
-
-// requeue queues an account of a running task again, to be admitted
-// under a new generation, and says so in the event log.
-func (s *Store) requeue(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64) error {
-	queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: taskID, ID: accountID, NewRun: false})
 	if err != nil {
-		return err
+		return false, err
 	}
-	return appendEvent(ctx, q, migration.RequeuedEvent(taskID, accountID, queued.SourceLogin))
+	switch transition.Move {
+	case migration.MoveEnd:
+		a, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: job.TaskID, ID: job.AccountID})
+		if err != nil {
+			return false, err
+		}
+		return true, s.endAccountRun(ctx, tx, q, migration.CanceledRunOutcome(job.TaskID, job.AccountID, job.Generation, a.SourceLogin), transition)
+	case migration.MoveRequeue:
+		from, to := guard(transition.Move)
+		queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: job.TaskID, ID: job.AccountID, NewRun: false,
+			FromStates: from, ToState: to})
+		if err != nil {
+			return false, err
+		}
+		return true, appendEvent(ctx, q, migration.RequeuedEvent(job.TaskID, job.AccountID, queued.SourceLogin))
+	}
+	return false, nil
 }
 
 // TaskCancel asks a queued or running run to stop: accounts not started
@@ -218,7 +222,8 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 			stopping, err = s.cancelTests(ctx, tx, q, taskID)
 			return err
 		}
-		canceled, err := q.AccountsCancelQueued(ctx, taskID)
+		from, to := guard(migration.MoveCancel)
+		canceled, err := q.AccountsCancelQueued(ctx, dbsqlc.AccountsCancelQueuedParams{TaskID: taskID, FromStates: from, ToState: to})
 		if err != nil {
 			return err
 		}
@@ -293,14 +298,17 @@ func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migrati
 			return err
 		}
 		f := selection(taskID, filter)
-		waiting, err := q.AccountsCancelWaiting(ctx, dbsqlc.AccountsCancelWaitingParams(f))
+		from, to := guard(migration.MoveCancel)
+		waiting, err := q.AccountsCancelWaiting(ctx, dbsqlc.AccountsCancelWaitingParams{TaskID: taskID, FromStates: from, ToState: to,
+			Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest})
 		if err != nil {
 			return err
 		}
 		if err := q.AccountPassesRecordCanceled(ctx, dbsqlc.AccountPassesRecordCanceledParams{TaskID: taskID, Ids: waiting}); err != nil {
 			return err
 		}
-		running, err := q.AccountsCancelRunning(ctx, dbsqlc.AccountsCancelRunningParams(f))
+		running, err := q.AccountsCancelRunning(ctx, dbsqlc.AccountsCancelRunningParams{TaskID: taskID,
+			FromStates: texts(migration.MoveStop.From()), Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest})
 		if err != nil {
 			return err
 		}
@@ -401,109 +409,100 @@ func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountR
 	}))
 }
 
-// retryRun queues the account of a run that failed on a transient fault
-// again, to be admitted after the delay of its retry (an admission is
-// scheduled then); false when its retries are spent (or its generation
-// passed).
-func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
-	delays := make([]float64, len(outcome.RetryDelays))
-	for i, d := range outcome.RetryDelays {
-		delays[i] = d.Seconds()
-	}
-	retry, err := q.AccountRunRetry(ctx, dbsqlc.AccountRunRetryParams{
-		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
-		LastError: outcome.LastError, Delays: delays,
-	})
+// finishRun applies the outcome of an account's run, as the domain
+// decides it (TriggerEnd), in a transaction that holds EventsLock: the
+// run ends, or the account is queued again to go on (retried, parked,
+// held). The outcome of a job that no longer holds its account is
+// dropped.
+func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
+	transition, err := decideAccount(ctx, q, outcome.TaskID, outcome.AccountID,
+		migration.AccountTrigger{Kind: migration.TriggerEnd, Generation: outcome.Generation, Outcome: &outcome})
 	if err == pgx.ErrNoRows {
-		return false, nil
+		return nil // deleted
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
-	if err := s.scheduleAdmission(ctx, tx, retry.NotBefore.Time); err != nil {
-		return false, err
+	switch transition.Move {
+	case migration.MoveRetry:
+		return s.retryRun(ctx, tx, q, outcome, transition)
+	case migration.MoveHold:
+		// Not canceled: its cancel event is not logged, nor its words kept.
+		outcome.Events, outcome.LastError = nil, ""
+		transition.ResumeAt = time.Now()
+		return s.parkRun(ctx, tx, q, outcome, transition)
+	case migration.MovePark:
+		return s.parkRun(ctx, tx, q, outcome, transition)
+	case migration.MoveEnd:
+		return s.endAccountRun(ctx, tx, q, outcome, transition)
+	}
+	return nil
+}
+
+// retryRun queues the account of a run that failed on a transient fault
+// again, to be admitted after the delay of its retry (an admission is
+// scheduled then).
+func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome, transition migration.AccountTransition) error {
+	from, to := guard(transition.Move)
+	notBefore, err := q.AccountRunRetry(ctx, dbsqlc.AccountRunRetryParams{
+		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: from, ToState: to,
+		LastError: outcome.LastError, DelaySeconds: transition.RetryDelay.Seconds(),
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.scheduleAdmission(ctx, tx, notBefore.Time); err != nil {
+		return err
 	}
 	// The retry carries on from the figures of this run.
 	if err := progressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress); err != nil {
-		return false, err
+		return err
 	}
 	if err := appendEvents(ctx, q, outcome.Pending); err != nil {
-		return false, err
+		return err
 	}
-	n, delay := int(retry.RunRetries), outcome.RetryDelays[retry.RunRetries-1]
 	for _, e := range outcome.Events {
-		if err := appendEvent(ctx, q, migration.RetryEvent(e, n, len(outcome.RetryDelays), delay)); err != nil {
-			return false, err
+		if err := appendEvent(ctx, q, migration.RetryEvent(e, transition.Retry, len(outcome.RetryDelays), transition.RetryDelay)); err != nil {
+			return err
 		}
 	}
 	// Its room goes to the next account meanwhile.
-	return true, s.admit(ctx, tx, q)
+	return s.admit(ctx, tx, q)
 }
 
-// parkRun queues the account of a run that ended on a long pause again,
-// to be admitted when the pause ends; false when it is being canceled (or
-// its generation passed). The account.throttled event is logged already.
-func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
-	resumeAt := pgtype.Timestamptz{Time: outcome.ResumeAt, Valid: true}
-	parked, err := q.AccountRunPark(ctx, dbsqlc.AccountRunParkParams{
-		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, ResumeAt: resumeAt,
-		LastError: outcome.LastError,
-	})
-	if err != nil || parked == 0 {
-		return false, err
+// parkRun queues the account of a run that ended on a long pause, or
+// stopped for its task's hold, again, to be admitted when the pause ends.
+// A throttle's account.throttled event is logged already.
+func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome, transition migration.AccountTransition) error {
+	from, to := guard(transition.Move)
+	resumeAt := pgtype.Timestamptz{Time: transition.ResumeAt, Valid: true}
+	if _, err := q.AccountRunPark(ctx, dbsqlc.AccountRunParkParams{
+		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: from, ToState: to,
+		ResumeAt: resumeAt, LastError: outcome.LastError,
+	}); err != nil {
+		return err
 	}
-	if err := s.scheduleAdmission(ctx, tx, outcome.ResumeAt); err != nil {
-		return false, err
+	if err := s.scheduleAdmission(ctx, tx, transition.ResumeAt); err != nil {
+		return err
 	}
 	// It goes on from the figures of this run, and shows until when it waits.
 	if err := pausedProgressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress, resumeAt); err != nil {
-		return false, err
+		return err
 	}
 	if err := appendEvents(ctx, q, outcome.Pending); err != nil {
-		return false, err
+		return err
 	}
 	// Its room goes to the next account meanwhile.
-	return true, s.admit(ctx, tx, q)
+	return s.admit(ctx, tx, q)
 }
 
-// holdRun queues again, to go on where it was, the account of a run that
-// stopped because its task's pass is held (pause with stop); false when
-// the stop was a cancel. Its cancel event is not logged: it was not
-// canceled.
-func (s *Store) holdRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) (bool, error) {
-	held, err := q.AccountRunHeld(ctx, dbsqlc.AccountRunHeldParams{TaskID: outcome.TaskID, ID: outcome.AccountID,
-		Canceling: string(migration.TaskCanceling)})
-	if err != nil || !held {
-		return false, err
-	}
-	outcome.ResumeAt, outcome.Events, outcome.LastError = time.Now(), nil, ""
-	return s.parkRun(ctx, tx, q, outcome)
-}
-
-// finishRun ends an account's run in a transaction that holds EventsLock.
-func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
-	if outcome.State == migration.AccountCanceled {
-		held, err := s.holdRun(ctx, tx, q, outcome)
-		if err != nil || held {
-			return err
-		}
-	}
-	if !outcome.ResumeAt.IsZero() {
-		parked, err := s.parkRun(ctx, tx, q, outcome)
-		if err != nil || parked {
-			return err
-		}
-	}
-	if len(outcome.RetryDelays) > 0 {
-		retried, err := s.retryRun(ctx, tx, q, outcome)
-		if err != nil || retried {
-			return err
-		}
-	}
+// endAccountRun ends an account's run in the state transition gives, with its
+// figures and events, and ends the task's pass after its last account.
+func (s *Store) endAccountRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome, transition migration.AccountTransition) error {
 	p := outcome.Progress
 	n, err := q.AccountRunFinish(ctx, dbsqlc.AccountRunFinishParams{
-		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation,
-		State: string(outcome.State), LastError: outcome.LastError, LoginRefused: outcome.LoginRefused,
+		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: texts(transition.Move.From()),
+		State: string(transition.To), LastError: outcome.LastError, LoginRefused: outcome.LoginRefused,
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
 		MessagesCopied: p.MessagesCopied, MessagesSkipped: p.MessagesSkipped, MessagesFailed: p.MessagesFailed,
 		BytesCopied: p.BytesCopied, SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,

@@ -136,9 +136,10 @@ SET source_test_ok = @source_ok, source_test_error = @source_error, source_teste
 WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountsCancelQueued :many
--- A cancel ends the accounts whose run has not started.
-UPDATE accounts SET state = 'canceled', finished_at = now(), updated_at = now()
-WHERE task_id = @task_id AND state = 'queued'
+-- A cancel ends the accounts whose run has not started (the domain's
+-- MoveCancel).
+UPDATE accounts SET state = @to_state::text, finished_at = now(), updated_at = now()
+WHERE task_id = @task_id AND state = ANY (@from_states::text[])
 RETURNING id;
 
 -- name: AccountProgressSet :exec

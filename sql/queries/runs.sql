@@ -5,18 +5,19 @@
 
 -- name: AccountsQueue :execrows
 -- Queues the accounts of a task that the filter selects (see
--- account_selected) to wait for admission, in pass; those queued or
--- running already are left as they are. Their figures start from zero:
+-- account_selected) to wait for admission, in pass (the domain's
+-- MoveQueue: from_states, to_state); those queued or running already are
+-- left as they are. Their figures start from zero:
 -- the pass's figures (pass_figures) are only its own. What an earlier run
 -- of the account in this same pass copied is kept aside, to count too.
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
+SET state = @to_state::text, run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass,
     run_cancel = false, folders_total = 0, folders_done = 0, messages_total = 0, messages_copied = 0,
     messages_skipped = 0, messages_failed = 0, bytes_copied = 0,
     pass_copied_before = coalesce((SELECT ap.messages_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = @pass), 0),
     pass_bytes_before = coalesce((SELECT ap.bytes_copied FROM account_passes ap WHERE ap.account_id = accounts.id AND ap.pass = @pass), 0)
-WHERE accounts.task_id = @task_id AND accounts.state NOT IN ('queued', 'running')
+WHERE accounts.task_id = @task_id AND accounts.state = ANY (@from_states::text[])
   AND account_selected(accounts.id, accounts.state, accounts.source_login, accounts.destination_login,
                        accounts.source_test_ok, accounts.destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
@@ -27,7 +28,7 @@ WHERE accounts.task_id = @task_id AND accounts.state NOT IN ('queued', 'running'
 -- How many of the accounts the filter selects, not in a run, a scheduled
 -- or final pass leaves out because a server refused their login.
 SELECT count(*) FROM accounts a
-WHERE a.task_id = @task_id AND a.state NOT IN ('queued', 'running') AND a.login_refused <> ''
+WHERE a.task_id = @task_id AND a.state = ANY (@ready_states::text[]) AND a.login_refused <> ''
   AND account_selected(a.id, a.state, a.source_login, a.destination_login, a.source_test_ok, a.destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
   AND NOT plan_refused(a.task_id, a.id);
@@ -40,11 +41,12 @@ WHERE a.task_id = t.id AND a.login_refused <> ''
   AND (t.source_endpoint_id = @endpoint_id OR t.destination_endpoint_id = @endpoint_id);
 
 -- name: AccountQueue :one
--- Queues one account of a task to wait for admission; a new run (not a
--- takeover) counts its retries and figures from zero again and joins pass,
--- keeping aside what an earlier run of it in that pass copied.
+-- Queues one account of a task to wait for admission (the domain's
+-- MoveQueue, or MoveRequeue for a takeover); a new run (not a takeover)
+-- counts its retries and figures from zero again and joins pass, keeping
+-- aside what an earlier run of it in that pass copied.
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
+SET state = @to_state::text, run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
     pass_copied_before = CASE WHEN @new_run::bool THEN coalesce((SELECT ap.messages_copied FROM account_passes ap
         WHERE ap.account_id = accounts.id AND ap.pass = coalesce(sqlc.narg('pass')::int, accounts.run_pass)), 0) ELSE pass_copied_before END,
     pass_bytes_before = CASE WHEN @new_run::bool THEN coalesce((SELECT ap.bytes_copied FROM account_passes ap
@@ -60,37 +62,39 @@ SET state = 'queued', run_generation = run_generation + 1, heartbeat_at = NULL, 
     run_retries = CASE WHEN @new_run::bool THEN 0 ELSE run_retries END,
     run_resumed = NOT @new_run::bool,
     run_cancel = run_cancel AND NOT @new_run::bool
-WHERE accounts.task_id = @task_id AND accounts.id = @id
+WHERE accounts.task_id = @task_id AND accounts.id = @id AND accounts.state = ANY (@from_states::text[])
 RETURNING accounts.id, accounts.run_generation, accounts.source_login;
 
 -- name: AccountRunRetry :one
 -- Queues again the running account of a generation whose run failed on a
--- transient fault, to be admitted after its delay, unless it has had
--- as many as it has delays (no row then).
+-- transient fault, to be admitted after its delay (the domain's
+-- MoveRetry).
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_retries = run_retries + 1,
-    run_admitted = false, run_not_before = now() + make_interval(secs => (@delays::float8[])[run_retries + 1]),
+SET state = @to_state::text, run_generation = run_generation + 1, run_retries = run_retries + 1,
+    run_admitted = false, run_not_before = now() + make_interval(secs => @delay_seconds::float8),
     run_resumed = true, last_error = @last_error, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running'
-  AND run_retries < cardinality(@delays::float8[]) AND NOT run_cancel
-RETURNING run_generation, run_retries, run_not_before::timestamptz AS not_before;
+WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = ANY (@from_states::text[])
+RETURNING run_not_before::timestamptz AS not_before;
 
 -- name: AccountRunPark :execrows
 -- Queues again the running account of a generation whose run paused for
--- longer than a run waits (a daily byte budget spent, a long throttle):
+-- longer than a run waits (a daily byte budget spent, a long throttle),
+-- or stopped for its task's hold (the domain's MovePark, MoveHold):
 -- admitted when the pause ends, it goes on where it was. Not a retry:
--- its retries are not counted. No row changed when the generation passed
--- or the account is being canceled.
+-- its retries are not counted.
 UPDATE accounts
-SET state = 'queued', run_generation = run_generation + 1, run_admitted = false, run_not_before = @resume_at,
+SET state = @to_state::text, run_generation = run_generation + 1, run_admitted = false, run_not_before = @resume_at,
     run_resumed = true, paused_until = @resume_at, last_error = @last_error, heartbeat_at = NULL, updated_at = now()
-WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running' AND NOT run_cancel;
+WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = ANY (@from_states::text[]);
 
--- name: AccountRunLock :one
--- The account a job is about to start, locked.
-SELECT state, run_generation, run_admitted FROM accounts
-WHERE task_id = @task_id AND id = @id
-FOR UPDATE;
+-- name: AccountFactsLock :one
+-- What the domain decides an account's run on (migration.AccountFacts),
+-- with the account locked.
+SELECT a.state, a.run_generation, a.run_admitted, a.run_cancel, a.run_retries,
+       (t.state = @canceling::text)::bool AS task_canceling, t.held AS task_held
+FROM accounts a JOIN tasks t ON t.id = a.task_id
+WHERE a.task_id = @task_id AND a.id = @id
+FOR UPDATE OF a;
 
 -- name: AccountRunContext :one
 -- What the run of an account needs, read as it starts: its task, both
@@ -108,9 +112,9 @@ WHERE a.task_id = @task_id AND a.id = @id;
 
 -- name: AccountRunStart :exec
 -- A new run starts its figures from zero; a resumed one keeps them (its
--- job adds to them).
+-- job adds to them). The domain's MoveStart.
 UPDATE accounts
-SET state = 'running', run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
+SET state = @to_state::text, run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
     paused_until = NULL,
     started_at = CASE WHEN run_resumed THEN coalesce(started_at, now()) ELSE now() END,
     folders_total = CASE WHEN run_resumed THEN folders_total ELSE 0 END,
@@ -120,7 +124,7 @@ SET state = 'running', run_admitted = false, finished_at = NULL, last_error = ''
     messages_skipped = CASE WHEN run_resumed THEN messages_skipped ELSE 0 END,
     messages_failed = CASE WHEN run_resumed THEN messages_failed ELSE 0 END,
     bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
-WHERE task_id = @task_id AND id = @id;
+WHERE task_id = @task_id AND id = @id AND state = ANY (@from_states::text[]);
 
 -- name: AccountRunRenew :one
 -- Renews the lease of a running account and tells its job the task's
@@ -136,8 +140,7 @@ RETURNING t.state, a.run_cancel, t.held;
 
 -- name: AccountRunFinish :execrows
 -- Ends the run of the generation that holds the account, with its
--- figures; no row for an outcome that came too late (the account was
--- requeued meanwhile).
+-- figures (the domain's MoveEnd).
 UPDATE accounts
 SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
     login_refused = @login_refused, folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
@@ -146,7 +149,7 @@ SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at 
     messages_copied = @messages_copied, messages_skipped = @messages_skipped,
     messages_failed = @messages_failed, bytes_copied = @bytes_copied,
     scripts = coalesce(sqlc.narg(scripts)::jsonb, scripts)
-WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = 'running';
+WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = ANY (@from_states::text[]);
 
 -- name: AccountsRunExpired :many
 -- Running accounts whose lease was not renewed in time: their process died.
@@ -166,18 +169,19 @@ SELECT EXISTS (
 
 -- name: AccountsCancelWaiting :many
 -- A cancel of some accounts ends at once those the filter selects whose
--- run has not started.
-UPDATE accounts SET state = 'canceled', last_error = 'canceled', finished_at = now(), updated_at = now()
-WHERE task_id = @task_id AND state = 'queued'
+-- run has not started (the domain's MoveCancel).
+UPDATE accounts SET state = @to_state::text, last_error = 'canceled', finished_at = now(), updated_at = now()
+WHERE task_id = @task_id AND state = ANY (@from_states::text[])
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
 RETURNING id;
 
 -- name: AccountsCancelRunning :many
 -- A cancel of some accounts asks those the filter selects that run to
--- stop; each ends canceled when its job has stopped.
+-- stop (the domain's MoveStop); each ends canceled when its job has
+-- stopped.
 UPDATE accounts SET run_cancel = true, updated_at = now()
-WHERE task_id = @task_id AND state = 'running' AND NOT run_cancel
+WHERE task_id = @task_id AND state = ANY (@from_states::text[]) AND NOT run_cancel
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,
                        @ids::bigint[], @states::text[], @search::text, @login_test::text)
 RETURNING id;

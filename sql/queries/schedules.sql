@@ -71,13 +71,6 @@ UPDATE tasks SET paused_at = NULL, held = false, updated_at = now() WHERE id = @
 UPDATE tasks SET held = true, updated_at = now()
 WHERE id = @id AND paused_at IS NOT NULL AND state = ANY(@migrating_states::text[]);
 
--- name: AccountRunHeld :one
--- Whether the stop of an account's run came from its task's hold, not
--- from a cancel of the task or of the account.
-SELECT (t.held AND NOT a.run_cancel AND t.state <> @canceling::text)::bool AS held
-FROM accounts a JOIN tasks t ON t.id = a.task_id
-WHERE a.task_id = @task_id AND a.id = @id;
-
 -- name: TaskPausedAt :one
 -- Whether a task is paused (NULL when not); no row for a missing task.
 SELECT paused_at FROM tasks WHERE id = @id;
