@@ -291,11 +291,13 @@ func evaluate[T any](tb *tab, expr string) T {
 	return v
 }
 
-// fill sets form fields by selector.
+// fill sets form fields by selector, and the page hears each typed, as a
+// person's typing is heard (an input event).
 func (tb *tab) fill(values map[string]string) {
 	tb.t.Helper()
 	for sel, value := range values {
 		tb.run(chromedp.SetValue(chromedp.CSS(sel), value))
+		evaluate[bool](tb, `document.querySelector(`+quote(sel)+`).dispatchEvent(new Event('input', {bubbles: true}))`)
 	}
 }
 

@@ -82,13 +82,18 @@ export function cutoverSection(taskId, after) {
     await after();
   };
 
+  // The stored schedule fills the form once, unless someone typed in it
+  // before it came: what they type is never wiped.
   let filled = false;
+  let typed = false;
+  form.addEventListener('input', () => { typed = true; });
+  const fillUntyped = (schedule) => { if (!typed) fill(schedule); };
   function draw(task, lifecycle) {
     zone = lifecycle.time_zone;
     zoneHint.textContent = `Times are in ${zone}, the server's time zone.`;
     if (!filled) {
       filled = true;
-      request('GET', `/tasks/${taskId}/schedule`).then(fill, () => fill(null)); // 404: none
+      request('GET', `/tasks/${taskId}/schedule`).then(fillUntyped, () => fillUntyped(null)); // 404: none
     }
     stage.replaceChildren(h('span', { class: `badge stage-${lifecycle.stage}`, text: lifecycle.stage.replaceAll('_', ' ') }), ' ', lifecycle.words);
     const passRuns = task.state === 'queued' || task.state === 'running';
