@@ -51,7 +51,7 @@ func localToken(ctx context.Context, dataDir string, pool *pgxpool.Pool, logger 
 	switch {
 	case err == nil:
 		token := strings.TrimSpace(string(data))
-		_, valid, err := tokens.Holder(ctx, token)
+		_, valid, err := tokens.Principal(ctx, token)
 		if err != nil || valid {
 			return token, err
 		}

@@ -553,6 +553,27 @@ func (e Profile) Valid() bool {
 	}
 }
 
+// Defines values for Role.
+const (
+	RoleAdmin    Role = "admin"
+	RoleOperator Role = "operator"
+	RoleViewer   Role = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the Role enum.
+func (e Role) Valid() bool {
+	switch e {
+	case RoleAdmin:
+		return true
+	case RoleOperator:
+		return true
+	case RoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Stage.
 const (
 	StageCopying    Stage = "copying"
@@ -722,6 +743,23 @@ func (e WebhookDeliveryState) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// APIToken defines model for APIToken.
+type APIToken struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// ExpiresAt Absent for the service's own, which never expires.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Id        int64      `json:"id"`
+	Name      string     `json:"name"`
+
+	// RevokedAt Absent while it lets requests in.
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+
+	// UserId 0 for the service's own.
+	UserId   int64  `json:"user_id"`
+	UserName string `json:"user_name"`
 }
 
 // Account defines model for Account.
@@ -1417,6 +1455,22 @@ type MailInput struct {
 // without AUTH=PLAIN.
 type MasterForm string
 
+// Me defines model for Me.
+type Me struct {
+	// Name Whose token it is, as the audit trail names them.
+	Name string `json:"name"`
+
+	// Role `viewer` reads everything but secrets; `operator` also runs tasks,
+	// accounts, passes and schedules; `admin` may do everything.
+	Role Role `json:"role"`
+
+	// TokenId 0 for the token configured (MAILMIGRATE_API_TOKEN).
+	TokenId int64 `json:"token_id"`
+
+	// UserId 0 for the service's own token, which is no user's.
+	UserId int64 `json:"user_id"`
+}
+
 // MessageRefusal defines model for MessageRefusal.
 type MessageRefusal struct {
 	// Date Its INTERNALDATE on the source; null when unknown.
@@ -1436,6 +1490,32 @@ type MessageRefusal struct {
 
 	// Uid In the source folder.
 	Uid int64 `json:"uid"`
+}
+
+// NewAPIToken defines model for NewAPIToken.
+type NewAPIToken struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// ExpiresAt Absent for the service's own, which never expires.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Id        int64      `json:"id"`
+	Name      string     `json:"name"`
+
+	// RevokedAt Absent while it lets requests in.
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+
+	// Secret The token, shown this once; the service keeps its digest only.
+	Secret string `json:"secret"`
+
+	// UserId 0 for the service's own.
+	UserId   int64  `json:"user_id"`
+	UserName string `json:"user_name"`
+}
+
+// NewUser defines model for NewUser.
+type NewUser struct {
+	Token NewAPIToken `json:"token"`
+	User  User        `json:"user"`
 }
 
 // OAuth2Grant `refresh_token`: each account's refresh token (delegated access; the
@@ -1610,6 +1690,10 @@ type Progress struct {
 	// failed messages make it up by the end of a run.
 	SourceMessages *int64 `json:"source_messages,omitempty"`
 }
+
+// Role `viewer` reads everything but secrets; `operator` also runs tasks,
+// accounts, passes and schedules; `admin` may do everything.
+type Role string
 
 // Schedule defines model for Schedule.
 type Schedule struct {
@@ -1893,6 +1977,15 @@ type TestResult struct {
 	TestedAt time.Time `json:"tested_at"`
 }
 
+// TokenInput defines model for TokenInput.
+type TokenInput struct {
+	// ExpiresInDays How long it lets requests in (90 days by default).
+	ExpiresInDays *int `json:"expires_in_days,omitempty"`
+
+	// Name What it is for, e.g. "laptop CLI".
+	Name string `json:"name"`
+}
+
 // TokenMechanism The SASL mechanism that carries the token; xoauth2 (Google's and Microsoft's) by default.
 type TokenMechanism string
 
@@ -1922,6 +2015,33 @@ type Totals struct {
 	// source before it copies): copied, skipped and failed messages make
 	// this total up by the end of a run.
 	SourceMessages int64 `json:"source_messages"`
+}
+
+// User defines model for User.
+type User struct {
+	CreatedAt time.Time `json:"created_at"`
+	Id        int64     `json:"id"`
+	Name      string    `json:"name"`
+
+	// Role `viewer` reads everything but secrets; `operator` also runs tasks,
+	// accounts, passes and schedules; `admin` may do everything.
+	Role Role `json:"role"`
+}
+
+// UserInput defines model for UserInput.
+type UserInput struct {
+	// ExpiresInDays The first token's lifetime (90 days by default).
+	ExpiresInDays *int `json:"expires_in_days,omitempty"`
+
+	// Name Who they are, e.g. an e-mail address.
+	Name string `json:"name"`
+
+	// Role `viewer` reads everything but secrets; `operator` also runs tasks,
+	// accounts, passes and schedules; `admin` may do everything.
+	Role Role `json:"role"`
+
+	// TokenName The first token's name ("first token" by default).
+	TokenName *string `json:"token_name,omitempty"`
 }
 
 // VerifyCopies How the copies a pass makes are checked. `headers`: each new copy is read back, and its
@@ -2069,6 +2189,9 @@ type AccountID = int64
 // EndpointID defines model for EndpointID.
 type EndpointID = int64
 
+// ItemID defines model for ItemID.
+type ItemID = int64
+
 // TaskID defines model for TaskID.
 type TaskID = int64
 
@@ -2200,6 +2323,12 @@ type TestTaskJSONRequestBody = AccountSelection
 
 // SetTaskWebhookJSONRequestBody defines body for SetTaskWebhook for application/json ContentType.
 type SetTaskWebhookJSONRequestBody = WebhookInput
+
+// CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
+type CreateTokenJSONRequestBody = TokenInput
+
+// CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
+type CreateUserJSONRequestBody = UserInput
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -2391,6 +2520,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
 	CheckEndpoint(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMe Whose token the request carries, and its role.
+	//
+	// Corresponds with GET /me (the `GetMe` operationId).
+	GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTasks List tasks in ascending id order.
 	//
@@ -3097,6 +3231,75 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
 	TestTaskWebhook(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTokens The caller's own API tokens, newest first; an admin sees everyone's.
+	//
+	// Corresponds with GET /tokens (the `ListTokens` operationId).
+	ListTokens(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTokenWithBody Make a personal token for the caller, shown this once.
+	//
+	// It has the caller's role and expires after `expires_in_days` (90 by
+	// default, 366 at most). The service's own token belongs to no user
+	// and makes none (409): create a user first.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tokens (the `CreateToken` operationId).
+	CreateTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateToken Make a personal token for the caller, shown this once.
+	//
+	// It has the caller's role and expires after `expires_in_days` (90 by
+	// default, 366 at most). The service's own token belongs to no user
+	// and makes none (409): create a user first.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tokens (the `CreateToken` operationId).
+	CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeToken Revoke one of the caller's tokens; an admin may revoke anyone's.
+	//
+	// It stops letting requests in within 30 seconds. Another user's token
+	// answers 404 to all but admins.
+	//
+	// Corresponds with DELETE /tokens/{id} (the `RevokeToken` operationId).
+	RevokeToken(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListUsers The users, by name.
+	//
+	// Corresponds with GET /users (the `ListUsers` operationId).
+	ListUsers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateUserWithBody Add a user, with a first personal token, shown this once.
+	//
+	// Hand the token to the user: they sign in to the console with it, or
+	// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+	// their own (POST /tokens). 409 for a name taken.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /users (the `CreateUser` operationId).
+	CreateUserWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateUser Add a user, with a first personal token, shown this once.
+	//
+	// Hand the token to the user: they sign in to the console with it, or
+	// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+	// their own (POST /tokens). 409 for a name taken.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /users (the `CreateUser` operationId).
+	CreateUser(ctx context.Context, body CreateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteUser Delete a user and every token of theirs.
+	//
+	// Their tokens stop letting requests in within 30 seconds.
+	//
+	// Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
+	DeleteUser(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListAudit The audit trail, newest first, a page at a time.
@@ -3346,6 +3549,21 @@ func (c *Client) UpdateEndpoint(ctx context.Context, id EndpointID, body UpdateE
 // Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
 func (c *Client) CheckEndpoint(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCheckEndpointRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMe Whose token the request carries, and its role.
+//
+// Corresponds with GET /me (the `GetMe` operationId).
+func (c *Client) GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMeRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4632,6 +4850,155 @@ func (c *Client) TestTaskWebhook(ctx context.Context, id TaskID, reqEditors ...R
 	return c.Client.Do(req)
 }
 
+// ListTokens The caller's own API tokens, newest first; an admin sees everyone's.
+//
+// Corresponds with GET /tokens (the `ListTokens` operationId).
+func (c *Client) ListTokens(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTokensRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTokenWithBody Make a personal token for the caller, shown this once.
+//
+// It has the caller's role and expires after `expires_in_days` (90 by
+// default, 366 at most). The service's own token belongs to no user
+// and makes none (409): create a user first.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tokens (the `CreateToken` operationId).
+func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateToken Make a personal token for the caller, shown this once.
+//
+// It has the caller's role and expires after `expires_in_days` (90 by
+// default, 366 at most). The service's own token belongs to no user
+// and makes none (409): create a user first.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tokens (the `CreateToken` operationId).
+func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeToken Revoke one of the caller's tokens; an admin may revoke anyone's.
+//
+// It stops letting requests in within 30 seconds. Another user's token
+// answers 404 to all but admins.
+//
+// Corresponds with DELETE /tokens/{id} (the `RevokeToken` operationId).
+func (c *Client) RevokeToken(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListUsers The users, by name.
+//
+// Corresponds with GET /users (the `ListUsers` operationId).
+func (c *Client) ListUsers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListUsersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateUserWithBody Add a user, with a first personal token, shown this once.
+//
+// Hand the token to the user: they sign in to the console with it, or
+// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+// their own (POST /tokens). 409 for a name taken.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /users (the `CreateUser` operationId).
+func (c *Client) CreateUserWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateUserRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateUser Add a user, with a first personal token, shown this once.
+//
+// Hand the token to the user: they sign in to the console with it, or
+// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+// their own (POST /tokens). 409 for a name taken.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /users (the `CreateUser` operationId).
+func (c *Client) CreateUser(ctx context.Context, body CreateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateUserRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteUser Delete a user and every token of theirs.
+//
+// Their tokens stop letting requests in within 30 seconds.
+//
+// Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
+func (c *Client) DeleteUser(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteUserRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewListAuditRequest constructs an http.Request for the ListAudit method
 func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request, error) {
 	var err error
@@ -5014,6 +5381,33 @@ func NewCheckEndpointRequest(server string, id EndpointID) (*http.Request, error
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMeRequest constructs an http.Request for the GetMe method
+func NewGetMeRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -6978,6 +7372,208 @@ func NewTestTaskWebhookRequest(server string, id TaskID) (*http.Request, error) 
 	return req, nil
 }
 
+// NewListTokensRequest constructs an http.Request for the ListTokens method
+func NewListTokensRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTokenRequest calls the generic CreateToken builder with application/json body
+func NewCreateTokenRequest(server string, body CreateTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTokenRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTokenRequestWithBody constructs an http.Request for the CreateToken method, with any body, and a specified content type
+func NewCreateTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRevokeTokenRequest constructs an http.Request for the RevokeToken method
+func NewRevokeTokenRequest(server string, id ItemID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tokens/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListUsersRequest constructs an http.Request for the ListUsers method
+func NewListUsersRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateUserRequest calls the generic CreateUser builder with application/json body
+func NewCreateUserRequest(server string, body CreateUserJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateUserRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateUserRequestWithBody constructs an http.Request for the CreateUser method, with any body, and a specified content type
+func NewCreateUserRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteUserRequest constructs an http.Request for the DeleteUser method
+func NewDeleteUserRequest(server string, id ItemID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -7150,6 +7746,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /endpoints/{id}/check (the `CheckEndpoint` operationId).
 	CheckEndpointWithResponse(ctx context.Context, id EndpointID, reqEditors ...RequestEditorFn) (*CheckEndpointResponse, error)
+
+	// GetMeWithResponse Whose token the request carries, and its role.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /me (the `GetMe` operationId).
+	GetMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMeResponse, error)
 
 	// ListTasksWithResponse List tasks in ascending id order.
 	//
@@ -7912,6 +8515,83 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/webhook/test (the `TestTaskWebhook` operationId).
 	TestTaskWebhookWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*TestTaskWebhookResponse, error)
+
+	// ListTokensWithResponse The caller's own API tokens, newest first; an admin sees everyone's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tokens (the `ListTokens` operationId).
+	ListTokensWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTokensResponse, error)
+
+	// CreateTokenWithBodyWithResponse Make a personal token for the caller, shown this once.
+	//
+	// It has the caller's role and expires after `expires_in_days` (90 by
+	// default, 366 at most). The service's own token belongs to no user
+	// and makes none (409): create a user first.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tokens (the `CreateToken` operationId).
+	CreateTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// CreateTokenWithResponse Make a personal token for the caller, shown this once.
+	//
+	// It has the caller's role and expires after `expires_in_days` (90 by
+	// default, 366 at most). The service's own token belongs to no user
+	// and makes none (409): create a user first.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tokens (the `CreateToken` operationId).
+	CreateTokenWithResponse(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// RevokeTokenWithResponse Revoke one of the caller's tokens; an admin may revoke anyone's.
+	//
+	// It stops letting requests in within 30 seconds. Another user's token
+	// answers 404 to all but admins.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /tokens/{id} (the `RevokeToken` operationId).
+	RevokeTokenWithResponse(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
+
+	// ListUsersWithResponse The users, by name.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /users (the `ListUsers` operationId).
+	ListUsersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListUsersResponse, error)
+
+	// CreateUserWithBodyWithResponse Add a user, with a first personal token, shown this once.
+	//
+	// Hand the token to the user: they sign in to the console with it, or
+	// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+	// their own (POST /tokens). 409 for a name taken.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users (the `CreateUser` operationId).
+	CreateUserWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUserResponse, error)
+
+	// CreateUserWithResponse Add a user, with a first personal token, shown this once.
+	//
+	// Hand the token to the user: they sign in to the console with it, or
+	// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+	// their own (POST /tokens). 409 for a name taken.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users (the `CreateUser` operationId).
+	CreateUserWithResponse(ctx context.Context, body CreateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateUserResponse, error)
+
+	// DeleteUserWithResponse Delete a user and every token of theirs.
+	//
+	// Their tokens stop letting requests in within 30 seconds.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
+	DeleteUserWithResponse(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*DeleteUserResponse, error)
 }
 
 type ListAuditResponse struct {
@@ -8304,6 +8984,47 @@ func (r CheckEndpointResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CheckEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetMeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Me
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMeResponse) GetJSON200() *Me {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9997,6 +10718,238 @@ func (r TestTaskWebhookResponse) ContentType() string {
 	return ""
 }
 
+type ListTokensResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]APIToken
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTokensResponse) GetJSON200() *[]APIToken {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTokensResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTokensResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTokensResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTokensResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *NewAPIToken
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTokenResponse) GetJSON201() *NewAPIToken {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RevokeTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListUsersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]User
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListUsersResponse) GetJSON200() *[]User {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListUsersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListUsersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListUsersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListUsersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *NewUser
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateUserResponse) GetJSON201() *NewUser {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAuditWithResponse The audit trail, newest first, a page at a time.
 //
 // Every request that changed something (POST, PUT, PATCH, DELETE under
@@ -10208,6 +11161,19 @@ func (c *ClientWithResponses) CheckEndpointWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseCheckEndpointResponse(rsp)
+}
+
+// GetMeWithResponse Whose token the request carries, and its role.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /me (the `GetMe` operationId).
+func (c *ClientWithResponses) GetMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMeResponse, error) {
+	rsp, err := c.GetMe(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMeResponse(rsp)
 }
 
 // ListTasksWithResponse List tasks in ascending id order.
@@ -11314,6 +12280,131 @@ func (c *ClientWithResponses) TestTaskWebhookWithResponse(ctx context.Context, i
 	return ParseTestTaskWebhookResponse(rsp)
 }
 
+// ListTokensWithResponse The caller's own API tokens, newest first; an admin sees everyone's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tokens (the `ListTokens` operationId).
+func (c *ClientWithResponses) ListTokensWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTokensResponse, error) {
+	rsp, err := c.ListTokens(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTokensResponse(rsp)
+}
+
+// CreateTokenWithBodyWithResponse Make a personal token for the caller, shown this once.
+//
+// It has the caller's role and expires after `expires_in_days` (90 by
+// default, 366 at most). The service's own token belongs to no user
+// and makes none (409): create a user first.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// CreateTokenWithResponse Make a personal token for the caller, shown this once.
+//
+// It has the caller's role and expires after `expires_in_days` (90 by
+// default, 366 at most). The service's own token belongs to no user
+// and makes none (409): create a user first.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateToken(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// RevokeTokenWithResponse Revoke one of the caller's tokens; an admin may revoke anyone's.
+//
+// It stops letting requests in within 30 seconds. Another user's token
+// answers 404 to all but admins.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /tokens/{id} (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeToken(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
+}
+
+// ListUsersWithResponse The users, by name.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /users (the `ListUsers` operationId).
+func (c *ClientWithResponses) ListUsersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListUsersResponse, error) {
+	rsp, err := c.ListUsers(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListUsersResponse(rsp)
+}
+
+// CreateUserWithBodyWithResponse Add a user, with a first personal token, shown this once.
+//
+// Hand the token to the user: they sign in to the console with it, or
+// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+// their own (POST /tokens). 409 for a name taken.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users (the `CreateUser` operationId).
+func (c *ClientWithResponses) CreateUserWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUserResponse, error) {
+	rsp, err := c.CreateUserWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateUserResponse(rsp)
+}
+
+// CreateUserWithResponse Add a user, with a first personal token, shown this once.
+//
+// Hand the token to the user: they sign in to the console with it, or
+// set it as `MAILMIGRATE_API_TOKEN` for the CLI, and can make more of
+// their own (POST /tokens). 409 for a name taken.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users (the `CreateUser` operationId).
+func (c *ClientWithResponses) CreateUserWithResponse(ctx context.Context, body CreateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateUserResponse, error) {
+	rsp, err := c.CreateUser(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateUserResponse(rsp)
+}
+
+// DeleteUserWithResponse Delete a user and every token of theirs.
+//
+// Their tokens stop letting requests in within 30 seconds.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
+func (c *ClientWithResponses) DeleteUserWithResponse(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*DeleteUserResponse, error) {
+	rsp, err := c.DeleteUser(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteUserResponse(rsp)
+}
+
 // ParseListAuditResponse parses an HTTP response from a ListAuditWithResponse call
 func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11547,6 +12638,32 @@ func ParseCheckEndpointResponse(rsp *http.Response) (*CheckEndpointResponse, err
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest EndpointCheck
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMeResponse parses an HTTP response from a GetMeWithResponse call
+func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Me
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12578,6 +13695,142 @@ func ParseTestTaskWebhookResponse(rsp *http.Response) (*TestTaskWebhookResponse,
 	return response, nil
 }
 
+// ParseListTokensResponse parses an HTTP response from a ListTokensWithResponse call
+func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTokensResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []APIToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateTokenResponse parses an HTTP response from a CreateTokenWithResponse call
+func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest NewAPIToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRevokeTokenResponse parses an HTTP response from a RevokeTokenWithResponse call
+func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseListUsersResponse parses an HTTP response from a ListUsersWithResponse call
+func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListUsersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []User
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateUserResponse parses an HTTP response from a CreateUserWithResponse call
+func ParseCreateUserResponse(rsp *http.Response) (*CreateUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest NewUser
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteUserResponse parses an HTTP response from a DeleteUserWithResponse call
+func ParseDeleteUserResponse(rsp *http.Response) (*DeleteUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListAudit The audit trail, newest first, a page at a time.
@@ -12610,6 +13863,9 @@ type ServerInterface interface {
 	// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
 	// (POST /endpoints/{id}/check)
 	CheckEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID)
+	// GetMe Whose token the request carries, and its role.
+	// (GET /me)
+	GetMe(w http.ResponseWriter, r *http.Request)
 	// ListTasks List tasks in ascending id order.
 	// (GET /tasks)
 	ListTasks(w http.ResponseWriter, r *http.Request)
@@ -12739,6 +13995,24 @@ type ServerInterface interface {
 	// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
 	// (POST /tasks/{id}/webhook/test)
 	TestTaskWebhook(w http.ResponseWriter, r *http.Request, id TaskID)
+	// ListTokens The caller's own API tokens, newest first; an admin sees everyone's.
+	// (GET /tokens)
+	ListTokens(w http.ResponseWriter, r *http.Request)
+	// CreateToken Make a personal token for the caller, shown this once.
+	// (POST /tokens)
+	CreateToken(w http.ResponseWriter, r *http.Request)
+	// RevokeToken Revoke one of the caller's tokens; an admin may revoke anyone's.
+	// (DELETE /tokens/{id})
+	RevokeToken(w http.ResponseWriter, r *http.Request, id ItemID)
+	// ListUsers The users, by name.
+	// (GET /users)
+	ListUsers(w http.ResponseWriter, r *http.Request)
+	// CreateUser Add a user, with a first personal token, shown this once.
+	// (POST /users)
+	CreateUser(w http.ResponseWriter, r *http.Request)
+	// DeleteUser Delete a user and every token of theirs.
+	// (DELETE /users/{id})
+	DeleteUser(w http.ResponseWriter, r *http.Request, id ItemID)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -12802,6 +14076,12 @@ func (_ Unimplemented) UpdateEndpoint(w http.ResponseWriter, r *http.Request, id
 // CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
 // (POST /endpoints/{id}/check)
 func (_ Unimplemented) CheckEndpoint(w http.ResponseWriter, r *http.Request, id EndpointID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetMe Whose token the request carries, and its role.
+// (GET /me)
+func (_ Unimplemented) GetMe(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -13063,6 +14343,42 @@ func (_ Unimplemented) TestTaskWebhook(w http.ResponseWriter, r *http.Request, i
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// ListTokens The caller's own API tokens, newest first; an admin sees everyone's.
+// (GET /tokens)
+func (_ Unimplemented) ListTokens(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// CreateToken Make a personal token for the caller, shown this once.
+// (POST /tokens)
+func (_ Unimplemented) CreateToken(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// RevokeToken Revoke one of the caller's tokens; an admin may revoke anyone's.
+// (DELETE /tokens/{id})
+func (_ Unimplemented) RevokeToken(w http.ResponseWriter, r *http.Request, id ItemID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ListUsers The users, by name.
+// (GET /users)
+func (_ Unimplemented) ListUsers(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// CreateUser Add a user, with a first personal token, shown this once.
+// (POST /users)
+func (_ Unimplemented) CreateUser(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// DeleteUser Delete a user and every token of theirs.
+// (DELETE /users/{id})
+func (_ Unimplemented) DeleteUser(w http.ResponseWriter, r *http.Request, id ItemID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // ServerInterfaceWrapper converts contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler            ServerInterface
@@ -13283,6 +14599,20 @@ func (siw *ServerInterfaceWrapper) CheckEndpoint(w http.ResponseWriter, r *http.
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.CheckEndpoint(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetMe operation middleware
+func (siw *ServerInterfaceWrapper) GetMe(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetMe(w, r)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -14686,6 +16016,114 @@ func (siw *ServerInterfaceWrapper) TestTaskWebhook(w http.ResponseWriter, r *htt
 	handler.ServeHTTP(w, r)
 }
 
+// ListTokens operation middleware
+func (siw *ServerInterfaceWrapper) ListTokens(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListTokens(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// CreateToken operation middleware
+func (siw *ServerInterfaceWrapper) CreateToken(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CreateToken(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// RevokeToken operation middleware
+func (siw *ServerInterfaceWrapper) RevokeToken(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id ItemID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RevokeToken(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListUsers operation middleware
+func (siw *ServerInterfaceWrapper) ListUsers(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListUsers(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// CreateUser operation middleware
+func (siw *ServerInterfaceWrapper) CreateUser(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CreateUser(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// DeleteUser operation middleware
+func (siw *ServerInterfaceWrapper) DeleteUser(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id ItemID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.DeleteUser(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -14799,6 +16237,27 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		ErrorHandlerFunc:   options.ErrorHandlerFunc,
 	}
 
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/me", wrapper.GetMe)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/users", wrapper.ListUsers)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/users", wrapper.CreateUser)
+	})
+	r.Group(func(r chi.Router) {
+		r.Delete(options.BaseURL+"/users/{id}", wrapper.DeleteUser)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tokens", wrapper.ListTokens)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/tokens", wrapper.CreateToken)
+	})
+	r.Group(func(r chi.Router) {
+		r.Delete(options.BaseURL+"/tokens/{id}", wrapper.RevokeToken)
+	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/audit", wrapper.ListAudit)
 	})
@@ -14966,6 +16425,8 @@ type BadRequestTextResponse string
 
 type ConflictTextResponse string
 
+type ForbiddenTextResponse string
+
 type NotFoundTextResponse string
 
 type StoreErrorTextResponse string
@@ -15013,6 +16474,17 @@ func (response ListAudit401TextResponse) VisitListAuditResponse(w http.ResponseW
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAudit403TextResponse ForbiddenTextResponse
+
+func (response ListAudit403TextResponse) VisitListAuditResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15075,6 +16547,17 @@ func (response GetAuditCSV401TextResponse) VisitGetAuditCSVResponse(w http.Respo
 	return err
 }
 
+type GetAuditCSV403TextResponse ForbiddenTextResponse
+
+func (response GetAuditCSV403TextResponse) VisitGetAuditCSVResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetAuditCSV500TextResponse StoreErrorTextResponse
 
 func (response GetAuditCSV500TextResponse) VisitGetAuditCSVResponse(w http.ResponseWriter) error {
@@ -15125,6 +16608,17 @@ func (response CompleteAuthorization401TextResponse) VisitCompleteAuthorizationR
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CompleteAuthorization403TextResponse ForbiddenTextResponse
+
+func (response CompleteAuthorization403TextResponse) VisitCompleteAuthorizationResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15185,6 +16679,17 @@ func (response CheckEndpointInput401TextResponse) VisitCheckEndpointInputRespons
 	return err
 }
 
+type CheckEndpointInput403TextResponse ForbiddenTextResponse
+
+func (response CheckEndpointInput403TextResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CheckEndpointInput413TextResponse TooLargeTextResponse
 
 func (response CheckEndpointInput413TextResponse) VisitCheckEndpointInputResponse(w http.ResponseWriter) error {
@@ -15234,6 +16739,17 @@ func (response ListEndpoints401TextResponse) VisitListEndpointsResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListEndpoints403TextResponse ForbiddenTextResponse
+
+func (response ListEndpoints403TextResponse) VisitListEndpointsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15294,6 +16810,17 @@ func (response CreateEndpoint401TextResponse) VisitCreateEndpointResponse(w http
 	return err
 }
 
+type CreateEndpoint403TextResponse ForbiddenTextResponse
+
+func (response CreateEndpoint403TextResponse) VisitCreateEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CreateEndpoint413TextResponse TooLargeTextResponse
 
 func (response CreateEndpoint413TextResponse) VisitCreateEndpointResponse(w http.ResponseWriter) error {
@@ -15349,6 +16876,17 @@ func (response DeleteEndpoint401TextResponse) VisitDeleteEndpointResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteEndpoint403TextResponse ForbiddenTextResponse
+
+func (response DeleteEndpoint403TextResponse) VisitDeleteEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15431,6 +16969,17 @@ func (response GetEndpoint401TextResponse) VisitGetEndpointResponse(w http.Respo
 	return err
 }
 
+type GetEndpoint403TextResponse ForbiddenTextResponse
+
+func (response GetEndpoint403TextResponse) VisitGetEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetEndpoint404TextResponse NotFoundTextResponse
 
 func (response GetEndpoint404TextResponse) VisitGetEndpointResponse(w http.ResponseWriter) error {
@@ -15487,6 +17036,17 @@ func (response UpdateEndpoint401TextResponse) VisitUpdateEndpointResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type UpdateEndpoint403TextResponse ForbiddenTextResponse
+
+func (response UpdateEndpoint403TextResponse) VisitUpdateEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15580,6 +17140,17 @@ func (response CheckEndpoint401TextResponse) VisitCheckEndpointResponse(w http.R
 	return err
 }
 
+type CheckEndpoint403TextResponse ForbiddenTextResponse
+
+func (response CheckEndpoint403TextResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CheckEndpoint404TextResponse NotFoundTextResponse
 
 func (response CheckEndpoint404TextResponse) VisitCheckEndpointResponse(w http.ResponseWriter) error {
@@ -15597,6 +17168,49 @@ func (response CheckEndpoint500TextResponse) VisitCheckEndpointResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetMeRequestObject struct {
+}
+
+type GetMeResponseObject interface {
+	VisitGetMeResponse(w http.ResponseWriter) error
+}
+
+type GetMe200JSONResponse Me
+
+func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMe401TextResponse UnauthorizedTextResponse
+
+func (response GetMe401TextResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetMe403TextResponse ForbiddenTextResponse
+
+func (response GetMe403TextResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15629,6 +17243,17 @@ func (response ListTasks401TextResponse) VisitListTasksResponse(w http.ResponseW
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTasks403TextResponse ForbiddenTextResponse
+
+func (response ListTasks403TextResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15689,6 +17314,17 @@ func (response CreateTask401TextResponse) VisitCreateTaskResponse(w http.Respons
 	return err
 }
 
+type CreateTask403TextResponse ForbiddenTextResponse
+
+func (response CreateTask403TextResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type CreateTask413TextResponse TooLargeTextResponse
 
 func (response CreateTask413TextResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
@@ -15744,6 +17380,17 @@ func (response DeleteTask401TextResponse) VisitDeleteTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteTask403TextResponse ForbiddenTextResponse
+
+func (response DeleteTask403TextResponse) VisitDeleteTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15826,6 +17473,17 @@ func (response GetTask401TextResponse) VisitGetTaskResponse(w http.ResponseWrite
 	return err
 }
 
+type GetTask403TextResponse ForbiddenTextResponse
+
+func (response GetTask403TextResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTask404TextResponse NotFoundTextResponse
 
 func (response GetTask404TextResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
@@ -15882,6 +17540,17 @@ func (response UpdateTask401TextResponse) VisitUpdateTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type UpdateTask403TextResponse ForbiddenTextResponse
+
+func (response UpdateTask403TextResponse) VisitUpdateTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -15988,6 +17657,17 @@ func (response ListAccounts401TextResponse) VisitListAccountsResponse(w http.Res
 	return err
 }
 
+type ListAccounts403TextResponse ForbiddenTextResponse
+
+func (response ListAccounts403TextResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListAccounts404TextResponse NotFoundTextResponse
 
 func (response ListAccounts404TextResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
@@ -16050,6 +17730,17 @@ func (response CreateAccount401TextResponse) VisitCreateAccountResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateAccount403TextResponse ForbiddenTextResponse
+
+func (response CreateAccount403TextResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -16144,6 +17835,17 @@ func (response DeleteAccounts401TextResponse) VisitDeleteAccountsResponse(w http
 	return err
 }
 
+type DeleteAccounts403TextResponse ForbiddenTextResponse
+
+func (response DeleteAccounts403TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type DeleteAccounts404TextResponse NotFoundTextResponse
 
 func (response DeleteAccounts404TextResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
@@ -16233,6 +17935,17 @@ func (response ImportAccounts401TextResponse) VisitImportAccountsResponse(w http
 	return err
 }
 
+type ImportAccounts403TextResponse ForbiddenTextResponse
+
+func (response ImportAccounts403TextResponse) VisitImportAccountsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ImportAccounts404TextResponse NotFoundTextResponse
 
 func (response ImportAccounts404TextResponse) VisitImportAccountsResponse(w http.ResponseWriter) error {
@@ -16316,6 +18029,17 @@ func (response DeleteAccount401TextResponse) VisitDeleteAccountResponse(w http.R
 	return err
 }
 
+type DeleteAccount403TextResponse ForbiddenTextResponse
+
+func (response DeleteAccount403TextResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type DeleteAccount404TextResponse NotFoundTextResponse
 
 func (response DeleteAccount404TextResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
@@ -16394,6 +18118,17 @@ func (response GetAccount401TextResponse) VisitGetAccountResponse(w http.Respons
 	return err
 }
 
+type GetAccount403TextResponse ForbiddenTextResponse
+
+func (response GetAccount403TextResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetAccount404TextResponse NotFoundTextResponse
 
 func (response GetAccount404TextResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
@@ -16451,6 +18186,17 @@ func (response UpdateAccount401TextResponse) VisitUpdateAccountResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type UpdateAccount403TextResponse ForbiddenTextResponse
+
+func (response UpdateAccount403TextResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -16546,6 +18292,17 @@ func (response AuthorizeAccount401TextResponse) VisitAuthorizeAccountResponse(w 
 	return err
 }
 
+type AuthorizeAccount403TextResponse ForbiddenTextResponse
+
+func (response AuthorizeAccount403TextResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type AuthorizeAccount404TextResponse NotFoundTextResponse
 
 func (response AuthorizeAccount404TextResponse) VisitAuthorizeAccountResponse(w http.ResponseWriter) error {
@@ -16602,6 +18359,17 @@ func (response CancelAccount401TextResponse) VisitCancelAccountResponse(w http.R
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelAccount403TextResponse ForbiddenTextResponse
+
+func (response CancelAccount403TextResponse) VisitCancelAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -16686,6 +18454,17 @@ func (response ListAccountEvents401TextResponse) VisitListAccountEventsResponse(
 	return err
 }
 
+type ListAccountEvents403TextResponse ForbiddenTextResponse
+
+func (response ListAccountEvents403TextResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListAccountEvents404TextResponse NotFoundTextResponse
 
 func (response ListAccountEvents404TextResponse) VisitListAccountEventsResponse(w http.ResponseWriter) error {
@@ -16748,6 +18527,17 @@ func (response ListAccountFolders401TextResponse) VisitListAccountFoldersRespons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountFolders403TextResponse ForbiddenTextResponse
+
+func (response ListAccountFolders403TextResponse) VisitListAccountFoldersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -16820,6 +18610,17 @@ func (response GetAccountPlan401TextResponse) VisitGetAccountPlanResponse(w http
 	return err
 }
 
+type GetAccountPlan403TextResponse ForbiddenTextResponse
+
+func (response GetAccountPlan403TextResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetAccountPlan404TextResponse NotFoundTextResponse
 
 func (response GetAccountPlan404TextResponse) VisitGetAccountPlanResponse(w http.ResponseWriter) error {
@@ -16876,6 +18677,17 @@ func (response RunAccount401TextResponse) VisitRunAccountResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RunAccount403TextResponse ForbiddenTextResponse
+
+func (response RunAccount403TextResponse) VisitRunAccountResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -16959,6 +18771,17 @@ func (response ListAccountRuns401TextResponse) VisitListAccountRunsResponse(w ht
 	return err
 }
 
+type ListAccountRuns403TextResponse ForbiddenTextResponse
+
+func (response ListAccountRuns403TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListAccountRuns404TextResponse NotFoundTextResponse
 
 func (response ListAccountRuns404TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
@@ -17021,6 +18844,17 @@ func (response CancelTask401TextResponse) VisitCancelTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CancelTask403TextResponse ForbiddenTextResponse
+
+func (response CancelTask403TextResponse) VisitCancelTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17104,6 +18938,17 @@ func (response ListTaskEvents401TextResponse) VisitListTaskEventsResponse(w http
 	return err
 }
 
+type ListTaskEvents403TextResponse ForbiddenTextResponse
+
+func (response ListTaskEvents403TextResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListTaskEvents404TextResponse NotFoundTextResponse
 
 func (response ListTaskEvents404TextResponse) VisitListTaskEventsResponse(w http.ResponseWriter) error {
@@ -17159,6 +19004,17 @@ func (response StartFinalPass401TextResponse) VisitStartFinalPassResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type StartFinalPass403TextResponse ForbiddenTextResponse
+
+func (response StartFinalPass403TextResponse) VisitStartFinalPassResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17241,6 +19097,17 @@ func (response GetTaskLifecycle401TextResponse) VisitGetTaskLifecycleResponse(w 
 	return err
 }
 
+type GetTaskLifecycle403TextResponse ForbiddenTextResponse
+
+func (response GetTaskLifecycle403TextResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskLifecycle404TextResponse NotFoundTextResponse
 
 func (response GetTaskLifecycle404TextResponse) VisitGetTaskLifecycleResponse(w http.ResponseWriter) error {
@@ -17296,6 +19163,17 @@ func (response RemoveTaskMail401TextResponse) VisitRemoveTaskMailResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskMail403TextResponse ForbiddenTextResponse
+
+func (response RemoveTaskMail403TextResponse) VisitRemoveTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17367,6 +19245,17 @@ func (response GetTaskMail401TextResponse) VisitGetTaskMailResponse(w http.Respo
 	return err
 }
 
+type GetTaskMail403TextResponse ForbiddenTextResponse
+
+func (response GetTaskMail403TextResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskMail404TextResponse NotFoundTextResponse
 
 func (response GetTaskMail404TextResponse) VisitGetTaskMailResponse(w http.ResponseWriter) error {
@@ -17429,6 +19318,17 @@ func (response SetTaskMail401TextResponse) VisitSetTaskMailResponse(w http.Respo
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetTaskMail403TextResponse ForbiddenTextResponse
+
+func (response SetTaskMail403TextResponse) VisitSetTaskMailResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17511,6 +19411,17 @@ func (response ListMailDeliveries401TextResponse) VisitListMailDeliveriesRespons
 	return err
 }
 
+type ListMailDeliveries403TextResponse ForbiddenTextResponse
+
+func (response ListMailDeliveries403TextResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListMailDeliveries404TextResponse NotFoundTextResponse
 
 func (response ListMailDeliveries404TextResponse) VisitListMailDeliveriesResponse(w http.ResponseWriter) error {
@@ -17567,6 +19478,17 @@ func (response PauseTask401TextResponse) VisitPauseTaskResponse(w http.ResponseW
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PauseTask403TextResponse ForbiddenTextResponse
+
+func (response PauseTask403TextResponse) VisitPauseTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17650,6 +19572,17 @@ func (response GetTaskPlan401TextResponse) VisitGetTaskPlanResponse(w http.Respo
 	return err
 }
 
+type GetTaskPlan403TextResponse ForbiddenTextResponse
+
+func (response GetTaskPlan403TextResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskPlan404TextResponse NotFoundTextResponse
 
 func (response GetTaskPlan404TextResponse) VisitGetTaskPlanResponse(w http.ResponseWriter) error {
@@ -17712,6 +19645,17 @@ func (response PlanTask401TextResponse) VisitPlanTaskResponse(w http.ResponseWri
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type PlanTask403TextResponse ForbiddenTextResponse
+
+func (response PlanTask403TextResponse) VisitPlanTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17808,6 +19752,17 @@ func (response GetTaskReport401TextResponse) VisitGetTaskReportResponse(w http.R
 	return err
 }
 
+type GetTaskReport403TextResponse ForbiddenTextResponse
+
+func (response GetTaskReport403TextResponse) VisitGetTaskReportResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetTaskReport404TextResponse NotFoundTextResponse
 
 func (response GetTaskReport404TextResponse) VisitGetTaskReportResponse(w http.ResponseWriter) error {
@@ -17863,6 +19818,17 @@ func (response ResumeTask401TextResponse) VisitResumeTaskResponse(w http.Respons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ResumeTask403TextResponse ForbiddenTextResponse
+
+func (response ResumeTask403TextResponse) VisitResumeTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -17947,6 +19913,17 @@ func (response RunTask401TextResponse) VisitRunTaskResponse(w http.ResponseWrite
 	return err
 }
 
+type RunTask403TextResponse ForbiddenTextResponse
+
+func (response RunTask403TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type RunTask404TextResponse NotFoundTextResponse
 
 func (response RunTask404TextResponse) VisitRunTaskResponse(w http.ResponseWriter) error {
@@ -18024,6 +20001,17 @@ func (response ListTaskRuns401TextResponse) VisitListTaskRunsResponse(w http.Res
 	return err
 }
 
+type ListTaskRuns403TextResponse ForbiddenTextResponse
+
+func (response ListTaskRuns403TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type ListTaskRuns404TextResponse NotFoundTextResponse
 
 func (response ListTaskRuns404TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
@@ -18079,6 +20067,17 @@ func (response RemoveTaskSchedule401TextResponse) VisitRemoveTaskScheduleRespons
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RemoveTaskSchedule403TextResponse ForbiddenTextResponse
+
+func (response RemoveTaskSchedule403TextResponse) VisitRemoveTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -18145,6 +20144,17 @@ func (response GetTaskSchedule401TextResponse) VisitGetTaskScheduleResponse(w ht
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskSchedule403TextResponse ForbiddenTextResponse
+
+func (response GetTaskSchedule403TextResponse) VisitGetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -18217,6 +20227,17 @@ func (response SetTaskSchedule401TextResponse) VisitSetTaskScheduleResponse(w ht
 	return err
 }
 
+type SetTaskSchedule403TextResponse ForbiddenTextResponse
+
+func (response SetTaskSchedule403TextResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type SetTaskSchedule404TextResponse NotFoundTextResponse
 
 func (response SetTaskSchedule404TextResponse) VisitSetTaskScheduleResponse(w http.ResponseWriter) error {
@@ -18279,6 +20300,17 @@ func (response TestTask401TextResponse) VisitTestTaskResponse(w http.ResponseWri
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type TestTask403TextResponse ForbiddenTextResponse
+
+func (response TestTask403TextResponse) VisitTestTaskResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -18355,6 +20387,17 @@ func (response RemoveTaskWebhook401TextResponse) VisitRemoveTaskWebhookResponse(
 	return err
 }
 
+type RemoveTaskWebhook403TextResponse ForbiddenTextResponse
+
+func (response RemoveTaskWebhook403TextResponse) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type RemoveTaskWebhook404TextResponse NotFoundTextResponse
 
 func (response RemoveTaskWebhook404TextResponse) VisitRemoveTaskWebhookResponse(w http.ResponseWriter) error {
@@ -18416,6 +20459,17 @@ func (response GetTaskWebhook401TextResponse) VisitGetTaskWebhookResponse(w http
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetTaskWebhook403TextResponse ForbiddenTextResponse
+
+func (response GetTaskWebhook403TextResponse) VisitGetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -18488,6 +20542,17 @@ func (response SetTaskWebhook401TextResponse) VisitSetTaskWebhookResponse(w http
 	return err
 }
 
+type SetTaskWebhook403TextResponse ForbiddenTextResponse
+
+func (response SetTaskWebhook403TextResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type SetTaskWebhook404TextResponse NotFoundTextResponse
 
 func (response SetTaskWebhook404TextResponse) VisitSetTaskWebhookResponse(w http.ResponseWriter) error {
@@ -18549,6 +20614,17 @@ func (response ListWebhookDeliveries401TextResponse) VisitListWebhookDeliveriesR
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListWebhookDeliveries403TextResponse ForbiddenTextResponse
+
+func (response ListWebhookDeliveries403TextResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
@@ -18620,6 +20696,17 @@ func (response TestTaskWebhook401TextResponse) VisitTestTaskWebhookResponse(w ht
 	return err
 }
 
+type TestTaskWebhook403TextResponse ForbiddenTextResponse
+
+func (response TestTaskWebhook403TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type TestTaskWebhook404TextResponse NotFoundTextResponse
 
 func (response TestTaskWebhook404TextResponse) VisitTestTaskWebhookResponse(w http.ResponseWriter) error {
@@ -18664,6 +20751,410 @@ func (response TestTaskWebhook503TextResponse) VisitTestTaskWebhookResponse(w ht
 	return err
 }
 
+type ListTokensRequestObject struct {
+}
+
+type ListTokensResponseObject interface {
+	VisitListTokensResponse(w http.ResponseWriter) error
+}
+
+type ListTokens200JSONResponse []APIToken
+
+func (response ListTokens200JSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTokens401TextResponse UnauthorizedTextResponse
+
+func (response ListTokens401TextResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTokens403TextResponse ForbiddenTextResponse
+
+func (response ListTokens403TextResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTokens500TextResponse StoreErrorTextResponse
+
+func (response ListTokens500TextResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateTokenRequestObject struct {
+	Body *CreateTokenJSONRequestBody
+}
+
+type CreateTokenResponseObject interface {
+	VisitCreateTokenResponse(w http.ResponseWriter) error
+}
+
+type CreateToken201JSONResponse NewAPIToken
+
+func (response CreateToken201JSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken400TextResponse BadRequestTextResponse
+
+func (response CreateToken400TextResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateToken401TextResponse UnauthorizedTextResponse
+
+func (response CreateToken401TextResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateToken403TextResponse ForbiddenTextResponse
+
+func (response CreateToken403TextResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateToken409TextResponse ConflictTextResponse
+
+func (response CreateToken409TextResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateToken500TextResponse StoreErrorTextResponse
+
+func (response CreateToken500TextResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RevokeTokenRequestObject struct {
+	Id ItemID `json:"id"`
+}
+
+type RevokeTokenResponseObject interface {
+	VisitRevokeTokenResponse(w http.ResponseWriter) error
+}
+
+type RevokeToken204Response struct {
+}
+
+func (response RevokeToken204Response) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeToken400TextResponse BadRequestTextResponse
+
+func (response RevokeToken400TextResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RevokeToken401TextResponse UnauthorizedTextResponse
+
+func (response RevokeToken401TextResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RevokeToken403TextResponse ForbiddenTextResponse
+
+func (response RevokeToken403TextResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RevokeToken404TextResponse NotFoundTextResponse
+
+func (response RevokeToken404TextResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type RevokeToken500TextResponse StoreErrorTextResponse
+
+func (response RevokeToken500TextResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListUsersRequestObject struct {
+}
+
+type ListUsersResponseObject interface {
+	VisitListUsersResponse(w http.ResponseWriter) error
+}
+
+type ListUsers200JSONResponse []User
+
+func (response ListUsers200JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUsers401TextResponse UnauthorizedTextResponse
+
+func (response ListUsers401TextResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListUsers403TextResponse ForbiddenTextResponse
+
+func (response ListUsers403TextResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListUsers500TextResponse StoreErrorTextResponse
+
+func (response ListUsers500TextResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateUserRequestObject struct {
+	Body *CreateUserJSONRequestBody
+}
+
+type CreateUserResponseObject interface {
+	VisitCreateUserResponse(w http.ResponseWriter) error
+}
+
+type CreateUser201JSONResponse NewUser
+
+func (response CreateUser201JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUser400TextResponse BadRequestTextResponse
+
+func (response CreateUser400TextResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateUser401TextResponse UnauthorizedTextResponse
+
+func (response CreateUser401TextResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateUser403TextResponse ForbiddenTextResponse
+
+func (response CreateUser403TextResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateUser409TextResponse ConflictTextResponse
+
+func (response CreateUser409TextResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(409)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateUser500TextResponse StoreErrorTextResponse
+
+func (response CreateUser500TextResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteUserRequestObject struct {
+	Id ItemID `json:"id"`
+}
+
+type DeleteUserResponseObject interface {
+	VisitDeleteUserResponse(w http.ResponseWriter) error
+}
+
+type DeleteUser204Response struct {
+}
+
+func (response DeleteUser204Response) VisitDeleteUserResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteUser400TextResponse BadRequestTextResponse
+
+func (response DeleteUser400TextResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteUser401TextResponse UnauthorizedTextResponse
+
+func (response DeleteUser401TextResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteUser403TextResponse ForbiddenTextResponse
+
+func (response DeleteUser403TextResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteUser404TextResponse NotFoundTextResponse
+
+func (response DeleteUser404TextResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type DeleteUser500TextResponse StoreErrorTextResponse
+
+func (response DeleteUser500TextResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListAudit The audit trail, newest first, a page at a time.
@@ -18696,6 +21187,9 @@ type StrictServerInterface interface {
 	// CheckEndpoint Connect to the endpoint's server without logging in, and say what is wrong.
 	// (POST /endpoints/{id}/check)
 	CheckEndpoint(ctx context.Context, request CheckEndpointRequestObject) (CheckEndpointResponseObject, error)
+	// GetMe Whose token the request carries, and its role.
+	// (GET /me)
+	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
 	// ListTasks List tasks in ascending id order.
 	// (GET /tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -18825,6 +21319,24 @@ type StrictServerInterface interface {
 	// TestTaskWebhook Call the task's webhook once, now, with a signed `webhook.test` body, and say how it went.
 	// (POST /tasks/{id}/webhook/test)
 	TestTaskWebhook(ctx context.Context, request TestTaskWebhookRequestObject) (TestTaskWebhookResponseObject, error)
+	// ListTokens The caller's own API tokens, newest first; an admin sees everyone's.
+	// (GET /tokens)
+	ListTokens(ctx context.Context, request ListTokensRequestObject) (ListTokensResponseObject, error)
+	// CreateToken Make a personal token for the caller, shown this once.
+	// (POST /tokens)
+	CreateToken(ctx context.Context, request CreateTokenRequestObject) (CreateTokenResponseObject, error)
+	// RevokeToken Revoke one of the caller's tokens; an admin may revoke anyone's.
+	// (DELETE /tokens/{id})
+	RevokeToken(ctx context.Context, request RevokeTokenRequestObject) (RevokeTokenResponseObject, error)
+	// ListUsers The users, by name.
+	// (GET /users)
+	ListUsers(ctx context.Context, request ListUsersRequestObject) (ListUsersResponseObject, error)
+	// CreateUser Add a user, with a first personal token, shown this once.
+	// (POST /users)
+	CreateUser(ctx context.Context, request CreateUserRequestObject) (CreateUserResponseObject, error)
+	// DeleteUser Delete a user and every token of theirs.
+	// (DELETE /users/{id})
+	DeleteUser(ctx context.Context, request DeleteUserRequestObject) (DeleteUserResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -19137,6 +21649,30 @@ func (sh *strictHandler) CheckEndpoint(w http.ResponseWriter, r *http.Request, i
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(CheckEndpointResponseObject); ok {
 		if err := validResponse.VisitCheckEndpointResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetMe operation middleware
+func (sh *strictHandler) GetMe(w http.ResponseWriter, r *http.Request) {
+	var request GetMeRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMe(ctx, request.(GetMeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMe")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetMeResponseObject); ok {
+		if err := validResponse.VisitGetMeResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -20381,6 +22917,168 @@ func (sh *strictHandler) TestTaskWebhook(w http.ResponseWriter, r *http.Request,
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(TestTaskWebhookResponseObject); ok {
 		if err := validResponse.VisitTestTaskWebhookResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListTokens operation middleware
+func (sh *strictHandler) ListTokens(w http.ResponseWriter, r *http.Request) {
+	var request ListTokensRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTokens(ctx, request.(ListTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTokens")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListTokensResponseObject); ok {
+		if err := validResponse.VisitListTokensResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateToken operation middleware
+func (sh *strictHandler) CreateToken(w http.ResponseWriter, r *http.Request) {
+	var request CreateTokenRequestObject
+
+	var body CreateTokenJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateToken(ctx, request.(CreateTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateToken")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CreateTokenResponseObject); ok {
+		if err := validResponse.VisitCreateTokenResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RevokeToken operation middleware
+func (sh *strictHandler) RevokeToken(w http.ResponseWriter, r *http.Request, id ItemID) {
+	var request RevokeTokenRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeToken(ctx, request.(RevokeTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeToken")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(RevokeTokenResponseObject); ok {
+		if err := validResponse.VisitRevokeTokenResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListUsers operation middleware
+func (sh *strictHandler) ListUsers(w http.ResponseWriter, r *http.Request) {
+	var request ListUsersRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListUsers(ctx, request.(ListUsersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListUsers")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListUsersResponseObject); ok {
+		if err := validResponse.VisitListUsersResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateUser operation middleware
+func (sh *strictHandler) CreateUser(w http.ResponseWriter, r *http.Request) {
+	var request CreateUserRequestObject
+
+	var body CreateUserJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateUser(ctx, request.(CreateUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateUser")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CreateUserResponseObject); ok {
+		if err := validResponse.VisitCreateUserResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteUser operation middleware
+func (sh *strictHandler) DeleteUser(w http.ResponseWriter, r *http.Request, id ItemID) {
+	var request DeleteUserRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteUser(ctx, request.(DeleteUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteUser")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(DeleteUserResponseObject); ok {
+		if err := validResponse.VisitDeleteUserResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -12,40 +12,191 @@ import (
 )
 
 const aPITokenCreate = `-- name: APITokenCreate :one
-INSERT INTO api_tokens (name, token_sha256, expires_at)
-VALUES ($1, $2, $3)
-RETURNING id
+INSERT INTO api_tokens (name, token_sha256, expires_at, user_id)
+VALUES ($1, $2, $3, $4)
+RETURNING id, created_at
 `
 
 type APITokenCreateParams struct {
 	Name        string
 	TokenSha256 []byte
 	ExpiresAt   pgtype.Timestamptz
+	UserID      pgtype.Int8
 }
 
-func (q *Queries) APITokenCreate(ctx context.Context, arg APITokenCreateParams) (int64, error) {
-	row := q.db.QueryRow(ctx, aPITokenCreate, arg.Name, arg.TokenSha256, arg.ExpiresAt)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+type APITokenCreateRow struct {
+	ID        int64
+	CreatedAt pgtype.Timestamptz
+}
+
+func (q *Queries) APITokenCreate(ctx context.Context, arg APITokenCreateParams) (APITokenCreateRow, error) {
+	row := q.db.QueryRow(ctx, aPITokenCreate,
+		arg.Name,
+		arg.TokenSha256,
+		arg.ExpiresAt,
+		arg.UserID,
+	)
+	var i APITokenCreateRow
+	err := row.Scan(&i.ID, &i.CreatedAt)
+	return i, err
 }
 
 const aPITokenHolder = `-- name: APITokenHolder :one
-SELECT id, name FROM api_tokens
-WHERE token_sha256 = $1
-  AND revoked_at IS NULL
-  AND (expires_at IS NULL OR expires_at > now())
+SELECT t.id, t.name, t.user_id, coalesce(u.name, '')::text AS user_name, coalesce(u.role, '')::text AS role
+FROM api_tokens t LEFT JOIN users u ON u.id = t.user_id
+WHERE t.token_sha256 = $1
+  AND t.revoked_at IS NULL
+  AND (t.expires_at IS NULL OR t.expires_at > now())
 `
 
 type APITokenHolderRow struct {
-	ID   int64
-	Name string
+	ID       int64
+	Name     string
+	UserID   pgtype.Int8
+	UserName string
+	Role     string
 }
 
-// The token's id and name, when it is neither revoked nor expired.
+// The token's id and name, and its user's, when it is neither revoked nor
+// expired; no user for the service's own.
 func (q *Queries) APITokenHolder(ctx context.Context, tokenSha256 []byte) (APITokenHolderRow, error) {
 	row := q.db.QueryRow(ctx, aPITokenHolder, tokenSha256)
 	var i APITokenHolderRow
-	err := row.Scan(&i.ID, &i.Name)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.UserID,
+		&i.UserName,
+		&i.Role,
+	)
 	return i, err
+}
+
+const aPITokenList = `-- name: APITokenList :many
+SELECT t.id, t.name, t.user_id, coalesce(u.name, '')::text AS user_name, t.created_at, t.expires_at, t.revoked_at
+FROM api_tokens t LEFT JOIN users u ON u.id = t.user_id
+WHERE $1::bigint = 0 OR t.user_id = $1
+ORDER BY t.id DESC
+`
+
+type APITokenListRow struct {
+	ID        int64
+	Name      string
+	UserID    pgtype.Int8
+	UserName  string
+	CreatedAt pgtype.Timestamptz
+	ExpiresAt pgtype.Timestamptz
+	RevokedAt pgtype.Timestamptz
+}
+
+// The tokens of a user, or everyone's when user_id is 0, newest first.
+func (q *Queries) APITokenList(ctx context.Context, userID int64) ([]APITokenListRow, error) {
+	rows, err := q.db.Query(ctx, aPITokenList, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []APITokenListRow{}
+	for rows.Next() {
+		var i APITokenListRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.UserID,
+			&i.UserName,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const aPITokenRevoke = `-- name: APITokenRevoke :execrows
+UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now())
+WHERE id = $1 AND ($2::bigint = 0 OR user_id = $2)
+`
+
+type APITokenRevokeParams struct {
+	ID     int64
+	UserID int64
+}
+
+// Revokes a token of a user (of anyone when user_id is 0); a token
+// revoked already counts, so that revoking is idempotent.
+func (q *Queries) APITokenRevoke(ctx context.Context, arg APITokenRevokeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, aPITokenRevoke, arg.ID, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const userCreate = `-- name: UserCreate :one
+INSERT INTO users (name, role) VALUES ($1, $2)
+RETURNING id, created_at
+`
+
+type UserCreateParams struct {
+	Name string
+	Role string
+}
+
+type UserCreateRow struct {
+	ID        int64
+	CreatedAt pgtype.Timestamptz
+}
+
+func (q *Queries) UserCreate(ctx context.Context, arg UserCreateParams) (UserCreateRow, error) {
+	row := q.db.QueryRow(ctx, userCreate, arg.Name, arg.Role)
+	var i UserCreateRow
+	err := row.Scan(&i.ID, &i.CreatedAt)
+	return i, err
+}
+
+const userDelete = `-- name: UserDelete :execrows
+DELETE FROM users WHERE id = $1
+`
+
+func (q *Queries) UserDelete(ctx context.Context, id int64) (int64, error) {
+	result, err := q.db.Exec(ctx, userDelete, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const userList = `-- name: UserList :many
+SELECT id, name, role, created_at FROM users ORDER BY name, id
+`
+
+func (q *Queries) UserList(ctx context.Context) ([]User, error) {
+	rows, err := q.db.Query(ctx, userList)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []User{}
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Role,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

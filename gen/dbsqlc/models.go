@@ -138,6 +138,7 @@ type ApiToken struct {
 	CreatedAt   pgtype.Timestamptz
 	ExpiresAt   pgtype.Timestamptz
 	RevokedAt   pgtype.Timestamptz
+	UserID      pgtype.Int8
 }
 
 type AuditLog struct {
@@ -333,6 +334,13 @@ type TaskSchedule struct {
 	NextAt       pgtype.Timestamptz
 	FinalPass    int32
 	UpdatedAt    pgtype.Timestamptz
+}
+
+type User struct {
+	ID        int64
+	Name      string
+	Role      string
+	CreatedAt pgtype.Timestamptz
 }
 
 type WebhookDelivery struct {

@@ -165,7 +165,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		APIToken: cfg.APIToken,
 		Limits:   cfg.Limits,
 
-		Credentials:  databaseCredentials(cfg.DatabaseTokens, pool),
+		Credentials:  databaseCredentials(cfg.DatabaseTokens, store),
 		AllowedHosts: cfg.AllowedHosts,
 
 		CheckEndpoint: worker.CheckEndpoint,
@@ -176,11 +176,11 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 }
 
 // databaseCredentials are the database's tokens when the API takes them.
-func databaseCredentials(take bool, pool *pgxpool.Pool) httpapi.Credentials {
+func databaseCredentials(take bool, store *postgres.Store) httpapi.Credentials {
 	if !take {
 		return nil // a nil *APITokens in the interface would not be nil
 	}
-	return postgres.NewAPITokens(pool)
+	return store.Tokens()
 }
 
 // StartWorkers runs the background jobs in this process with cfg's

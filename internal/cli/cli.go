@@ -37,6 +37,8 @@ var resources = map[string]func() []command{
 	"tasks":     taskCommands,
 	"accounts":  accountCommands,
 	"audit":     auditCommands,
+	"users":     userCommands,
+	"tokens":    tokenCommands,
 }
 
 // Usage is the CLI's part of mailmigrate's usage text.
@@ -45,6 +47,8 @@ const Usage = `  mailmigrate endpoints list|get|create|update|delete   manage IM
   mailmigrate tasks test|run|cancel|watch|events|report ID   test logins, migrate, follow, report
   mailmigrate accounts list|get|create|update|delete|import TASK ...   manage mailboxes
   mailmigrate audit list|export                         who changed what, from where, and how it ended
+  mailmigrate users list|add|delete                     people and their roles (admins)
+  mailmigrate tokens whoami|list|create|revoke          your personal API tokens
 `
 
 // Exit codes.
@@ -55,14 +59,15 @@ const (
 )
 
 // Run runs one CLI command, args starting with the resource
-// ("endpoints", "tasks", "accounts" or "audit"), and returns the exit code.
+// ("endpoints", "tasks", "accounts", "audit", "users" or "tokens"), and
+// returns the exit code.
 func Run(ctx context.Context, args []string, sys System) int {
 	return exitCode(dispatch(ctx, args, sys), sys.Stderr)
 }
 
 func dispatch(ctx context.Context, args []string, sys System) error {
 	if len(args) == 0 || resources[args[0]] == nil {
-		return usageErrorf(Usage, "want endpoints, tasks, accounts or audit")
+		return usageErrorf(Usage, "want endpoints, tasks, accounts, audit, users or tokens")
 	}
 	commands := resources[args[0]]()
 	if len(args) < 2 {

@@ -10,11 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	apispec "github.com/mailmigrate/mailmigrate/api"
 	"github.com/mailmigrate/mailmigrate/gen/api"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
@@ -30,8 +28,10 @@ type AuditTrail interface {
 	AuditRecord(ctx context.Context, e migration.AuditEntry) error
 }
 
-// auditNote is what a request's handlers learn for its entry.
-type auditNote struct{ actor string }
+// auditNote is what a request's handlers learn for its entry: whose token
+// let it in, and the route requireRole found for a request it refused
+// before routing.
+type auditNote struct{ actor, route string }
 
 type auditNoteKey struct{}
 
@@ -39,6 +39,13 @@ type auditNoteKey struct{}
 func noteActor(r *http.Request, holder string) {
 	if note, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok {
 		note.actor = holder
+	}
+}
+
+// noteRoute names, for r's audit entry, the route it asked for.
+func noteRoute(r *http.Request, route string) {
+	if note, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok {
+		note.route = route
 	}
 }
 
@@ -72,8 +79,8 @@ func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func
 			}
 			ww := statusWriter(w, r)
 			next.ServeHTTP(ww, r.WithContext(context.WithValue(r.Context(), auditNoteKey{}, note)))
-			route := ""
-			if rctx := chi.RouteContext(r.Context()); rctx != nil {
+			route := note.route
+			if rctx := chi.RouteContext(r.Context()); rctx != nil && route == "" {
 				route = rctx.RoutePattern()
 			}
 			status := ww.Status()
@@ -116,14 +123,8 @@ func remoteHost(r *http.Request) string {
 // the OpenAPI file: what the trail says a request asked for.
 var routeSummaries = sync.OnceValue(func() map[string]string {
 	summaries := map[string]string{http.MethodGet + " " + CallbackPath: "Store an account's token after its sign-in at the provider."}
-	doc, err := openapi3.NewLoader().LoadFromData(apispec.OpenAPIYAML)
-	if err != nil {
-		return summaries // the file is embedded and tested: this does not happen
-	}
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			summaries[method+" "+BasePath+path] = op.Summary
-		}
+	for route, op := range apiOperations() {
+		summaries[route] = op.summary
 	}
 	return summaries
 })

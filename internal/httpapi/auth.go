@@ -9,14 +9,17 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// Credentials decide whether a bearer token lets a request in, and name
-// whose it is, for the audit trail.
+// Credentials decide whether a bearer token lets a request in, and whose
+// it is: for the audit trail, and for the role its requests need
+// (requireRole).
 type Credentials interface {
-	// Holder names token's holder; ok is false for a token that lets
+	// Principal is whose token is; ok is false for a token that lets
 	// nothing in.
-	Holder(ctx context.Context, token string) (holder string, ok bool, err error)
+	Principal(ctx context.Context, token string) (principal migration.Principal, ok bool, err error)
 }
 
 // StaticToken is the one token an operator configured
@@ -26,27 +29,28 @@ type StaticToken string
 // staticTokenHolder names the configured token's holder.
 const staticTokenHolder = "the API token configured (MAILMIGRATE_API_TOKEN)"
 
-// Holder compares fixed-size digests, which takes the same time whatever
-// the candidate, its length included.
-func (s StaticToken) Holder(_ context.Context, token string) (string, bool, error) {
+// Principal is the service's own admin for the configured token. It
+// compares fixed-size digests, which takes the same time whatever the
+// candidate, its length included.
+func (s StaticToken) Principal(_ context.Context, token string) (migration.Principal, bool, error) {
 	want, got := sha256.Sum256([]byte(s)), sha256.Sum256([]byte(token))
 	if s != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
-		return staticTokenHolder, true, nil
+		return migration.Principal{TokenName: staticTokenHolder, Role: migration.RoleAdmin}, true, nil
 	}
-	return "", false, nil
+	return migration.Principal{}, false, nil
 }
 
 // AnyCredentials lets in a token that any of its members takes.
 type AnyCredentials []Credentials
 
-// Holder asks each member in turn.
-func (members AnyCredentials) Holder(ctx context.Context, token string) (string, bool, error) {
+// Principal asks each member in turn.
+func (members AnyCredentials) Principal(ctx context.Context, token string) (migration.Principal, bool, error) {
 	for _, c := range members {
-		if holder, ok, err := c.Holder(ctx, token); ok || err != nil {
-			return holder, ok, err
+		if principal, ok, err := c.Principal(ctx, token); ok || err != nil {
+			return principal, ok, err
 		}
 	}
-	return "", false, nil
+	return migration.Principal{}, false, nil
 }
 
 // bodyUnauthorized is the plain-text body of every 401.
@@ -80,16 +84,16 @@ func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) htt
 				return
 			}
 			for _, candidate := range presented {
-				holder, ok, err := creds.Holder(r.Context(), candidate)
+				principal, ok, err := creds.Principal(r.Context(), candidate)
 				if err != nil {
 					logger.ErrorContext(r.Context(), "checking an API token", "err", err, "request_id", middleware.GetReqID(r.Context()))
 					writeText(w, http.StatusServiceUnavailable, "the service cannot check tokens now; try again")
 					return
 				}
 				if ok {
-					noteActor(r, holder)
+					noteActor(r, principal.Holder())
 					stripAccessToken(r)
-					next.ServeHTTP(w, r)
+					next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), principal)))
 					return
 				}
 			}

@@ -24,6 +24,7 @@ const (
 var statusByKind = map[migration.ErrorKind]int{
 	migration.KindInvalid:     http.StatusBadRequest,
 	migration.KindNotFound:    http.StatusNotFound,
+	migration.KindForbidden:   http.StatusForbidden,
 	migration.KindConflict:    http.StatusConflict,
 	migration.KindUnavailable: http.StatusServiceUnavailable,
 	migration.KindInternal:    http.StatusInternalServerError,

@@ -130,7 +130,7 @@ func NewHandler(opts Options) http.Handler {
 		// handler: net/http sends its headers without the body.
 		middleware.GetHead)
 	if creds != nil {
-		r.Use(requireToken(creds, logger))
+		r.Use(requireToken(creds, logger), requireRole(r))
 	}
 	notFound := func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusNotFound, "not found") }
 	r.NotFound(notFound)

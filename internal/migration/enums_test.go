@@ -56,6 +56,7 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"PassStarter", texts(PassStarters)},
 		{"VerifyCopies", texts(VerifyDepths)},
 		{"EndpointProblem", append([]string{"none"}, texts(ServerProblems)...)},
+		{"Role", texts(Roles)},
 	} {
 		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {
 			t.Errorf("OpenAPI %s is %q, the domain's %q", e.schema, got, e.domain)

@@ -19,6 +19,7 @@ const (
 	KindNotFound              // what it names does not exist
 	KindConflict              // the state of a task, an account or an endpoint refuses it now
 	KindUnavailable           // the service cannot do it now; try again later
+	KindForbidden             // the principal's role does not allow it
 )
 
 // KindOf is the kind of err: that of the first error in its chain that

@@ -19,6 +19,7 @@ type Store interface {
 	PlanStore
 	MailStore
 	AuditStore
+	UserStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

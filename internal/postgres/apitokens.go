@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
 // apiTokenPrefix marks the service's tokens, so that a secret scanner (or
@@ -32,10 +34,10 @@ type APITokens struct {
 	known map[[sha256.Size]byte]knownToken
 }
 
-// knownToken is a token found valid, whose holder it names, until when.
+// knownToken is a token found valid, whose principal it is, until when.
 type knownToken struct {
-	holder string
-	until  time.Time
+	principal migration.Principal
+	until     time.Time
 }
 
 // validTokenReuse is how long a token found valid is taken without asking
@@ -47,41 +49,65 @@ func NewAPITokens(pool *pgxpool.Pool) *APITokens {
 	return &APITokens{queries: dbsqlc.New(pool), known: map[[sha256.Size]byte]knownToken{}}
 }
 
-// Create makes a new random token named name, stores its digest and
-// returns it in clear. It is made of letters, digits and `_`, so that a
-// bearer header, a WebSocket subprotocol and a URL fragment carry it as it
-// is.
+// Create makes a new random token of the service's own, named name (an
+// admin's, of no user), stores its digest and returns it in clear.
 func (t *APITokens) Create(ctx context.Context, name string) (string, error) {
-	random := make([]byte, 32)
-	rand.Read(random) // never fails (crypto/rand's documented contract)
-	token := apiTokenPrefix + hex.EncodeToString(random)
-	digest := sha256.Sum256([]byte(token))
-	if _, err := t.queries.APITokenCreate(ctx, dbsqlc.APITokenCreateParams{Name: name, TokenSha256: digest[:]}); err != nil {
-		return "", fmt.Errorf("store API token: %w", err)
-	}
-	return token, nil
+	made, err := createToken(ctx, t.queries, 0, name, time.Time{})
+	return made.Secret, err
 }
 
-// Holder names token's holder, "API token 3: <its name>", and reports
-// whether it is one of the database's, neither revoked nor expired.
-// Looking a digest up leaks nothing of the token through timing.
-func (t *APITokens) Holder(ctx context.Context, token string) (string, bool, error) {
+// forget drops every token found valid, so that the next request of each
+// asks the database again.
+func (t *APITokens) forget() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.known)
+}
+
+// createToken makes a new random token named name, of userID (0: the
+// service's own), that expires at expires (zero: never), stores its
+// digest and returns it with its secret in clear. The secret is made of
+// letters, digits and `_`, so that a bearer header, a WebSocket
+// subprotocol and a URL fragment carry it as it is.
+func createToken(ctx context.Context, q *dbsqlc.Queries, userID int64, name string, expires time.Time) (migration.NewAPIToken, error) {
+	random := make([]byte, 32)
+	rand.Read(random) // never fails (crypto/rand's documented contract)
+	secret := apiTokenPrefix + hex.EncodeToString(random)
+	digest := sha256.Sum256([]byte(secret))
+	row, err := q.APITokenCreate(ctx, dbsqlc.APITokenCreateParams{Name: name, TokenSha256: digest[:],
+		ExpiresAt: pgtype.Timestamptz{Time: expires, Valid: !expires.IsZero()}, UserID: pgtype.Int8{Int64: userID, Valid: userID != 0}})
+	if err != nil {
+		return migration.NewAPIToken{}, fmt.Errorf("store API token: %w", err)
+	}
+	return migration.NewAPIToken{Secret: secret, APIToken: migration.APIToken{ID: row.ID, Name: name, UserID: userID,
+		CreatedAt: row.CreatedAt.Time, ExpiresAt: expires}}, nil
+}
+
+// Principal is whose token is, and reports whether it is one of the
+// database's, neither revoked nor expired. A token of no user is the
+// service's own, an admin's. Looking a digest up leaks nothing of the
+// token through timing.
+func (t *APITokens) Principal(ctx context.Context, token string) (migration.Principal, bool, error) {
 	digest := sha256.Sum256([]byte(token))
 	now := time.Now()
 	t.mu.Lock()
 	known, ok := t.known[digest]
 	t.mu.Unlock()
 	if ok && now.Before(known.until) {
-		return known.holder, true, nil
+		return known.principal, true, nil
 	}
 	row, err := t.queries.APITokenHolder(ctx, digest[:])
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
+		return migration.Principal{}, false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return migration.Principal{}, false, err
 	}
-	holder := fmt.Sprintf("API token %d: %s", row.ID, row.Name)
+	principal := migration.Principal{TokenID: row.ID, TokenName: row.Name, UserID: row.UserID.Int64,
+		UserName: row.UserName, Role: migration.Role(row.Role)}
+	if !row.UserID.Valid {
+		principal.Role = migration.RoleAdmin
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for d, k := range t.known {
@@ -89,6 +115,6 @@ func (t *APITokens) Holder(ctx context.Context, token string) (string, bool, err
 			delete(t.known, d) // the map holds the tokens in use, no more
 		}
 	}
-	t.known[digest] = knownToken{holder: holder, until: now.Add(validTokenReuse)}
-	return holder, true, nil
+	t.known[digest] = knownToken{principal: principal, until: now.Add(validTokenReuse)}
+	return principal, true, nil
 }

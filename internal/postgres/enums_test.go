@@ -38,6 +38,7 @@ func TestTheSchemaAndTheDomainAgree(t *testing.T) {
 		{"task_runs", "started_by", texts(migration.PassStarters)},
 		{"account_plans", "state", texts(migration.PlanStates)},
 		{"webhook_deliveries", "state", migration.DeliveryStates},
+		{"users", "role", texts(migration.Roles)},
 	} {
 		// The check of one column, as PostgreSQL stores it, e.g.
 		// CHECK ((state = ANY (ARRAY['idle'::text, ...])))

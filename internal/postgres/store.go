@@ -25,6 +25,8 @@ type Store struct {
 	jobs    *river.Client[pgx.Tx]
 	jobsErr error
 	limits  migration.RunLimits // what admission holds every run to
+	// tokens are the API tokens, whose cache a revocation clears.
+	tokens *APITokens
 }
 
 var _ migration.Store = (*Store)(nil)
@@ -34,8 +36,13 @@ var _ migration.Store = (*Store)(nil)
 // checked (CheckSecretKey).
 func New(pool *pgxpool.Pool, box *secret.Box, limits migration.RunLimits) *Store {
 	jobs, err := newJobInserter(pool)
-	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits}
+	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits, tokens: NewAPITokens(pool)}
 }
+
+// Tokens are the API tokens the database holds, as the API checks them: a
+// token the store revokes, or whose user it deletes, stops letting
+// requests in to this process at once (to others within validTokenReuse).
+func (s *Store) Tokens() *APITokens { return s.tokens }
 
 // PostgreSQL error codes the store interprets (Appendix A).
 const (

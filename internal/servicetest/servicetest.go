@@ -39,6 +39,9 @@ type Options struct {
 	// APIToken, when set, is required by the API (httpapi.Options.APIToken);
 	// Client sends it.
 	APIToken string
+	// DatabaseTokens makes the API take the database's tokens too (users'
+	// personal tokens), as `mailmigrate serve` does.
+	DatabaseTokens bool
 	// Workers tune the jobs, e.g. ProgressEvents for frequent
 	// account.progress events or LeaseRenewal for a prompt cancel; the
 	// workers' defaults when zero.
@@ -104,7 +107,7 @@ func Start(t testing.TB, opts Options) *Service {
 		t.Fatal(err)
 	}
 	a, err := app.Start(db, box, logger, app.Config{
-		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, Workers: opts.Workers, Delivery: opts.Delivery,
+		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, DatabaseTokens: opts.DatabaseTokens, Workers: opts.Workers, Delivery: opts.Delivery,
 		RunLimits: opts.RunLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll, Mail: opts.Mail,
 	})
 	if err != nil {

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mailmigrate/mailmigrate/gen/api"
+)
+
+func userCommands() []command {
+	return []command{
+		{"list", "", "List the users and their roles (admins only)", userList},
+		{"add", "NAME", "Add a user with a role; prints their first token, once, to hand over", userAdd},
+		{"delete", "ID", "Delete a user and every token of theirs", userDelete},
+	}
+}
+
+func tokenCommands() []command {
+	return []command{
+		{"whoami", "", "Say whose token this is, and its role", tokenWhoami},
+		{"list", "", "List your tokens (an admin's list holds everyone's), never their secrets", tokenList},
+		{"create", "NAME", "Make a personal token with your role; prints it, once", tokenCreate},
+		{"revoke", "ID", "Revoke one of your tokens (an admin may revoke anyone's)", tokenRevoke},
+	}
+}
+
+func userList(ctx context.Context, s *session, args []string) error {
+	if _, err := s.parse(args, 0); err != nil {
+		return err
+	}
+	resp, err := s.client.ListUsersWithResponse(ctx)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	users := *resp.JSON200
+	return s.printOutput(users, func() error {
+		rows := make([][]string, len(users))
+		for i, u := range users {
+			rows[i] = []string{itoa(u.Id), u.Name, string(u.Role), u.CreatedAt.Local().Format(time.DateTime)}
+		}
+		return s.printTable([]string{"ID", "NAME", "ROLE", "CREATED"}, rows)
+	})
+}
+
+func userAdd(ctx context.Context, s *session, args []string) error {
+	role := s.flags.String("role", "", "viewer, operator or admin (required)")
+	days := s.flags.Int("expires-in-days", 90, "the first token's lifetime")
+	rest, err := s.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	if *role == "" {
+		return s.usageErrorf("--role is required: viewer, operator or admin")
+	}
+	resp, err := s.client.CreateUserWithResponse(ctx, api.UserInput{Name: rest[0], Role: api.Role(*role), ExpiresInDays: days})
+	if err := expect(resp, err, http.StatusCreated); err != nil {
+		return err
+	}
+	created := resp.JSON201
+	return s.printOutput(created, func() error {
+		return s.printNewToken(fmt.Sprintf("user %d, %s (%s)", created.User.Id, created.User.Name, created.User.Role), created.Token)
+	})
+}
+
+func userDelete(ctx context.Context, s *session, args []string) error {
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.DeleteUserWithResponse(ctx, id)
+	return expect(resp, err, http.StatusNoContent)
+}
+
+func tokenWhoami(ctx context.Context, s *session, args []string) error {
+	if _, err := s.parse(args, 0); err != nil {
+		return err
+	}
+	resp, err := s.client.GetMeWithResponse(ctx)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	me := resp.JSON200
+	return s.printOutput(me, func() error {
+		return s.printFields([][2]string{{"who", me.Name}, {"role", string(me.Role)}})
+	})
+}
+
+func tokenList(ctx context.Context, s *session, args []string) error {
+	if _, err := s.parse(args, 0); err != nil {
+		return err
+	}
+	resp, err := s.client.ListTokensWithResponse(ctx)
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	tokens := *resp.JSON200
+	return s.printOutput(tokens, func() error {
+		rows := make([][]string, len(tokens))
+		for i, t := range tokens {
+			user := t.UserName
+			if t.UserId == 0 {
+				user = "(the service's own)"
+			}
+			rows[i] = []string{itoa(t.Id), t.Name, user, t.CreatedAt.Local().Format(time.DateTime), when(t.ExpiresAt, "never"), when(t.RevokedAt, "")}
+		}
+		return s.printTable([]string{"ID", "NAME", "USER", "CREATED", "EXPIRES", "REVOKED"}, rows)
+	})
+}
+
+func tokenCreate(ctx context.Context, s *session, args []string) error {
+	days := s.flags.Int("expires-in-days", 90, "how long it lets requests in (at most 366)")
+	rest, err := s.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.CreateTokenWithResponse(ctx, api.TokenInput{Name: rest[0], ExpiresInDays: days})
+	if err := expect(resp, err, http.StatusCreated); err != nil {
+		return err
+	}
+	token := *resp.JSON201
+	return s.printOutput(token, func() error { return s.printNewToken("yours", token) })
+}
+
+func tokenRevoke(ctx context.Context, s *session, args []string) error {
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.RevokeTokenWithResponse(ctx, id)
+	return expect(resp, err, http.StatusNoContent)
+}
+
+// printNewToken prints a token just made, whose secret is shown this once.
+func (s *session) printNewToken(owner string, t api.NewAPIToken) error {
+	return s.printFields([][2]string{
+		{"for", owner},
+		{"token", fmt.Sprintf("%d: %s", t.Id, t.Name)},
+		{"expires", when(t.ExpiresAt, "never")},
+		{"secret", t.Secret},
+		{"", "shown this once: set it as MAILMIGRATE_API_TOKEN, or sign in to the console with it"},
+	})
+}
+
+// when is t in local time, or none when it is absent.
+func when(t *time.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	return t.Local().Format(time.DateTime)
+}
