@@ -38,12 +38,15 @@ func testVerifyBothServers(t *testing.T, browser context.Context) {
 	tb := openTab(t, browser, s)
 	tb.open(fmt.Sprintf("#/tasks/%d", taskID))
 	tb.waitText("#event-log", "the destination was not opened: a verifying pass or the final pass looks at it")
-	tb.click(`#follow-up button[data-action="verify"]`)
+	// The page redraws as the pass's last events come: a person clicks
+	// again when the first click lands on the old button.
+	dialogOpen := `document.querySelector('dialog[open] #confirm-question') !== null`
+	tb.clickUntil(`#follow-up button[data-action="verify"]`, dialogOpen, "the verification's question")
 	tb.confirm("Verify the 1 account of verified move on both servers?", false)
 	if runs, err := s.Client.ListTaskRunsWithResponse(ctx, taskID); err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 2 {
 		t.Fatalf("after answering no: %v %v, want the two passes alone", err, runs)
 	}
-	tb.click(`#follow-up button[data-action="verify"]`)
+	tb.clickUntil(`#follow-up button[data-action="verify"]`, dialogOpen, "the verification's question")
 	tb.confirm("Verify the 1 account of verified move on both servers?", true)
 	tb.waitText("#task-summary ~ .notice", "Running 1 account: verifying both servers.")
 	tb.waitText("#passes", "verification")

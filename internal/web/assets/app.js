@@ -1,5 +1,5 @@
 // The page's entry point: a hash router (#/tasks, #/tasks/ID,
-// #/tasks/ID/accounts/ID, #/endpoints, #/endpoints/ID, #/activity) that draws one page
+// #/tasks/ID/accounts/ID, #/endpoints, #/endpoints/ID, #/activity, #/people) that draws one page
 // at a time into <main>. Hash routes keep the server simple: it serves one
 // page at /.
 
@@ -10,6 +10,7 @@ import { tasksPage } from './tasks.js';
 import { taskPage } from './task.js';
 import { accountPage } from './account.js';
 import { activityPage } from './activity.js';
+import { peoplePage } from './people.js';
 
 const routes = [
   [/^#\/tasks\/(\d+)\/accounts\/(\d+)$/, (main, m, keepAlive) => accountPage(main, Number(m[1]), Number(m[2]), keepAlive), 'nav-tasks'],
@@ -18,6 +19,7 @@ const routes = [
   [/^#\/endpoints$/, (main) => endpointsPage(main), 'nav-endpoints'],
   [/^#\/tasks$/, (main, m, keepAlive) => tasksPage(main, keepAlive), 'nav-tasks'],
   [/^#\/activity$/, (main) => activityPage(main), 'nav-activity'],
+  [/^#\/people$/, (main) => peoplePage(main), 'nav-people'],
 ];
 
 let current = null;
