@@ -13,7 +13,7 @@ import (
 
 const accountFactsLock = `-- name: AccountFactsLock :one
 SELECT a.state, a.run_generation, a.run_admitted, a.run_cancel, a.run_retries,
-       (t.state = $1::text)::bool AS task_canceling, t.held AS task_held
+       (t.state = $1::text)::bool AS task_canceling, t.held AS task_held, a.source_login
 FROM accounts a JOIN tasks t ON t.id = a.task_id
 WHERE a.task_id = $2 AND a.id = $3
 FOR UPDATE OF a
@@ -33,10 +33,11 @@ type AccountFactsLockRow struct {
 	RunRetries    int32
 	TaskCanceling bool
 	TaskHeld      bool
+	SourceLogin   string
 }
 
 // What the domain decides an account's run on (migration.AccountFacts),
-// with the account locked.
+// and its login for the events, with the account locked.
 func (q *Queries) AccountFactsLock(ctx context.Context, arg AccountFactsLockParams) (AccountFactsLockRow, error) {
 	row := q.db.QueryRow(ctx, accountFactsLock, arg.Canceling, arg.TaskID, arg.ID)
 	var i AccountFactsLockRow
@@ -48,6 +49,7 @@ func (q *Queries) AccountFactsLock(ctx context.Context, arg AccountFactsLockPara
 		&i.RunRetries,
 		&i.TaskCanceling,
 		&i.TaskHeld,
+		&i.SourceLogin,
 	)
 	return i, err
 }
@@ -659,8 +661,8 @@ func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (i
 }
 
 const accountsRunExpired = `-- name: AccountsRunExpired :many
-SELECT a.id, a.task_id, a.run_generation, a.source_login, a.run_cancel, t.state AS task_state
-FROM accounts a JOIN tasks t ON t.id = a.task_id
+SELECT a.id, a.task_id, a.run_generation
+FROM accounts a
 WHERE a.state = 'running' AND a.heartbeat_at < now() - make_interval(secs => $1::float8)
 ORDER BY a.id
 LIMIT 100
@@ -671,9 +673,6 @@ type AccountsRunExpiredRow struct {
 	ID            int64
 	TaskID        int64
 	RunGeneration int64
-	SourceLogin   string
-	RunCancel     bool
-	TaskState     string
 }
 
 // Running accounts whose lease was not renewed in time: their process died.
@@ -686,14 +685,7 @@ func (q *Queries) AccountsRunExpired(ctx context.Context, expirySeconds float64)
 	items := []AccountsRunExpiredRow{}
 	for rows.Next() {
 		var i AccountsRunExpiredRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.TaskID,
-			&i.RunGeneration,
-			&i.SourceLogin,
-			&i.RunCancel,
-			&i.TaskState,
-		); err != nil {
+		if err := rows.Scan(&i.ID, &i.TaskID, &i.RunGeneration); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

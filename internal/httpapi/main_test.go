@@ -98,6 +98,12 @@ type reply struct {
 // (malformed JSON, non-integer ids).
 func (s *testService) do(t *testing.T, method, path, body string) reply {
 	t.Helper()
+	return s.doAs(t, s.token, method, path, body)
+}
+
+// doAs is do with token (none when empty) instead of the service's.
+func (s *testService) doAs(t *testing.T, token, method, path, body string) reply {
+	t.Helper()
 	req, err := http.NewRequest(method, s.api+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +111,7 @@ func (s *testService) do(t *testing.T, method, path, body string) reply {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	bearer(s.token)(req.Context(), req) //nolint:errcheck // never fails
+	bearer(token)(req.Context(), req) //nolint:errcheck // never fails
 	return send(t, req)
 }
 

@@ -125,15 +125,7 @@ func TestPersonalTokens(t *testing.T) {
 	admin := s.userToken(t, "root@example.com", migration.RoleAdmin)
 	as := func(token, method, path, body string) reply {
 		t.Helper()
-		req, err := http.NewRequest(method, s.api+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		return send(t, req)
+		return s.doAs(t, token, method, path, body)
 	}
 	created := as(admin, "POST", "/users", `{"name": "ann@example.com", "role": "operator", "token_name": "handed over"}`)
 	if created.status != http.StatusCreated {

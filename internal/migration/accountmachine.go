@@ -3,7 +3,6 @@ package migration
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -290,25 +289,17 @@ func (t AccountTransition) words() string {
 func AccountTransitionTable() string {
 	var b strings.Builder
 	for _, kind := range AccountTriggerKinds {
-		fmt.Fprintf(&b, "- `%s`:\n", kind)
-		var answers []string
-		byAnswer := map[string][]string{}
-		for _, c := range accountCases(kind) {
+		cases := accountCases(kind)
+		answered := make([]answeredCase, len(cases))
+		for i, c := range cases {
 			transition, err := DecideAccount(c.facts, c.trigger)
 			answer := transition.words()
-			if err != nil {
-				answer = fmt.Sprintf("refused: %q", err.Error())
-			} else if transition.Move == MoveNone && kind == TriggerCancel {
+			if transition.Move == MoveNone && kind == TriggerCancel {
 				answer = "nothing changes (not in a run, or stopping already)"
 			}
-			if !slices.Contains(answers, answer) {
-				answers = append(answers, answer)
-			}
-			byAnswer[answer] = append(byAnswer[answer], c.name)
+			answered[i] = answeredCase{c.name, refusedOr(err, answer)}
 		}
-		for _, answer := range answers {
-			fmt.Fprintf(&b, "  - %s: %s\n", strings.Join(byAnswer[answer], "; "), answer)
-		}
+		writeGrouped(&b, string(kind), answered)
 	}
 	return b.String()
 }

@@ -250,23 +250,41 @@ func TransitionTable() string {
 	var b strings.Builder
 	cases := transitionCases()
 	for _, command := range TaskCommands {
-		fmt.Fprintf(&b, "- `%s`:\n", command)
-		var answers []string
-		byAnswer := map[string][]string{}
-		for _, c := range cases {
+		answered := make([]answeredCase, len(cases))
+		for i, c := range cases {
 			transition, err := DecideTask(c.facts, command)
-			answer := transition.words(command)
-			if err != nil {
-				answer = fmt.Sprintf("refused: %q", err.Error())
-			}
-			if !slices.Contains(answers, answer) {
-				answers = append(answers, answer)
-			}
-			byAnswer[answer] = append(byAnswer[answer], c.name)
+			answered[i] = answeredCase{c.name, refusedOr(err, transition.words(command))}
 		}
-		for _, answer := range answers {
-			fmt.Fprintf(&b, "  - %s: %s\n", strings.Join(byAnswer[answer], "; "), answer)
-		}
+		writeGrouped(&b, string(command), answered)
 	}
 	return b.String()
+}
+
+// answeredCase is a situation of a transition table, and its answer in
+// words.
+type answeredCase struct{ name, answer string }
+
+// refusedOr is the words of a refusal err, else answer.
+func refusedOr(err error, answer string) string {
+	if err != nil {
+		return fmt.Sprintf("refused: %q", err.Error())
+	}
+	return answer
+}
+
+// writeGrouped writes one command's situations to b, grouped by the
+// answer they get, the answers in the order they first come.
+func writeGrouped(b *strings.Builder, command string, cases []answeredCase) {
+	fmt.Fprintf(b, "- `%s`:\n", command)
+	var answers []string
+	byAnswer := map[string][]string{}
+	for _, c := range cases {
+		if !slices.Contains(answers, c.answer) {
+			answers = append(answers, c.answer)
+		}
+		byAnswer[c.answer] = append(byAnswer[c.answer], c.name)
+	}
+	for _, answer := range answers {
+		fmt.Fprintf(b, "  - %s: %s\n", strings.Join(byAnswer[answer], "; "), answer)
+	}
 }

@@ -9,13 +9,14 @@ import (
 
 // decideAccount reads an account's facts under its row lock, held until
 // the transaction of q ends, and returns the domain's answer to trigger
-// (docs/design.md#the-account-state-machine). A deleted account answers
+// (docs/design.md#the-account-state-machine), and the account's source
+// login for the events of its move. A deleted account answers
 // pgx.ErrNoRows.
-func decideAccount(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64, trigger migration.AccountTrigger) (migration.AccountTransition, error) {
+func decideAccount(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64, trigger migration.AccountTrigger) (migration.AccountTransition, string, error) {
 	row, err := q.AccountFactsLock(ctx, dbsqlc.AccountFactsLockParams{TaskID: taskID, ID: accountID,
 		Canceling: string(migration.TaskCanceling)})
 	if err != nil {
-		return migration.AccountTransition{}, err
+		return migration.AccountTransition{}, "", err
 	}
 	facts := migration.AccountFacts{
 		State:         migration.AccountState(row.State),
@@ -26,7 +27,8 @@ func decideAccount(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int
 		TaskCanceling: row.TaskCanceling,
 		TaskHeld:      row.TaskHeld,
 	}
-	return migration.DecideAccount(facts, trigger)
+	transition, err := migration.DecideAccount(facts, trigger)
+	return transition, row.SourceLogin, err
 }
 
 // guard is a move's state guard and target, as its statement takes them:

@@ -172,7 +172,7 @@ func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsql
 // accounts. While the task runs others, the account joins their pass.
 func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) error {
 	queue := func(q *dbsqlc.Queries, pass int32) (string, error) {
-		transition, err := decideAccount(ctx, q, taskID, accountID, migration.AccountTrigger{Kind: migration.TriggerRun})
+		transition, _, err := decideAccount(ctx, q, taskID, accountID, migration.AccountTrigger{Kind: migration.TriggerRun})
 		if err != nil {
 			return "", err
 		}

@@ -24,7 +24,7 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 	// Every change of an account into or out of running holds EventsLock
 	// too: admission counts what runs.
 	err := s.inEventsTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		transition, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
+		transition, _, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
 			migration.AccountTrigger{Kind: migration.TriggerStart, Generation: job.Generation})
 		if err == pgx.ErrNoRows {
 			return nil // deleted
@@ -169,7 +169,7 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 // says, and an event that says so; ended canceled when a cancel was under
 // way. False when the job no longer held the account (or it was deleted).
 func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, job migration.AccountRunJob) (bool, error) {
-	transition, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
+	transition, login, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
 		migration.AccountTrigger{Kind: migration.TriggerLost, Generation: job.Generation})
 	if err == pgx.ErrNoRows {
 		return false, nil // deleted
@@ -179,11 +179,7 @@ func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, jo
 	}
 	switch transition.Move {
 	case migration.MoveEnd:
-		a, err := q.AccountGet(ctx, dbsqlc.AccountGetParams{TaskID: job.TaskID, ID: job.AccountID})
-		if err != nil {
-			return false, err
-		}
-		return true, s.endAccountRun(ctx, tx, q, migration.CanceledRunOutcome(job.TaskID, job.AccountID, job.Generation, a.SourceLogin), transition)
+		return true, s.endAccountRun(ctx, tx, q, migration.CanceledRunOutcome(job.TaskID, job.AccountID, job.Generation, login), transition)
 	case migration.MoveRequeue:
 		from, to := guard(transition.Move)
 		queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: job.TaskID, ID: job.AccountID, NewRun: false,
@@ -415,7 +411,7 @@ func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountR
 // held). The outcome of a job that no longer holds its account is
 // dropped.
 func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
-	transition, err := decideAccount(ctx, q, outcome.TaskID, outcome.AccountID,
+	transition, _, err := decideAccount(ctx, q, outcome.TaskID, outcome.AccountID,
 		migration.AccountTrigger{Kind: migration.TriggerEnd, Generation: outcome.Generation, Outcome: &outcome})
 	if err == pgx.ErrNoRows {
 		return nil // deleted

@@ -89,9 +89,9 @@ WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND s
 
 -- name: AccountFactsLock :one
 -- What the domain decides an account's run on (migration.AccountFacts),
--- with the account locked.
+-- and its login for the events, with the account locked.
 SELECT a.state, a.run_generation, a.run_admitted, a.run_cancel, a.run_retries,
-       (t.state = @canceling::text)::bool AS task_canceling, t.held AS task_held
+       (t.state = @canceling::text)::bool AS task_canceling, t.held AS task_held, a.source_login
 FROM accounts a JOIN tasks t ON t.id = a.task_id
 WHERE a.task_id = @task_id AND a.id = @id
 FOR UPDATE OF a;
@@ -153,8 +153,8 @@ WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND s
 
 -- name: AccountsRunExpired :many
 -- Running accounts whose lease was not renewed in time: their process died.
-SELECT a.id, a.task_id, a.run_generation, a.source_login, a.run_cancel, t.state AS task_state
-FROM accounts a JOIN tasks t ON t.id = a.task_id
+SELECT a.id, a.task_id, a.run_generation
+FROM accounts a
 WHERE a.state = 'running' AND a.heartbeat_at < now() - make_interval(secs => @expiry_seconds::float8)
 ORDER BY a.id
 LIMIT 100
