@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailmigrate/mailmigrate/internal/cli"
 	"github.com/mailmigrate/mailmigrate/internal/dbtest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
@@ -31,6 +32,22 @@ func TestMain(m *testing.M) {
 		return
 	}
 	dbtest.Main(m)
+}
+
+// TestEveryCLIResourceIsACommand: each resource the CLI has is reached
+// from the binary, which lists its commands; none is "unknown".
+func TestEveryCLIResourceIsACommand(t *testing.T) {
+	t.Parallel()
+	for _, resource := range cli.Resources() {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), []string{resource, "help"}, func(string) string { return "" }, &stdout, &stderr)
+		if code != 0 || !strings.HasPrefix(stdout.String(), "Usage: mailmigrate "+resource) {
+			t.Errorf("mailmigrate %s help: exit %d, %q %q", resource, code, stdout.String(), stderr.String())
+		}
+	}
+	if len(cli.Resources()) < 6 {
+		t.Errorf("the CLI has %v: fewer resources than it had", cli.Resources())
+	}
 }
 
 func TestRunExitCodes(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"golang.org/x/term"
 
@@ -44,15 +45,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, args[1:], getenv, stderr)
 	case "migrate":
 		err = migrate(ctx, args[1:], getenv, stdout, stderr)
-	case "endpoints", "tasks", "accounts", "audit":
-		return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
-			StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) },
-			LocalTokenFile: localTokenFile(getenv)})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "mailmigrate", buildVersion())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
+		if slices.Contains(cli.Resources(), args[0]) {
+			return cli.Run(ctx, args, cli.System{Getenv: getenv, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+				StdoutIsTerminal: isTerminal(stdout), TerminalWidth: func() int { return terminalWidth(stdout) },
+				LocalTokenFile: localTokenFile(getenv)})
+		}
 		fmt.Fprintf(stderr, "mailmigrate: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}

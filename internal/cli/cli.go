@@ -11,6 +11,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -57,6 +59,10 @@ const (
 	exitFailure = 1 // the request failed, or the run ended with failed accounts
 	exitUsage   = 2 // the command line is wrong
 )
+
+// Resources are the resources the CLI's commands act on, sorted: the
+// first word of a command line that Run takes.
+func Resources() []string { return slices.Sorted(maps.Keys(resources)) }
 
 // Run runs one CLI command, args starting with the resource
 // ("endpoints", "tasks", "accounts", "audit", "users" or "tokens"), and
