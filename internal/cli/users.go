@@ -139,7 +139,7 @@ func (s *session) printNewToken(owner string, t api.NewAPIToken) error {
 		{"token", fmt.Sprintf("%d: %s", t.Id, t.Name)},
 		{"expires", when(t.ExpiresAt, "never")},
 		{"secret", t.Secret},
-		{"", "shown this once: set it as MAILMIGRATE_API_TOKEN, or sign in to the console with it"},
+		{"note", "the secret is shown this once: set it as MAILMIGRATE_API_TOKEN, or sign in to the console with it"},
 	})
 }
 
