@@ -24,6 +24,7 @@ require (
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.1
 	github.com/riverqueue/river/rivertype v0.51.1
 	github.com/swaggest/swgui v1.8.5
+	golang.org/x/crypto v0.57.0
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/term v0.46.0
 )

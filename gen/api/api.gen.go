@@ -2270,6 +2270,12 @@ type RunTaskParams struct {
 	Verify *bool `form:"verify,omitempty" json:"verify,omitempty"`
 }
 
+// SetUserPasswordJSONBody defines parameters for SetUserPassword.
+type SetUserPasswordJSONBody struct {
+	// Password Never shown back.
+	Password string `json:"password"`
+}
+
 // CompleteAuthorizationJSONRequestBody defines body for CompleteAuthorization for application/json ContentType.
 type CompleteAuthorizationJSONRequestBody = AuthorizationAddress
 
@@ -2329,6 +2335,9 @@ type CreateTokenJSONRequestBody = TokenInput
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = UserInput
+
+// SetUserPasswordJSONRequestBody defines body for SetUserPassword for application/json ContentType.
+type SetUserPasswordJSONRequestBody SetUserPasswordJSONBody
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -3300,6 +3309,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
 	DeleteUser(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetUserPasswordWithBody Set the password a user signs in to the console with (POST /signin).
+	//
+	// Anyone may set their own; an admin anyone's (another's answers 404
+	// to all but admins). At least 12 characters. It is kept as an
+	// Argon2id digest alone; a new one lets the user in again after a
+	// lock-out.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+	SetUserPasswordWithBody(ctx context.Context, id ItemID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetUserPassword Set the password a user signs in to the console with (POST /signin).
+	//
+	// Anyone may set their own; an admin anyone's (another's answers 404
+	// to all but admins). At least 12 characters. It is kept as an
+	// Argon2id digest alone; a new one lets the user in again after a
+	// lock-out.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+	SetUserPassword(ctx context.Context, id ItemID, body SetUserPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListAudit The audit trail, newest first, a page at a time.
@@ -4989,6 +5022,50 @@ func (c *Client) CreateUser(ctx context.Context, body CreateUserJSONRequestBody,
 // Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
 func (c *Client) DeleteUser(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteUserRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetUserPasswordWithBody Set the password a user signs in to the console with (POST /signin).
+//
+// Anyone may set their own; an admin anyone's (another's answers 404
+// to all but admins). At least 12 characters. It is kept as an
+// Argon2id digest alone; a new one lets the user in again after a
+// lock-out.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+func (c *Client) SetUserPasswordWithBody(ctx context.Context, id ItemID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetUserPasswordRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetUserPassword Set the password a user signs in to the console with (POST /signin).
+//
+// Anyone may set their own; an admin anyone's (another's answers 404
+// to all but admins). At least 12 characters. It is kept as an
+// Argon2id digest alone; a new one lets the user in again after a
+// lock-out.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+func (c *Client) SetUserPassword(ctx context.Context, id ItemID, body SetUserPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetUserPasswordRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7574,6 +7651,53 @@ func NewDeleteUserRequest(server string, id ItemID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewSetUserPasswordRequest calls the generic SetUserPassword builder with application/json body
+func NewSetUserPasswordRequest(server string, id ItemID, body SetUserPasswordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetUserPasswordRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetUserPasswordRequestWithBody constructs an http.Request for the SetUserPassword method, with any body, and a specified content type
+func NewSetUserPasswordRequestWithBody(server string, id ItemID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/password", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -8592,6 +8716,30 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /users/{id} (the `DeleteUser` operationId).
 	DeleteUserWithResponse(ctx context.Context, id ItemID, reqEditors ...RequestEditorFn) (*DeleteUserResponse, error)
+
+	// SetUserPasswordWithBodyWithResponse Set the password a user signs in to the console with (POST /signin).
+	//
+	// Anyone may set their own; an admin anyone's (another's answers 404
+	// to all but admins). At least 12 characters. It is kept as an
+	// Argon2id digest alone; a new one lets the user in again after a
+	// lock-out.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+	SetUserPasswordWithBodyWithResponse(ctx context.Context, id ItemID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetUserPasswordResponse, error)
+
+	// SetUserPasswordWithResponse Set the password a user signs in to the console with (POST /signin).
+	//
+	// Anyone may set their own; an admin anyone's (another's answers 404
+	// to all but admins). At least 12 characters. It is kept as an
+	// Argon2id digest alone; a new one lets the user in again after a
+	// lock-out.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+	SetUserPasswordWithResponse(ctx context.Context, id ItemID, body SetUserPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SetUserPasswordResponse, error)
 }
 
 type ListAuditResponse struct {
@@ -10950,6 +11098,40 @@ func (r DeleteUserResponse) ContentType() string {
 	return ""
 }
 
+type SetUserPasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r SetUserPasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetUserPasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetUserPasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetUserPasswordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAuditWithResponse The audit trail, newest first, a page at a time.
 //
 // Every request that changed something (POST, PUT, PATCH, DELETE under
@@ -12405,6 +12587,42 @@ func (c *ClientWithResponses) DeleteUserWithResponse(ctx context.Context, id Ite
 	return ParseDeleteUserResponse(rsp)
 }
 
+// SetUserPasswordWithBodyWithResponse Set the password a user signs in to the console with (POST /signin).
+//
+// Anyone may set their own; an admin anyone's (another's answers 404
+// to all but admins). At least 12 characters. It is kept as an
+// Argon2id digest alone; a new one lets the user in again after a
+// lock-out.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+func (c *ClientWithResponses) SetUserPasswordWithBodyWithResponse(ctx context.Context, id ItemID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetUserPasswordResponse, error) {
+	rsp, err := c.SetUserPasswordWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetUserPasswordResponse(rsp)
+}
+
+// SetUserPasswordWithResponse Set the password a user signs in to the console with (POST /signin).
+//
+// Anyone may set their own; an admin anyone's (another's answers 404
+// to all but admins). At least 12 characters. It is kept as an
+// Argon2id digest alone; a new one lets the user in again after a
+// lock-out.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /users/{id}/password (the `SetUserPassword` operationId).
+func (c *ClientWithResponses) SetUserPasswordWithResponse(ctx context.Context, id ItemID, body SetUserPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*SetUserPasswordResponse, error) {
+	rsp, err := c.SetUserPassword(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetUserPasswordResponse(rsp)
+}
+
 // ParseListAuditResponse parses an HTTP response from a ListAuditWithResponse call
 func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13831,6 +14049,22 @@ func ParseDeleteUserResponse(rsp *http.Response) (*DeleteUserResponse, error) {
 	return response, nil
 }
 
+// ParseSetUserPasswordResponse parses an HTTP response from a SetUserPasswordWithResponse call
+func ParseSetUserPasswordResponse(rsp *http.Response) (*SetUserPasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetUserPasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListAudit The audit trail, newest first, a page at a time.
@@ -14013,6 +14247,9 @@ type ServerInterface interface {
 	// DeleteUser Delete a user and every token of theirs.
 	// (DELETE /users/{id})
 	DeleteUser(w http.ResponseWriter, r *http.Request, id ItemID)
+	// SetUserPassword Set the password a user signs in to the console with (POST /signin).
+	// (PUT /users/{id}/password)
+	SetUserPassword(w http.ResponseWriter, r *http.Request, id ItemID)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -14376,6 +14613,12 @@ func (_ Unimplemented) CreateUser(w http.ResponseWriter, r *http.Request) {
 // DeleteUser Delete a user and every token of theirs.
 // (DELETE /users/{id})
 func (_ Unimplemented) DeleteUser(w http.ResponseWriter, r *http.Request, id ItemID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// SetUserPassword Set the password a user signs in to the console with (POST /signin).
+// (PUT /users/{id}/password)
+func (_ Unimplemented) SetUserPassword(w http.ResponseWriter, r *http.Request, id ItemID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -16124,6 +16367,32 @@ func (siw *ServerInterfaceWrapper) DeleteUser(w http.ResponseWriter, r *http.Req
 	handler.ServeHTTP(w, r)
 }
 
+// SetUserPassword operation middleware
+func (siw *ServerInterfaceWrapper) SetUserPassword(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id ItemID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.SetUserPassword(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -16248,6 +16517,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Delete(options.BaseURL+"/users/{id}", wrapper.DeleteUser)
+	})
+	r.Group(func(r chi.Router) {
+		r.Put(options.BaseURL+"/users/{id}/password", wrapper.SetUserPassword)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tokens", wrapper.ListTokens)
@@ -21155,6 +21427,78 @@ func (response DeleteUser500TextResponse) VisitDeleteUserResponse(w http.Respons
 	return err
 }
 
+type SetUserPasswordRequestObject struct {
+	Id   ItemID `json:"id"`
+	Body *SetUserPasswordJSONRequestBody
+}
+
+type SetUserPasswordResponseObject interface {
+	VisitSetUserPasswordResponse(w http.ResponseWriter) error
+}
+
+type SetUserPassword204Response struct {
+}
+
+func (response SetUserPassword204Response) VisitSetUserPasswordResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type SetUserPassword400TextResponse BadRequestTextResponse
+
+func (response SetUserPassword400TextResponse) VisitSetUserPasswordResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetUserPassword401TextResponse UnauthorizedTextResponse
+
+func (response SetUserPassword401TextResponse) VisitSetUserPasswordResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetUserPassword403TextResponse ForbiddenTextResponse
+
+func (response SetUserPassword403TextResponse) VisitSetUserPasswordResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetUserPassword404TextResponse NotFoundTextResponse
+
+func (response SetUserPassword404TextResponse) VisitSetUserPasswordResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type SetUserPassword500TextResponse StoreErrorTextResponse
+
+func (response SetUserPassword500TextResponse) VisitSetUserPasswordResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListAudit The audit trail, newest first, a page at a time.
@@ -21337,6 +21681,9 @@ type StrictServerInterface interface {
 	// DeleteUser Delete a user and every token of theirs.
 	// (DELETE /users/{id})
 	DeleteUser(ctx context.Context, request DeleteUserRequestObject) (DeleteUserResponseObject, error)
+	// SetUserPassword Set the password a user signs in to the console with (POST /signin).
+	// (PUT /users/{id}/password)
+	SetUserPassword(ctx context.Context, request SetUserPasswordRequestObject) (SetUserPasswordResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -23079,6 +23426,39 @@ func (sh *strictHandler) DeleteUser(w http.ResponseWriter, r *http.Request, id I
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(DeleteUserResponseObject); ok {
 		if err := validResponse.VisitDeleteUserResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// SetUserPassword operation middleware
+func (sh *strictHandler) SetUserPassword(w http.ResponseWriter, r *http.Request, id ItemID) {
+	var request SetUserPasswordRequestObject
+
+	request.Id = id
+
+	var body SetUserPasswordJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.SetUserPassword(ctx, request.(SetUserPasswordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetUserPassword")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(SetUserPasswordResponseObject); ok {
+		if err := validResponse.VisitSetUserPasswordResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

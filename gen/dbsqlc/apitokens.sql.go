@@ -176,15 +176,22 @@ const userList = `-- name: UserList :many
 SELECT id, name, role, created_at FROM users ORDER BY name, id
 `
 
-func (q *Queries) UserList(ctx context.Context) ([]User, error) {
+type UserListRow struct {
+	ID        int64
+	Name      string
+	Role      string
+	CreatedAt pgtype.Timestamptz
+}
+
+func (q *Queries) UserList(ctx context.Context) ([]UserListRow, error) {
 	rows, err := q.db.Query(ctx, userList)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []User{}
+	items := []UserListRow{}
 	for rows.Next() {
-		var i User
+		var i UserListRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Name,

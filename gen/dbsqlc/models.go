@@ -253,6 +253,15 @@ type SecretKeyCheck struct {
 	Sealed []byte
 }
 
+type Session struct {
+	ID           int64
+	CookieSha256 []byte
+	UserID       int64
+	CsrfToken    string
+	CreatedAt    pgtype.Timestamptz
+	ExpiresAt    pgtype.Timestamptz
+}
+
 type SyncFolder struct {
 	AccountID int64
 	Folder    string
@@ -337,10 +346,13 @@ type TaskSchedule struct {
 }
 
 type User struct {
-	ID        int64
-	Name      string
-	Role      string
-	CreatedAt pgtype.Timestamptz
+	ID                int64
+	Name              string
+	Role              string
+	CreatedAt         pgtype.Timestamptz
+	PasswordDigest    pgtype.Text
+	FailedSignins     int32
+	SigninLockedUntil pgtype.Timestamptz
 }
 
 type WebhookDelivery struct {

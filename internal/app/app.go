@@ -258,7 +258,8 @@ func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
 	}
 }
 
-// pruneAudit drops the audit trail's entries older than retention.
+// pruneAudit drops the audit trail's entries older than retention, and
+// the console sessions that ended.
 func (a *App) pruneAudit(ctx context.Context, retention time.Duration) {
 	n, err := a.Store.AuditPrune(ctx, retention)
 	switch {
@@ -266,6 +267,9 @@ func (a *App) pruneAudit(ctx context.Context, retention time.Duration) {
 		a.logger.Warn("could not prune the audit trail", "err", err)
 	case n > 0:
 		a.logger.Info("pruned the audit trail", "entries", n, "older_than", retention)
+	}
+	if _, err := a.Store.SessionsPrune(ctx); err != nil && ctx.Err() == nil {
+		a.logger.Warn("could not prune the ended console sessions", "err", err)
 	}
 }
 

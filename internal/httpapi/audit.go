@@ -100,15 +100,19 @@ func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func
 }
 
 // audited reports whether r goes into the trail: the API's requests that
-// change something (POST, PUT, PATCH, DELETE), and the sign-in callback,
-// which stores an account's token.
+// change something (POST, PUT, PATCH, DELETE), the sign-in callback,
+// which stores an account's token, and the console's sign-ins and
+// sign-outs.
 func audited(r *http.Request) bool {
 	path := routingPath(r)
+	if path == CallbackPath || path == SignInPath || path == SignOutPath {
+		return true
+	}
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 		return isAPIPath(path)
 	}
-	return path == CallbackPath
+	return false
 }
 
 // remoteHost is the client's address, without its port.
@@ -122,7 +126,11 @@ func remoteHost(r *http.Request) string {
 // routeSummaries map "METHOD /api/v1/route" to the route's summary in
 // the OpenAPI file: what the trail says a request asked for.
 var routeSummaries = sync.OnceValue(func() map[string]string {
-	summaries := map[string]string{http.MethodGet + " " + CallbackPath: "Store an account's token after its sign-in at the provider."}
+	summaries := map[string]string{
+		http.MethodGet + " " + CallbackPath: "Store an account's token after its sign-in at the provider.",
+		http.MethodPost + " " + SignInPath:  "Sign in to the console with a name and a password.",
+		http.MethodPost + " " + SignOutPath: "Sign out of the console.",
+	}
 	for route, op := range apiOperations() {
 		summaries[route] = op.summary
 	}

@@ -53,6 +53,18 @@ func (members AnyCredentials) Principal(ctx context.Context, token string) (migr
 	return migration.Principal{}, false, nil
 }
 
+// Session asks each member that keeps sessions in turn.
+func (members AnyCredentials) Session(ctx context.Context, cookie string) (migration.Principal, string, bool, error) {
+	for _, c := range members {
+		if sessions, ok := c.(SessionCredentials); ok {
+			if principal, csrf, ok, err := sessions.Session(ctx, cookie); ok || err != nil {
+				return principal, csrf, ok, err
+			}
+		}
+	}
+	return migration.Principal{}, "", false, nil
+}
+
 // bodyUnauthorized is the plain-text body of every 401.
 const bodyUnauthorized = "unauthorized"
 
@@ -80,7 +92,21 @@ func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) htt
 			}
 			presented := presentedTokens(r)
 			if len(presented) == 0 {
-				unauthorized(w, `Bearer realm="mailmigrate"`)
+				sessions, _ := creds.(SessionCredentials)
+				principal, ok, refused, err := sessionPrincipal(r, sessions)
+				switch {
+				case err != nil:
+					logger.ErrorContext(r.Context(), "checking a console session", "err", err, "request_id", middleware.GetReqID(r.Context()))
+					writeText(w, http.StatusServiceUnavailable, "the service cannot check sessions now; try again")
+				case !ok:
+					unauthorized(w, `Bearer realm="mailmigrate"`)
+				case refused != "":
+					noteActor(r, principal.Holder())
+					writeText(w, http.StatusForbidden, refused)
+				default:
+					noteActor(r, principal.Holder())
+					next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), principal)))
+				}
 				return
 			}
 			for _, candidate := range presented {

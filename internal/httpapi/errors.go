@@ -22,12 +22,13 @@ const (
 // HTTP. An error without a kind is a store failure: 500 with the error's
 // own text, as the interface specifies.
 var statusByKind = map[migration.ErrorKind]int{
-	migration.KindInvalid:     http.StatusBadRequest,
-	migration.KindNotFound:    http.StatusNotFound,
-	migration.KindForbidden:   http.StatusForbidden,
-	migration.KindConflict:    http.StatusConflict,
-	migration.KindUnavailable: http.StatusServiceUnavailable,
-	migration.KindInternal:    http.StatusInternalServerError,
+	migration.KindInvalid:         http.StatusBadRequest,
+	migration.KindNotFound:        http.StatusNotFound,
+	migration.KindForbidden:       http.StatusForbidden,
+	migration.KindUnauthenticated: http.StatusUnauthorized,
+	migration.KindConflict:        http.StatusConflict,
+	migration.KindUnavailable:     http.StatusServiceUnavailable,
+	migration.KindInternal:        http.StatusInternalServerError,
 }
 
 // statusOf is the status and plain-text body that answer err.

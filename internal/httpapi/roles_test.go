@@ -98,7 +98,7 @@ func TestRoleMatrix(t *testing.T) {
 // check of a server not saved are an admin's.
 func TestRoleDecisions(t *testing.T) {
 	t.Parallel()
-	viewerChanges := []string{"createToken", "revokeToken"}
+	viewerChanges := []string{"createToken", "revokeToken", "setUserPassword"}
 	adminOnly := []string{"createEndpoint", "updateEndpoint", "deleteEndpoint", "checkEndpointInput", "listUsers", "createUser", "deleteUser"}
 	for _, op := range specOperations(t) {
 		switch {

@@ -149,6 +149,8 @@ func NewHandler(opts Options) http.Handler {
 	if opts.Authorizer != nil {
 		r.Get(CallbackPath, authorizationCallback(opts.Authorizer, logger))
 	}
+	r.Post(SignInPath, signIn(opts.Service, logger))
+	r.Post(SignOutPath, signOut(opts.Service, logger))
 	if opts.Events != nil {
 		r.Get(streamPath, streamEvents(opts.Service, opts.Events, make(streamSlots, limits.MaxEventStreams), opts.Metrics, logger))
 	}

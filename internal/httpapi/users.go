@@ -124,3 +124,11 @@ func newTokenToAPI(t migration.NewAPIToken) api.NewAPIToken {
 	return api.NewAPIToken{Id: listed.Id, Name: listed.Name, UserId: listed.UserId, UserName: listed.UserName,
 		CreatedAt: listed.CreatedAt, ExpiresAt: listed.ExpiresAt, Secret: t.Secret}
 }
+
+// SetUserPassword answers PUT /users/{id}/password.
+func (s *Server) SetUserPassword(ctx context.Context, req api.SetUserPasswordRequestObject) (api.SetUserPasswordResponseObject, error) {
+	if err := s.service.SetPassword(ctx, principal(ctx), req.Id, req.Body.Password); err != nil {
+		return nil, err
+	}
+	return api.SetUserPassword204Response{}, nil
+}

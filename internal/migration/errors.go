@@ -14,12 +14,13 @@ type ErrorKind int
 // The kinds of error. An error without a kind is a failure of the
 // service itself (a store that went away).
 const (
-	KindInternal    ErrorKind = iota
-	KindInvalid               // the request breaks a rule: mend it
-	KindNotFound              // what it names does not exist
-	KindConflict              // the state of a task, an account or an endpoint refuses it now
-	KindUnavailable           // the service cannot do it now; try again later
-	KindForbidden             // the principal's role does not allow it
+	KindInternal        ErrorKind = iota
+	KindInvalid                   // the request breaks a rule: mend it
+	KindNotFound                  // what it names does not exist
+	KindConflict                  // the state of a task, an account or an endpoint refuses it now
+	KindUnavailable               // the service cannot do it now; try again later
+	KindForbidden                 // the principal's role does not allow it
+	KindUnauthenticated           // who asks is not known: a sign-in refused
 )
 
 // KindOf is the kind of err: that of the first error in its chain that
@@ -49,6 +50,9 @@ func (e *kindError) Kind() ErrorKind { return e.kind }
 
 func conflict(text string) error { return &kindError{KindConflict, text} }
 func notFound(text string) error { return &kindError{KindNotFound, text} }
+
+// unauthenticated is the refusal of a sign-in.
+func unauthenticated(text string) error { return &kindError{KindUnauthenticated, text} }
 
 // unavailable is an error of a service that cannot do it now.
 func unavailable(text string) error { return &kindError{KindUnavailable, text} }

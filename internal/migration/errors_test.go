@@ -12,7 +12,7 @@ import (
 )
 
 // kindedConstructors make the package's sentinels, each of a kind.
-var kindedConstructors = map[string]bool{"conflict": true, "notFound": true, "internal": true, "unavailable": true}
+var kindedConstructors = map[string]bool{"conflict": true, "notFound": true, "internal": true, "unavailable": true, "unauthenticated": true}
 
 // TestEverySentinelHasAKind reads the package's source: every exported
 // Err… variable is made by a constructor of a kind (or is an

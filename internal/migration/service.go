@@ -20,6 +20,7 @@ type Store interface {
 	MailStore
 	AuditStore
 	UserStore
+	SignInStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

@@ -236,3 +236,87 @@ func checkName(field, name string, most int) error {
 	}
 	return nil
 }
+
+// Signing in to the console with a name and a password
+// (docs/security.md#signing-in).
+
+// Session is what a sign-in opens: the secret its cookie carries and the
+// CSRF token its state-changing requests carry, each seen once.
+type Session struct {
+	Cookie, CSRF string
+	ExpiresAt    time.Time
+	Principal    Principal
+}
+
+// SignInPolicy bounds sign-ins: after Failures wrong passwords in a row a
+// user is locked out for Lockout; a session lasts Lifetime.
+type SignInPolicy struct {
+	Failures int
+	Lockout  time.Duration
+	Lifetime time.Duration
+}
+
+// DefaultSignInPolicy locks a user out for 15 minutes after 5 wrong
+// passwords in a row, and keeps a session 12 hours.
+var DefaultSignInPolicy = SignInPolicy{Failures: 5, Lockout: 15 * time.Minute, Lifetime: 12 * time.Hour}
+
+// MinPasswordRunes is the shortest password a user may have.
+const MinPasswordRunes = 12
+
+// SignInStore keeps users' passwords and the sessions they open.
+type SignInStore interface {
+	// UserPasswordSet stores a digest of password as user id's
+	// (ErrNotFound without such a user).
+	UserPasswordSet(ctx context.Context, id int64, password string) error
+	// SignIn checks name's password and opens a session: ErrSignInRefused
+	// for a wrong name or password (or a user without one), a
+	// *SignInLockedError while locked out.
+	SignIn(ctx context.Context, name, password string, policy SignInPolicy) (Session, error)
+	// SignOut ends the session of cookie, if any.
+	SignOut(ctx context.Context, cookie string) error
+}
+
+// ErrSignInRefused refuses a sign-in without saying which of the name or
+// the password was wrong.
+var ErrSignInRefused = unauthenticated("name or password is wrong")
+
+// SignInLockedError refuses a sign-in as a user locked out after wrong
+// passwords.
+type SignInLockedError struct{ Until time.Time }
+
+func (e *SignInLockedError) Error() string {
+	return fmt.Sprintf("too many wrong passwords: signing in as this user is locked until %s", e.Until.UTC().Format("15:04 MST"))
+}
+
+// Kind says the sign-in is refused.
+func (e *SignInLockedError) Kind() ErrorKind { return KindUnauthenticated }
+
+// SetPassword gives user id a password to sign in to the console with;
+// an admin may set anyone's, others their own alone (another's answers
+// ErrNotFound, as for tokens).
+func (s *Service) SetPassword(ctx context.Context, p Principal, id int64, password string) error {
+	if p.Role != RoleAdmin && p.UserID != id {
+		return ErrNotFound
+	}
+	switch {
+	case utf8.RuneCountInString(password) < MinPasswordRunes:
+		return invalid("password", "must have at least %d characters", MinPasswordRunes)
+	case len(password) > MaxPasswordBytes:
+		return invalid("password", "must be at most %d bytes", MaxPasswordBytes)
+	}
+	return s.store.UserPasswordSet(ctx, id, password)
+}
+
+// SignIn opens a console session as name.
+func (s *Service) SignIn(ctx context.Context, name, password string) (Session, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || password == "" || len(password) > MaxPasswordBytes {
+		return Session{}, ErrSignInRefused
+	}
+	return s.store.SignIn(ctx, name, password, DefaultSignInPolicy)
+}
+
+// SignOut ends the session of cookie.
+func (s *Service) SignOut(ctx context.Context, cookie string) error {
+	return s.store.SignOut(ctx, cookie)
+}

@@ -64,15 +64,20 @@ func (t *APITokens) forget() {
 	clear(t.known)
 }
 
+// randomHex is n random bytes in hex.
+func randomHex(n int) string {
+	random := make([]byte, n)
+	rand.Read(random) // never fails (crypto/rand's documented contract)
+	return hex.EncodeToString(random)
+}
+
 // createToken makes a new random token named name, of userID (0: the
 // service's own), that expires at expires (zero: never), stores its
 // digest and returns it with its secret in clear. The secret is made of
 // letters, digits and `_`, so that a bearer header, a WebSocket
 // subprotocol and a URL fragment carry it as it is.
 func createToken(ctx context.Context, q *dbsqlc.Queries, userID int64, name string, expires time.Time) (migration.NewAPIToken, error) {
-	random := make([]byte, 32)
-	rand.Read(random) // never fails (crypto/rand's documented contract)
-	secret := apiTokenPrefix + hex.EncodeToString(random)
+	secret := apiTokenPrefix + randomHex(32)
 	digest := sha256.Sum256([]byte(secret))
 	row, err := q.APITokenCreate(ctx, dbsqlc.APITokenCreateParams{Name: name, TokenSha256: digest[:],
 		ExpiresAt: pgtype.Timestamptz{Time: expires, Valid: !expires.IsZero()}, UserID: pgtype.Int8{Int64: userID, Valid: userID != 0}})
@@ -117,4 +122,20 @@ func (t *APITokens) Principal(ctx context.Context, token string) (migration.Prin
 	}
 	t.known[digest] = knownToken{principal: principal, until: now.Add(validTokenReuse)}
 	return principal, true, nil
+}
+
+// Session is whose console session cookie opens, and the CSRF token its
+// state-changing requests must carry; false for no session, or one that
+// ended. It asks the database every time: a sign-out ends it at once.
+func (t *APITokens) Session(ctx context.Context, cookie string) (migration.Principal, string, bool, error) {
+	digest := sha256.Sum256([]byte(cookie))
+	row, err := t.queries.SessionHolder(ctx, digest[:])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return migration.Principal{}, "", false, nil
+	}
+	if err != nil {
+		return migration.Principal{}, "", false, err
+	}
+	return migration.Principal{UserID: row.UserID, UserName: row.UserName, Role: migration.Role(row.Role),
+		TokenName: fmt.Sprintf("console session %d", row.ID)}, row.CsrfToken, true, nil
 }

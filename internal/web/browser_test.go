@@ -26,6 +26,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("AlteredCopies", func(t *testing.T) { t.Parallel(); testAlteredCopies(t, browser) })
 	t.Run("Activity", func(t *testing.T) { t.Parallel(); testActivity(t, browser) })
 	t.Run("People", func(t *testing.T) { t.Parallel(); testPeople(t, browser) })
+	t.Run("SignIn", func(t *testing.T) { t.Parallel(); testSignIn(t, browser) })
 	t.Run("MasterLogin", func(t *testing.T) { t.Parallel(); testMasterLogin(t, browser) })
 	t.Run("OAuth2Endpoint", func(t *testing.T) { t.Parallel(); testOAuth2Endpoint(t, browser) })
 	t.Run("AuthorizeAccount", func(t *testing.T) { t.Parallel(); testAuthorizeAccount(t, browser) })

@@ -20,7 +20,7 @@ func testPeople(t *testing.T, browser context.Context) {
 	signIn := func(token string) *tab {
 		tb := openTab(t, browser, s)
 		tb.run(chromedp.Navigate(tb.site.front + "/#/people")) // the page waits behind the token prompt
-		tb.waitText("dialog[open]", "This service needs an API token.")
+		tb.waitText("dialog[open]", "This service needs you to sign in, with your name and password or with an API token.")
 		tb.fill(map[string]string{"#token-input": token})
 		tb.click("#token-ok")
 		return tb

@@ -46,7 +46,7 @@ func testTokenPrompt(t *testing.T, browser context.Context) {
 
 	tb := openTab(t, browser, s)
 	tb.run(chromedp.Navigate(tb.site.front + "/#/endpoints")) // not open: the page waits behind the dialog
-	tb.waitText("dialog[open]", "This service needs an API token.")
+	tb.waitText("dialog[open]", "This service needs you to sign in, with your name and password or with an API token.")
 	tb.screenshot("token-prompt")
 	tb.fill(map[string]string{"#token-input": "wrong"})
 	tb.click("#token-ok")

@@ -1,16 +1,20 @@
 // The page's client of the REST API. Every call goes through request(),
-// which sends the API token when there is one and asks for it when the
-// service answers 401. The token lives in sessionStorage only: it is gone
-// when the tab closes and never written anywhere else.
+// which sends the API token when there is one and asks for it, or for a
+// sign-in with a name and a password, when the service answers 401. The
+// token lives in sessionStorage only: it is gone when the tab closes and
+// never written anywhere else. A sign-in's session travels in an HttpOnly
+// cookie the page cannot read; the page keeps the session's CSRF token,
+// which its changes carry.
 
 export const apiBase = '/api/v1';
 const tokenKey = 'mailmigrate.apiToken';
+const csrfKey = 'mailmigrate.csrfToken';
 
 // fieldLabels name the API's fields as the console's forms label them: a
 // 400 answer opens with the field it refuses ("auth.oauth2.tenant must
 // be …"), and a person is told of the form's field, never of a path.
 export const fieldLabels = {
-  role_label: 'Role', role: "The user's role", expires_in_days: 'Expires in (days)', token_name: 'Token name', host: 'Host', port: 'Port', tls_mode: 'Security', profile: 'Provider',
+  role_label: 'Role', role: "The user's role", password: 'Password', expires_in_days: 'Expires in (days)', token_name: 'Token name', host: 'Host', port: 'Port', tls_mode: 'Security', profile: 'Provider',
   'limits.max_message_bytes': 'Largest message', 'limits.daily_download_bytes': 'Daily download per mailbox',
   'limits.daily_upload_bytes': 'Daily upload per mailbox', 'limits.connections': 'Connections to the host',
   'limits.account_connections': 'Connections per mailbox',
@@ -71,6 +75,10 @@ export function takeTokenFromLink() {
 
 let tokenPrompt = async () => null;
 
+// signedIn is what the prompt answers after a sign-in with a name and a
+// password, instead of a token: the session's cookie is set.
+export const signedIn = Symbol('signed in');
+
 // setTokenPrompt installs the function that asks a person for the token.
 export function setTokenPrompt(prompt) {
   tokenPrompt = prompt;
@@ -84,10 +92,33 @@ function promptForToken(rejected) {
   return pendingPrompt;
 }
 
-// authHeaders are the headers that carry the token, if any.
+// authHeaders are the headers that carry the token, if any, or else the
+// signed-in session's CSRF token.
 export function authHeaders() {
   const token = apiToken();
-  return token ? { Authorization: `Bearer ${token}` } : {};
+  if (token) return { Authorization: `Bearer ${token}` };
+  const csrf = sessionStorage.getItem(csrfKey);
+  return csrf ? { 'X-CSRF-Token': csrf } : {};
+}
+
+// signIn opens a console session as name; it resolves with who signed in,
+// or fails in the service's words.
+export async function signIn(name, password) {
+  const resp = await fetch('/signin', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, password }) });
+  if (!resp.ok) throw new ApiError(resp.status, (await resp.text()).trim() || resp.statusText);
+  const session = await resp.json();
+  sessionStorage.removeItem(tokenKey);
+  sessionStorage.setItem(csrfKey, session.csrf_token);
+  return session;
+}
+
+// signOut ends the console session, forgets the tab's token, and shows
+// the sign-in again.
+export async function signOut() {
+  await fetch('/signout', { method: 'POST' });
+  sessionStorage.removeItem(csrfKey);
+  sessionStorage.removeItem(tokenKey);
+  location.reload();
 }
 
 // serviceDown is the error of a request that got no answer.
@@ -119,8 +150,8 @@ export async function fetchWithToken(path, init = {}) {
     outageBanner(resp.status === 502 || resp.status === 503 || resp.status === 504);
     if (resp.status !== 401) return resp;
     const token = await promptForToken(sent !== '');
-    if (token === null) throw new ApiError(401, 'the service needs an API token');
-    sessionStorage.setItem(tokenKey, token);
+    if (token === null) throw new ApiError(401, 'the service needs an API token or a sign-in');
+    if (token !== signedIn) sessionStorage.setItem(tokenKey, token);
   }
 }
 

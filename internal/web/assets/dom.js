@@ -2,6 +2,8 @@
 // page as text (textContent, text nodes, attribute values), never as HTML:
 // no helper here parses markup.
 
+import { signIn, signedIn } from './api.js';
+
 // h builds an element. props: class, text (textContent), on<event>
 // (listeners), value/checked (properties), anything else an attribute.
 export function h(tag, props = {}, ...children) {
@@ -113,24 +115,45 @@ export function confirmAction(question, actionLabel = 'Delete') {
   }, (dialog) => dialog.returnValue === 'ok');
 }
 
-// askToken asks for the API token; it resolves with the token, or null
-// when the person cancels. The input is emptied before the dialog goes.
+// askToken asks for a sign-in with a name and a password, or for an API
+// token; it resolves with the token, signedIn after a sign-in, or null
+// when the person cancels. The inputs are emptied before the dialog goes.
 export function askToken(rejected) {
   let token = null;
   return modal((dialog) => {
+    const name = h('input', { id: 'signin-name', name: 'username', autocomplete: 'username', required: true });
+    const password = h('input', { type: 'password', id: 'signin-password', autocomplete: 'current-password', required: true });
+    const refused = h('p', { class: 'error-text', id: 'signin-error', role: 'alert', hidden: true });
+    const signInForm = h('form', { id: 'signin-form' },
+      h('h2', { text: 'Sign in' }),
+      h('p', { text: rejected ? 'The service did not accept that token. Sign in, or enter a token again.'
+        : 'This service needs you to sign in, with your name and password or with an API token.' }),
+      field('Name', name), field('Password', password), refused,
+      h('div', { class: 'actions' }, h('button', { id: 'signin-ok', class: 'primary', text: 'Sign in' })));
+    signInForm.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        await signIn(name.value.trim(), password.value);
+        token = signedIn;
+        dialog.close();
+      } catch (err) {
+        refused.textContent = `Not signed in: ${err.message}`;
+        refused.hidden = false;
+      } finally {
+        password.value = '';
+      }
+    });
     const input = h('input', { type: 'password', id: 'token-input', autocomplete: 'off', required: true });
-    const form = h('form', { method: 'dialog' },
-      h('h2', { text: 'API token needed' }),
-      h('p', { text: rejected ? 'The service did not accept that token. Enter it again.'
-        : 'This service needs an API token. It is kept in this browser tab only, until you close it.' }),
-      h('p', { class: 'hint', text: 'A service started without one made its own: the link that `mailmigrate serve` printed signs in, ' +
-        'and the token is in the file api-token of its data dir.' }),
+    const tokenForm = h('form', { method: 'dialog', id: 'token-form-dialog' },
+      h('h3', { text: 'Or an API token' }),
+      h('p', { class: 'hint', text: 'It is kept in this browser tab only, until you close it. A service started without one made its own: ' +
+        'the link that `mailmigrate serve` printed signs in, and the token is in the file api-token of its data dir.' }),
       field('API token', input),
       h('div', { class: 'actions' },
         h('button', { type: 'button', id: 'token-cancel', text: 'Cancel', onclick: () => dialog.close() }),
-        h('button', { id: 'token-ok', class: 'primary', text: 'Use token' })));
-    form.addEventListener('submit', () => { token = input.value.trim() || null; input.value = ''; });
-    dialog.append(form);
+        h('button', { id: 'token-ok', text: 'Use token' })));
+    tokenForm.addEventListener('submit', () => { token = input.value.trim() || null; input.value = ''; });
+    dialog.append(signInForm, tokenForm);
   }, () => token);
 }
 

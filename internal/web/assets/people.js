@@ -3,7 +3,7 @@
 // and, for an admin, the users: adding one (their first token shown once,
 // to hand over) and deleting one.
 
-import { request } from './api.js';
+import { request, signOut } from './api.js';
 import { h, field, notice, dataTable, formatTime, confirmAction, select } from './dom.js';
 
 const roleWords = {
@@ -15,10 +15,13 @@ const roleWords = {
 export async function peoplePage(main) {
   const me = await request('GET', '/me');
   const message = notice();
+  const inSession = me.user_id && !me.token_id;
   main.append(
     h('h1', { text: 'People' }),
-    h('p', { id: 'people-me' }, 'Signed in as ', h('strong', { text: me.name }), `, ${me.role}: ${roleWords[me.role]}.`),
+    h('p', { id: 'people-me' }, 'Signed in as ', h('strong', { text: me.name }), `, ${me.role}: ${roleWords[me.role]}. `,
+      inSession ? h('button', { 'data-action': 'sign-out', text: 'Sign out', onclick: signOut }) : null),
     message.el);
+  if (me.user_id) main.append(passwordForm(me, message));
   const tokens = h('div', { id: 'tokens' });
   main.append(h('h2', { text: me.role === 'admin' ? 'API tokens' : 'Your API tokens' }), tokens);
   const drawTokens = async () => tokens.replaceChildren(tokenTable(await request('GET', '/tokens'), me, message, drawTokens));
@@ -77,6 +80,27 @@ function newTokenForm(message, redraw) {
       message.set('error', `Not made: ${err.message}`);
     }
     await redraw();
+  });
+  return form;
+}
+
+// passwordForm sets the password the user signs in to the console with.
+function passwordForm(me, message) {
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'new-password', required: true, minlength: '12' });
+  const form = h('form', { id: 'password-form', class: 'form' },
+    h('h3', { text: 'Your password' }),
+    field('New password', password, 'At least 12 characters; it signs you in to this console, with your name.'),
+    h('div', { class: 'actions' }, h('button', { class: 'primary', text: 'Set password' })));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await request('PUT', `/users/${me.user_id}/password`, { password: password.value });
+      message.set('ok', 'Password set: sign in with your name and it.');
+    } catch (err) {
+      message.set('error', `Password not set: ${err.message}`);
+    } finally {
+      password.value = '';
+    }
   });
   return form;
 }
