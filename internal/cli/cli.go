@@ -49,7 +49,7 @@ const Usage = `  mailmigrate endpoints list|get|create|update|delete   manage IM
   mailmigrate tasks test|run|cancel|watch|events|report ID   test logins, migrate, follow, report
   mailmigrate accounts list|get|create|update|delete|import TASK ...   manage mailboxes
   mailmigrate audit list|export                         who changed what, from where, and how it ended
-  mailmigrate users list|add|delete                     people and their roles (admins)
+  mailmigrate users list|add|delete|password            people, their roles and passwords
   mailmigrate tokens whoami|list|create|revoke          your personal API tokens
 `
 

@@ -14,8 +14,13 @@ func userCommands() []command {
 		{"list", "", "List the users and their roles (admins only)", userList},
 		{"add", "NAME", "Add a user with a role; prints their first token, once, to hand over", userAdd},
 		{"delete", "ID", "Delete a user and every token of theirs", userDelete},
+		{"password", "ID", "Set the password a user signs in to the console with (yours, or anyone's as an admin)", userPassword},
 	}
 }
+
+// userPasswordEnv may hold the password of users password, out of ps and
+// the shell's history.
+const userPasswordEnv = "MAILMIGRATE_USER_PASSWORD"
 
 func tokenCommands() []command {
 	return []command{
@@ -70,6 +75,23 @@ func userDelete(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	resp, err := s.client.DeleteUserWithResponse(ctx, id)
+	return expect(resp, err, http.StatusNoContent)
+}
+
+func userPassword(ctx context.Context, s *session, args []string) error {
+	file := s.flags.String("password-file", "", "read the password from this file, or from stdin with - (else "+userPasswordEnv+")")
+	id, err := s.parseOneID(args, "ID")
+	if err != nil {
+		return err
+	}
+	password, err := s.readSecret(*file, userPasswordEnv)
+	if err != nil {
+		return err
+	}
+	if password == "" {
+		return s.usageErrorf("give the password in %s, or with --password-file", userPasswordEnv)
+	}
+	resp, err := s.client.SetUserPasswordWithResponse(ctx, id, api.SetUserPasswordJSONRequestBody{Password: password})
 	return expect(resp, err, http.StatusNoContent)
 }
 

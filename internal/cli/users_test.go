@@ -29,6 +29,15 @@ func TestUsersAndTokens(t *testing.T) {
 	if listed := admin.ok("users", "list"); !strings.Contains(listed, "help-desk@example.com") || !strings.Contains(listed, "viewer") {
 		t.Errorf("users list:\n%s", listed)
 	}
+	userID := regexp.MustCompile(`user (\d+), help-desk`).FindStringSubmatch(added)[1]
+	if got := admin.run("users", "password", userID); got.code != 2 || !strings.Contains(got.stderr, "MAILMIGRATE_USER_PASSWORD") {
+		t.Errorf("users password without one: exit %d, %q", got.code, got.stderr)
+	}
+	admin.stdin = "a long enough passphrase\n"
+	admin.ok("users", "password", userID, "--password-file", "-")
+	if _, err := svc.App.Service.SignIn(t.Context(), "help-desk@example.com", "a long enough passphrase"); err != nil {
+		t.Errorf("signing in with the password set from the shell: %v", err)
+	}
 
 	viewer := newUser(t, svc)
 	viewer.env["MAILMIGRATE_API_TOKEN"] = secret
