@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"golang.org/x/crypto/argon2"
@@ -24,11 +25,23 @@ const (
 	argonSaltBytes = 16
 )
 
+// kdfSlots bound the digests made at once: each takes argonMemoryKiB, so
+// a flood of sign-ins waits its turn rather than take the machine's
+// memory (100 at once would want 1.9 GiB).
+var kdfSlots = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+
+// idKey is argon2.IDKey within kdfSlots.
+func idKey(password, salt []byte, passes, memory uint32, threads uint8, keyBytes uint32) []byte {
+	kdfSlots <- struct{}{}
+	defer func() { <-kdfSlots }()
+	return argon2.IDKey(password, salt, passes, memory, threads, keyBytes)
+}
+
 // HashPassword is password's digest, with a random salt.
 func HashPassword(password string) string {
 	salt := make([]byte, argonSaltBytes)
 	rand.Read(salt) // never fails (crypto/rand's documented contract)
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyBytes)
+	key := idKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyBytes)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemoryKiB, argonTime, argonThreads,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
@@ -59,6 +72,9 @@ func CheckPassword(digest, password string) (bool, error) {
 	if err != nil || len(want) == 0 {
 		return false, fmt.Errorf("argon2id key: %v", err)
 	}
-	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
+	if memory > 4*argonMemoryKiB || passes > 16 || threads > 8 || len(want) > 64 {
+		return false, fmt.Errorf("argon2id parameters %q are beyond what this service makes", parts[3])
+	}
+	got := idKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }

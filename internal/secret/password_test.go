@@ -23,7 +23,8 @@ func TestPasswordDigests(t *testing.T) {
 	if again := HashPassword("correct horse battery staple"); again == digest {
 		t.Error("two digests of one password are equal: no salt")
 	}
-	for _, bad := range []string{"", "plain", "$argon2i$v=19$m=1,t=1,p=1$c2FsdA$a2V5", "$argon2id$v=19$m=0,t=1,p=1$c2FsdA$a2V5"} {
+	for _, bad := range []string{"", "plain", "$argon2i$v=19$m=1,t=1,p=1$c2FsdA$a2V5", "$argon2id$v=19$m=0,t=1,p=1$c2FsdA$a2V5",
+		"$argon2id$v=19$m=4194304,t=1,p=1$c2FsdA$a2V5"} { // 4 GiB: a digest must not make the service spend that
 		if ok, err := CheckPassword(bad, "x"); ok || err == nil {
 			t.Errorf("digest %q: %v %v, want an error", bad, ok, err)
 		}
