@@ -1095,7 +1095,12 @@ type AuthorizationFlow string
 
 // AuthorizationInput defines model for AuthorizationInput.
 type AuthorizationInput struct {
-	Flow *AuthorizationFlow `json:"flow,omitempty"`
+	// AlsoAccept Other names the account's user may sign in as, beside the
+	// side's login: the same mailbox under another name, e.g.
+	// ann@contoso.onmicrosoft.com for ann@contoso.com. A sign-in as
+	// anyone else keeps no token.
+	AlsoAccept []string           `json:"also_accept,omitempty"`
+	Flow       *AuthorizationFlow `json:"flow,omitempty"`
 
 	// RedirectUri With the browser flow: where the provider sends the browser
 	// after the sign-in, registered with the application (the

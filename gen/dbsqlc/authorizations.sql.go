@@ -16,8 +16,8 @@ WITH gone AS (
     DELETE FROM oauth_authorizations
     WHERE (account_id = $3 AND side = $4) OR expires_at < now()
 )
-INSERT INTO oauth_authorizations (state_digest, task_id, account_id, side, redirect_uri, code_verifier, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO oauth_authorizations (state_digest, task_id, account_id, side, redirect_uri, code_verifier, expires_at, also_accept)
+VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8::text[], '{}'))
 `
 
 type AuthorizationStartParams struct {
@@ -28,6 +28,7 @@ type AuthorizationStartParams struct {
 	RedirectUri  string
 	CodeVerifier []byte
 	ExpiresAt    pgtype.Timestamptz
+	AlsoAccept   []string
 }
 
 // A new browser authorization of an account's side replaces the one under
@@ -41,6 +42,7 @@ func (q *Queries) AuthorizationStart(ctx context.Context, arg AuthorizationStart
 		arg.RedirectUri,
 		arg.CodeVerifier,
 		arg.ExpiresAt,
+		arg.AlsoAccept,
 	)
 	return err
 }
@@ -48,7 +50,7 @@ func (q *Queries) AuthorizationStart(ctx context.Context, arg AuthorizationStart
 const authorizationTake = `-- name: AuthorizationTake :one
 DELETE FROM oauth_authorizations
 WHERE state_digest = $1
-RETURNING state_digest, task_id, account_id, side, redirect_uri, code_verifier, expires_at
+RETURNING state_digest, task_id, account_id, side, redirect_uri, code_verifier, expires_at, also_accept
 `
 
 // A state is good once: taking it ends the authorization.
@@ -63,6 +65,7 @@ func (q *Queries) AuthorizationTake(ctx context.Context, stateDigest []byte) (Oa
 		&i.RedirectUri,
 		&i.CodeVerifier,
 		&i.ExpiresAt,
+		&i.AlsoAccept,
 	)
 	return i, err
 }

@@ -230,6 +230,7 @@ type OauthAuthorization struct {
 	RedirectUri  string
 	CodeVerifier []byte
 	ExpiresAt    pgtype.Timestamptz
+	AlsoAccept   []string
 }
 
 type PassFigure struct {

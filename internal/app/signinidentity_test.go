@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -99,5 +100,84 @@ func TestTheRightPersonSignsIn(t *testing.T) {
 	}
 	if strings.Join(returns, ", ") != "done (200 OK), refused (400 Bad Request)" {
 		t.Errorf("the callback's entries, newest first: %q", returns)
+	}
+}
+
+// TestADeclaredNameSignsIn: the account's user whose provider names them
+// otherwise (a tenant's own domain) is let in when whoever starts the
+// authorization declares that name, by either flow; the declaration
+// holds for that authorization only, and lets no one else in.
+func TestADeclaredNameSignsIn(t *testing.T) {
+	t.Parallel()
+	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
+	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL, AuthorizationUrl: o.tokens.AuthorizationURL})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	account := o.onlyAccount(t, taskID)
+	ctx := context.Background()
+	tenantName := strings.Replace(o.logins[0], "@", "@tenant.", 1)
+	callback := o.s.URL + httpapi.CallbackPath
+	browserFlow := api.AuthorizationFlowBrowser
+	authorize := func(alsoAccept ...string) string {
+		t.Helper()
+		resp, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination,
+			Flow: &browserFlow, RedirectUri: callback, AlsoAccept: alsoAccept})
+		if err != nil || resp.JSON200 == nil {
+			t.Fatalf("authorize: %v %v", err, resp)
+		}
+		return resp.JSON200.AuthorizationUrl
+	}
+
+	// Without the declaration the tenant's name is someone else.
+	if status, _ := testsupport.GetPage(t, o.tokens.SignIn(t, authorize(), tenantName, true)); status != http.StatusBadRequest {
+		t.Errorf("the tenant's name, undeclared: %d, want the sign-in refused", status)
+	}
+	// Declared, another name is still refused.
+	if status, _ := testsupport.GetPage(t, o.tokens.SignIn(t, authorize(tenantName), "mallory@elsewhere.example", true)); status != http.StatusBadRequest {
+		t.Errorf("someone else, with a name declared: %d, want the sign-in refused", status)
+	}
+	if hasEvent(taskEvents(t, o.s, taskID), api.EventKindAccountAuthorized, account.Id, "destination") {
+		t.Fatal("a token kept for a name nobody declared")
+	}
+	// Declared, the tenant's name is the account's user.
+	// (The test's IMAP server takes a token for the name it was issued
+	// to alone, so the account does not run here; the provider's takes
+	// it for the mailbox.)
+	if status, body := testsupport.GetPage(t, o.tokens.SignIn(t, authorize(tenantName), tenantName, true)); status != http.StatusOK {
+		t.Fatalf("the declared name's sign-in: %d %s", status, body)
+	}
+	if !hasEvent(taskEvents(t, o.s, taskID), api.EventKindAccountAuthorized, account.Id, "destination") {
+		t.Fatal("no account.authorized event after the declared name's sign-in")
+	}
+
+	// The device flow takes the declaration too.
+	deviceFlow := api.AuthorizationFlowDevice
+	started, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination,
+		Flow: &deviceFlow, AlsoAccept: []string{tenantName}})
+	if err != nil || started.JSON200 == nil {
+		t.Fatalf("authorize: %v %v", err, started)
+	}
+	if !o.tokens.Approve(started.JSON200.UserCode, tenantName) {
+		t.Fatalf("the token server knows no user code %q", started.JSON200.UserCode)
+	}
+	testsupport.Eventually(t, 30*time.Second, func() error {
+		authorized := 0
+		for _, e := range taskEvents(t, o.s, taskID) {
+			if e.Kind == api.EventKindAccountAuthorized && e.AccountId == account.Id {
+				authorized++
+			}
+		}
+		if authorized < 2 {
+			return errors.New("the device sign-in under the declared name is not stored yet")
+		}
+		return nil
+	})
+
+	tooMany := make([]string, 11)
+	for i := range tooMany {
+		tooMany[i] = fmt.Sprintf("name%d@tenant.example", i)
+	}
+	if resp, err := o.s.Client.AuthorizeAccountWithResponse(ctx, taskID, account.Id, api.AuthorizationInput{Side: api.AuthorizationInputSideDestination,
+		Flow: &browserFlow, RedirectUri: callback, AlsoAccept: tooMany}); err != nil || resp.StatusCode() != http.StatusBadRequest {
+		t.Errorf("eleven names: %v %v, want 400", err, resp.Status())
 	}
 }

@@ -22,6 +22,9 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 	s.flags.StringVar(&side, "side", "", "source or destination: the side whose endpoint takes refresh tokens (required)")
 	s.flags.StringVar(&flow, "flow", "", "device or browser; left out, device where the endpoint has a device URL, else browser")
 	poll := s.flags.Duration("poll", 2*time.Second, "device flow: how often to look whether the user has signed in")
+	var alsoAccept []string
+	s.flags.Func("also-accept", "another name the account's user may sign in as (the same mailbox under another name); repeatable",
+		func(name string) error { alsoAccept = append(alsoAccept, name); return nil })
 	taskID, id, err := s.parseTaskAndAccount(args)
 	if err != nil {
 		return err
@@ -29,7 +32,7 @@ func accountsAuthorize(ctx context.Context, s *session, args []string) error {
 	if side != "source" && side != "destination" {
 		return s.usageErrorf("want --side source or --side destination")
 	}
-	in := api.AuthorizationInput{Side: api.AuthorizationInputSide(side)}
+	in := api.AuthorizationInput{Side: api.AuthorizationInputSide(side), AlsoAccept: alsoAccept}
 	switch api.AuthorizationFlow(flow) {
 	case "":
 	case api.AuthorizationFlowDevice, api.AuthorizationFlowBrowser:

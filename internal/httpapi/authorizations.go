@@ -30,7 +30,7 @@ func (s *Server) AuthorizeAccount(ctx context.Context, req api.AuthorizeAccountR
 	if s.authorizer == nil {
 		return nil, errAuthorizationsNotWired
 	}
-	in := migration.AuthorizationInput{Side: string(req.Body.Side), RedirectURI: req.Body.RedirectUri}
+	in := migration.AuthorizationInput{Side: string(req.Body.Side), RedirectURI: req.Body.RedirectUri, AlsoAccept: req.Body.AlsoAccept}
 	if req.Body.Flow != nil {
 		in.Flow = migration.AuthorizationFlow(*req.Body.Flow)
 	}

@@ -175,24 +175,43 @@ func TestSignedInAs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, login string
+		alsoAccept  []string
 		identities  []string
 		refusal     string // "" for accepted
 	}{
-		{"the email", "ann@example.com", []string{"ann@example.com"}, ""},
-		{"another case", "Ann@Example.com", []string{"ann@example.com"}, ""},
-		{"the sign-in name after the email", "ann@corp.example", []string{"ann.smith@example.com", "ann@corp.example"}, ""},
-		{"someone else", "ann@example.com", []string{"mallory@elsewhere.example"},
+		{"the email", "ann@example.com", nil, []string{"ann@example.com"}, ""},
+		{"another case", "Ann@Example.com", nil, []string{"ann@example.com"}, ""},
+		{"the sign-in name after the email", "ann@corp.example", nil, []string{"ann.smith@example.com", "ann@corp.example"}, ""},
+		{"a declared name", "ann@contoso.com", []string{"ann@contoso.onmicrosoft.com"}, []string{"Ann@Contoso.onmicrosoft.com"}, ""},
+		{"someone else", "ann@example.com", nil, []string{"mallory@elsewhere.example"},
 			"authorization kept no token: the sign-in was as mallory@elsewhere.example, not as the account's user ann@example.com; " +
-				"sign in as ann@example.com, or, if mallory@elsewhere.example is the same mailbox under another name, change the account's login to it"},
-		{"a prefix is not a match", "ann@example.com", []string{"ann@example.co"}, "not as the account's user"},
-		{"no name", "ann@example.com", nil, "the provider did not say who signed in (no ID token)"},
+				"sign in as ann@example.com, or, if mallory@elsewhere.example is the same mailbox under another name, start the authorization again with it in also_accept"},
+		{"someone else than the names declared", "ann@contoso.com", []string{"ann@contoso.onmicrosoft.com"}, []string{"mallory@contoso.onmicrosoft.com"},
+			"not as the account's user ann@contoso.com"},
+		{"a prefix is not a match", "ann@example.com", nil, []string{"ann@example.co"}, "not as the account's user"},
+		{"no name", "ann@example.com", nil, nil, "the provider did not say who signed in (no ID token)"},
 	} {
-		err := SignedInAs(tc.login, tc.identities)
+		err := SignedInAs(tc.login, tc.alsoAccept, tc.identities)
 		switch {
 		case tc.refusal == "" && err != nil:
 			t.Errorf("%s: refused: %v", tc.name, err)
 		case tc.refusal != "" && (err == nil || !strings.Contains(err.Error(), tc.refusal)):
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.refusal)
+		}
+	}
+}
+
+// TestCheckAlsoAccept: the names an authorization declares are trimmed;
+// too many, an empty one or one with a control character is refused in
+// words.
+func TestCheckAlsoAccept(t *testing.T) {
+	t.Parallel()
+	if got, err := CheckAlsoAccept([]string{" ann@contoso.onmicrosoft.com "}); err != nil || got[0] != "ann@contoso.onmicrosoft.com" {
+		t.Errorf("one name: %q %v", got, err)
+	}
+	for _, bad := range [][]string{make([]string, MaxAlsoAccept+1), {""}, {"ann\n@x"}} {
+		if _, err := CheckAlsoAccept(bad); err == nil || !strings.HasPrefix(err.Error(), "also_accept must") {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

@@ -227,6 +227,9 @@ type BrowserAuthorization struct {
 	RedirectURI  string
 	CodeVerifier Password
 	ExpiresAt    time.Time
+	// AlsoAccept are the other names the account's user may sign in as
+	// (AuthorizationInput.AlsoAccept).
+	AlsoAccept []string
 }
 
 // AuthorizationInput starts an authorization of an account's Side
@@ -236,6 +239,29 @@ type AuthorizationInput struct {
 	Side        string
 	Flow        AuthorizationFlow
 	RedirectURI string
+	// AlsoAccept are other names the account's user may sign in as, beside
+	// the side's login: the same mailbox under another name, declared by
+	// whoever starts the authorization (CheckAlsoAccept).
+	AlsoAccept []string
+}
+
+// MaxAlsoAccept bounds the names an authorization declares.
+const MaxAlsoAccept = 10
+
+// CheckAlsoAccept trims the names an authorization declares, and refuses
+// too many, an empty one, or one that is no name.
+func CheckAlsoAccept(names []string) ([]string, error) {
+	if len(names) > MaxAlsoAccept {
+		return nil, invalid("also_accept", "must hold at most %d names", MaxAlsoAccept)
+	}
+	out := make([]string, len(names))
+	for i, name := range names {
+		out[i] = strings.TrimSpace(name)
+		if err := checkName("also_accept", out[i], 320); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // AuthorizedAccount is the account side whose refresh token an
@@ -324,21 +350,26 @@ func checkOAuthURL(field, raw string) error {
 }
 
 // SignedInAs checks that a user's sign-in for an account (the device or
-// browser flow) was the account's own user, login on that side, by the
-// names the provider gave the user who signed in (identities: the ID
-// token's email, preferred_username, upn): whoever holds a sign-in link
-// must not bind their own mailbox to the account. Names are compared
-// without case, as mail addresses are in practice.
-func SignedInAs(login string, identities []string) error {
+// browser flow) was the account's own user, login on that side, or a
+// name declared for it (alsoAccept), by the names the provider gave the
+// user who signed in (identities: the ID token's email,
+// preferred_username, upn): whoever holds a sign-in link must not bind
+// their own mailbox to the account. Names are compared without case, as
+// mail addresses are in practice.
+func SignedInAs(login string, alsoAccept, identities []string) error {
 	if len(identities) == 0 {
 		return &InvalidError{Field: "authorization", Reason: "kept no token: the provider did not say who signed in (no ID token); " +
 			"the endpoint's application must be allowed the openid and email scopes"}
 	}
+	accepted := append([]string{login}, alsoAccept...)
 	for _, name := range identities {
-		if strings.EqualFold(strings.TrimSpace(name), strings.TrimSpace(login)) {
-			return nil
+		for _, want := range accepted {
+			if strings.EqualFold(strings.TrimSpace(name), strings.TrimSpace(want)) {
+				return nil
+			}
 		}
 	}
 	return &InvalidError{Field: "authorization", Reason: fmt.Sprintf("kept no token: the sign-in was as %s, not as the account's user %s; "+
-		"sign in as %s, or, if %s is the same mailbox under another name, change the account's login to it", identities[0], login, login, identities[0])}
+		"sign in as %s, or, if %s is the same mailbox under another name, start the authorization again with it in also_accept",
+		identities[0], login, login, identities[0])}
 }

@@ -22,7 +22,7 @@ func (s *Store) AuthorizationStart(ctx context.Context, a migration.BrowserAutho
 	return interpretError(s.queries.AuthorizationStart(ctx, dbsqlc.AuthorizationStartParams{
 		StateDigest: a.StateDigest, TaskID: a.TaskID, AccountID: a.AccountID, Side: a.Side, RedirectUri: a.RedirectURI,
 		CodeVerifier: s.box.Seal([]byte(a.CodeVerifier), verifierLabel(a.StateDigest)),
-		ExpiresAt:    pgtype.Timestamptz{Time: a.ExpiresAt, Valid: true}}))
+		ExpiresAt:    pgtype.Timestamptz{Time: a.ExpiresAt, Valid: true}, AlsoAccept: a.AlsoAccept}))
 }
 
 // AuthorizationTake ends the browser authorization of a state digest and
@@ -40,5 +40,5 @@ func (s *Store) AuthorizationTake(ctx context.Context, stateDigest []byte) (migr
 		return migration.BrowserAuthorization{}, err
 	}
 	return migration.BrowserAuthorization{StateDigest: row.StateDigest, TaskID: row.TaskID, AccountID: row.AccountID, Side: row.Side,
-		RedirectURI: row.RedirectUri, CodeVerifier: migration.Password(verifier), ExpiresAt: row.ExpiresAt.Time}, nil
+		RedirectURI: row.RedirectUri, CodeVerifier: migration.Password(verifier), ExpiresAt: row.ExpiresAt.Time, AlsoAccept: row.AlsoAccept}, nil
 }

@@ -5,8 +5,8 @@ WITH gone AS (
     DELETE FROM oauth_authorizations
     WHERE (account_id = @account_id AND side = @side) OR expires_at < now()
 )
-INSERT INTO oauth_authorizations (state_digest, task_id, account_id, side, redirect_uri, code_verifier, expires_at)
-VALUES (@state_digest, @task_id, @account_id, @side, @redirect_uri, @code_verifier, @expires_at);
+INSERT INTO oauth_authorizations (state_digest, task_id, account_id, side, redirect_uri, code_verifier, expires_at, also_accept)
+VALUES (@state_digest, @task_id, @account_id, @side, @redirect_uri, @code_verifier, @expires_at, coalesce(@also_accept::text[], '{}'));
 
 -- name: AuthorizationTake :one
 -- A state is good once: taking it ends the authorization.

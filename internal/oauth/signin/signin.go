@@ -79,11 +79,16 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, in migr
 	if in.Flow != "" && !slices.Contains(migration.AuthorizationFlows, in.Flow) {
 		return migration.Authorization{}, &migration.InvalidError{Field: "flow", Reason: "must be device|browser"}
 	}
+	alsoAccept, err := migration.CheckAlsoAccept(in.AlsoAccept)
+	if err != nil {
+		return migration.Authorization{}, err
+	}
 	key := authorizationKey{taskID, accountID, side}
 	e, login, err := a.accountSide(ctx, key)
 	if err != nil {
 		return migration.Authorization{}, err
 	}
+	who := signInNames{login, alsoAccept}
 	if e.Auth.AccountSecret() != migration.SecretRefreshToken {
 		return migration.Authorization{}, &migration.InvalidError{Field: "side",
 			Reason: fmt.Sprintf("%s: the %s endpoint takes no refresh tokens (auth oauth2 with grant refresh_token)", side, side)}
@@ -101,14 +106,21 @@ func (a *Authorizer) Start(ctx context.Context, taskID, accountID int64, in migr
 			Reason: "has neither a device_url nor an authorization_url on the " + side + " endpoint: an authorization needs one"}
 	}
 	if flow == migration.FlowBrowser {
-		return a.startBrowser(ctx, key, login, o, in.RedirectURI)
+		return a.startBrowser(ctx, key, who, o, in.RedirectURI)
 	}
-	return a.startDevice(ctx, key, login, o)
+	return a.startDevice(ctx, key, who, o)
+}
+
+// signInNames are who may sign in for an account's side: its login, and
+// the other names declared for it.
+type signInNames struct {
+	login      string
+	alsoAccept []string
 }
 
 // startDevice asks for a user code and waits for the consent in the
 // background.
-func (a *Authorizer) startDevice(ctx context.Context, key authorizationKey, login string, o migration.OAuth2Settings) (migration.Authorization, error) {
+func (a *Authorizer) startDevice(ctx context.Context, key authorizationKey, who signInNames, o migration.OAuth2Settings) (migration.Authorization, error) {
 	if o.DeviceURL == "" {
 		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2.device_url",
 			Reason: "is not set on the " + key.side + " endpoint: the device authorization needs it"}
@@ -121,7 +133,7 @@ func (a *Authorizer) startDevice(ctx context.Context, key authorizationKey, logi
 	flowCtx, cancel := context.WithDeadline(context.Background(), started.Expires)
 	flow := &deviceFlow{cancel: cancel}
 	a.replaceDevice(key, flow)
-	go a.await(flowCtx, flow, key, login, config, started)
+	go a.await(flowCtx, flow, key, who, config, started)
 	return migration.Authorization{Flow: migration.FlowDevice, UserCode: started.UserCode, VerificationURI: started.VerificationURI,
 		VerificationURIComplete: started.VerificationURIComplete, ExpiresAt: started.Expires}, nil
 }
@@ -159,7 +171,7 @@ func (a *Authorizer) replaceDevice(key authorizationKey, flow *deviceFlow) {
 }
 
 // await waits for the user's consent and stores the refresh token.
-func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizationKey, login string, config oauth.Config, started *oauth.DeviceAuthorization) {
+func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizationKey, who signInNames, config oauth.Config, started *oauth.DeviceAuthorization) {
 	defer func() {
 		a.mu.Lock()
 		if a.flows[key] == flow { // not a newer flow of the side
@@ -170,17 +182,17 @@ func (a *Authorizer) await(ctx context.Context, flow *deviceFlow, key authorizat
 	}()
 	signed, err := config.AwaitDevice(ctx, started)
 	if err == nil {
-		err = a.storeSignIn(ctx, key, login, signed)
+		err = a.storeSignIn(ctx, key, who, signed)
 	}
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return // a newer flow of the same side replaced this one
 	}
-	a.logOutcome(ctx, key, login, err)
+	a.logOutcome(ctx, key, who.login, err)
 }
 
 // startBrowser makes the sign-in address and keeps what the browser's
 // return needs.
-func (a *Authorizer) startBrowser(ctx context.Context, key authorizationKey, login string, o migration.OAuth2Settings, redirectURI string) (migration.Authorization, error) {
+func (a *Authorizer) startBrowser(ctx context.Context, key authorizationKey, who signInNames, o migration.OAuth2Settings, redirectURI string) (migration.Authorization, error) {
 	if o.AuthorizationURL == "" {
 		return migration.Authorization{}, &migration.InvalidError{Field: "auth.oauth2.authorization_url",
 			Reason: "is not set on the " + key.side + " endpoint: the browser flow needs it"}
@@ -188,13 +200,14 @@ func (a *Authorizer) startBrowser(ctx context.Context, key authorizationKey, log
 	if err := migration.CheckRedirectURI(redirectURI); err != nil {
 		return migration.Authorization{}, err
 	}
-	started, err := ConfigOf(o).StartBrowser(redirectURI, login)
+	started, err := ConfigOf(o).StartBrowser(redirectURI, who.login)
 	if err != nil {
 		return migration.Authorization{}, err
 	}
 	expires := time.Now().Add(migration.BrowserAuthorizationLifetime)
 	err = a.store.AuthorizationStart(ctx, migration.BrowserAuthorization{StateDigest: stateDigest(started.State), TaskID: key.taskID,
-		AccountID: key.accountID, Side: key.side, RedirectURI: redirectURI, CodeVerifier: migration.Password(started.Verifier), ExpiresAt: expires})
+		AccountID: key.accountID, Side: key.side, RedirectURI: redirectURI, CodeVerifier: migration.Password(started.Verifier), ExpiresAt: expires,
+		AlsoAccept: who.alsoAccept})
 	if err != nil {
 		return migration.Authorization{}, err
 	}
@@ -239,7 +252,7 @@ func (a *Authorizer) Complete(ctx context.Context, address string) (migration.Au
 	default:
 		var signed oauth.SignedIn
 		if signed, err = ConfigOf(e.Auth.OAuth2).Exchange(ctx, pending.RedirectURI, code, string(pending.CodeVerifier)); err == nil {
-			err = a.storeSignIn(ctx, key, login, signed)
+			err = a.storeSignIn(ctx, key, signInNames{login, pending.AlsoAccept}, signed)
 		}
 	}
 	a.logOutcome(ctx, key, login, err)
@@ -258,9 +271,9 @@ func stateDigest(state string) []byte {
 }
 
 // storeSignIn keeps the account side's new refresh token, when the user
-// who signed in is the account's (login): otherwise nothing is stored.
-func (a *Authorizer) storeSignIn(ctx context.Context, key authorizationKey, login string, signed oauth.SignedIn) error {
-	if err := migration.SignedInAs(login, signed.Identities); err != nil {
+// who signed in is the account's (who): otherwise nothing is stored.
+func (a *Authorizer) storeSignIn(ctx context.Context, key authorizationKey, who signInNames, signed oauth.SignedIn) error {
+	if err := migration.SignedInAs(who.login, who.alsoAccept, signed.Identities); err != nil {
 		return err
 	}
 	return persist.Outcome(ctx, a.logger, func(ctx context.Context) error {

@@ -14,7 +14,7 @@ const csrfKey = 'mailmigrate.csrfToken';
 // 400 answer opens with the field it refuses ("auth.oauth2.tenant must
 // be …"), and a person is told of the form's field, never of a path.
 export const fieldLabels = {
-  role_label: 'Role', role: "The user's role", password: 'Password', expires_in_days: 'Expires in (days)', token_name: 'Token name', host: 'Host', port: 'Port', tls_mode: 'Security', profile: 'Provider',
+  role_label: 'Role', role: "The user's role", password: 'Password', also_accept: 'Also accept', expires_in_days: 'Expires in (days)', token_name: 'Token name', host: 'Host', port: 'Port', tls_mode: 'Security', profile: 'Provider',
   'limits.max_message_bytes': 'Largest message', 'limits.daily_download_bytes': 'Daily download per mailbox',
   'limits.daily_upload_bytes': 'Daily upload per mailbox', 'limits.connections': 'Connections to the host',
   'limits.account_connections': 'Connections per mailbox',
