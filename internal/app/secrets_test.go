@@ -3,16 +3,25 @@ package app_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/mail"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/delivery"
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/servicetest"
+	"github.com/mailmigrate/mailmigrate/internal/smtptest"
 	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
@@ -30,16 +39,37 @@ func echoing(conn net.Conn) {
 // TestServersEchoingSecretsLeaveNone: a server that quotes the LOGIN
 // command, password and all, in its refusal, for a run and a login test:
 // the password is in none of what the service keeps or says (the
-// account's error, the events, the report, the API's answers, the log).
+// account's error, the events, the report, the API's answers, the
+// webhook's calls, the mail with its report, the log).
 func TestServersEchoingSecretsLeaveNone(t *testing.T) {
 	t.Parallel()
 	const password = "Echoed-Pa55word-of-ann"
 	log := &testsupport.SyncBuffer{}
-	s := servicetest.Start(t, servicetest.Options{Log: log})
+	smtp := smtptest.Start(t, 0)
+	mailServer, err := delivery.ParseMailServer("smtp+plain://"+smtp.Addr(), "", "mailmigrate@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := servicetest.Start(t, servicetest.Options{Log: log, Mail: &mailServer, Delivery: delivery.Options{Poll: 20 * time.Millisecond}})
 	host, port := imaptest.StartScripted(t, echoing)
 	taskID := createTask(t, s, createEndpoint(t, s, host, port), createEndpoint(t, s, host, port), "")
 	importAccounts(t, s, taskID, "ann,"+password+"\n")
 	ctx := context.Background()
+	var hookMu sync.Mutex
+	var hookBodies []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		hookMu.Lock()
+		hookBodies = append(hookBodies, string(body))
+		hookMu.Unlock()
+	}))
+	t.Cleanup(hook.Close)
+	if resp, err := s.Client.SetTaskWebhookWithResponse(ctx, taskID, api.WebhookInput{Url: hook.URL, Secret: "webhook-secret-0123456789"}); err != nil || resp.StatusCode() != http.StatusOK {
+		t.Fatalf("webhook: %v %v", err, resp)
+	}
+	if resp, err := s.Client.SetTaskMailWithResponse(ctx, taskID, api.MailInput{To: []string{"it@acme.example"}}); err != nil || resp.StatusCode() != http.StatusOK {
+		t.Fatalf("mail: %v %v", err, resp)
+	}
 	if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 		t.Fatalf("run: %v %v", err, resp)
 	}
@@ -75,7 +105,63 @@ func TestServersEchoingSecretsLeaveNone(t *testing.T) {
 			t.Errorf("GET %s holds the password", path)
 		}
 	}
+	// The pass's end, with the account that failed and its error, is
+	// called and mailed.
+	testsupport.Eventually(t, 20*time.Second, func() error {
+		hookMu.Lock()
+		defer hookMu.Unlock()
+		if len(hookBodies) < 1 || len(smtp.Messages()) < 1 {
+			return fmt.Errorf("%d webhook calls and %d mails, want one of each", len(hookBodies), len(smtp.Messages()))
+		}
+		return nil
+	})
+	hookMu.Lock()
+	calls := strings.Join(hookBodies, "\n")
+	hookMu.Unlock()
+	if !strings.Contains(calls, "refused: LOGIN") || strings.Contains(calls, password) {
+		t.Errorf("the webhook's calls hold the password, or not the server's words: %.600s", calls)
+	}
+	for _, m := range smtp.Messages() {
+		if text := mailText(t, m.Data); !strings.Contains(text, "account_id,source_login") || !strings.Contains(text, "refused: LOGIN") ||
+			strings.Contains(text, password) {
+			t.Errorf("the mail, its report decoded, holds the password, or not the report with the server's words: %.600s", text)
+		}
+	}
 	if strings.Contains(log.String(), password) {
 		t.Errorf("the service's log holds the password")
 	}
+}
+
+// mailText is a mail's headers and every part's text, decoded from its
+// transfer encoding (the report goes as a base64 attachment).
+func mailText(t *testing.T, data string) string {
+	t.Helper()
+	msg, err := mail.ReadMessage(strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for key, values := range msg.Header {
+		fmt.Fprintf(&text, "%s: %s\n", key, strings.Join(values, ", "))
+	}
+	_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" {
+		body, _ := io.ReadAll(msg.Body)
+		return text.String() + string(body)
+	}
+	parts := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		part, err := parts.NextPart()
+		if err != nil {
+			break
+		}
+		var body io.Reader = part
+		if strings.EqualFold(part.Header.Get("Content-Transfer-Encoding"), "base64") {
+			body = base64.NewDecoder(base64.StdEncoding, part)
+		}
+		decoded, _ := io.ReadAll(body)
+		text.Write(decoded)
+		text.WriteString("\n")
+	}
+	return text.String()
 }
