@@ -94,7 +94,8 @@ func testAuthorizeAccount(t *testing.T, browser context.Context) {
 // account's user; in another window the provider's page signs in and sends
 // the browser back to the service, whose page says the token is stored,
 // and so does the account's page, live. A sign-in whose return address did
-// not load is finished by pasting that address.
+// not load is finished by pasting that address; a sign-in under a name of
+// the mailbox declared on the page is kept.
 func testAuthorizeInTheBrowser(t *testing.T, browser context.Context) {
 	s := startSite(t, "")
 	tokens := imaptest.StartTokenServer(t, imaptest.TokenServerOptions{})
@@ -132,10 +133,12 @@ func testAuthorizeInTheBrowser(t *testing.T, browser context.Context) {
 	tb.waitText(".notice.ok", "ann@example.com: the source's refresh token is stored")
 	tb.waitText("#account-events", "the source's refresh token is stored")
 
-	// The return address pasted.
+	// The return address pasted, of a sign-in under another name of the
+	// mailbox, declared.
+	tb.fill(map[string]string{"#also-accept": "ann@tenant.example"})
 	tb.click(`button[data-action="authorize-source"]`)
 	tb.waitJS(`document.querySelector('#sign-in') !== null`, "a new sign-in link")
-	back := tokens.SignIn(t, evaluate[string](tb, `document.querySelector('#sign-in').href`), "ann@example.com", true)
+	back := tokens.SignIn(t, evaluate[string](tb, `document.querySelector('#sign-in').href`), "ann@tenant.example", true)
 	tb.fill(map[string]string{`.paste-address input[name="address"]`: back})
 	tb.click(`.paste-address button`)
 	tb.waitText(".notice.ok", "ann@example.com: the source's refresh token is stored; the account can log in")

@@ -4,7 +4,7 @@
 
 import { request } from './api.js';
 import { AccountState, AuthMethod, AuthorizationFlow, EventKind, OAuth2Grant } from './enums.js';
-import { h, notice, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
+import { h, notice, field, formatTime, formatBytes, formatDuration, dataTable, keepFocus } from './dom.js';
 import { EventStream, describeEvent, isFailure, coalesce, throttle, figuresOnly } from './events.js';
 import { stateBadge, runningStates } from './tasks.js';
 import { accountProgress, testResult, inRun, migrating, takeFigures, copyingFolder, needsCredentials } from './task.js';
@@ -30,6 +30,8 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   let stopped = false;
   let timer = null;
   let auths = null; // how each side logs in: its endpoint's auth, read once
+  // Drawn once, and put back in each redraw, so that what is typed stays.
+  const alsoAccept = h('input', { name: 'also_accept', id: 'also-accept', autocomplete: 'off', spellcheck: 'false' });
   let shown = null; // the account as drawn
   const refresh = coalesce(async () => {
     clearTimeout(timer);
@@ -41,7 +43,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     if (stopped) return;
     shown = account;
     document.title = `${account.source_login} — mailmigrate`;
-    keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, auths, message, () => refresh())));
+    keepFocus(summary, () => summary.replaceChildren(...accountSummary(task, account, auths, alsoAccept, message, () => refresh())));
     showPasses(passes, runs);
     showFolders(folders, boxes);
     showScripts(scripts, account.scripts);
@@ -86,7 +88,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   keepAlive(() => { stopped = true; clearTimeout(timer); plan.stop(); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
 }
 
-function accountSummary(task, account, auths, message, after) {
+function accountSummary(task, account, auths, alsoAccept, message, after) {
   const act = async (verb, done) => {
     try {
       await request('POST', `/tasks/${task.id}/accounts/${account.id}/${verb}`);
@@ -112,8 +114,11 @@ function accountSummary(task, account, auths, message, after) {
         : h('button', { class: 'primary', 'data-action': 'retry', disabled: inRun(account) || busy, text: 'Run again',
           onclick: () => act('run', `${account.source_login}: queued.`) }),
       ['source', 'destination'].map((side, i) => (signInFlow(auths?.[i])
-        ? h('button', { 'data-action': `authorize-${side}`, text: `Authorize ${side}`, onclick: () => authorize(task, account, side, message) })
+        ? h('button', { 'data-action': `authorize-${side}`, text: `Authorize ${side}`,
+          onclick: () => authorize(task, account, side, message, alsoAccept.value) })
         : null))),
+    auths?.some(signInFlow) ? field('Also accept a sign-in as', alsoAccept,
+      'Other names of this mailbox at the provider, comma-separated, e.g. a tenant\'s own domain; a sign-in as anyone else keeps no token.') : null,
   ];
 }
 
@@ -130,11 +135,12 @@ const callbackPath = '/oauth/callback';
 
 // authorize starts an authorization and says where to sign in; the event
 // log then says when the token is stored.
-async function authorize(task, account, side, message) {
+async function authorize(task, account, side, message, alsoAccept) {
   const login = side === 'source' ? account.source_login : account.destination_login;
+  const also_accept = alsoAccept.split(',').map((name) => name.trim()).filter(Boolean);
   try {
     const started = await request('POST', `/tasks/${task.id}/accounts/${account.id}/authorize`,
-      { side, redirect_uri: `${location.origin}${callbackPath}` });
+      { side, redirect_uri: `${location.origin}${callbackPath}`, also_accept });
     const until = new Date(started.expires_at).toLocaleTimeString();
     if (started.flow === AuthorizationFlow.device) {
       const page = started.verification_uri_complete || started.verification_uri;
