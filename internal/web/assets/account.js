@@ -119,7 +119,7 @@ function accountSummary(task, account, auths, alsoAccept, message, after) {
         : null))),
     auths?.some(signInFlow) ? field('Also accept a sign-in as', alsoAccept,
       'Other names of this mailbox at the provider, comma-separated, e.g. a tenant\'s own domain; a sign-in as anyone else keeps no token.') : null,
-  ];
+  ].filter(Boolean); // replaceChildren would show a null as "null"
 }
 
 // signInFlow says whether a side's accounts get refresh tokens that a
