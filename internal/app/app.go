@@ -132,8 +132,8 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		retention = DefaultAuditRetention
 	}
 	a.loops.Go(func() {
-		a.pruneAudit(loopsCtx, retention)
-		every(loopsCtx, auditPrunePeriod, func() { a.pruneAudit(loopsCtx, retention) })
+		a.pruneRecords(loopsCtx, retention)
+		every(loopsCtx, auditPrunePeriod, func() { a.pruneRecords(loopsCtx, retention) })
 	})
 	if cfg.Mail != nil {
 		mailer := delivery.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Delivery)
@@ -258,9 +258,9 @@ func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
 	}
 }
 
-// pruneAudit drops the audit trail's entries older than retention, and
+// pruneRecords drops the audit trail's entries older than retention, and
 // the console sessions that ended.
-func (a *App) pruneAudit(ctx context.Context, retention time.Duration) {
+func (a *App) pruneRecords(ctx context.Context, retention time.Duration) {
 	n, err := a.Store.AuditPrune(ctx, retention)
 	switch {
 	case err != nil && ctx.Err() == nil:

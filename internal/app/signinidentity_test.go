@@ -22,10 +22,7 @@ import (
 // The account's own user then signs in, and the token is kept.
 func TestTheRightPersonSignsIn(t *testing.T) {
 	t.Parallel()
-	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
-	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL, AuthorizationUrl: o.tokens.AuthorizationURL})
-	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
-	account := o.onlyAccount(t, taskID)
+	o, taskID, account := signInTarget(t)
 	ctx := context.Background()
 	const intruder = "mallory@elsewhere.example"
 	refusal := "authorization kept no token: the sign-in was as " + intruder + ", not as the account's user " + o.logins[0] + "; sign in as " + o.logins[0]
@@ -109,10 +106,7 @@ func TestTheRightPersonSignsIn(t *testing.T) {
 // holds for that authorization only, and lets no one else in.
 func TestADeclaredNameSignsIn(t *testing.T) {
 	t.Parallel()
-	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
-	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL, AuthorizationUrl: o.tokens.AuthorizationURL})
-	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
-	account := o.onlyAccount(t, taskID)
+	o, taskID, account := signInTarget(t)
 	ctx := context.Background()
 	tenantName := strings.Replace(o.logins[0], "@", "@tenant.", 1)
 	callback := o.s.URL + httpapi.CallbackPath
@@ -180,4 +174,14 @@ func TestADeclaredNameSignsIn(t *testing.T) {
 		Flow: &browserFlow, RedirectUri: callback, AlsoAccept: tooMany}); err != nil || resp.StatusCode() != http.StatusBadRequest {
 		t.Errorf("eleven names: %v %v, want 400", err, resp.Status())
 	}
+}
+
+// signInTarget is a task of one account whose destination takes refresh
+// tokens by a device or a browser sign-in, and that account.
+func signInTarget(t *testing.T) (*oauthTarget, int64, api.Account) {
+	t.Helper()
+	o := newOAuthTarget(t, 1, 2, imaptest.TokenServerOptions{})
+	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret", DeviceUrl: o.tokens.DeviceURL, AuthorizationUrl: o.tokens.AuthorizationURL})
+	importAccounts(t, o.s, taskID, o.logins[0]+"\n")
+	return o, taskID, o.onlyAccount(t, taskID)
 }

@@ -77,9 +77,12 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // megabytes formats a byte count as MB with one decimal.
 func megabytes(n int64) string { return fmt.Sprintf("%.1f", float64(n)/1e6) }
 
-func timeOrDash(t *time.Time) string {
+func timeOrDash(t *time.Time) string { return timeOr(t, "-") }
+
+// timeOr is t in local time, or none when it is absent.
+func timeOr(t *time.Time, none string) string {
 	if t == nil {
-		return "-"
+		return none
 	}
 	return t.Local().Format(time.DateTime)
 }

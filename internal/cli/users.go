@@ -125,7 +125,7 @@ func tokenList(ctx context.Context, s *session, args []string) error {
 			if t.UserId == 0 {
 				user = "(the service's own)"
 			}
-			rows[i] = []string{itoa(t.Id), t.Name, user, t.CreatedAt.Local().Format(time.DateTime), when(t.ExpiresAt, "never"), when(t.RevokedAt, "")}
+			rows[i] = []string{itoa(t.Id), t.Name, user, t.CreatedAt.Local().Format(time.DateTime), timeOr(t.ExpiresAt, "never"), timeOr(t.RevokedAt, "")}
 		}
 		return s.printTable([]string{"ID", "NAME", "USER", "CREATED", "EXPIRES", "REVOKED"}, rows)
 	})
@@ -159,16 +159,8 @@ func (s *session) printNewToken(owner string, t api.NewAPIToken) error {
 	return s.printFields([][2]string{
 		{"for", owner},
 		{"token", fmt.Sprintf("%d: %s", t.Id, t.Name)},
-		{"expires", when(t.ExpiresAt, "never")},
+		{"expires", timeOr(t.ExpiresAt, "never")},
 		{"secret", t.Secret},
 		{"note", "the secret is shown this once: set it as MAILMIGRATE_API_TOKEN, or sign in to the console with it"},
 	})
-}
-
-// when is t in local time, or none when it is absent.
-func when(t *time.Time, none string) string {
-	if t == nil {
-		return none
-	}
-	return t.Local().Format(time.DateTime)
 }

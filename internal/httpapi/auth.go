@@ -90,6 +90,12 @@ func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) htt
 				next.ServeHTTP(w, r)
 				return
 			}
+			// letIn hands the request on as principal's.
+			letIn := func(principal migration.Principal) {
+				noteActor(r, principal.Holder())
+				stripAccessToken(r)
+				next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), principal)))
+			}
 			presented := presentedTokens(r)
 			if len(presented) == 0 {
 				sessions, _ := creds.(SessionCredentials)
@@ -104,8 +110,7 @@ func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) htt
 					noteActor(r, principal.Holder())
 					writeText(w, http.StatusForbidden, refused)
 				default:
-					noteActor(r, principal.Holder())
-					next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), principal)))
+					letIn(principal)
 				}
 				return
 			}
@@ -117,9 +122,7 @@ func requireToken(creds Credentials, logger *slog.Logger) func(http.Handler) htt
 					return
 				}
 				if ok {
-					noteActor(r, principal.Holder())
-					stripAccessToken(r)
-					next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), principal)))
+					letIn(principal)
 					return
 				}
 			}

@@ -149,7 +149,8 @@ func NewHandler(opts Options) http.Handler {
 	if opts.Authorizer != nil {
 		r.Get(CallbackPath, authorizationCallback(opts.Authorizer, logger))
 	}
-	r.Post(SignInPath, signIn(opts.Service, logger))
+	// The sign-in's body is the API's kind: JSON, said so, within limits.
+	r.With(checkJSONBody(limits)).Post(SignInPath, signIn(opts.Service, logger))
 	r.Post(SignOutPath, signOut(opts.Service, logger))
 	if opts.Events != nil {
 		r.Get(streamPath, streamEvents(opts.Service, opts.Events, make(streamSlots, limits.MaxEventStreams), opts.Metrics, logger))

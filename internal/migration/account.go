@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,8 +23,8 @@ const (
 )
 
 // InRun reports whether an account is in a run: queued for it, or
-// running.
-func (s AccountState) InRun() bool { return s == AccountQueued || s == AccountRunning }
+// running (RunStates).
+func (s AccountState) InRun() bool { return slices.Contains(RunStates, s) }
 
 // AccountStates are every AccountState, in the order the API lists them.
 var AccountStates = []AccountState{AccountIdle, AccountQueued, AccountRunning, AccountTesting,

@@ -3,6 +3,7 @@ package migration
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -74,8 +75,7 @@ const (
 
 // ReadyStates are the states from which an account may be queued for a
 // pass: every state but those of a run.
-var ReadyStates = []AccountState{AccountIdle, AccountTesting, AccountCompleted, AccountCompletedWithErrors,
-	AccountFailed, AccountCanceled}
+var ReadyStates = slices.DeleteFunc(slices.Clone(AccountStates), AccountState.InRun)
 
 // RunStates are the states of an account in a run.
 var RunStates = []AccountState{AccountQueued, AccountRunning}

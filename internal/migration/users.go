@@ -225,16 +225,17 @@ func checkToken(in TokenInput) (TokenInput, error) {
 	return in, nil
 }
 
+// checkName checks a name a person gives: not empty, at most most
+// characters, and plain text (checkText; its length is counted above, in
+// characters).
 func checkName(field, name string, most int) error {
 	switch {
 	case name == "":
 		return invalid(field, "must not be empty")
 	case utf8.RuneCountInString(name) > most:
 		return invalid(field, "must be at most %d characters", most)
-	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
-		return invalid(field, "must not hold control characters")
 	}
-	return nil
+	return checkText(field, name, len(name))
 }
 
 // Signing in to the console with a name and a password
