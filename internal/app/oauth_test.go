@@ -345,13 +345,16 @@ func TestThrottledAccountShowsPausedUntil(t *testing.T) {
 
 // TestTokenExpiringMidRunThroughTheService: tokens live two seconds, the
 // destination ends a session whose token expired, and a slow source makes
-// the run last longer: the service's run logs in again with a refreshed
-// token and completes, every message once, with no failure.
+// the copy itself last longer: the service's run logs in again with a
+// refreshed token and completes, every message once, with no failure.
 func TestTokenExpiringMidRunThroughTheService(t *testing.T) {
 	t.Parallel()
 	const messages = 40
-	o := newOAuthTargetWith(t, 1, messages, imaptest.TokenServerOptions{Lifetime: 2 * time.Second}, imaptest.OAuthServerOptions{})
-	o.srcHost, o.srcPort = imaptest.SlowProxy(t, o.src.Addr(), 4_000) // about 5 s for the mailbox
+	o := newOAuthTargetWith(t, 1, 0, imaptest.TokenServerOptions{Lifetime: 2 * time.Second}, imaptest.OAuthServerOptions{})
+	o.src.WriteInbox(t, o.logins[0], messages, func(i int) []byte { // 12 kB: 3 s of copying
+		return fmt.Appendf(nil, "From: a@example.com\r\nSubject: %d\r\nMessage-ID: <%d.x>\r\n\r\n%s\r\n", i, i, strings.Repeat("body ", 60))
+	})
+	o.srcHost, o.srcPort = imaptest.SlowProxy(t, o.src.Addr(), 4_000)
 	taskID := o.task(t, api.OAuth2Input{ClientSecret: "app-secret"})
 	importAccounts(t, o.s, taskID, "source_login,destination_refresh_token\n"+o.logins[0]+","+o.tokens.IssueRefreshToken(o.logins[0], "mailmigrate-app")+"\n")
 	started := time.Now()

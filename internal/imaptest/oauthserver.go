@@ -50,6 +50,7 @@ type OAuthServer struct {
 	// throttleBye sends it as a BYE.
 	throttleAnswer *imap.Error
 	throttleBye    bool
+	refuseOnly     bool
 }
 
 // OAuthServerOptions shape an OAuthServer.
@@ -71,6 +72,9 @@ type OAuthServerOptions struct {
 	// ThrottleAnswer, when set, is the answer those APPENDs get instead
 	// of Exchange Online's: another server's pushback, or a refusal.
 	ThrottleAnswer *imap.Error
+	// RefuseOnly: those APPENDs are refused and the session goes on, as
+	// for a message the server will not take.
+	RefuseOnly bool
 }
 
 // StartOAuthServer runs an OAuthServer that checks tokens with tokens,
@@ -78,7 +82,7 @@ type OAuthServerOptions struct {
 func StartOAuthServer(t testing.TB, tokens *TokenServer, opts OAuthServerOptions) *OAuthServer {
 	t.Helper()
 	s := &OAuthServer{tokens: tokens, users: map[string]*imapmemserver.User{}, throttle: map[int]bool{}, backoff: opts.Backoff,
-		throttleAnswer: opts.ThrottleAnswer, throttleBye: opts.ThrottleBye}
+		throttleAnswer: opts.ThrottleAnswer, throttleBye: opts.ThrottleBye, refuseOnly: opts.RefuseOnly}
 	for _, n := range opts.ThrottleAppends {
 		s.throttle[n] = true
 	}
@@ -296,7 +300,7 @@ func (s *oauthSession) Append(mailbox string, r imap.LiteralReader, options *ima
 	}
 	if s.server.throttleNext() {
 		io.Copy(io.Discard, r) //nolint:errcheck // the literal is read and dropped
-		s.dropped = true
+		s.dropped = !s.server.refuseOnly
 		if a := s.server.throttleAnswer; a != nil && s.server.throttleBye {
 			s.conn.Bye(fmt.Sprintf("[%s] %s", a.Code, a.Text)) //nolint:errcheck // the connection ends either way
 			return nil, errors.New("the session was shed")

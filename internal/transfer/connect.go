@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -26,7 +27,9 @@ const (
 // session is a logged-in connection to one side.
 type session struct {
 	*imapclient.Client
-	conn net.Conn // under the client, for abandon
+	// conn is under the client, for abandon; a hand-written writer may
+	// borrow it between the client's commands (borrow).
+	conn *sharedConn
 	// abandoned is set once the connection was dropped mid-command.
 	abandoned atomic.Bool
 	sideOf
@@ -59,27 +62,32 @@ func (l *expungeLog) take() []uint32 {
 }
 
 // connect dials side, waits for the greeting, secures the connection as
-// configured and logs in. Cancelling ctx closes the connection.
+// configured and logs in. Cancelling ctx closes the connection, or, when
+// it is lent to an appender, leaves the server answerGrace to answer the
+// APPENDs on the wire (see folderCopy.stopping).
 func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*session, error) {
 	raw, err := dialRaw(ctx, &side.Server, tuning.GreetingTimeout)
 	if err != nil {
 		return nil, side.fail(name, classify(err), err)
 	}
-	conn := &idleConn{Conn: raw}
-	conn.setTimeout(tuning.GreetingTimeout)
-	s := &session{conn: conn, sideOf: sideOf{side, name}, expunges: &expungeLog{}}
+	idle := &idleConn{Conn: raw}
+	idle.setTimeout(tuning.GreetingTimeout)
+	s := &session{conn: newSharedConn(idle), sideOf: sideOf{side, name}, expunges: &expungeLog{}}
 	// Cancelling closes the connection under the client, from the
 	// greeting on (a server may accept and never greet); the engine's
 	// goroutine sees its reads and writes fail and winds down (see close).
-	s.stop = context.AfterFunc(ctx, func() { s.abandon() })
-	opts := &imapclient.Options{TLSConfig: side.tlsConfig(),
-		UnilateralDataHandler: &imapclient.UnilateralDataHandler{Expunge: s.expunges.add}}
-	var client *imapclient.Client
-	if side.Security == SecurityStartTLS {
-		client, err = imapclient.NewStartTLS(conn, opts)
-	} else {
-		client = imapclient.New(conn, opts)
+	s.stop = context.AfterFunc(ctx, func() {
+		if s.conn.isLent() {
+			idle.expire(time.Now().Add(answerGrace))
+			return
+		}
+		s.abandon()
+	})
+	opts := &imapclient.Options{UnilateralDataHandler: &imapclient.UnilateralDataHandler{Expunge: s.expunges.add}}
+	if err = greetByHand(s.conn, side); err == nil {
+		client := imapclient.New(s.conn, opts)
 		err = client.WaitGreeting()
+		s.Client = client
 	}
 	if err != nil {
 		s.stop()
@@ -89,17 +97,35 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		}
 		return nil, side.fail(name, classify(err), fmt.Errorf("greeting: %w", err))
 	}
-	s.Client = client
-	conn.setTimeout(loginTimeout)
-	if err := side.logIn(ctx, client); err != nil {
+	idle.setTimeout(loginTimeout)
+	if err := side.logIn(ctx, s.Client); err != nil {
 		s.close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, side.fail(name, loginKind(err), err)
 	}
-	conn.setTimeout(tuning.IdleTimeout)
+	idle.setTimeout(tuning.IdleTimeout)
 	return s, nil
+}
+
+// greetByHand secures a STARTTLS side's connection before go-imap's
+// client sees it, and gives the client a greeting in place of the one
+// read: the client then reads and writes above TLS, where a hand-written
+// writer can share its connection (sharedConn). go-imap's own STARTTLS
+// would put TLS above the shared connection. Other sides' greetings are
+// the client's to read.
+func greetByHand(conn *sharedConn, side *Side) error {
+	if side.Security != SecurityStartTLS {
+		return nil
+	}
+	a := &appender{conn: conn.idleConn, r: bufio.NewReader(conn.idleConn), w: bufio.NewWriter(conn.idleConn),
+		completed: map[string]completion{}}
+	if err := a.greet(side); err != nil {
+		return err
+	}
+	conn.giveBack("* OK secured by STARTTLS\r\n")
+	return nil
 }
 
 // logIn logs in as the side says: with an OAuth 2.0 token, with the
@@ -232,10 +258,8 @@ func (s *session) close() {
 // failed passes a connection failure on, with the words of the BYE the
 // server sent before it, if it sent one.
 func (s *session) failed(err error) error {
-	if c, ok := s.conn.(*idleConn); ok {
-		if text := c.bye.Load(); text != nil {
-			err = &byeError{text: *text, err: err}
-		}
+	if text := s.conn.bye.Load(); text != nil {
+		err = &byeError{text: *text, err: err}
 	}
 	return s.sideOf.failed(err)
 }

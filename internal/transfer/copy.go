@@ -50,9 +50,6 @@ type folderCopy struct {
 	// copied receives each message the destination took, with its UID
 	// there (0 where the server did not say: no UIDPLUS).
 	copied func(msg message, written []imap.Flag, uid imap.UID)
-	// keepAlive is called between commands, so that the destination's
-	// main session does not sit idle for long while this one works.
-	keepAlive func() error
 	// bodies are the source bodies streamed, by source UID, until their
 	// copy is settled; sent, what the settled copies were sent as, for
 	// the read-back.
@@ -85,9 +82,6 @@ func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error
 				return cmp.Or(f.settleAll(), err)
 			}
 			err = f.copyBatch(batch[:take], f.appender.multiAppend)
-		}
-		if err == nil {
-			err = f.keepAlive()
 		}
 		if err != nil {
 			f.stopping(ctx, err)

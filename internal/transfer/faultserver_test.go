@@ -111,7 +111,7 @@ type faultServer struct {
 	opts            faultOptions
 	user            *imapmemserver.User
 	// Counted on the faulty port, over all its connections.
-	commands, appends, fetches atomic.Int64
+	commands, appends, fetches, loginCount atomic.Int64
 
 	mu      sync.Mutex
 	folders []*faultFolder

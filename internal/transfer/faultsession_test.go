@@ -42,8 +42,14 @@ func (s *faultSession) Login(username, password string) error {
 		return err
 	}
 	s.UserSession = imapmemserver.NewUserSession(s.fs.user)
+	if s.conn != nil {
+		s.fs.loginCount.Add(1)
+	}
 	return nil
 }
+
+// logins counts the logins on the faulty port.
+func (fs *faultServer) logins() int { return int(fs.loginCount.Load()) }
 
 func (s *faultSession) Select(name string, options *imap.SelectOptions) (*imap.SelectData, error) {
 	data, err := s.UserSession.Select(name, options)

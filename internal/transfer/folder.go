@@ -3,7 +3,6 @@ package transfer
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/emersion/go-imap/v2"
 
@@ -40,7 +39,6 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	if err != nil {
 		return res.failed(r.destination, err)
 	}
-	r.lastDestinationUse = time.Now()
 	fs, err := r.startFolderSync(ctx, plan, prev, known, sd, dd)
 	if err != nil {
 		return res, err

@@ -144,6 +144,5 @@ func (fs *folderSync) expunge(uids imap.UIDSet) (bool, error) {
 	if err != nil {
 		return false, r.destination.failed(err)
 	}
-	r.lastDestinationUse = time.Now()
 	return true, nil
 }

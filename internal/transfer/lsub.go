@@ -1,19 +1,15 @@
 package transfer
 
 import (
-	"context"
 	"strings"
 )
 
-// subscriptionsByLSUB returns the subscribed folders of side's account as
+// subscriptionsByLSUB returns the subscribed folders of s's account as
 // LSUB lists them (RFC 3501 §6.3.9). Servers without LIST-EXTENDED have no
-// other way to tell, and go-imap v2's client has no LSUB: the command goes
-// on a connection of its own, written by hand like the MULTIAPPEND one.
-func subscriptionsByLSUB(ctx context.Context, side *Side, name string, tuning Tuning) (map[string]bool, error) {
-	c, _, err := dialHandWritten(ctx, side, name, tuning)
-	if err != nil {
-		return nil, err
-	}
+// other way to tell, and go-imap v2's client has no LSUB: the command is
+// written by hand like MULTIAPPEND, on the session's own connection.
+func subscriptionsByLSUB(s *session) (map[string]bool, error) {
+	c := s.borrow()
 	defer c.close()
 	subscribed := map[string]bool{}
 	c.keepLiterals = true
@@ -23,7 +19,7 @@ func subscriptionsByLSUB(ctx context.Context, side *Side, name string, tuning Tu
 		}
 	}
 	if err := c.command(`LSUB "" "*"`); err != nil {
-		return nil, side.fail(name, classify(err), err)
+		return nil, s.fail(classify(err), err)
 	}
 	return subscribed, nil
 }

@@ -60,8 +60,14 @@ func TestSubscriptionsOfASourceWithoutListExtended(t *testing.T) {
 		Capability: olderServerCapability})
 	dst := imaptest.StartDovecot(t, imaptest.Options{Layout: imaptest.LayoutDotInbox, Users: map[string]string{"alice": "pw"}})
 	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 3, Messages: 40}))
+	sourceBefore, destinationBefore := src.Logins(t, "alice"), dst.Logins(t, "alice")
 	if _, err := Migrate(context.Background(), Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw")}); err != nil {
 		t.Fatal(err)
+	}
+	// LSUB goes on the source's one session, as MULTIAPPEND on the
+	// destination's.
+	if source, destination := src.Logins(t, "alice")-sourceBefore, dst.Logins(t, "alice")-destinationBefore; source != 1 || destination != 1 {
+		t.Errorf("%d source and %d destination logins, want one each", source, destination)
 	}
 	if diff := imaptest.Diff(src.Read(t, "alice"), dst.Read(t, "alice")); len(diff) > 0 {
 		t.Fatalf("destination differs:\n%s", strings.Join(diff, "\n"))

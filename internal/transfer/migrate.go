@@ -30,7 +30,7 @@ type accountRun struct {
 	job         *Job
 	source      *session
 	destination *session
-	appender    *appender // APPENDs to the destination; dialled at the first folder with something to copy
+	appender    *appender // APPENDs to the destination, on its session's connection; made at the first folder with something to copy
 	store       syncstate.StateStore
 	states      map[string]syncstate.FolderState // by source folder, as the last run left them
 	servers     string                           // FolderState.Servers of this job
@@ -41,9 +41,6 @@ type accountRun struct {
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
 	logger       *slog.Logger
-	// lastDestinationUse is when the destination's main session last
-	// spoke: it idles while the appender works (see keepDestinationAlive).
-	lastDestinationUse time.Time
 	// gmailSource is a Gmail source's folders as listed (anew each
 	// attempt), and labels what its messages are labelled and where each
 	// goes, read when a folder read from All Mail first needs it
@@ -200,7 +197,7 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	}
 	defer dst.session.close()
 	if !src.session.Caps().Has(imap.CapListExtended) {
-		r.readSubscriptions(ctx, src.boxes)
+		r.readSubscriptions(src.session, src.boxes)
 	}
 	r.source, r.destination, r.appender = src.session, dst.session, nil
 	r.destinationAllMail, r.twins = "", nil
@@ -218,6 +215,9 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	defer func() {
 		if r.appender != nil {
 			r.appender.close()
+		}
+		if r.destination != dst.session { // a fresh one (appenderFor)
+			r.destination.close()
 		}
 		if r.twins != nil {
 			r.twins.session.close()
@@ -352,8 +352,8 @@ func (r *accountRun) finishUnchanged(ctx context.Context, src openedSide) error 
 // readSubscriptions marks the source folders that LSUB lists as
 // subscribed, for a source without LIST-EXTENDED. Subscriptions are worth
 // a warning, not the account: without them the copy goes on.
-func (r *accountRun) readSubscriptions(ctx context.Context, boxes []mailbox) {
-	subscribed, err := subscriptionsByLSUB(ctx, &r.job.Source, "source", r.job.Tuning)
+func (r *accountRun) readSubscriptions(source *session, boxes []mailbox) {
+	subscribed, err := subscriptionsByLSUB(source)
 	if err != nil {
 		r.logger.Warn("could not read the source's subscriptions (LSUB); they are not copied", "err", err)
 		return
@@ -411,30 +411,36 @@ func (r *accountRun) previousDestinations() map[string]string {
 	return prev
 }
 
-// appenderFor returns the APPEND connection, dialling it the first time a
-// folder has something to copy.
-func (r *accountRun) appenderFor(ctx context.Context) (*appender, error) {
+// appenderFor returns the APPEND writer, made the first time a folder has
+// something to copy, on the destination session's own connection
+// (sharedConn): the destination takes one login. A destination that signs
+// in with a token first gets a fresh session in place of the one opened
+// at the start: a provider ends a session at its token's expiry (Exchange
+// Online does), and the source may have been read for longer than that
+// before the first APPEND. The fresh session selects folder again, which
+// must be the same folder (uidValidity).
+func (r *accountRun) appenderFor(ctx context.Context, folder string, uidValidity uint32) (*appender, error) {
 	if r.appender != nil {
 		return r.appender, nil
 	}
-	var err error
-	r.appender, err = dialAppender(ctx, &r.job.Destination, "destination", r.job.Tuning)
-	return r.appender, err
-}
-
-// keepDestinationAlive sends the destination's main session a NOOP when
-// it has been quiet for a while: it waits while the appender works, and a
-// server's idle timeout (RFC 9051 §5.4: at least 30 minutes, often much
-// less in practice) must not end it in the middle of a long folder.
-func (r *accountRun) keepDestinationAlive() error {
-	if time.Since(r.lastDestinationUse) < r.job.Tuning.KeepAlive {
-		return nil
+	if r.job.Destination.Token != nil {
+		fresh, err := connect(ctx, &r.job.Destination, "destination", r.job.Tuning)
+		if err != nil {
+			return nil, err
+		}
+		selected, err := fresh.Select(folder, nil).Wait()
+		if err == nil && selected.UIDValidity != uidValidity {
+			err = fmt.Errorf("the folder %q changed (UIDVALIDITY %d, was %d) while the source was read", folder, selected.UIDValidity, uidValidity)
+		}
+		if err != nil {
+			fresh.close()
+			return nil, fresh.failed(err)
+		}
+		r.destination.close()
+		r.destination = fresh
 	}
-	r.lastDestinationUse = time.Now()
-	if err := r.destination.Noop().Wait(); err != nil {
-		return r.destination.failed(err)
-	}
-	return nil
+	r.appender = r.destination.appender(r.job.Tuning)
+	return r.appender, nil
 }
 
 func (r *accountRun) report() {

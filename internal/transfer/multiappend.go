@@ -16,8 +16,9 @@ import (
 	"github.com/emersion/go-sasl"
 )
 
-// appender sends every APPEND of a migration on a connection of its own,
-// written by hand: go-imap v2's client has no MULTIAPPEND (RFC 3502), and
+// appender writes every APPEND of a migration by hand, on the
+// destination session's connection between go-imap's commands
+// (sharedConn): go-imap v2's client has no MULTIAPPEND (RFC 3502), and
 // it closes its connection when a server refuses a message instead of
 // asking for its literal (RFC 9051 §7.5), which a server without LITERAL+
 // does for a message over its size limit. One MULTIAPPEND carries a whole
@@ -25,7 +26,8 @@ import (
 // server such as Dovecot a fraction of one APPEND per message. With
 // LITERAL+ (RFC 7888) bodies stream without waiting for the server, and
 // several commands may be on the wire at once. The same hand-written
-// connection serves LSUB (lsub.go), which go-imap v2 lacks too.
+// commands serve LSUB (lsub.go), which go-imap v2 lacks too, and, on a
+// connection of their own, Gmail's labels (gmail.go).
 type appender struct {
 	conn        *idleConn
 	r           *bufio.Reader
@@ -53,6 +55,11 @@ type appender struct {
 	stop         func() bool
 	// bye is the text of the server's untagged BYE, once it sent one.
 	bye string
+	// shared is the session's connection this writer borrows (see
+	// sharedConn), nil on a connection of its own; unanswered counts its
+	// commands sent and not answered yet.
+	shared     *sharedConn
+	unanswered int
 }
 
 // answerGrace is how long the destination has to answer the APPENDs on
@@ -72,18 +79,17 @@ type completion struct {
 	uids []imap.UID
 }
 
-// dialAppender connects and logs in a second time to the destination.
-func dialAppender(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, error) {
-	a, caps, err := dialHandWritten(ctx, side, name, tuning)
-	if err != nil {
-		return nil, err
-	}
+// configure sets what the APPENDs may use of the server's capabilities.
+func (a *appender) configure(caps map[imap.Cap]bool, tuning Tuning) {
 	a.literalPlus = caps[imap.CapLiteralPlus]
 	a.multiAppend = caps[imap.CapMultiAppend] && !tuning.SingleAppend
 	a.uidPlus = caps[imap.CapUIDPlus] || caps[imap.CapIMAP4rev2]
 	a.appendLimit = appendLimit(caps)
-	return a, nil
 }
+
+// busy reports whether a command of this writer is half written or not
+// answered yet.
+func (a *appender) busy() bool { return a.writing || a.unanswered > 0 }
 
 // dialHandWritten connects to side and logs in on a connection that this
 // package writes by hand, and returns the server's capabilities.
@@ -116,20 +122,8 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 // open reads the greeting, secures the connection as configured, logs in
 // and returns the capabilities of the authenticated state.
 func (a *appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, error) {
-	if _, err := a.readLine(); err != nil { // "* OK ..." greeting
-		return nil, fmt.Errorf("greeting: %w", err)
-	}
-	if side.Security == SecurityStartTLS {
-		if err := a.command("STARTTLS"); err != nil {
-			return nil, err
-		}
-		tlsConn := tls.Client(a.conn.Conn, side.tlsConfig())
-		if err := tlsConn.Handshake(); err != nil {
-			return nil, err
-		}
-		a.conn.Conn = tlsConn
-		a.r.Reset(a.conn)
-		a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
+	if err := a.greet(side); err != nil {
+		return nil, err
 	}
 	a.conn.setTimeout(loginTimeout)
 	if err := a.logIn(ctx, side); err != nil {
@@ -143,6 +137,29 @@ func (a *appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, err
 	}
 	defer func() { a.onCapability = nil }()
 	return caps, a.command("CAPABILITY")
+}
+
+// greet reads the greeting and, where the side says so, secures the
+// connection with STARTTLS (RFC 9051 §6.2.1). Nothing is read past the
+// server's answer to STARTTLS: it says nothing more before the handshake.
+func (a *appender) greet(side *Side) error {
+	if _, err := a.readLine(); err != nil { // "* OK ..." greeting
+		return fmt.Errorf("greeting: %w", err)
+	}
+	if side.Security != SecurityStartTLS {
+		return nil
+	}
+	if err := a.command("STARTTLS"); err != nil {
+		return err
+	}
+	tlsConn := tls.Client(a.conn.Conn, side.tlsConfig())
+	if err := tlsConn.Handshake(); err != nil {
+		return err
+	}
+	a.conn.Conn = tlsConn
+	a.r.Reset(a.conn)
+	a.w = bufio.NewWriterSize(a.conn, appendBufferSize)
+	return nil
 }
 
 // appendLimit is the largest message the server takes, by its
@@ -281,6 +298,7 @@ func (a *appender) command(text string) error {
 
 func (a *appender) nextTag() string {
 	a.tags++
+	a.unanswered++
 	return "M" + strconv.Itoa(a.tags)
 }
 
@@ -445,6 +463,8 @@ func (a *appender) dispatch(line string) (tag string, completed bool) {
 			}
 		case len(words) > 0 && strings.EqualFold(words[0], "BYE"):
 			a.bye = strings.TrimSpace(rest[len(words[0]):])
+		case a.shared != nil && clientsResponse(rest):
+			a.shared.giveBack(line + "\r\n")
 		case a.onUntagged != nil:
 			a.onUntagged(rest)
 		}
@@ -454,6 +474,7 @@ func (a *appender) dispatch(line string) (tag string, completed bool) {
 	if !ok || strings.HasPrefix(line, "+") {
 		return "", false
 	}
+	a.unanswered--
 	if strings.HasPrefix(strings.ToUpper(rest), "OK") {
 		a.completed[tag] = completion{uids: appendUIDs(rest)}
 	} else {
@@ -549,9 +570,19 @@ func responseError(line string) error {
 }
 
 // close logs out, or only closes the connection in the middle of a
-// command: the server then drops the half-sent message.
+// command: the server then drops the half-sent message. A writer on a
+// session's connection hands it back instead, or closes it when answers
+// are still to come, which the session's client would take for its own.
 func (a *appender) close() {
 	a.stop()
+	if a.shared != nil {
+		if a.busy() {
+			a.shared.Close()
+			return
+		}
+		a.shared.reclaim() //nolint:errcheck // not busy: cannot fail
+		return
+	}
 	if !a.writing {
 		a.w.WriteString(a.nextTag() + " LOGOUT\r\n")
 		a.w.Flush()

@@ -254,7 +254,7 @@ func TestPushbackIsPushback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newOAuthFixtureWith(t, imaptest.TokenServerOptions{}, imaptest.CorpusOptions{Seed: 13, Messages: 12},
-				imaptest.OAuthServerOptions{ThrottleAppends: []int{4}, ThrottleAnswer: tc.answer, ThrottleBye: tc.bye})
+				imaptest.OAuthServerOptions{ThrottleAppends: []int{4}, ThrottleAnswer: tc.answer, ThrottleBye: tc.bye, RefuseOnly: !tc.pushback})
 			var throttles []Throttle
 			job := Job{Source: dovecotSide(f.src, "ann", "pw"),
 				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),

@@ -242,13 +242,9 @@ func (fs *folderSync) existing(entries []syncstate.Mapping) (map[imap.UID]bool, 
 }
 
 // presentAtDestination returns which of uids the destination folder
-// holds; the destination's session has spoken (keepDestinationAlive).
+// holds.
 func (fs *folderSync) presentAtDestination(uids imap.UIDSet) ([]imap.UID, error) {
-	present, err := fs.r.destination.present(uids)
-	if err == nil {
-		fs.r.lastDestinationUse = time.Now()
-	}
-	return present, err
+	return fs.r.destination.present(uids)
 }
 
 // finish records the folder's state at the end of the run. A folder done

@@ -86,12 +86,12 @@ func flagKey(flags []imap.Flag) string {
 // where it announces none, by identity right after.
 func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messages []message) error {
 	r := fs.r
-	a, err := r.appenderFor(ctx)
+	a, err := r.appenderFor(ctx, fs.plan.Destination, fs.dst.UIDValidity)
 	if err != nil {
 		return err
 	}
 	var unresolved []message
-	fc := &folderCopy{m: r, destination: fs.plan.Destination, flags: fs.flags, appender: a, keepAlive: r.keepDestinationAlive,
+	fc := &folderCopy{m: r, destination: fs.plan.Destination, flags: fs.flags, appender: a,
 		bodies: map[imap.UID]*sourceBody{}}
 	fc.copied = func(msg message, written []imap.Flag, uid imap.UID) {
 		msg.Flags = written

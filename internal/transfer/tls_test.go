@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 func TestConnectionSecurityModes(t *testing.T) {
@@ -53,25 +54,39 @@ func TestDovecotRefusesAWrongPassword(t *testing.T) {
 	}
 }
 
-// TestSecuredDestination covers the destination's connections, the
-// MULTIAPPEND one included, over both TLS modes.
+// TestSecuredDestination copies a mailbox of several folders in each of
+// the destination's security modes, to a mailbox of its own: the copy is
+// exact, and each side takes one login, the MULTIAPPEND commands going
+// on the destination's one session (sharedConn), STARTTLS included.
 func TestSecuredDestination(t *testing.T) {
 	t.Parallel()
 	p := newDovecotPair(t, imaptest.LayoutDotInbox, imaptest.LayoutSlash)
 	p.src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 40}))
 	for _, tc := range []struct {
-		name     string
-		port     int
-		security Security
+		name, login string
+		port        int
+		security    Security
 	}{
-		{"implicit TLS", p.dst.TLSPort, SecurityTLS},
-		{"STARTTLS", p.dst.Port, SecurityStartTLS},
+		{"plain", "plain@new", p.dst.Port, SecurityPlain},
+		{"implicit TLS", "tls@new", p.dst.TLSPort, SecurityTLS},
+		{"STARTTLS", "starttls@new", p.dst.Port, SecurityStartTLS},
 	} {
+		p.dst.AddUser(t, tc.login, "pw")
 		job := p.job
-		job.Destination.Server = Server{Host: p.dst.Host, Port: tc.port, Security: tc.security, RootCAs: p.dst.RootCAs()}
-		if _, err := Migrate(context.Background(), job); err != nil {
+		job.State = syncstate.NewMemoryState()
+		job.Destination = Side{Server: Server{Host: p.dst.Host, Port: tc.port, Security: tc.security, RootCAs: p.dst.RootCAs()},
+			Login: tc.login, Password: "pw"}
+		sourceBefore := p.src.Logins(t, "alice")
+		res, err := Migrate(context.Background(), job)
+		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
+		if res.MessagesCopied != 40 {
+			t.Errorf("%s: copied %d, want 40", tc.name, res.MessagesCopied)
+		}
+		if source, destination := p.src.Logins(t, "alice")-sourceBefore, p.dst.Logins(t, tc.login); source != 1 || destination != 1 {
+			t.Errorf("%s: %d source and %d destination logins, want one each", tc.name, source, destination)
+		}
+		wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, tc.login))
 	}
-	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
 }

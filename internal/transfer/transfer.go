@@ -227,10 +227,6 @@ type Tuning struct {
 	// SingleAppend sends one APPEND per message even where the destination
 	// offers MULTIAPPEND: for measuring, and for servers that mishandle it.
 	SingleAppend bool
-	// KeepAlive is how long the destination's main session may sit idle
-	// while the APPEND connection works before it is sent a NOOP; default
-	// 1 minute.
-	KeepAlive time.Duration
 	// Window is how many source messages are compared with the UID map at
 	// once: memory is bounded by it whatever the folder's size; default
 	// 4096.
@@ -269,9 +265,6 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.Backoff <= 0 {
 		t.Backoff = time.Second
-	}
-	if t.KeepAlive <= 0 {
-		t.KeepAlive = time.Minute
 	}
 	if t.Window <= 0 {
 		t.Window = 4096
