@@ -115,7 +115,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		{"idle-timeout", "2m", "how long an idle keep-alive connection stays open", duration(&cfg.IdleTimeout, 0)},
 		{"workers", "16", "accounts this process migrates at once (connection tests have 8 workers of their own)", number(&cfg.Workers, 1, 1000)},
 		{"max-connections-per-host", "30", "IMAP connections to one server host across all processes; an account holds 1 " +
-			"to its source and up to 2 to its destination; 0: no limit", number(&cfg.ConnectionsPerHost, 0, 0)},
+			"to its source and up to 2 to its destination (one session, and a second for a Gmail destination's labels); 0: no limit", number(&cfg.ConnectionsPerHost, 0, 0)},
 		{"max-failed-logins", "4", "failed logins that login tests may cause on one server host in 10 minutes, under fail2ban's " +
 			"default of 5, so that the server does not ban this host; more wait for the window to move on; 0: no limit " +
 			"(a server that trusts this host)", number(&cfg.MaxFailedLogins, 0, 0)},

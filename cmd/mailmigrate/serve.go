@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -28,6 +30,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	logger := cfg.logger(stderr)
+	if path := getenv("MAILMIGRATE_CPU_PROFILE"); path != "" {
+		stop, err := profileCPU(path)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		logger.Info("writing a CPU profile until the service stops", "file", path)
+	}
 	// Checked before anything starts, so that a refused exposure costs
 	// nothing and says only that.
 	token, err := loadAPIToken(cfg)
@@ -219,4 +229,21 @@ func (db *database) close() {
 	if db.local != nil {
 		db.local.Stop(context.Background()) //nolint:errcheck // shutting down
 	}
+}
+
+// profileCPU writes the process's CPU profile to path until stop: for
+// finding where the service's time goes (docs/operations.md).
+func profileCPU(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("MAILMIGRATE_CPU_PROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("MAILMIGRATE_CPU_PROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -1290,7 +1290,7 @@ type EndpointLimits struct {
 	AccountConnections int `json:"account_connections,omitempty"`
 
 	// Connections Connections to the host at once, every account of every task together (an account's
-	// run holds 1 to its source and 2 to its destination); accounts wait for room. The
+	// run is counted for 1 to its source and 2 to its destination); accounts wait for room. The
 	// service-wide bound applies too.
 	Connections int `json:"connections,omitempty"`
 

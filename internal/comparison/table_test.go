@@ -41,7 +41,8 @@ func printTable(w io.Writer, src *source, storage string, tools []string, rows [
 	fmt.Fprintf(w, "\nMigration of %d accounts, %d messages, %.1f MB: Dovecot (\"/\", no prefix) → empty Dovecot (\".\", \"INBOX.\"),\nplain IMAP on loopback, %d CPUs, mail stores %s.\n",
 		len(src.accounts), src.messages, float64(src.bytes)/1e6, runtime.NumCPU(), storage)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{"tool", "accounts at once", "first s", "msgs/s", "MB/s", "peak RSS MiB", "client CPU s", "source CPU s", "dest CPU s", "other CPU s", "second-run s"}
+	header := []string{"tool", "accounts at once", "first s", "msgs/s", "MB/s", "peak RSS MiB", "client CPU s", "source CPU s", "dest CPU s", "other CPU s",
+		"second-run s", "client CPU s", "source CPU s", "dest CPU s"}
 	for _, t := range tools {
 		header = append(header, "vs "+t)
 	}
@@ -56,7 +57,7 @@ func printTable(w io.Writer, src *source, storage string, tools []string, rows [
 	}
 	fmt.Fprintln(w, "\nservice is `mailmigrate serve` driven through its API (POST run → the run's last event on the live stream), as a user runs it; engine is the copy engine alone.")
 	fmt.Fprintln(w, "Peak RSS is that of the largest client process: the service and the engine run every account in one process, mbsync and doveadm one process per account.")
-	fmt.Fprintln(w, "The service's client CPU includes its PostgreSQL's.")
+	fmt.Fprintln(w, "The service's client CPU includes its PostgreSQL's. The CPU columns after second-run s are the re-run's.")
 	fmt.Fprintln(w, "Other CPU is what the machine spent on anything else during the copy (other processes, kernel work): when it is large, the row was disturbed.")
 	fmt.Fprintln(w, "doveadm writes the destination's maildir itself, not through its IMAP server: its client CPU includes the storing, and the destination Dovecot does almost nothing.")
 }
@@ -67,7 +68,7 @@ func (r row) cells(src *source, tools []string, rows []row) []string {
 		fmt.Sprintf("%.0f", r.msgsPerSec(src)), fmt.Sprintf("%.1f", r.mbPerSec(src)),
 		fmt.Sprintf("%.1f", float64(r.first.maxRSS)/(1<<20)),
 		seconds(r.first.cpu), seconds(r.first.srcCPU), seconds(r.first.dstCPU), seconds(r.first.otherCPU),
-		seconds(r.second.wall),
+		seconds(r.second.wall), seconds(r.second.cpu), seconds(r.second.srcCPU), seconds(r.second.dstCPU),
 	}
 	for _, t := range tools {
 		cells = append(cells, ratio(r, t, src, rows))

@@ -230,9 +230,12 @@ type RunLimits struct {
 	ConnectionsPerHost int
 }
 
-// The IMAP connections one running account holds on each side: the copy
-// engine reads the source on one, and writes the destination on one plus
-// one for MULTIAPPEND.
+// The IMAP connections one running account is counted for on each side:
+// the copy engine reads the source on one session and writes the
+// destination on one, its APPENDs included; a Gmail destination adds a
+// session on All Mail for labels, and a destination that signs in with a
+// token has two for a moment when its session is renewed before the first
+// APPEND. The destination's count covers those.
 const (
 	SourceConnections      = 1
 	DestinationConnections = 2
