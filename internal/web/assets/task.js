@@ -103,13 +103,15 @@ export async function taskPage(main, taskId, keepAlive) {
     // catches what a lost connection would hide.
     if (runningStates.has(task.state) || task.tests.running) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
   });
-  // The account retried from its row, until the page has said how its
-  // run ended.
+  // The account retried from its row, as it was before the retry, until
+  // the page has said how its run ended. A list read before the retry
+  // took effect still shows the account as it was: only a run that
+  // finished since (another finished_at) is the retry's.
   let retried = null;
   async function sayHowTheRetryEnded(list) {
     const a = list.find((shownAccount) => shownAccount.id === retried.id)
       ?? await request('GET', `/tasks/${taskId}/accounts/${retried.id}`).catch(() => null);
-    if (!a || inRun(a)) return;
+    if (!a || inRun(a) || !a.finished_at || a.finished_at === retried.finished_at) return;
     retried = null;
     if (a.state === AccountState.completed) message.set('ok', `${a.source_login}: retried and completed.`);
     else message.set('error', `${a.source_login}: retried, ${stateLabel(a.state)}: ${a.last_error}`);
