@@ -53,34 +53,6 @@ func (q *Queries) AccountPassList(ctx context.Context, arg AccountPassListParams
 	return items, nil
 }
 
-const accountPassRecord = `-- name: AccountPassRecord :exec
-
-INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
-    messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
-SELECT a.id, a.task_id, a.run_pass, a.state, a.started_at, coalesce(a.finished_at, now()),
-    a.messages_copied + a.pass_copied_before, a.messages_skipped, a.messages_failed, a.bytes_copied + a.pass_bytes_before,
-    a.source_messages, a.source_bytes, a.last_error
-FROM accounts a WHERE a.task_id = $1 AND a.id = $2 AND a.run_pass IS NOT NULL
-ON CONFLICT (account_id, pass) DO UPDATE SET
-    state = excluded.state, started_at = excluded.started_at, finished_at = excluded.finished_at,
-    messages_copied = excluded.messages_copied, messages_skipped = excluded.messages_skipped,
-    messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
-    source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error
-`
-
-type AccountPassRecordParams struct {
-	TaskID int64
-	ID     int64
-}
-
-// Each account's record in each pass (migration 0015).
-// Keeps the account's run that just ended as its record in its pass, with
-// what its earlier runs in the pass copied.
-func (q *Queries) AccountPassRecord(ctx context.Context, arg AccountPassRecordParams) error {
-	_, err := q.db.Exec(ctx, accountPassRecord, arg.TaskID, arg.ID)
-	return err
-}
-
 const accountPassesByTask = `-- name: AccountPassesByTask :many
 SELECT account_id, task_id, pass, state, started_at, finished_at, messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error FROM account_passes WHERE task_id = $1 ORDER BY account_id, pass
 `
@@ -121,6 +93,7 @@ func (q *Queries) AccountPassesByTask(ctx context.Context, taskID int64) ([]Acco
 }
 
 const accountPassesRecordCanceled = `-- name: AccountPassesRecordCanceled :exec
+
 INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
     messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
 SELECT a.id, a.task_id, a.run_pass, a.state, CASE WHEN a.run_resumed THEN a.started_at END, coalesce(a.finished_at, now()),
@@ -136,6 +109,7 @@ type AccountPassesRecordCanceledParams struct {
 	Ids    []int64
 }
 
+// Each account's record in each pass (migration 0015).
 // Keeps the accounts of a task that a cancel ended while they waited, in
 // the pass they were queued in: a new run's with nothing done (queueing
 // zeroed its figures; the source's count is an earlier pass's), one

@@ -19,8 +19,10 @@ SELECT unnest($1::text[]), nullif(unnest($2::bigint[]), 0), nullif(unnest($3::bi
        unnest($8::text[]), unnest($9::text[]), unnest($10::text[]),
        nullif(unnest($11::text[]), '')::jsonb
 RETURNING seq, time
+), woke AS (
+    SELECT pg_notify('mailmigrate_events', '')
 )
-SELECT seq, time FROM added ORDER BY seq
+SELECT seq, time FROM added, woke ORDER BY seq
 `
 
 type EventAppendParams struct {
@@ -44,7 +46,8 @@ type EventAppendRow struct {
 
 // Adds events in the order given (the arrays are read in step, in order),
 // which their seq values follow; 0 stands for no task or account, ” for
-// no progress. Returns their seq and time, in that order.
+// no progress. Returns their seq and time, in that order. Wakes the live
+// streams of every process once the transaction commits.
 func (q *Queries) EventAppend(ctx context.Context, arg EventAppendParams) ([]EventAppendRow, error) {
 	rows, err := q.db.Query(ctx, eventAppend,
 		arg.Kinds,
@@ -244,15 +247,5 @@ SELECT pg_advisory_xact_lock(7306050001)
 // seq n never sees a smaller one appear later (the live stream relies on it).
 func (q *Queries) EventsLock(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, eventsLock)
-	return err
-}
-
-const eventsNotify = `-- name: EventsNotify :exec
-SELECT pg_notify('mailmigrate_events', '')
-`
-
-// Wakes the live streams of every process once the transaction commits.
-func (q *Queries) EventsNotify(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, eventsNotify)
 	return err
 }

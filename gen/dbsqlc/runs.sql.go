@@ -113,8 +113,10 @@ const accountRunContext = `-- name: AccountRunContext :one
 SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, t.tests_started_at, t.webhook_calls, t.tests_source_ms, t.tests_destination_ms, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, src.sieve_port, src.sieve_tls_mode, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, dst.sieve_port, dst.sieve_tls_mode, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused, a.scripts,
     coalesce((SELECT r.started_by = ANY($1::text[])
               FROM accounts b JOIN task_runs r ON r.task_id = b.task_id AND r.pass = b.run_pass
-              WHERE b.id = a.id), true)::bool AS verifying
+              WHERE b.id = a.id), true)::bool AS verifying,
+    sealed.source_password, sealed.destination_password
 FROM account_views a
+JOIN accounts sealed ON sealed.id = a.id
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -128,16 +130,19 @@ type AccountRunContextParams struct {
 }
 
 type AccountRunContextRow struct {
-	Task        Task
-	Endpoint    Endpoint
-	Endpoint_2  Endpoint
-	AccountView AccountView
-	Verifying   bool
+	Task                Task
+	Endpoint            Endpoint
+	Endpoint_2          Endpoint
+	AccountView         AccountView
+	Verifying           bool
+	SourcePassword      []byte
+	DestinationPassword []byte
 }
 
 // What the run of an account needs, read as it starts: its task, both
 // endpoints, the account with the figures its run carries on from, and
-// whether its pass verifies (looks at both servers whatever the source).
+// whether its pass verifies (looks at both servers whatever the source),
+// and its sealed passwords (AccountCredentialsGet).
 func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextParams) (AccountRunContextRow, error) {
 	row := q.db.QueryRow(ctx, accountRunContext, arg.VerifyingStarters, arg.TaskID, arg.ID)
 	var i AccountRunContextRow
@@ -255,20 +260,39 @@ func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextPa
 		&i.AccountView.LoginRefused,
 		&i.AccountView.Scripts,
 		&i.Verifying,
+		&i.SourcePassword,
+		&i.DestinationPassword,
 	)
 	return i, err
 }
 
-const accountRunFinish = `-- name: AccountRunFinish :execrows
-UPDATE accounts
-SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
-    login_refused = $3, folders_total = $4, folders_done = $5, messages_total = $6,
-    source_messages = CASE WHEN $7::bool THEN $8::bigint ELSE source_messages END,
-    source_bytes = CASE WHEN $7::bool THEN $9::bigint ELSE source_bytes END,
-    messages_copied = $10, messages_skipped = $11,
-    messages_failed = $12, bytes_copied = $13,
-    scripts = coalesce($14::jsonb, scripts)
-WHERE task_id = $15 AND id = $16 AND run_generation = $17 AND state = ANY ($18::text[])
+const accountRunFinish = `-- name: AccountRunFinish :one
+WITH finished AS (
+    UPDATE accounts
+    SET state = $1, last_error = $2, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
+        login_refused = $3, folders_total = $4, folders_done = $5, messages_total = $6,
+        source_messages = CASE WHEN $7::bool THEN $8::bigint ELSE accounts.source_messages END,
+        source_bytes = CASE WHEN $7::bool THEN $9::bigint ELSE accounts.source_bytes END,
+        messages_copied = $10, messages_skipped = $11,
+        messages_failed = $12, bytes_copied = $13,
+        scripts = coalesce($14::jsonb, accounts.scripts)
+    WHERE accounts.task_id = $15 AND accounts.id = $16 AND accounts.run_generation = $17
+      AND accounts.state = ANY ($18::text[])
+    RETURNING id, task_id, source_login, source_password, destination_login, destination_password, state, source_test_ok, source_test_error, source_tested_at, destination_test_ok, destination_test_error, destination_tested_at, folders_total, folders_done, messages_total, messages_copied, messages_skipped, messages_failed, bytes_copied, last_error, created_at, updated_at, started_at, finished_at, run_generation, heartbeat_at, run_retries, run_resumed, run_admitted, run_not_before, test_state, test_generation, run_pass, credentials_changed_at, run_cancel, source_messages, source_bytes, paused_until, login_refused, scripts, pass_copied_before, pass_bytes_before
+), recorded AS (
+    INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
+        messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
+    SELECT f.id, f.task_id, f.run_pass, f.state, f.started_at, f.finished_at,
+        f.messages_copied + f.pass_copied_before, f.messages_skipped, f.messages_failed, f.bytes_copied + f.pass_bytes_before,
+        f.source_messages, f.source_bytes, f.last_error
+    FROM finished f WHERE f.run_pass IS NOT NULL
+    ON CONFLICT (account_id, pass) DO UPDATE SET
+        state = excluded.state, started_at = excluded.started_at, finished_at = excluded.finished_at,
+        messages_copied = excluded.messages_copied, messages_skipped = excluded.messages_skipped,
+        messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
+        source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error
+)
+SELECT count(*) FROM finished
 `
 
 type AccountRunFinishParams struct {
@@ -293,9 +317,11 @@ type AccountRunFinishParams struct {
 }
 
 // Ends the run of the generation that holds the account, with its
-// figures (the domain's MoveEnd).
+// figures (the domain's MoveEnd), and keeps the run as its record in its
+// pass (account_passes), with what its earlier runs in the pass copied.
+// Returns how many accounts it ended: 0 or 1.
 func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishParams) (int64, error) {
-	result, err := q.db.Exec(ctx, accountRunFinish,
+	row := q.db.QueryRow(ctx, accountRunFinish,
 		arg.State,
 		arg.LastError,
 		arg.LoginRefused,
@@ -315,10 +341,9 @@ func (q *Queries) AccountRunFinish(ctx context.Context, arg AccountRunFinishPara
 		arg.RunGeneration,
 		arg.FromStates,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const accountRunPark = `-- name: AccountRunPark :execrows
@@ -429,6 +454,10 @@ func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams
 }
 
 const accountRunStart = `-- name: AccountRunStart :exec
+WITH task_started AS (
+    UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
+    WHERE tasks.id = $2 AND tasks.state = 'queued'
+)
 UPDATE accounts
 SET state = $1::text, run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
     paused_until = NULL,
@@ -440,7 +469,7 @@ SET state = $1::text, run_admitted = false, finished_at = NULL, last_error = '',
     messages_skipped = CASE WHEN run_resumed THEN messages_skipped ELSE 0 END,
     messages_failed = CASE WHEN run_resumed THEN messages_failed ELSE 0 END,
     bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
-WHERE task_id = $2 AND id = $3 AND state = ANY ($4::text[])
+WHERE accounts.task_id = $2 AND accounts.id = $3 AND accounts.state = ANY ($4::text[])
 `
 
 type AccountRunStartParams struct {
@@ -451,7 +480,8 @@ type AccountRunStartParams struct {
 }
 
 // A new run starts its figures from zero; a resumed one keeps them (its
-// job adds to them). The domain's MoveStart.
+// job adds to them). The domain's MoveStart. The first account of a
+// queued run to start makes its task running.
 func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) error {
 	_, err := q.db.Exec(ctx, accountRunStart,
 		arg.ToState,

@@ -384,17 +384,6 @@ func (q *Queries) TaskRunEnd(ctx context.Context, arg TaskRunEndParams) error {
 	return err
 }
 
-const taskRunStarted = `-- name: TaskRunStarted :exec
-UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
-WHERE id = $1 AND state = 'queued'
-`
-
-// The first account of a queued run starts: the task is running.
-func (q *Queries) TaskRunStarted(ctx context.Context, id int64) error {
-	_, err := q.db.Exec(ctx, taskRunStarted, id)
-	return err
-}
-
 const taskStartJobs = `-- name: TaskStartJobs :one
 UPDATE tasks
 SET resume_state = state, state = $1, pending_jobs = $2, updated_at = now()

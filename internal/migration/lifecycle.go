@@ -20,6 +20,12 @@ type StartedRun struct {
 	// source is unchanged since its last complete pass (the final pass, a
 	// verifying pass); a delta pass otherwise trusts the source.
 	Verifying bool
+	// Credentials are the account's logins and passwords, read with the
+	// rest: the run needs no second read. CredentialsErr says why they
+	// could not be opened (a secret key that is not the one they were
+	// sealed with).
+	Credentials    Credentials
+	CredentialsErr error
 }
 
 // StartedEvent is the account.started event of run.

@@ -239,24 +239,27 @@ func (s *Store) AccountCredentials(ctx context.Context, taskID, id int64) (migra
 	if err != nil {
 		return migration.Credentials{}, interpretError(err)
 	}
-	source, err := s.box.Open(row.SourcePassword, passwordLabel(id, sideSource))
+	return s.openCredentials(id, row.SourceLogin, row.SourcePassword, row.DestinationLogin, row.DestinationPassword)
+}
+
+// openCredentials opens account id's sealed passwords; a destination
+// without a password of its own takes the source's.
+func (s *Store) openCredentials(id int64, sourceLogin string, sealedSource []byte, destinationLogin string, sealedDestination []byte) (migration.Credentials, error) {
+	source, err := s.box.Open(sealedSource, passwordLabel(id, sideSource))
 	if err != nil {
 		return migration.Credentials{}, fmt.Errorf("account %d source password: %w", id, err)
 	}
-	if row.DestinationPassword == nil { // linked to the source's
-		return migration.Credentials{SourceLogin: row.SourceLogin, SourcePassword: migration.Password(source),
-			DestinationLogin: row.DestinationLogin, DestinationPassword: migration.Password(source)}, nil
+	creds := migration.Credentials{SourceLogin: sourceLogin, SourcePassword: migration.Password(source),
+		DestinationLogin: destinationLogin, DestinationPassword: migration.Password(source)}
+	if sealedDestination == nil { // linked to the source's
+		return creds, nil
 	}
-	destination, err := s.box.Open(row.DestinationPassword, passwordLabel(id, sideDestination))
+	destination, err := s.box.Open(sealedDestination, passwordLabel(id, sideDestination))
 	if err != nil {
 		return migration.Credentials{}, fmt.Errorf("account %d destination password: %w", id, err)
 	}
-	return migration.Credentials{
-		SourceLogin:         row.SourceLogin,
-		SourcePassword:      migration.Password(source),
-		DestinationLogin:    row.DestinationLogin,
-		DestinationPassword: migration.Password(destination),
-	}, nil
+	creds.DestinationPassword = migration.Password(destination)
+	return creds, nil
 }
 
 // inTaskTx runs fn in a transaction that holds the task's row (no pass

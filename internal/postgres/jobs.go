@@ -449,10 +449,7 @@ func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Eve
 	if err != nil {
 		return err
 	}
-	if err := createWebhookDeliveries(ctx, q, events, appended); err != nil {
-		return err
-	}
-	return q.EventsNotify(ctx)
+	return createWebhookDeliveries(ctx, q, events, appended)
 }
 
 // EventAppend adds one event on its own.

@@ -36,9 +36,6 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID, FromStates: from, ToState: to}); err != nil {
 			return err
 		}
-		if err := q.TaskRunStarted(ctx, job.TaskID); err != nil {
-			return err
-		}
 		row, err := q.AccountRunContext(ctx, dbsqlc.AccountRunContextParams{TaskID: job.TaskID, ID: job.AccountID,
 			VerifyingStarters: texts(migration.VerifyingPassStarters)})
 		if err != nil {
@@ -49,6 +46,9 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 			return err
 		}
 		run = migration.StartedRun{Task: task, Account: accountFromRow(row.AccountView), Verifying: row.Verifying}
+		// A password that does not open fails the run, not its start.
+		run.Credentials, run.CredentialsErr = s.openCredentials(job.AccountID, row.AccountView.SourceLogin, row.SourcePassword,
+			row.AccountView.DestinationLogin, row.DestinationPassword)
 		if run.Source, err = s.endpointForLogin(row.Endpoint); err != nil {
 			return err
 		}
@@ -505,9 +505,6 @@ func (s *Store) endAccountRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		Scripts: scriptsJSON(outcome.Scripts),
 	})
 	if err != nil || n == 0 {
-		return err
-	}
-	if err := q.AccountPassRecord(ctx, dbsqlc.AccountPassRecordParams{TaskID: outcome.TaskID, ID: outcome.AccountID}); err != nil {
 		return err
 	}
 	if err := appendEvents(ctx, q, append(outcome.Pending, outcome.Events...)); err != nil {

@@ -83,10 +83,10 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 
 // run prepares and migrates a started account.
 func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, started migration.StartedRun) migration.AccountRunOutcome {
-	engineJob, creds, err := w.prepare(ctx, args, started)
-	if err != nil {
-		return started.NotStartedOutcome(err)
+	if started.CredentialsErr != nil {
+		return started.NotStartedOutcome(started.CredentialsErr)
 	}
+	engineJob, creds := w.prepare(args, started)
 	// A resumed run (a retry, a takeover) carries on from the figures of
 	// the runs before it in the pass; a new run's are zero.
 	return w.migrate(ctx, args, engineJob, creds, started)
@@ -229,18 +229,15 @@ func scriptsEndOf(s *transfer.ScriptsResult) *migration.ScriptsEnd {
 
 // prepare builds the engine's job for a started account: servers,
 // credentials, the task's options and the stored sync state.
-func (w *AccountRun) prepare(ctx context.Context, args migration.AccountRunJob, started migration.StartedRun) (transfer.Job, migration.Credentials, error) {
-	creds, err := w.store.AccountCredentials(ctx, args.TaskID, args.AccountID)
-	if err != nil {
-		return transfer.Job{}, creds, err
-	}
+func (w *AccountRun) prepare(args migration.AccountRunJob, started migration.StartedRun) (transfer.Job, migration.Credentials) {
+	creds := started.Credentials
 	src, dst := w.logins.sides(args.TaskID, args.AccountID, started.Source, started.Destination, creds)
 	return transfer.Job{
 		Source:      src,
 		Destination: dst,
 		Options:     optionsOf(started.Task.Options), State: w.store.SyncState(args.AccountID), Traffic: w.store.Traffic(),
 		SourceOnlyDelta: !started.Verifying, ReadBackAll: started.Verifying,
-		Logger: scrubbedLogger(w.logger, knownSecrets(src, dst)), Tuning: w.opts.Tuning}, creds, nil
+		Logger: scrubbedLogger(w.logger, knownSecrets(src, dst)), Tuning: w.opts.Tuning}, creds
 }
 
 // optionsOf turns a task's options into the engine's.

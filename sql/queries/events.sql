@@ -1,7 +1,8 @@
 -- name: EventAppend :many
 -- Adds events in the order given (the arrays are read in step, in order),
 -- which their seq values follow; 0 stands for no task or account, '' for
--- no progress. Returns their seq and time, in that order.
+-- no progress. Returns their seq and time, in that order. Wakes the live
+-- streams of every process once the transaction commits.
 WITH added AS (
 INSERT INTO events (kind, task_id, account_id, side, login, host, port, error, message, folder, progress)
 SELECT unnest(@kinds::text[]), nullif(unnest(@task_ids::bigint[]), 0), nullif(unnest(@account_ids::bigint[]), 0),
@@ -9,8 +10,10 @@ SELECT unnest(@kinds::text[]), nullif(unnest(@task_ids::bigint[]), 0), nullif(un
        unnest(@errors::text[]), unnest(@messages::text[]), unnest(@folders::text[]),
        nullif(unnest(@progress::text[]), '')::jsonb
 RETURNING seq, time
+), woke AS (
+    SELECT pg_notify('mailmigrate_events', '')
 )
-SELECT seq, time FROM added ORDER BY seq;
+SELECT seq, time FROM added, woke ORDER BY seq;
 
 -- name: EventListByTask :many
 SELECT * FROM events
@@ -35,10 +38,6 @@ LIMIT @max_rows;
 -- commit: seq values then commit in their order, so a reader that has seen
 -- seq n never sees a smaller one appear later (the live stream relies on it).
 SELECT pg_advisory_xact_lock(7306050001);
-
--- name: EventsNotify :exec
--- Wakes the live streams of every process once the transaction commits.
-SELECT pg_notify('mailmigrate_events', '');
 
 -- name: EventLatestSeq :one
 -- The seq of the newest event; 0 when there is none.

@@ -99,12 +99,15 @@ FOR UPDATE OF a;
 -- name: AccountRunContext :one
 -- What the run of an account needs, read as it starts: its task, both
 -- endpoints, the account with the figures its run carries on from, and
--- whether its pass verifies (looks at both servers whatever the source).
+-- whether its pass verifies (looks at both servers whatever the source),
+-- and its sealed passwords (AccountCredentialsGet).
 SELECT sqlc.embed(t), sqlc.embed(src), sqlc.embed(dst), sqlc.embed(a),
     coalesce((SELECT r.started_by = ANY(@verifying_starters::text[])
               FROM accounts b JOIN task_runs r ON r.task_id = b.task_id AND r.pass = b.run_pass
-              WHERE b.id = a.id), true)::bool AS verifying
+              WHERE b.id = a.id), true)::bool AS verifying,
+    sealed.source_password, sealed.destination_password
 FROM account_views a
+JOIN accounts sealed ON sealed.id = a.id
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -112,7 +115,12 @@ WHERE a.task_id = @task_id AND a.id = @id;
 
 -- name: AccountRunStart :exec
 -- A new run starts its figures from zero; a resumed one keeps them (its
--- job adds to them). The domain's MoveStart.
+-- job adds to them). The domain's MoveStart. The first account of a
+-- queued run to start makes its task running.
+WITH task_started AS (
+    UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
+    WHERE tasks.id = @task_id AND tasks.state = 'queued'
+)
 UPDATE accounts
 SET state = @to_state::text, run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
     paused_until = NULL,
@@ -124,7 +132,7 @@ SET state = @to_state::text, run_admitted = false, finished_at = NULL, last_erro
     messages_skipped = CASE WHEN run_resumed THEN messages_skipped ELSE 0 END,
     messages_failed = CASE WHEN run_resumed THEN messages_failed ELSE 0 END,
     bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
-WHERE task_id = @task_id AND id = @id AND state = ANY (@from_states::text[]);
+WHERE accounts.task_id = @task_id AND accounts.id = @id AND accounts.state = ANY (@from_states::text[]);
 
 -- name: AccountRunRenew :one
 -- Renews the lease of a running account and tells its job the task's
@@ -138,18 +146,37 @@ WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
   AND a.state = 'running' AND t.id = a.task_id
 RETURNING t.state, a.run_cancel, t.held;
 
--- name: AccountRunFinish :execrows
+-- name: AccountRunFinish :one
 -- Ends the run of the generation that holds the account, with its
--- figures (the domain's MoveEnd).
-UPDATE accounts
-SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
-    login_refused = @login_refused, folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
-    source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE source_messages END,
-    source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE source_bytes END,
-    messages_copied = @messages_copied, messages_skipped = @messages_skipped,
-    messages_failed = @messages_failed, bytes_copied = @bytes_copied,
-    scripts = coalesce(sqlc.narg(scripts)::jsonb, scripts)
-WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = ANY (@from_states::text[]);
+-- figures (the domain's MoveEnd), and keeps the run as its record in its
+-- pass (account_passes), with what its earlier runs in the pass copied.
+-- Returns how many accounts it ended: 0 or 1.
+WITH finished AS (
+    UPDATE accounts
+    SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
+        login_refused = @login_refused, folders_total = @folders_total, folders_done = @folders_done, messages_total = @messages_total,
+        source_messages = CASE WHEN @source_counted::bool THEN @source_messages::bigint ELSE accounts.source_messages END,
+        source_bytes = CASE WHEN @source_counted::bool THEN @source_bytes::bigint ELSE accounts.source_bytes END,
+        messages_copied = @messages_copied, messages_skipped = @messages_skipped,
+        messages_failed = @messages_failed, bytes_copied = @bytes_copied,
+        scripts = coalesce(sqlc.narg(scripts)::jsonb, accounts.scripts)
+    WHERE accounts.task_id = @task_id AND accounts.id = @id AND accounts.run_generation = @run_generation
+      AND accounts.state = ANY (@from_states::text[])
+    RETURNING *
+), recorded AS (
+    INSERT INTO account_passes (account_id, task_id, pass, state, started_at, finished_at,
+        messages_copied, messages_skipped, messages_failed, bytes_copied, source_messages, source_bytes, last_error)
+    SELECT f.id, f.task_id, f.run_pass, f.state, f.started_at, f.finished_at,
+        f.messages_copied + f.pass_copied_before, f.messages_skipped, f.messages_failed, f.bytes_copied + f.pass_bytes_before,
+        f.source_messages, f.source_bytes, f.last_error
+    FROM finished f WHERE f.run_pass IS NOT NULL
+    ON CONFLICT (account_id, pass) DO UPDATE SET
+        state = excluded.state, started_at = excluded.started_at, finished_at = excluded.finished_at,
+        messages_copied = excluded.messages_copied, messages_skipped = excluded.messages_skipped,
+        messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
+        source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error
+)
+SELECT count(*) FROM finished;
 
 -- name: AccountsRunExpired :many
 -- Running accounts whose lease was not renewed in time: their process died.

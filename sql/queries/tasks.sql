@@ -73,11 +73,6 @@ SELECT id FROM accounts WHERE task_id = @task_id ORDER BY id;
 -- name: AccountCountByTask :one
 SELECT count(*)::int FROM accounts WHERE task_id = @task_id;
 
--- name: TaskRunStarted :exec
--- The first account of a queued run starts: the task is running.
-UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
-WHERE id = @id AND state = 'queued';
-
 -- name: TaskFinishRunJob :one
 -- One account of a run is done; returns how many remain and the task's
 -- state (canceling or not).
