@@ -24,6 +24,9 @@ const (
 	logoutTimeout = 5 * time.Second
 )
 
+// errSessionEnded is a session found closed between commands.
+var errSessionEnded = errors.New("the server ended the session")
+
 // session is a logged-in connection to one side.
 type session struct {
 	*imapclient.Client

@@ -25,6 +25,14 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 		return res, nil
 	}
 	r.figures.restart(plan.Source.Name)
+	if st, ok := r.emptyOnBothSides(prev, known, plan); ok {
+		// Nothing to read or write: neither folder is opened.
+		if err := r.prepareDestination(plan); err != nil {
+			return res.failed(r.destination, err)
+		}
+		r.figures.found(plan.Source.Name, 0)
+		return res, r.resetFolder(ctx, plan.Source.Name, st)
+	}
 	// EXAMINE: the source folder is opened read-only (RFC 9051 §6.3.3).
 	// CONDSTORE: the folder's HIGHESTMODSEQ, the baseline of the next
 	// run's CHANGEDSINCE (RFC 7162 §3.1.2.1).
@@ -62,6 +70,26 @@ func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderRes
 	res.AlteredCount, res.Altered = fs.state.Altered, fs.state.AlteredExamples
 	res.DroppedKeywords = fs.newKeywords
 	return res, err
+}
+
+// emptyOnBothSides returns the state of a folder pair done, when the
+// listings (LIST-STATUS) show both folders empty and the destination's
+// existing: there is nothing to copy, compare or mirror, and opening them
+// would cost each server a SELECT for nothing. A map the folder had is
+// void (its messages are gone on both sides) and dropped with the new
+// state. A folder with copies in doubt, or one read from Gmail's All
+// Mail, takes the usual way.
+func (r *accountRun) emptyOnBothSides(prev syncstate.FolderState, known bool, plan folderPlan) (syncstate.FolderState, bool) {
+	src, dst := plan.Source.Status, plan.DestStatus
+	if r.destination == nil || plan.Create || plan.Source.Reads != "" || (known && len(prev.InDoubt) > 0) ||
+		src == nil || dst == nil || src.NumMessages == nil || dst.NumMessages == nil ||
+		*src.NumMessages != 0 || *dst.NumMessages != 0 || src.UIDValidity == 0 || dst.UIDValidity == 0 {
+		return syncstate.FolderState{}, false
+	}
+	return syncstate.FolderState{Servers: r.servers, Destination: plan.Destination, Filter: r.job.Options.filterKey(),
+		UIDValidity: src.UIDValidity, DestUIDValidity: dst.UIDValidity,
+		SourceUIDNext: uint32(src.UIDNext), DestUIDNext: uint32(dst.UIDNext), ForeignBelow: max(uint32(dst.UIDNext), 1),
+		SourceHighestModSeq: src.HighestModSeq, Complete: true}, true
 }
 
 // unchanged reports whether a folder is as the last run left it, with

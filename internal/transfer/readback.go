@@ -98,8 +98,9 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 		return nil, nil
 	}
 	dst := fs.r.destination
-	// The copies came over the other connection: the main session
-	// learns of them first.
+	// The client reads the copies' EXISTS, handed back by the appender
+	// (sharedConn), before going on; a server that sent none at APPEND
+	// tells them now.
 	if err := dst.Noop().Wait(); err != nil {
 		return nil, dst.failed(err)
 	}

@@ -269,10 +269,16 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		if err := r.destination.Noop().Wait(); err != nil {
 			return r.destination.failed(err)
 		}
+		selected := r.destination.Mailbox()
+		if selected == nil {
+			// The session ended, or left the folder, after its last
+			// command: nothing says what the folder holds.
+			return r.destination.failed(errSessionEnded)
+		}
 		st.Filter = r.job.Options.filterKey()
 		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages
 		st.SourceBytes = r.folderCounts[fs.folder].Bytes
-		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), r.destination.Mailbox().NumMessages
+		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), selected.NumMessages
 		st.Covered = fs.covered
 		st.DroppedKeywords = fs.newlyDroppedKeywords()
 		st.SourceHighestModSeq = 0

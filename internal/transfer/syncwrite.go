@@ -85,6 +85,9 @@ func flagKey(flags []imap.Flag) string {
 // keep: by the UIDs the destination announces (APPENDUID, RFC 4315), or,
 // where it announces none, by identity right after.
 func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messages []message) error {
+	if len(messages) == 0 {
+		return nil
+	}
 	r := fs.r
 	a, err := r.appenderFor(ctx, fs.plan.Destination, fs.dst.UIDValidity)
 	if err != nil {

@@ -1,0 +1,125 @@
+package transfer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+)
+
+// commandLog is a proxy in front of a server that records the command
+// lines its clients send (message bodies included: they are lines too).
+type commandLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// proxy listens for clients of the server at addr, and returns the host
+// and port to reach it through the log.
+func (l *commandLog) proxy(t *testing.T, addr string) (string, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", addr)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			go func() { io.Copy(client, server); client.Close() }() //nolint:errcheck // ends with either side
+			go func() {
+				defer server.Close()
+				r := bufio.NewReader(client)
+				for {
+					line, err := r.ReadString('\n')
+					l.mu.Lock()
+					l.lines = append(l.lines, strings.TrimRight(line, "\r\n"))
+					l.mu.Unlock()
+					if _, werr := io.WriteString(server, line); err != nil || werr != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	a := ln.Addr().(*net.TCPAddr)
+	return a.IP.String(), a.Port
+}
+
+// take returns the commands named verb (SELECT, EXAMINE…) sent since the
+// last take, and forgets every line.
+func (l *commandLog) take(verb string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var found []string
+	for _, line := range l.lines {
+		if fields := strings.Fields(line); len(fields) > 2 && strings.EqualFold(fields[1], verb) {
+			found = append(found, strings.Join(fields[2:], " "))
+		}
+	}
+	l.lines = nil
+	return found
+}
+
+// Folders that the listings show empty on both sides are not opened: a
+// first copy of an account whose mail is all in INBOX selects INBOX alone
+// on each server, beside its empty Drafts, Sent, Trash… Their state is
+// kept all the same: a message that later arrives in one of them is
+// copied by the next pass, which opens that folder only.
+func TestEmptyFoldersAreNotOpened(t *testing.T) {
+	t.Parallel()
+	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
+	p.src.WriteInbox(t, "alice", 3, func(i int) []byte {
+		return fmt.Appendf(nil, "From: <a@example.com>\r\nSubject: %d\r\nMessage-ID: <%d@example.com>\r\n\r\nHello.\r\n", i, i)
+	})
+	var source, destination commandLog
+	job := p.job
+	job.Source.Host, job.Source.Port = source.proxy(t, p.src.Addr())
+	job.Destination.Host, job.Destination.Port = destination.proxy(t, p.dst.Addr())
+	res := migrateVerified(t, job)
+	if len(res.Folders) < 3 {
+		t.Fatalf("%d folders: the source should have empty ones beside INBOX", len(res.Folders))
+	}
+	if examined, selected := source.take("EXAMINE"), destination.take("SELECT"); len(examined) != 1 || len(selected) != 1 {
+		t.Errorf("the source's folders opened: %q; the destination's: %q; want INBOX alone on each", examined, selected)
+	}
+	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
+
+	c := p.src.Login(t, "alice", "old-pw")
+	body := "From: <a@example.com>\r\nSubject: a draft\r\nMessage-ID: <draft@example.com>\r\n\r\nLater.\r\n"
+	appendCmd := c.Append("Drafts", int64(len(body)), &imap.AppendOptions{Flags: []imap.Flag{imap.FlagDraft}})
+	if _, err := io.WriteString(appendCmd, body); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendCmd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := appendCmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	source.take("")
+	res = migrateVerified(t, job)
+	if res.MessagesCopied != 1 {
+		t.Errorf("the second pass copied %d messages, want the draft", res.MessagesCopied)
+	}
+	if examined := source.take("EXAMINE"); len(examined) != 1 || !strings.Contains(examined[0], "Drafts") {
+		t.Errorf("the second pass opened %q on the source, want Drafts alone", examined)
+	}
+	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
+}
