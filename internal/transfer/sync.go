@@ -266,6 +266,10 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 	st := fs.state
 	st.Failures = fs.failures
 	if done {
+		// The NOOP's answer comes after everything before it: the
+		// APPENDs' EXISTS, and go-imap's own state. go-imap v2 (beta.8)
+		// ends a SELECT's Wait before it marks the folder selected, so
+		// Mailbox right after a SELECT may still be nil.
 		if err := r.destination.Noop().Wait(); err != nil {
 			return r.destination.failed(err)
 		}
