@@ -62,12 +62,7 @@ func loadManyAccounts(b *testing.B, n int) *source {
 			return fmt.Appendf(nil, "From: <%s@example.com>\r\nTo: <user@example.com>\r\nSubject: message %d of account %d\r\n"+
 				"Message-ID: <%d.%d@example.com>\r\nDate: Mon, 1 Jan 2024 10:00:00 +0000\r\n\r\nHello.\r\n", a.srcLogin, j, i, i, j)
 		})
-		want := src.dovecot.Read(b, a.srcLogin)
-		src.want = append(src.want, want)
-		src.messages += len(want.Messages)
-		for _, m := range want.Messages {
-			src.bytes += int64(len(m.Body))
-		}
+		src.readBack(b, a)
 	}
 	b.Logf("source loaded in %s: %d accounts, %d messages", time.Since(start).Round(time.Second), n, src.messages)
 	return src

@@ -1,9 +1,11 @@
 package imaptest
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +20,29 @@ func SlowProxy(t testing.TB, addr string, bytesPerSecond int) (string, int) {
 	return proxy(t, addr, func(client, server net.Conn) (toServer, toClient func()) {
 		forward := func() { io.Copy(server, client) } //nolint:errcheck // either side closing ends the copy
 		return forward, func() { copySlowly(client, server, bytesPerSecond) }
+	})
+}
+
+// LineProxy forwards TCP connections to addr and hands each line a client
+// sends (message bodies included: they are lines too) to onLine, without
+// its CRLF, before passing it on. It returns the proxy's host and port;
+// it stops when t ends.
+func LineProxy(t testing.TB, addr string, onLine func(line string)) (string, int) {
+	t.Helper()
+	return proxy(t, addr, func(client, server net.Conn) (toServer, toClient func()) {
+		forward := func() {
+			r := bufio.NewReader(client)
+			for {
+				line, err := r.ReadString('\n')
+				if line != "" {
+					onLine(strings.TrimRight(line, "\r\n"))
+				}
+				if _, werr := io.WriteString(server, line); err != nil || werr != nil {
+					return
+				}
+			}
+		}
+		return forward, func() { io.Copy(client, server) } //nolint:errcheck // either side closing ends the copy
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 // newer generation) changes nothing.
 func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error) {
 	var run migration.StartedRun
+	var sealedSource, sealedDestination []byte
 	started := false
 	// Every change of an account into or out of running holds EventsLock
 	// too: admission counts what runs.
@@ -46,9 +47,7 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 			return err
 		}
 		run = migration.StartedRun{Task: task, Account: accountFromRow(row.AccountView), Verifying: row.Verifying}
-		// A password that does not open fails the run, not its start.
-		run.Credentials, run.CredentialsErr = s.openCredentials(job.AccountID, row.AccountView.SourceLogin, row.SourcePassword,
-			row.AccountView.DestinationLogin, row.DestinationPassword)
+		sealedSource, sealedDestination = row.SourcePassword, row.DestinationPassword
 		if run.Source, err = s.endpointForLogin(row.Endpoint); err != nil {
 			return err
 		}
@@ -58,10 +57,14 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		started = true
 		return appendEvent(ctx, q, run.StartedEvent())
 	})
-	if err != nil {
+	if err != nil || !started {
 		return migration.StartedRun{}, false, interpretError(err)
 	}
-	return run, started, nil
+	// Opened once the events lock is released; a password that does not
+	// open fails the run, not its start.
+	run.Credentials, run.CredentialsErr = s.openCredentials(job.AccountID, run.Account.SourceLogin, sealedSource,
+		run.Account.DestinationLogin, sealedDestination)
+	return run, true, nil
 }
 
 // AccountRunRenew renews the lease of a job's running account and says

@@ -1,10 +1,8 @@
 package transfer
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -14,51 +12,21 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 )
 
-// commandLog is a proxy in front of a server that records the command
-// lines its clients send (message bodies included: they are lines too).
+// commandLog records the command lines that clients send a server
+// through its proxy (imaptest.LineProxy).
 type commandLog struct {
 	mu    sync.Mutex
 	lines []string
 }
 
-// proxy listens for clients of the server at addr, and returns the host
-// and port to reach it through the log.
+// proxy returns the host and port that reach the server at addr through
+// the log.
 func (l *commandLog) proxy(t *testing.T, addr string) (string, int) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", addr)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			go func() { io.Copy(client, server); client.Close() }() //nolint:errcheck // ends with either side
-			go func() {
-				defer server.Close()
-				r := bufio.NewReader(client)
-				for {
-					line, err := r.ReadString('\n')
-					l.mu.Lock()
-					l.lines = append(l.lines, strings.TrimRight(line, "\r\n"))
-					l.mu.Unlock()
-					if _, werr := io.WriteString(server, line); err != nil || werr != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	a := ln.Addr().(*net.TCPAddr)
-	return a.IP.String(), a.Port
+	return imaptest.LineProxy(t, addr, func(line string) {
+		l.mu.Lock()
+		l.lines = append(l.lines, line)
+		l.mu.Unlock()
+	})
 }
 
 // take returns the commands named verb (SELECT, EXAMINE…) sent since the
