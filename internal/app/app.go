@@ -122,11 +122,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	if cfg.SchedulePoll <= 0 {
 		cfg.SchedulePoll = 2 * time.Second
 	}
-	clock := cfg.Clock
-	if clock == nil {
-		clock = time.Now
-	}
-	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx, clock()) }) })
+	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx) }) })
 	retention := cfg.AuditRetention
 	if retention <= 0 {
 		retention = DefaultAuditRetention
@@ -195,7 +191,7 @@ func (a *App) StartWorkers(cfg Config) error {
 	}
 	cfg.Workers.Metrics = a.metrics
 	workers := river.NewWorkers()
-	worker.Register(workers, a.Store, a.logger, cfg.Workers)
+	worker.Register(workers, a.Store, a.Service, a.logger, cfg.Workers)
 	jobs, err := river.NewClient(riverpgxv5.New(a.pool), &river.Config{
 		Queues: map[string]river.QueueConfig{
 			migration.QueueRuns:    {MaxWorkers: cfg.MaxWorkers},
@@ -229,27 +225,20 @@ func (a *App) StartWorkers(cfg Config) error {
 }
 
 // requeueExpiredRuns looks for accounts whose process died mid-run, a few
-// times per lease, and queues them again. Every process does it; the
-// store's row locks keep two from taking the same account.
+// times per lease, and queues them again.
 func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
-	n, err := a.Store.RequeueExpiredRuns(ctx, expiry)
+	n, err := a.Service.TakeOverLostRuns(ctx, expiry)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		a.logger.Warn("could not look for runs of stopped processes", "err", err)
+		a.logger.Warn("could not take over the runs of stopped processes", "err", err)
 	case n > 0:
 		a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
 	}
-	// A safety net: admissions happen where room is freed, but accounts
-	// queued by an older version have no admission yet.
-	if err := a.Store.Admit(ctx); err != nil && ctx.Err() == nil {
-		a.logger.Warn("could not admit waiting accounts", "err", err)
-	}
 }
 
-// startScheduledPasses starts the passes the tasks' schedules have due at
-// now. Every process does it; the store starts one pass per slot.
-func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
-	n, err := a.Store.SchedulesStart(ctx, now)
+// startScheduledPasses starts the passes the tasks' schedules have due.
+func (a *App) startScheduledPasses(ctx context.Context) {
+	n, err := a.Service.StartDuePasses(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		a.logger.Warn("could not start the scheduled passes due", "err", err)
@@ -261,15 +250,12 @@ func (a *App) startScheduledPasses(ctx context.Context, now time.Time) {
 // pruneRecords drops the audit trail's entries older than retention, and
 // the console sessions that ended.
 func (a *App) pruneRecords(ctx context.Context, retention time.Duration) {
-	n, err := a.Store.AuditPrune(ctx, retention)
+	n, err := a.Service.PruneRecords(ctx, retention)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		a.logger.Warn("could not prune the audit trail", "err", err)
+		a.logger.Warn("could not prune the audit trail and the ended console sessions", "err", err)
 	case n > 0:
 		a.logger.Info("pruned the audit trail", "entries", n, "older_than", retention)
-	}
-	if _, err := a.Store.SessionsPrune(ctx); err != nil && ctx.Err() == nil {
-		a.logger.Warn("could not prune the ended console sessions", "err", err)
 	}
 }
 

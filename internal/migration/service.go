@@ -21,6 +21,7 @@ type Store interface {
 	AuditStore
 	UserStore
 	SignInStore
+	WorkStore
 }
 
 // Service applies the domain rules on top of a store. Handlers call it and

@@ -15,10 +15,11 @@ import (
 // records it: a dry run, which changes neither server.
 type AccountPlan struct {
 	river.WorkerDefaults[migration.AccountPlanJob]
-	store  RunStore
-	logger *slog.Logger
-	opts   Options
-	logins *logins
+	store     RunStore
+	lifecycle Lifecycle
+	logger    *slog.Logger
+	opts      Options
+	logins    *logins
 }
 
 // Work plans one account. Whatever goes wrong ends up in the plan's error.
@@ -31,7 +32,7 @@ func (w *AccountPlan) Work(ctx context.Context, job *river.Job[migration.Account
 	} else {
 		outcome.Plan = &plan
 	}
-	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordPlan(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAccountPlan(ctx, outcome) })
 }
 
 func (w *AccountPlan) plan(ctx context.Context, args migration.AccountPlanJob) (migration.AccountPlan, error) {

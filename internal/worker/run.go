@@ -18,10 +18,6 @@ import (
 // RunStore is what the migration worker needs of storage.
 type RunStore interface {
 	Store
-	AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error)
-	// AccountRunRenew renews a running account's lease and says whether
-	// its job is to stop (its task, or it alone, is being canceled).
-	AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (stop bool, err error)
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) syncstate.StateStore
 	// Traffic counts what each mailbox moved, for the daily byte budgets.
@@ -31,11 +27,6 @@ type RunStore interface {
 	// AccountThrottled stores that a server throttled the account's run,
 	// which pauses until until, with its figures and event.
 	AccountThrottled(ctx context.Context, taskID, accountID int64, p migration.Progress, until time.Time, event migration.Event) error
-	RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
-	// Admit admits the waiting accounts that have room.
-	Admit(ctx context.Context) error
-	// RecordPlan stores what an account's plan found.
-	RecordPlan(ctx context.Context, outcome migration.PlanOutcome) error
 }
 
 // progressInterval spaces the progress an account's run stores.
@@ -49,10 +40,11 @@ const startRetry = 2 * time.Second
 // state and progress in the store as it goes.
 type AccountRun struct {
 	river.WorkerDefaults[migration.AccountRunJob]
-	store  RunStore
-	logger *slog.Logger
-	opts   Options
-	logins *logins
+	store     RunStore
+	lifecycle Lifecycle
+	logger    *slog.Logger
+	opts      Options
+	logins    *logins
 }
 
 // Timeout lets a large mailbox take as long as it takes.
@@ -64,7 +56,7 @@ func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration 
 // outcome, so that the run always finishes.
 func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
 	args := job.Args
-	started, ok, err := w.store.AccountRunStart(ctx, args)
+	started, ok, err := w.lifecycle.StartAccountRun(ctx, args)
 	switch {
 	case err != nil:
 		// The account is still admitted: failing the job would strand it.
@@ -78,7 +70,7 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 	outcome := w.run(ctx, args, started)
 	outcome.Generation = args.Generation
 	// Should this fail too, the lease expires and the account resumes.
-	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountRun(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAccountRun(ctx, outcome) })
 }
 
 // run prepares and migrates a started account.
@@ -107,7 +99,7 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 				return
 			case <-ticker.C:
 			}
-			stop, err := w.store.AccountRunRenew(ctx, args)
+			stop, err := w.lifecycle.RenewAccountRun(ctx, args)
 			switch {
 			case errors.Is(err, migration.ErrLeaseLost):
 				w.logger.Warn("lease lost: another job holds the account now", "account", args.AccountID)

@@ -25,7 +25,6 @@ type Store interface {
 	// AccountSecretRotated stores a refresh token the authorization
 	// server handed out in place of the account's on side.
 	AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error
-	RecordAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
 	// LoginFailureRecord counts a login that host's server refused.
 	LoginFailureRecord(ctx context.Context, host string) error
 	// LoginAttemptClaim reserves a login on host within limit, counted
@@ -34,6 +33,18 @@ type Store interface {
 	LoginAttemptClaim(ctx context.Context, host string, limit migration.LoginFailureLimit) (id int64, wait time.Duration, err error)
 	LoginAttemptSucceeded(ctx context.Context, id int64) error
 	EventAppend(ctx context.Context, e migration.Event) error
+}
+
+// Lifecycle is the application service (migration.Service) as the jobs
+// see it: every state their work moves, an account's, a test's or a
+// plan's, goes through it, as a request's does.
+type Lifecycle interface {
+	StartAccountRun(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error)
+	RenewAccountRun(ctx context.Context, job migration.AccountRunJob) (stop bool, err error)
+	EndAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
+	EndAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
+	EndAccountPlan(ctx context.Context, outcome migration.PlanOutcome) error
+	AdmitWaiting(ctx context.Context) error
 }
 
 // Options tune the workers of a process.
@@ -74,26 +85,27 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Register adds every worker to workers.
-func Register(workers *river.Workers, store RunStore, logger *slog.Logger, opts Options) {
+// Register adds every worker to workers: they read what a job needs from
+// store and report what it did to lifecycle.
+func Register(workers *river.Workers, store RunStore, lifecycle Lifecycle, logger *slog.Logger, opts Options) {
 	logins := newLogins(store, logger)
-	river.AddWorker(workers, &AccountTest{store: store, logger: logger, metrics: opts.Metrics, logins: logins,
+	river.AddWorker(workers, &AccountTest{store: store, lifecycle: lifecycle, logger: logger, metrics: opts.Metrics, logins: logins,
 		limit: opts.withDefaults().LoginFailureLimit})
-	river.AddWorker(workers, &AccountRun{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
-	river.AddWorker(workers, &Admit{store: store})
-	river.AddWorker(workers, &AccountPlan{store: store, logger: logger, opts: opts.withDefaults(), logins: logins})
+	river.AddWorker(workers, &AccountRun{store: store, lifecycle: lifecycle, logger: logger, opts: opts.withDefaults(), logins: logins})
+	river.AddWorker(workers, &Admit{lifecycle: lifecycle})
+	river.AddWorker(workers, &AccountPlan{store: store, lifecycle: lifecycle, logger: logger, opts: opts.withDefaults(), logins: logins})
 }
 
 // Admit admits the waiting accounts that have room when a retry's delay
 // ends.
 type Admit struct {
 	river.WorkerDefaults[migration.AdmitJob]
-	store RunStore
+	lifecycle Lifecycle
 }
 
 // Work admits.
 func (w *Admit) Work(ctx context.Context, _ *river.Job[migration.AdmitJob]) error {
-	return w.store.Admit(ctx)
+	return w.lifecycle.AdmitWaiting(ctx)
 }
 
 // loginTuning bounds a connection test: no retries (lock-outs), and a
@@ -104,11 +116,12 @@ var loginTuning = transfer.Tuning{GreetingTimeout: 20 * time.Second, IdleTimeout
 // on the account and in the event log.
 type AccountTest struct {
 	river.WorkerDefaults[migration.AccountTestJob]
-	store   Store
-	logger  *slog.Logger
-	metrics *metrics.Metrics
-	logins  *logins
-	limit   migration.LoginFailureLimit
+	store     Store
+	lifecycle Lifecycle
+	logger    *slog.Logger
+	metrics   *metrics.Metrics
+	logins    *logins
+	limit     migration.LoginFailureLimit
 }
 
 // Work runs one connection test. Whatever goes wrong ends up in the
@@ -121,7 +134,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	if err != nil {
 		w.logger.Error("connection test could not start", "task", args.TaskID, "account", args.AccountID, "err", err)
 		outcome.SourceError, outcome.DestinationError = err.Error(), err.Error()
-		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAccountTest(ctx, outcome) })
 	}
 	// A server that refused as many logins as the limit allows is not
 	// tried again before its window moves on: the test waits (snoozed,
@@ -149,7 +162,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 	outcome.SourceCounted, outcome.SourceMessages, outcome.SourceBytes = counted, int64(count.Messages), count.Bytes
 	if ctx.Err() != nil { // a cancel is no server's failure
 		outcome.Canceled = true
-		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+		return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAccountTest(ctx, outcome) })
 	}
 	outcome.SourceTook, outcome.DestinationTook = srcTook, dstTook
 	outcome.SourceError = w.loginError(srcErr, src, "source", shared[0], srcTook)
@@ -165,7 +178,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		migration.TestEvent(args.TaskID, args.AccountID, "destination", dst.Login, dst.Host, dst.Port, outcome.DestinationError),
 	}
 	scrubTestOutcome(&outcome, knownSecrets(src, dst))
-	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.store.RecordAccountTest(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAccountTest(ctx, outcome) })
 }
 
 // claimLogins claims a login on each host within the failed-login limit,

@@ -1,0 +1,101 @@
+package migration
+
+import (
+	"context"
+	"time"
+)
+
+// WorkStore applies the moves that jobs and the background loops report:
+// an account's run started, renewed or ended, a test or a plan ended,
+// runs of a dead process taken over, waiting accounts admitted. Each
+// decides with the domain's rules (DecideAccount) inside its transaction.
+type WorkStore interface {
+	// AccountRunStart moves the job's account to running, with what its
+	// run needs; false when the job no longer holds the account.
+	AccountRunStart(ctx context.Context, job AccountRunJob) (StartedRun, bool, error)
+	// AccountRunRenew renews a running account's lease and says whether
+	// its job is to stop (its task, or it alone, is being canceled or
+	// held).
+	AccountRunRenew(ctx context.Context, job AccountRunJob) (stop bool, err error)
+	// RecordAccountRun ends a run with its outcome: the account ends,
+	// retries, parks or is held, as DecideAccount says.
+	RecordAccountRun(ctx context.Context, outcome AccountRunOutcome) error
+	// RecordAccountTest ends one account's login test.
+	RecordAccountTest(ctx context.Context, outcome AccountTestOutcome) error
+	// Admit starts the waiting accounts that have room.
+	Admit(ctx context.Context) error
+	// RequeueExpiredRuns queues again the accounts whose run's lease
+	// expired (their process died), and ends its tests; it says how
+	// many accounts it handled.
+	RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (int, error)
+	// SessionsPrune deletes the console sessions that ended.
+	SessionsPrune(ctx context.Context) (int64, error)
+}
+
+// The jobs' and the loops' side of the service: every state their work
+// moves goes through here, as every request's does through the methods
+// the handlers call.
+
+// StartAccountRun starts the run of the job's account: false when the
+// job no longer holds it (canceled, or taken over by another process).
+func (s *Service) StartAccountRun(ctx context.Context, job AccountRunJob) (StartedRun, bool, error) {
+	return s.store.AccountRunStart(ctx, job)
+}
+
+// RenewAccountRun keeps a running account's lease and says whether its
+// run is to stop.
+func (s *Service) RenewAccountRun(ctx context.Context, job AccountRunJob) (stop bool, err error) {
+	return s.store.AccountRunRenew(ctx, job)
+}
+
+// EndAccountRun records what a run of an account did and moves the
+// account on as its outcome says.
+func (s *Service) EndAccountRun(ctx context.Context, outcome AccountRunOutcome) error {
+	return s.store.RecordAccountRun(ctx, outcome)
+}
+
+// EndAccountTest records one account's login test.
+func (s *Service) EndAccountTest(ctx context.Context, outcome AccountTestOutcome) error {
+	return s.store.RecordAccountTest(ctx, outcome)
+}
+
+// EndAccountPlan records what an account's plan found.
+func (s *Service) EndAccountPlan(ctx context.Context, outcome PlanOutcome) error {
+	return s.store.RecordPlan(ctx, outcome)
+}
+
+// AdmitWaiting starts the waiting accounts that have room: when a retry's
+// delay ends, and as a safety net for accounts a crash left waiting.
+func (s *Service) AdmitWaiting(ctx context.Context) error {
+	return s.store.Admit(ctx)
+}
+
+// TakeOverLostRuns queues again the accounts of processes whose leases
+// expired, then admits what has room, and says how many accounts it took
+// over. Every process calls it; row locks keep two from taking the same
+// account.
+func (s *Service) TakeOverLostRuns(ctx context.Context, expiry time.Duration) (int, error) {
+	n, err := s.store.RequeueExpiredRuns(ctx, expiry)
+	if err != nil {
+		return n, err
+	}
+	return n, s.store.Admit(ctx)
+}
+
+// StartDuePasses starts the passes the tasks' schedules (final passes
+// included) have due at the service's now, and says how many. Every
+// process calls it; each slot starts one pass.
+func (s *Service) StartDuePasses(ctx context.Context) (int, error) {
+	return s.store.SchedulesStart(ctx, s.now())
+}
+
+// PruneRecords drops the audit trail's entries older than retention and
+// the console sessions that ended, and says how many entries it dropped.
+func (s *Service) PruneRecords(ctx context.Context, retention time.Duration) (int64, error) {
+	n, err := s.store.AuditPrune(ctx, retention)
+	if err != nil {
+		return n, err
+	}
+	_, err = s.store.SessionsPrune(ctx)
+	return n, err
+}
