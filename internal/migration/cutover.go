@@ -127,7 +127,10 @@ func passWords(l *Lifecycle, last Pass, finalPass int, loc *time.Location) strin
 	switch {
 	case final && last.State == TaskCompleted:
 		l.Stage = StageVerified
-		return "verified: final " + ended + ", every message of every account found on the destination"
+		// The accounts it verified, by number: those a final pass leaves
+		// out (refused logins) are not among them.
+		n := last.Figures.Completed
+		return fmt.Sprintf("verified: final %s, every message of its %d %s found on the destination", ended, n, plural(n, "account", "accounts"))
 	case final:
 		l.Stage = StageUnverified
 		return "not verified: final " + ended + "; mend the accounts and run the final pass again"

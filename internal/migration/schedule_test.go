@@ -138,9 +138,11 @@ func TestLifecycleOf(t *testing.T) {
 		{"final running", []Pass{ended(2, TaskCompleted, StartedBySchedule), running},
 			&Schedule{TimeZone: "UTC", FinalAt: &t0, FinalPass: 3}, nil, StageFinalPass,
 			"final pass: pass 3 began Fri 27 Nov 12:00 UTC"},
-		{"verified", []Pass{ended(3, TaskCompleted, StartedAsFinal)},
+		// It says how many accounts it verified: the refused ones it left
+		// out are not among them.
+		{"verified", []Pass{withFigures(ended(3, TaskCompleted, StartedAsFinal), PassFigures{Completed: 295})},
 			&Schedule{TimeZone: "UTC", FinalAt: &t0, FinalPass: 3}, nil, StageVerified,
-			"verified: final pass 3 ended Fri 27 Nov 15:00 UTC (completed), every message of every account found on the destination"},
+			"verified: final pass 3 ended Fri 27 Nov 15:00 UTC (completed), every message of its 295 accounts found on the destination"},
 		{"not verified", []Pass{ended(3, TaskCompletedWithErrors, StartedAsFinal)},
 			&Schedule{TimeZone: "UTC", FinalAt: &t0, FinalPass: 3}, nil, StageUnverified,
 			"not verified: final pass 3 ended Fri 27 Nov 15:00 UTC (completed with errors); mend the accounts and run the final pass again"},
