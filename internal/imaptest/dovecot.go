@@ -180,6 +180,30 @@ func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
 	return n
 }
 
+// AuthFailures counts every failed login attempt d saw, of whatever
+// login, from imap-login's "auth failed, N attempts" lines: a wrong
+// password or an unknown user, what a fail2ban watching the server
+// counts against the client.
+func (d *Dovecot) AuthFailures(t testing.TB) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		_, rest, ok := strings.Cut(line, "(auth failed, ")
+		if !ok {
+			continue
+		}
+		attempts, _, _ := strings.Cut(rest, " ")
+		if k, err := strconv.Atoi(attempts); err == nil {
+			n += k
+		}
+	}
+	return n
+}
+
 // Logins says how many times login has logged in to d, as its log tells
 // (imap-login's "Login: user=<login>"). Dovecot's log process writes a
 // login's line a little after it: the count is read until it holds still
