@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -166,9 +167,9 @@ func migrateAccount(ctx context.Context, a engineAccount) engineOutcome {
 	return o
 }
 
-func (e endpoint) side() transfer.Side {
-	return transfer.Side{
-		Server: transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.SecurityPlain},
+func (e endpoint) side() imapconn.Side {
+	return imapconn.Side{
+		Server: imapconn.Server{Host: e.Host, Port: e.Port, Security: imapconn.SecurityPlain},
 		Login:  e.Login, Password: e.Password,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 func TestCheckLogin(t *testing.T) {
@@ -16,16 +17,16 @@ func TestCheckLogin(t *testing.T) {
 		t.Errorf("right password: %v", err)
 	}
 	tlsSide := dovecotSide(d, "alice", "pw")
-	tlsSide.Server = Server{Host: d.Host, Port: d.TLSPort, Security: SecurityTLS, RootCAs: d.RootCAs()}
+	tlsSide.Server = imapconn.Server{Host: d.Host, Port: d.TLSPort, Security: imapconn.SecurityTLS, RootCAs: d.RootCAs()}
 	if err := CheckLogin(ctx, tlsSide, "source", Tuning{}); err != nil {
 		t.Errorf("over TLS: %v", err)
 	}
 	err := CheckLogin(ctx, dovecotSide(d, "alice", "nope"), "destination", Tuning{})
-	if KindOf(err) != KindAuth || !strings.HasPrefix(err.Error(), "destination alice at 127.0.0.1:") {
+	if imapconn.KindOf(err) != imapconn.KindAuth || !strings.HasPrefix(err.Error(), "destination alice at 127.0.0.1:") {
 		t.Errorf("wrong password: %v, want an authentication failure naming the destination", err)
 	}
 	tlsSide.RootCAs = nil
-	if err := CheckLogin(ctx, tlsSide, "source", Tuning{}); KindOf(err) != KindPermanent || !strings.Contains(err.Error(), "certificate") {
+	if err := CheckLogin(ctx, tlsSide, "source", Tuning{}); imapconn.KindOf(err) != imapconn.KindPermanent || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("untrusted certificate: %v", err)
 	}
 }

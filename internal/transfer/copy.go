@@ -9,10 +9,10 @@ import (
 	"hash"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -41,7 +41,7 @@ type folderCopy struct {
 	m           *accountRun
 	destination string
 	flags       flagFilter
-	appender    *appender
+	appender    *imapconn.Appender
 	pending     []pendingAppend
 	failures    []syncstate.MessageFailure
 	// sourceRefusal is the source's words for the messages a FETCH did not
@@ -60,7 +60,7 @@ type folderCopy struct {
 // copyMessages streams each message from a source FETCH into a destination
 // APPEND with its flags and INTERNALDATE.
 func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error {
-	if limit, words := f.m.sizeLimit(f.appender.appendLimit); limit > 0 {
+	if limit, words := f.m.sizeLimit(f.appender.MaxMessageBytes()); limit > 0 {
 		// The server said what it refuses, or its provider documents it:
 		// not sending spares each such message its FETCH and a refused
 		// APPEND, and says why.
@@ -81,7 +81,7 @@ func (f *folderCopy) copyMessages(ctx context.Context, messages []message) error
 				// The copies on the wire are settled: the pause may be long.
 				return cmp.Or(f.settleAll(), err)
 			}
-			err = f.copyBatch(batch[:take], f.appender.multiAppend)
+			err = f.copyBatch(batch[:take], f.appender.Batches())
 		}
 		if err != nil {
 			f.stopping(ctx, err)
@@ -100,10 +100,10 @@ func (f *folderCopy) stopping(ctx context.Context, err error) {
 	if len(f.pending) == 0 || !(isSourceError(err) || ctx.Err() != nil) {
 		return
 	}
-	f.appender.conn.expire(time.Now().Add(answerGrace))
+	f.appender.GiveTimeToAnswer()
 	for len(f.pending) > 0 {
-		done := f.appender.wait(f.pending[0].tag)
-		if done.err != nil && classify(done.err) != KindPermanent {
+		done := f.appender.Wait(f.pending[0].tag)
+		if done.Err != nil && imapconn.Classify(done.Err) != imapconn.KindPermanent {
 			return // this one and the rest stay in doubt
 		}
 		f.answered(done)
@@ -113,14 +113,14 @@ func (f *folderCopy) stopping(ctx context.Context, err error) {
 // answered takes the answer to the oldest pending APPEND without sending
 // anything: its copies are recorded, or its refusal (nothing of it was
 // saved; a batch's messages are tried again by the next run).
-func (f *folderCopy) answered(done completion) {
+func (f *folderCopy) answered(done imapconn.Completion) {
 	p := f.pending[0]
 	f.pending = f.pending[1:]
 	switch {
-	case done.err == nil:
-		f.settled(p.msgs, done.uids)
+	case done.Err == nil:
+		f.settled(p.msgs, done.UIDs)
 	case len(p.msgs) == 1:
-		f.fail(p.msgs[0], "destination", f.appender.fail(KindPermanent, done.err).Error())
+		f.fail(p.msgs[0], "destination", f.appender.Fail(imapconn.KindPermanent, done.Err).Error())
 	}
 }
 
@@ -130,11 +130,10 @@ func (f *folderCopy) unsettled() []message {
 	// Answers read while waiting for something else (a continuation
 	// request, without LITERAL+) are known, not in doubt.
 	for len(f.pending) > 0 {
-		done, ok := f.appender.completed[f.pending[0].tag]
+		done, ok := f.appender.AnsweredMeanwhile(f.pending[0].tag)
 		if !ok {
 			break
 		}
-		delete(f.appender.completed, f.pending[0].tag)
 		f.answered(done)
 	}
 	var msgs []message
@@ -152,7 +151,7 @@ func (f *folderCopy) copyBatch(batch []message, multi bool) error {
 		byUID[msg.UID] = msg
 	}
 	fetched := map[imap.UID]bool{}
-	var cmd *appendBatch
+	var cmd *imapconn.AppendBatch
 	var sent []message
 	err := f.streamBodies(batch, byUID, func(msg message, body imap.LiteralReader) error {
 		fetched[msg.UID] = true
@@ -161,19 +160,19 @@ func (f *folderCopy) copyBatch(batch []message, multi bool) error {
 		}
 		var err error
 		if cmd == nil {
-			if cmd, err = f.appender.begin(f.destination); err != nil {
+			if cmd, err = f.appender.Begin(f.destination); err != nil {
 				return err
 			}
 		}
 		msg.Size = body.Size()
 		sent = append(sent, msg)
-		return cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
+		return cmd.Add(f.flags.keep(msg.Flags), msg.Date, body)
 	})
-	if multi && cmd != nil && cmd.refused != nil && !isSourceError(err) {
-		if kind := classify(cmd.refused); kind != KindPermanent { // a throttle: no message is at fault
-			return f.appender.fail(kind, cmd.refused)
+	if multi && cmd != nil && cmd.Refused != nil && !isSourceError(err) {
+		if kind := imapconn.Classify(cmd.Refused); kind != imapconn.KindPermanent { // a throttle: no message is at fault
+			return f.appender.Fail(kind, cmd.Refused)
 		}
-		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", cmd.refused)
+		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", cmd.Refused)
 		return f.copyBatch(batch, false)
 	}
 	if multi {
@@ -187,7 +186,7 @@ func (f *folderCopy) copyBatch(batch []message, multi bool) error {
 }
 
 // endBatch sends the MULTIAPPEND on its way.
-func (f *folderCopy) endBatch(cmd *appendBatch, sent []message, streamErr error) error {
+func (f *folderCopy) endBatch(cmd *imapconn.AppendBatch, sent []message, streamErr error) error {
 	switch {
 	case cmd == nil:
 		return streamErr // every message of the batch is gone from the source, or unreadable
@@ -196,8 +195,8 @@ func (f *folderCopy) endBatch(cmd *appendBatch, sent []message, streamErr error)
 	}
 	// Pending before it is ended: a failure to send its last bytes may
 	// come after the server has them all.
-	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: sent})
-	if err := cmd.end(); err != nil {
+	f.pending = append(f.pending, pendingAppend{tag: cmd.Tag, msgs: sent})
+	if err := cmd.End(); err != nil {
 		return f.destinationFailed(err)
 	}
 	if len(f.pending) >= batchWindow {
@@ -249,8 +248,8 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 	for {
 		fetched, cleanup, err := nextBody(cmd)
 		if err != nil {
-			src.abandon()
-			return sourceError{src.fail(KindTransient, err)}
+			src.Abandon()
+			return sourceError{src.Fail(imapconn.KindTransient, err)}
 		}
 		if fetched == nil {
 			break
@@ -268,16 +267,16 @@ func (f *folderCopy) streamBodies(batch []message, byUID map[imap.UID]message, s
 		}
 		cleanup()
 		if body.err != nil {
-			src.abandon()
-			return sourceError{src.fail(KindTransient, body.err)}
+			src.Abandon()
+			return sourceError{src.Fail(imapconn.KindTransient, body.err)}
 		}
 	}
 	if err := cmd.Close(); err != nil && sinkErr == nil {
-		if classify(err) == KindPermanent {
-			f.sourceRefusal = src.fail(KindPermanent, err).Error()
+		if imapconn.Classify(err) == imapconn.KindPermanent {
+			f.sourceRefusal = src.Fail(imapconn.KindPermanent, err).Error()
 			return nil
 		}
-		return sourceError{src.failed(err)}
+		return sourceError{src.Failed(err)}
 	}
 	return sinkErr
 }
@@ -327,23 +326,23 @@ func (b *sourceBody) Read(p []byte) (int, error) {
 // the oldest APPEND when the window is full. A message the server refuses
 // before its body is sent is recorded, and the connection goes on.
 func (f *folderCopy) send(msg message, body imap.LiteralReader) error {
-	cmd, err := f.appender.begin(f.destination)
+	cmd, err := f.appender.Begin(f.destination)
 	if err == nil {
-		err = cmd.add(f.flags.keep(msg.Flags), msg.Date, body)
+		err = cmd.Add(f.flags.keep(msg.Flags), msg.Date, body)
 	}
-	if cmd != nil && cmd.refused != nil {
-		if kind := classify(cmd.refused); kind != KindPermanent { // a throttle: the message is not at fault
-			return f.appender.fail(kind, cmd.refused)
+	if cmd != nil && cmd.Refused != nil {
+		if kind := imapconn.Classify(cmd.Refused); kind != imapconn.KindPermanent { // a throttle: the message is not at fault
+			return f.appender.Fail(kind, cmd.Refused)
 		}
-		f.fail(msg, "destination", f.appender.fail(KindPermanent, cmd.refused).Error())
+		f.fail(msg, "destination", f.appender.Fail(imapconn.KindPermanent, cmd.Refused).Error())
 		return nil
 	}
 	if err != nil {
 		return f.destinationFailed(err)
 	}
 	msg.Size = body.Size() // what went over the wire
-	f.pending = append(f.pending, pendingAppend{tag: cmd.tag, msgs: []message{msg}})
-	if err := cmd.end(); err != nil {
+	f.pending = append(f.pending, pendingAppend{tag: cmd.Tag, msgs: []message{msg}})
+	if err := cmd.End(); err != nil {
 		return f.destinationFailed(err)
 	}
 	if len(f.pending) >= appendWindow {
@@ -358,10 +357,10 @@ func (f *folderCopy) destinationFailed(err error) error {
 	if isSourceError(err) {
 		return err
 	}
-	if throttle := f.appender.throttled(); throttle != nil {
-		return f.appender.fail(KindThrottled, throttle)
+	if throttle := f.appender.Throttled(); throttle != nil {
+		return f.appender.Fail(imapconn.KindThrottled, throttle)
 	}
-	return f.appender.fail(KindTransient, fmt.Errorf("append: %w", f.appender.withBye(err)))
+	return f.appender.Fail(imapconn.KindTransient, fmt.Errorf("append: %w", f.appender.WithBye(err)))
 }
 
 // settleOldest waits for the oldest APPEND's answer. A refused single
@@ -371,21 +370,21 @@ func (f *folderCopy) destinationFailed(err error) error {
 // full mailbox or a broken connection ends the folder.
 func (f *folderCopy) settleOldest() error {
 	p := f.pending[0]
-	done := f.appender.wait(p.tag)
-	kind := classify(done.err)
-	if done.err != nil && kind != KindPermanent {
-		return f.appender.fail(kind, done.err) // p stays pending: in doubt
+	done := f.appender.Wait(p.tag)
+	kind := imapconn.Classify(done.Err)
+	if done.Err != nil && kind != imapconn.KindPermanent {
+		return f.appender.Fail(kind, done.Err) // p stays pending: in doubt
 	}
 	f.pending = f.pending[1:]
 	switch {
-	case done.err == nil:
-		f.settled(p.msgs, done.uids)
+	case done.Err == nil:
+		f.settled(p.msgs, done.UIDs)
 		return nil
 	case len(p.msgs) == 1:
-		f.fail(p.msgs[0], "destination", f.appender.fail(KindPermanent, done.err).Error())
+		f.fail(p.msgs[0], "destination", f.appender.Fail(imapconn.KindPermanent, done.Err).Error())
 		return nil
 	default:
-		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", done.err)
+		f.m.logger.Info("a batch was refused; sending its messages one by one", "folder", f.destination, "err", done.Err)
 		if err := f.settleAll(); err != nil {
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // countSource counts the messages and bytes of the source folders that
@@ -61,12 +63,12 @@ type SourceCount struct {
 // folders that opts let through (countFolders), so that a task's totals
 // are known before its first run. Only the login's failure is an error: a
 // count that fails leaves counted false.
-func CheckLoginAndCount(ctx context.Context, side Side, tuning Tuning, opts Options) (count SourceCount, counted bool, err error) {
+func CheckLoginAndCount(ctx context.Context, side imapconn.Side, tuning Tuning, opts Options) (count SourceCount, counted bool, err error) {
 	s, err := connect(ctx, &side, "source", tuning.withDefaults())
 	if err != nil {
 		return count, false, err
 	}
-	defer s.close()
+	defer s.Close()
 	boxes, _, err := s.listMailboxes()
 	if err != nil {
 		return count, false, nil
@@ -113,7 +115,7 @@ func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCou
 			data, err := src.Status(box.Name, &imap.StatusOptions{NumMessages: true, Size: withSize}).Wait()
 			if err != nil {
 				if !refused(err) { // the connection, or a throttle: not this folder's
-					return count, nil, src.failed(err)
+					return count, nil, src.Failed(err)
 				}
 				logger.Warn("the source would not count a folder; the total leaves it out", "folder", box.Name, "err", err)
 				continue
@@ -147,7 +149,7 @@ func countFolders(src *session, boxes []mailbox, logger *slog.Logger) (SourceCou
 func sumSizes(src *session, folder string) (int64, error) {
 	if _, err := src.Select(folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		if !refused(err) {
-			return 0, src.failed(err)
+			return 0, src.Failed(err)
 		}
 		return 0, nil
 	}
@@ -162,13 +164,13 @@ func sumSizes(src *session, folder string) (int64, error) {
 		}
 		buf, err := data.Collect()
 		if err != nil {
-			src.abandon() // see collectMessages
-			return 0, src.failed(err)
+			src.Abandon() // see collectMessages
+			return 0, src.Failed(err)
 		}
 		total += buf.RFC822Size
 	}
 	if err := cmd.Close(); err != nil && !refused(err) {
-		return 0, src.failed(err)
+		return 0, src.Failed(err)
 	}
 	return total, nil
 }

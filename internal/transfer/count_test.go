@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // TestSourceIsCountedBeforeTheCopy: the first progress a run reports
@@ -101,7 +102,7 @@ func TestLoginTestCountsTheSource(t *testing.T) {
 	}
 	wrong := p.job.Source
 	wrong.Password = "wrong"
-	if _, counted, err := CheckLoginAndCount(t.Context(), wrong, Tuning{}, Options{}); KindOf(err) != KindAuth || counted {
+	if _, counted, err := CheckLoginAndCount(t.Context(), wrong, Tuning{}, Options{}); imapconn.KindOf(err) != imapconn.KindAuth || counted {
 		t.Errorf("wrong password: %v, counted %v", err, counted)
 	}
 }

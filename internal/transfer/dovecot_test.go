@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -16,8 +17,8 @@ import (
 // "/" without prefix (Outlook-style special folders) and "." with the
 // INBOX. prefix.
 
-func dovecotSide(d *imaptest.Dovecot, login, password string) Side {
-	return Side{Server: Server{Host: d.Host, Port: d.Port, Security: SecurityPlain}, Login: login, Password: password}
+func dovecotSide(d *imaptest.Dovecot, login, password string) imapconn.Side {
+	return imapconn.Side{Server: imapconn.Server{Host: d.Host, Port: d.Port, Security: imapconn.SecurityPlain}, Login: login, Password: password}
 }
 
 type dovecotPair struct {

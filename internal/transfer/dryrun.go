@@ -9,6 +9,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
@@ -122,8 +123,8 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	if err != nil {
 		return AccountPlan{}, err
 	}
-	defer src.session.close()
-	defer dst.session.close()
+	defer src.session.Close()
+	defer dst.session.Close()
 	r.source, r.destination = src.session, dst.session
 	boxes := src.boxes
 	if src.session.Caps().Has(gmailCapability) {
@@ -147,7 +148,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	for c := range dst.session.Caps() {
 		announced[c] = true
 	}
-	p.SizeLimit, _ = r.sizeLimit(appendLimit(announced))
+	p.SizeLimit, _ = r.sizeLimit(imapconn.AppendLimit(announced))
 	var countable []mailbox
 	oversize := map[string][]OversizeMessage{}
 	var routed map[string]SourceCount // of a Gmail source: what each folder read from All Mail gets
@@ -253,7 +254,7 @@ func destinationCount(dst *session, plan folderPlan) (int, error) {
 		if refused(err) {
 			return 0, nil
 		}
-		return 0, dst.failed(err)
+		return 0, dst.Failed(err)
 	}
 	if data.NumMessages == nil {
 		return 0, nil
@@ -271,7 +272,7 @@ func sizeFolder(src *session, folder string, limit int64) (*imap.StatusData, []O
 		if refused(err) {
 			return nil, nil, nil
 		}
-		return nil, nil, src.failed(err)
+		return nil, nil, src.Failed(err)
 	}
 	count, bytes := selected.NumMessages, int64(0)
 	var big []OversizeMessage
@@ -280,7 +281,7 @@ func sizeFolder(src *session, folder string, limit int64) (*imap.StatusData, []O
 		seqs.AddRange(1, 0) // 1:*
 		msgs, err := src.Fetch(seqs, &imap.FetchOptions{UID: true, RFC822Size: true}).Collect()
 		if err != nil {
-			return nil, nil, src.failed(err)
+			return nil, nil, src.Failed(err)
 		}
 		count = uint32(len(msgs))
 		for _, m := range msgs {
@@ -302,7 +303,7 @@ func quotaFree(dst *session) (int64, error) {
 		if refused(err) {
 			return -1, nil
 		}
-		return 0, dst.failed(err)
+		return 0, dst.Failed(err)
 	}
 	free := int64(-1)
 	for _, q := range quotas {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -130,10 +131,10 @@ func TestCancelStopsPromptlyAndARerunCompletes(t *testing.T) {
 }
 
 // neverGreets is a server that accepts connections and says nothing.
-func neverGreets(t *testing.T) Side {
+func neverGreets(t *testing.T) imapconn.Side {
 	t.Helper()
 	mute := imaptest.StartMute(t)
-	return Side{Server: Server{Host: mute.Host, Port: mute.Port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	return imapconn.Side{Server: imapconn.Server{Host: mute.Host, Port: mute.Port, Security: imapconn.SecurityPlain}, Login: "a", Password: "pw"}
 }
 
 func TestServerThatNeverGreetsTimesOut(t *testing.T) {
@@ -145,7 +146,7 @@ func TestServerThatNeverGreetsTimesOut(t *testing.T) {
 		Source: silent, Destination: dst.side("a", "pw"),
 		Tuning: Tuning{GreetingTimeout: 200 * time.Millisecond, Attempts: 2, Backoff: 10 * time.Millisecond},
 	})
-	if err == nil || KindOf(err) != KindTransient || !strings.Contains(err.Error(), "greeting") {
+	if err == nil || imapconn.KindOf(err) != imapconn.KindTransient || !strings.Contains(err.Error(), "greeting") {
 		t.Fatalf("error %v, want a transient greeting failure", err)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
@@ -156,9 +157,9 @@ func TestServerThatNeverGreetsTimesOut(t *testing.T) {
 func TestUnreachableHostIsTransient(t *testing.T) {
 	t.Parallel()
 	port := closedPort(t)
-	closed := Side{Server: Server{Host: "127.0.0.1", Port: port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	closed := imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: port, Security: imapconn.SecurityPlain}, Login: "a", Password: "pw"}
 	_, err := Migrate(context.Background(), Job{Source: closed, Destination: closed, Tuning: Tuning{Attempts: 1}})
-	if KindOf(err) != KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source a at 127.0.0.1:%d", port)) {
+	if imapconn.KindOf(err) != imapconn.KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source a at 127.0.0.1:%d", port)) {
 		t.Errorf("error %v, want a transient failure naming the source host and port", err)
 	}
 }

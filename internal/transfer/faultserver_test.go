@@ -21,6 +21,8 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // faultOptions say how a faultServer departs from a well-behaved server.
@@ -158,8 +160,8 @@ func (fs *faultServer) serve(t *testing.T, caps imap.CapSet, faulty bool) *net.T
 }
 
 // side is the faulty port as the engine reaches it.
-func (fs *faultServer) side() Side {
-	return Side{Server: Server{Host: "127.0.0.1", Port: fs.addr.Port, Security: SecurityPlain},
+func (fs *faultServer) side() imapconn.Side {
+	return imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: fs.addr.Port, Security: imapconn.SecurityPlain},
 		Login: fs.opts.Login, Password: fs.opts.Password}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // message is what the engine knows of a message before copying it.
@@ -49,7 +51,7 @@ func (s *session) listChanged(first, last uint32, modseq uint64) ([]message, err
 	seqs.AddRange(first, last)
 	found, err := s.UIDSearch(&imap.SearchCriteria{SeqNum: []imap.SeqSet{seqs}}, nil).Wait()
 	if err != nil {
-		return nil, s.failed(err)
+		return nil, s.Failed(err)
 	}
 	changed, err := s.collectMessages(s.Fetch(seqs, &imap.FetchOptions{UID: true, Flags: true, ChangedSince: modseq}), false)
 	if err != nil {
@@ -80,7 +82,7 @@ func (s *session) readMessages(uids imap.UIDSet) ([]message, error) {
 func (s *session) present(uids imap.UIDSet) ([]imap.UID, error) {
 	data, err := s.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{uids}}, nil).Wait()
 	if err != nil {
-		return nil, s.failed(err)
+		return nil, s.Failed(err)
 	}
 	return data.AllUIDs(), nil
 }
@@ -125,8 +127,8 @@ func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity boo
 		}
 		buf, err := data.Collect()
 		if err != nil {
-			s.abandon() // see streamBodies: a failed FETCH is not touched again
-			return nil, s.failed(err)
+			s.Abandon() // see streamBodies: a failed FETCH is not touched again
+			return nil, s.Failed(err)
 		}
 		if buf.UID == 0 {
 			continue // an unsolicited FETCH of a flag change, say
@@ -140,11 +142,11 @@ func (s *session) collectMessages(cmd *imapclient.FetchCommand, withIdentity boo
 	}
 	slices.SortFunc(messages, func(a, b message) int { return cmp.Compare(a.UID, b.UID) })
 	if err := cmd.Close(); err != nil {
-		kind := classify(err)
-		if kind == KindPermanent {
-			return nil, &fetchRefusal{error: s.fail(kind, err), delivered: messages}
+		kind := imapconn.Classify(err)
+		if kind == imapconn.KindPermanent {
+			return nil, &fetchRefusal{error: s.Fail(kind, err), delivered: messages}
 		}
-		return nil, s.fail(kind, err)
+		return nil, s.Fail(kind, err)
 	}
 	return messages, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -120,9 +121,9 @@ func (r *accountRun) sourceAsLeft(prev syncstate.FolderState, src *imap.StatusDa
 // failed ends a folder the server refused, or passes a connection failure on.
 func (res FolderResult) failed(s *session, err error) (FolderResult, error) {
 	if !refused(err) {
-		return res, s.failed(err)
+		return res, s.Failed(err)
 	}
-	res.Error, res.ErrorSide = s.fail(KindPermanent, err).Error(), s.name
+	res.Error, res.ErrorSide = s.Fail(imapconn.KindPermanent, err).Error(), s.SideName()
 	return res, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -337,7 +338,7 @@ func labelKeywordsOf(labels []string) []imap.Flag {
 // character an atom cannot hold (space, parentheses, braces, quotes,
 // backslash, %, *, ]) as "_".
 func labelKeyword(label string) imap.Flag {
-	encoded := []byte(encodeMailboxName(label))
+	encoded := []byte(imapconn.EncodeMailboxName(label))
 	for i, c := range encoded {
 		if c <= ' ' || c >= 0x7f || strings.IndexByte(`(){%*"\]`, c) >= 0 {
 			encoded[i] = '_'
@@ -349,17 +350,17 @@ func labelKeyword(label string) imap.Flag {
 // readLabels reads the UID, size and labels of every message of All Mail
 // (X-GM-LABELS), and the folder's UIDVALIDITY, UIDNEXT and HIGHESTMODSEQ
 // as EXAMINE gave them.
-func readLabels(ctx context.Context, side *Side, allMail string, tuning Tuning) ([]labelled, imap.SelectData, error) {
+func readLabels(ctx context.Context, side *imapconn.Side, allMail string, tuning Tuning) ([]labelled, imap.SelectData, error) {
 	var status imap.SelectData
-	c, caps, err := dialHandWritten(ctx, side, "source", tuning)
+	c, caps, err := imapconn.DialHandWritten(ctx, side, "source", tuning.timeouts())
 	if err != nil {
 		return nil, status, err
 	}
-	defer c.close()
-	c.keepLiterals = true
+	defer c.Close()
+	c.KeepLiterals = true
 	var msgs []labelled
 	var parseErr error
-	c.onUntagged = func(response string) {
+	c.OnUntagged = func(response string) {
 		if code, ok := strings.CutPrefix(response, "OK ["); ok {
 			name, value, _ := strings.Cut(code, " ")
 			value, _, _ = strings.Cut(value, "]")
@@ -380,18 +381,18 @@ func readLabels(ctx context.Context, side *Side, allMail string, tuning Tuning) 
 			parseErr = err
 		}
 	}
-	examine := "EXAMINE " + c.astring(encodeMailboxName(allMail))
+	examine := "EXAMINE " + imapconn.Quote(imapconn.EncodeMailboxName(allMail))
 	if caps[imap.CapCondStore] {
 		examine += " (CONDSTORE)" // RFC 7162 §3.1.8: HIGHESTMODSEQ, as the engine's own SELECT gets it
 	}
-	if err := c.command(examine); err != nil {
-		return nil, status, side.fail("source", classify(err), err)
+	if err := c.Command(examine); err != nil {
+		return nil, status, side.Fail("source", imapconn.Classify(err), err)
 	}
-	if err := c.command("UID FETCH 1:* (UID RFC822.SIZE X-GM-LABELS)"); err != nil {
-		return nil, status, side.fail("source", classify(err), err)
+	if err := c.Command("UID FETCH 1:* (UID RFC822.SIZE X-GM-LABELS)"); err != nil {
+		return nil, status, side.Fail("source", imapconn.Classify(err), err)
 	}
 	if parseErr != nil {
-		return nil, status, side.fail("source", KindPermanent, parseErr)
+		return nil, status, side.Fail("source", imapconn.KindPermanent, parseErr)
 	}
 	return msgs, status, nil
 }
@@ -464,7 +465,7 @@ func parseLabelList(s string) ([]string, string, error) {
 		var label string
 		if strings.HasPrefix(s, `"`) {
 			var ok bool
-			if label, s, ok = cutAString(s); !ok {
+			if label, s, ok = imapconn.CutAString(s); !ok {
 				return nil, s, fmt.Errorf("a malformed label")
 			}
 		} else {
@@ -474,7 +475,7 @@ func parseLabelList(s string) ([]string, string, error) {
 			}
 			label, s = s[:end], s[end:]
 		}
-		labels = append(labels, decodeMailboxName(label))
+		labels = append(labels, imapconn.DecodeMailboxName(label))
 	}
 }
 
@@ -484,7 +485,7 @@ func skipValue(s string) (string, string, error) {
 	s = strings.TrimLeft(s, " ")
 	switch {
 	case strings.HasPrefix(s, `"`):
-		v, rest, ok := cutAString(s)
+		v, rest, ok := imapconn.CutAString(s)
 		if !ok {
 			return "", s, fmt.Errorf("a malformed quoted string")
 		}
@@ -501,7 +502,7 @@ func skipValue(s string) (string, string, error) {
 					return s[:i+1], s[i+1:], nil
 				}
 			case '"':
-				_, rest, ok := cutAString(s[i:])
+				_, rest, ok := imapconn.CutAString(s[i:])
 				if !ok {
 					return "", s, fmt.Errorf("a malformed quoted string")
 				}

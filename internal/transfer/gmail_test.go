@@ -12,6 +12,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -59,8 +60,8 @@ func newGmailFixture(t *testing.T, opts imaptest.GmailOptions) *gmailFixture {
 
 func (f *gmailFixture) job(policy GmailLabels) Job {
 	return Job{
-		Source:      Side{Server: Server{Host: f.gmail.Host, Port: f.gmail.Port, Security: SecurityPlain}, Login: f.gmail.Login, Password: f.gmail.Password},
-		Destination: Side{Server: Server{Host: f.dst.Host, Port: f.dst.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
+		Source:      imapconn.Side{Server: imapconn.Server{Host: f.gmail.Host, Port: f.gmail.Port, Security: imapconn.SecurityPlain}, Login: f.gmail.Login, Password: f.gmail.Password},
+		Destination: imapconn.Side{Server: imapconn.Server{Host: f.dst.Host, Port: f.dst.Port, Security: imapconn.SecurityPlain}, Login: "ann", Password: "pw"},
 		Options:     Options{GmailLabels: policy},
 		State:       syncstate.NewMemoryState(),
 		Tuning:      Tuning{Attempts: 1},
@@ -341,8 +342,8 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 		Messages: []imaptest.Message{msg("INBOX", 0), msg("INBOX", 1), msg("Work", 0), msg("Work", 2), msg(`\Sent`, 3), msg(`\Junk`, 1)}})
 	gmail := imaptest.StartGmail(t, imaptest.GmailOptions{Login: "ann@example.com", Password: "app-password"})
 	job := Job{
-		Source:      Side{Server: Server{Host: src.Host, Port: src.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"},
-		Destination: Side{Server: Server{Host: gmail.Host, Port: gmail.Port, Security: SecurityPlain}, Login: gmail.Login, Password: gmail.Password},
+		Source:      imapconn.Side{Server: imapconn.Server{Host: src.Host, Port: src.Port, Security: imapconn.SecurityPlain}, Login: "ann", Password: "pw"},
+		Destination: imapconn.Side{Server: imapconn.Server{Host: gmail.Host, Port: gmail.Port, Security: imapconn.SecurityPlain}, Login: gmail.Login, Password: gmail.Password},
 		State:       syncstate.NewMemoryState(),
 		Tuning:      Tuning{Attempts: 1},
 	}

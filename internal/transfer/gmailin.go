@@ -35,8 +35,8 @@ func (r *accountRun) gmailTwins(ctx context.Context) (*allMailTwins, error) {
 		return nil, err
 	}
 	if _, err := s.Select(r.destinationAllMail, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		s.close()
-		return nil, s.failed(err)
+		s.Close()
+		return nil, s.Failed(err)
 	}
 	r.twins = &allMailTwins{session: s, readUpTo: 1, byIdentity: map[string]imap.UID{}}
 	return r.twins, nil
@@ -102,7 +102,7 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 				rest = append(rest, msg) // appended instead
 				continue
 			}
-			return nil, nil, twins.session.failed(err)
+			return nil, nil, twins.session.Failed(err)
 		}
 		dest, ok := data.DestUIDs.Nums()
 		if !ok || len(dest) != 1 || dest[0] < fs.destUIDNext {

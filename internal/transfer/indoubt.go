@@ -142,7 +142,7 @@ func (fs *folderSync) expunge(uids imap.UIDSet) (bool, error) {
 		err = r.destination.UIDExpunge(uids).Close()
 	}
 	if err != nil {
-		return false, r.destination.failed(err)
+		return false, r.destination.Failed(err)
 	}
 	return true, nil
 }

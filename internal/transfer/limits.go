@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // mailboxOf is the mailbox side logs in to.
-func mailboxOf(side *Side) provider.Mailbox {
+func mailboxOf(side *imapconn.Side) provider.Mailbox {
 	return provider.Mailbox{Server: strings.ToLower(side.Address()), Login: strings.ToLower(side.Login)}
 }
 
@@ -29,7 +30,7 @@ func (r *accountRun) spendTraffic(ctx context.Context, msgs []message) (int, err
 		sizes[i] = msg.Size
 	}
 	for _, s := range []struct {
-		side      *Side
+		side      *imapconn.Side
 		name      string
 		direction provider.Direction
 		profile   provider.Profile
@@ -51,7 +52,7 @@ func (r *accountRun) spendTraffic(ctx context.Context, msgs []message) (int, err
 			if s.own == 0 {
 				spent.Provider = s.profile.Name()
 			}
-			return 0, s.side.fail(s.name, KindThrottled, spent)
+			return 0, s.side.Fail(s.name, imapconn.KindThrottled, spent)
 		}
 		take = taken
 	}

@@ -23,11 +23,11 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 		// SIZE (RFC 8438) gives the source's total for the progress
 		// (countSource) in the same command.
 		opts.ReturnStatus = &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true,
-			HighestModSeq: caps.Has(imap.CapCondStore), Size: s.name == "source" && caps.Has(imap.CapStatusSize)}
+			HighestModSeq: caps.Has(imap.CapCondStore), Size: s.SideName() == "source" && caps.Has(imap.CapStatusSize)}
 	}
 	listed, err := s.List("", "*", opts).Collect()
 	if err != nil {
-		return nil, ns, s.failed(err)
+		return nil, ns, s.Failed(err)
 	}
 	// Without LIST-EXTENDED the source's subscriptions come from LSUB
 	// (accountRun.readSubscriptions).
@@ -51,7 +51,7 @@ func (s *session) personalNamespace(caps imap.CapSet) (namespace, error) {
 	}
 	data, err := s.Namespace().Wait()
 	if err != nil {
-		return namespace{}, s.failed(err)
+		return namespace{}, s.Failed(err)
 	}
 	if len(data.Personal) == 0 {
 		return namespace{}, nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -22,13 +23,13 @@ func TestMasterLoginsActForTheAccount(t *testing.T) {
 		Users: map[string]string{"alice": "unknown-too", "alice2": "unknown-three"}, MasterUsers: map[string]string{"migrator": "other-master-pw"}})
 	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 6}))
 	source := dovecotSide(src, "alice", "master-pw")
-	source.Master, source.MasterForm = "admin", MasterAuthzid
+	source.Master, source.MasterForm = "admin", imapconn.MasterAuthzid
 	destination := dovecotSide(dst, "alice", "other-master-pw")
-	destination.Master, destination.MasterForm = "migrator", MasterSeparator
+	destination.Master, destination.MasterForm = "migrator", imapconn.MasterSeparator
 
 	for _, side := range []struct {
 		name string
-		side Side
+		side imapconn.Side
 	}{{"source", source}, {"destination", destination}} {
 		if err := CheckLogin(t.Context(), side.side, side.name, Tuning{}); err != nil {
 			t.Errorf("%s master login: %v", side.name, err)
@@ -39,7 +40,7 @@ func TestMasterLoginsActForTheAccount(t *testing.T) {
 		t.Fatalf("alice differs:\n%s", strings.Join(diff, "\n"))
 	}
 	// The forms swapped, into another account.
-	source.MasterForm, destination.MasterForm, destination.Login = MasterSeparator, MasterAuthzid, "alice2"
+	source.MasterForm, destination.MasterForm, destination.Login = imapconn.MasterSeparator, imapconn.MasterAuthzid, "alice2"
 	migrateVerified(t, Job{Source: source, Destination: destination, State: syncstate.NewMemoryState()})
 	if diff := imaptest.Diff(src.Read(t, "alice"), dst.Read(t, "alice2")); len(diff) > 0 {
 		t.Fatalf("alice2 differs:\n%s", strings.Join(diff, "\n"))
@@ -47,7 +48,7 @@ func TestMasterLoginsActForTheAccount(t *testing.T) {
 
 	wrong := source
 	wrong.Password = "her-own-secret" // the account's, not the master's
-	if err := CheckLogin(t.Context(), wrong, "source", Tuning{}); KindOf(err) != KindAuth {
+	if err := CheckLogin(t.Context(), wrong, "source", Tuning{}); imapconn.KindOf(err) != imapconn.KindAuth {
 		t.Errorf("a master login with the account's password: %v, want an authentication failure", err)
 	}
 }
@@ -60,10 +61,10 @@ func TestMasterLoginRefusedByTheServer(t *testing.T) {
 	t.Parallel()
 	srv := startMemServer(t, map[string]string{"a": "pw"})
 	side := srv.side("a", "pw")
-	side.Master, side.MasterForm = "admin", MasterAuthzid
+	side.Master, side.MasterForm = "admin", imapconn.MasterAuthzid
 	err := CheckLogin(t.Context(), side, "source", Tuning{})
-	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), "SASL identity not supported") {
-		t.Errorf("a master login the server refuses: %v (kind %v)", err, KindOf(err))
+	if imapconn.KindOf(err) != imapconn.KindAuth || err == nil || !strings.Contains(err.Error(), "SASL identity not supported") {
+		t.Errorf("a master login the server refuses: %v (kind %v)", err, imapconn.KindOf(err))
 	}
 }
 
@@ -75,7 +76,7 @@ func TestLoginWithoutAPasswordIsNotTried(t *testing.T) {
 	t.Parallel()
 	srv := startMemServer(t, map[string]string{"a": "pw"})
 	err := CheckLogin(t.Context(), srv.side("a", ""), "source", Tuning{})
-	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), "no password is stored for this login") {
-		t.Errorf("a login without a password: %v (kind %v)", err, KindOf(err))
+	if imapconn.KindOf(err) != imapconn.KindAuth || err == nil || !strings.Contains(err.Error(), "no password is stored for this login") {
+		t.Errorf("a login without a password: %v (kind %v)", err, imapconn.KindOf(err))
 	}
 }

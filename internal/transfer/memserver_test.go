@@ -13,6 +13,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -69,8 +70,8 @@ type discardLogger struct{}
 
 func (discardLogger) Printf(string, ...any) {}
 
-func (m *memServer) side(login, password string) Side {
-	return Side{Server: Server{Host: "127.0.0.1", Port: m.addr.Port, Security: SecurityPlain}, Login: login, Password: password}
+func (m *memServer) side(login, password string) imapconn.Side {
+	return imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: m.addr.Port, Security: imapconn.SecurityPlain}, Login: login, Password: password}
 }
 
 func (m *memServer) client(t *testing.T, login, password string) *imapclient.Client {
@@ -214,7 +215,7 @@ func TestWrongPasswordFailsAtOnceAsAuth(t *testing.T) {
 	dst := startMemServer(t, map[string]string{"bob": "pw2"})
 	start := time.Now()
 	_, err := Migrate(context.Background(), Job{Source: src.side("alice", "wrong"), Destination: dst.side("bob", "pw2")})
-	if KindOf(err) != KindAuth {
+	if imapconn.KindOf(err) != imapconn.KindAuth {
 		t.Fatalf("error %v, want an authentication failure", err)
 	}
 	if time.Since(start) > 2*time.Second {

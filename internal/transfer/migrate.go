@@ -11,6 +11,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
@@ -30,7 +31,7 @@ type accountRun struct {
 	job         *Job
 	source      *session
 	destination *session
-	appender    *appender // APPENDs to the destination, on its session's connection; made at the first folder with something to copy
+	appender    *imapconn.Appender // APPENDs to the destination, on its session's connection; made at the first folder with something to copy
 	store       syncstate.StateStore
 	states      map[string]syncstate.FolderState // by source folder, as the last run left them
 	servers     string                           // FolderState.Servers of this job
@@ -107,7 +108,7 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
 	job.Tuning = job.Tuning.withDefaults()
 	r := &accountRun{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
-		servers: job.Source.key() + " → " + job.Destination.key()}
+		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination)}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
@@ -123,8 +124,8 @@ func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
 	return r, nil
 }
 
-// key names the mailbox a side is: server and login.
-func (s *Side) key() string { return s.Address() + "/" + s.Login }
+// sideKey names the mailbox a side is: server and login.
+func sideKey(s *imapconn.Side) string { return s.Address() + "/" + s.Login }
 
 // withRetries runs attempts until one ends the account: a transient
 // failure is tried again (Tuning.Attempts in all); a throttle pauses as
@@ -142,13 +143,13 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 	lastExpiry := -1 // the run's headway (headway) at the last token expiry
 	for attempt := 1; ; attempt++ {
 		err := r.attempt(ctx)
-		if tokenExpired(err) && ctx.Err() == nil && r.headway() != lastExpiry {
+		if imapconn.TokenExpired(err) && ctx.Err() == nil && r.headway() != lastExpiry {
 			lastExpiry = r.headway()
 			r.logger.Info("the server ended the session as its access token expired; logging in again with a fresh one", "err", err)
 			attempt-- // a token's end is not a failure
 			continue
 		}
-		if KindOf(err) == KindThrottled && ctx.Err() == nil && throttles < r.job.Tuning.Throttles {
+		if imapconn.KindOf(err) == imapconn.KindThrottled && ctx.Err() == nil && throttles < r.job.Tuning.Throttles {
 			throttles++
 			t := throttle(err, unhinted)
 			if time.Until(t.Until) > r.job.Tuning.LongestWait {
@@ -162,7 +163,7 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 			attempt-- // a throttle is not a failure
 			continue
 		}
-		if err == nil || KindOf(err) != KindTransient || ctx.Err() != nil || attempt == r.job.Tuning.Attempts {
+		if err == nil || imapconn.KindOf(err) != imapconn.KindTransient || ctx.Err() != nil || attempt == r.job.Tuning.Attempts {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -190,12 +191,12 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer src.session.close()
+	defer src.session.Close()
 	if dst.session == nil { // the source alone said nothing is to do
 		r.source, r.destination, r.appender = src.session, nil, nil
 		return r.finishUnchanged(ctx, src)
 	}
-	defer dst.session.close()
+	defer dst.session.Close()
 	if !src.session.Caps().Has(imap.CapListExtended) {
 		r.readSubscriptions(src.session, src.boxes)
 	}
@@ -214,13 +215,13 @@ func (r *accountRun) attempt(ctx context.Context) error {
 	}
 	defer func() {
 		if r.appender != nil {
-			r.appender.close()
+			r.appender.Close()
 		}
 		if r.destination != dst.session { // a fresh one (appenderFor)
-			r.destination.close()
+			r.destination.Close()
 		}
 		if r.twins != nil {
-			r.twins.session.close()
+			r.twins.session.Close()
 		}
 	}()
 	boxes := src.boxes
@@ -288,7 +289,7 @@ func (r *accountRun) open(ctx context.Context) (src, dst openedSide, err error) 
 	}
 	dst = openSide(ctx, &r.job.Destination, "destination", r.job.Tuning)
 	if dst.err != nil {
-		src.session.close()
+		src.session.Close()
 		return src, dst, dst.err
 	}
 	return src, dst, nil
@@ -353,7 +354,7 @@ func (r *accountRun) finishUnchanged(ctx context.Context, src openedSide) error 
 // subscribed, for a source without LIST-EXTENDED. Subscriptions are worth
 // a warning, not the account: without them the copy goes on.
 func (r *accountRun) readSubscriptions(source *session, boxes []mailbox) {
-	subscribed, err := subscriptionsByLSUB(source)
+	subscribed, err := imapconn.SubscriptionsByLSUB(source.Session)
 	if err != nil {
 		r.logger.Warn("could not read the source's subscriptions (LSUB); they are not copied", "err", err)
 		return
@@ -381,7 +382,7 @@ func openBoth(ctx context.Context, job *Job) (src, dst openedSide, err error) {
 		if side.err != nil {
 			for _, opened := range []openedSide{src, dst} {
 				if opened.session != nil {
-					opened.session.close()
+					opened.session.Close()
 				}
 			}
 			return src, dst, side.err
@@ -390,7 +391,7 @@ func openBoth(ctx context.Context, job *Job) (src, dst openedSide, err error) {
 	return src, dst, nil
 }
 
-func openSide(ctx context.Context, side *Side, name string, tuning Tuning) openedSide {
+func openSide(ctx context.Context, side *imapconn.Side, name string, tuning Tuning) openedSide {
 	s, err := connect(ctx, side, name, tuning)
 	if err != nil {
 		return openedSide{err: err}
@@ -419,7 +420,7 @@ func (r *accountRun) previousDestinations() map[string]string {
 // Online does), and the source may have been read for longer than that
 // before the first APPEND. The fresh session selects folder again, which
 // must be the same folder (uidValidity).
-func (r *accountRun) appenderFor(ctx context.Context, folder string, uidValidity uint32) (*appender, error) {
+func (r *accountRun) appenderFor(ctx context.Context, folder string, uidValidity uint32) (*imapconn.Appender, error) {
 	if r.appender != nil {
 		return r.appender, nil
 	}
@@ -433,13 +434,13 @@ func (r *accountRun) appenderFor(ctx context.Context, folder string, uidValidity
 			err = fmt.Errorf("the folder %q changed (UIDVALIDITY %d, was %d) while the source was read", folder, selected.UIDValidity, uidValidity)
 		}
 		if err != nil {
-			fresh.close()
-			return nil, fresh.failed(err)
+			fresh.Close()
+			return nil, fresh.Failed(err)
 		}
-		r.destination.close()
+		r.destination.Close()
 		r.destination = fresh
 	}
-	r.appender = r.destination.appender(r.job.Tuning)
+	r.appender = r.destination.Appender(r.job.Tuning.SingleAppend)
 	return r.appender, nil
 }
 
@@ -472,5 +473,5 @@ func (r *accountRun) resetFolder(ctx context.Context, folder string, st syncstat
 // opposed to the connection failing), which fails the folder alone.
 func refused(err error) bool {
 	var imapErr *imap.Error
-	return errors.As(err, &imapErr) && classify(err) == KindPermanent
+	return errors.As(err, &imapErr) && imapconn.Classify(err) == imapconn.KindPermanent
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -20,7 +21,7 @@ import (
 // testAccount is one user's mailbox on a test server, Dovecot or mox.
 type testAccount struct {
 	server imaptest.Server
-	side   Side
+	side   imapconn.Side
 	// stored is what the server holds once a corpus is put into it:
 	// imaptest.MoxStored for a mox, the corpus itself for a Dovecot.
 	stored func(imaptest.Corpus) imaptest.Corpus
@@ -55,7 +56,7 @@ func dovecotAccount(layout imaptest.Layout) func(testing.TB) testAccount {
 func moxAccount(t testing.TB) testAccount {
 	t.Helper()
 	m := imaptest.StartMox(t, imaptest.MoxOptions{Users: map[string]string{"alice@mox.test": "mox-password"}})
-	side := Side{Server: Server{Host: m.Host, Port: m.Port, Security: SecurityPlain}, Login: "alice@mox.test", Password: "mox-password"}
+	side := imapconn.Side{Server: imapconn.Server{Host: m.Host, Port: m.Port, Security: imapconn.SecurityPlain}, Login: "alice@mox.test", Password: "mox-password"}
 	return testAccount{server: m, side: side, stored: imaptest.MoxStored}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -40,8 +41,8 @@ func newOAuthFixtureWith(t *testing.T, tokens imaptest.TokenServerOptions, corpu
 	return f
 }
 
-func (f *oauthFixture) destination(login string, tokens TokenSource, mech TokenMechanism) Side {
-	return Side{Server: Server{Host: f.dst.Host, Port: f.dst.Port, Security: SecurityPlain}, Login: login, Token: tokens, TokenMechanism: mech}
+func (f *oauthFixture) destination(login string, tokens imapconn.TokenSource, mech imapconn.TokenMechanism) imapconn.Side {
+	return imapconn.Side{Server: imapconn.Server{Host: f.dst.Host, Port: f.dst.Port, Security: imapconn.SecurityPlain}, Login: login, Token: tokens, TokenMechanism: mech}
 }
 
 // wantCopied checks that every folder of res holds on the destination
@@ -68,8 +69,8 @@ func TestOAuthLoginsMigrate(t *testing.T) {
 	source := dovecotSide(f.src, "ann", "pw")
 	for _, tc := range []struct {
 		login string
-		mech  TokenMechanism
-	}{{"ann@example.com", XOAuth2}, {"bob@example.com", OAuthBearer}} {
+		mech  imapconn.TokenMechanism
+	}{{"ann@example.com", imapconn.XOAuth2}, {"bob@example.com", imapconn.OAuthBearer}} {
 		var mu sync.Mutex
 		var rotated []string
 		refresh := f.tokens.IssueRefreshToken(tc.login, "mailmigrate")
@@ -97,11 +98,11 @@ func TestTokenExpiringMidRunIsRefreshed(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t, imaptest.TokenServerOptions{Lifetime: time.Second}, imaptest.CorpusOptions{Seed: 8, LargeMessages: 3, LargeSize: 200 << 10})
 	host, port := imaptest.SlowProxy(t, f.src.Addr(), 80_000) // the copy takes about 9 s
-	source := Side{Server: Server{Host: host, Port: port, Security: SecurityPlain}, Login: "ann", Password: "pw"}
+	source := imapconn.Side{Server: imapconn.Server{Host: host, Port: port, Security: imapconn.SecurityPlain}, Login: "ann", Password: "pw"}
 	refresh := f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate")
 	started := time.Now()
 	const attempts = 3
-	res := migrateVerified(t, Job{Source: source, Destination: f.destination("ann@example.com", f.config.ForUser(refresh, nil), XOAuth2),
+	res := migrateVerified(t, Job{Source: source, Destination: f.destination("ann@example.com", f.config.ForUser(refresh, nil), imapconn.XOAuth2),
 		State: syncstate.NewMemoryState(), Tuning: Tuning{Backoff: 100 * time.Millisecond, Attempts: attempts}})
 	f.wantCopied(t, "ann@example.com", res)
 	took := time.Since(started)
@@ -134,32 +135,32 @@ func TestRefusedTokenSaysWhatToDo(t *testing.T) {
 	wrongSecret.ClientSecret = "old-secret"
 	for _, tc := range []struct {
 		name   string
-		tokens TokenSource
+		tokens imapconn.TokenSource
 		want   string
 	}{
 		{"revoked", f.config.ForUser(refresh, nil), "the user must authorize again"},
 		{"wrong secret", wrongSecret.ForApplication(), "the client id or secret is wrong or expired"},
 	} {
-		err := CheckLogin(t.Context(), f.destination("ann@example.com", tc.tokens, XOAuth2), "destination", Tuning{})
-		if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v (kind %v), want an authentication failure saying %q", tc.name, err, KindOf(err), tc.want)
+		err := CheckLogin(t.Context(), f.destination("ann@example.com", tc.tokens, imapconn.XOAuth2), "destination", Tuning{})
+		if imapconn.KindOf(err) != imapconn.KindAuth || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v (kind %v), want an authentication failure saying %q", tc.name, err, imapconn.KindOf(err), tc.want)
 		}
 	}
 	// A user's token for another mailbox: the server's refusal, with its details.
 	other := f.config.ForUser(f.tokens.IssueRefreshToken("bob@example.com", "mailmigrate"), nil)
-	err := CheckLogin(t.Context(), f.destination("ann@example.com", other, XOAuth2), "destination", Tuning{})
-	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), `"status":"401"`) {
-		t.Errorf("a token of another user: %v (kind %v)", err, KindOf(err))
+	err := CheckLogin(t.Context(), f.destination("ann@example.com", other, imapconn.XOAuth2), "destination", Tuning{})
+	if imapconn.KindOf(err) != imapconn.KindAuth || err == nil || !strings.Contains(err.Error(), `"status":"401"`) {
+		t.Errorf("a token of another user: %v (kind %v)", err, imapconn.KindOf(err))
 	}
 	// The application's own token acts for any mailbox of the tenant.
-	if err := CheckLogin(t.Context(), f.destination("bob@example.com", f.config.ForApplication(), OAuthBearer), "destination", Tuning{}); err != nil {
+	if err := CheckLogin(t.Context(), f.destination("bob@example.com", f.config.ForApplication(), imapconn.OAuthBearer), "destination", Tuning{}); err != nil {
 		t.Errorf("an application's token: %v", err)
 	}
 	// Dovecot here offers no token mechanism.
-	err = CheckLogin(t.Context(), Side{Server: Server{Host: f.src.Host, Port: f.src.Port, Security: SecurityPlain}, Login: "ann",
+	err = CheckLogin(t.Context(), imapconn.Side{Server: imapconn.Server{Host: f.src.Host, Port: f.src.Port, Security: imapconn.SecurityPlain}, Login: "ann",
 		Token: f.config.ForApplication()}, "source", Tuning{})
-	if KindOf(err) != KindPermanent || err == nil || !strings.Contains(err.Error(), "offers no AUTH=XOAUTH2") {
-		t.Errorf("a server without XOAUTH2: %v (kind %v)", err, KindOf(err))
+	if imapconn.KindOf(err) != imapconn.KindPermanent || err == nil || !strings.Contains(err.Error(), "offers no AUTH=XOAUTH2") {
+		t.Errorf("a server without XOAUTH2: %v (kind %v)", err, imapconn.KindOf(err))
 	}
 }
 
@@ -175,7 +176,7 @@ func TestThrottlingPausesAndResumes(t *testing.T) {
 		imaptest.OAuthServerOptions{ThrottleAppends: []int{3, 9, 20}, Backoff: backoff})
 	var throttles []Throttle
 	job := Job{Source: dovecotSide(f.src, "ann", "pw"),
-		Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),
+		Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), imapconn.XOAuth2),
 		State:       syncstate.NewMemoryState(), Tuning: Tuning{Attempts: 1}, // any failure would end the run
 		OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
 	started := time.Now()
@@ -212,7 +213,7 @@ func TestServiceAccountActsForEachUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	source := dovecotSide(f.src, "ann", "pw")
-	res := migrateVerified(t, Job{Source: source, Destination: f.destination("bob@example.com", f.config.ForDelegatedUser(key, "bob@example.com"), XOAuth2),
+	res := migrateVerified(t, Job{Source: source, Destination: f.destination("bob@example.com", f.config.ForDelegatedUser(key, "bob@example.com"), imapconn.XOAuth2),
 		State: syncstate.NewMemoryState()})
 	f.wantCopied(t, "bob@example.com", res)
 	if n := f.tokens.Issued("urn:ietf:params:oauth:grant-type:jwt-bearer"); n < 1 {
@@ -223,9 +224,9 @@ func TestServiceAccountActsForEachUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = CheckLogin(t.Context(), f.destination("ann@example.com", f.config.ForDelegatedUser(undelegated, "ann@example.com"), XOAuth2), "destination", Tuning{})
-	if KindOf(err) != KindAuth || err == nil || !strings.Contains(err.Error(), "domain-wide delegation") {
-		t.Errorf("a service account without delegation: %v (kind %v), want an authentication failure saying to grant it", err, KindOf(err))
+	err = CheckLogin(t.Context(), f.destination("ann@example.com", f.config.ForDelegatedUser(undelegated, "ann@example.com"), imapconn.XOAuth2), "destination", Tuning{})
+	if imapconn.KindOf(err) != imapconn.KindAuth || err == nil || !strings.Contains(err.Error(), "domain-wide delegation") {
+		t.Errorf("a service account without delegation: %v (kind %v), want an authentication failure saying to grant it", err, imapconn.KindOf(err))
 	}
 	if _, err := oauth.ParseServiceAccountKey([]byte(`{"type":"authorized_user","client_id":"x"}`)); err == nil {
 		t.Error("a user's credentials file was read as a service account key")
@@ -257,7 +258,7 @@ func TestPushbackIsPushback(t *testing.T) {
 				imaptest.OAuthServerOptions{ThrottleAppends: []int{4}, ThrottleAnswer: tc.answer, ThrottleBye: tc.bye, RefuseOnly: !tc.pushback})
 			var throttles []Throttle
 			job := Job{Source: dovecotSide(f.src, "ann", "pw"),
-				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), XOAuth2),
+				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), imapconn.XOAuth2),
 				State:       syncstate.NewMemoryState(), Tuning: Tuning{Attempts: 1, ThrottlePause: 50 * time.Millisecond}, // any failure would end the run
 				OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
 			res, err := Migrate(t.Context(), job)

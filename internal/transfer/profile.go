@@ -5,12 +5,13 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // profileOf returns side's profile: the one set, or the one its server
 // shows (caps as announced after login).
-func profileOf(side *Side, caps imap.CapSet) provider.Profile {
+func profileOf(side *imapconn.Side, caps imap.CapSet) provider.Profile {
 	if side.Profile != provider.ProfileAuto {
 		return side.Profile
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
@@ -20,7 +21,7 @@ func TestDestinationProfileLimits(t *testing.T) {
 	big := "Subject: big\r\nMessage-ID: <big@test>\r\n\r\n" + strings.Repeat("0123456789abcdef\r\n", 11<<20/18) + "\r\n"
 	src.Load(t, "ann", imaptest.Corpus{Folders: []imaptest.Folder{{Name: "Files"}, {Name: "Files/2024"}}, Messages: []imaptest.Message{
 		{Folder: "INBOX", Body: gmailRaw(1)}, {Folder: "INBOX", Body: []byte(big)}, {Folder: "Files", Body: gmailRaw(2)}, {Folder: "Files/2024", Body: gmailRaw(3)}}})
-	source := Side{Server: Server{Host: src.Host, Port: src.Port, Security: SecurityPlain}, Login: "ann", Password: "pw"}
+	source := imapconn.Side{Server: imapconn.Server{Host: src.Host, Port: src.Port, Security: imapconn.SecurityPlain}, Login: "ann", Password: "pw"}
 
 	t.Run("exchange", func(t *testing.T) {
 		dst := startMemServer(t, map[string]string{"ann": "pw"})

@@ -102,7 +102,7 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 	// (sharedConn), before going on; a server that sent none at APPEND
 	// tells them now.
 	if err := dst.Noop().Wait(); err != nil {
-		return nil, dst.failed(err)
+		return nil, dst.Failed(err)
 	}
 	var uids imap.UIDSet
 	for _, c := range sent {
@@ -210,7 +210,7 @@ func (s *session) readDigests(uids imap.UIDSet, bodies bool) (map[imap.UID]diges
 				}
 				if _, err := io.Copy(w, item.Literal); err != nil {
 					cmd.Close() //nolint:errcheck // the error is err's
-					return nil, s.failed(err)
+					return nil, s.Failed(err)
 				}
 				if sum, ended := head.sum(); ended {
 					d.header = sum
@@ -226,7 +226,7 @@ func (s *session) readDigests(uids imap.UIDSet, bodies bool) (map[imap.UID]diges
 		}
 	}
 	if err := cmd.Close(); err != nil {
-		return nil, s.failed(err)
+		return nil, s.Failed(err)
 	}
 	return out, nil
 }
@@ -241,7 +241,7 @@ func (fs *folderSync) nameAltered(altered []AlteredCopy) error {
 	}
 	subjects, err := fs.sourceSubjects(uids)
 	if err != nil {
-		return fs.r.source.failed(err)
+		return fs.r.source.Failed(err)
 	}
 	for i := range altered {
 		altered[i].Subject = subjects[altered[i].SourceUID]

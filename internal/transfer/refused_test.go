@@ -9,6 +9,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -72,7 +73,7 @@ func TestFullDestinationFailsTheAccountClearly(t *testing.T) {
 	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 4, Messages: 120}))
 	start := time.Now()
 	res, err := Migrate(t.Context(), Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw")})
-	if KindOf(err) != KindQuota {
+	if imapconn.KindOf(err) != imapconn.KindQuota {
 		t.Fatalf("error %v, want an over-quota failure", err)
 	}
 	if !strings.Contains(err.Error(), "destination alice at 127.0.0.1:") || !strings.Contains(strings.ToLower(err.Error()), "quota") {

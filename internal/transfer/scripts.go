@@ -11,19 +11,10 @@ import (
 
 	"github.com/emersion/go-sasl"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/sieve"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
-
-// SieveService is where a server manages its accounts' Sieve scripts
-// (filters, vacation replies) over ManageSieve (RFC 5804); Port 0: it
-// names none, and scripts are not moved.
-type SieveService struct {
-	Port int
-	// Security: SecurityStartTLS (ManageSieve's usual, on port 4190),
-	// SecurityTLS or SecurityPlain.
-	Security Security
-}
 
 // ScriptsResult is what became of an account's Sieve scripts. Scripts
 // only ever add to the destination: one it holds alone is never deleted.
@@ -315,11 +306,11 @@ func readScripts(c *sieve.Client) (accountScripts, error) {
 
 // dialSieve connects to side's ManageSieve, secures the connection as its
 // service says, and logs in with the account's credentials.
-func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, error) {
+func dialSieve(ctx context.Context, side *imapconn.Side, tuning Tuning) (*sieve.Client, error) {
 	// The account's server, at ManageSieve's port and with its security.
 	server := side.Server
 	server.Port, server.Security = side.Sieve.Port, side.Sieve.Security
-	conn, err := dialRaw(ctx, &server, tuning.GreetingTimeout)
+	conn, err := imapconn.Dial(ctx, &server, tuning.GreetingTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -327,13 +318,13 @@ func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, e
 	if err != nil {
 		return nil, err
 	}
-	if server.Security != SecurityTLS && server.Security != SecurityPlain {
-		if err := c.StartTLS(server.tlsConfig()); err != nil {
+	if server.Security != imapconn.SecurityTLS && server.Security != imapconn.SecurityPlain {
+		if err := c.StartTLS(server.TLSConfig()); err != nil {
 			c.Close()
 			return nil, err
 		}
 	}
-	mech, err := side.sieveMechanism(ctx)
+	mech, err := sieveMechanism(ctx, side)
 	if err == nil {
 		err = c.Authenticate(mech)
 	}
@@ -347,15 +338,15 @@ func dialSieve(ctx context.Context, side *Side, tuning Tuning) (*sieve.Client, e
 // sieveMechanism is the SASL login the side's credentials make, as for
 // IMAP: its token, or its password (its master's on its behalf) over
 // PLAIN, since ManageSieve has no LOGIN command.
-func (side *Side) sieveMechanism(ctx context.Context) (sasl.Client, error) {
+func sieveMechanism(ctx context.Context, side *imapconn.Side) (sasl.Client, error) {
 	if side.Token != nil {
-		token, err := side.accessToken(ctx)
+		token, err := side.AccessToken(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return side.saslToken(token), nil
+		return side.SASLToken(token), nil
 	}
-	user, password, authzid, err := side.credentials()
+	user, password, authzid, err := side.Credentials()
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -44,8 +45,8 @@ func TestSieveScriptsMoveWithTheMail(t *testing.T) {
 		src.Load(t, login, corpus)
 		job := Job{Source: dovecotSide(src, login, password), Destination: dovecotSide(dst, login, password),
 			State: syncstate.NewMemoryState(), Logger: debugLogger()}
-		job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
-		job.Destination.Sieve = SieveService{Port: dst.SievePort, Security: SecurityStartTLS}
+		job.Source.Sieve = imapconn.SieveService{Port: src.SievePort, Security: imapconn.SecurityStartTLS}
+		job.Destination.Sieve = imapconn.SieveService{Port: dst.SievePort, Security: imapconn.SecurityStartTLS}
 		job.Source.RootCAs, job.Destination.RootCAs = src.RootCAs(), dst.RootCAs()
 		job.Options.FolderMap = map[string]string{"INBOX.Projects.2024.Q2": "Q2 of 2024"}
 		jobs[login] = job
@@ -153,15 +154,15 @@ func TestScriptsWithoutManageSieveLeaveTheMailAlone(t *testing.T) {
 	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 5, Messages: 20}))
 	for _, c := range []struct {
 		name    string
-		service SieveService
+		service imapconn.SieveService
 		want    string
 	}{
-		{"nothing listens", SieveService{Port: closedPort(t), Security: SecurityStartTLS}, "destination ManageSieve"},
-		{"not ManageSieve", SieveService{Port: dst.Port, Security: SecurityStartTLS}, "the server does not speak ManageSieve: it said \"* OK"},
-		{"none named", SieveService{}, "names no ManageSieve service"},
+		{"nothing listens", imapconn.SieveService{Port: closedPort(t), Security: imapconn.SecurityStartTLS}, "destination ManageSieve"},
+		{"not ManageSieve", imapconn.SieveService{Port: dst.Port, Security: imapconn.SecurityStartTLS}, "the server does not speak ManageSieve: it said \"* OK"},
+		{"none named", imapconn.SieveService{}, "names no ManageSieve service"},
 	} {
 		job := Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw"), State: syncstate.NewMemoryState()}
-		job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
+		job.Source.Sieve = imapconn.SieveService{Port: src.SievePort, Security: imapconn.SecurityStartTLS}
 		job.Source.RootCAs = src.RootCAs()
 		job.Destination.Sieve = c.service
 		plan, err := Plan(t.Context(), job)
@@ -198,8 +199,8 @@ func TestSieveEditsOnTheDestinationAreKept(t *testing.T) {
 	src.WriteScript(t, "alice", "away", away, false)
 	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 2, Messages: 10}))
 	job := Job{Source: dovecotSide(src, "alice", "pw"), Destination: dovecotSide(dst, "alice", "pw"), State: syncstate.NewMemoryState()}
-	job.Source.Sieve = SieveService{Port: src.SievePort, Security: SecurityStartTLS}
-	job.Destination.Sieve = SieveService{Port: dst.SievePort, Security: SecurityStartTLS}
+	job.Source.Sieve = imapconn.SieveService{Port: src.SievePort, Security: imapconn.SecurityStartTLS}
+	job.Destination.Sieve = imapconn.SieveService{Port: dst.SievePort, Security: imapconn.SecurityStartTLS}
 	job.Source.RootCAs, job.Destination.RootCAs = src.RootCAs(), dst.RootCAs()
 	if first := migrateVerified(t, job).Scripts; first == nil || len(first.Copied) != 2 || first.Active != "filters" {
 		t.Fatalf("first pass: %+v", first)
@@ -250,11 +251,11 @@ func TestSieveScriptsWithMasterLogins(t *testing.T) {
 	src.WriteScript(t, "alice", "filters", "keep;\r\n", true)
 	src.Load(t, "alice", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 8, Messages: 10}))
 	source := dovecotSide(src, "alice", "master-pw")
-	source.Master, source.MasterForm = "admin", MasterAuthzid
-	source.Sieve, source.RootCAs = SieveService{Port: src.SievePort, Security: SecurityStartTLS}, src.RootCAs()
+	source.Master, source.MasterForm = "admin", imapconn.MasterAuthzid
+	source.Sieve, source.RootCAs = imapconn.SieveService{Port: src.SievePort, Security: imapconn.SecurityStartTLS}, src.RootCAs()
 	destination := dovecotSide(dst, "alice", "other-pw")
-	destination.Master, destination.MasterForm = "migrator", MasterSeparator
-	destination.Sieve, destination.RootCAs = SieveService{Port: dst.SievePort, Security: SecurityStartTLS}, dst.RootCAs()
+	destination.Master, destination.MasterForm = "migrator", imapconn.MasterSeparator
+	destination.Sieve, destination.RootCAs = imapconn.SieveService{Port: dst.SievePort, Security: imapconn.SecurityStartTLS}, dst.RootCAs()
 	for _, login := range []string{"alice", "alice2"} {
 		destination.Login = login
 		res := migrateVerified(t, Job{Source: source, Destination: destination, State: syncstate.NewMemoryState()})
@@ -264,6 +265,6 @@ func TestSieveScriptsWithMasterLogins(t *testing.T) {
 		if scripts, active := dst.Scripts(t, login); scripts["filters"] != "keep;\r\n" || active != "filters" {
 			t.Errorf("%s's scripts on the destination: %q, active %q", login, scripts, active)
 		}
-		source.MasterForm, destination.MasterForm = MasterSeparator, MasterAuthzid
+		source.MasterForm, destination.MasterForm = imapconn.MasterSeparator, imapconn.MasterAuthzid
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // ServerProblem names what keeps a connection to a server, as configured,
@@ -62,14 +64,14 @@ type TLSFacts struct {
 // CheckServer connects to server as configured, negotiates TLS, reads the
 // greeting and the capabilities, and leaves (LOGOUT) without logging in.
 // Each step has timeout.
-func CheckServer(ctx context.Context, server Server, timeout time.Duration) ServerCheck {
+func CheckServer(ctx context.Context, server imapconn.Server, timeout time.Duration) ServerCheck {
 	var check ServerCheck
 	conn, err := (&net.Dialer{Timeout: timeout}).DialContext(ctx, "tcp", server.Address())
 	if err != nil {
 		return check.fail(dialProblem(err), err)
 	}
 	defer conn.Close()
-	if server.Security == SecurityTLS {
+	if server.Security == imapconn.SecurityTLS {
 		tlsConn, err := check.handshake(ctx, conn, server, timeout)
 		if err != nil {
 			return check
@@ -78,24 +80,24 @@ func CheckServer(ctx context.Context, server Server, timeout time.Duration) Serv
 	}
 	lines := &lineConn{conn: conn, reader: bufio.NewReader(conn), timeout: timeout}
 	if !check.readGreeting(lines) {
-		if check.Problem == ProblemNoGreeting && server.Security != SecurityTLS && speaksTLS(ctx, server, timeout) {
+		if check.Problem == ProblemNoGreeting && server.Security != imapconn.SecurityTLS && speaksTLS(ctx, server, timeout) {
 			check.Problem = ProblemTLSExpected
 		}
 		return check
 	}
-	if server.Security == SecurityStartTLS {
+	if server.Security == imapconn.SecurityStartTLS {
 		if !check.startTLS(ctx, lines, server, timeout) {
 			return check
 		}
 	}
-	if check.Capabilities == nil || server.Security == SecurityStartTLS {
+	if check.Capabilities == nil || server.Security == imapconn.SecurityStartTLS {
 		caps, err := lines.command("CAPABILITY")
 		if err != nil {
 			return check.fail(ProblemNotIMAP, err)
 		}
 		check.Capabilities = caps
 	}
-	if server.Security == SecurityPlain && hasCapability(check.Capabilities, "LOGINDISABLED") {
+	if server.Security == imapconn.SecurityPlain && hasCapability(check.Capabilities, "LOGINDISABLED") {
 		check.Problem, check.Detail = ProblemLoginDisabled, "the server announces LOGINDISABLED"
 	}
 	lines.command("LOGOUT") //nolint:errcheck // leaving; the answer does not matter
@@ -110,9 +112,9 @@ func (c *ServerCheck) fail(problem ServerProblem, err error) ServerCheck {
 // handshake secures conn, recording the certificate whether or not it is
 // trusted: an untrusted one is described, then refused unless the server
 // is configured to accept any.
-func (c *ServerCheck) handshake(ctx context.Context, conn net.Conn, server Server, timeout time.Duration) (net.Conn, error) {
+func (c *ServerCheck) handshake(ctx context.Context, conn net.Conn, server imapconn.Server, timeout time.Duration) (net.Conn, error) {
 	var verifyErr error
-	config := server.tlsConfig()
+	config := server.TLSConfig()
 	config.InsecureSkipVerify = true //nolint:gosec // verified below, by hand, to describe what fails
 	config.VerifyConnection = func(state tls.ConnectionState) error {
 		c.TLS, verifyErr = describeTLS(state, server)
@@ -137,7 +139,7 @@ func (c *ServerCheck) handshake(ctx context.Context, conn net.Conn, server Serve
 
 // describeTLS records the negotiated TLS and verifies the certificate for
 // the server's host name.
-func describeTLS(state tls.ConnectionState, server Server) (*TLSFacts, error) {
+func describeTLS(state tls.ConnectionState, server imapconn.Server) (*TLSFacts, error) {
 	facts := &TLSFacts{Version: tls.VersionName(state.Version)}
 	if len(state.PeerCertificates) == 0 {
 		return facts, errors.New("the server sent no certificate")
@@ -179,7 +181,7 @@ func (c *ServerCheck) readGreeting(lines *lineConn) bool {
 }
 
 // startTLS upgrades the connection with STARTTLS.
-func (c *ServerCheck) startTLS(ctx context.Context, lines *lineConn, server Server, timeout time.Duration) bool {
+func (c *ServerCheck) startTLS(ctx context.Context, lines *lineConn, server imapconn.Server, timeout time.Duration) bool {
 	if c.Capabilities == nil {
 		caps, err := lines.command("CAPABILITY")
 		if err != nil {
@@ -205,7 +207,7 @@ func (c *ServerCheck) startTLS(ctx context.Context, lines *lineConn, server Serv
 }
 
 // speaksTLS reports whether the server's port answers a TLS handshake.
-func speaksTLS(ctx context.Context, server Server, timeout time.Duration) bool {
+func speaksTLS(ctx context.Context, server imapconn.Server, timeout time.Duration) bool {
 	conn, err := (&net.Dialer{Timeout: timeout}).DialContext(ctx, "tcp", server.Address())
 	if err != nil {
 		return false

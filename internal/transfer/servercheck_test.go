@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // TestCheckServerTellsWhatIsWrong: each way an endpoint can be set up
@@ -23,34 +24,34 @@ func TestCheckServerTellsWhatIsWrong(t *testing.T) {
 	ssh := imaptest.StartMuteAfter(t, "SSH-2.0-OpenSSH_9.2\r\n")
 	noStartTLS := imaptest.StartMuteAfter(t, "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] ready\r\n")
 	loginDisabled := imaptest.StartMuteAfter(t, "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] ready\r\n")
-	server := func(port int, security Security) Server {
-		return Server{Host: "127.0.0.1", Port: port, Security: security}
+	server := func(port int, security imapconn.Security) imapconn.Server {
+		return imapconn.Server{Host: "127.0.0.1", Port: port, Security: security}
 	}
-	trusted := func(s Server) Server { s.RootCAs = d.RootCAs(); return s }
-	skipVerify := func(s Server) Server { s.SkipVerify = true; return s }
+	trusted := func(s imapconn.Server) imapconn.Server { s.RootCAs = d.RootCAs(); return s }
+	skipVerify := func(s imapconn.Server) imapconn.Server { s.SkipVerify = true; return s }
 	for _, tc := range []struct {
 		name     string
-		server   Server
+		server   imapconn.Server
 		want     ServerProblem
 		tls      bool // TLS facts expected
 		verified bool
 	}{
-		{"ssl, trusted", trusted(server(d.TLSPort, SecurityTLS)), "", true, true},
-		{"starttls, trusted", trusted(server(d.Port, SecurityStartTLS)), "", true, true},
-		{"plain", server(d.Port, SecurityPlain), "", false, false},
-		{"ssl, self-signed", server(d.TLSPort, SecurityTLS), ProblemUntrustedCertificate, true, false},
-		{"starttls, self-signed", server(d.Port, SecurityStartTLS), ProblemUntrustedCertificate, true, false},
-		{"ssl, self-signed, accepted", skipVerify(server(d.TLSPort, SecurityTLS)), "", true, false},
-		{"ssl on the plain port", server(d.Port, SecurityTLS), ProblemNotTLS, false, false},
-		{"plain on the ssl port", server(d.TLSPort, SecurityPlain), ProblemTLSExpected, false, false},
-		{"starttls on the ssl port", server(d.TLSPort, SecurityStartTLS), ProblemTLSExpected, false, false},
-		{"closed port", server(closed, SecurityTLS), ProblemRefused, false, false},
-		{"no such host", Server{Host: "no-such-host.invalid", Port: 993, Security: SecurityTLS}, ProblemNoSuchHost, false, false},
-		{"never greets", server(mute.Port, SecurityPlain), ProblemNoGreeting, false, false},
-		{"says goodbye", server(bye.Port, SecurityPlain), ProblemGreetingRefused, false, false},
-		{"not IMAP", server(ssh.Port, SecurityPlain), ProblemNotIMAP, false, false},
-		{"no STARTTLS", server(noStartTLS.Port, SecurityStartTLS), ProblemNoStartTLS, false, false},
-		{"LOGIN needs TLS", server(loginDisabled.Port, SecurityPlain), ProblemLoginDisabled, false, false},
+		{"ssl, trusted", trusted(server(d.TLSPort, imapconn.SecurityTLS)), "", true, true},
+		{"starttls, trusted", trusted(server(d.Port, imapconn.SecurityStartTLS)), "", true, true},
+		{"plain", server(d.Port, imapconn.SecurityPlain), "", false, false},
+		{"ssl, self-signed", server(d.TLSPort, imapconn.SecurityTLS), ProblemUntrustedCertificate, true, false},
+		{"starttls, self-signed", server(d.Port, imapconn.SecurityStartTLS), ProblemUntrustedCertificate, true, false},
+		{"ssl, self-signed, accepted", skipVerify(server(d.TLSPort, imapconn.SecurityTLS)), "", true, false},
+		{"ssl on the plain port", server(d.Port, imapconn.SecurityTLS), ProblemNotTLS, false, false},
+		{"plain on the ssl port", server(d.TLSPort, imapconn.SecurityPlain), ProblemTLSExpected, false, false},
+		{"starttls on the ssl port", server(d.TLSPort, imapconn.SecurityStartTLS), ProblemTLSExpected, false, false},
+		{"closed port", server(closed, imapconn.SecurityTLS), ProblemRefused, false, false},
+		{"no such host", imapconn.Server{Host: "no-such-host.invalid", Port: 993, Security: imapconn.SecurityTLS}, ProblemNoSuchHost, false, false},
+		{"never greets", server(mute.Port, imapconn.SecurityPlain), ProblemNoGreeting, false, false},
+		{"says goodbye", server(bye.Port, imapconn.SecurityPlain), ProblemGreetingRefused, false, false},
+		{"not IMAP", server(ssh.Port, imapconn.SecurityPlain), ProblemNotIMAP, false, false},
+		{"no STARTTLS", server(noStartTLS.Port, imapconn.SecurityStartTLS), ProblemNoStartTLS, false, false},
+		{"LOGIN needs TLS", server(loginDisabled.Port, imapconn.SecurityPlain), ProblemLoginDisabled, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -68,7 +69,7 @@ func TestCheckServerTellsWhatIsWrong(t *testing.T) {
 				if !slices.Contains(check.Capabilities, "IMAP4rev1") || check.Greeting == "" {
 					t.Errorf("capabilities %q, greeting %q", check.Capabilities, check.Greeting)
 				}
-				if tc.server.Security == SecurityStartTLS && slices.Contains(check.Capabilities, "STARTTLS") {
+				if tc.server.Security == imapconn.SecurityStartTLS && slices.Contains(check.Capabilities, "STARTTLS") {
 					t.Errorf("capabilities %q after STARTTLS still offer it: read before TLS", check.Capabilities)
 				}
 			} else if check.Detail == "" {
@@ -102,7 +103,7 @@ func TestConfigProblemOfAFailedRun(t *testing.T) {
 		{d.TLSPort, ProblemUntrustedCertificate},
 		{d.Port, ProblemNotTLS},
 	} {
-		side := Side{Server: Server{Host: "127.0.0.1", Port: tc.port, Security: SecurityTLS}, Login: "a", Password: "pw"}
+		side := imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: tc.port, Security: imapconn.SecurityTLS}, Login: "a", Password: "pw"}
 		_, err := Migrate(context.Background(), Job{Source: side, Destination: side, Tuning: Tuning{Attempts: 1}})
 		if got := ConfigProblem(err); got != tc.want {
 			t.Errorf("port %d: problem %q of %v, want %q", tc.port, got, err, tc.want)

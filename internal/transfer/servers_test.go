@@ -12,6 +12,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -99,7 +100,7 @@ func listed(names ...string) []imap.ListData {
 }
 
 // srvJob is a job between two sides with a fresh MemoryState.
-func srvJob(src, dst Side, tuning Tuning) Job {
+func srvJob(src, dst imapconn.Side, tuning Tuning) Job {
 	return Job{Source: src, Destination: dst, State: syncstate.NewMemoryState(), Logger: debugLogger(), Tuning: tuning}
 }
 

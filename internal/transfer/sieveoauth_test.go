@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // fixedToken hands out one access token.
@@ -62,8 +63,8 @@ func fakeTokenSieve(t *testing.T, user, token string) (port int, sent chan strin
 func TestSieveLoginWithAToken(t *testing.T) {
 	t.Parallel()
 	port, sent := fakeTokenSieve(t, "ann@example.com", "ya29.good")
-	side := Side{Server: Server{Host: "127.0.0.1"}, Login: "ann@example.com", Token: fixedToken("ya29.good"),
-		Sieve: SieveService{Port: port, Security: SecurityPlain}}
+	side := imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1"}, Login: "ann@example.com", Token: fixedToken("ya29.good"),
+		Sieve: imapconn.SieveService{Port: port, Security: imapconn.SecurityPlain}}
 	c, err := dialSieve(t.Context(), &side, Tuning{GreetingTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("a token login: %v (the server was sent %q)", err, <-sent)

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // silentAfterLogin is a server that greets and takes the login, then
 // reads commands and answers none of them: a server that hung.
-func silentAfterLogin(t *testing.T) Side {
+func silentAfterLogin(t *testing.T) imapconn.Side {
 	t.Helper()
 	host, port := imaptest.StartScripted(t, answerLoginOnly)
-	return Side{Server: Server{Host: host, Port: port, Security: SecurityPlain}, Login: "a", Password: "pw"}
+	return imapconn.Side{Server: imapconn.Server{Host: host, Port: port, Security: imapconn.SecurityPlain}, Login: "a", Password: "pw"}
 }
 
 func answerLoginOnly(conn net.Conn) {
@@ -43,7 +44,7 @@ func TestSilentServerFailsWithinTheIdleTimeout(t *testing.T) {
 	_, err := Migrate(t.Context(), Job{Source: silentAfterLogin(t), Destination: dst.side("a", "pw"),
 		Tuning: Tuning{IdleTimeout: idle, Attempts: 1}})
 	elapsed := time.Since(start)
-	if err == nil || KindOf(err) != KindTransient {
+	if err == nil || imapconn.KindOf(err) != imapconn.KindTransient {
 		t.Fatalf("error %v, want a transient failure of the silent server", err)
 	}
 	if elapsed >= 3*idle { // go-imap's decoder used to wait it out four times

@@ -8,6 +8,8 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // createRecorder is an in-memory session that records each CREATE with
@@ -47,7 +49,7 @@ func (s *createRecorder) Create(name string, options *imap.CreateOptions) error 
 }
 
 // startCreateRecorder runs a destination that announces CREATE-SPECIAL-USE.
-func startCreateRecorder(t *testing.T, login, password string, refuseRole bool) (Side, *createLog) {
+func startCreateRecorder(t *testing.T, login, password string, refuseRole bool) (imapconn.Side, *createLog) {
 	t.Helper()
 	u := imapmemserver.NewUser(login, password)
 	if err := u.Create("INBOX", nil); err != nil {
@@ -66,7 +68,7 @@ func startCreateRecorder(t *testing.T, login, password string, refuseRole bool) 
 		Logger:       discardLogger{},
 	})
 	port := serveIMAP(t, srv).Port
-	return Side{Server: Server{Host: "127.0.0.1", Port: port, Security: SecurityPlain}, Login: login, Password: password}, log
+	return imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: port, Security: imapconn.SecurityPlain}, Login: login, Password: password}, log
 }
 
 // TestNewFoldersKeepTheirRole: a destination without a Sent folder that

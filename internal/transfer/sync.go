@@ -7,6 +7,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -115,9 +116,9 @@ func (fs *folderSync) run(ctx context.Context) error {
 	}
 	n, window := fs.src.NumMessages, uint32(fs.r.job.Tuning.Window)
 	from := uint32(1)
-	fs.r.source.expunges.take() // of an earlier folder
+	fs.r.source.TakeExpunges() // of an earlier folder
 	for seq := uint32(1); ; seq += window {
-		seq, n = followExpunges(seq, n, fs.r.source.expunges.take())
+		seq, n = followExpunges(seq, n, fs.r.source.TakeExpunges())
 		var listing []message
 		if seq <= n {
 			var err error
@@ -271,13 +272,13 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		// ends a SELECT's Wait before it marks the folder selected, so
 		// Mailbox right after a SELECT may still be nil.
 		if err := r.destination.Noop().Wait(); err != nil {
-			return r.destination.failed(err)
+			return r.destination.Failed(err)
 		}
 		selected := r.destination.Mailbox()
 		if selected == nil {
 			// The session ended, or left the folder, after its last
 			// command: nothing says what the folder holds.
-			return r.destination.failed(errSessionEnded)
+			return r.destination.Failed(imapconn.ErrSessionEnded)
 		}
 		st.Filter = r.job.Options.filterKey()
 		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages

@@ -6,6 +6,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -44,8 +45,8 @@ func (fs *folderSync) writeFlags(updates []flagUpdate, keep []syncstate.Mapping)
 		}
 		err := fs.r.destination.Store(c.uids, &imap.StoreFlags{Op: op, Silent: true, Flags: c.flags}, nil).Close()
 		switch {
-		case err != nil && classify(err) != KindPermanent:
-			return fs.r.destination.failed(err)
+		case err != nil && imapconn.Classify(err) != imapconn.KindPermanent:
+			return fs.r.destination.Failed(err)
 		case err != nil:
 			fs.r.logger.Warn("the destination refused a flag change", "folder", fs.plan.Destination, "err", err)
 			fs.flagChangeRefused = true

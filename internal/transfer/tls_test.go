@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
@@ -17,25 +18,25 @@ func TestConnectionSecurityModes(t *testing.T) {
 	destination := dovecotSide(dst, "b", "pw")
 	for _, tc := range []struct {
 		name    string
-		server  Server
+		server  imapconn.Server
 		wantErr string
 	}{
-		{"implicit TLS, verified", Server{Host: src.Host, Port: src.TLSPort, Security: SecurityTLS, RootCAs: src.RootCAs()}, ""},
-		{"STARTTLS, verified", Server{Host: src.Host, Port: src.Port, Security: SecurityStartTLS, RootCAs: src.RootCAs()}, ""},
-		{"self-signed, verification skipped", Server{Host: src.Host, Port: src.TLSPort, Security: SecurityTLS, SkipVerify: true}, ""},
-		{"self-signed, not trusted", Server{Host: src.Host, Port: src.TLSPort, Security: SecurityTLS}, "certificate"},
-		{"STARTTLS self-signed, not trusted", Server{Host: src.Host, Port: src.Port, Security: SecurityStartTLS}, "certificate"},
+		{"implicit TLS, verified", imapconn.Server{Host: src.Host, Port: src.TLSPort, Security: imapconn.SecurityTLS, RootCAs: src.RootCAs()}, ""},
+		{"STARTTLS, verified", imapconn.Server{Host: src.Host, Port: src.Port, Security: imapconn.SecurityStartTLS, RootCAs: src.RootCAs()}, ""},
+		{"self-signed, verification skipped", imapconn.Server{Host: src.Host, Port: src.TLSPort, Security: imapconn.SecurityTLS, SkipVerify: true}, ""},
+		{"self-signed, not trusted", imapconn.Server{Host: src.Host, Port: src.TLSPort, Security: imapconn.SecurityTLS}, "certificate"},
+		{"STARTTLS self-signed, not trusted", imapconn.Server{Host: src.Host, Port: src.Port, Security: imapconn.SecurityStartTLS}, "certificate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			source := Side{Server: tc.server, Login: "a", Password: "pw"}
+			source := imapconn.Side{Server: tc.server, Login: "a", Password: "pw"}
 			_, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Attempts: 3}})
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("migration failed: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("error %v, want one about the %s", err, tc.wantErr)
-			case tc.wantErr != "" && KindOf(err) != KindPermanent:
-				t.Errorf("an untrusted certificate is %v, want permanent (no retries)", KindOf(err))
+			case tc.wantErr != "" && imapconn.KindOf(err) != imapconn.KindPermanent:
+				t.Errorf("an untrusted certificate is %v, want permanent (no retries)", imapconn.KindOf(err))
 			}
 		})
 	}
@@ -46,7 +47,7 @@ func TestDovecotRefusesAWrongPassword(t *testing.T) {
 	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
 	p.job.Destination.Password = "not-it"
 	_, err := Migrate(context.Background(), p.job)
-	if KindOf(err) != KindAuth || !strings.HasPrefix(err.Error(), "destination alice@new at 127.0.0.1:") || !strings.Contains(err.Error(), "uthentication failed") {
+	if imapconn.KindOf(err) != imapconn.KindAuth || !strings.HasPrefix(err.Error(), "destination alice@new at 127.0.0.1:") || !strings.Contains(err.Error(), "uthentication failed") {
 		t.Fatalf("error %v, want an authentication failure with the server's text", err)
 	}
 	if strings.Contains(err.Error(), "not-it") {
@@ -65,16 +66,16 @@ func TestSecuredDestination(t *testing.T) {
 	for _, tc := range []struct {
 		name, login string
 		port        int
-		security    Security
+		security    imapconn.Security
 	}{
-		{"plain", "plain@new", p.dst.Port, SecurityPlain},
-		{"implicit TLS", "tls@new", p.dst.TLSPort, SecurityTLS},
-		{"STARTTLS", "starttls@new", p.dst.Port, SecurityStartTLS},
+		{"plain", "plain@new", p.dst.Port, imapconn.SecurityPlain},
+		{"implicit TLS", "tls@new", p.dst.TLSPort, imapconn.SecurityTLS},
+		{"STARTTLS", "starttls@new", p.dst.Port, imapconn.SecurityStartTLS},
 	} {
 		p.dst.AddUser(t, tc.login, "pw")
 		job := p.job
 		job.State = syncstate.NewMemoryState()
-		job.Destination = Side{Server: Server{Host: p.dst.Host, Port: tc.port, Security: tc.security, RootCAs: p.dst.RootCAs()},
+		job.Destination = imapconn.Side{Server: imapconn.Server{Host: p.dst.Host, Port: tc.port, Security: tc.security, RootCAs: p.dst.RootCAs()},
 			Login: tc.login, Password: "pw"}
 		sourceBefore := p.src.Logins(t, "alice")
 		res, err := Migrate(context.Background(), job)

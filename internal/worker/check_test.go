@@ -6,6 +6,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // TestEngineAndDomainNameTheSameServerProblems: every problem the engine
@@ -30,7 +31,7 @@ func TestEngineAndDomainNameTheSameServerProblems(t *testing.T) {
 func TestEngineFailureKindsHaveAdvice(t *testing.T) {
 	t.Parallel()
 	blamed := migration.Party{Side: "destination", Login: "bob", Host: "imap.new.example", Port: 993}
-	for _, kind := range []transfer.Kind{transfer.KindTransient, transfer.KindAuth, transfer.KindQuota, transfer.KindPermanent} {
+	for _, kind := range []imapconn.Kind{imapconn.KindTransient, imapconn.KindAuth, imapconn.KindQuota, imapconn.KindPermanent} {
 		if advice := migration.Advice(migration.FailureKind(kind.Name()), "", blamed); advice == "" {
 			t.Errorf("no advice for the engine's %q", kind.Name())
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/oauth"
 	"github.com/mailmigrate/mailmigrate/internal/oauth/signin"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
@@ -40,22 +40,22 @@ func newLogins(store Store, logger *slog.Logger) *logins {
 }
 
 // sides are both sides of an account of a task.
-func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, creds migration.Credentials) (transfer.Side, transfer.Side) {
+func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, creds migration.Credentials) (imapconn.Side, imapconn.Side) {
 	return l.side(taskID, accountID, "source", src, creds.SourceLogin, creds.SourcePassword),
 		l.side(taskID, accountID, "destination", dst, creds.DestinationLogin, creds.DestinationPassword)
 }
 
 // side is how the engine logs in to e for an account with secret, its
 // password or refresh token as e says.
-func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) transfer.Side {
-	s := transfer.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e), Limits: limitsOf(e.Limits),
-		Sieve: transfer.SieveService{Port: e.Sieve.Port, Security: transfer.Security(e.Sieve.TLSMode)}}
+func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) imapconn.Side {
+	s := imapconn.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e), Limits: limitsOf(e.Limits),
+		Sieve: imapconn.SieveService{Port: e.Sieve.Port, Security: imapconn.Security(e.Sieve.TLSMode)}}
 	switch a := e.Auth; a.Method {
 	case migration.AuthMaster:
-		s.Master, s.MasterForm, s.Password = a.MasterLogin, transfer.MasterForm(a.MasterForm), string(a.MasterPassword)
+		s.Master, s.MasterForm, s.Password = a.MasterLogin, imapconn.MasterForm(a.MasterForm), string(a.MasterPassword)
 	case migration.AuthOAuth2:
 		s.Password = ""
-		s.TokenMechanism = transfer.TokenMechanism(strings.ToUpper(string(a.OAuth2.Mechanism)))
+		s.TokenMechanism = imapconn.TokenMechanism(strings.ToUpper(string(a.OAuth2.Mechanism)))
 		config := signin.ConfigOf(a.OAuth2)
 		switch {
 		case a.OAuth2.Grant == migration.GrantClientCredentials:
@@ -73,7 +73,7 @@ func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint
 
 // delegated is the token source of a service account acting for login;
 // a key that cannot sign fails the login with words saying so.
-func delegated(config oauth.Config, login string) transfer.TokenSource {
+func delegated(config oauth.Config, login string) imapconn.TokenSource {
 	key, err := oauth.ParseServiceAccountKey([]byte(config.ClientSecret))
 	if err != nil {
 		return brokenKey{err}
@@ -114,8 +114,8 @@ func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
 }
 
 // serverOf is where an endpoint's server lives.
-func serverOf(e migration.Endpoint) transfer.Server {
-	return transfer.Server{Host: e.Host, Port: e.Port, Security: transfer.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify}
+func serverOf(e migration.Endpoint) imapconn.Server {
+	return imapconn.Server{Host: e.Host, Port: e.Port, Security: imapconn.Security(e.TLSMode), SkipVerify: e.TLSSkipVerify}
 }
 
 // limitsOf is the engine's Limits of an endpoint's own.

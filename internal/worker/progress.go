@@ -6,6 +6,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // progressReporter stores an account's progress at most once a second and
@@ -30,7 +31,7 @@ type progressReporter struct {
 // throttled logs a server's request to slow down, with the figures so
 // far, and counts it.
 func (r *progressReporter) throttled(th transfer.Throttle) {
-	r.worker.opts.Metrics.IMAPError(th.Side, transfer.KindThrottled.Name())
+	r.worker.opts.Metrics.IMAPError(th.Side, imapconn.KindThrottled.Name())
 	figures := r.pass(r.counted)
 	event := r.parties.ThrottledEvent(th.Side, th.Words, th.Until, th.Budget, figures)
 	if err := r.worker.store.AccountThrottled(r.ctx, r.parties.TaskID, r.parties.AccountID, figures, th.Until, event); err != nil && r.ctx.Err() == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
@@ -134,13 +135,13 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	job.OnThrottled = reporter.throttled
 	res, err := transfer.Migrate(ctx, job)
 	reporter.count(res.Progress)
-	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: transfer.KindOf(err).Retryable()}
-	var imapErr *transfer.Error
+	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: imapconn.KindOf(err).Retryable()}
+	var imapErr *imapconn.Error
 	if errors.As(err, &imapErr) {
 		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port,
 			Shared: parties.Side(imapErr.Side).Shared}
 		end.Kind, end.Problem = migration.FailureKind(imapErr.Kind.Name()), migration.ServerProblem(transfer.ConfigProblem(err))
-		if transfer.TokenRefused(err) {
+		if imapconn.TokenRefused(err) {
 			end.Kind = migration.FailureToken
 		}
 	}
@@ -153,7 +154,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 		if end.Blamed != nil {
 			side = end.Blamed.Side
 		}
-		w.opts.Metrics.IMAPError(side, transfer.KindOf(err).Name())
+		w.opts.Metrics.IMAPError(side, imapconn.KindOf(err).Name())
 	}
 	for _, f := range res.Folders {
 		end.Folders = append(end.Folders, folderEndOf(f))

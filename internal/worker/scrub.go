@@ -3,7 +3,7 @@ package worker
 import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
-	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // The servers' words reach the account's error, its events, the report,
@@ -13,7 +13,7 @@ import (
 // whatever is shaped like a credential (secret.Scrub).
 
 // knownSecrets are the passwords (or master passwords) sides log in with.
-func knownSecrets(sides ...transfer.Side) []string {
+func knownSecrets(sides ...imapconn.Side) []string {
 	var known []string
 	for _, s := range sides {
 		if s.Password != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
 
 // Store is what the workers need of storage.
@@ -223,23 +224,23 @@ func (w *AccountTest) settleClaim(ctx context.Context, id int64, err error) {
 // server's) refusal of the login, which trying again only feeds a
 // lock-out with.
 func loginRefused(err error) bool {
-	return err != nil && (transfer.KindOf(err) == transfer.KindAuth || transfer.TokenRefused(err))
+	return err != nil && (imapconn.KindOf(err) == imapconn.KindAuth || imapconn.TokenRefused(err))
 }
 
 // loginError is the text of a login test's failure on side, counted.
 // A refusal that took long says the server penalises failures.
 // The words end with what to do (migration.TestFailureWords).
-func (w *AccountTest) loginError(err error, party transfer.Side, side, shared string, took time.Duration) string {
+func (w *AccountTest) loginError(err error, party imapconn.Side, side, shared string, took time.Duration) string {
 	if err == nil {
 		return ""
 	}
-	w.metrics.IMAPError(side, transfer.KindOf(err).Name())
+	w.metrics.IMAPError(side, imapconn.KindOf(err).Name())
 	text := loginError(err)
 	if loginRefused(err) {
 		text += migration.SlowRefusalWords(took)
 	}
-	kind := migration.FailureKind(transfer.KindOf(err).Name())
-	if transfer.TokenRefused(err) {
+	kind := migration.FailureKind(imapconn.KindOf(err).Name())
+	if imapconn.TokenRefused(err) {
 		kind = migration.FailureToken
 	}
 	blamed := migration.Party{Side: side, Login: party.Login, Host: party.Host, Port: party.Port, Shared: shared}
@@ -250,7 +251,7 @@ func (w *AccountTest) loginError(err error, party transfer.Side, side, shared st
 // how a job logs in to both sides, and what each side logs in with that
 // is its endpoint's, not the account's (EndpointAuth.SharedCredential),
 // for the advice about a refusal.
-func accountSides(ctx context.Context, store Store, logins *logins, taskID, accountID int64) (src, dst transfer.Side, shared [2]string, err error) {
+func accountSides(ctx context.Context, store Store, logins *logins, taskID, accountID int64) (src, dst imapconn.Side, shared [2]string, err error) {
 	srcEndpoint, dstEndpoint, err := store.TaskEndpoints(ctx, taskID)
 	if err != nil {
 		return src, dst, shared, err
@@ -270,7 +271,7 @@ func loginError(err error) string {
 	if err == nil {
 		return ""
 	}
-	var te *transfer.Error
+	var te *imapconn.Error
 	if errors.As(err, &te) {
 		return te.Kind.String() + ": " + te.Err.Error()
 	}

@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/emersion/go-sasl"
 )
 
-// appender writes every APPEND of a migration by hand, on the
+// Appender writes every APPEND of a migration by hand, on the
 // destination session's connection between go-imap's commands
 // (sharedConn): go-imap v2's client has no MULTIAPPEND (RFC 3502), and
 // it closes its connection when a server refuses a message instead of
@@ -27,8 +27,8 @@ import (
 // LITERAL+ (RFC 7888) bodies stream without waiting for the server, and
 // several commands may be on the wire at once. The same hand-written
 // commands serve LSUB (lsub.go), which go-imap v2 lacks too, and, on a
-// connection of their own, Gmail's labels (gmail.go).
-type appender struct {
+// connection of their own, Gmail's labels (the engine's gmail.go).
+type Appender struct {
 	conn        *idleConn
 	r           *bufio.Reader
 	w           *bufio.Writer
@@ -39,19 +39,19 @@ type appender struct {
 	tags        int
 	// completed holds the completions read while waiting for something
 	// else (a continuation request), by tag.
-	completed map[string]completion
+	completed map[string]Completion
 	// writing is set while an APPEND is half written: a LOGOUT then would
 	// be read as part of its message.
 	writing bool
 	sideOf
 	// onCapability, while set, receives the words of a CAPABILITY response.
 	onCapability func(words []string)
-	// onUntagged, while set, receives every other untagged response
+	// OnUntagged, while set, receives every other untagged response
 	// without its "* ".
-	onUntagged func(response string)
-	// keepLiterals makes readLine put literals into the line as quoted
+	OnUntagged func(response string)
+	// KeepLiterals makes readLine put literals into the line as quoted
 	// strings instead of dropping them.
-	keepLiterals bool
+	KeepLiterals bool
 	stop         func() bool
 	// bye is the text of the server's untagged BYE, once it sent one.
 	bye string
@@ -71,40 +71,61 @@ const answerGrace = 2 * time.Second
 // appendBufferSize is the appender's write buffer.
 const appendBufferSize = 64 << 10
 
-// completion is a command's tagged answer: nil for OK, else an
+// Completion is a command's tagged answer: nil for OK, else an
 // *imap.Error; and for an APPEND, the UIDs of the appended messages where
 // the server tells them (RFC 4315 §3, APPENDUID).
-type completion struct {
-	err  error
-	uids []imap.UID
+type Completion struct {
+	Err  error
+	UIDs []imap.UID
 }
 
 // configure sets what the APPENDs may use of the server's capabilities.
-func (a *appender) configure(caps map[imap.Cap]bool, tuning Tuning) {
+func (a *Appender) configure(caps map[imap.Cap]bool, singleAppend bool) {
 	a.literalPlus = caps[imap.CapLiteralPlus]
-	a.multiAppend = caps[imap.CapMultiAppend] && !tuning.SingleAppend
+	a.multiAppend = caps[imap.CapMultiAppend] && !singleAppend
 	a.uidPlus = caps[imap.CapUIDPlus] || caps[imap.CapIMAP4rev2]
-	a.appendLimit = appendLimit(caps)
+	a.appendLimit = AppendLimit(caps)
 }
+
+// MaxMessageBytes is the largest message the server takes, by its
+// APPENDLIMIT; 0 when it said none.
+func (a *Appender) MaxMessageBytes() int64 { return a.appendLimit }
+
+// Batches reports whether several messages go out in one APPEND
+// (MULTIAPPEND).
+func (a *Appender) Batches() bool { return a.multiAppend }
+
+// AnsweredMeanwhile takes the answer to the command tagged tag when it
+// was read while waiting for something else (a continuation request).
+func (a *Appender) AnsweredMeanwhile(tag string) (Completion, bool) {
+	done, ok := a.completed[tag]
+	delete(a.completed, tag)
+	return done, ok
+}
+
+// GiveTimeToAnswer leaves the server answerGrace to answer the commands
+// on the wire when a copy stops for another reason (a cancel, the source
+// failing); then every read and write fails.
+func (a *Appender) GiveTimeToAnswer() { a.conn.expire(time.Now().Add(answerGrace)) }
 
 // busy reports whether a command of this writer is half written or not
 // answered yet.
-func (a *appender) busy() bool { return a.writing || a.unanswered > 0 }
+func (a *Appender) busy() bool { return a.writing || a.unanswered > 0 }
 
-// dialHandWritten connects to side and logs in on a connection that this
+// DialHandWritten connects to side and logs in on a connection that this
 // package writes by hand, and returns the server's capabilities.
-func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning) (*appender, map[imap.Cap]bool, error) {
-	raw, err := dialRaw(ctx, &side.Server, tuning.GreetingTimeout)
+func DialHandWritten(ctx context.Context, side *Side, name string, timeouts Timeouts) (*Appender, map[imap.Cap]bool, error) {
+	raw, err := Dial(ctx, &side.Server, timeouts.Greeting)
 	if err != nil {
-		return nil, nil, side.fail(name, classify(err), err)
+		return nil, nil, side.Fail(name, Classify(err), err)
 	}
 	conn := &idleConn{Conn: raw}
-	conn.setTimeout(tuning.GreetingTimeout)
+	conn.setTimeout(timeouts.Greeting)
 	// A large write buffer sends bodies in few syscalls.
-	a := &appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize),
-		sideOf: sideOf{side, name}, completed: map[string]completion{}}
+	a := &Appender{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, appendBufferSize),
+		sideOf: sideOf{side, name}, completed: map[string]Completion{}}
 	// Cancelling leaves the server answerGrace to answer the commands on
-	// the wire (see folderCopy.copyMessages), then the connection fails.
+	// the wire (see the engine's folderCopy.stopping), then the connection fails.
 	a.stop = context.AfterFunc(ctx, func() { conn.expire(time.Now().Add(answerGrace)) })
 	caps, err := a.open(ctx, side)
 	if err != nil {
@@ -113,15 +134,15 @@ func dialHandWritten(ctx context.Context, side *Side, name string, tuning Tuning
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		return nil, nil, side.fail(name, loginKind(err), err)
+		return nil, nil, side.Fail(name, loginKind(err), err)
 	}
-	conn.setTimeout(tuning.IdleTimeout)
+	conn.setTimeout(timeouts.Idle)
 	return a, caps, nil
 }
 
 // open reads the greeting, secures the connection as configured, logs in
 // and returns the capabilities of the authenticated state.
-func (a *appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, error) {
+func (a *Appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, error) {
 	if err := a.greet(side); err != nil {
 		return nil, err
 	}
@@ -136,23 +157,23 @@ func (a *appender) open(ctx context.Context, side *Side) (map[imap.Cap]bool, err
 		}
 	}
 	defer func() { a.onCapability = nil }()
-	return caps, a.command("CAPABILITY")
+	return caps, a.Command("CAPABILITY")
 }
 
 // greet reads the greeting and, where the side says so, secures the
 // connection with STARTTLS (RFC 9051 §6.2.1). Nothing is read past the
 // server's answer to STARTTLS: it says nothing more before the handshake.
-func (a *appender) greet(side *Side) error {
+func (a *Appender) greet(side *Side) error {
 	if _, err := a.readLine(); err != nil { // "* OK ..." greeting
 		return fmt.Errorf("greeting: %w", err)
 	}
 	if side.Security != SecurityStartTLS {
 		return nil
 	}
-	if err := a.command("STARTTLS"); err != nil {
+	if err := a.Command("STARTTLS"); err != nil {
 		return err
 	}
-	tlsConn := tls.Client(a.conn.Conn, side.tlsConfig())
+	tlsConn := tls.Client(a.conn.Conn, side.TLSConfig())
 	if err := tlsConn.Handshake(); err != nil {
 		return err
 	}
@@ -162,10 +183,10 @@ func (a *appender) greet(side *Side) error {
 	return nil
 }
 
-// appendLimit is the largest message the server takes, by its
+// AppendLimit is the largest message the server takes, by its
 // APPENDLIMIT=N (RFC 7889); 0 when it announces none, or APPENDLIMIT
 // without a number (limits per mailbox, not known here).
-func appendLimit(caps map[imap.Cap]bool) int64 {
+func AppendLimit(caps map[imap.Cap]bool) int64 {
 	for c := range caps {
 		if n, ok := strings.CutPrefix(string(c), "APPENDLIMIT="); ok {
 			if limit, err := strconv.ParseInt(n, 10, 64); err == nil && limit > 0 {
@@ -180,28 +201,29 @@ func appendLimit(caps map[imap.Cap]bool) int64 {
 // §4.3).
 var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
-// astring quotes s (RFC 9051 §4.3). Logins and passwords hold no CR, LF
-// or NUL (the domain refuses them).
-func (a *appender) astring(s string) string {
+// Quote quotes s as an IMAP quoted string (RFC 9051 §4.3). Logins,
+// passwords and folder names hold no CR, LF or NUL (the domain refuses
+// them).
+func Quote(s string) string {
 	return `"` + quoteEscaper.Replace(s) + `"`
 }
 
 // logIn logs in as side says (see Side.logIn): with a token, with LOGIN,
 // or as a master with AUTHENTICATE PLAIN (RFC 4616: authzid NUL authcid NUL
 // password).
-func (a *appender) logIn(ctx context.Context, side *Side) error {
+func (a *Appender) logIn(ctx context.Context, side *Side) error {
 	if side.Token != nil {
-		token, err := side.accessToken(ctx)
+		token, err := side.AccessToken(ctx)
 		if err != nil {
 			return err
 		}
-		mech, response, err := side.saslToken(token).Start()
+		mech, response, err := side.SASLToken(token).Start()
 		if err != nil {
 			return err
 		}
 		return a.authenticate(mech, response)
 	}
-	user, password, authzid, err := side.credentials()
+	user, password, authzid, err := side.Credentials()
 	switch {
 	case err != nil:
 		return err
@@ -214,7 +236,7 @@ func (a *appender) logIn(ctx context.Context, side *Side) error {
 // authenticate sends AUTHENTICATE with one response, after the server's
 // continuation. A refusal may come as a challenge first (XOAUTH2's JSON
 // details), which an empty response answers; its text joins the error.
-func (a *appender) authenticate(mech string, response []byte) error {
+func (a *Appender) authenticate(mech string, response []byte) error {
 	tag := a.nextTag()
 	a.w.WriteString(tag + " AUTHENTICATE " + mech + "\r\n")
 	if err := a.continuation(tag, "AUTHENTICATE before its response"); err != nil {
@@ -243,7 +265,7 @@ func (a *appender) authenticate(mech string, response []byte) error {
 		if done, ok := a.dispatch(line); ok && done == tag {
 			c := a.completed[tag]
 			delete(a.completed, tag)
-			return withDetails(c.err, details)
+			return withDetails(c.Err, details)
 		}
 	}
 }
@@ -251,9 +273,9 @@ func (a *appender) authenticate(mech string, response []byte) error {
 // login sends LOGIN. A login or password with 8-bit characters goes as a
 // literal: IMAP4rev1 allows only 7-bit text in a quoted string (RFC 3501
 // §4.3, §9), and a server that holds to it would refuse the login.
-func (a *appender) login(login, password string) error {
+func (a *Appender) login(login, password string) error {
 	if isASCII(login) && isASCII(password) {
-		return a.command("LOGIN " + a.astring(login) + " " + a.astring(password))
+		return a.Command("LOGIN " + Quote(login) + " " + Quote(password))
 	}
 	tag := a.nextTag()
 	a.w.WriteString(tag + " LOGIN ")
@@ -272,7 +294,7 @@ func (a *appender) login(login, password string) error {
 	if err := a.w.Flush(); err != nil {
 		return err
 	}
-	return a.wait(tag).err
+	return a.Wait(tag).Err
 }
 
 func isASCII(s string) bool {
@@ -284,8 +306,8 @@ func isASCII(s string) bool {
 	return true
 }
 
-// command sends one simple command and waits for its completion.
-func (a *appender) command(text string) error {
+// Command sends one simple Command and waits for its completion.
+func (a *Appender) Command(text string) error {
 	tag := a.nextTag()
 	if _, err := a.w.WriteString(tag + " " + text + "\r\n"); err != nil {
 		return err
@@ -293,38 +315,38 @@ func (a *appender) command(text string) error {
 	if err := a.w.Flush(); err != nil {
 		return err
 	}
-	return a.wait(tag).err
+	return a.Wait(tag).Err
 }
 
-func (a *appender) nextTag() string {
+func (a *Appender) nextTag() string {
 	a.tags++
 	a.unanswered++
 	return "M" + strconv.Itoa(a.tags)
 }
 
-// appendBatch is one APPEND command being written: one message, or a
+// AppendBatch is one APPEND command being written: one message, or a
 // batch of them with MULTIAPPEND.
-type appendBatch struct {
-	a   *appender
-	tag string
-	// refused is set when the server refused the command instead of
+type AppendBatch struct {
+	a   *Appender
+	Tag string
+	// Refused is set when the server Refused the command instead of
 	// asking for a literal: the command is over, nothing of it was saved.
-	refused error
+	Refused error
 }
 
-// begin starts an APPEND to mailbox.
-func (a *appender) begin(mailbox string) (*appendBatch, error) {
+// Begin starts an APPEND to mailbox.
+func (a *Appender) Begin(mailbox string) (*AppendBatch, error) {
 	tag := a.nextTag()
 	a.writing = true
-	_, err := a.w.WriteString(tag + " APPEND " + a.astring(encodeMailboxName(mailbox)))
-	return &appendBatch{a: a, tag: tag}, err
+	_, err := a.w.WriteString(tag + " APPEND " + Quote(EncodeMailboxName(mailbox)))
+	return &AppendBatch{a: a, Tag: tag}, err
 }
 
-// add writes one message of the batch, streaming its body. A server that
+// Add writes one message of the batch, streaming its body. A server that
 // refuses the message instead of asking for its body ends the command:
-// add returns the refusal, the caller drops the rest of the body and
+// Add returns the refusal, the caller drops the rest of the body and
 // must not end the batch.
-func (b *appendBatch) add(flags []imap.Flag, date time.Time, body imap.LiteralReader) error {
+func (b *AppendBatch) Add(flags []imap.Flag, date time.Time, body imap.LiteralReader) error {
 	w := b.a.w
 	w.WriteString(" (")
 	for i, f := range flags {
@@ -334,9 +356,9 @@ func (b *appendBatch) add(flags []imap.Flag, date time.Time, body imap.LiteralRe
 		w.WriteString(string(f))
 	}
 	w.WriteString(") \"" + date.Format("_2-Jan-2006 15:04:05 -0700") + "\" ")
-	if err := b.a.literal(b.tag, body.Size()); err != nil {
+	if err := b.a.literal(b.Tag, body.Size()); err != nil {
 		if isRefusal(err) {
-			b.refused, b.a.writing = err, false
+			b.Refused, b.a.writing = err, false
 		}
 		return err
 	}
@@ -355,7 +377,7 @@ func isRefusal(err error) bool {
 // after the server's continuation request (RFC 9051 §7.5). A tagged
 // answer to tag instead of the request is the server refusing the
 // command, returned as an *imap.Error.
-func (a *appender) literal(tag string, n int64) error {
+func (a *Appender) literal(tag string, n int64) error {
 	if a.literalPlus {
 		_, err := a.w.WriteString("{" + strconv.FormatInt(n, 10) + "+}\r\n")
 		return err
@@ -370,7 +392,7 @@ func (a *appender) literal(tag string, n int64) error {
 // go on with command tag, handling other answers meanwhile; the command's
 // own answer instead ends it (an error: it cannot complete before the
 // rest, what, was sent).
-func (a *appender) continuation(tag, what string) error {
+func (a *Appender) continuation(tag, what string) error {
 	if err := a.w.Flush(); err != nil {
 		return err
 	}
@@ -385,16 +407,16 @@ func (a *appender) continuation(tag, what string) error {
 		if done, ok := a.dispatch(line); ok && done == tag {
 			c := a.completed[tag]
 			delete(a.completed, tag)
-			if c.err == nil {
+			if c.Err == nil {
 				return fmt.Errorf("the server completed %s was sent", what)
 			}
-			return c.err
+			return c.Err
 		}
 	}
 }
 
-// end finishes the command and sends it on its way.
-func (b *appendBatch) end() error {
+// End finishes the command and sends it on its way.
+func (b *AppendBatch) End() error {
 	if _, err := b.a.w.WriteString("\r\n"); err != nil {
 		return err
 	}
@@ -402,23 +424,23 @@ func (b *appendBatch) end() error {
 	return b.a.w.Flush()
 }
 
-// throttled reads, for a moment, what the server said before the
+// Throttled reads, for a moment, what the server said before the
 // connection failed, and returns a throttling answer among the
 // completions, if any: Exchange Online answers NO with a suggested backoff
 // and closes the connection, which a pipelined APPEND may hit first.
-func (a *appender) throttled() error {
+func (a *Appender) Throttled() error {
 	a.conn.expire(time.Now().Add(time.Second))
 	for {
 		for _, c := range a.completed {
-			if c.err != nil && classify(c.err) == KindThrottled {
-				return c.err
+			if c.Err != nil && Classify(c.Err) == KindThrottled {
+				return c.Err
 			}
 		}
 		line, err := a.readLine()
 		if err != nil {
 			// The server may have said why it closed: a BYE that asks
 			// to come back later.
-			if err := a.withBye(err); classify(err) == KindThrottled {
+			if err := a.WithBye(err); Classify(err) == KindThrottled {
 				return err
 			}
 			return nil
@@ -427,8 +449,8 @@ func (a *appender) throttled() error {
 	}
 }
 
-// wait reads responses up to the completion of tag.
-func (a *appender) wait(tag string) completion {
+// Wait reads responses up to the completion of tag.
+func (a *Appender) Wait(tag string) Completion {
 	for {
 		if c, ok := a.completed[tag]; ok {
 			delete(a.completed, tag)
@@ -436,15 +458,15 @@ func (a *appender) wait(tag string) completion {
 		}
 		line, err := a.readLine()
 		if err != nil {
-			return completion{err: a.withBye(err)}
+			return Completion{Err: a.WithBye(err)}
 		}
 		a.dispatch(line)
 	}
 }
 
-// withBye adds to a connection failure the words of the BYE the server
+// WithBye adds to a connection failure the words of the BYE the server
 // sent before it, if it sent one.
-func (a *appender) withBye(err error) error {
+func (a *Appender) WithBye(err error) error {
 	if a.bye == "" {
 		return err
 	}
@@ -453,7 +475,7 @@ func (a *appender) withBye(err error) error {
 
 // dispatch handles one response line: untagged ones go to the hooks, a
 // completion is kept by its tag, which dispatch returns.
-func (a *appender) dispatch(line string) (tag string, completed bool) {
+func (a *Appender) dispatch(line string) (tag string, completed bool) {
 	if rest, ok := strings.CutPrefix(line, "* "); ok {
 		words := strings.Fields(rest)
 		switch {
@@ -465,8 +487,8 @@ func (a *appender) dispatch(line string) (tag string, completed bool) {
 			a.bye = strings.TrimSpace(rest[len(words[0]):])
 		case a.shared != nil && clientsResponse(rest):
 			a.shared.giveBack(line + "\r\n")
-		case a.onUntagged != nil:
-			a.onUntagged(rest)
+		case a.OnUntagged != nil:
+			a.OnUntagged(rest)
 		}
 		return "", false
 	}
@@ -476,9 +498,9 @@ func (a *appender) dispatch(line string) (tag string, completed bool) {
 	}
 	a.unanswered--
 	if strings.HasPrefix(strings.ToUpper(rest), "OK") {
-		a.completed[tag] = completion{uids: appendUIDs(rest)}
+		a.completed[tag] = Completion{UIDs: appendUIDs(rest)}
 	} else {
-		a.completed[tag] = completion{err: responseError(line)}
+		a.completed[tag] = Completion{Err: responseError(line)}
 	}
 	return tag, true
 }
@@ -521,7 +543,7 @@ func parseUIDSequence(set string) []imap.UID {
 // readLine reads one response line without its CRLF. A line announcing a
 // literal gets the literal read and dropped (no response to MULTIAPPEND
 // needs one) or, with keepLiterals, put in its place as a quoted string.
-func (a *appender) readLine() (string, error) {
+func (a *Appender) readLine() (string, error) {
 	line, err := a.r.ReadString('\n')
 	if err != nil {
 		return "", err
@@ -544,8 +566,8 @@ func (a *appender) readLine() (string, error) {
 const maxKeptLiteral = 64 << 10
 
 // readLiteral reads a literal of n bytes: dropped, or as a quoted string.
-func (a *appender) readLiteral(n int64) (string, error) {
-	if !a.keepLiterals || n > maxKeptLiteral {
+func (a *Appender) readLiteral(n int64) (string, error) {
+	if !a.KeepLiterals || n > maxKeptLiteral {
 		_, err := io.CopyN(io.Discard, a.r, n)
 		return "", err
 	}
@@ -569,11 +591,11 @@ func responseError(line string) error {
 	return e
 }
 
-// close logs out, or only closes the connection in the middle of a
+// Close logs out, or only closes the connection in the middle of a
 // command: the server then drops the half-sent message. A writer on a
 // session's connection hands it back instead, or closes it when answers
 // are still to come, which the session's client would take for its own.
-func (a *appender) close() {
+func (a *Appender) Close() {
 	a.stop()
 	if a.shared != nil {
 		if a.busy() {

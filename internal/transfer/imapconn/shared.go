@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import (
 	"bufio"
@@ -168,28 +168,28 @@ func (l lentConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// borrow returns a hand-written command writer on s's own connection,
+// Borrow returns a hand-written command writer on s's own connection,
 // with the capabilities s has. Its close hands the connection back.
-func (s *session) borrow() *appender {
+func (s *Session) Borrow() *Appender {
 	lent := lentConn{s.conn}
-	a := &appender{conn: s.conn.idleConn, shared: s.conn, r: bufio.NewReader(lent),
+	a := &Appender{conn: s.conn.idleConn, shared: s.conn, r: bufio.NewReader(lent),
 		w: bufio.NewWriterSize(lent, appendBufferSize), sideOf: s.sideOf,
-		completed: map[string]completion{}, stop: func() bool { return true }}
+		completed: map[string]Completion{}, stop: func() bool { return true }}
 	s.conn.mu.Lock()
 	s.conn.busy = a.busy
 	s.conn.mu.Unlock()
 	return a
 }
 
-// appender returns the APPEND writer on s's connection, set up for its
+// Appender returns the APPEND writer on s's connection, set up for its
 // server's capabilities.
-func (s *session) appender(tuning Tuning) *appender {
-	a := s.borrow()
+func (s *Session) Appender(singleAppend bool) *Appender {
+	a := s.Borrow()
 	caps := map[imap.Cap]bool{}
 	for c := range s.Caps() {
 		caps[imap.Cap(strings.ToUpper(string(c)))] = true
 	}
-	a.configure(caps, tuning)
+	a.configure(caps, singleAppend)
 	return a
 }
 

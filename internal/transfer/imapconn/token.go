@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import (
 	"context"
@@ -38,9 +38,9 @@ func (side *Side) mechanism() TokenMechanism {
 // a setting to change (the other mechanism), not a fault to retry.
 var errNoMechanism = errors.New("no SASL mechanism for the token")
 
-// accessToken fetches the side's access token; a refusal is an authentication
+// AccessToken fetches the side's access token; a refusal is an authentication
 // failure, anything else (the token endpoint unreachable) transient.
-func (side *Side) accessToken(ctx context.Context) (string, error) {
+func (side *Side) AccessToken(ctx context.Context) (string, error) {
 	token, err := side.Token.Token(ctx)
 	if err != nil {
 		return "", &tokenError{err: err}
@@ -75,8 +75,8 @@ func TokenRefused(err error) bool {
 	return errors.As(err, &te) && tokenKind(err) == KindAuth
 }
 
-// saslToken is the SASL client of side's mechanism for token.
-func (side *Side) saslToken(token string) sasl.Client {
+// SASLToken is the SASL client of side's mechanism for token.
+func (side *Side) SASLToken(token string) sasl.Client {
 	if side.mechanism() == OAuthBearer {
 		return sasl.NewOAuthBearerClient(&sasl.OAuthBearerOptions{Username: side.Login, Token: token, Host: side.Host, Port: side.Port})
 	}

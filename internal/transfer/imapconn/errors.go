@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import (
 	"context"
@@ -88,8 +88,8 @@ func KindOf(err error) Kind {
 	return KindTransient
 }
 
-// classify decides the kind of an error from a server or a connection.
-func classify(err error) Kind {
+// Classify decides the kind of an error from a server or a connection.
+func Classify(err error) Kind {
 	var certErr *tls.CertificateVerificationError
 	if errors.As(err, &certErr) {
 		return KindPermanent // an untrusted certificate stays untrusted
@@ -119,7 +119,7 @@ func classify(err error) Kind {
 	return KindPermanent
 }
 
-func (s *Side) fail(name string, kind Kind, err error) error {
+func (s *Side) Fail(name string, kind Kind, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -159,11 +159,11 @@ func (e *byeError) answer() *imap.Error {
 	return answer
 }
 
-// tokenExpired reports whether err is a session the server ended because
+// TokenExpired reports whether err is a session the server ended because
 // its access token expired, as Exchange Online does: "* BYE Session
 // invalidated - AccessTokenExpired". A new login with a fresh token goes
 // on; it is not a fault of the account or of the network.
-func tokenExpired(err error) bool {
+func TokenExpired(err error) bool {
 	var bye *byeError
 	if !errors.As(err, &bye) {
 		return false
@@ -178,8 +178,8 @@ type sideOf struct {
 	name string // "source" or "destination"
 }
 
-// fail is side.fail for this connection's side.
-func (c sideOf) fail(kind Kind, err error) error { return c.side.fail(c.name, kind, err) }
+// Fail is side.Fail for this connection's side.
+func (c sideOf) Fail(kind Kind, err error) error { return c.side.Fail(c.name, kind, err) }
 
-// failed is fail with err's own kind.
-func (c sideOf) failed(err error) error { return c.fail(classify(err), err) }
+// Failed is fail with err's own kind.
+func (c sideOf) Failed(err error) error { return c.Fail(Classify(err), err) }

@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import (
 	"encoding/base64"
@@ -9,11 +9,11 @@ import (
 // mailboxUTF7 is base64 with "," for "/" and no padding (RFC 3501 §5.1.3).
 var mailboxUTF7 = base64.NewEncoding("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+,").WithPadding(base64.NoPadding)
 
-// encodeMailboxName writes a mailbox name in modified UTF-7 (RFC 3501
+// EncodeMailboxName writes a mailbox name in modified UTF-7 (RFC 3501
 // §5.1.3), as servers without UTF8=ACCEPT expect on the wire: printable
 // ASCII stands for itself ("&" as "&-"), every other run of characters is
 // UTF-16BE in modified base64 between "&" and "-".
-func encodeMailboxName(name string) string {
+func EncodeMailboxName(name string) string {
 	var b strings.Builder
 	var run []rune
 	flush := func() {
@@ -46,10 +46,10 @@ func encodeMailboxName(name string) string {
 	return b.String()
 }
 
-// decodeMailboxName reads a mailbox name in modified UTF-7, the inverse of
+// DecodeMailboxName reads a mailbox name in modified UTF-7, the inverse of
 // encodeMailboxName. A malformed shifted run is kept as it stands: a
 // name is never lost, at worst shown as the server sent it.
-func decodeMailboxName(wire string) string {
+func DecodeMailboxName(wire string) string {
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(wire, '&')

@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import (
 	"bufio"
@@ -24,23 +24,36 @@ const (
 	logoutTimeout = 5 * time.Second
 )
 
-// errSessionEnded is a session found closed between commands.
-var errSessionEnded = errors.New("the server ended the session")
+// Timeouts bound a server's silences: Greeting the dial, TLS and the
+// greeting; Idle any silence mid-command after the login.
+type Timeouts struct {
+	Greeting, Idle time.Duration
+}
 
-// session is a logged-in connection to one side.
-type session struct {
+// ErrSessionEnded is a session found closed between commands.
+var ErrSessionEnded = errors.New("the server ended the session")
+
+// Session is a logged-in connection to one side.
+type Session struct {
 	*imapclient.Client
 	// conn is under the client, for abandon; a hand-written writer may
-	// borrow it between the client's commands (borrow).
+	// borrow it between the client's commands (Borrow).
 	conn *sharedConn
 	// abandoned is set once the connection was dropped mid-command.
 	abandoned atomic.Bool
 	sideOf
 	stop func() bool
 	// expunges are the EXPUNGE responses of the selected folder not
-	// taken yet (see folderSync.run).
+	// taken yet (the engine follows them while it reads a folder).
 	expunges *expungeLog
 }
+
+// SideName is "source" or "destination".
+func (s *Session) SideName() string { return s.name }
+
+// TakeExpunges returns the sequence numbers of the EXPUNGE responses of
+// the selected folder read since the last take, in order.
+func (s *Session) TakeExpunges() []uint32 { return s.expunges.take() }
 
 // expungeLog records the sequence numbers of EXPUNGE responses (RFC 9051
 // §7.5.1), in order; the client's reader goroutine adds to it.
@@ -64,27 +77,27 @@ func (l *expungeLog) take() []uint32 {
 	return seqs
 }
 
-// connect dials side, waits for the greeting, secures the connection as
+// Connect dials side, waits for the greeting, secures the connection as
 // configured and logs in. Cancelling ctx closes the connection, or, when
 // it is lent to an appender, leaves the server answerGrace to answer the
-// APPENDs on the wire (see folderCopy.stopping).
-func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*session, error) {
-	raw, err := dialRaw(ctx, &side.Server, tuning.GreetingTimeout)
+// APPENDs on the wire (see GiveTimeToAnswer).
+func Connect(ctx context.Context, side *Side, name string, timeouts Timeouts) (*Session, error) {
+	raw, err := Dial(ctx, &side.Server, timeouts.Greeting)
 	if err != nil {
-		return nil, side.fail(name, classify(err), err)
+		return nil, side.Fail(name, Classify(err), err)
 	}
 	idle := &idleConn{Conn: raw}
-	idle.setTimeout(tuning.GreetingTimeout)
-	s := &session{conn: newSharedConn(idle), sideOf: sideOf{side, name}, expunges: &expungeLog{}}
+	idle.setTimeout(timeouts.Greeting)
+	s := &Session{conn: newSharedConn(idle), sideOf: sideOf{side, name}, expunges: &expungeLog{}}
 	// Cancelling closes the connection under the client, from the
 	// greeting on (a server may accept and never greet); the engine's
-	// goroutine sees its reads and writes fail and winds down (see close).
+	// goroutine sees its reads and writes fail and winds down (see Close).
 	s.stop = context.AfterFunc(ctx, func() {
 		if s.conn.isLent() {
 			idle.expire(time.Now().Add(answerGrace))
 			return
 		}
-		s.abandon()
+		s.Abandon()
 	})
 	opts := &imapclient.Options{UnilateralDataHandler: &imapclient.UnilateralDataHandler{Expunge: s.expunges.add}}
 	if err = greetByHand(s.conn, side); err == nil {
@@ -98,17 +111,17 @@ func connect(ctx context.Context, side *Side, name string, tuning Tuning) (*sess
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, side.fail(name, classify(err), fmt.Errorf("greeting: %w", err))
+		return nil, side.Fail(name, Classify(err), fmt.Errorf("greeting: %w", err))
 	}
 	idle.setTimeout(loginTimeout)
 	if err := side.logIn(ctx, s.Client); err != nil {
-		s.close()
+		s.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, side.fail(name, loginKind(err), err)
+		return nil, side.Fail(name, loginKind(err), err)
 	}
-	idle.setTimeout(tuning.IdleTimeout)
+	idle.setTimeout(timeouts.Idle)
 	return s, nil
 }
 
@@ -122,8 +135,8 @@ func greetByHand(conn *sharedConn, side *Side) error {
 	if side.Security != SecurityStartTLS {
 		return nil
 	}
-	a := &appender{conn: conn.idleConn, r: bufio.NewReader(conn.idleConn), w: bufio.NewWriter(conn.idleConn),
-		completed: map[string]completion{}}
+	a := &Appender{conn: conn.idleConn, r: bufio.NewReader(conn.idleConn), w: bufio.NewWriter(conn.idleConn),
+		completed: map[string]Completion{}}
 	if err := a.greet(side); err != nil {
 		return err
 	}
@@ -135,21 +148,21 @@ func greetByHand(conn *sharedConn, side *Side) error {
 // account's password, or as a master on the account's behalf.
 func (side *Side) logIn(ctx context.Context, client *imapclient.Client) error {
 	if side.Token != nil {
-		token, err := side.accessToken(ctx)
+		token, err := side.AccessToken(ctx)
 		if err != nil {
 			return err
 		}
 		if mech := side.mechanism(); !client.Caps().Has(imap.AuthCap(string(mech))) {
 			return fmt.Errorf("%w: the server offers no AUTH=%s", errNoMechanism, mech)
 		}
-		sc := side.saslToken(token)
+		sc := side.SASLToken(token)
 		err = client.Authenticate(sc)
 		if x, ok := sc.(*xoauth2Client); ok {
 			err = withDetails(err, x.details)
 		}
 		return err
 	}
-	user, password, authzid, err := side.credentials()
+	user, password, authzid, err := side.Credentials()
 	switch {
 	case err != nil:
 		return err
@@ -161,11 +174,11 @@ func (side *Side) logIn(ctx context.Context, client *imapclient.Client) error {
 	return client.Authenticate(sasl.NewPlainClient(authzid, user, password))
 }
 
-// credentials are who logs in with a password, and for whom: the
+// Credentials are who logs in with a password, and for whom: the
 // account itself; its master as "account*master" (the separator form);
 // or its master with the account as SASL authorization identity
 // (authzid, the other form).
-func (side *Side) credentials() (user, password, authzid string, err error) {
+func (side *Side) Credentials() (user, password, authzid string, err error) {
 	switch {
 	case side.Master == "" && side.Password == "":
 		return "", "", "", errNoPassword
@@ -198,15 +211,15 @@ func loginKind(err error) Kind {
 	case errors.Is(err, errNoPassword):
 		return KindAuth
 	}
-	if kind := classify(err); kind != KindPermanent {
+	if kind := Classify(err); kind != KindPermanent {
 		return kind
 	}
 	return KindAuth
 }
 
-// dialRaw connects to server, with TLS from the first byte where its
+// Dial connects to server, with TLS from the first byte where its
 // security says so; the TCP dial and the handshake each within timeout.
-func dialRaw(ctx context.Context, server *Server, timeout time.Duration) (net.Conn, error) {
+func Dial(ctx context.Context, server *Server, timeout time.Duration) (net.Conn, error) {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	conn, err := dialer.DialContext(ctx, "tcp", server.Address())
 	if err != nil {
@@ -215,7 +228,7 @@ func dialRaw(ctx context.Context, server *Server, timeout time.Duration) (net.Co
 	if server.Security != SecurityTLS {
 		return conn, nil
 	}
-	tlsConn := tls.Client(conn, server.tlsConfig())
+	tlsConn := tls.Client(conn, server.TLSConfig())
 	handshakeCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := tlsConn.HandshakeContext(handshakeCtx); err != nil {
@@ -225,7 +238,7 @@ func dialRaw(ctx context.Context, server *Server, timeout time.Duration) (net.Co
 	return tlsConn, nil
 }
 
-func (s *Server) tlsConfig() *tls.Config {
+func (s *Server) TLSConfig() *tls.Config {
 	return &tls.Config{
 		ServerName:         s.Host,
 		RootCAs:            s.RootCAs,
@@ -234,13 +247,13 @@ func (s *Server) tlsConfig() *tls.Config {
 	}
 }
 
-// close logs out politely, waiting a few seconds at most for the server.
+// Close logs out politely, waiting a few seconds at most for the server.
 // A connection that was cancelled or abandoned is just closed: a command
 // left half-written holds the client's writer, and a FETCH left half-read
 // its reader, so waiting for either (Client.Close does) could hang. Its
 // reader goroutine ends with the connection, or stays parked on a literal
 // nobody will read: a small leak per failed connection, not a hang.
-func (s *session) close() {
+func (s *Session) Close() {
 	if !s.stop() || s.abandoned.Load() {
 		s.conn.Close()
 		return
@@ -258,18 +271,18 @@ func (s *session) close() {
 	s.Client.Close()
 }
 
-// failed passes a connection failure on, with the words of the BYE the
+// Failed passes a connection failure on, with the words of the BYE the
 // server sent before it, if it sent one.
-func (s *session) failed(err error) error {
+func (s *Session) Failed(err error) error {
 	if text := s.conn.bye.Load(); text != nil {
 		err = &byeError{text: *text, err: err}
 	}
-	return s.sideOf.failed(err)
+	return s.sideOf.Failed(err)
 }
 
-// abandon drops the connection in the middle of a command that cannot be
+// Abandon drops the connection in the middle of a command that cannot be
 // finished: an APPEND whose literal was cut, a FETCH whose source broke.
-func (s *session) abandon() {
+func (s *Session) Abandon() {
 	s.abandoned.Store(true)
 	s.conn.Close()
 }

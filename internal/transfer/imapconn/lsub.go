@@ -1,25 +1,25 @@
-package transfer
+package imapconn
 
 import (
 	"strings"
 )
 
-// subscriptionsByLSUB returns the subscribed folders of s's account as
+// SubscriptionsByLSUB returns the subscribed folders of s's account as
 // LSUB lists them (RFC 3501 §6.3.9). Servers without LIST-EXTENDED have no
 // other way to tell, and go-imap v2's client has no LSUB: the command is
 // written by hand like MULTIAPPEND, on the session's own connection.
-func subscriptionsByLSUB(s *session) (map[string]bool, error) {
-	c := s.borrow()
-	defer c.close()
+func SubscriptionsByLSUB(s *Session) (map[string]bool, error) {
+	c := s.Borrow()
+	defer c.Close()
 	subscribed := map[string]bool{}
-	c.keepLiterals = true
-	c.onUntagged = func(response string) {
+	c.KeepLiterals = true
+	c.OnUntagged = func(response string) {
 		if folder, ok := parseLSUB(response); ok {
 			subscribed[folder] = true
 		}
 	}
-	if err := c.command(`LSUB "" "*"`); err != nil {
-		return nil, s.fail(classify(err), err)
+	if err := c.Command(`LSUB "" "*"`); err != nil {
+		return nil, s.Fail(Classify(err), err)
 	}
 	return subscribed, nil
 }
@@ -36,22 +36,22 @@ func parseLSUB(response string) (string, bool) {
 	if !ok || strings.Contains(strings.ToLower(attrs), `\noselect`) {
 		return "", false
 	}
-	if _, rest, ok = cutAString(strings.TrimPrefix(rest, " ")); !ok { // the delimiter, or NIL
+	if _, rest, ok = CutAString(strings.TrimPrefix(rest, " ")); !ok { // the delimiter, or NIL
 		return "", false
 	}
-	folder, _, ok := cutAString(strings.TrimPrefix(rest, " "))
+	folder, _, ok := CutAString(strings.TrimPrefix(rest, " "))
 	if !ok {
 		return "", false
 	}
 	if strings.EqualFold(folder, "INBOX") {
 		folder = "INBOX"
 	}
-	return decodeMailboxName(folder), true
+	return DecodeMailboxName(folder), true
 }
 
-// cutAString reads an atom or a quoted string (RFC 9051 §4.3) from the
+// CutAString reads an atom or a quoted string (RFC 9051 §4.3) from the
 // start of s; literals arrive as quoted strings (see readLine).
-func cutAString(s string) (value, rest string, ok bool) {
+func CutAString(s string) (value, rest string, ok bool) {
 	if !strings.HasPrefix(s, `"`) {
 		value, rest, _ = strings.Cut(s, " ")
 		return value, rest, value != ""

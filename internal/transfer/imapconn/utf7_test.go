@@ -1,4 +1,4 @@
-package transfer
+package imapconn
 
 import "testing"
 
@@ -13,7 +13,7 @@ func TestEncodeMailboxName(t *testing.T) {
 		"~peter/mail/台北": "~peter/mail/&U,BTFw-", // RFC 3501 §5.1.3's own example
 		"a😀b":            "a&2D3eAA-b",           // beyond the BMP: a surrogate pair
 	} {
-		if got := encodeMailboxName(name); got != want {
+		if got := EncodeMailboxName(name); got != want {
 			t.Errorf("encodeMailboxName(%q) = %q, want %q", name, got, want)
 		}
 	}
