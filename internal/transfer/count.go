@@ -73,28 +73,14 @@ func CheckLoginAndCount(ctx context.Context, side imapconn.Side, tuning Tuning, 
 	if err != nil {
 		return count, false, nil
 	}
-	if s.Caps().Has(gmailCapability) {
-		boxes = gmailBoxes(boxes, opts.gmailLabels())
-	}
+	model := sourceModelOf(s.Caps(), &opts)
 	var wanted []mailbox
-	allMail := false
-	for _, b := range boxes {
-		if !b.Selectable || !opts.wants(b.Name) {
-			continue
-		}
-		if b.Reads == "" {
+	for _, b := range model.folders(boxes) {
+		if b.Selectable && opts.wants(b.Name) {
 			wanted = append(wanted, b)
-			continue
-		}
-		// Gmail's labels read from All Mail: under a policy that copies
-		// each message once, All Mail counts them all, once (the
-		// archive, under folders, is not told apart before a run).
-		if !allMail && opts.gmailLabels() != GmailFolders {
-			allMail = true
-			wanted = append(wanted, mailbox{Name: b.Reads, Selectable: true, Status: b.Status}) // All Mail's LIST-STATUS: no STATUS again
 		}
 	}
-	count, _, err = countFolders(s, wanted, slog.New(slog.DiscardHandler))
+	count, _, err = countFolders(s, model.counted(wanted), slog.New(slog.DiscardHandler))
 	return count, err == nil, nil
 }
 

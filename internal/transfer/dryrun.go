@@ -126,10 +126,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	defer src.session.Close()
 	defer dst.session.Close()
 	r.source, r.destination = src.session, dst.session
-	boxes := src.boxes
-	if src.session.Caps().Has(gmailCapability) {
-		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
-	}
+	boxes := sourceModelOf(src.session.Caps(), &r.job.Options).folders(src.boxes)
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())

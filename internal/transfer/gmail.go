@@ -79,6 +79,25 @@ func gmailBoxes(boxes []mailbox, policy GmailLabels) []mailbox {
 	return append(out, archive)
 }
 
+// counted are the folders that count a label source's messages: a
+// folder of its own counts itself; the label folders read from All Mail
+// count as All Mail, once, under a policy that copies each message once
+// (the archive, under folders, is not told apart before a run).
+func (l labelSource) counted(folders []mailbox) []mailbox {
+	out := make([]mailbox, 0, len(folders))
+	allMail := false
+	for _, b := range folders {
+		switch {
+		case b.Reads == "":
+			out = append(out, b)
+		case !allMail && l.policy != GmailFolders:
+			allMail = true
+			out = append(out, mailbox{Name: b.Reads, Selectable: true, Status: b.Status}) // All Mail's LIST-STATUS: no STATUS again
+		}
+	}
+	return out
+}
+
 // routedFolder reports whether a Gmail label folder gets the messages
 // the policy routes to it: INBOX, Sent and Drafts always, a user label's
 // folder under first-label only.

@@ -42,20 +42,22 @@ type accountRun struct {
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
 	logger       *slog.Logger
-	// gmailSource is a Gmail source's folders as listed (anew each
-	// attempt), and labels what its messages are labelled and where each
-	// goes, read when a folder read from All Mail first needs it
-	// (gmail.go), and again only when it no longer fits (labelIndex).
-	gmailSource []mailbox
-	labels      *labelIndex
-	plans       []folderPlan
-	// destinationAllMail is a Gmail destination's All Mail, where twins
-	// finds the messages a folder may get by a label (gmailin.go).
+	// labelListing is a source's folders as listed (anew each attempt)
+	// where its messages are labels over All Mail (sourceModel), and
+	// labels what its messages are labelled and where each goes, read
+	// when a folder read from All Mail first needs it (gmail.go), and
+	// again only when it no longer fits (labelIndex).
+	labelListing []mailbox
+	labels       *labelIndex
+	plans        []folderPlan
+	// destinationAllMail is the destination's folder of every message
+	// (destinationModel), where twins finds the messages a folder may get
+	// by a label (gmailin.go); "" where it has none.
 	destinationAllMail string
 	twins              *allMailTwins
-	// destinationBins are a Gmail destination's Trash and Spam: a COPY
-	// into them moves the message, labels and all, so they are never
-	// given a twin.
+	// destinationBins are the destination's folders a COPY into moves
+	// the message, labels and all (Gmail's Trash and Spam): never given
+	// a twin.
 	destinationBins map[string]bool
 	// destinationProfile is the destination's provider, for the limits
 	// it does not announce (profile.go).
@@ -83,7 +85,7 @@ func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) 
 		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
 		return x, nil
 	}
-	x, err := r.buildLabelIndex(ctx, r.gmailSource, r.plans, 0)
+	x, err := r.buildLabelIndex(ctx, r.labelListing, r.plans, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -201,18 +203,8 @@ func (r *accountRun) attempt(ctx context.Context) error {
 		r.readSubscriptions(src.session, src.boxes)
 	}
 	r.source, r.destination, r.appender = src.session, dst.session, nil
-	r.destinationAllMail, r.twins = "", nil
-	if dst.session.Caps().Has(gmailCapability) {
-		if i := slices.IndexFunc(dst.boxes, func(b mailbox) bool { return b.View == imap.MailboxAttrAll }); i >= 0 {
-			r.destinationAllMail = dst.boxes[i].Name
-		}
-		r.destinationBins = map[string]bool{}
-		for _, b := range dst.boxes {
-			if b.Role == imap.MailboxAttrTrash || b.Role == imap.MailboxAttrJunk {
-				r.destinationBins[b.Name] = true
-			}
-		}
-	}
+	destination := destinationModelOf(dst.session.Caps())
+	r.destinationAllMail, r.destinationBins, r.twins = destination.allMail(dst.boxes), destination.bins(dst.boxes), nil
 	defer func() {
 		if r.appender != nil {
 			r.appender.Close()
@@ -224,12 +216,9 @@ func (r *accountRun) attempt(ctx context.Context) error {
 			r.twins.session.Close()
 		}
 	}()
-	boxes := src.boxes
-	r.gmailSource = nil
-	if src.session.Caps().Has(gmailCapability) {
-		boxes = gmailBoxes(boxes, r.job.Options.gmailLabels())
-		r.gmailSource = src.boxes
-	}
+	source := sourceModelOf(src.session.Caps(), &r.job.Options)
+	boxes := source.folders(src.boxes)
+	r.labelListing = source.labelListing(src.boxes)
 	r.sourceProfile = profileOf(&r.job.Source, src.session.Caps())
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.sourceLimits = provider.EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
@@ -314,7 +303,7 @@ func (r *accountRun) completedBefore() bool {
 // is the one that pass recorded. A Gmail source, whose labels are read
 // from All Mail, is always compared on both sides.
 func (r *accountRun) sourceUnchanged(src openedSide) bool {
-	if src.session.Caps().Has(gmailCapability) {
+	if !sourceModelOf(src.session.Caps(), &r.job.Options).listingShowsUnchanged() {
 		return false
 	}
 	wanted := 0
