@@ -21,7 +21,7 @@ func (r *accountRun) countSource(ctx context.Context, plans []folderPlan) error 
 		prev, ok := r.states[plan.Source.Name]
 		// A state from before sizes were kept (no bytes for messages)
 		// is counted again.
-		if ok && r.unchanged(prev, plan) && (prev.SourceBytes > 0 || prev.SourceMessages == 0 || (plan.Source.Reads != "" && prev.Covered == 0)) {
+		if ok && r.folderFacts(plan).unchanged() && (prev.SourceBytes > 0 || prev.SourceMessages == 0 || (plan.Source.Reads != "" && prev.Covered == 0)) {
 			messages := int(prev.SourceMessages)
 			if plan.Source.Reads != "" {
 				messages = prev.Covered // of All Mail's, those routed to it

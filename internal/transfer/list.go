@@ -19,7 +19,7 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 	if caps.Has(imap.CapListStatus) { // RFC 5819: every folder's status in one command
 		// HIGHESTMODSEQ (RFC 7162 §3.1.2.1) tells a flag change, where
 		// the server has CONDSTORE: without it no folder is ever taken
-		// for unchanged (accountRun.unchanged).
+		// for unchanged (folderFacts.unchanged).
 		// SIZE (RFC 8438) gives the source's total for the progress
 		// (countSource) in the same command.
 		opts.ReturnStatus = &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true,
