@@ -162,17 +162,23 @@ func (d *Dovecot) cleanup() {
 	removeDir(d.Dir)
 }
 
-// FailedLogins counts the logins of login that the server refused for a
-// wrong password, from its log (auth_verbose): what a fail2ban watching
-// it would count.
-func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
+// log is Dovecot's log as written so far.
+func (d *Dovecot) log(t testing.TB) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(data)
+}
+
+// FailedLogins counts the logins of login that the server refused for a
+// wrong password, from its log (auth_verbose): what a fail2ban watching
+// it would count.
+func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
+	t.Helper()
 	n := 0
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(d.log(t), "\n") {
 		if strings.Contains(line, "("+login+",") && strings.Contains(line, "Password mismatch") {
 			n++
 		}
@@ -186,12 +192,8 @@ func (d *Dovecot) FailedLogins(t testing.TB, login string) int {
 // counts against the client.
 func (d *Dovecot) AuthFailures(t testing.TB) int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(d.log(t), "\n") {
 		_, rest, ok := strings.Cut(line, "(auth failed, ")
 		if !ok {
 			continue
@@ -211,11 +213,7 @@ func (d *Dovecot) AuthFailures(t testing.TB) int {
 func (d *Dovecot) Logins(t testing.TB, login string) int {
 	t.Helper()
 	count := func() int {
-		data, err := os.ReadFile(filepath.Join(d.Dir, "dovecot.log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Count(string(data), "imap-login: Info: Login: user=<"+login+">")
+		return strings.Count(d.log(t), "imap-login: Info: Login: user=<"+login+">")
 	}
 	n := count()
 	for {

@@ -579,7 +579,7 @@ func (a *Appender) readLiteral(n int64) (string, error) {
 }
 
 // responseError turns "tag NO [CODE ...] text" into an *imap.Error, so that
-// classify can judge it like any other server answer.
+// Classify can judge it like any other server answer.
 func responseError(line string) error {
 	_, rest, _ := strings.Cut(line, " ")
 	typ, text, _ := strings.Cut(rest, " ")

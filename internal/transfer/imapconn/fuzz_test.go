@@ -21,10 +21,10 @@ func FuzzMailboxNameUTF7(f *testing.F) {
 		name = strings.ToValidUTF8(name, "\uFFFD")
 		encoded := EncodeMailboxName(name)
 		if !encodingRE.MatchString(encoded) {
-			t.Fatalf("encodeMailboxName(%q) = %q: not modified UTF-7", name, encoded)
+			t.Fatalf("EncodeMailboxName(%q) = %q: not modified UTF-7", name, encoded)
 		}
 		if decoded := DecodeMailboxName(encoded); decoded != name {
-			t.Fatalf("encodeMailboxName(%q) = %q, which decodes to %q", name, encoded, decoded)
+			t.Fatalf("EncodeMailboxName(%q) = %q, which decodes to %q", name, encoded, decoded)
 		}
 		if !strings.Contains(name, "&") && isPrintableASCII(name) && encoded != name {
 			t.Fatalf("printable ASCII %q encoded as %q", name, encoded)

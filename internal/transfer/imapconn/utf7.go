@@ -47,7 +47,7 @@ func EncodeMailboxName(name string) string {
 }
 
 // DecodeMailboxName reads a mailbox name in modified UTF-7, the inverse of
-// encodeMailboxName. A malformed shifted run is kept as it stands: a
+// EncodeMailboxName. A malformed shifted run is kept as it stands: a
 // name is never lost, at worst shown as the server sent it.
 func DecodeMailboxName(wire string) string {
 	var b strings.Builder

@@ -14,7 +14,7 @@ func TestEncodeMailboxName(t *testing.T) {
 		"a😀b":            "a&2D3eAA-b",           // beyond the BMP: a surrogate pair
 	} {
 		if got := EncodeMailboxName(name); got != want {
-			t.Errorf("encodeMailboxName(%q) = %q, want %q", name, got, want)
+			t.Errorf("EncodeMailboxName(%q) = %q, want %q", name, got, want)
 		}
 	}
 }
