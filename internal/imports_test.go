@@ -47,7 +47,7 @@ var importRules = []struct {
 		"a sign-in needs the protocol and the interfaces it defines, not storage or the engine"},
 	{"internal/worker", []string{module + "internal/delivery", "net/smtp"},
 		"workers run the jobs; webhooks and mail go out from internal/delivery"},
-	{"internal/cli", []string{module + "internal/postgres", module + "gen/dbsqlc", module + "internal/httpapi", module + "internal/transfer"},
+	{"internal/cli", []string{module + "internal/postgres", module + "gen/dbsqlc", module + "internal/httpapi", module + "internal/transfer", module + "internal/migration"},
 		"the CLI is a client of the API"},
 }
 

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
-	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
 // refreshEvery spaces the refreshes of the figures while a run goes on;
@@ -103,7 +103,12 @@ func (f *follower) showProgress() {
 	}
 }
 
-func isRunning(state api.TaskState) bool { return migration.TaskState(state).Running() }
+// runningStates are the states of a task whose pass or login test goes
+// on, in the API's words (the domain's RunningTaskStates:
+// TestTheCLIAndTheDomainAgree keeps them in step).
+var runningStates = []api.TaskState{api.TaskStateQueued, api.TaskStateRunning, api.TaskStateTesting, api.TaskStateCanceling}
+
+func isRunning(state api.TaskState) bool { return slices.Contains(runningStates, state) }
 
 // busy says whether what is followed goes on: a login test, which runs
 // beside whatever the task does, or the task's pass.

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
-	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
 // planPoll spaces the reads of a plan under way.
 const planPoll = 500 * time.Millisecond
 
-// planPage is how many accounts' plans the CLI reads at a time.
-const planPage = migration.MaxPlanPage
+// planPage is how many accounts' plans the CLI reads at a time: the most
+// the API gives (the plan's limit; TestTheCLIAndTheDomainAgree).
+const planPage = 1000
 
 // tasksPlan plans (dry-runs) the task's accounts, waits for the plans and
 // prints them: per account what is to copy and its problems in words
