@@ -57,6 +57,9 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 		{"VerifyCopies", texts(VerifyDepths)},
 		{"EndpointProblem", append([]string{"none"}, texts(ServerProblems)...)},
 		{"Role", texts(Roles)},
+		{"Stage", texts(Stages)},
+		{"PlanState", texts(PlanStates)},
+		{"PlanFilter", texts(PlanFilters)},
 	} {
 		if got := strings(schema(e.schema).Enum); !slices.Equal(got, e.domain) {
 			t.Errorf("OpenAPI %s is %q, the domain's %q", e.schema, got, e.domain)
@@ -79,6 +82,10 @@ func TestTheAPIAndTheDomainAgree(t *testing.T) {
 			return -1
 		}
 		return int(*s.MaxLength)
+	}
+	// Enumerations that are a property's own.
+	if got := strings(property("WebhookDelivery", "state").Enum); !slices.Equal(got, DeliveryStates) {
+		t.Errorf("OpenAPI WebhookDelivery.state is %q, the domain's DeliveryStates %q", got, DeliveryStates)
 	}
 	for _, l := range []struct {
 		field string

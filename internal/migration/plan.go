@@ -3,6 +3,8 @@ package migration
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -153,6 +155,9 @@ const (
 	PlanFilterPending  PlanFilter = "pending"
 )
 
+// PlanFilters are the filters, in the API's order.
+var PlanFilters = []PlanFilter{PlanFilterAll, PlanFilterProblems, PlanFilterBlocking, PlanFilterFailed, PlanFilterPending}
+
 // MaxPlanPage is the most accounts a page of a task's plan lists.
 const MaxPlanPage = 1000
 
@@ -165,12 +170,15 @@ type PlanQuery struct {
 }
 
 func (q *PlanQuery) normalize() error {
-	switch q.Filter {
-	case "":
+	switch {
+	case q.Filter == "":
 		q.Filter = PlanFilterAll
-	case PlanFilterAll, PlanFilterProblems, PlanFilterBlocking, PlanFilterFailed, PlanFilterPending:
-	default:
-		return invalid("filter", "%.40q is not one of all, problems, blocking, failed, pending", q.Filter)
+	case !slices.Contains(PlanFilters, q.Filter):
+		names := make([]string, len(PlanFilters))
+		for i, f := range PlanFilters {
+			names[i] = string(f)
+		}
+		return invalid("filter", "%.40q is not one of %s", q.Filter, strings.Join(names, ", "))
 	}
 	if q.After < 0 {
 		return invalid("after", "must be an account id, 0 or more")
