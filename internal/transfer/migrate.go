@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -260,135 +259,6 @@ func (r *accountRun) copyFolders(ctx context.Context, plans []folderPlan) error 
 	return nil
 }
 
-// open logs in to both sides and lists their folders, at once: a re-run
-// with nothing to copy is mostly this. A source-only delta
-// (Job.SourceOnlyDelta) opens the source first and leaves the
-// destination closed (dst.session nil) when the source's listing shows
-// nothing to do.
-func (r *accountRun) open(ctx context.Context) (src, dst openedSide, err error) {
-	if !r.job.SourceOnlyDelta || !r.completedBefore() {
-		return openBoth(ctx, r.job)
-	}
-	src = openSide(ctx, &r.job.Source, "source", r.job.Tuning)
-	if src.err != nil {
-		return src, dst, src.err
-	}
-	if r.sourceUnchanged(src) {
-		return src, dst, nil
-	}
-	dst = openSide(ctx, &r.job.Destination, "destination", r.job.Tuning)
-	if dst.err != nil {
-		src.session.Close()
-		return src, dst, dst.err
-	}
-	return src, dst, nil
-}
-
-// completedBefore reports whether a pass between these two mailboxes
-// completed a folder before: without one, the source cannot be found
-// unchanged, and both sides are opened at once (a first copy).
-func (r *accountRun) completedBefore() bool {
-	for _, st := range r.states {
-		if st.Complete && st.Servers == r.servers {
-			return true
-		}
-	}
-	return false
-}
-
-// sourceUnchanged reports whether the source's listing alone shows that
-// the account is as its last complete pass left it: every folder the
-// options want has a complete state of these servers and this filter,
-// and its LIST-STATUS (with HIGHESTMODSEQ, so that a flag change shows)
-// is the one that pass recorded. A Gmail source, whose labels are read
-// from All Mail, is always compared on both sides.
-func (r *accountRun) sourceUnchanged(src openedSide) bool {
-	if !sourceModelOf(src.session.Caps(), &r.job.Options).listingShowsUnchanged() {
-		return false
-	}
-	wanted := 0
-	for _, b := range src.boxes {
-		if !b.Selectable || !r.job.Options.wants(b.Name) {
-			continue
-		}
-		wanted++
-		prev, ok := r.states[b.Name]
-		if !ok || prev.Servers != r.servers || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.job.Options.filterKey()) {
-			return false
-		}
-		// A folder_map entry changed since: the plan, which needs the
-		// destination's namespace, decides where the folder goes.
-		if mapped, ok := r.job.Options.FolderMap[b.Name]; ok && mapped != prev.Destination {
-			return false
-		}
-	}
-	return wanted > 0
-}
-
-// finishUnchanged ends an attempt that the source's listing alone found
-// with nothing to do: each folder goes where the last pass put it, and is
-// reported unchanged (copyFolder), as by a pass that looked at both sides.
-func (r *accountRun) finishUnchanged(ctx context.Context, src openedSide) error {
-	var plans []folderPlan
-	for _, b := range src.boxes {
-		if b.Selectable && r.job.Options.wants(b.Name) {
-			plans = append(plans, folderPlan{Source: b, Destination: r.states[b.Name].Destination})
-		}
-	}
-	slices.SortFunc(plans, func(a, b folderPlan) int { return strings.Compare(a.Source.Name, b.Source.Name) })
-	return r.copyFolders(ctx, plans)
-}
-
-// readSubscriptions marks the source folders that LSUB lists as
-// subscribed, for a source without LIST-EXTENDED. Subscriptions are worth
-// a warning, not the account: without them the copy goes on.
-func (r *accountRun) readSubscriptions(source *session, boxes []mailbox) {
-	subscribed, err := imapconn.SubscriptionsByLSUB(source.Session)
-	if err != nil {
-		r.logger.Warn("could not read the source's subscriptions (LSUB); they are not copied", "err", err)
-		return
-	}
-	for i := range boxes {
-		boxes[i].Subscribed = boxes[i].Subscribed || subscribed[boxes[i].Name]
-	}
-}
-
-// openedSide is a logged-in session and its folders, or why there is none.
-type openedSide struct {
-	session *session
-	boxes   []mailbox
-	ns      namespace
-	err     error
-}
-
-// openBoth logs in to both sides of job and lists their folders, at
-// once; either failing closes the other.
-func openBoth(ctx context.Context, job *Job) (src, dst openedSide, err error) {
-	dstOpened := make(chan openedSide, 1)
-	go func() { dstOpened <- openSide(ctx, &job.Destination, "destination", job.Tuning) }()
-	src, dst = openSide(ctx, &job.Source, "source", job.Tuning), <-dstOpened
-	for _, side := range []openedSide{src, dst} {
-		if side.err != nil {
-			for _, opened := range []openedSide{src, dst} {
-				if opened.session != nil {
-					opened.session.Close()
-				}
-			}
-			return src, dst, side.err
-		}
-	}
-	return src, dst, nil
-}
-
-func openSide(ctx context.Context, side *imapconn.Side, name string, tuning Tuning) openedSide {
-	s, err := connect(ctx, side, name, tuning)
-	if err != nil {
-		return openedSide{err: err}
-	}
-	boxes, ns, err := s.listMailboxes()
-	return openedSide{session: s, boxes: boxes, ns: ns, err: err}
-}
-
 // previousDestinations returns where each source folder went at the last
 // run, with the same servers: the plan keeps it there.
 func (r *accountRun) previousDestinations() map[string]string {
@@ -399,38 +269,6 @@ func (r *accountRun) previousDestinations() map[string]string {
 		}
 	}
 	return prev
-}
-
-// appenderFor returns the APPEND writer, made the first time a folder has
-// something to copy, on the destination session's own connection
-// (sharedConn): the destination takes one login. A destination that signs
-// in with a token first gets a fresh session in place of the one opened
-// at the start: a provider ends a session at its token's expiry (Exchange
-// Online does), and the source may have been read for longer than that
-// before the first APPEND. The fresh session selects folder again, which
-// must be the same folder (uidValidity).
-func (r *accountRun) appenderFor(ctx context.Context, folder string, uidValidity uint32) (*imapconn.Appender, error) {
-	if r.appender != nil {
-		return r.appender, nil
-	}
-	if r.job.Destination.Token != nil {
-		fresh, err := connect(ctx, &r.job.Destination, "destination", r.job.Tuning)
-		if err != nil {
-			return nil, err
-		}
-		selected, err := fresh.Select(folder, nil).Wait()
-		if err == nil && selected.UIDValidity != uidValidity {
-			err = fmt.Errorf("the folder %q changed (UIDVALIDITY %d, was %d) while the source was read", folder, selected.UIDValidity, uidValidity)
-		}
-		if err != nil {
-			fresh.Close()
-			return nil, fresh.Failed(err)
-		}
-		r.destination.Close()
-		r.destination = fresh
-	}
-	r.appender = r.destination.Appender(r.job.Tuning.SingleAppend)
-	return r.appender, nil
 }
 
 func (r *accountRun) report() {
