@@ -149,8 +149,8 @@ func strandedRunJobs(expiry time.Duration) *river.JobListParams {
 	return river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
 		Where(`attempted_at < now() - make_interval(secs => @age) AND EXISTS (
 			SELECT 1 FROM accounts a WHERE a.id = (river_job.args ->> 'account_id')::bigint
-			AND a.state = 'queued' AND a.run_admitted AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
-			river.NamedArgs{"age": expiry.Seconds()})
+			AND a.state = @queued AND a.run_admitted AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
+			river.NamedArgs{"age": expiry.Seconds(), "queued": string(migration.AccountQueued)})
 }
 
 // deadTestJobs lists the connection tests running for longer than
