@@ -112,11 +112,10 @@ func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (Acc
 const accountRunContext = `-- name: AccountRunContext :one
 SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, t.tests_started_at, t.webhook_calls, t.tests_source_ms, t.tests_destination_ms, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, src.sieve_port, src.sieve_tls_mode, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, dst.sieve_port, dst.sieve_tls_mode, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused, a.scripts,
     coalesce((SELECT r.started_by = ANY($1::text[])
-              FROM accounts b JOIN task_runs r ON r.task_id = b.task_id AND r.pass = b.run_pass
-              WHERE b.id = a.id), true)::bool AS verifying,
-    sealed.source_password, sealed.destination_password
+              FROM task_runs r WHERE r.task_id = own.task_id AND r.pass = own.run_pass), true)::bool AS verifying,
+    own.source_password, own.destination_password
 FROM account_views a
-JOIN accounts sealed ON sealed.id = a.id
+JOIN accounts own ON own.id = a.id
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -142,7 +141,8 @@ type AccountRunContextRow struct {
 // What the run of an account needs, read as it starts: its task, both
 // endpoints, the account with the figures its run carries on from, and
 // whether its pass verifies (looks at both servers whatever the source),
-// and its sealed passwords (AccountCredentialsGet).
+// and its sealed passwords (AccountCredentialsGet). The view lacks the
+// pass and the passwords: they come from the account's own row.
 func (q *Queries) AccountRunContext(ctx context.Context, arg AccountRunContextParams) (AccountRunContextRow, error) {
 	row := q.db.QueryRow(ctx, accountRunContext, arg.VerifyingStarters, arg.TaskID, arg.ID)
 	var i AccountRunContextRow
@@ -455,8 +455,8 @@ func (q *Queries) AccountRunRetry(ctx context.Context, arg AccountRunRetryParams
 
 const accountRunStart = `-- name: AccountRunStart :exec
 WITH task_started AS (
-    UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
-    WHERE tasks.id = $2 AND tasks.state = 'queued'
+    UPDATE tasks SET state = $5::text, started_at = now(), finished_at = NULL, updated_at = now()
+    WHERE tasks.id = $2 AND tasks.state = $6::text
 )
 UPDATE accounts
 SET state = $1::text, run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
@@ -477,17 +477,22 @@ type AccountRunStartParams struct {
 	TaskID     int64
 	ID         int64
 	FromStates []string
+	TaskTo     string
+	TaskFrom   string
 }
 
 // A new run starts its figures from zero; a resumed one keeps them (its
 // job adds to them). The domain's MoveStart. The first account of a
-// queued run to start makes its task running.
+// queued run to start makes its task running (task_from, task_to: the
+// domain's states).
 func (q *Queries) AccountRunStart(ctx context.Context, arg AccountRunStartParams) error {
 	_, err := q.db.Exec(ctx, accountRunStart,
 		arg.ToState,
 		arg.TaskID,
 		arg.ID,
 		arg.FromStates,
+		arg.TaskTo,
+		arg.TaskFrom,
 	)
 	return err
 }

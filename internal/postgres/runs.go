@@ -34,7 +34,8 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 			return err
 		}
 		from, to := guard(transition.Move)
-		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID, FromStates: from, ToState: to}); err != nil {
+		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID, FromStates: from, ToState: to,
+			TaskFrom: string(migration.TaskQueued), TaskTo: string(migration.TaskRunning)}); err != nil {
 			return err
 		}
 		row, err := q.AccountRunContext(ctx, dbsqlc.AccountRunContextParams{TaskID: job.TaskID, ID: job.AccountID,

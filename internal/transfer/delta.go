@@ -39,7 +39,7 @@ func (r *accountRun) sourceUnchanged(src openedSide) bool {
 		}
 		wanted++
 		prev, ok := r.states[b.Name]
-		if !ok || prev.Servers != r.servers || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.job.Options.filterKey()) {
+		if !ok || prev.Servers != r.servers || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.filter) {
 			return false
 		}
 		// A folder_map entry changed since: the plan, which needs the

@@ -104,6 +104,6 @@ func (f folderFacts) emptyOnBothSides() (syncstate.FolderState, bool) {
 func (r *accountRun) folderFacts(plan folderPlan) folderFacts {
 	prev, known := r.states[plan.Source.Name]
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
-	return folderFacts{prev: prev, known: known, plan: plan, servers: r.servers, filter: r.job.Options.filterKey(),
+	return folderFacts{prev: prev, known: known, plan: plan, servers: r.servers, filter: r.filter,
 		sourceOnly: r.destination == nil, readBackAll: r.job.ReadBackAll}
 }

@@ -34,6 +34,7 @@ type accountRun struct {
 	store       syncstate.StateStore
 	states      map[string]syncstate.FolderState // by source folder, as the last run left them
 	servers     string                           // FolderState.Servers of this job
+	filter      string                           // FolderState.Filter of its options (Options.filterKey)
 	progress    Progress
 	figures     figures
 	folders     []FolderResult
@@ -109,7 +110,7 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
 	job.Tuning = job.Tuning.withDefaults()
 	r := &accountRun{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
-		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination)}
+		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination), filter: job.Options.filterKey()}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)

@@ -71,7 +71,7 @@ func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev 
 	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
 		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext, readBackUIDs: map[imap.UID]bool{}}
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
-	sameFilter := prev.Filter == r.job.Options.filterKey()
+	sameFilter := prev.Filter == r.filter
 	if usable {
 		fs.state = prev
 		// The flags of the messages the options let through depend on
@@ -280,7 +280,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 			// command: nothing says what the folder holds.
 			return r.destination.Failed(imapconn.ErrSessionEnded)
 		}
-		st.Filter = r.job.Options.filterKey()
+		st.Filter = r.filter
 		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages
 		st.SourceBytes = r.folderCounts[fs.folder].Bytes
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), selected.NumMessages

@@ -100,14 +100,14 @@ FOR UPDATE OF a;
 -- What the run of an account needs, read as it starts: its task, both
 -- endpoints, the account with the figures its run carries on from, and
 -- whether its pass verifies (looks at both servers whatever the source),
--- and its sealed passwords (AccountCredentialsGet).
+-- and its sealed passwords (AccountCredentialsGet). The view lacks the
+-- pass and the passwords: they come from the account's own row.
 SELECT sqlc.embed(t), sqlc.embed(src), sqlc.embed(dst), sqlc.embed(a),
     coalesce((SELECT r.started_by = ANY(@verifying_starters::text[])
-              FROM accounts b JOIN task_runs r ON r.task_id = b.task_id AND r.pass = b.run_pass
-              WHERE b.id = a.id), true)::bool AS verifying,
-    sealed.source_password, sealed.destination_password
+              FROM task_runs r WHERE r.task_id = own.task_id AND r.pass = own.run_pass), true)::bool AS verifying,
+    own.source_password, own.destination_password
 FROM account_views a
-JOIN accounts sealed ON sealed.id = a.id
+JOIN accounts own ON own.id = a.id
 JOIN tasks t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
@@ -116,10 +116,11 @@ WHERE a.task_id = @task_id AND a.id = @id;
 -- name: AccountRunStart :exec
 -- A new run starts its figures from zero; a resumed one keeps them (its
 -- job adds to them). The domain's MoveStart. The first account of a
--- queued run to start makes its task running.
+-- queued run to start makes its task running (task_from, task_to: the
+-- domain's states).
 WITH task_started AS (
-    UPDATE tasks SET state = 'running', started_at = now(), finished_at = NULL, updated_at = now()
-    WHERE tasks.id = @task_id AND tasks.state = 'queued'
+    UPDATE tasks SET state = @task_to::text, started_at = now(), finished_at = NULL, updated_at = now()
+    WHERE tasks.id = @task_id AND tasks.state = @task_from::text
 )
 UPDATE accounts
 SET state = @to_state::text, run_admitted = false, finished_at = NULL, last_error = '', heartbeat_at = now(), updated_at = now(),
