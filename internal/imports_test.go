@@ -45,8 +45,11 @@ var importRules = []struct {
 		"the senders deliver what storage hands them, through the interfaces they define"},
 	{"internal/oauth/signin", []string{module + "internal/postgres", module + "gen/", module + "internal/transfer", module + "internal/worker"},
 		"a sign-in needs the protocol and the interfaces it defines, not storage or the engine"},
-	{"internal/worker", []string{module + "internal/delivery", "net/smtp"},
-		"workers run the jobs; webhooks and mail go out from internal/delivery"},
+	{"internal/worker", []string{module + "internal/delivery", "net/smtp", "net/http"},
+		"workers run the jobs; webhooks and mail go out from internal/delivery, the endpoint check from internal/sides"},
+	{"internal/sides", []string{module + "internal/postgres", module + "gen/", module + "internal/httpapi", module + "internal/worker",
+		"github.com/jackc/", "github.com/riverqueue/"},
+		"the engine's sides are made from the domain's endpoints and accounts, without storage, jobs or HTTP"},
 	{"internal/cli", []string{module + "internal/postgres", module + "gen/dbsqlc", module + "internal/httpapi", module + "internal/transfer", module + "internal/migration"},
 		"the CLI is a client of the API"},
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/oauth/signin"
 	"github.com/mailmigrate/mailmigrate/internal/postgres"
 	"github.com/mailmigrate/mailmigrate/internal/secret"
+	"github.com/mailmigrate/mailmigrate/internal/sides"
 	"github.com/mailmigrate/mailmigrate/internal/worker"
 )
 
@@ -97,8 +98,8 @@ type App struct {
 	webhooks   *delivery.WebhookSender
 	jobs       *river.Client[pgx.Tx] // nil until StartWorkers
 	stopBroker context.CancelFunc
-	// stopLoops ends the background loops (the runs of dead processes,
-	// the webhooks) that loops waits for.
+	// stopLoops ends the scheduler of the process's chores (the runs of
+	// dead processes, the webhooks, the schedules) that loops waits for.
 	stopLoops context.CancelFunc
 	loops     sync.WaitGroup
 	logger    *slog.Logger
@@ -115,26 +116,29 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		a.Stop(context.Background()) //nolint:errcheck // no job has started
 		return nil, err
 	}
-	loopsCtx, stopLoops := context.WithCancel(context.Background())
-	a.stopLoops = stopLoops
-	a.loops.Go(func() { every(loopsCtx, cfg.LeaseExpiry/4, func() { a.requeueExpiredRuns(loopsCtx, cfg.LeaseExpiry) }) })
-	a.loops.Go(func() { every(loopsCtx, a.webhooks.Poll, func() { a.send(loopsCtx, "webhooks", a.webhooks.SendDue) }) })
 	if cfg.SchedulePoll <= 0 {
 		cfg.SchedulePoll = 2 * time.Second
 	}
-	a.loops.Go(func() { every(loopsCtx, cfg.SchedulePoll, func() { a.startScheduledPasses(loopsCtx) }) })
 	retention := cfg.AuditRetention
 	if retention <= 0 {
 		retention = DefaultAuditRetention
 	}
-	a.loops.Go(func() {
-		a.pruneRecords(loopsCtx, retention)
-		every(loopsCtx, auditPrunePeriod, func() { a.pruneRecords(loopsCtx, retention) })
-	})
+	chores := []chore{
+		{name: "take over the runs of stopped processes", period: cfg.LeaseExpiry / 4,
+			do: func(ctx context.Context) error { return a.takeOverLostRuns(ctx, cfg.LeaseExpiry) }},
+		{name: "send the webhooks due", period: a.webhooks.Poll, do: a.webhooks.SendDue},
+		{name: "start the scheduled passes due", period: cfg.SchedulePoll, do: a.startScheduledPasses},
+		{name: "prune the audit trail and the ended console sessions", period: auditPrunePeriod, atOnce: true,
+			do: func(ctx context.Context) error { return a.pruneRecords(ctx, retention) }},
+	}
 	if cfg.Mail != nil {
 		mailer := delivery.NewMailSender(a.Store, a.Service, *cfg.Mail, a.logger, cfg.Delivery)
-		a.loops.Go(func() { every(loopsCtx, mailer.Poll, func() { a.send(loopsCtx, "mails", mailer.SendDue) }) })
+		chores = append(chores, chore{name: "send the mails due", period: mailer.Poll, do: mailer.SendDue})
 	}
+	loopsCtx, stopLoops := context.WithCancel(context.Background())
+	a.stopLoops = stopLoops
+	s := &scheduler{chores: chores, logger: a.logger}
+	a.loops.Go(func() { s.run(loopsCtx) })
 	return a, nil
 }
 
@@ -164,7 +168,7 @@ func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *
 		Credentials:  databaseCredentials(cfg.DatabaseTokens, store),
 		AllowedHosts: cfg.AllowedHosts,
 
-		CheckEndpoint: worker.CheckEndpoint,
+		CheckEndpoint: sides.CheckEndpoint,
 		Authorizer:    signin.NewAuthorizer(store, logger),
 		Audit:         store,
 	})
@@ -224,61 +228,32 @@ func (a *App) StartWorkers(cfg Config) error {
 	return nil
 }
 
-// requeueExpiredRuns looks for accounts whose process died mid-run, a few
-// times per lease, and queues them again.
-func (a *App) requeueExpiredRuns(ctx context.Context, expiry time.Duration) {
+// takeOverLostRuns queues again the accounts whose process died mid-run.
+func (a *App) takeOverLostRuns(ctx context.Context, expiry time.Duration) error {
 	n, err := a.Service.TakeOverLostRuns(ctx, expiry)
-	switch {
-	case err != nil && ctx.Err() == nil:
-		a.logger.Warn("could not take over the runs of stopped processes", "err", err)
-	case n > 0:
+	if n > 0 {
 		a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
 	}
+	return err
 }
 
 // startScheduledPasses starts the passes the tasks' schedules have due.
-func (a *App) startScheduledPasses(ctx context.Context) {
+func (a *App) startScheduledPasses(ctx context.Context) error {
 	n, err := a.Service.StartDuePasses(ctx)
-	switch {
-	case err != nil && ctx.Err() == nil:
-		a.logger.Warn("could not start the scheduled passes due", "err", err)
-	case n > 0:
+	if n > 0 {
 		a.logger.Info("started scheduled passes", "tasks", n)
 	}
+	return err
 }
 
 // pruneRecords drops the audit trail's entries older than retention, and
 // the console sessions that ended.
-func (a *App) pruneRecords(ctx context.Context, retention time.Duration) {
+func (a *App) pruneRecords(ctx context.Context, retention time.Duration) error {
 	n, err := a.Service.PruneRecords(ctx, retention)
-	switch {
-	case err != nil && ctx.Err() == nil:
-		a.logger.Warn("could not prune the audit trail and the ended console sessions", "err", err)
-	case n > 0:
+	if n > 0 {
 		a.logger.Info("pruned the audit trail", "entries", n, "older_than", retention)
 	}
-}
-
-// send runs a sender of the deliveries due (webhook calls, mails) and
-// logs what kept it from them.
-func (a *App) send(ctx context.Context, what string, sendDue func(context.Context) error) {
-	if err := sendDue(ctx); err != nil && ctx.Err() == nil {
-		a.logger.Warn("could not send the "+what+" due", "err", err)
-	}
-}
-
-// every calls fn each period until ctx ends.
-func every(ctx context.Context, period time.Duration, fn func()) {
-	ticker := time.NewTicker(period)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			fn()
-		}
-	}
+	return err
 }
 
 // Stop lets running jobs finish until ctx ends; those still running then

@@ -58,7 +58,7 @@ type Options struct {
 	// take the defaults.
 	Limits Limits
 	// CheckEndpoint connects to an endpoint's server without logging in
-	// (worker.CheckEndpoint); nil answers the endpoint checks with 500.
+	// (sides.CheckEndpoint); nil answers the endpoint checks with 500.
 	CheckEndpoint func(context.Context, migration.Endpoint) migration.EndpointCheck
 	// Authorizer gets accounts their refresh tokens (signin.Authorizer);
 	// nil answers the authorizations with 500.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// WorkStore applies the moves that jobs and the background loops report:
+// WorkStore applies the moves that jobs and the process's chores report:
 // an account's run started, renewed or ended, a test or a plan ended,
 // runs of a dead process taken over, waiting accounts admitted. Each
 // decides with the domain's rules (DecideAccount) inside its transaction.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
+	"github.com/mailmigrate/mailmigrate/internal/sides"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
@@ -19,7 +20,7 @@ type AccountPlan struct {
 	lifecycle Lifecycle
 	logger    *slog.Logger
 	opts      Options
-	logins    *logins
+	logins    *sides.Logins
 }
 
 // Work plans one account. Whatever goes wrong ends up in the plan's error.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
+	"github.com/mailmigrate/mailmigrate/internal/sides"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
@@ -45,7 +46,7 @@ type AccountRun struct {
 	lifecycle Lifecycle
 	logger    *slog.Logger
 	opts      Options
-	logins    *logins
+	logins    *sides.Logins
 }
 
 // Timeout lets a large mailbox take as long as it takes.
@@ -224,7 +225,7 @@ func scriptsEndOf(s *transfer.ScriptsResult) *migration.ScriptsEnd {
 // credentials, the task's options and the stored sync state.
 func (w *AccountRun) prepare(args migration.AccountRunJob, started migration.StartedRun) (transfer.Job, migration.Credentials) {
 	creds := started.Credentials
-	src, dst := w.logins.sides(args.TaskID, args.AccountID, started.Source, started.Destination, creds)
+	src, dst := w.logins.Sides(args.TaskID, args.AccountID, started.Source, started.Destination, creds)
 	return transfer.Job{
 		Source:      src,
 		Destination: dst,

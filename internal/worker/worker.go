@@ -14,6 +14,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/metrics"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 	"github.com/mailmigrate/mailmigrate/internal/persist"
+	"github.com/mailmigrate/mailmigrate/internal/sides"
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 )
@@ -23,9 +24,7 @@ type Store interface {
 	TaskEndpoints(ctx context.Context, taskID int64) (src, dst migration.Endpoint, err error)
 	TaskOptions(ctx context.Context, taskID int64) (migration.TaskOptions, error)
 	AccountCredentials(ctx context.Context, taskID, id int64) (migration.Credentials, error)
-	// AccountSecretRotated stores a refresh token the authorization
-	// server handed out in place of the account's on side.
-	AccountSecretRotated(ctx context.Context, taskID, id int64, side string, token migration.Password) error
+	sides.RotatedTokenStore
 	// LoginFailureRecord counts a login that host's server refused.
 	LoginFailureRecord(ctx context.Context, host string) error
 	// LoginAttemptClaim reserves a login on host within limit, counted
@@ -89,7 +88,7 @@ func (o Options) withDefaults() Options {
 // Register adds every worker to workers: they read what a job needs from
 // store and report what it did to lifecycle.
 func Register(workers *river.Workers, store RunStore, lifecycle Lifecycle, logger *slog.Logger, opts Options) {
-	logins := newLogins(store, logger)
+	logins := sides.NewLogins(store, logger)
 	river.AddWorker(workers, &AccountTest{store: store, lifecycle: lifecycle, logger: logger, metrics: opts.Metrics, logins: logins,
 		limit: opts.withDefaults().LoginFailureLimit})
 	river.AddWorker(workers, &AccountRun{store: store, lifecycle: lifecycle, logger: logger, opts: opts.withDefaults(), logins: logins})
@@ -121,7 +120,7 @@ type AccountTest struct {
 	lifecycle Lifecycle
 	logger    *slog.Logger
 	metrics   *metrics.Metrics
-	logins    *logins
+	logins    *sides.Logins
 	limit     migration.LoginFailureLimit
 }
 
@@ -251,7 +250,7 @@ func (w *AccountTest) loginError(err error, party imapconn.Side, side, shared st
 // how a job logs in to both sides, and what each side logs in with that
 // is its endpoint's, not the account's (EndpointAuth.SharedCredential),
 // for the advice about a refusal.
-func accountSides(ctx context.Context, store Store, logins *logins, taskID, accountID int64) (src, dst imapconn.Side, shared [2]string, err error) {
+func accountSides(ctx context.Context, store Store, logins *sides.Logins, taskID, accountID int64) (src, dst imapconn.Side, shared [2]string, err error) {
 	srcEndpoint, dstEndpoint, err := store.TaskEndpoints(ctx, taskID)
 	if err != nil {
 		return src, dst, shared, err
@@ -260,7 +259,7 @@ func accountSides(ctx context.Context, store Store, logins *logins, taskID, acco
 	if err != nil {
 		return src, dst, shared, err
 	}
-	src, dst = logins.sides(taskID, accountID, srcEndpoint, dstEndpoint, creds)
+	src, dst = logins.Sides(taskID, accountID, srcEndpoint, dstEndpoint, creds)
 	return src, dst, [2]string{srcEndpoint.Auth.SharedCredential(), dstEndpoint.Auth.SharedCredential()}, nil
 }
 

@@ -1,4 +1,4 @@
-package worker
+package sides
 
 import (
 	"slices"

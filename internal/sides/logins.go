@@ -1,4 +1,4 @@
-package worker
+package sides
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
-// logins turn an endpoint and an account's credentials into the engine's
+// Logins turn an endpoint and an account's credentials into the engine's
 // sides: the account's password, the endpoint's master login, or OAuth 2.0
 // tokens. An application's own tokens (client credentials) serve every
 // account of its endpoint in this process, so that 300 accounts do not
 // fetch 300 tokens; a user's come from the account's refresh token, and a
 // rotated one is stored for the next run.
-type logins struct {
-	store  Store
+type Logins struct {
+	store  RotatedTokenStore
 	logger *slog.Logger
 	mu     sync.Mutex
 	apps   map[applicationKey]*oauth.Source
@@ -35,19 +35,27 @@ type applicationKey struct {
 	clientSecret              migration.Password
 }
 
-func newLogins(store Store, logger *slog.Logger) *logins {
-	return &logins{store: store, logger: logger, apps: map[applicationKey]*oauth.Source{}}
+// RotatedTokenStore keeps the refresh token a server rotated, for the
+// account's next login.
+type RotatedTokenStore interface {
+	AccountSecretRotated(ctx context.Context, taskID, accountID int64, side string, token migration.Password) error
 }
 
-// sides are both sides of an account of a task.
-func (l *logins) sides(taskID, accountID int64, src, dst migration.Endpoint, creds migration.Credentials) (imapconn.Side, imapconn.Side) {
+// NewLogins makes the logins of this process, which keep rotated refresh
+// tokens in store.
+func NewLogins(store RotatedTokenStore, logger *slog.Logger) *Logins {
+	return &Logins{store: store, logger: logger, apps: map[applicationKey]*oauth.Source{}}
+}
+
+// Sides are both sides of an account of a task.
+func (l *Logins) Sides(taskID, accountID int64, src, dst migration.Endpoint, creds migration.Credentials) (imapconn.Side, imapconn.Side) {
 	return l.side(taskID, accountID, "source", src, creds.SourceLogin, creds.SourcePassword),
 		l.side(taskID, accountID, "destination", dst, creds.DestinationLogin, creds.DestinationPassword)
 }
 
 // side is how the engine logs in to e for an account with secret, its
 // password or refresh token as e says.
-func (l *logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) imapconn.Side {
+func (l *Logins) side(taskID, accountID int64, name string, e migration.Endpoint, login string, secret migration.Password) imapconn.Side {
 	s := imapconn.Side{Server: serverOf(e), Login: login, Password: string(secret), Profile: profileOf(e), Limits: limitsOf(e.Limits),
 		Sieve: imapconn.SieveService{Port: e.Sieve.Port, Security: imapconn.Security(e.Sieve.TLSMode)}}
 	switch a := e.Auth; a.Method {
@@ -89,7 +97,7 @@ func (b brokenKey) Token(context.Context) (string, error) {
 }
 
 // application is the shared token source of an endpoint's application.
-func (l *logins) application(endpointID int64, config oauth.Config) *oauth.Source {
+func (l *Logins) application(endpointID int64, config oauth.Config) *oauth.Source {
 	key := applicationKey{endpointID: endpointID, tokenURL: config.TokenURL, clientID: config.ClientID,
 		scope: strings.Join(config.Scopes, " "), clientSecret: migration.Password(config.ClientSecret)}
 	l.mu.Lock()
@@ -104,7 +112,7 @@ func (l *logins) application(endpointID int64, config oauth.Config) *oauth.Sourc
 
 // storeRotated keeps a refresh token the server rotated: the old one may
 // stop working. A failure is logged; the run goes on with the new token.
-func (l *logins) storeRotated(taskID, accountID int64, side, token string) {
+func (l *Logins) storeRotated(taskID, accountID int64, side, token string) {
 	err := persist.Outcome(context.Background(), l.logger, func(ctx context.Context) error {
 		return l.store.AccountSecretRotated(ctx, taskID, accountID, side, migration.Password(token))
 	})
