@@ -74,7 +74,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		MaxWorkers:  cfg.Workers,
 		LeaseExpiry: cfg.LeaseExpiry,
 		WorkerID:    cfg.WorkerID,
-		RunLimits:   migration.RunLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
+		RunLimits:   migration.AttemptLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
 		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, LoginFailureLimit: cfg.loginFailureLimit()},
 		Delivery:    delivery.Options{AllowedHosts: cfg.WebhookAllowedHosts},
 		APIToken:    token,

@@ -869,6 +869,23 @@ type AccountInput struct {
 	SourceRefreshToken string `json:"source_refresh_token,omitempty"`
 }
 
+// AccountPass defines model for AccountPass.
+type AccountPass struct {
+	BytesCopied     int64     `json:"bytes_copied"`
+	FinishedAt      time.Time `json:"finished_at"`
+	LastError       string    `json:"last_error"`
+	MessagesCopied  int64     `json:"messages_copied"`
+	MessagesFailed  int64     `json:"messages_failed"`
+	MessagesSkipped int64     `json:"messages_skipped"`
+	Pass            int       `json:"pass"`
+	SourceBytes     *int64    `json:"source_bytes"`
+
+	// SourceMessages The source as counted by this pass; null if its attempt ended before it counted.
+	SourceMessages *int64       `json:"source_messages"`
+	StartedAt      *time.Time   `json:"started_at"`
+	State          AccountState `json:"state"`
+}
+
 // AccountPlan defines model for AccountPlan.
 type AccountPlan struct {
 	DestinationCapabilities []string `json:"destination_capabilities"`
@@ -945,23 +962,6 @@ type AccountPlanSummary struct {
 	// State `pending`: the servers are being read; `done`; `failed`: they could not be read.
 	State       PlanState `json:"state"`
 	ToCopyBytes int64     `json:"to_copy_bytes"`
-}
-
-// AccountRun defines model for AccountRun.
-type AccountRun struct {
-	BytesCopied     int64     `json:"bytes_copied"`
-	FinishedAt      time.Time `json:"finished_at"`
-	LastError       string    `json:"last_error"`
-	MessagesCopied  int64     `json:"messages_copied"`
-	MessagesFailed  int64     `json:"messages_failed"`
-	MessagesSkipped int64     `json:"messages_skipped"`
-	Pass            int       `json:"pass"`
-	SourceBytes     *int64    `json:"source_bytes"`
-
-	// SourceMessages The source as counted by this pass; null if its run ended before it counted.
-	SourceMessages *int64       `json:"source_messages"`
-	StartedAt      *time.Time   `json:"started_at"`
-	State          AccountState `json:"state"`
 }
 
 // AccountScripts What became of the account's Sieve scripts (filters, vacation replies) at the last run that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
@@ -1410,7 +1410,7 @@ type ImportResult struct {
 // Lifecycle defines model for Lifecycle.
 type Lifecycle struct {
 	FinalAt  *time.Time `json:"final_at"`
-	LastPass *TaskRun   `json:"last_pass"`
+	LastPass *Pass      `json:"last_pass"`
 
 	// NextPassAt The next pass the schedule starts, delta or final.
 	NextPassAt *time.Time `json:"next_pass_at"`
@@ -1603,6 +1603,45 @@ type OversizeMessage struct {
 	Folder string `json:"folder"`
 	Size   int64  `json:"size"`
 	Uid    int64  `json:"uid"`
+}
+
+// Pass defines model for Pass.
+type Pass struct {
+	// Accounts Accounts the pass queued.
+	Accounts                    int `json:"accounts"`
+	AccountsCanceled            int `json:"accounts_canceled"`
+	AccountsCompleted           int `json:"accounts_completed"`
+	AccountsCompletedWithErrors int `json:"accounts_completed_with_errors"`
+	AccountsFailed              int `json:"accounts_failed"`
+
+	// AccountsUncounted Accounts of the pass whose source is not counted yet.
+	AccountsUncounted int   `json:"accounts_uncounted"`
+	BytesCopied       int64 `json:"bytes_copied"`
+
+	// EndedAt null while it runs.
+	EndedAt         *time.Time `json:"ended_at"`
+	MessagesCopied  int64      `json:"messages_copied"`
+	MessagesFailed  int64      `json:"messages_failed"`
+	MessagesSkipped int64      `json:"messages_skipped"`
+
+	// Pass 1 for the task's first pass, then 2, 3, …
+	Pass        int   `json:"pass"`
+	SourceBytes int64 `json:"source_bytes"`
+
+	// SourceMessages The pass's accounts' sources as last counted: the total its copied, skipped and failed messages make up.
+	SourceMessages int64     `json:"source_messages"`
+	StartedAt      time.Time `json:"started_at"`
+
+	// StartedBy What started a pass: a person or client (`manual`), the schedule (a
+	// delta pass), the final pass, or a person's verifying pass
+	// (`verify`: `POST /tasks/{id}/run?verify=true`). The final and
+	// verifying passes look at both servers of every account; the others
+	// end an account at its source when the source is unchanged since
+	// its last complete pass.
+	StartedBy PassStarter `json:"started_by"`
+
+	// State How it ended; null while it runs.
+	State *TaskState `json:"state"`
 }
 
 // PassStarter What started a pass: a person or client (`manual`), the schedule (a
@@ -1900,45 +1939,6 @@ type TaskPlan struct {
 
 	// WithProblems Accounts whose plan failed or found a problem, blocking or not.
 	WithProblems int `json:"with_problems"`
-}
-
-// TaskRun defines model for TaskRun.
-type TaskRun struct {
-	// Accounts Accounts the pass queued.
-	Accounts                    int `json:"accounts"`
-	AccountsCanceled            int `json:"accounts_canceled"`
-	AccountsCompleted           int `json:"accounts_completed"`
-	AccountsCompletedWithErrors int `json:"accounts_completed_with_errors"`
-	AccountsFailed              int `json:"accounts_failed"`
-
-	// AccountsUncounted Accounts of the pass whose source is not counted yet.
-	AccountsUncounted int   `json:"accounts_uncounted"`
-	BytesCopied       int64 `json:"bytes_copied"`
-
-	// EndedAt null while it runs.
-	EndedAt         *time.Time `json:"ended_at"`
-	MessagesCopied  int64      `json:"messages_copied"`
-	MessagesFailed  int64      `json:"messages_failed"`
-	MessagesSkipped int64      `json:"messages_skipped"`
-
-	// Pass 1 for the task's first run, then 2, 3, …
-	Pass        int   `json:"pass"`
-	SourceBytes int64 `json:"source_bytes"`
-
-	// SourceMessages The pass's accounts' sources as last counted: the total its copied, skipped and failed messages make up.
-	SourceMessages int64     `json:"source_messages"`
-	StartedAt      time.Time `json:"started_at"`
-
-	// StartedBy What started a pass: a person or client (`manual`), the schedule (a
-	// delta pass), the final pass, or a person's verifying pass
-	// (`verify`: `POST /tasks/{id}/run?verify=true`). The final and
-	// verifying passes look at both servers of every account; the others
-	// end an account at its source when the source is unchanged since
-	// its last complete pass.
-	StartedBy PassStarter `json:"started_by"`
-
-	// State How it ended; null while it runs.
-	State *TaskState `json:"state"`
 }
 
 // TaskState `idle` until first run; `queued`, `running`, `testing` and `canceling`
@@ -2765,6 +2765,16 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
 	ListAccountFolders(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAccountPasses What each pass did for this account, first first.
+	//
+	// One record per pass the account was in, kept when its attempt in
+	// the pass ended (the last attempt, if it ran twice in one pass); an
+	// account canceled before its attempt started has a `canceled`
+	// record with nothing done and no start.
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/passes (the `ListAccountPasses` operationId).
+	ListAccountPasses(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 	//
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/plan (the `GetAccountPlan` operationId).
@@ -2781,15 +2791,12 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 	RunAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAccountRuns What each pass did for this account, first first.
+	// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 	//
-	// One record per pass the account was in, kept when its run in the
-	// pass ended (the last run, if it ran twice in one pass); an account
-	// canceled before its run started has a `canceled` record with
-	// nothing done and no start.
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
 	//
-	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
-	ListAccountRuns(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListAccountRunsByOldPath(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelTaskWithBody Stop the task's run, or some of its accounts.
 	//
@@ -2898,6 +2905,17 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
 	ListMailDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTaskPasses The task's passes, first first.
+	//
+	// Each run of the task (of every account, some, or one) starts a pass
+	// with a record of its own: the first copy, the re-runs, the delta on
+	// cut-over day. A re-run does not replace what an earlier pass did.
+	// The figures of a pass come from its accounts: live while it runs,
+	// kept as they were when it ended.
+	//
+	// Corresponds with GET /tasks/{id}/passes (the `ListTaskPasses` operationId).
+	ListTaskPasses(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PauseTaskWithBody Freeze the task; no pass starts until it is resumed.
 	//
@@ -3068,16 +3086,12 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 	RunTask(ctx context.Context, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskRuns The task's passes, first first.
+	// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 	//
-	// Each run of the task (of every account, some, or one) is a pass
-	// with a record of its own: the first copy, the re-runs, the delta on
-	// cut-over day. A re-run does not replace what an earlier pass did.
-	// The figures of a pass come from its accounts: live while it runs,
-	// kept as they were when it ended.
+	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
 	//
-	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
-	ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListTaskRunsByOldPath(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
 	//
@@ -4057,6 +4071,26 @@ func (c *Client) ListAccountFolders(ctx context.Context, id TaskID, accountId Ac
 	return c.Client.Do(req)
 }
 
+// ListAccountPasses What each pass did for this account, first first.
+//
+// One record per pass the account was in, kept when its attempt in
+// the pass ended (the last attempt, if it ran twice in one pass); an
+// account canceled before its attempt started has a `canceled`
+// record with nothing done and no start.
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/passes (the `ListAccountPasses` operationId).
+func (c *Client) ListAccountPasses(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAccountPassesRequest(c.Server, id, accountId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 //
 // Corresponds with GET /tasks/{id}/accounts/{accountId}/plan (the `GetAccountPlan` operationId).
@@ -4093,16 +4127,12 @@ func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID,
 	return c.Client.Do(req)
 }
 
-// ListAccountRuns What each pass did for this account, first first.
+// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 //
-// One record per pass the account was in, kept when its run in the
-// pass ended (the last run, if it ran twice in one pass); an account
-// canceled before its run started has a `canceled` record with
-// nothing done and no start.
-//
-// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
-func (c *Client) ListAccountRuns(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAccountRunsRequest(c.Server, id, accountId)
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (c *Client) ListAccountRunsByOldPath(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAccountRunsByOldPathRequest(c.Server, id, accountId)
 	if err != nil {
 		return nil, err
 	}
@@ -4311,6 +4341,27 @@ func (c *Client) SetTaskMail(ctx context.Context, id TaskID, body SetTaskMailJSO
 // Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
 func (c *Client) ListMailDeliveries(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListMailDeliveriesRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTaskPasses The task's passes, first first.
+//
+// Each run of the task (of every account, some, or one) starts a pass
+// with a record of its own: the first copy, the re-runs, the delta on
+// cut-over day. A re-run does not replace what an earlier pass did.
+// The figures of a pass come from its accounts: live while it runs,
+// kept as they were when it ended.
+//
+// Corresponds with GET /tasks/{id}/passes (the `ListTaskPasses` operationId).
+func (c *Client) ListTaskPasses(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTaskPassesRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4580,17 +4631,12 @@ func (c *Client) RunTask(ctx context.Context, id TaskID, params *RunTaskParams, 
 	return c.Client.Do(req)
 }
 
-// ListTaskRuns The task's passes, first first.
+// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 //
-// Each run of the task (of every account, some, or one) is a pass
-// with a record of its own: the first copy, the re-runs, the delta on
-// cut-over day. A re-run does not replace what an earlier pass did.
-// The figures of a pass come from its accounts: live while it runs,
-// kept as they were when it ended.
-//
-// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
-func (c *Client) ListTaskRuns(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListTaskRunsRequest(c.Server, id)
+// Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (c *Client) ListTaskRunsByOldPath(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTaskRunsByOldPathRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6294,6 +6340,47 @@ func NewListAccountFoldersRequest(server string, id TaskID, accountId AccountID)
 	return req, nil
 }
 
+// NewListAccountPassesRequest constructs an http.Request for the ListAccountPasses method
+func NewListAccountPassesRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/accounts/%s/passes", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetAccountPlanRequest constructs an http.Request for the GetAccountPlan method
 func NewGetAccountPlanRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
 	var err error
@@ -6376,8 +6463,8 @@ func NewRunAccountRequest(server string, id TaskID, accountId AccountID) (*http.
 	return req, nil
 }
 
-// NewListAccountRunsRequest constructs an http.Request for the ListAccountRuns method
-func NewListAccountRunsRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
+// NewListAccountRunsByOldPathRequest constructs an http.Request for the ListAccountRunsByOldPath method
+func NewListAccountRunsByOldPathRequest(server string, id TaskID, accountId AccountID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6754,6 +6841,40 @@ func NewListMailDeliveriesRequest(server string, id TaskID) (*http.Request, erro
 	return req, nil
 }
 
+// NewListTaskPassesRequest constructs an http.Request for the ListTaskPasses method
+func NewListTaskPassesRequest(server string, id TaskID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s/passes", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPauseTaskRequest calls the generic PauseTask builder with application/json body
 func NewPauseTaskRequest(server string, id TaskID, body PauseTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7075,8 +7196,8 @@ func NewRunTaskRequestWithBody(server string, id TaskID, params *RunTaskParams, 
 	return req, nil
 }
 
-// NewListTaskRunsRequest constructs an http.Request for the ListTaskRuns method
-func NewListTaskRunsRequest(server string, id TaskID) (*http.Request, error) {
+// NewListTaskRunsByOldPathRequest constructs an http.Request for the ListTaskRunsByOldPath method
+func NewListTaskRunsByOldPathRequest(server string, id TaskID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8126,6 +8247,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
 	ListAccountFoldersWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountFoldersResponse, error)
 
+	// ListAccountPassesWithResponse What each pass did for this account, first first.
+	//
+	// One record per pass the account was in, kept when its attempt in
+	// the pass ended (the last attempt, if it ran twice in one pass); an
+	// account canceled before its attempt started has a `canceled`
+	// record with nothing done and no start.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/passes (the `ListAccountPasses` operationId).
+	ListAccountPassesWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountPassesResponse, error)
+
 	// GetAccountPlanWithResponse The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -8146,17 +8279,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/run (the `RunAccount` operationId).
 	RunAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*RunAccountResponse, error)
 
-	// ListAccountRunsWithResponse What each pass did for this account, first first.
-	//
-	// One record per pass the account was in, kept when its run in the
-	// pass ended (the last run, if it ran twice in one pass); an account
-	// canceled before its run started has a `canceled` record with
-	// nothing done and no start.
+	// ListAccountRunsByOldPathWithResponse The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
-	ListAccountRunsWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsResponse, error)
+	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListAccountRunsByOldPathWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsByOldPathResponse, error)
 
 	// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
 	//
@@ -8277,6 +8407,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/mail/deliveries (the `ListMailDeliveries` operationId).
 	ListMailDeliveriesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListMailDeliveriesResponse, error)
+
+	// ListTaskPassesWithResponse The task's passes, first first.
+	//
+	// Each run of the task (of every account, some, or one) starts a pass
+	// with a record of its own: the first copy, the re-runs, the delta on
+	// cut-over day. A re-run does not replace what an earlier pass did.
+	// The figures of a pass come from its accounts: live while it runs,
+	// kept as they were when it ended.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id}/passes (the `ListTaskPasses` operationId).
+	ListTaskPassesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskPassesResponse, error)
 
 	// PauseTaskWithBodyWithResponse Freeze the task; no pass starts until it is resumed.
 	//
@@ -8453,18 +8596,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/run (the `RunTask` operationId).
 	RunTaskWithResponse(ctx context.Context, id TaskID, params *RunTaskParams, body RunTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RunTaskResponse, error)
 
-	// ListTaskRunsWithResponse The task's passes, first first.
-	//
-	// Each run of the task (of every account, some, or one) is a pass
-	// with a record of its own: the first copy, the re-runs, the delta on
-	// cut-over day. A re-run does not replace what an earlier pass did.
-	// The figures of a pass come from its accounts: live while it runs,
-	// kept as they were when it ended.
+	// ListTaskRunsByOldPathWithResponse The old path of GET /tasks/{id}/passes, answered alike until a later version.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
-	ListTaskRunsWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsResponse, error)
+	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListTaskRunsByOldPathWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsByOldPathResponse, error)
 
 	// RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
 	//
@@ -9813,6 +9952,47 @@ func (r ListAccountFoldersResponse) ContentType() string {
 	return ""
 }
 
+type ListAccountPassesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AccountPass
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAccountPassesResponse) GetJSON200() *[]AccountPass {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAccountPassesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAccountPassesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAccountPassesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAccountPassesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetAccountPlanResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9888,25 +10068,25 @@ func (r RunAccountResponse) ContentType() string {
 	return ""
 }
 
-type ListAccountRunsResponse struct {
+type ListAccountRunsByOldPathResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]AccountRun
+	JSON200 *[]AccountPass
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAccountRunsResponse) GetJSON200() *[]AccountRun {
+func (r ListAccountRunsByOldPathResponse) GetJSON200() *[]AccountPass {
 	return r.JSON200
 }
 
 // GetBody returns the raw response body bytes
-func (r ListAccountRunsResponse) GetBody() []byte {
+func (r ListAccountRunsByOldPathResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r ListAccountRunsResponse) Status() string {
+func (r ListAccountRunsByOldPathResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -9914,7 +10094,7 @@ func (r ListAccountRunsResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r ListAccountRunsResponse) StatusCode() int {
+func (r ListAccountRunsByOldPathResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -9922,7 +10102,7 @@ func (r ListAccountRunsResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAccountRunsResponse) ContentType() string {
+func (r ListAccountRunsByOldPathResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10243,6 +10423,47 @@ func (r ListMailDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+type ListTaskPassesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Pass
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTaskPassesResponse) GetJSON200() *[]Pass {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTaskPassesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTaskPassesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTaskPassesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTaskPassesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PauseTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10475,25 +10696,25 @@ func (r RunTaskResponse) ContentType() string {
 	return ""
 }
 
-type ListTaskRunsResponse struct {
+type ListTaskRunsByOldPathResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]TaskRun
+	JSON200 *[]Pass
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListTaskRunsResponse) GetJSON200() *[]TaskRun {
+func (r ListTaskRunsByOldPathResponse) GetJSON200() *[]Pass {
 	return r.JSON200
 }
 
 // GetBody returns the raw response body bytes
-func (r ListTaskRunsResponse) GetBody() []byte {
+func (r ListTaskRunsByOldPathResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r ListTaskRunsResponse) Status() string {
+func (r ListTaskRunsByOldPathResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -10501,7 +10722,7 @@ func (r ListTaskRunsResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r ListTaskRunsResponse) StatusCode() int {
+func (r ListTaskRunsByOldPathResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -10509,7 +10730,7 @@ func (r ListTaskRunsResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListTaskRunsResponse) ContentType() string {
+func (r ListTaskRunsByOldPathResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11738,6 +11959,24 @@ func (c *ClientWithResponses) ListAccountFoldersWithResponse(ctx context.Context
 	return ParseListAccountFoldersResponse(rsp)
 }
 
+// ListAccountPassesWithResponse What each pass did for this account, first first.
+//
+// One record per pass the account was in, kept when its attempt in
+// the pass ended (the last attempt, if it ran twice in one pass); an
+// account canceled before its attempt started has a `canceled`
+// record with nothing done and no start.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/passes (the `ListAccountPasses` operationId).
+func (c *ClientWithResponses) ListAccountPassesWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountPassesResponse, error) {
+	rsp, err := c.ListAccountPasses(ctx, id, accountId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAccountPassesResponse(rsp)
+}
+
 // GetAccountPlanWithResponse The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11770,22 +12009,19 @@ func (c *ClientWithResponses) RunAccountWithResponse(ctx context.Context, id Tas
 	return ParseRunAccountResponse(rsp)
 }
 
-// ListAccountRunsWithResponse What each pass did for this account, first first.
-//
-// One record per pass the account was in, kept when its run in the
-// pass ended (the last run, if it ran twice in one pass); an account
-// canceled before its run started has a `canceled` record with
-// nothing done and no start.
+// ListAccountRunsByOldPathWithResponse The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRuns` operationId).
-func (c *ClientWithResponses) ListAccountRunsWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsResponse, error) {
-	rsp, err := c.ListAccountRuns(ctx, id, accountId, reqEditors...)
+// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
+//
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (c *ClientWithResponses) ListAccountRunsByOldPathWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsByOldPathResponse, error) {
+	rsp, err := c.ListAccountRunsByOldPath(ctx, id, accountId, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseListAccountRunsResponse(rsp)
+	return ParseListAccountRunsByOldPathResponse(rsp)
 }
 
 // CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
@@ -11966,6 +12202,25 @@ func (c *ClientWithResponses) ListMailDeliveriesWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseListMailDeliveriesResponse(rsp)
+}
+
+// ListTaskPassesWithResponse The task's passes, first first.
+//
+// Each run of the task (of every account, some, or one) starts a pass
+// with a record of its own: the first copy, the re-runs, the delta on
+// cut-over day. A re-run does not replace what an earlier pass did.
+// The figures of a pass come from its accounts: live while it runs,
+// kept as they were when it ended.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id}/passes (the `ListTaskPasses` operationId).
+func (c *ClientWithResponses) ListTaskPassesWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskPassesResponse, error) {
+	rsp, err := c.ListTaskPasses(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTaskPassesResponse(rsp)
 }
 
 // PauseTaskWithBodyWithResponse Freeze the task; no pass starts until it is resumed.
@@ -12197,23 +12452,19 @@ func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID
 	return ParseRunTaskResponse(rsp)
 }
 
-// ListTaskRunsWithResponse The task's passes, first first.
-//
-// Each run of the task (of every account, some, or one) is a pass
-// with a record of its own: the first copy, the re-runs, the delta on
-// cut-over day. A re-run does not replace what an earlier pass did.
-// The figures of a pass come from its accounts: live while it runs,
-// kept as they were when it ended.
+// ListTaskRunsByOldPathWithResponse The old path of GET /tasks/{id}/passes, answered alike until a later version.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /tasks/{id}/runs (the `ListTaskRuns` operationId).
-func (c *ClientWithResponses) ListTaskRunsWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsResponse, error) {
-	rsp, err := c.ListTaskRuns(ctx, id, reqEditors...)
+// Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
+//
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (c *ClientWithResponses) ListTaskRunsByOldPathWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsByOldPathResponse, error) {
+	rsp, err := c.ListTaskRunsByOldPath(ctx, id, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseListTaskRunsResponse(rsp)
+	return ParseListTaskRunsByOldPathResponse(rsp)
 }
 
 // RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
@@ -13283,6 +13534,32 @@ func ParseListAccountFoldersResponse(rsp *http.Response) (*ListAccountFoldersRes
 	return response, nil
 }
 
+// ParseListAccountPassesResponse parses an HTTP response from a ListAccountPassesWithResponse call
+func ParseListAccountPassesResponse(rsp *http.Response) (*ListAccountPassesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAccountPassesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AccountPass
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetAccountPlanResponse parses an HTTP response from a GetAccountPlanWithResponse call
 func ParseGetAccountPlanResponse(rsp *http.Response) (*GetAccountPlanResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13325,22 +13602,22 @@ func ParseRunAccountResponse(rsp *http.Response) (*RunAccountResponse, error) {
 	return response, nil
 }
 
-// ParseListAccountRunsResponse parses an HTTP response from a ListAccountRunsWithResponse call
-func ParseListAccountRunsResponse(rsp *http.Response) (*ListAccountRunsResponse, error) {
+// ParseListAccountRunsByOldPathResponse parses an HTTP response from a ListAccountRunsByOldPathWithResponse call
+func ParseListAccountRunsByOldPathResponse(rsp *http.Response) (*ListAccountRunsByOldPathResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &ListAccountRunsResponse{
+	response := &ListAccountRunsByOldPathResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []AccountRun
+		var dest []AccountPass
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13539,6 +13816,32 @@ func ParseListMailDeliveriesResponse(rsp *http.Response) (*ListMailDeliveriesRes
 	return response, nil
 }
 
+// ParseListTaskPassesResponse parses an HTTP response from a ListTaskPassesWithResponse call
+func ParseListTaskPassesResponse(rsp *http.Response) (*ListTaskPassesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTaskPassesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Pass
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePauseTaskResponse parses an HTTP response from a PauseTaskWithResponse call
 func ParsePauseTaskResponse(rsp *http.Response) (*PauseTaskResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13678,22 +13981,22 @@ func ParseRunTaskResponse(rsp *http.Response) (*RunTaskResponse, error) {
 	return response, nil
 }
 
-// ParseListTaskRunsResponse parses an HTTP response from a ListTaskRunsWithResponse call
-func ParseListTaskRunsResponse(rsp *http.Response) (*ListTaskRunsResponse, error) {
+// ParseListTaskRunsByOldPathResponse parses an HTTP response from a ListTaskRunsByOldPathWithResponse call
+func ParseListTaskRunsByOldPathResponse(rsp *http.Response) (*ListTaskRunsByOldPathResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &ListTaskRunsResponse{
+	response := &ListTaskRunsByOldPathResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []TaskRun
+		var dest []Pass
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14153,15 +14456,20 @@ type ServerInterface interface {
 	// ListAccountFolders The account's source folders as its last run left them.
 	// (GET /tasks/{id}/accounts/{accountId}/folders)
 	ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	// ListAccountPasses What each pass did for this account, first first.
+	// (GET /tasks/{id}/accounts/{accountId}/passes)
+	ListAccountPasses(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 	// (GET /tasks/{id}/accounts/{accountId}/plan)
 	GetAccountPlan(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
-	// ListAccountRuns What each pass did for this account, first first.
+	// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/accounts/{accountId}/runs)
-	ListAccountRuns(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -14186,6 +14494,9 @@ type ServerInterface interface {
 	// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
 	// (GET /tasks/{id}/mail/deliveries)
 	ListMailDeliveries(w http.ResponseWriter, r *http.Request, id TaskID)
+	// ListTaskPasses The task's passes, first first.
+	// (GET /tasks/{id}/passes)
+	ListTaskPasses(w http.ResponseWriter, r *http.Request, id TaskID)
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -14204,9 +14515,11 @@ type ServerInterface interface {
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
 	RunTask(w http.ResponseWriter, r *http.Request, id TaskID, params RunTaskParams)
-	// ListTaskRuns The task's passes, first first.
+	// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/runs)
-	ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID)
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListTaskRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID)
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
 	// (DELETE /tasks/{id}/schedule)
 	RemoveTaskSchedule(w http.ResponseWriter, r *http.Request, id TaskID)
@@ -14423,6 +14736,12 @@ func (_ Unimplemented) ListAccountFolders(w http.ResponseWriter, r *http.Request
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// ListAccountPasses What each pass did for this account, first first.
+// (GET /tasks/{id}/accounts/{accountId}/passes)
+func (_ Unimplemented) ListAccountPasses(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 // (GET /tasks/{id}/accounts/{accountId}/plan)
 func (_ Unimplemented) GetAccountPlan(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
@@ -14435,9 +14754,11 @@ func (_ Unimplemented) RunAccount(w http.ResponseWriter, r *http.Request, id Tas
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// ListAccountRuns What each pass did for this account, first first.
+// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 // (GET /tasks/{id}/accounts/{accountId}/runs)
-func (_ Unimplemented) ListAccountRuns(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+//
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (_ Unimplemented) ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -14489,6 +14810,12 @@ func (_ Unimplemented) ListMailDeliveries(w http.ResponseWriter, r *http.Request
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// ListTaskPasses The task's passes, first first.
+// (GET /tasks/{id}/passes)
+func (_ Unimplemented) ListTaskPasses(w http.ResponseWriter, r *http.Request, id TaskID) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // PauseTask Freeze the task; no pass starts until it is resumed.
 // (POST /tasks/{id}/pause)
 func (_ Unimplemented) PauseTask(w http.ResponseWriter, r *http.Request, id TaskID) {
@@ -14525,9 +14852,11 @@ func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// ListTaskRuns The task's passes, first first.
+// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 // (GET /tasks/{id}/runs)
-func (_ Unimplemented) ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID) {
+//
+// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+func (_ Unimplemented) ListTaskRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -15448,6 +15777,41 @@ func (siw *ServerInterfaceWrapper) ListAccountFolders(w http.ResponseWriter, r *
 	handler.ServeHTTP(w, r)
 }
 
+// ListAccountPasses operation middleware
+func (siw *ServerInterfaceWrapper) ListAccountPasses(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", chi.URLParam(r, "accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "accountId", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListAccountPasses(w, r, id, accountId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // GetAccountPlan operation middleware
 func (siw *ServerInterfaceWrapper) GetAccountPlan(w http.ResponseWriter, r *http.Request) {
 
@@ -15518,8 +15882,8 @@ func (siw *ServerInterfaceWrapper) RunAccount(w http.ResponseWriter, r *http.Req
 	handler.ServeHTTP(w, r)
 }
 
-// ListAccountRuns operation middleware
-func (siw *ServerInterfaceWrapper) ListAccountRuns(w http.ResponseWriter, r *http.Request) {
+// ListAccountRunsByOldPath operation middleware
+func (siw *ServerInterfaceWrapper) ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request) {
 
 	var err error
 	_ = err
@@ -15543,7 +15907,7 @@ func (siw *ServerInterfaceWrapper) ListAccountRuns(w http.ResponseWriter, r *htt
 	}
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.ListAccountRuns(w, r, id, accountId)
+		siw.Handler.ListAccountRunsByOldPath(w, r, id, accountId)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -15790,6 +16154,32 @@ func (siw *ServerInterfaceWrapper) ListMailDeliveries(w http.ResponseWriter, r *
 	handler.ServeHTTP(w, r)
 }
 
+// ListTaskPasses operation middleware
+func (siw *ServerInterfaceWrapper) ListTaskPasses(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id TaskID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", chi.URLParam(r, "id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListTaskPasses(w, r, id)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // PauseTask operation middleware
 func (siw *ServerInterfaceWrapper) PauseTask(w http.ResponseWriter, r *http.Request) {
 
@@ -16004,8 +16394,8 @@ func (siw *ServerInterfaceWrapper) RunTask(w http.ResponseWriter, r *http.Reques
 	handler.ServeHTTP(w, r)
 }
 
-// ListTaskRuns operation middleware
-func (siw *ServerInterfaceWrapper) ListTaskRuns(w http.ResponseWriter, r *http.Request) {
+// ListTaskRunsByOldPath operation middleware
+func (siw *ServerInterfaceWrapper) ListTaskRunsByOldPath(w http.ResponseWriter, r *http.Request) {
 
 	var err error
 	_ = err
@@ -16020,7 +16410,7 @@ func (siw *ServerInterfaceWrapper) ListTaskRuns(w http.ResponseWriter, r *http.R
 	}
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.ListTaskRuns(w, r, id)
+		siw.Handler.ListTaskRunsByOldPath(w, r, id)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -16611,7 +17001,10 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		r.Post(options.BaseURL+"/tasks/{id}/accounts/{accountId}/run", wrapper.RunAccount)
 	})
 	r.Group(func(r chi.Router) {
-		r.Get(options.BaseURL+"/tasks/{id}/runs", wrapper.ListTaskRuns)
+		r.Get(options.BaseURL+"/tasks/{id}/passes", wrapper.ListTaskPasses)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/runs", wrapper.ListTaskRunsByOldPath)
 	})
 	r.Group(func(r chi.Router) {
 		r.Delete(options.BaseURL+"/tasks/{id}/webhook", wrapper.RemoveTaskWebhook)
@@ -16686,7 +17079,10 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/plan", wrapper.GetAccountPlan)
 	})
 	r.Group(func(r chi.Router) {
-		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/runs", wrapper.ListAccountRuns)
+		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/passes", wrapper.ListAccountPasses)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/runs", wrapper.ListAccountRunsByOldPath)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/tasks/{id}/accounts/{accountId}/folders", wrapper.ListAccountFolders)
@@ -18842,6 +19238,84 @@ func (response ListAccountFolders500TextResponse) VisitListAccountFoldersRespons
 	return err
 }
 
+type ListAccountPassesRequestObject struct {
+	Id        TaskID    `json:"id"`
+	AccountId AccountID `json:"accountId"`
+}
+
+type ListAccountPassesResponseObject interface {
+	VisitListAccountPassesResponse(w http.ResponseWriter) error
+}
+
+type ListAccountPasses200JSONResponse []AccountPass
+
+func (response ListAccountPasses200JSONResponse) VisitListAccountPassesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountPasses400TextResponse BadRequestTextResponse
+
+func (response ListAccountPasses400TextResponse) VisitListAccountPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountPasses401TextResponse UnauthorizedTextResponse
+
+func (response ListAccountPasses401TextResponse) VisitListAccountPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountPasses403TextResponse ForbiddenTextResponse
+
+func (response ListAccountPasses403TextResponse) VisitListAccountPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountPasses404TextResponse NotFoundTextResponse
+
+func (response ListAccountPasses404TextResponse) VisitListAccountPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListAccountPasses500TextResponse StoreErrorTextResponse
+
+func (response ListAccountPasses500TextResponse) VisitListAccountPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type GetAccountPlanRequestObject struct {
 	Id        TaskID    `json:"id"`
 	AccountId AccountID `json:"accountId"`
@@ -19003,18 +19477,18 @@ func (response RunAccount500TextResponse) VisitRunAccountResponse(w http.Respons
 	return err
 }
 
-type ListAccountRunsRequestObject struct {
+type ListAccountRunsByOldPathRequestObject struct {
 	Id        TaskID    `json:"id"`
 	AccountId AccountID `json:"accountId"`
 }
 
-type ListAccountRunsResponseObject interface {
-	VisitListAccountRunsResponse(w http.ResponseWriter) error
+type ListAccountRunsByOldPathResponseObject interface {
+	VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error
 }
 
-type ListAccountRuns200JSONResponse []AccountRun
+type ListAccountRunsByOldPath200JSONResponse []AccountPass
 
-func (response ListAccountRuns200JSONResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+func (response ListAccountRunsByOldPath200JSONResponse) VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -19026,9 +19500,9 @@ func (response ListAccountRuns200JSONResponse) VisitListAccountRunsResponse(w ht
 	return err
 }
 
-type ListAccountRuns400TextResponse BadRequestTextResponse
+type ListAccountRunsByOldPath400TextResponse BadRequestTextResponse
 
-func (response ListAccountRuns400TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+func (response ListAccountRunsByOldPath400TextResponse) VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
@@ -19037,9 +19511,9 @@ func (response ListAccountRuns400TextResponse) VisitListAccountRunsResponse(w ht
 	return err
 }
 
-type ListAccountRuns401TextResponse UnauthorizedTextResponse
+type ListAccountRunsByOldPath401TextResponse UnauthorizedTextResponse
 
-func (response ListAccountRuns401TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+func (response ListAccountRunsByOldPath401TextResponse) VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
@@ -19048,9 +19522,9 @@ func (response ListAccountRuns401TextResponse) VisitListAccountRunsResponse(w ht
 	return err
 }
 
-type ListAccountRuns403TextResponse ForbiddenTextResponse
+type ListAccountRunsByOldPath403TextResponse ForbiddenTextResponse
 
-func (response ListAccountRuns403TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+func (response ListAccountRunsByOldPath403TextResponse) VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(403)
@@ -19059,9 +19533,9 @@ func (response ListAccountRuns403TextResponse) VisitListAccountRunsResponse(w ht
 	return err
 }
 
-type ListAccountRuns404TextResponse NotFoundTextResponse
+type ListAccountRunsByOldPath404TextResponse NotFoundTextResponse
 
-func (response ListAccountRuns404TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+func (response ListAccountRunsByOldPath404TextResponse) VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(404)
@@ -19070,9 +19544,9 @@ func (response ListAccountRuns404TextResponse) VisitListAccountRunsResponse(w ht
 	return err
 }
 
-type ListAccountRuns500TextResponse StoreErrorTextResponse
+type ListAccountRunsByOldPath500TextResponse StoreErrorTextResponse
 
-func (response ListAccountRuns500TextResponse) VisitListAccountRunsResponse(w http.ResponseWriter) error {
+func (response ListAccountRunsByOldPath500TextResponse) VisitListAccountRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
@@ -19721,6 +20195,83 @@ func (response ListMailDeliveries500TextResponse) VisitListMailDeliveriesRespons
 	return err
 }
 
+type ListTaskPassesRequestObject struct {
+	Id TaskID `json:"id"`
+}
+
+type ListTaskPassesResponseObject interface {
+	VisitListTaskPassesResponse(w http.ResponseWriter) error
+}
+
+type ListTaskPasses200JSONResponse []Pass
+
+func (response ListTaskPasses200JSONResponse) VisitListTaskPassesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskPasses400TextResponse BadRequestTextResponse
+
+func (response ListTaskPasses400TextResponse) VisitListTaskPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(400)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskPasses401TextResponse UnauthorizedTextResponse
+
+func (response ListTaskPasses401TextResponse) VisitListTaskPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(401)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskPasses403TextResponse ForbiddenTextResponse
+
+func (response ListTaskPasses403TextResponse) VisitListTaskPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(403)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskPasses404TextResponse NotFoundTextResponse
+
+func (response ListTaskPasses404TextResponse) VisitListTaskPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(404)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type ListTaskPasses500TextResponse StoreErrorTextResponse
+
+func (response ListTaskPasses500TextResponse) VisitListTaskPassesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(500)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
 type PauseTaskRequestObject struct {
 	Id   TaskID `json:"id"`
 	Body *PauseTaskJSONRequestBody
@@ -20234,17 +20785,17 @@ func (response RunTask500TextResponse) VisitRunTaskResponse(w http.ResponseWrite
 	return err
 }
 
-type ListTaskRunsRequestObject struct {
+type ListTaskRunsByOldPathRequestObject struct {
 	Id TaskID `json:"id"`
 }
 
-type ListTaskRunsResponseObject interface {
-	VisitListTaskRunsResponse(w http.ResponseWriter) error
+type ListTaskRunsByOldPathResponseObject interface {
+	VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error
 }
 
-type ListTaskRuns200JSONResponse []TaskRun
+type ListTaskRunsByOldPath200JSONResponse []Pass
 
-func (response ListTaskRuns200JSONResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+func (response ListTaskRunsByOldPath200JSONResponse) VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -20256,9 +20807,9 @@ func (response ListTaskRuns200JSONResponse) VisitListTaskRunsResponse(w http.Res
 	return err
 }
 
-type ListTaskRuns400TextResponse BadRequestTextResponse
+type ListTaskRunsByOldPath400TextResponse BadRequestTextResponse
 
-func (response ListTaskRuns400TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+func (response ListTaskRunsByOldPath400TextResponse) VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(400)
@@ -20267,9 +20818,9 @@ func (response ListTaskRuns400TextResponse) VisitListTaskRunsResponse(w http.Res
 	return err
 }
 
-type ListTaskRuns401TextResponse UnauthorizedTextResponse
+type ListTaskRunsByOldPath401TextResponse UnauthorizedTextResponse
 
-func (response ListTaskRuns401TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+func (response ListTaskRunsByOldPath401TextResponse) VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(401)
@@ -20278,9 +20829,9 @@ func (response ListTaskRuns401TextResponse) VisitListTaskRunsResponse(w http.Res
 	return err
 }
 
-type ListTaskRuns403TextResponse ForbiddenTextResponse
+type ListTaskRunsByOldPath403TextResponse ForbiddenTextResponse
 
-func (response ListTaskRuns403TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+func (response ListTaskRunsByOldPath403TextResponse) VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(403)
@@ -20289,9 +20840,9 @@ func (response ListTaskRuns403TextResponse) VisitListTaskRunsResponse(w http.Res
 	return err
 }
 
-type ListTaskRuns404TextResponse NotFoundTextResponse
+type ListTaskRunsByOldPath404TextResponse NotFoundTextResponse
 
-func (response ListTaskRuns404TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+func (response ListTaskRunsByOldPath404TextResponse) VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(404)
@@ -20300,9 +20851,9 @@ func (response ListTaskRuns404TextResponse) VisitListTaskRunsResponse(w http.Res
 	return err
 }
 
-type ListTaskRuns500TextResponse StoreErrorTextResponse
+type ListTaskRunsByOldPath500TextResponse StoreErrorTextResponse
 
-func (response ListTaskRuns500TextResponse) VisitListTaskRunsResponse(w http.ResponseWriter) error {
+func (response ListTaskRunsByOldPath500TextResponse) VisitListTaskRunsByOldPathResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(500)
@@ -21587,15 +22138,20 @@ type StrictServerInterface interface {
 	// ListAccountFolders The account's source folders as its last run left them.
 	// (GET /tasks/{id}/accounts/{accountId}/folders)
 	ListAccountFolders(ctx context.Context, request ListAccountFoldersRequestObject) (ListAccountFoldersResponseObject, error)
+	// ListAccountPasses What each pass did for this account, first first.
+	// (GET /tasks/{id}/accounts/{accountId}/passes)
+	ListAccountPasses(ctx context.Context, request ListAccountPassesRequestObject) (ListAccountPassesResponseObject, error)
 	// GetAccountPlan The account's newest plan, whole (POST /tasks/{id}/plan makes one).
 	// (GET /tasks/{id}/accounts/{accountId}/plan)
 	GetAccountPlan(ctx context.Context, request GetAccountPlanRequestObject) (GetAccountPlanResponseObject, error)
 	// RunAccount Migrate one account of the task again (retry).
 	// (POST /tasks/{id}/accounts/{accountId}/run)
 	RunAccount(ctx context.Context, request RunAccountRequestObject) (RunAccountResponseObject, error)
-	// ListAccountRuns What each pass did for this account, first first.
+	// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/accounts/{accountId}/runs)
-	ListAccountRuns(ctx context.Context, request ListAccountRunsRequestObject) (ListAccountRunsResponseObject, error)
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListAccountRunsByOldPath(ctx context.Context, request ListAccountRunsByOldPathRequestObject) (ListAccountRunsByOldPathResponseObject, error)
 	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
@@ -21620,6 +22176,9 @@ type StrictServerInterface interface {
 	// ListMailDeliveries The task's mails, newest first (at most 500); `last_status` is the SMTP server's reply code.
 	// (GET /tasks/{id}/mail/deliveries)
 	ListMailDeliveries(ctx context.Context, request ListMailDeliveriesRequestObject) (ListMailDeliveriesResponseObject, error)
+	// ListTaskPasses The task's passes, first first.
+	// (GET /tasks/{id}/passes)
+	ListTaskPasses(ctx context.Context, request ListTaskPassesRequestObject) (ListTaskPassesResponseObject, error)
 	// PauseTask Freeze the task; no pass starts until it is resumed.
 	// (POST /tasks/{id}/pause)
 	PauseTask(ctx context.Context, request PauseTaskRequestObject) (PauseTaskResponseObject, error)
@@ -21638,9 +22197,11 @@ type StrictServerInterface interface {
 	// RunTask Migrate every account of the task in the background.
 	// (POST /tasks/{id}/run)
 	RunTask(ctx context.Context, request RunTaskRequestObject) (RunTaskResponseObject, error)
-	// ListTaskRuns The task's passes, first first.
+	// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/runs)
-	ListTaskRuns(ctx context.Context, request ListTaskRunsRequestObject) (ListTaskRunsResponseObject, error)
+	//
+	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ListTaskRunsByOldPath(ctx context.Context, request ListTaskRunsByOldPathRequestObject) (ListTaskRunsByOldPathResponseObject, error)
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
 	// (DELETE /tasks/{id}/schedule)
 	RemoveTaskSchedule(ctx context.Context, request RemoveTaskScheduleRequestObject) (RemoveTaskScheduleResponseObject, error)
@@ -22497,6 +23058,33 @@ func (sh *strictHandler) ListAccountFolders(w http.ResponseWriter, r *http.Reque
 	}
 }
 
+// ListAccountPasses operation middleware
+func (sh *strictHandler) ListAccountPasses(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request ListAccountPassesRequestObject
+
+	request.Id = id
+	request.AccountId = accountId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccountPasses(ctx, request.(ListAccountPassesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccountPasses")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListAccountPassesResponseObject); ok {
+		if err := validResponse.VisitListAccountPassesResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // GetAccountPlan operation middleware
 func (sh *strictHandler) GetAccountPlan(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	var request GetAccountPlanRequestObject
@@ -22551,26 +23139,26 @@ func (sh *strictHandler) RunAccount(w http.ResponseWriter, r *http.Request, id T
 	}
 }
 
-// ListAccountRuns operation middleware
-func (sh *strictHandler) ListAccountRuns(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
-	var request ListAccountRunsRequestObject
+// ListAccountRunsByOldPath operation middleware
+func (sh *strictHandler) ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
+	var request ListAccountRunsByOldPathRequestObject
 
 	request.Id = id
 	request.AccountId = accountId
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
-		return sh.ssi.ListAccountRuns(ctx, request.(ListAccountRunsRequestObject))
+		return sh.ssi.ListAccountRunsByOldPath(ctx, request.(ListAccountRunsByOldPathRequestObject))
 	}
 	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListAccountRuns")
+		handler = middleware(handler, "ListAccountRunsByOldPath")
 	}
 
 	response, err := handler(r.Context(), w, r, request)
 
 	if err != nil {
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
-	} else if validResponse, ok := response.(ListAccountRunsResponseObject); ok {
-		if err := validResponse.VisitListAccountRunsResponse(w); err != nil {
+	} else if validResponse, ok := response.(ListAccountRunsByOldPathResponseObject); ok {
+		if err := validResponse.VisitListAccountRunsByOldPathResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -22804,6 +23392,32 @@ func (sh *strictHandler) ListMailDeliveries(w http.ResponseWriter, r *http.Reque
 	}
 }
 
+// ListTaskPasses operation middleware
+func (sh *strictHandler) ListTaskPasses(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request ListTaskPassesRequestObject
+
+	request.Id = id
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTaskPasses(ctx, request.(ListTaskPassesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTaskPasses")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ListTaskPassesResponseObject); ok {
+		if err := validResponse.VisitListTaskPassesResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // PauseTask operation middleware
 func (sh *strictHandler) PauseTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	var request PauseTaskRequestObject
@@ -22992,25 +23606,25 @@ func (sh *strictHandler) RunTask(w http.ResponseWriter, r *http.Request, id Task
 	}
 }
 
-// ListTaskRuns operation middleware
-func (sh *strictHandler) ListTaskRuns(w http.ResponseWriter, r *http.Request, id TaskID) {
-	var request ListTaskRunsRequestObject
+// ListTaskRunsByOldPath operation middleware
+func (sh *strictHandler) ListTaskRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID) {
+	var request ListTaskRunsByOldPathRequestObject
 
 	request.Id = id
 
 	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
-		return sh.ssi.ListTaskRuns(ctx, request.(ListTaskRunsRequestObject))
+		return sh.ssi.ListTaskRunsByOldPath(ctx, request.(ListTaskRunsByOldPathRequestObject))
 	}
 	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListTaskRuns")
+		handler = middleware(handler, "ListTaskRunsByOldPath")
 	}
 
 	response, err := handler(r.Context(), w, r, request)
 
 	if err != nil {
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
-	} else if validResponse, ok := response.(ListTaskRunsResponseObject); ok {
-		if err := validResponse.VisitListTaskRunsResponse(w); err != nil {
+	} else if validResponse, ok := response.(ListTaskRunsByOldPathResponseObject); ok {
+		if err := validResponse.VisitListTaskRunsByOldPathResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {

@@ -230,7 +230,7 @@ type TaskHoldParams struct {
 }
 
 // A paused task's pass under way is held: its running accounts are told
-// to stop (AccountRunRenew) and wait queued; none is admitted.
+// to stop (AttemptRenew) and wait queued; none is admitted.
 func (q *Queries) TaskHold(ctx context.Context, arg TaskHoldParams) (int64, error) {
 	result, err := q.db.Exec(ctx, taskHold, arg.ID, arg.MigratingStates)
 	if err != nil {

@@ -369,18 +369,18 @@ func (q *Queries) TaskOptionsGet(ctx context.Context, id int64) ([]byte, error) 
 	return options, err
 }
 
-const taskRunEnd = `-- name: TaskRunEnd :exec
+const taskPassEnd = `-- name: TaskPassEnd :exec
 UPDATE tasks SET state = $1, finished_at = now(), updated_at = now() WHERE id = $2
 `
 
-type TaskRunEndParams struct {
+type TaskPassEndParams struct {
 	State string
 	ID    int64
 }
 
-// The run's last account is done: the task takes its end state.
-func (q *Queries) TaskRunEnd(ctx context.Context, arg TaskRunEndParams) error {
-	_, err := q.db.Exec(ctx, taskRunEnd, arg.State, arg.ID)
+// The pass's last account is done: the task takes its end state.
+func (q *Queries) TaskPassEnd(ctx context.Context, arg TaskPassEndParams) error {
+	_, err := q.db.Exec(ctx, taskPassEnd, arg.State, arg.ID)
 	return err
 }
 

@@ -17,7 +17,7 @@ import (
 // the operator waits for neither. An account queued behind them is
 // canceled at once, one of the two is canceled on its own while the other
 // goes on, a wrong password is fixed and that account retried, another
-// account is run and a new one added, all in the run under way (one
+// account is run and a new one added, all in the pass under way (one
 // pass). What the spec keeps from a running task (deleting it or its
 // accounts) and what would disturb a running account (changing it,
 // running it twice) stay refused.
@@ -181,7 +181,7 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 			t.Errorf("%s differs:\n%s", login, strings.Join(diff, "\n"))
 		}
 	}
-	runs, err := s.Client.ListTaskRunsWithResponse(ctx, taskID)
+	runs, err := s.Client.ListTaskPassesWithResponse(ctx, taskID)
 	if err != nil || runs.JSON200 == nil {
 		t.Fatalf("runs: %v %v", err, runs)
 	}
@@ -189,7 +189,7 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 		t.Errorf("passes: %+v, want one of 5 accounts: 2 completed, 3 canceled", got)
 	}
 	// cid, canceled before it started, has a record of that pass too.
-	cidRuns, err := s.Client.ListAccountRunsWithResponse(ctx, taskID, id["cid"])
+	cidRuns, err := s.Client.ListAccountPassesWithResponse(ctx, taskID, id["cid"])
 	if err != nil || cidRuns.JSON200 == nil || len(*cidRuns.JSON200) != 1 {
 		t.Fatalf("cid's passes: %v %v", err, cidRuns)
 	}
@@ -204,14 +204,14 @@ func TestAccountsAreAtHandWhileOthersRun(t *testing.T) {
 		}
 	}
 	want := []string{
-		"run.started: run started: pass 1, 2 accounts",
-		"run.joined: pass 1: 1 more account joins the run under way",
+		"run.started: pass 1 started: 2 accounts",
+		"run.joined: pass 1: 1 more account joins the pass under way",
 		"accounts.canceled: 1 account canceled (1 not started, canceled); the others go on",
 		"accounts.canceled: 1 account canceled (1 running, stopping); the others go on",
-		"run.joined: pass 1: ann joins the run under way",
-		"run.joined: pass 1: 1 more account joins the run under way",
+		"run.joined: pass 1: ann joins the pass under way",
+		"run.joined: pass 1: 1 more account joins the pass under way",
 		"accounts.canceled: 1 account canceled (1 running, stopping); the others go on",
-		"run.finished: run finished: completed with errors (6 accounts: 2 completed, 3 canceled)",
+		"run.finished: pass finished: completed with errors (6 accounts: 2 completed, 3 canceled)",
 	}
 	if strings.Join(story, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(story, "\n"), strings.Join(want, "\n"))

@@ -37,7 +37,7 @@ type Config struct {
 	TestWorkers int
 	// RunLimits bound the runs of the whole service: admission holds
 	// every process to them.
-	RunLimits migration.RunLimits
+	RunLimits migration.AttemptLimits
 	// FetchPollInterval is how often idle workers look for jobs when no
 	// notification arrives; River's default when zero.
 	FetchPollInterval time.Duration
@@ -125,7 +125,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 	}
 	chores := []chore{
 		{name: "take over the runs of stopped processes", period: cfg.LeaseExpiry / 4,
-			do: func(ctx context.Context) error { return a.takeOverLostRuns(ctx, cfg.LeaseExpiry) }},
+			do: func(ctx context.Context) error { return a.takeOverLostAttempts(ctx, cfg.LeaseExpiry) }},
 		{name: "send the webhooks due", period: a.webhooks.Poll, do: a.webhooks.SendDue},
 		{name: "start the scheduled passes due", period: cfg.SchedulePoll, do: a.startScheduledPasses},
 		{name: "prune the audit trail and the ended console sessions", period: auditPrunePeriod, atOnce: true,
@@ -198,9 +198,9 @@ func (a *App) StartWorkers(cfg Config) error {
 	worker.Register(workers, a.Store, a.Service, a.logger, cfg.Workers)
 	jobs, err := river.NewClient(riverpgxv5.New(a.pool), &river.Config{
 		Queues: map[string]river.QueueConfig{
-			migration.QueueRuns:    {MaxWorkers: cfg.MaxWorkers},
-			migration.QueueTests:   {MaxWorkers: cfg.TestWorkers},
-			migration.QueueControl: {MaxWorkers: 2},
+			migration.QueueAttempts: {MaxWorkers: cfg.MaxWorkers},
+			migration.QueueTests:    {MaxWorkers: cfg.TestWorkers},
+			migration.QueueControl:  {MaxWorkers: 2},
 			// Jobs queued by versions before the queues were split.
 			river.QueueDefault: {MaxWorkers: 2},
 		},
@@ -212,7 +212,7 @@ func (a *App) StartWorkers(cfg Config) error {
 		FetchPollInterval: cfg.FetchPollInterval,
 		ID:                cfg.WorkerID,
 		// Accounts of a dead process are taken over by their leases
-		// (RequeueExpiredRuns); River's own rescue would discard a long
+		// (RequeueLostAttempts); River's own rescue would discard a long
 		// migration that is still running after an hour.
 		RescueStuckJobsAfter: 7 * 24 * time.Hour,
 	})
@@ -228,9 +228,9 @@ func (a *App) StartWorkers(cfg Config) error {
 	return nil
 }
 
-// takeOverLostRuns queues again the accounts whose process died mid-run.
-func (a *App) takeOverLostRuns(ctx context.Context, expiry time.Duration) error {
-	n, err := a.Service.TakeOverLostRuns(ctx, expiry)
+// takeOverLostAttempts queues again the accounts whose process died mid-run.
+func (a *App) takeOverLostAttempts(ctx context.Context, expiry time.Duration) error {
+	n, err := a.Service.TakeOverLostAttempts(ctx, expiry)
 	if n > 0 {
 		a.logger.Warn("queued again the accounts of a stopped process", "accounts", n)
 	}

@@ -23,7 +23,7 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 	ctx := context.Background()
 	old, neu, taskID := annAndBob(t, s, 6, "ann,ann-pw,ann,ann-pw\nbob,bob-pw,bob,bob-pw\n")
 	passes := 0
-	pass := func(verify bool) api.TaskRun {
+	pass := func(verify bool) api.Pass {
 		t.Helper()
 		if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, &api.RunTaskParams{Verify: &verify}, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 			t.Fatalf("run: %v %v", err, resp)

@@ -32,7 +32,7 @@ func TestTheFinalPassReadsBackEveryCopy(t *testing.T) {
 	}
 	taskID := createTask(t, s, createEndpoint(t, s, old.Host, old.Port), createEndpoint(t, s, neu.Host, neu.Port), `{"verify_copies":"counts"}`)
 	importAccounts(t, s, taskID, "ann,ann-pw,ann,ann-pw\nbob,bob-pw,bob,bob-pw\n")
-	run := func(n int) api.TaskRun {
+	run := func(n int) api.Pass {
 		t.Helper()
 		if resp, err := s.Client.RunTaskWithResponse(ctx, taskID, nil, api.AccountSelection{}); err != nil || resp.StatusCode() != http.StatusAccepted {
 			t.Fatalf("run %d: %v %v", n, err, resp)

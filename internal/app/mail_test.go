@@ -70,7 +70,7 @@ func TestMailTellsOfThePassWithTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-	if !strings.Contains(subject, "run finished: completed") {
+	if !strings.Contains(subject, "pass finished: completed") {
 		t.Errorf("subject %q", subject)
 	}
 	_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))

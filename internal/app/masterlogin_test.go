@@ -52,7 +52,7 @@ func TestThreeHundredAccountsWithOneMasterLogin(t *testing.T) {
 	if task.Accounts.Completed != accounts {
 		t.Errorf("accounts: %+v, want all %d completed", task.Accounts, accounts)
 	}
-	runs, err := s.Client.ListTaskRunsWithResponse(ctx, taskID)
+	runs, err := s.Client.ListTaskPassesWithResponse(ctx, taskID)
 	if err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 1 {
 		t.Fatalf("runs: %v %v", err, runs)
 	}

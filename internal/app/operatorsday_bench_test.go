@@ -218,7 +218,7 @@ func (d *dayClock) until(what string, done func(api.Task) bool) time.Duration {
 func (d *dayClock) untilPasses(n int) {
 	d.b.Helper()
 	for {
-		resp, err := d.s.Client.ListTaskRunsWithResponse(context.Background(), d.taskID)
+		resp, err := d.s.Client.ListTaskPassesWithResponse(context.Background(), d.taskID)
 		if err != nil || resp.JSON200 == nil {
 			d.b.Fatalf("passes: %v %v", err, resp)
 		}

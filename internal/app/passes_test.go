@@ -79,7 +79,7 @@ func TestEveryRunIsAPass(t *testing.T) {
 	}
 	servicetest.WaitTaskState(t, s.Client, taskID, api.TaskStateCompleted)
 
-	resp, err := s.Client.ListTaskRunsWithResponse(context.Background(), taskID)
+	resp, err := s.Client.ListTaskPassesWithResponse(context.Background(), taskID)
 	if err != nil || resp.JSON200 == nil {
 		t.Fatalf("runs: %v %v", err, resp)
 	}
@@ -102,13 +102,17 @@ func TestEveryRunIsAPass(t *testing.T) {
 	if (*resp.JSON200)[0].BytesCopied == 0 {
 		t.Error("pass 1 copied no bytes")
 	}
+	// The old path, /runs, answers as /passes does until it goes.
+	if old, err := s.Client.ListTaskRunsByOldPathWithResponse(context.Background(), taskID); err != nil || string(old.Body) != string(resp.Body) {
+		t.Errorf("GET /tasks/%d/runs answered %v %q, /passes %q", taskID, err, old.Body, resp.Body)
+	}
 	var messages []string
 	for _, e := range taskEvents(t, s, taskID) {
 		if e.Kind == "run.started" {
 			messages = append(messages, e.Message)
 		}
 	}
-	if strings.Join(messages, "; ") != "run started: pass 1, 2 accounts; run started: pass 2, 2 accounts; run started: pass 3, account bob again" {
+	if strings.Join(messages, "; ") != "pass 1 started: 2 accounts; pass 2 started: 2 accounts; pass 3 started: account bob again" {
 		t.Errorf("run.started events: %q", messages)
 	}
 
@@ -117,7 +121,7 @@ func TestEveryRunIsAPass(t *testing.T) {
 	ctx := context.Background()
 	ann := (*accounts.JSON200)[0].Id
 	for id, want := range map[int64]string{ann: "1:completed:5 2:completed:2", bob: "1:completed:3 2:completed:0 3:completed:0"} {
-		runs, err := s.Client.ListAccountRunsWithResponse(ctx, taskID, id)
+		runs, err := s.Client.ListAccountPassesWithResponse(ctx, taskID, id)
 		if err != nil || runs.JSON200 == nil {
 			t.Fatalf("account %d runs: %v %v", id, err, runs)
 		}
@@ -127,6 +131,9 @@ func TestEveryRunIsAPass(t *testing.T) {
 		}
 		if strings.Join(got, " ") != want {
 			t.Errorf("account %d passes %q, want %q", id, strings.Join(got, " "), want)
+		}
+		if old, err := s.Client.ListAccountRunsByOldPathWithResponse(ctx, taskID, id); err != nil || string(old.Body) != string(runs.Body) {
+			t.Errorf("the old path of account %d's passes answered %v %q, the new %q", id, err, old.Body, runs.Body)
 		}
 	}
 	report, err := s.Client.GetTaskReportWithResponse(ctx, taskID)
@@ -170,11 +177,11 @@ func TestEveryRunIsAPass(t *testing.T) {
 	if done != 3 {
 		t.Errorf("bob's events hold %d account.done, want 3", done)
 	}
-	if resp, err := s.Client.ListAccountRunsWithResponse(ctx, taskID+1, bob); err != nil || resp.StatusCode() != http.StatusNotFound {
+	if resp, err := s.Client.ListAccountPassesWithResponse(ctx, taskID+1, bob); err != nil || resp.StatusCode() != http.StatusNotFound {
 		t.Errorf("bob's runs under another task: %v %v", err, resp)
 	}
 
-	missing, err := s.Client.ListTaskRunsWithResponse(context.Background(), 999999)
+	missing, err := s.Client.ListTaskPassesWithResponse(context.Background(), 999999)
 	if err != nil || missing.StatusCode() != http.StatusNotFound {
 		t.Errorf("runs of a missing task: %v %v", err, missing)
 	}

@@ -73,14 +73,14 @@ func TestARerunInTheSamePassCountsBothRuns(t *testing.T) {
 		t.Fatalf("cancel big: %v %v", err, resp)
 	}
 	passes := waitPasses(t, s, taskID, 1)
-	runs, err := s.Client.ListAccountRunsWithResponse(ctx, taskID, ids["ann"])
+	runs, err := s.Client.ListAccountPassesWithResponse(ctx, taskID, ids["ann"])
 	if err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 1 {
 		t.Fatalf("ann's passes: %v %v, want one", err, runs)
 	}
 	if got := (*runs.JSON200)[0].MessagesCopied; got != first+second {
 		t.Errorf("ann's record of pass 1 says %d copied, want both runs' %d + %d", got, first, second)
 	}
-	bigRuns, err := s.Client.ListAccountRunsWithResponse(ctx, taskID, ids["big"])
+	bigRuns, err := s.Client.ListAccountPassesWithResponse(ctx, taskID, ids["big"])
 	if err != nil || bigRuns.JSON200 == nil || len(*bigRuns.JSON200) != 1 {
 		t.Fatalf("big's passes: %v %v", err, bigRuns)
 	}

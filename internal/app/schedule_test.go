@@ -37,9 +37,9 @@ func (c *testClock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func taskPasses(t *testing.T, s *servicetest.Service, taskID int64) []api.TaskRun {
+func taskPasses(t *testing.T, s *servicetest.Service, taskID int64) []api.Pass {
 	t.Helper()
-	resp, err := s.Client.ListTaskRunsWithResponse(context.Background(), taskID)
+	resp, err := s.Client.ListTaskPassesWithResponse(context.Background(), taskID)
 	if err != nil || resp.JSON200 == nil {
 		t.Fatalf("passes: %v %v", err, resp)
 	}
@@ -56,9 +56,9 @@ func lifecycle(t *testing.T, s *servicetest.Service, taskID int64) api.Lifecycle
 }
 
 // waitPasses waits until the task has n passes, all ended.
-func waitPasses(t *testing.T, s *servicetest.Service, taskID int64, n int) []api.TaskRun {
+func waitPasses(t *testing.T, s *servicetest.Service, taskID int64, n int) []api.Pass {
 	t.Helper()
-	var passes []api.TaskRun
+	var passes []api.Pass
 	testsupport.Eventually(t, 30*time.Second, func() error {
 		passes = taskPasses(t, s, taskID)
 		if len(passes) != n || passes[n-1].EndedAt == nil {

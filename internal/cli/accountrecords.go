@@ -10,13 +10,13 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
-// accountsRuns lists what each pass did for one account.
-func accountsRuns(ctx context.Context, s *session, args []string) error {
+// accountsPasses lists what each pass did for one account.
+func accountsPasses(ctx context.Context, s *session, args []string) error {
 	taskID, id, err := s.parseTaskAndAccount(args)
 	if err != nil {
 		return err
 	}
-	resp, err := s.client.ListAccountRunsWithResponse(ctx, taskID, id)
+	resp, err := s.client.ListAccountPassesWithResponse(ctx, taskID, id)
 	if err := expect(resp, err, http.StatusOK); err != nil {
 		return err
 	}

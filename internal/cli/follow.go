@@ -260,7 +260,7 @@ func (f *follower) refreshPass(ctx context.Context) error {
 	if f.testing {
 		return nil
 	}
-	runs, err := f.s.client.ListTaskRunsWithResponse(ctx, f.taskID)
+	runs, err := f.s.client.ListTaskPassesWithResponse(ctx, f.taskID)
 	if f.passing(err) {
 		return nil
 	} else if err := expect(runs, err, http.StatusOK); err != nil {

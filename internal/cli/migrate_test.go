@@ -108,17 +108,20 @@ func TestScriptedMigration(t *testing.T) {
 	if len(accounts) != 2 || copied != got.Totals.MessagesCopied {
 		t.Errorf("accounts %+v, task copied %d", accounts, got.Totals.MessagesCopied)
 	}
-	passes := u.ok("tasks", "runs", task)
+	passes := u.ok("tasks", "passes", task)
 	if lines := strings.Split(strings.TrimSpace(passes), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "1 ") ||
 		!strings.Contains(lines[1], "completed") || !strings.Contains(lines[1], fmt.Sprintf(" %d ", copied)) {
-		t.Errorf("tasks runs after one run:\n%s", passes)
+		t.Errorf("tasks passes after one pass:\n%s", passes)
 	}
 
 	// One account's passes and folders.
 	first := strconv.FormatInt(accounts[0].Id, 10)
-	if runs := u.ok("accounts", "runs", task, first); !strings.Contains(runs, "PASS") || !strings.Contains(runs, "\n1 ") ||
-		!strings.Contains(runs, "completed") {
-		t.Errorf("accounts runs:\n%s", runs)
+	accountPasses := u.ok("accounts", "passes", task, first)
+	if !strings.Contains(accountPasses, "PASS") || !strings.Contains(accountPasses, "\n1 ") || !strings.Contains(accountPasses, "completed") {
+		t.Errorf("accounts passes:\n%s", accountPasses)
+	}
+	if byOldName := u.ok("accounts", "runs", task, first); byOldName != accountPasses {
+		t.Errorf("accounts runs, the old name, printed\n%s\nwhere accounts passes printed\n%s", byOldName, accountPasses)
 	}
 	if folders := u.ok("accounts", "folders", task, first); !strings.Contains(folders, "SOURCE FOLDER") || !strings.Contains(folders, "INBOX") {
 		t.Errorf("accounts folders:\n%s", folders)
@@ -139,10 +142,10 @@ func TestScriptedMigration(t *testing.T) {
 
 	// A verifying pass looks at both servers of every account.
 	u.ok("tasks", "run", task, "--verify", "--follow")
-	var runs []api.TaskRun
-	decodeJSON(t, u.ok("tasks", "runs", task, "--output", "json"), &runs)
-	if len(runs) != 2 || runs[1].StartedBy != api.PassStarterVerify || runs[1].AccountsCompleted != 2 {
-		t.Errorf("tasks runs after tasks run --verify: %+v", runs)
+	var passList []api.Pass
+	decodeJSON(t, u.ok("tasks", "passes", task, "--output", "json"), &passList)
+	if len(passList) != 2 || passList[1].StartedBy != api.PassStarterVerify || passList[1].AccountsCompleted != 2 {
+		t.Errorf("tasks passes after tasks run --verify: %+v", passList)
 	}
 }
 

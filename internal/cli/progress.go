@@ -19,7 +19,7 @@ type board struct {
 	base     api.Totals             // the task's totals then
 	finished int64                  // accounts finished since then
 	now      time.Time              // time of the latest figures
-	pass     *api.TaskRun           // the pass under way, when known
+	pass     *api.Pass              // the pass under way, when known
 }
 
 // accountView is one running account and its figures when first seen.
@@ -133,7 +133,7 @@ func (v *accountView) pace(now time.Time) string {
 // part of its accounts' counted sources that it did: the further of
 // messages handled (a re-run skips most, fast) and bytes copied (a first
 // copy's time goes by them). Unknown in the first seconds and percent.
-func passLeft(p api.TaskRun, now time.Time) time.Duration {
+func passLeft(p api.Pass, now time.Time) time.Duration {
 	done := float64(p.MessagesCopied+p.MessagesSkipped+p.MessagesFailed) / float64(p.SourceMessages)
 	if p.SourceBytes > 0 {
 		done = max(done, float64(p.BytesCopied)/float64(p.SourceBytes))

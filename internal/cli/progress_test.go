@@ -79,7 +79,7 @@ func TestBoardPaceAndETA(t *testing.T) {
 	}
 	// With every account of the pass counted, the time left goes by the
 	// pass: a quarter of its bytes in 20 s leaves 60 s.
-	b.pass = &api.TaskRun{StartedAt: start.Add(-10 * time.Second), SourceMessages: 1000, SourceBytes: 200e6,
+	b.pass = &api.Pass{StartedAt: start.Add(-10 * time.Second), SourceMessages: 1000, SourceBytes: 200e6,
 		MessagesCopied: 250, BytesCopied: 50e6}
 	if _, pace := b.overall(); pace != "5.0 MB/s, ETA 1m0s" {
 		t.Errorf("overall by the pass: %q", pace)

@@ -21,12 +21,13 @@ func taskCommands() []command {
 		{"update", "ID", "Change the given fields of a task", tasksUpdate},
 		{"delete", "ID", "Delete a task and its accounts", tasksDelete},
 		{"test", "ID", "Test the logins of every account (--follow: wait for the results)", tasksTest},
-		{"run", "ID", "Migrate every account (--follow: show the progress until it ends); a selection joins a run under way", tasksRun},
-		{"cancel", "ID", "Stop a run, or with --state/--search some of its accounts", tasksCancel},
-		{"watch", "ID", "Show a task's live progress until its run ends", tasksWatch},
+		{"run", "ID", "Start a pass: migrate every account (--follow: show the progress until it ends); a selection joins the pass under way", tasksRun},
+		{"cancel", "ID", "Stop the pass under way, or with --state/--search some of its accounts", tasksCancel},
+		{"watch", "ID", "Show a task's live progress until its pass ends", tasksWatch},
 		{"events", "ID", "List a task's stored event log", tasksEvents},
 		{"report", "ID", "Write the per-account results as CSV", tasksReport},
-		{"runs", "ID", "List a task's passes: each run with its accounts and figures", tasksRuns},
+		{"passes", "ID", "List a task's passes: each with what started it, its accounts and figures", tasksPasses},
+		{"runs", "ID", "The old name of passes", tasksPasses},
 		{"webhook", "ID", "Show, set (--set URL, the secret from --secret-file or MAILMIGRATE_WEBHOOK_SECRET) or --remove the URL called when a pass ends or an account fails", tasksWebhook},
 		{"deliveries", "ID", "List the task's webhook calls, newest first: state, attempts, the receiver's last answer", tasksDeliveries},
 		{"mail", "ID", "Show, set (--to a@x,b@y) or --remove who is mailed the summary and CSV report when a pass ends; and the mails sent", tasksMail},
@@ -38,12 +39,12 @@ func taskCommands() []command {
 	}
 }
 
-func tasksRuns(ctx context.Context, s *session, args []string) error {
+func tasksPasses(ctx context.Context, s *session, args []string) error {
 	id, err := s.parseOneID(args, "ID")
 	if err != nil {
 		return err
 	}
-	resp, err := s.client.ListTaskRunsWithResponse(ctx, id)
+	resp, err := s.client.ListTaskPassesWithResponse(ctx, id)
 	if err := expect(resp, err, http.StatusOK); err != nil {
 		return err
 	}

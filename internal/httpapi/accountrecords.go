@@ -4,25 +4,41 @@ import (
 	"context"
 
 	"github.com/mailmigrate/mailmigrate/gen/api"
+	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// ListAccountRuns answers GET /tasks/{id}/accounts/{accountId}/runs.
-func (s *Server) ListAccountRuns(ctx context.Context, req api.ListAccountRunsRequestObject) (api.ListAccountRunsResponseObject, error) {
+// ListAccountPasses answers GET /tasks/{id}/accounts/{accountId}/passes.
+func (s *Server) ListAccountPasses(ctx context.Context, req api.ListAccountPassesRequestObject) (api.ListAccountPassesResponseObject, error) {
 	passes, err := s.service.AccountPasses(ctx, req.Id, req.AccountId)
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListAccountRuns200JSONResponse, len(passes))
+	return api.ListAccountPasses200JSONResponse(accountPassesOf(passes)), nil
+}
+
+// ListAccountRunsByOldPath answers GET
+// /tasks/{id}/accounts/{accountId}/runs, the old path of the passes.
+func (s *Server) ListAccountRunsByOldPath(ctx context.Context, req api.ListAccountRunsByOldPathRequestObject) (api.ListAccountRunsByOldPathResponseObject, error) {
+	passes, err := s.service.AccountPasses(ctx, req.Id, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListAccountRunsByOldPath200JSONResponse(accountPassesOf(passes)), nil
+}
+
+// accountPassesOf is what each pass did for an account, as the API shows it.
+func accountPassesOf(passes []migration.AccountPass) []api.AccountPass {
+	out := make([]api.AccountPass, len(passes))
 	for i, p := range passes {
 		f := p.Figures
-		out[i] = api.AccountRun{Pass: p.Pass, State: api.AccountState(p.State), StartedAt: p.StartedAt, FinishedAt: p.FinishedAt,
+		out[i] = api.AccountPass{Pass: p.Pass, State: api.AccountState(p.State), StartedAt: p.StartedAt, FinishedAt: p.FinishedAt,
 			MessagesCopied: f.MessagesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,
 			BytesCopied: f.BytesCopied, LastError: p.LastError}
 		if f.SourceCounted {
 			out[i].SourceMessages, out[i].SourceBytes = &f.SourceMessages, &f.SourceBytes
 		}
 	}
-	return out, nil
+	return out
 }
 
 // ListAccountFolders answers GET /tasks/{id}/accounts/{accountId}/folders.

@@ -81,7 +81,7 @@ func (s *Server) GetTaskLifecycle(ctx context.Context, req api.GetTaskLifecycleR
 	out := api.GetTaskLifecycle200JSONResponse{Stage: api.Stage(l.Stage), Words: l.Words, TimeZone: l.TimeZone,
 		NextPassAt: l.NextPassAt, FinalAt: l.FinalAt, PausedAt: l.PausedAt}
 	if l.LastPass != nil {
-		last := taskRunOf(*l.LastPass)
+		last := passOf(*l.LastPass)
 		out.LastPass = &last
 	}
 	return out, nil

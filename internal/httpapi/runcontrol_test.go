@@ -189,11 +189,11 @@ func TestLimitsHoldRunsBack(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		options string
-		limits  migration.RunLimits
+		limits  migration.AttemptLimits
 	}{
-		{"parallel_accounts", `{"parallel_accounts":1}`, migration.RunLimits{}},
+		{"parallel_accounts", `{"parallel_accounts":1}`, migration.AttemptLimits{}},
 		// Both Dovecots listen on 127.0.0.1: one run holds all 3.
-		{"connections_per_host", `{"parallel_accounts":4}`, migration.RunLimits{ConnectionsPerHost: 3}},
+		{"connections_per_host", `{"parallel_accounts":4}`, migration.AttemptLimits{ConnectionsPerHost: 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -235,24 +235,24 @@ func TestExpiredLeaseRequeuesTheAccount(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, "SELECT run_generation FROM accounts WHERE id = $1", accountID).Scan(&generation); err != nil {
 		t.Fatal(err)
 	}
-	dead := migration.AccountRunJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
-	if _, started, err := s.store.AccountRunStart(ctx, dead); err != nil || !started {
+	dead := migration.AttemptJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
+	if _, started, err := s.store.AttemptStart(ctx, dead); err != nil || !started {
 		t.Fatalf("start: %v %v", started, err)
 	}
-	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {
+	if n, err := s.store.RequeueLostAttempts(ctx, time.Minute); err != nil || n != 0 {
 		t.Fatalf("a fresh lease was taken for expired: %d %v", n, err)
 	}
 	if _, err := s.pool.Exec(ctx, "UPDATE accounts SET heartbeat_at = now() - interval '2 minutes' WHERE id = $1", accountID); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 1 {
+	if n, err := s.store.RequeueLostAttempts(ctx, time.Minute); err != nil || n != 1 {
 		t.Fatalf("requeued %d (%v), want 1", n, err)
 	}
-	if _, err := s.store.AccountRunRenew(ctx, dead); err != migration.ErrLeaseLost {
+	if _, err := s.store.AttemptRenew(ctx, dead); err != migration.ErrLeaseLost {
 		t.Fatalf("the dead job renewed its lease: %v", err)
 	}
-	late := migration.AccountRunOutcome{TaskID: f.taskID, AccountID: accountID, Generation: generation, State: migration.AccountFailed, LastError: "late"}
-	if err := s.store.RecordAccountRun(ctx, late); err != nil {
+	late := migration.AttemptOutcome{TaskID: f.taskID, AccountID: accountID, Generation: generation, State: migration.AccountFailed, LastError: "late"}
+	if err := s.store.RecordAttempt(ctx, late); err != nil {
 		t.Fatal(err)
 	}
 	s.startWorkers(t, 2)
@@ -323,7 +323,7 @@ func TestTransientFailuresRetryTheAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	s.startWorkersWith(t, 2, worker.Options{
-		Tuning: transfer.Tuning{Attempts: 1, GreetingTimeout: 5 * time.Second},
+		Tuning: transfer.Tuning{Tries: 1, GreetingTimeout: 5 * time.Second},
 		// River makes a scheduled job available within 5 s, whatever its delay.
 		RetryDelays: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond},
 	})
@@ -387,10 +387,10 @@ func TestDeadProcessesTestsEnd(t *testing.T) {
 		attempted_at = now() - interval '10 minutes' WHERE kind = 'account_test'`); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 2 {
+	if n, err := s.store.RequeueLostAttempts(ctx, time.Minute); err != nil || n != 2 {
 		t.Fatalf("ended %d tests (%v), want 2", n, err)
 	}
-	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 0 {
+	if n, err := s.store.RequeueLostAttempts(ctx, time.Minute); err != nil || n != 0 {
 		t.Fatalf("ended %d tests a second time (%v)", n, err)
 	}
 	servicetest.WaitTestsDone(t, s.client, taskID)
@@ -416,10 +416,10 @@ func TestJobTakenButNeverStartedIsRequeued(t *testing.T) {
 		attempted_at = now() - interval '2 minutes' WHERE kind = 'account_run'`); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.store.RequeueExpiredRuns(ctx, 5*time.Minute); err != nil || n != 0 {
+	if n, err := s.store.RequeueLostAttempts(ctx, 5*time.Minute); err != nil || n != 0 {
 		t.Fatalf("requeued %d (%v) before the lease time", n, err)
 	}
-	if n, err := s.store.RequeueExpiredRuns(ctx, time.Minute); err != nil || n != 1 {
+	if n, err := s.store.RequeueLostAttempts(ctx, time.Minute); err != nil || n != 1 {
 		t.Fatalf("requeued %d (%v), want 1", n, err)
 	}
 	s.startWorkers(t, 2)

@@ -183,23 +183,38 @@ func testFigures(f migration.TestFigures, logins migration.LoginFigures, now tim
 	return out
 }
 
-// ListTaskRuns answers GET /tasks/{id}/runs.
-func (s *Server) ListTaskRuns(ctx context.Context, req api.ListTaskRunsRequestObject) (api.ListTaskRunsResponseObject, error) {
+// ListTaskPasses answers GET /tasks/{id}/passes.
+func (s *Server) ListTaskPasses(ctx context.Context, req api.ListTaskPassesRequestObject) (api.ListTaskPassesResponseObject, error) {
 	passes, err := s.service.Passes(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListTaskRuns200JSONResponse, len(passes))
-	for i, p := range passes {
-		out[i] = taskRunOf(p)
-	}
-	return out, nil
+	return api.ListTaskPasses200JSONResponse(passesOf(passes)), nil
 }
 
-// taskRunOf is a pass as the API shows it.
-func taskRunOf(p migration.Pass) api.TaskRun {
+// ListTaskRunsByOldPath answers GET /tasks/{id}/runs, the old path of
+// the passes.
+func (s *Server) ListTaskRunsByOldPath(ctx context.Context, req api.ListTaskRunsByOldPathRequestObject) (api.ListTaskRunsByOldPathResponseObject, error) {
+	passes, err := s.service.Passes(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListTaskRunsByOldPath200JSONResponse(passesOf(passes)), nil
+}
+
+// passesOf are a task's passes as the API shows them.
+func passesOf(passes []migration.Pass) []api.Pass {
+	out := make([]api.Pass, len(passes))
+	for i, p := range passes {
+		out[i] = passOf(p)
+	}
+	return out
+}
+
+// passOf is a pass as the API shows it.
+func passOf(p migration.Pass) api.Pass {
 	f := p.Figures
-	run := api.TaskRun{Pass: p.Number, StartedBy: api.PassStarter(p.StartedBy), Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
+	run := api.Pass{Pass: p.Number, StartedBy: api.PassStarter(p.StartedBy), Accounts: p.Accounts, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
 		AccountsCompleted: f.Completed, AccountsCompletedWithErrors: f.CompletedWithErrors,
 		AccountsFailed: f.Failed, AccountsCanceled: f.Canceled,
 		MessagesCopied: f.MessagesCopied, BytesCopied: f.BytesCopied, MessagesSkipped: f.MessagesSkipped, MessagesFailed: f.MessagesFailed,

@@ -22,9 +22,9 @@ const (
 	AccountCanceled            AccountState = "canceled"
 )
 
-// InRun reports whether an account is in a run: queued for it, or
+// InPass reports whether an account is in a run: queued for it, or
 // running (RunStates).
-func (s AccountState) InRun() bool { return slices.Contains(RunStates, s) }
+func (s AccountState) InPass() bool { return slices.Contains(InPassStates, s) }
 
 // AccountStates are every AccountState, in the order the API lists them.
 var AccountStates = []AccountState{AccountIdle, AccountQueued, AccountRunning, AccountTesting,

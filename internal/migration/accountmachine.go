@@ -39,7 +39,7 @@ type AccountTrigger struct {
 	// only the job of the account's current generation moves it.
 	Generation int64
 	// Outcome is how the run ended, for TriggerEnd.
-	Outcome *AccountRunOutcome
+	Outcome *AttemptOutcome
 }
 
 // AccountFacts are what a decision about an account reads, under its
@@ -75,10 +75,10 @@ const (
 
 // ReadyStates are the states from which an account may be queued for a
 // pass: every state but those of a run.
-var ReadyStates = slices.DeleteFunc(slices.Clone(AccountStates), AccountState.InRun)
+var ReadyStates = slices.DeleteFunc(slices.Clone(AccountStates), AccountState.InPass)
 
-// RunStates are the states of an account in a run.
-var RunStates = []AccountState{AccountQueued, AccountRunning}
+// InPassStates are the states of an account in the pass under way.
+var InPassStates = []AccountState{AccountQueued, AccountRunning}
 
 // EndStates are the states in which a run ends.
 var EndStates = []AccountState{AccountCompleted, AccountCompletedWithErrors, AccountFailed, AccountCanceled}
@@ -95,7 +95,7 @@ var accountMoves = map[AccountMove]struct {
 	MoveRetry:   {[]AccountState{AccountRunning}, AccountQueued},
 	MovePark:    {[]AccountState{AccountRunning}, AccountQueued},
 	MoveHold:    {[]AccountState{AccountRunning}, AccountQueued},
-	MoveRequeue: {RunStates, AccountQueued},
+	MoveRequeue: {InPassStates, AccountQueued},
 	MoveCancel:  {[]AccountState{AccountQueued}, AccountCanceled},
 	MoveStop:    {[]AccountState{AccountRunning}, AccountRunning},
 }
@@ -126,7 +126,7 @@ type AccountTransition struct {
 func DecideAccount(facts AccountFacts, trigger AccountTrigger) (AccountTransition, error) {
 	switch trigger.Kind {
 	case TriggerRun:
-		if facts.State.InRun() {
+		if facts.State.InPass() {
 			return AccountTransition{}, ErrAccountRunning
 		}
 		return move(MoveQueue, ""), nil
@@ -165,7 +165,7 @@ func DecideAccount(facts AccountFacts, trigger AccountTrigger) (AccountTransitio
 // would go on later (held, parked, retried) ends instead when a cancel
 // came meanwhile: a canceling task waits for its accounts' ends, and an
 // account queued again would keep it canceling.
-func decideEnd(facts AccountFacts, outcome AccountRunOutcome) AccountTransition {
+func decideEnd(facts AccountFacts, outcome AttemptOutcome) AccountTransition {
 	goesOn := !facts.StopAsked && !facts.TaskCanceling
 	switch {
 	case !goesOn:
@@ -239,7 +239,7 @@ func accountCases(kind AccountTriggerKind) []accountCase {
 // endCases are the outcomes of a running account's run that the table
 // shows, and the facts that change their answers.
 func endCases(running AccountFacts, trigger AccountTrigger) []accountCase {
-	withOutcome := func(name string, facts AccountFacts, outcome AccountRunOutcome) accountCase {
+	withOutcome := func(name string, facts AccountFacts, outcome AttemptOutcome) accountCase {
 		outcome.Generation = trigger.Generation
 		t := trigger
 		t.Outcome = &outcome
@@ -252,17 +252,17 @@ func endCases(running AccountFacts, trigger AccountTrigger) []accountCase {
 	stale.Generation++
 	later := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return []accountCase{
-		withOutcome("completed", running, AccountRunOutcome{State: AccountCompleted}),
-		withOutcome("completed with errors", running, AccountRunOutcome{State: AccountCompletedWithErrors}),
-		withOutcome("failed", running, AccountRunOutcome{State: AccountFailed}),
-		withOutcome("failed on a transient fault, retries left", running, AccountRunOutcome{State: AccountFailed, RetryDelays: retries}),
-		withOutcome("failed on a transient fault, retries spent", spent, AccountRunOutcome{State: AccountFailed, RetryDelays: retries}),
-		withOutcome("paused longer than a run waits", running, AccountRunOutcome{State: AccountFailed, ResumeAt: later}),
-		withOutcome("paused longer than a run waits, its task canceling", canceling, AccountRunOutcome{State: AccountFailed, ResumeAt: later}),
-		withOutcome("failed on a transient fault, asked to stop", stopping, AccountRunOutcome{State: AccountFailed, RetryDelays: retries}),
-		withOutcome("canceled", running, AccountRunOutcome{State: AccountCanceled}),
-		withOutcome("canceled by its task's hold (pause and stop)", held, AccountRunOutcome{State: AccountCanceled}),
-		withOutcome("of a job under an older generation", stale, AccountRunOutcome{State: AccountCompleted}),
+		withOutcome("completed", running, AttemptOutcome{State: AccountCompleted}),
+		withOutcome("completed with errors", running, AttemptOutcome{State: AccountCompletedWithErrors}),
+		withOutcome("failed", running, AttemptOutcome{State: AccountFailed}),
+		withOutcome("failed on a transient fault, retries left", running, AttemptOutcome{State: AccountFailed, RetryDelays: retries}),
+		withOutcome("failed on a transient fault, retries spent", spent, AttemptOutcome{State: AccountFailed, RetryDelays: retries}),
+		withOutcome("paused longer than a run waits", running, AttemptOutcome{State: AccountFailed, ResumeAt: later}),
+		withOutcome("paused longer than a run waits, its task canceling", canceling, AttemptOutcome{State: AccountFailed, ResumeAt: later}),
+		withOutcome("failed on a transient fault, asked to stop", stopping, AttemptOutcome{State: AccountFailed, RetryDelays: retries}),
+		withOutcome("canceled", running, AttemptOutcome{State: AccountCanceled}),
+		withOutcome("canceled by its task's hold (pause and stop)", held, AttemptOutcome{State: AccountCanceled}),
+		withOutcome("of a job under an older generation", stale, AttemptOutcome{State: AccountCompleted}),
 	}
 }
 

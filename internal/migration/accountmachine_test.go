@@ -12,9 +12,9 @@ func TestDecideAccountRun(t *testing.T) {
 	for _, state := range AccountStates {
 		got, err := DecideAccount(AccountFacts{State: state}, AccountTrigger{Kind: TriggerRun})
 		switch {
-		case state.InRun() && (err == nil || err.Error() != "account is running"):
+		case state.InPass() && (err == nil || err.Error() != "account is running"):
 			t.Errorf("run of a %s account: %v, want refused as running", state, err)
-		case !state.InRun() && (err != nil || got.Move != MoveQueue || got.To != AccountQueued):
+		case !state.InPass() && (err != nil || got.Move != MoveQueue || got.To != AccountQueued):
 			t.Errorf("run of a %s account: %+v, %v; want queued", state, got, err)
 		}
 	}
@@ -38,42 +38,42 @@ func TestDecideAccountEnd(t *testing.T) {
 	cases := []struct {
 		name    string
 		facts   AccountFacts
-		outcome AccountRunOutcome
+		outcome AttemptOutcome
 		want    AccountTransition
 	}{
-		{"completed", running, AccountRunOutcome{State: AccountCompleted},
+		{"completed", running, AttemptOutcome{State: AccountCompleted},
 			AccountTransition{Move: MoveEnd, To: AccountCompleted}},
-		{"with errors", running, AccountRunOutcome{State: AccountCompletedWithErrors},
+		{"with errors", running, AttemptOutcome{State: AccountCompletedWithErrors},
 			AccountTransition{Move: MoveEnd, To: AccountCompletedWithErrors}},
-		{"failed for good", running, AccountRunOutcome{State: AccountFailed},
+		{"failed for good", running, AttemptOutcome{State: AccountFailed},
 			AccountTransition{Move: MoveEnd, To: AccountFailed}},
-		{"first retry", running, AccountRunOutcome{State: AccountFailed, RetryDelays: delays},
+		{"first retry", running, AttemptOutcome{State: AccountFailed, RetryDelays: delays},
 			AccountTransition{Move: MoveRetry, To: AccountQueued, Retry: 1, RetryDelay: time.Second}},
-		{"second retry", with(func(f *AccountFacts) { f.Retries = 1 }), AccountRunOutcome{State: AccountFailed, RetryDelays: delays},
+		{"second retry", with(func(f *AccountFacts) { f.Retries = 1 }), AttemptOutcome{State: AccountFailed, RetryDelays: delays},
 			AccountTransition{Move: MoveRetry, To: AccountQueued, Retry: 2, RetryDelay: time.Minute}},
-		{"retries spent", with(func(f *AccountFacts) { f.Retries = 2 }), AccountRunOutcome{State: AccountFailed, RetryDelays: delays},
+		{"retries spent", with(func(f *AccountFacts) { f.Retries = 2 }), AttemptOutcome{State: AccountFailed, RetryDelays: delays},
 			AccountTransition{Move: MoveEnd, To: AccountFailed}},
-		{"retry asked to stop", with(func(f *AccountFacts) { f.StopAsked = true }), AccountRunOutcome{State: AccountFailed, RetryDelays: delays},
+		{"retry asked to stop", with(func(f *AccountFacts) { f.StopAsked = true }), AttemptOutcome{State: AccountFailed, RetryDelays: delays},
 			AccountTransition{Move: MoveEnd, To: AccountFailed}},
-		{"retry while the task cancels", with(func(f *AccountFacts) { f.TaskCanceling = true }), AccountRunOutcome{State: AccountFailed, RetryDelays: delays},
+		{"retry while the task cancels", with(func(f *AccountFacts) { f.TaskCanceling = true }), AttemptOutcome{State: AccountFailed, RetryDelays: delays},
 			AccountTransition{Move: MoveEnd, To: AccountFailed}},
-		{"long pause", running, AccountRunOutcome{State: AccountFailed, ResumeAt: later},
+		{"long pause", running, AttemptOutcome{State: AccountFailed, ResumeAt: later},
 			AccountTransition{Move: MovePark, To: AccountQueued, ResumeAt: later}},
-		{"long pause while the task cancels", with(func(f *AccountFacts) { f.TaskCanceling = true }), AccountRunOutcome{State: AccountFailed, ResumeAt: later},
+		{"long pause while the task cancels", with(func(f *AccountFacts) { f.TaskCanceling = true }), AttemptOutcome{State: AccountFailed, ResumeAt: later},
 			AccountTransition{Move: MoveEnd, To: AccountFailed}},
-		{"canceled", running, AccountRunOutcome{State: AccountCanceled},
+		{"canceled", running, AttemptOutcome{State: AccountCanceled},
 			AccountTransition{Move: MoveEnd, To: AccountCanceled}},
-		{"stopped by its task's hold", with(func(f *AccountFacts) { f.TaskHeld = true }), AccountRunOutcome{State: AccountCanceled},
+		{"stopped by its task's hold", with(func(f *AccountFacts) { f.TaskHeld = true }), AttemptOutcome{State: AccountCanceled},
 			AccountTransition{Move: MoveHold, To: AccountQueued}},
-		{"held, but asked to stop itself", with(func(f *AccountFacts) { f.TaskHeld, f.StopAsked = true, true }), AccountRunOutcome{State: AccountCanceled},
+		{"held, but asked to stop itself", with(func(f *AccountFacts) { f.TaskHeld, f.StopAsked = true, true }), AttemptOutcome{State: AccountCanceled},
 			AccountTransition{Move: MoveEnd, To: AccountCanceled}},
-		{"held, but the task cancels", with(func(f *AccountFacts) { f.TaskHeld, f.TaskCanceling = true, true }), AccountRunOutcome{State: AccountCanceled},
+		{"held, but the task cancels", with(func(f *AccountFacts) { f.TaskHeld, f.TaskCanceling = true, true }), AttemptOutcome{State: AccountCanceled},
 			AccountTransition{Move: MoveEnd, To: AccountCanceled}},
-		{"completed while held", with(func(f *AccountFacts) { f.TaskHeld = true }), AccountRunOutcome{State: AccountCompleted},
+		{"completed while held", with(func(f *AccountFacts) { f.TaskHeld = true }), AttemptOutcome{State: AccountCompleted},
 			AccountTransition{Move: MoveEnd, To: AccountCompleted}},
-		{"an older generation's", with(func(f *AccountFacts) { f.Generation++ }), AccountRunOutcome{State: AccountCompleted},
+		{"an older generation's", with(func(f *AccountFacts) { f.Generation++ }), AttemptOutcome{State: AccountCompleted},
 			AccountTransition{To: AccountRunning}},
-		{"an account queued again meanwhile", with(func(f *AccountFacts) { f.State = AccountQueued }), AccountRunOutcome{State: AccountCompleted},
+		{"an account queued again meanwhile", with(func(f *AccountFacts) { f.State = AccountQueued }), AttemptOutcome{State: AccountCompleted},
 			AccountTransition{To: AccountQueued}},
 	}
 	for _, c := range cases {
@@ -135,15 +135,15 @@ func TestDecideAccountJobs(t *testing.T) {
 // queued from divide the account's states; every move has a guard, and
 // moves only to a state the API knows.
 func TestAccountMoveGuards(t *testing.T) {
-	all := slices.Concat(ReadyStates, RunStates)
+	all := slices.Concat(ReadyStates, InPassStates)
 	slices.Sort(all)
 	want := slices.Clone(AccountStates)
 	slices.Sort(want)
 	if !slices.Equal(all, want) {
 		t.Errorf("ReadyStates and RunStates hold %v, want each of %v once", all, want)
 	}
-	for _, state := range RunStates {
-		if !state.InRun() {
+	for _, state := range InPassStates {
+		if !state.InPass() {
 			t.Errorf("%s is in RunStates but not InRun", state)
 		}
 	}

@@ -29,7 +29,7 @@ type WaitingTask struct {
 // limits.ConnectionsPerHost connections, except that a run that alone
 // needs more than that limit may run alone. An endpoint's own bound on
 // its host's connections lowers limits.ConnectionsPerHost for that host.
-func Admit(tasks []WaitingTask, held map[string]int, limits RunLimits) map[int64]int {
+func Admit(tasks []WaitingTask, held map[string]int, limits AttemptLimits) map[int64]int {
 	held = maps.Clone(held)
 	if held == nil {
 		held = map[string]int{}
@@ -70,7 +70,7 @@ func connectionsOf(t WaitingTask) map[string]int {
 // HostConnectionCaps are the bounds on each host's connections (lower
 // case) that tasks run under: the lowest of limits.ConnectionsPerHost and
 // their endpoints' own; a host without any is absent.
-func HostConnectionCaps(tasks []WaitingTask, limits RunLimits) map[string]int {
+func HostConnectionCaps(tasks []WaitingTask, limits AttemptLimits) map[string]int {
 	caps := map[string]int{}
 	bound := func(host string, n int) {
 		if n > 0 && (caps[host] == 0 || n < caps[host]) {

@@ -11,30 +11,30 @@ import (
 // words alone.
 func TestFailedRunSaysWhatToDo(t *testing.T) {
 	t.Parallel()
-	parties := RunParties{TaskID: 1, AccountID: 2, Source: Party{Side: "source", Login: "ann", Host: "old", Port: 993},
+	parties := AttemptParties{TaskID: 1, AccountID: 2, Source: Party{Side: "source", Login: "ann", Host: "old", Port: 993},
 		Destination: Party{Side: "destination", Login: "ann@new", Host: "new", Port: 993}}
 	for _, tc := range []struct {
 		name    string
-		end     RunEnd
+		end     AttemptEnd
 		advice  string
 		noRetry bool
 	}{
-		{"wrong password", RunEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Blamed: &parties.Source, Kind: FailureAuth},
+		{"wrong password", AttemptEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Blamed: &parties.Source, Kind: FailureAuth},
 			"What to do: Check the source login ann and its password (Edit the account)", true},
-		{"a server's sentence", RunEnd{Err: errors.New("source ann at old:993: authentication failed: imap: NO [AUTHENTICATIONFAILED] Authentication failed."),
+		{"a server's sentence", AttemptEnd{Err: errors.New("source ann at old:993: authentication failed: imap: NO [AUTHENTICATIONFAILED] Authentication failed."),
 			Blamed: &parties.Source, Kind: FailureAuth}, "What to do: Check the source login ann and its password (Edit the account)", true},
-		{"full mailbox", RunEnd{Err: errors.New("destination ann@new at new:993: over quota: NO"), Blamed: &parties.Destination, Kind: FailureQuota},
+		{"full mailbox", AttemptEnd{Err: errors.New("destination ann@new at new:993: over quota: NO"), Blamed: &parties.Destination, Kind: FailureQuota},
 			"What to do: Make room in ann@new's mailbox on the destination or raise its quota", true},
-		{"self-signed destination", RunEnd{Err: errors.New("destination ann@new at new:993: refused: x509"), Blamed: &parties.Destination,
+		{"self-signed destination", AttemptEnd{Err: errors.New("destination ann@new at new:993: refused: x509"), Blamed: &parties.Destination,
 			Kind: FailureRefused, Problem: ProblemUntrustedCertificate}, `What to do: Install the issuing CA's certificate on the machine that runs mailmigrate, or tick "Accept any certificate"`, true},
-		{"refused master login", RunEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Kind: FailureAuth,
+		{"refused master login", AttemptEnd{Err: errors.New("source ann at old:993: authentication failed: NO"), Kind: FailureAuth,
 			Blamed: &Party{Side: "source", Login: "ann", Host: "old", Port: 993, Shared: EndpointAuth{Method: AuthMaster, MasterLogin: "admin"}.SharedCredential()}},
 			"What to do: The source endpoint's master login admin was refused for ann: check it (Edit the endpoint", true},
-		{"refused application", RunEnd{Err: errors.New("destination ann@new at new:993: token refused: invalid_client"), Kind: FailureToken,
+		{"refused application", AttemptEnd{Err: errors.New("destination ann@new at new:993: token refused: invalid_client"), Kind: FailureToken,
 			Blamed: &Party{Side: "destination", Login: "ann@new", Host: "new", Port: 993,
 				Shared: EndpointAuth{Method: AuthOAuth2, OAuth2: OAuth2Settings{Grant: GrantClientCredentials}}.SharedCredential()}},
 			"What to do: The destination endpoint's OAuth 2.0 application (client_credentials) was refused for ann@new", true},
-		{"network", RunEnd{Err: errors.New("source ann at old:993: connection problem: EOF"), Blamed: &parties.Source, Kind: FailureTransient, Transient: true},
+		{"network", AttemptEnd{Err: errors.New("source ann at old:993: connection problem: EOF"), Blamed: &parties.Source, Kind: FailureTransient, Transient: true},
 			"What to do: The source server at old:993 could not be reached or went away; the run retries by itself.", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,7 +33,7 @@ const (
 	EventAccountAuthorized EventKind = "account.authorized"
 	EventRunFinished       EventKind = "run.finished"
 	EventRunCanceled       EventKind = "run.canceled"
-	// EventRunJoined: accounts joined the run under way.
+	// EventRunJoined: accounts joined the pass under way.
 	EventRunJoined EventKind = "run.joined"
 	// EventAccountsCanceled: some accounts of a run were canceled; the
 	// others go on.

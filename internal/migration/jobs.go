@@ -9,9 +9,9 @@ import (
 // The job queues. Runs and connection tests have queues of their own, so
 // that a test of many accounts never waits for runs, nor runs for tests.
 const (
-	QueueRuns    = "runs"
-	QueueTests   = "tests"
-	QueueControl = "control" // short jobs that start others (AdmitJob)
+	QueueAttempts = "runs"
+	QueueTests    = "tests"
+	QueueControl  = "control" // short jobs that start others (AdmitJob)
 )
 
 // AdmitJob admits the waiting accounts that have room, when a retry's
@@ -35,21 +35,22 @@ type AccountTestJob struct {
 // Kind implements river.JobArgs.
 func (AccountTestJob) Kind() string { return "account_test" }
 
-// AccountRunJob migrates one account of a task run. Generation is the
-// account's run generation when it was queued: only the job of the
+// AttemptJob is one attempt: it migrates one account of a task's pass.
+// Generation is the account's run generation when it was queued: only the job of the
 // current generation may start or finish the account (a job whose process
 // died is replaced by one of a newer generation).
-type AccountRunJob struct {
+type AttemptJob struct {
 	TaskID     int64 `json:"task_id"`
 	AccountID  int64 `json:"account_id"`
 	Generation int64 `json:"generation"`
 }
 
 // Kind implements river.JobArgs.
-func (AccountRunJob) Kind() string { return "account_run" }
+func (AttemptJob) Kind() string { return "account_run" }
 
-// AccountRunOutcome is how the migration of one account ended.
-type AccountRunOutcome struct {
+// AttemptOutcome is how an attempt, the migration of one account in a
+// job, ended.
+type AttemptOutcome struct {
 	TaskID, AccountID int64
 	Generation        int64        // the job's: an outcome of an older generation is dropped
 	State             AccountState // completed, completed_with_errors or failed
@@ -99,7 +100,7 @@ type AccountTestOutcome struct {
 	// keeps the result of its last test.
 	Canceled bool
 	// LoginRefused is the side whose server refused the login, as for a
-	// run (AccountRunOutcome.LoginRefused); "" for none.
+	// run (AttemptOutcome.LoginRefused); "" for none.
 	LoginRefused string
 }
 
@@ -112,15 +113,15 @@ type JobStore interface {
 	// accounts ErrNoAccounts, a filter that selects none
 	// ErrNoAccountSelected.
 	TaskStartTests(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
-	// TaskStartRun likewise puts the task into TaskQueued, the selected
+	// TaskStartPass likewise puts the task into TaskQueued, the selected
 	// accounts too, and queues them for admission in a pass started by
 	// by. While the task runs a migration, a selection's accounts not in
 	// it join it instead.
-	TaskStartRun(ctx context.Context, taskID int64, filter AccountFilter, by PassStarter) (int, error)
-	// AccountStartRun likewise runs one account of the task again (a
+	TaskStartPass(ctx context.Context, taskID int64, filter AccountFilter, by PassStarter) (int, error)
+	// AccountStartAttempt likewise runs one account of the task again (a
 	// retry): the task is queued with that account alone, or the account
 	// joins the migration under way (ErrAccountRunning when it is in it).
-	AccountStartRun(ctx context.Context, taskID, accountID int64) error
+	AccountStartAttempt(ctx context.Context, taskID, accountID int64) error
 	// TaskCancel stops a queued or running run, or a connection test
 	// (ErrTaskNotRunning else), and says how many accounts or tests stop.
 	TaskCancel(ctx context.Context, taskID int64) (int, error)
@@ -170,13 +171,13 @@ func (s *Service) RunTask(ctx context.Context, taskID int64, filter AccountFilte
 	if verify {
 		by = StartedToVerify
 	}
-	return s.store.TaskStartRun(ctx, taskID, filter, by)
+	return s.store.TaskStartPass(ctx, taskID, filter, by)
 }
 
 // RunAccount runs one account of a task again, e.g. after fixing its
 // password; the task's state is then derived from all its accounts.
 func (s *Service) RunAccount(ctx context.Context, taskID, accountID int64) error {
-	return s.store.AccountStartRun(ctx, taskID, accountID)
+	return s.store.AccountStartAttempt(ctx, taskID, accountID)
 }
 
 // TestTask starts the connection test of the task's accounts that filter
@@ -222,8 +223,8 @@ func eventPage(afterSeq int64, limit int) (int, error) {
 	return limit, nil
 }
 
-// RunLimits bound the runs of the whole service (docs/design.md#limits).
-type RunLimits struct {
+// AttemptLimits bound the attempts of the whole service (docs/design.md#limits).
+type AttemptLimits struct {
 	// ConnectionsPerHost bounds the IMAP connections that running
 	// accounts hold on one server host, across tasks and processes;
 	// 0: no bound.

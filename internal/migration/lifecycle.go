@@ -8,9 +8,9 @@ import (
 // The rules of a run's life, which storage applies atomically: how a run
 // ends, and the sentence that says so.
 
-// StartedRun is what the run of an account needs, read in the
+// StartedAttempt is what the attempt of an account needs, read in the
 // transaction that starts it.
-type StartedRun struct {
+type StartedAttempt struct {
 	Task                Task
 	Source, Destination Endpoint
 	// Account's Progress is what the run carries on from: zero for a new
@@ -29,19 +29,19 @@ type StartedRun struct {
 }
 
 // StartedEvent is the account.started event of run.
-func (run StartedRun) StartedEvent() Event {
+func (run StartedAttempt) StartedEvent() Event {
 	login := run.Account.SourceLogin
 	return Event{Kind: EventAccountStarted, TaskID: run.Task.ID, AccountID: run.Account.ID,
 		Login: login, Host: run.Source.Host, Port: run.Source.Port,
 		Message: fmt.Sprintf("%s: migration started from %s to %s", login, run.Source.Address(), run.Destination.Address())}
 }
 
-// RunEndState is the state a run leaves its task in when its last account
+// PassEndState is the state a pass leaves its task in when its last account
 // has ended, from the states of all the task's accounts: canceled when it
 // was being canceled; failed when every account failed; completed with
 // errors when some failed, were incomplete, or were canceled on their own
 // (their mail is not all there); completed otherwise.
-func RunEndState(canceling bool, accounts AccountCounts) TaskState {
+func PassEndState(canceling bool, accounts AccountCounts) TaskState {
 	failed := accounts.ByState[AccountFailed]
 	switch {
 	case canceling:
@@ -54,12 +54,12 @@ func RunEndState(canceling bool, accounts AccountCounts) TaskState {
 	return TaskCompleted
 }
 
-// RunEndEvent is the event that closes a run of task: run.finished, or
+// PassEndEvent is the event that closes a pass of task: run.finished, or
 // run.canceled, with the accounts' outcomes in words.
-func RunEndEvent(taskID int64, state TaskState, accounts AccountCounts) Event {
-	kind, verb := EventRunFinished, "run finished"
+func PassEndEvent(taskID int64, state TaskState, accounts AccountCounts) Event {
+	kind, verb := EventRunFinished, "pass finished"
 	if state == TaskCanceled {
-		kind, verb = EventRunCanceled, "run canceled"
+		kind, verb = EventRunCanceled, "pass canceled"
 	}
 	message := fmt.Sprintf("%s: %s", verb, strings.ReplaceAll(string(state), "_", " ")) + accountOutcomes(accounts)
 	return Event{Kind: kind, TaskID: taskID, Message: message}

@@ -16,23 +16,23 @@ func TestRunEnd(t *testing.T) {
 		want      TaskState
 		message   string
 	}{
-		{false, counts(map[AccountState]int64{AccountCompleted: 3}), TaskCompleted, "run finished: completed (3 accounts: 3 completed)"},
+		{false, counts(map[AccountState]int64{AccountCompleted: 3}), TaskCompleted, "pass finished: completed (3 accounts: 3 completed)"},
 		{false, counts(map[AccountState]int64{AccountCompleted: 2, AccountFailed: 1}), TaskCompletedWithErrors,
-			"run finished: completed with errors (3 accounts: 2 completed, 1 failed)"},
+			"pass finished: completed with errors (3 accounts: 2 completed, 1 failed)"},
 		{false, counts(map[AccountState]int64{AccountCompleted: 1, AccountCompletedWithErrors: 1}), TaskCompletedWithErrors,
-			"run finished: completed with errors (2 accounts: 1 completed, 1 completed with errors)"},
-		{false, counts(map[AccountState]int64{AccountFailed: 1}), TaskFailed, "run finished: failed (1 account: 1 failed)"},
+			"pass finished: completed with errors (2 accounts: 1 completed, 1 completed with errors)"},
+		{false, counts(map[AccountState]int64{AccountFailed: 1}), TaskFailed, "pass finished: failed (1 account: 1 failed)"},
 		// One account canceled on its own while the others ran on.
 		{false, counts(map[AccountState]int64{AccountCompleted: 2, AccountCanceled: 1}), TaskCompletedWithErrors,
-			"run finished: completed with errors (3 accounts: 2 completed, 1 canceled)"},
+			"pass finished: completed with errors (3 accounts: 2 completed, 1 canceled)"},
 		{true, counts(map[AccountState]int64{AccountCompleted: 1, AccountCanceled: 4}), TaskCanceled,
-			"run canceled: canceled (5 accounts: 1 completed, 4 canceled)"},
+			"pass canceled: canceled (5 accounts: 1 completed, 4 canceled)"},
 	} {
-		got := RunEndState(tc.canceling, tc.accounts)
+		got := PassEndState(tc.canceling, tc.accounts)
 		if got != tc.want {
 			t.Errorf("RunEndState(%v, %v) = %s, want %s", tc.canceling, tc.accounts.ByState, got, tc.want)
 		}
-		if e := RunEndEvent(7, got, tc.accounts); e.Message != tc.message || e.TaskID != 7 {
+		if e := PassEndEvent(7, got, tc.accounts); e.Message != tc.message || e.TaskID != 7 {
 			t.Errorf("RunEndEvent: %q, want %q", e.Message, tc.message)
 		}
 	}

@@ -172,7 +172,7 @@ func decidePass(facts TaskFacts, command TaskCommand) (TaskTransition, error) {
 // TaskPassEnd is the transition of a task whose pass's last account
 // ended: to the state its accounts give together (RunEndState).
 func TaskPassEnd(state TaskState, accounts AccountCounts) TaskTransition {
-	return TaskTransition{To: RunEndState(state == TaskCanceling, accounts)}
+	return TaskTransition{To: PassEndState(state == TaskCanceling, accounts)}
 }
 
 // ErrTaskCanceling refuses to cancel a task whose pass is being canceled

@@ -23,16 +23,16 @@ type Party struct {
 	Shared string
 }
 
-// RunParties name an account's run in its events. An event names the
+// AttemptParties name an account's attempt in its events. An event names the
 // source's login, which is the account's name, and the destination's
 // host, where the copies go; one about a failure names the side that
 // failed.
-type RunParties struct {
+type AttemptParties struct {
 	TaskID, AccountID   int64
 	Source, Destination Party
 }
 
-func (r RunParties) event(kind EventKind, figures *Progress) Event {
+func (r AttemptParties) event(kind EventKind, figures *Progress) Event {
 	return Event{Kind: kind, TaskID: r.TaskID, AccountID: r.AccountID,
 		Login: r.Source.Login, Host: r.Destination.Host, Port: r.Destination.Port, Progress: figures}
 }
@@ -40,7 +40,7 @@ func (r RunParties) event(kind EventKind, figures *Progress) Event {
 // ThrottledEvent says that the server on side asked the account to slow
 // down, in its words, or that the daily byte budget of its mailbox there
 // is spent (budget), and until when the account pauses.
-func (r RunParties) ThrottledEvent(side, words string, until time.Time, budget bool, figures Progress) Event {
+func (r AttemptParties) ThrottledEvent(side, words string, until time.Time, budget bool, figures Progress) Event {
 	e := r.event(EventAccountThrottled, &figures)
 	e.blame(r.Side(side))
 	e.Error = words
@@ -59,7 +59,7 @@ func (r RunParties) ThrottledEvent(side, words string, until time.Time, budget b
 // party is the side ("source", "destination") of the run; the source
 // when side names neither.
 // Side is the party of side ("source" or "destination").
-func (r RunParties) Side(side string) Party {
+func (r AttemptParties) Side(side string) Party {
 	if side == "destination" {
 		return r.Destination
 	}
@@ -71,7 +71,7 @@ func (e *Event) blame(p Party) { e.Side, e.Login, e.Host, e.Port = p.Side, p.Log
 
 // ProgressEvent is the account.progress event of a run whose pass stands
 // at figures, in folder.
-func (r RunParties) ProgressEvent(figures Progress, folder string) Event {
+func (r AttemptParties) ProgressEvent(figures Progress, folder string) Event {
 	e := r.event(EventAccountProgress, &figures)
 	e.Folder = folder
 	e.Message = fmt.Sprintf("%s: %d of %d messages copied (%s), folder %d of %d: %s", r.Source.Login,
@@ -179,7 +179,7 @@ func (f FolderEnd) Problem() string {
 
 // FolderDoneEvent is the folder.done event of f, with the pass's figures
 // after it.
-func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
+func (r AttemptParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 	e := r.event(EventFolderDone, &figures)
 	e.Folder, e.Error = f.Source, f.Error
 	switch {
@@ -212,8 +212,8 @@ func (r RunParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 	return e
 }
 
-// RunEnd is how the copy engine left an account's run.
-type RunEnd struct {
+// AttemptEnd is how the copy engine left an account's attempt.
+type AttemptEnd struct {
 	Progress Progress // the pass's figures
 	// Err is what stopped the run, nil when it went through; a
 	// context.Canceled one is a cancel. Blamed is the side it came from,
@@ -241,7 +241,7 @@ type RunEnd struct {
 const maxFolderProblems = 5
 
 // folderProblems sums up what went wrong in single folders.
-func (end RunEnd) folderProblems() string {
+func (end AttemptEnd) folderProblems() string {
 	var problems []string
 	for _, f := range end.Folders {
 		if text := f.Problem(); text != "" {
@@ -257,9 +257,9 @@ func (end RunEnd) folderProblems() string {
 // Outcome classifies a run's end: canceled; failed, to be retried after
 // retryDelays when the fault was transient; completed with errors when a
 // folder lacks messages; completed otherwise.
-func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunOutcome {
+func (r AttemptParties) Outcome(end AttemptEnd, retryDelays []time.Duration) AttemptOutcome {
 	progress := end.Progress
-	outcome := AccountRunOutcome{TaskID: r.TaskID, AccountID: r.AccountID, Progress: progress}
+	outcome := AttemptOutcome{TaskID: r.TaskID, AccountID: r.AccountID, Progress: progress}
 	e := r.event(EventAccountDone, &progress)
 	login := r.Source.Login
 	switch problems := end.folderProblems(); {
@@ -310,17 +310,17 @@ func (r RunParties) Outcome(end RunEnd, retryDelays []time.Duration) AccountRunO
 
 // NotStartedOutcome fails the account of a run that could not start, for
 // instance because its password cannot be opened.
-func (run StartedRun) NotStartedOutcome(err error) AccountRunOutcome {
+func (run StartedAttempt) NotStartedOutcome(err error) AttemptOutcome {
 	a := run.Account
-	return AccountRunOutcome{TaskID: run.Task.ID, AccountID: a.ID, State: AccountFailed, LastError: err.Error(),
+	return AttemptOutcome{TaskID: run.Task.ID, AccountID: a.ID, State: AccountFailed, LastError: err.Error(),
 		Events: []Event{{Kind: EventAccountFailed, TaskID: run.Task.ID, AccountID: a.ID, Login: a.SourceLogin,
 			Error: err.Error(), Message: a.SourceLogin + ": could not start: " + err.Error()}}}
 }
 
-// CanceledRunOutcome ends canceled the account of a canceled task whose
+// CanceledAttemptOutcome ends canceled the account of a canceled task whose
 // process died while it ran.
-func CanceledRunOutcome(taskID, accountID, generation int64, login string) AccountRunOutcome {
-	return AccountRunOutcome{TaskID: taskID, AccountID: accountID, Generation: generation,
+func CanceledAttemptOutcome(taskID, accountID, generation int64, login string) AttemptOutcome {
+	return AttemptOutcome{TaskID: taskID, AccountID: accountID, Generation: generation,
 		State: AccountCanceled, LastError: "canceled",
 		Events: []Event{{Kind: EventAccountFailed, TaskID: taskID, AccountID: accountID,
 			Login: login, Error: "canceled", Message: login + ": canceled"}}}
@@ -340,27 +340,27 @@ func RetryEvent(failed Event, n, retries int, delay time.Duration) Event {
 	return failed
 }
 
-// RunStartedEvent opens pass number pass, a run of accounts of a task.
-func RunStartedEvent(taskID int64, pass int, accounts int64, by PassStarter) Event {
+// PassStartedEvent opens pass number pass over accounts of a task.
+func PassStartedEvent(taskID int64, pass int, accounts int64, by PassStarter) Event {
 	what := map[PassStarter]string{StartedBySchedule: " (scheduled delta pass)", StartedAsFinal: " (the final pass)"}[by]
 	return Event{Kind: EventRunStarted, TaskID: taskID,
-		Message: fmt.Sprintf("run started: pass %d%s, %d %s", pass, what, accounts, plural(int(accounts), "account", "accounts"))}
+		Message: fmt.Sprintf("pass %d started%s: %d %s", pass, what, accounts, plural(int(accounts), "account", "accounts"))}
 }
 
-// AccountRunStartedEvent opens the run of one account again.
-func AccountRunStartedEvent(taskID, accountID int64, pass int, login string) Event {
+// AccountPassStartedEvent opens a pass of one account run again.
+func AccountPassStartedEvent(taskID, accountID int64, pass int, login string) Event {
 	return Event{Kind: EventRunStarted, TaskID: taskID, AccountID: accountID, Login: login,
-		Message: fmt.Sprintf("run started: pass %d, account %s again", pass, login)}
+		Message: fmt.Sprintf("pass %d started: account %s again", pass, login)}
 }
 
-// RunJoinedEvent says that accounts joined the run under way in pass;
+// PassJoinedEvent says that accounts joined the pass under way;
 // login names the one account of a retry, empty for a selection.
-func RunJoinedEvent(taskID, accountID int64, pass int, accounts int64, login string) Event {
+func PassJoinedEvent(taskID, accountID int64, pass int, accounts int64, login string) Event {
 	e := Event{Kind: EventRunJoined, TaskID: taskID, AccountID: accountID, Login: login}
 	if login != "" {
-		e.Message = fmt.Sprintf("pass %d: %s joins the run under way", pass, login)
+		e.Message = fmt.Sprintf("pass %d: %s joins the pass under way", pass, login)
 	} else {
-		e.Message = fmt.Sprintf("pass %d: %d more %s the run under way", pass, accounts, plural(int(accounts), "account joins", "accounts join"))
+		e.Message = fmt.Sprintf("pass %d: %d more %s the pass under way", pass, accounts, plural(int(accounts), "account joins", "accounts join"))
 	}
 	return e
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-var testParties = RunParties{TaskID: 3, AccountID: 9,
+var testParties = AttemptParties{TaskID: 3, AccountID: 9,
 	Source:      Party{Side: "source", Login: "alice", Host: "old.example", Port: 993},
 	Destination: Party{Side: "destination", Login: "alice@new", Host: "new.example", Port: 143}}
 
@@ -22,7 +22,7 @@ func TestRunOutcome(t *testing.T) {
 	blamed := &Party{Side: "destination", Login: "alice@new", Host: "new.example", Port: 143}
 	for _, tc := range []struct {
 		name      string
-		end       RunEnd
+		end       AttemptEnd
 		state     AccountState
 		kind      EventKind
 		lastError string
@@ -30,17 +30,17 @@ func TestRunOutcome(t *testing.T) {
 		retries   bool
 		side      string
 	}{
-		{"every folder verified", RunEnd{Progress: Progress{MessagesCopied: 4, MessagesSkipped: 1}, Folders: []FolderEnd{fine}},
+		{"every folder verified", AttemptEnd{Progress: Progress{MessagesCopied: 4, MessagesSkipped: 1}, Folders: []FolderEnd{fine}},
 			AccountCompleted, EventAccountDone, "", "alice: done: 4 messages copied, 1 already there or left out", false, ""},
-		{"a folder short of messages", RunEnd{Folders: []FolderEnd{fine, refused}},
+		{"a folder short of messages", AttemptEnd{Folders: []FolderEnd{fine, refused}},
 			AccountCompletedWithErrors, EventAccountDone,
 			`folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`,
 			`alice: done with errors: folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`, false, ""},
-		{"canceled", RunEnd{Progress: Progress{MessagesCopied: 12}, Err: fmt.Errorf("stopping: %w", context.Canceled)},
+		{"canceled", AttemptEnd{Progress: Progress{MessagesCopied: 12}, Err: fmt.Errorf("stopping: %w", context.Canceled)},
 			AccountCanceled, EventAccountFailed, "canceled", "alice: canceled after 12 messages", false, ""},
-		{"a transient failure is retried", RunEnd{Err: errors.New("connection reset"), Transient: true, Blamed: blamed},
+		{"a transient failure is retried", AttemptEnd{Err: errors.New("connection reset"), Transient: true, Blamed: blamed},
 			AccountFailed, EventAccountFailed, "connection reset", "alice: failed: connection reset", true, "destination"},
-		{"a permanent failure is not", RunEnd{Err: errors.New("authentication failed"), Folders: []FolderEnd{refused}},
+		{"a permanent failure is not", AttemptEnd{Err: errors.New("authentication failed"), Folders: []FolderEnd{refused}},
 			AccountFailed, EventAccountFailed, "authentication failed", "alice: failed: authentication failed", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +66,7 @@ func TestRunOutcome(t *testing.T) {
 }
 
 func TestRunOutcomeNamesAtMostFiveFolders(t *testing.T) {
-	var end RunEnd
+	var end AttemptEnd
 	for i := range 8 {
 		end.Folders = append(end.Folders, FolderEnd{Source: fmt.Sprintf("F%d", i), Error: "cannot create"})
 	}
@@ -112,11 +112,11 @@ func TestAlteredCopiesAreAProblem(t *testing.T) {
 	if got := f.Problem(); got != want {
 		t.Errorf("Problem() = %q, want %q", got, want)
 	}
-	parties := RunParties{TaskID: 1, AccountID: 2, Source: Party{Login: "ann"}}
+	parties := AttemptParties{TaskID: 1, AccountID: 2, Source: Party{Login: "ann"}}
 	if e := parties.FolderDoneEvent(f, Progress{}); !strings.Contains(e.Message, want) || e.Error != want {
 		t.Errorf("folder.done %q (error %q), want it to say %q", e.Message, e.Error, want)
 	}
-	if problems := (RunEnd{Folders: []FolderEnd{f}}).folderProblems(); !strings.Contains(problems, "folder INBOX: 2 copies altered") {
+	if problems := (AttemptEnd{Folders: []FolderEnd{f}}).folderProblems(); !strings.Contains(problems, "folder INBOX: 2 copies altered") {
 		t.Errorf("the account's problems %q do not name the altered copies", problems)
 	}
 }

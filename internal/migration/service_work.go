@@ -6,28 +6,28 @@ import (
 )
 
 // WorkStore applies the moves that jobs and the process's chores report:
-// an account's run started, renewed or ended, a test or a plan ended,
+// an account's attempt started, renewed or ended, a test or a plan ended,
 // runs of a dead process taken over, waiting accounts admitted. Each
 // decides with the domain's rules (DecideAccount) inside its transaction.
 type WorkStore interface {
-	// AccountRunStart moves the job's account to running, with what its
+	// AttemptStart moves the job's account to running, with what its
 	// run needs; false when the job no longer holds the account.
-	AccountRunStart(ctx context.Context, job AccountRunJob) (StartedRun, bool, error)
-	// AccountRunRenew renews a running account's lease and says whether
+	AttemptStart(ctx context.Context, job AttemptJob) (StartedAttempt, bool, error)
+	// AttemptRenew renews a running account's lease and says whether
 	// its job is to stop (its task, or it alone, is being canceled or
 	// held).
-	AccountRunRenew(ctx context.Context, job AccountRunJob) (stop bool, err error)
-	// RecordAccountRun ends a run with its outcome: the account ends,
+	AttemptRenew(ctx context.Context, job AttemptJob) (stop bool, err error)
+	// RecordAttempt ends an attempt with its outcome: the account ends,
 	// retries, parks or is held, as DecideAccount says.
-	RecordAccountRun(ctx context.Context, outcome AccountRunOutcome) error
+	RecordAttempt(ctx context.Context, outcome AttemptOutcome) error
 	// RecordAccountTest ends one account's login test.
 	RecordAccountTest(ctx context.Context, outcome AccountTestOutcome) error
 	// Admit starts the waiting accounts that have room.
 	Admit(ctx context.Context) error
-	// RequeueExpiredRuns queues again the accounts whose run's lease
+	// RequeueLostAttempts queues again the accounts whose run's lease
 	// expired (their process died), and ends its tests; it says how
 	// many accounts it handled.
-	RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (int, error)
+	RequeueLostAttempts(ctx context.Context, expiry time.Duration) (int, error)
 	// SessionsPrune deletes the console sessions that ended.
 	SessionsPrune(ctx context.Context) (int64, error)
 }
@@ -36,22 +36,22 @@ type WorkStore interface {
 // moves goes through here, as every request's does through the methods
 // the handlers call.
 
-// StartAccountRun starts the run of the job's account: false when the
+// StartAttempt starts the attempt of the job's account: false when the
 // job no longer holds it (canceled, or taken over by another process).
-func (s *Service) StartAccountRun(ctx context.Context, job AccountRunJob) (StartedRun, bool, error) {
-	return s.store.AccountRunStart(ctx, job)
+func (s *Service) StartAttempt(ctx context.Context, job AttemptJob) (StartedAttempt, bool, error) {
+	return s.store.AttemptStart(ctx, job)
 }
 
-// RenewAccountRun keeps a running account's lease and says whether its
+// RenewAttempt keeps a running account's lease and says whether its
 // run is to stop.
-func (s *Service) RenewAccountRun(ctx context.Context, job AccountRunJob) (stop bool, err error) {
-	return s.store.AccountRunRenew(ctx, job)
+func (s *Service) RenewAttempt(ctx context.Context, job AttemptJob) (stop bool, err error) {
+	return s.store.AttemptRenew(ctx, job)
 }
 
-// EndAccountRun records what a run of an account did and moves the
+// EndAttempt records what an attempt of an account did and moves the
 // account on as its outcome says.
-func (s *Service) EndAccountRun(ctx context.Context, outcome AccountRunOutcome) error {
-	return s.store.RecordAccountRun(ctx, outcome)
+func (s *Service) EndAttempt(ctx context.Context, outcome AttemptOutcome) error {
+	return s.store.RecordAttempt(ctx, outcome)
 }
 
 // EndAccountTest records one account's login test.
@@ -70,12 +70,12 @@ func (s *Service) AdmitWaiting(ctx context.Context) error {
 	return s.store.Admit(ctx)
 }
 
-// TakeOverLostRuns queues again the accounts of processes whose leases
+// TakeOverLostAttempts queues again the accounts of processes whose leases
 // expired, then admits what has room, and says how many accounts it took
 // over. Every process calls it; row locks keep two from taking the same
 // account.
-func (s *Service) TakeOverLostRuns(ctx context.Context, expiry time.Duration) (int, error) {
-	n, err := s.store.RequeueExpiredRuns(ctx, expiry)
+func (s *Service) TakeOverLostAttempts(ctx context.Context, expiry time.Duration) (int, error) {
+	n, err := s.store.RequeueLostAttempts(ctx, expiry)
 	if err != nil {
 		return n, err
 	}

@@ -41,7 +41,7 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 		}
 	}
 	admissions := migration.Admit(tasks, held, s.limits)
-	var jobs []migration.AccountRunJob
+	var jobs []migration.AttemptJob
 	for i, t := range tasks {
 		n := admissions[t.ID]
 		if n == 0 {
@@ -57,13 +57,13 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 			return err
 		}
 		for _, a := range admitted {
-			jobs = append(jobs, migration.AccountRunJob{TaskID: t.ID, AccountID: a.ID, Generation: a.RunGeneration})
+			jobs = append(jobs, migration.AttemptJob{TaskID: t.ID, AccountID: a.ID, Generation: a.RunGeneration})
 		}
 		if err := q.TaskAdmitted(ctx, t.ID); err != nil {
 			return err
 		}
 	}
-	return s.insertRunJobs(ctx, tx, jobs)
+	return s.insertAttemptJobs(ctx, tx, jobs)
 }
 
 // Admit starts the waiting accounts that have room: those whose retry

@@ -18,7 +18,7 @@ import (
 func TestBrowserAuthorizationIsTakenOnce(t *testing.T) {
 	t.Parallel()
 	first, pool, box := newStore(t)
-	second := postgres.New(pool, box, migration.RunLimits{})
+	second := postgres.New(pool, box, migration.AttemptLimits{})
 	ctx := context.Background()
 	task, account := addAccount(t, first)
 	start := func(store *postgres.Store, digest string, expires time.Time) migration.BrowserAuthorization {

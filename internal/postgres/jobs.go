@@ -74,24 +74,24 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 	return s.insertTestJobs(ctx, tx, jobs)
 }
 
-// TaskStartRun moves a task and the accounts filter selects into
+// TaskStartPass moves a task and the accounts filter selects into
 // TaskQueued, with a run.started event, and admits those that have room,
 // in one transaction. A selection given while a run is under way joins it
 // instead (joinRun). It returns how many accounts it queued.
-func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration.AccountFilter, by migration.PassStarter) (int, error) {
+func (s *Store) TaskStartPass(ctx context.Context, taskID int64, filter migration.AccountFilter, by migration.PassStarter) (int, error) {
 	var n int
 	start := func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
-		n, _, err = s.startRun(ctx, tx, q, taskID, filter, by)
+		n, _, err = s.startPass(ctx, tx, q, taskID, filter, by)
 		return err
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
+		return s.joinPass(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
 			queued, err := q.AccountsQueue(ctx, queueParams(taskID, pass, filter))
 			n = int(queued)
 			if err == nil && queued == 0 {
 				err = migration.ErrNoAccountSelected
 			}
-			return queued, migration.RunJoinedEvent(taskID, 0, int(pass), queued, ""), err
+			return queued, migration.PassJoinedEvent(taskID, 0, int(pass), queued, ""), err
 		})
 	}
 	command := migration.CommandRunSelection
@@ -102,11 +102,11 @@ func (s *Store) TaskStartRun(ctx context.Context, taskID int64, filter migration
 	return n, err
 }
 
-// startRun starts a pass of the accounts filter selects of a task that is
+// startPass starts a pass of the accounts filter selects of a task that is
 // neither running nor paused, started by by, in a transaction of
 // startJobs; it returns how many accounts it queued, and the pass's
 // number.
-func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter,
+func (s *Store) startPass(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter,
 	by migration.PassStarter) (accounts int, pass int32, err error) {
 	if pass, err = q.PassNext(ctx, taskID); err != nil {
 		return 0, 0, err
@@ -147,7 +147,7 @@ func (s *Store) startRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: int32(n), StartedBy: string(by)}); err != nil {
 		return 0, 0, err
 	}
-	started := migration.RunStartedEvent(taskID, int(pass), int64(n), by)
+	started := migration.PassStartedEvent(taskID, int(pass), int64(n), by)
 	if refused > 0 {
 		started.Message += migration.RefusedWords(int(refused))
 	}
@@ -167,10 +167,10 @@ func queueParams(taskID int64, pass int32, filter migration.AccountFilter) dbsql
 		TaskID: taskID, Ids: f.Ids, States: f.States, Search: f.Search, LoginTest: f.LoginTest}
 }
 
-// AccountStartRun queues one account of a task that is not running, and
+// AccountStartAttempt queues one account of a task that is not running, and
 // the task with it; the task's end state is derived from all its
 // accounts. While the task runs others, the account joins their pass.
-func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) error {
+func (s *Store) AccountStartAttempt(ctx context.Context, taskID, accountID int64) error {
 	queue := func(q *dbsqlc.Queries, pass int32) (string, error) {
 		transition, _, err := decideAccount(ctx, q, taskID, accountID, migration.AccountTrigger{Kind: migration.TriggerRun})
 		if err != nil {
@@ -196,24 +196,24 @@ func (s *Store) AccountStartRun(ctx context.Context, taskID, accountID int64) er
 		if err := q.PassStart(ctx, dbsqlc.PassStartParams{TaskID: taskID, Pass: pass, Accounts: 1, StartedBy: string(migration.StartedByHand)}); err != nil {
 			return err
 		}
-		if err := appendEvent(ctx, q, migration.AccountRunStartedEvent(taskID, accountID, int(pass), login)); err != nil {
+		if err := appendEvent(ctx, q, migration.AccountPassStartedEvent(taskID, accountID, int(pass), login)); err != nil {
 			return err
 		}
 		return s.admit(ctx, tx, q)
 	}
 	join := func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		return s.joinRun(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
+		return s.joinPass(ctx, tx, q, taskID, func(pass int32) (int64, migration.Event, error) {
 			login, err := queue(q, pass)
-			return 1, migration.RunJoinedEvent(taskID, accountID, int(pass), 1, login), err
+			return 1, migration.PassJoinedEvent(taskID, accountID, int(pass), 1, login), err
 		})
 	}
 	return s.startJobs(ctx, taskID, migration.CommandRunSelection, start, join)
 }
 
-// joinRun adds the accounts queue queues in the pass under way to the
-// task's run, says so with the event queue returns, and admits those that
+// joinPass adds the accounts queue queues to the pass under way of the
+// task, says so with the event queue returns, and admits those that
 // have room.
-func (s *Store) joinRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64,
+func (s *Store) joinPass(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64,
 	queue func(pass int32) (int64, migration.Event, error)) error {
 	pass, err := q.PassOpen(ctx, taskID)
 	if err != nil {

@@ -20,5 +20,5 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool, *secret.Box) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return postgres.New(pool, box, migration.RunLimits{}), pool, box
+	return postgres.New(pool, box, migration.AttemptLimits{}), pool, box
 }

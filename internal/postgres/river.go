@@ -49,12 +49,12 @@ func migrateRiver(ctx context.Context, pool *pgxpool.Pool) error {
 // cancel.
 func taskMetadata(taskID int64) string { return fmt.Sprintf(`{"task_id": %d}`, taskID) }
 
-// insertRunJobs queues migration jobs. One attempt each: the engine
-// retries transient failures itself, a run that fails on a transient fault
-// is queued again as a new job (retryRun), and a job whose process died is
+// insertAttemptJobs queues migration jobs, one per attempt; River tries
+// each once: the engine retries transient failures itself, an attempt that
+// fails on a transient fault is followed by a new job (retryAttempt), and a job whose process died is
 // replaced by the lease expiry.
-func (s *Store) insertRunJobs(ctx context.Context, tx pgx.Tx, jobs []migration.AccountRunJob) error {
-	return insertTaskJobs(ctx, s, tx, migration.QueueRuns, jobs, func(j migration.AccountRunJob) int64 { return j.TaskID })
+func (s *Store) insertAttemptJobs(ctx context.Context, tx pgx.Tx, jobs []migration.AttemptJob) error {
+	return insertTaskJobs(ctx, s, tx, migration.QueueAttempts, jobs, func(j migration.AttemptJob) int64 { return j.TaskID })
 }
 
 // insertTestJobs queues connection tests. One attempt each: a repeated
@@ -109,9 +109,9 @@ func cancelAccountJobs(ctx context.Context, s *Store, tx pgx.Tx, taskID int64, a
 	if len(accounts) == 0 {
 		return nil
 	}
-	params := unfinishedTaskJobs(migration.AccountRunJob{}.Kind(), taskID).
+	params := unfinishedTaskJobs(migration.AttemptJob{}.Kind(), taskID).
 		Where(`(args ->> 'account_id')::bigint = ANY (@accounts::bigint[])`, river.NamedArgs{"accounts": accounts})
-	_, err := cancelJobs[migration.AccountRunJob](ctx, s, tx, params)
+	_, err := cancelJobs[migration.AttemptJob](ctx, s, tx, params)
 	return err
 }
 
@@ -141,12 +141,12 @@ func cancelJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, param
 	return unstarted, nil
 }
 
-// strandedRunJobs lists the migration jobs a process took from the queue
+// strandedAttemptJobs lists the migration jobs a process took from the queue
 // but never started: it died between the two. Such a job stays running in
 // the queue with its account still queued under its generation; starting
 // takes milliseconds, so one older than expiry belongs to a dead process.
-func strandedRunJobs(expiry time.Duration) *river.JobListParams {
-	return river.NewJobListParams().Kinds(migration.AccountRunJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
+func strandedAttemptJobs(expiry time.Duration) *river.JobListParams {
+	return river.NewJobListParams().Kinds(migration.AttemptJob{}.Kind()).States(rivertype.JobStateRunning).First(10000).
 		Where(`attempted_at < now() - make_interval(secs => @age) AND EXISTS (
 			SELECT 1 FROM accounts a WHERE a.id = (river_job.args ->> 'account_id')::bigint
 			AND a.state = @queued AND a.run_admitted AND a.run_generation = (river_job.args ->> 'generation')::bigint)`,
@@ -168,7 +168,7 @@ const deadTestAfter = 5 * time.Minute
 // deadJobsFound reports whether a dead process left stranded migration
 // jobs or connection tests behind.
 func (s *Store) deadJobsFound(ctx context.Context, expiry time.Duration) (bool, error) {
-	for _, params := range []*river.JobListParams{strandedRunJobs(expiry), deadTestJobs()} {
+	for _, params := range []*river.JobListParams{strandedAttemptJobs(expiry), deadTestJobs()} {
 		jobs, err := s.jobs.JobList(ctx, params.First(1))
 		if err != nil || len(jobs.Jobs) > 0 {
 			return err == nil, err
@@ -178,12 +178,12 @@ func (s *Store) deadJobsFound(ctx context.Context, expiry time.Duration) (bool, 
 }
 
 // strandedRuns returns the jobs of strandedRunJobs.
-func (s *Store) strandedRuns(ctx context.Context, tx pgx.Tx, expiry time.Duration) ([]migration.AccountRunJob, error) {
-	stranded, err := s.jobs.JobListTx(ctx, tx, strandedRunJobs(expiry))
+func (s *Store) strandedRuns(ctx context.Context, tx pgx.Tx, expiry time.Duration) ([]migration.AttemptJob, error) {
+	stranded, err := s.jobs.JobListTx(ctx, tx, strandedAttemptJobs(expiry))
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]migration.AccountRunJob, len(stranded.Jobs))
+	runs := make([]migration.AttemptJob, len(stranded.Jobs))
 	for i, job := range stranded.Jobs {
 		if err := json.Unmarshal(job.EncodedArgs, &runs[i]); err != nil {
 			return nil, err

@@ -132,7 +132,7 @@ func (s *Store) startScheduled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		return false, err
 	}
 	err = startJobsTx(ctx, savepoint, q.WithTx(savepoint), taskID, migration.CommandScheduleTick, func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {
-		_, pass, err = s.startRun(ctx, tx, q, taskID, migration.AccountFilter{}, by)
+		_, pass, err = s.startPass(ctx, tx, q, taskID, migration.AccountFilter{}, by)
 		return err
 	}, nil)
 	skipped := errors.Is(err, migration.ErrNoAccounts) || errors.Is(err, migration.ErrPlanBlocked) || errors.Is(err, migration.ErrLoginsRefused)

@@ -24,7 +24,7 @@ type Store struct {
 	// jobs inserts River jobs in the store's transactions; it runs none.
 	jobs    *river.Client[pgx.Tx]
 	jobsErr error
-	limits  migration.RunLimits // what admission holds every run to
+	limits  migration.AttemptLimits // what admission holds every run to
 	// tokens are the API tokens, whose cache a revocation clears.
 	tokens *APITokens
 }
@@ -34,7 +34,7 @@ var _ migration.Store = (*Store)(nil)
 // New returns a Store on pool that seals passwords with box and admits
 // runs within limits. The schema must be migrated (Migrate) and box's key
 // checked (CheckSecretKey).
-func New(pool *pgxpool.Pool, box *secret.Box, limits migration.RunLimits) *Store {
+func New(pool *pgxpool.Pool, box *secret.Box, limits migration.AttemptLimits) *Store {
 	jobs, err := newJobInserter(pool)
 	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits, tokens: NewAPITokens(pool)}
 }

@@ -208,7 +208,7 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 		task.Logins.Refused += st.LoginsRefused
 		task.Logins.Untested += st.Accounts - st.LoginsWorking - st.LoginsRefused
 		// A run under way has not ended in its pass's records yet.
-		if migration.AccountState(st.State).InRun() {
+		if migration.AccountState(st.State).InPass() {
 			task.Totals.MessagesCopiedToDate += st.MessagesCopied
 			task.Totals.BytesCopiedToDate += st.BytesCopied
 		}

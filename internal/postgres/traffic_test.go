@@ -19,7 +19,7 @@ import (
 func TestTrafficBudgetHoldsAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	first, pool, box := newStore(t)
-	second := postgres.New(pool, box, migration.RunLimits{})
+	second := postgres.New(pool, box, migration.AttemptLimits{})
 	ctx := context.Background()
 	mailbox := provider.Mailbox{Server: "imap.gmail.com:993", Login: "ann@example.com"}
 	if _, err := pool.Exec(ctx, `INSERT INTO mailbox_traffic (server, login, direction, hour, bytes) VALUES

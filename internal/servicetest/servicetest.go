@@ -50,7 +50,7 @@ type Options struct {
 	// 127.0.0.1, where the tests' receivers listen, when nil.
 	Delivery delivery.Options
 	// RunLimits bound the runs (connections per host).
-	RunLimits migration.RunLimits
+	RunLimits migration.AttemptLimits
 	// Queries, when set, counts the SQL statements the service sends.
 	Queries *QueryCounter
 	// Clock is the service's now for schedules (time.Now when nil), and

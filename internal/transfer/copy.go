@@ -38,7 +38,7 @@ type pendingAppend struct {
 
 // folderCopy copies the chosen messages of one folder.
 type folderCopy struct {
-	m           *accountRun
+	m           *accountAttempt
 	destination string
 	flags       flagFilter
 	appender    *imapconn.Appender

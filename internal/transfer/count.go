@@ -14,7 +14,7 @@ import (
 // a total (countFolders). A folder unchanged since the last run, which
 // the copy skips, keeps the count that run stored: a re-run with nothing
 // new does not read every folder again.
-func (r *accountRun) countSource(ctx context.Context, plans []folderPlan) error {
+func (r *accountAttempt) countSource(ctx context.Context, plans []folderPlan) error {
 	var boxes []mailbox
 	known := map[string]SourceCount{}
 	for _, plan := range plans {

@@ -13,7 +13,7 @@ import (
 // completedBefore reports whether a pass between these two mailboxes
 // completed a folder before: without one, the source cannot be found
 // unchanged, and both sides are opened at once (a first copy).
-func (r *accountRun) completedBefore() bool {
+func (r *accountAttempt) completedBefore() bool {
 	for _, st := range r.states {
 		if st.Complete && st.Servers == r.servers {
 			return true
@@ -28,7 +28,7 @@ func (r *accountRun) completedBefore() bool {
 // and its LIST-STATUS (with HIGHESTMODSEQ, so that a flag change shows)
 // is the one that pass recorded. A Gmail source, whose labels are read
 // from All Mail, is always compared on both sides.
-func (r *accountRun) sourceUnchanged(src openedSide) bool {
+func (r *accountAttempt) sourceUnchanged(src openedSide) bool {
 	if !sourceModelOf(src.session.Caps(), &r.job.Options).listingShowsUnchanged() {
 		return false
 	}
@@ -54,7 +54,7 @@ func (r *accountRun) sourceUnchanged(src openedSide) bool {
 // finishUnchanged ends an attempt that the source's listing alone found
 // with nothing to do: each folder goes where the last pass put it, and is
 // reported unchanged (copyFolder), as by a pass that looked at both sides.
-func (r *accountRun) finishUnchanged(ctx context.Context, src openedSide) error {
+func (r *accountAttempt) finishUnchanged(ctx context.Context, src openedSide) error {
 	var plans []folderPlan
 	for _, b := range src.boxes {
 		if b.Selectable && r.job.Options.wants(b.Name) {

@@ -115,7 +115,7 @@ const maxOversizeListed = 50
 // destination's quota against what is left to copy, and the messages
 // larger than the destination takes.
 func Plan(ctx context.Context, job Job) (AccountPlan, error) {
-	r, err := newAccountRun(ctx, job)
+	r, err := newAccountAttempt(ctx, job)
 	if err != nil {
 		return AccountPlan{}, err
 	}

@@ -144,7 +144,7 @@ func TestServerThatNeverGreetsTimesOut(t *testing.T) {
 	start := time.Now()
 	_, err := Migrate(context.Background(), Job{
 		Source: silent, Destination: dst.side("a", "pw"),
-		Tuning: Tuning{GreetingTimeout: 200 * time.Millisecond, Attempts: 2, Backoff: 10 * time.Millisecond},
+		Tuning: Tuning{GreetingTimeout: 200 * time.Millisecond, Tries: 2, Backoff: 10 * time.Millisecond},
 	})
 	if err == nil || imapconn.KindOf(err) != imapconn.KindTransient || !strings.Contains(err.Error(), "greeting") {
 		t.Fatalf("error %v, want a transient greeting failure", err)
@@ -158,7 +158,7 @@ func TestUnreachableHostIsTransient(t *testing.T) {
 	t.Parallel()
 	port := closedPort(t)
 	closed := imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: port, Security: imapconn.SecurityPlain}, Login: "a", Password: "pw"}
-	_, err := Migrate(context.Background(), Job{Source: closed, Destination: closed, Tuning: Tuning{Attempts: 1}})
+	_, err := Migrate(context.Background(), Job{Source: closed, Destination: closed, Tuning: Tuning{Tries: 1}})
 	if imapconn.KindOf(err) != imapconn.KindTransient || !strings.Contains(err.Error(), fmt.Sprintf("source a at 127.0.0.1:%d", port)) {
 		t.Errorf("error %v, want a transient failure naming the source host and port", err)
 	}

@@ -13,7 +13,7 @@ import (
 // folder, window by window of source messages, and verifies it by its UID
 // map. A folder the servers refuse fails alone (FolderResult.Error); a
 // broken connection fails the attempt.
-func (r *accountRun) copyFolder(ctx context.Context, plan folderPlan) (FolderResult, error) {
+func (r *accountAttempt) copyFolder(ctx context.Context, plan folderPlan) (FolderResult, error) {
 	res := FolderResult{Source: plan.Source.Name, Destination: plan.Destination}
 	facts := r.folderFacts(plan)
 	prev, known := facts.prev, facts.known
@@ -85,7 +85,7 @@ func (res FolderResult) failed(s *session, err error) (FolderResult, error) {
 
 // prepareDestination creates the destination folder where it is missing
 // and subscribes it where the source folder is subscribed.
-func (r *accountRun) prepareDestination(plan folderPlan) error {
+func (r *accountAttempt) prepareDestination(plan folderPlan) error {
 	dst := r.destination
 	if plan.Create {
 		err := r.createFolder(plan)
@@ -110,7 +110,7 @@ const responseCodeUseAttr imap.ResponseCode = "USEATTR"
 // role where the destination supports that (RFC 6154 §3) and has no
 // folder of the role yet, so that its mail clients find Sent or Trash
 // there. A server that refuses the role ([USEATTR]) gets a plain CREATE.
-func (r *accountRun) createFolder(plan folderPlan) error {
+func (r *accountAttempt) createFolder(plan folderPlan) error {
 	dst := r.destination
 	if plan.CreateRole == "" || !dst.Caps().Has(imap.CapCreateSpecialUse) {
 		return dst.Create(plan.Destination, nil).Wait()

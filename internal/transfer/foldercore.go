@@ -22,7 +22,7 @@ type folderFacts struct {
 	// (Options.filterKey): a state of others does not hold.
 	servers, filter string
 	// sourceOnly: the destination is not open, for the source's listing
-	// alone found the account unchanged (accountRun.sourceUnchanged).
+	// alone found the account unchanged (accountAttempt.sourceUnchanged).
 	sourceOnly bool
 	// readBackAll reads every copy back, unchanged or not.
 	readBackAll bool
@@ -101,7 +101,7 @@ func (f folderFacts) emptyOnBothSides() (syncstate.FolderState, bool) {
 }
 
 // folderFacts gathers what decides plan's step in this run.
-func (r *accountRun) folderFacts(plan folderPlan) folderFacts {
+func (r *accountAttempt) folderFacts(plan folderPlan) folderFacts {
 	prev, known := r.states[plan.Source.Name]
 	known = known && prev.Servers == r.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
 	return folderFacts{prev: prev, known: known, plan: plan, servers: r.servers, filter: r.filter,

@@ -161,7 +161,7 @@ type labelled struct {
 // it went, whatever its labels now: a label added or removed since must
 // not copy it a second time. A plan lists the messages larger than
 // oversizeOver (0: none).
-func (r *accountRun) buildLabelIndex(ctx context.Context, boxes []mailbox, plans []folderPlan, oversizeOver int64) (*labelIndex, error) {
+func (r *accountAttempt) buildLabelIndex(ctx context.Context, boxes []mailbox, plans []folderPlan, oversizeOver int64) (*labelIndex, error) {
 	allMail, folders := readFromAllMail(plans)
 	msgs, status, err := readLabels(ctx, &r.job.Source, allMail, r.job.Tuning)
 	if err != nil {
@@ -231,7 +231,7 @@ func readFromAllMail(plans []folderPlan) (allMail string, folders []string) {
 // placedBefore returns where the folders read from All Mail copied their
 // messages at earlier runs, by All Mail UID, from their maps: every such
 // folder's, in this plan or not.
-func (r *accountRun) placedBefore(ctx context.Context, allMail string, uidValidity uint32) (map[imap.UID]string, error) {
+func (r *accountAttempt) placedBefore(ctx context.Context, allMail string, uidValidity uint32) (map[imap.UID]string, error) {
 	placed := map[imap.UID]string{}
 	for folder, st := range r.states {
 		if st.Reads != allMail || st.Servers != r.servers || st.UIDValidity != uidValidity {

@@ -64,7 +64,7 @@ func (f *gmailFixture) job(policy GmailLabels) Job {
 		Destination: imapconn.Side{Server: imapconn.Server{Host: f.dst.Host, Port: f.dst.Port, Security: imapconn.SecurityPlain}, Login: "ann", Password: "pw"},
 		Options:     Options{GmailLabels: policy},
 		State:       syncstate.NewMemoryState(),
-		Tuning:      Tuning{Attempts: 1},
+		Tuning:      Tuning{Tries: 1},
 	}
 }
 
@@ -345,7 +345,7 @@ func TestJoiningGmailLabelsInsteadOfCopies(t *testing.T) {
 		Source:      imapconn.Side{Server: imapconn.Server{Host: src.Host, Port: src.Port, Security: imapconn.SecurityPlain}, Login: "ann", Password: "pw"},
 		Destination: imapconn.Side{Server: imapconn.Server{Host: gmail.Host, Port: gmail.Port, Security: imapconn.SecurityPlain}, Login: gmail.Login, Password: gmail.Password},
 		State:       syncstate.NewMemoryState(),
-		Tuning:      Tuning{Attempts: 1},
+		Tuning:      Tuning{Tries: 1},
 	}
 	wantCounts := func(when string, want map[string]int) {
 		t.Helper()

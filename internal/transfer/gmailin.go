@@ -23,7 +23,7 @@ type allMailTwins struct {
 
 // gmailTwins returns the attempt's allMailTwins, opening it the first
 // time; nil when the destination is not Gmail.
-func (r *accountRun) gmailTwins(ctx context.Context) (*allMailTwins, error) {
+func (r *accountAttempt) gmailTwins(ctx context.Context) (*allMailTwins, error) {
 	if r.destinationAllMail == "" {
 		return nil, nil
 	}

@@ -20,7 +20,7 @@ func mailboxOf(side *imapconn.Side) provider.Mailbox {
 // room and the account pauses (a throttle of KindThrottled) until it
 // has. Where both sides keep a budget, the destination's may count a few
 // messages the source's had no room for: it errs on the safe side.
-func (r *accountRun) spendTraffic(ctx context.Context, msgs []message) (int, error) {
+func (r *accountAttempt) spendTraffic(ctx context.Context, msgs []message) (int, error) {
 	take := len(msgs)
 	if r.job.Traffic == nil {
 		return take, nil

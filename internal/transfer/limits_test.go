@@ -32,7 +32,7 @@ func TestDailyUploadBudgetSpreadsAnAccountOverDays(t *testing.T) {
 	now := time.Now()
 	traffic := provider.NewMemoryTraffic(func() time.Time { return now })
 	job := Job{Source: src.side("ann", "pw"), Destination: dst.side("ann", "pw"), State: syncstate.NewMemoryState(),
-		Traffic: traffic, Tuning: Tuning{Attempts: 1}}
+		Traffic: traffic, Tuning: Tuning{Tries: 1}}
 	job.Destination.Limits.DailyUploadBytes = 5*size + size/2
 	var pauses []Throttle
 	job.OnThrottled = func(th Throttle) { pauses = append(pauses, th) }

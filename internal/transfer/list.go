@@ -30,7 +30,7 @@ func (s *session) listMailboxes() ([]mailbox, namespace, error) {
 		return nil, ns, s.Failed(err)
 	}
 	// Without LIST-EXTENDED the source's subscriptions come from LSUB
-	// (accountRun.readSubscriptions).
+	// (accountAttempt.readSubscriptions).
 	subscribed := map[string]bool{}
 	boxes := make([]mailbox, 0, len(listed))
 	for _, data := range listed {

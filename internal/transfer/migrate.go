@@ -16,7 +16,7 @@ import (
 )
 
 // maxBackoff caps the wait between tries. After a transient failure the
-// whole account is tried again (Tuning.Attempts), waiting Tuning.Backoff,
+// whole account is tried again (Tuning.Tries), waiting Tuning.Backoff,
 // then twice as long each time. Work already done is not redone: finished
 // folders are skipped, and identities keep a folder's second try from
 // copying anything twice.
@@ -25,8 +25,9 @@ const maxBackoff = 30 * time.Second
 // maxThrottlePause caps the doubling pause after throttles without a hint.
 const maxThrottlePause = 30 * time.Minute
 
-// accountRun is one migration of one account.
-type accountRun struct {
+// accountAttempt is the engine's part of an attempt: one account
+// migrated in one job, over as many tries as its connections need.
+type accountAttempt struct {
 	job         *Job
 	source      *session
 	destination *session
@@ -79,7 +80,7 @@ type accountRun struct {
 // message the index missed would pass for done. An attempt after a
 // throttle or a reconnect keeps an index still good: on Gmail, reading it
 // again spends the bandwidth that ran out.
-func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
+func (r *accountAttempt) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
 	_, folders := readFromAllMail(r.plans)
 	if x := r.labels; x != nil && slices.Equal(x.folders, folders) && (selected == nil ||
 		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
@@ -97,7 +98,7 @@ func (r *accountRun) labelIndex(ctx context.Context, selected *imap.SelectData) 
 // the figures and the new sync state even when it fails part-way, so that
 // the caller can store them.
 func Migrate(ctx context.Context, job Job) (Result, error) {
-	r, err := newAccountRun(ctx, job)
+	r, err := newAccountAttempt(ctx, job)
 	if err != nil {
 		return Result{}, err
 	}
@@ -105,11 +106,11 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 	return Result{Progress: r.progress, Folders: r.folders, Scripts: r.scripts}, err
 }
 
-// newAccountRun readies the run of job: the tuning's defaults, and the
+// newAccountAttempt readies the run of job: the tuning's defaults, and the
 // sync state the last run left.
-func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
+func newAccountAttempt(ctx context.Context, job Job) (*accountAttempt, error) {
 	job.Tuning = job.Tuning.withDefaults()
-	r := &accountRun{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
+	r := &accountAttempt{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
 		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination), filter: job.Options.filterKey()}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
@@ -129,26 +130,26 @@ func newAccountRun(ctx context.Context, job Job) (*accountRun, error) {
 // sideKey names the mailbox a side is: server and login.
 func sideKey(s *imapconn.Side) string { return s.Address() + "/" + s.Login }
 
-// withRetries runs attempts until one ends the account: a transient
-// failure is tried again (Tuning.Attempts in all); a throttle pauses as
-// the server asks and goes on without using up an attempt, up to
+// withRetries connects and copies until a try ends the attempt: a
+// transient failure is tried again (Tuning.Tries in all); a throttle
+// pauses as the server asks and goes on without using up a try, up to
 // Tuning.Throttles of them, the pause of an unhinted one doubling each
-// time. A pause longer than Tuning.LongestWait ends the run with a
+// time. A pause longer than Tuning.LongestWait ends the attempt with a
 // *PausedError instead: the account is started again when it ends. A
 // session the server ended because its access token expired logs in
-// again at once with a fresh token, without using up an attempt, as long
-// as the run got on since the last such end: a mailbox that takes hours
+// again at once with a fresh token, without using up a try, as long as
+// the attempt got on since the last such end: a mailbox that takes hours
 // outlives many tokens.
-func (r *accountRun) withRetries(ctx context.Context) error {
+func (r *accountAttempt) withRetries(ctx context.Context) error {
 	backoff := r.job.Tuning.Backoff
 	throttles, unhinted := 0, r.job.Tuning.ThrottlePause
 	lastExpiry := -1 // the run's headway (headway) at the last token expiry
-	for attempt := 1; ; attempt++ {
-		err := r.attempt(ctx)
+	for try := 1; ; try++ {
+		err := r.connectAndCopy(ctx)
 		if imapconn.TokenExpired(err) && ctx.Err() == nil && r.headway() != lastExpiry {
 			lastExpiry = r.headway()
 			r.logger.Info("the server ended the session as its access token expired; logging in again with a fresh one", "err", err)
-			attempt-- // a token's end is not a failure
+			try-- // a token's end is not a failure
 			continue
 		}
 		if imapconn.KindOf(err) == imapconn.KindThrottled && ctx.Err() == nil && throttles < r.job.Tuning.Throttles {
@@ -162,16 +163,16 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 				return ctx.Err()
 			}
 			unhinted = min(2*unhinted, maxThrottlePause)
-			attempt-- // a throttle is not a failure
+			try-- // a throttle is not a failure
 			continue
 		}
-		if err == nil || imapconn.KindOf(err) != imapconn.KindTransient || ctx.Err() != nil || attempt == r.job.Tuning.Attempts {
+		if err == nil || imapconn.KindOf(err) != imapconn.KindTransient || ctx.Err() != nil || try == r.job.Tuning.Tries {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			return err
 		}
-		r.logger.Warn("migration interrupted; reconnecting", "err", err, "attempt", attempt, "wait", backoff)
+		r.logger.Warn("migration interrupted; reconnecting", "err", err, "try", try, "wait", backoff)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -183,12 +184,13 @@ func (r *accountRun) withRetries(ctx context.Context) error {
 
 // headway is how far the run got: messages copied or found, and folders
 // done.
-func (r *accountRun) headway() int {
+func (r *accountAttempt) headway() int {
 	return r.progress.MessagesCopied + r.progress.MessagesSkipped + r.progress.FoldersDone
 }
 
-// attempt connects to both sides and copies every folder not finished yet.
-func (r *accountRun) attempt(ctx context.Context) error {
+// connectAndCopy is one try: it connects to both sides and copies every
+// folder not finished yet.
+func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 	src, dst, err := r.open(ctx)
 	if err != nil {
 		return err
@@ -232,7 +234,7 @@ func (r *accountRun) attempt(ctx context.Context) error {
 }
 
 // copyFolders copies every folder of plans not finished yet.
-func (r *accountRun) copyFolders(ctx context.Context, plans []folderPlan) error {
+func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) error {
 	r.plans = plans
 	r.progress.FoldersTotal = len(plans)
 	if !r.progress.SourceCounted { // once a run: an attempt after a reconnect keeps the total
@@ -262,7 +264,7 @@ func (r *accountRun) copyFolders(ctx context.Context, plans []folderPlan) error 
 
 // previousDestinations returns where each source folder went at the last
 // run, with the same servers: the plan keeps it there.
-func (r *accountRun) previousDestinations() map[string]string {
+func (r *accountAttempt) previousDestinations() map[string]string {
 	prev := map[string]string{}
 	for folder, st := range r.states {
 		if st.Servers == r.servers {
@@ -272,7 +274,7 @@ func (r *accountRun) previousDestinations() map[string]string {
 	return prev
 }
 
-func (r *accountRun) report() {
+func (r *accountAttempt) report() {
 	if r.job.OnProgress != nil {
 		r.job.OnProgress(r.progress)
 	}
@@ -280,7 +282,7 @@ func (r *accountRun) report() {
 
 // saveFolderState stores a folder's state, for this run's later attempts
 // and for the next run.
-func (r *accountRun) saveFolderState(ctx context.Context, folder string, st syncstate.FolderState) error {
+func (r *accountAttempt) saveFolderState(ctx context.Context, folder string, st syncstate.FolderState) error {
 	r.states[folder] = st
 	if err := r.store.SetFolderState(ctx, folder, st); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
@@ -289,7 +291,7 @@ func (r *accountRun) saveFolderState(ctx context.Context, folder string, st sync
 }
 
 // resetFolder drops a folder's map and stores its new state.
-func (r *accountRun) resetFolder(ctx context.Context, folder string, st syncstate.FolderState) error {
+func (r *accountAttempt) resetFolder(ctx context.Context, folder string, st syncstate.FolderState) error {
 	r.states[folder] = st
 	if err := r.store.ResetFolder(ctx, folder, st); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)

@@ -103,7 +103,7 @@ func TestTokenExpiringMidRunIsRefreshed(t *testing.T) {
 	started := time.Now()
 	const attempts = 3
 	res := migrateVerified(t, Job{Source: source, Destination: f.destination("ann@example.com", f.config.ForUser(refresh, nil), imapconn.XOAuth2),
-		State: syncstate.NewMemoryState(), Tuning: Tuning{Backoff: 100 * time.Millisecond, Attempts: attempts}})
+		State: syncstate.NewMemoryState(), Tuning: Tuning{Backoff: 100 * time.Millisecond, Tries: attempts}})
 	f.wantCopied(t, "ann@example.com", res)
 	took := time.Since(started)
 	if took < 3*time.Second {
@@ -177,7 +177,7 @@ func TestThrottlingPausesAndResumes(t *testing.T) {
 	var throttles []Throttle
 	job := Job{Source: dovecotSide(f.src, "ann", "pw"),
 		Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), imapconn.XOAuth2),
-		State:       syncstate.NewMemoryState(), Tuning: Tuning{Attempts: 1}, // any failure would end the run
+		State:       syncstate.NewMemoryState(), Tuning: Tuning{Tries: 1}, // any failure would end the run
 		OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
 	started := time.Now()
 	res := migrateVerified(t, job)
@@ -259,7 +259,7 @@ func TestPushbackIsPushback(t *testing.T) {
 			var throttles []Throttle
 			job := Job{Source: dovecotSide(f.src, "ann", "pw"),
 				Destination: f.destination("ann@example.com", f.config.ForUser(f.tokens.IssueRefreshToken("ann@example.com", "mailmigrate"), nil), imapconn.XOAuth2),
-				State:       syncstate.NewMemoryState(), Tuning: Tuning{Attempts: 1, ThrottlePause: 50 * time.Millisecond}, // any failure would end the run
+				State:       syncstate.NewMemoryState(), Tuning: Tuning{Tries: 1, ThrottlePause: 50 * time.Millisecond}, // any failure would end the run
 				OnThrottled: func(th Throttle) { throttles = append(throttles, th) }}
 			res, err := Migrate(t.Context(), job)
 			var refused []string

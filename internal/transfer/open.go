@@ -16,7 +16,7 @@ import (
 // (Job.SourceOnlyDelta) opens the source first and leaves the
 // destination closed (dst.session nil) when the source's listing shows
 // nothing to do.
-func (r *accountRun) open(ctx context.Context) (src, dst openedSide, err error) {
+func (r *accountAttempt) open(ctx context.Context) (src, dst openedSide, err error) {
 	if !r.job.SourceOnlyDelta || !r.completedBefore() {
 		return openBoth(ctx, r.job)
 	}
@@ -38,7 +38,7 @@ func (r *accountRun) open(ctx context.Context) (src, dst openedSide, err error) 
 // readSubscriptions marks the source folders that LSUB lists as
 // subscribed, for a source without LIST-EXTENDED. Subscriptions are worth
 // a warning, not the account: without them the copy goes on.
-func (r *accountRun) readSubscriptions(source *session, boxes []mailbox) {
+func (r *accountAttempt) readSubscriptions(source *session, boxes []mailbox) {
 	subscribed, err := imapconn.SubscriptionsByLSUB(source.Session)
 	if err != nil {
 		r.logger.Warn("could not read the source's subscriptions (LSUB); they are not copied", "err", err)
@@ -93,7 +93,7 @@ func openSide(ctx context.Context, side *imapconn.Side, name string, tuning Tuni
 // Online does), and the source may have been read for longer than that
 // before the first APPEND. The fresh session selects folder again, which
 // must be the same folder (uidValidity).
-func (r *accountRun) appenderFor(ctx context.Context, folder string, uidValidity uint32) (*imapconn.Appender, error) {
+func (r *accountAttempt) appenderFor(ctx context.Context, folder string, uidValidity uint32) (*imapconn.Appender, error) {
 	if r.appender != nil {
 		return r.appender, nil
 	}

@@ -21,7 +21,7 @@ func profileOf(side *imapconn.Side, caps imap.CapSet) provider.Profile {
 // sizeLimit is the largest message the destination takes and the words
 // for one larger: its APPENDLIMIT, else its endpoint's own limit, else
 // its profile's default; 0: none known.
-func (r *accountRun) sizeLimit(announced int64) (int64, func(size int64) string) {
+func (r *accountAttempt) sizeLimit(announced int64) (int64, func(size int64) string) {
 	if announced > 0 {
 		return announced, func(size int64) string {
 			return fmt.Sprintf("the message of %d bytes is larger than the destination takes (APPENDLIMIT=%d); it stays on the source", size, announced)
@@ -45,4 +45,4 @@ func (r *accountRun) sizeLimit(announced int64) (int64, func(size int64) string)
 
 // reservedNames are the destination's folder names that cannot be
 // created, by its profile.
-func (r *accountRun) reservedNames() []string { return r.destinationProfile.Reserved() }
+func (r *accountAttempt) reservedNames() []string { return r.destinationProfile.Reserved() }

@@ -27,7 +27,7 @@ func TestDestinationProfileLimits(t *testing.T) {
 		dst := startMemServer(t, map[string]string{"ann": "pw"})
 		destination := dst.side("ann", "pw")
 		destination.Profile = provider.ProfileExchange
-		res, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Attempts: 1}})
+		res, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Tries: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestDestinationProfileLimits(t *testing.T) {
 		dst := startMemServer(t, map[string]string{"ann": "pw"})
 		destination := dst.side("ann", "pw")
 		destination.Profile = provider.ProfileMicrosoft365
-		res, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Attempts: 1}})
+		res, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Tries: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -227,7 +227,7 @@ func TestResetConnectionsLoseAndDuplicateNothing(t *testing.T) {
 			proxy := startCuttingProxy(t, net.JoinHostPort(target.Host, strconv.Itoa(target.Port)), 60_000, 6)
 			proxy.downstream.Store(side == "source")
 			*port = proxy.port()
-			p.job.Tuning = Tuning{Backoff: 10 * time.Millisecond, Attempts: 10}
+			p.job.Tuning = Tuning{Backoff: 10 * time.Millisecond, Tries: 10}
 			p.runTimes(t, 4)
 			if proxy.conns.Load() < 5 {
 				t.Fatalf("the proxy saw %d connections: the faults were not injected", proxy.conns.Load())
@@ -499,7 +499,7 @@ func TestStoppedFolderMoveCopiesNothingTwice(t *testing.T) {
 	moved := p.job
 	moved.State = stateWritesRefused{state}
 	moved.Options.FolderMap = map[string]string{"Projects": "INBOX.Elsewhere"}
-	moved.Tuning.Attempts = 1
+	moved.Tuning.Tries = 1
 	if _, err := Migrate(t.Context(), moved); !errors.Is(err, errStateWrite) {
 		t.Fatalf("the run that could not store its state: %v", err)
 	}
@@ -528,7 +528,7 @@ func TestRerunThatCannotStoreItsStateCopiesNothingTwice(t *testing.T) {
 	p.src.Load(t, "alice", imaptest.Corpus{Messages: msgs[5:8]})
 	stopped := p.job
 	stopped.State = stateWritesRefused{p.job.State}
-	stopped.Tuning.Attempts = 1
+	stopped.Tuning.Tries = 1
 	if _, err := Migrate(t.Context(), stopped); !errors.Is(err, errStateWrite) {
 		t.Fatalf("the run that could not store its state: %v", err)
 	}

@@ -59,7 +59,7 @@ type ScriptRefusal struct {
 // messages: each by name, with the folders it files into renamed as the
 // plan renamed them, and the source's active one made active. A failure
 // here is reported in the result and never fails the account.
-func (r *accountRun) copyScripts(ctx context.Context, plans []folderPlan, src, dst namespace) {
+func (r *accountAttempt) copyScripts(ctx context.Context, plans []folderPlan, src, dst namespace) {
 	if r.scripts == nil {
 		r.scripts = r.scriptsOf(ctx, plans, src, dst, false)
 	}
@@ -67,13 +67,13 @@ func (r *accountRun) copyScripts(ctx context.Context, plans []folderPlan, src, d
 
 // planScripts is what copyScripts would do, the destination's CHECKSCRIPT
 // answering in place of PUTSCRIPT: nothing is written.
-func (r *accountRun) planScripts(ctx context.Context, plans []folderPlan, src, dst namespace) *ScriptsResult {
+func (r *accountAttempt) planScripts(ctx context.Context, plans []folderPlan, src, dst namespace) *ScriptsResult {
 	return r.scriptsOf(ctx, plans, src, dst, true)
 }
 
 // scriptsOf moves the scripts, or with dry only checks them; nil when the
 // source names no ManageSieve.
-func (r *accountRun) scriptsOf(ctx context.Context, plans []folderPlan, src, dst namespace, dry bool) *ScriptsResult {
+func (r *accountAttempt) scriptsOf(ctx context.Context, plans []folderPlan, src, dst namespace, dry bool) *ScriptsResult {
 	if r.job.Source.Sieve.Port == 0 {
 		return nil
 	}
@@ -117,7 +117,7 @@ func scriptProblems(s ScriptsResult) []PlanProblem {
 // moveScripts reads the source's scripts and puts each on the destination
 // that is not there as it is; with dry, it asks the destination to check
 // each instead (CHECKSCRIPT) and changes nothing.
-func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, rename func(string) (string, bool), dry bool) error {
+func (r *accountAttempt) moveScripts(ctx context.Context, result *ScriptsResult, rename func(string) (string, bool), dry bool) error {
 	from, err := dialSieve(ctx, &r.job.Source, r.job.Tuning)
 	if err != nil {
 		return fmt.Errorf("source ManageSieve: %w", err)
@@ -159,7 +159,7 @@ func (r *accountRun) moveScripts(ctx context.Context, result *ScriptsResult, ren
 
 // scriptStates is what earlier passes put of each script between these
 // servers; a record of other servers is none.
-func (r *accountRun) scriptStates(ctx context.Context) (map[string]syncstate.ScriptState, error) {
+func (r *accountAttempt) scriptStates(ctx context.Context) (map[string]syncstate.ScriptState, error) {
 	states, err := r.store.ScriptStates(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the scripts' sync state: %w", err)
@@ -170,7 +170,7 @@ func (r *accountRun) scriptStates(ctx context.Context) (map[string]syncstate.Scr
 
 // scriptMove moves one account's scripts, one by one.
 type scriptMove struct {
-	run    *accountRun
+	run    *accountAttempt
 	to     *sieve.Client
 	states map[string]syncstate.ScriptState // what earlier passes put
 	result *ScriptsResult

@@ -104,7 +104,7 @@ func TestConfigProblemOfAFailedRun(t *testing.T) {
 		{d.Port, ProblemNotTLS},
 	} {
 		side := imapconn.Side{Server: imapconn.Server{Host: "127.0.0.1", Port: tc.port, Security: imapconn.SecurityTLS}, Login: "a", Password: "pw"}
-		_, err := Migrate(context.Background(), Job{Source: side, Destination: side, Tuning: Tuning{Attempts: 1}})
+		_, err := Migrate(context.Background(), Job{Source: side, Destination: side, Tuning: Tuning{Tries: 1}})
 		if got := ConfigProblem(err); got != tc.want {
 			t.Errorf("port %d: problem %q of %v, want %q", tc.port, got, err, tc.want)
 		}

@@ -171,7 +171,7 @@ func TestServersWithoutSpecialUseKeepLookalikeFoldersApart(t *testing.T) {
 						srvMessage(tag+"-a", 2*i, imap.FlagSeen), srvMessage(tag+"-b", 2*i+1, imap.FlagDraft, "$Label1"))
 					want = append(want, msgs...)
 				}
-				job := srvJob(src.side(), dovecotSide(dst, "alice", "pw"), Tuning{Attempts: 1})
+				job := srvJob(src.side(), dovecotSide(dst, "alice", "pw"), Tuning{Tries: 1})
 
 				first := srvRun(t, job, 1)
 				wantVerified(t, first, 1)
@@ -237,7 +237,7 @@ func TestServersWithoutSpecialUseAsDestination(t *testing.T) {
 				}
 			}
 			src.Load(t, "alice", corpus)
-			job := srvJob(dovecotSide(src, "alice", "pw"), dst.side(), Tuning{Attempts: 1})
+			job := srvJob(dovecotSide(src, "alice", "pw"), dst.side(), Tuning{Tries: 1})
 
 			first := srvRun(t, job, 1)
 			wantVerified(t, first, 1)
@@ -310,7 +310,7 @@ func TestServersDestinationWithoutLiteralPlusRefusesMessagesAlone(t *testing.T) 
 	msgs[big].Body = mail("big@servers.test", "big", 6000)
 	inbox, uids := srvSeed(t, src, "INBOX", "INBOX", msgs...)
 	later, _ := srvSeed(t, src, "Later", "Later", srvMessage("later-0", 20), srvMessage("later-1", 21, imap.FlagAnswered))
-	job := srvJob(src.side(), dst.side(), Tuning{Attempts: 1})
+	job := srvJob(src.side(), dst.side(), Tuning{Tries: 1})
 
 	for run, want := range []struct {
 		copied int
@@ -387,7 +387,7 @@ func TestServersSourceWithUnreadableMessages(t *testing.T) {
 			}
 			inbox, uids := srvSeed(t, src, "INBOX", "INBOX", msgs...)
 			later, _ := srvSeed(t, src, "Later", "Later", srvMessage("later-0", 20), srvMessage("later-1", 21, imap.FlagSeen))
-			job := srvJob(src.side(), dst.side(), Tuning{Attempts: 1})
+			job := srvJob(src.side(), dst.side(), Tuning{Tries: 1})
 			failed := []imap.UID{uids[unreadable[0]], uids[unreadable[1]]}
 			words := []string{"could not be converted", "could not be converted"}
 
@@ -424,7 +424,7 @@ func TestServersSourceWithUnreadableMessages(t *testing.T) {
 // silenceTuning gives up on a silent server after idle, and tries again.
 const silenceIdle = 500 * time.Millisecond
 
-var silenceTuning = Tuning{IdleTimeout: silenceIdle, Attempts: 3, Backoff: 10 * time.Millisecond}
+var silenceTuning = Tuning{IdleTimeout: silenceIdle, Tries: 3, Backoff: 10 * time.Millisecond}
 
 // TestServersDestinationSilentInAppend: the destination stops answering
 // in the middle of the third APPEND's literal, with LITERAL+ (the bodies
@@ -553,7 +553,7 @@ func TestServersDestinationWithoutUIDPlus(t *testing.T) {
 		seeded, _ := srvSeed(t, src, folder, folder, msgs...)
 		want = append(want, seeded...)
 	}
-	job := srvJob(src.side(), dst.side(), Tuning{Attempts: 1})
+	job := srvJob(src.side(), dst.side(), Tuning{Tries: 1})
 	for run := 1; run <= 4; run++ {
 		if run == 4 {
 			job.State = syncstate.NewMemoryState() // lost
@@ -599,7 +599,7 @@ func TestServersSourceWithoutLiteralPlus(t *testing.T) {
 					srvMessage(fmt.Sprint("draft-", i), 3*i+1, imap.FlagDraft), big)
 				want = append(want, seeded...)
 			}
-			job := srvJob(src.side(), dst.side(), Tuning{Attempts: 1})
+			job := srvJob(src.side(), dst.side(), Tuning{Tries: 1})
 			for run := 1; run <= 2; run++ {
 				res := srvRun(t, job, run)
 				wantVerified(t, res, run)
@@ -668,7 +668,7 @@ func TestServersOneDestinationSessionIsNeverIdle(t *testing.T) {
 	host, port := imaptest.SlowProxy(t, src.Addr(), 150_000)
 	dst := startFaultServer(t, faultOptions{IdleTimeout: 500 * time.Millisecond})
 	job := Job{Source: dovecotSide(src, "alice", "old-pw"), Destination: dst.side(), State: syncstate.NewMemoryState(),
-		Tuning: Tuning{Attempts: 1}}
+		Tuning: Tuning{Tries: 1}}
 	job.Source.Host, job.Source.Port = host, port
 	start := time.Now()
 	res, err := Migrate(t.Context(), job)

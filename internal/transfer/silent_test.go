@@ -42,7 +42,7 @@ func TestSilentServerFailsWithinTheIdleTimeout(t *testing.T) {
 	dst := startMemServer(t, map[string]string{"a": "pw"})
 	start := time.Now()
 	_, err := Migrate(t.Context(), Job{Source: silentAfterLogin(t), Destination: dst.side("a", "pw"),
-		Tuning: Tuning{IdleTimeout: idle, Attempts: 1}})
+		Tuning: Tuning{IdleTimeout: idle, Tries: 1}})
 	elapsed := time.Since(start)
 	if err == nil || imapconn.KindOf(err) != imapconn.KindTransient {
 		t.Fatalf("error %v, want a transient failure of the silent server", err)

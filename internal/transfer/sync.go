@@ -13,7 +13,7 @@ import (
 
 // folderSync is one folder pair being brought up to date with its UID map.
 type folderSync struct {
-	r      *accountRun
+	r      *accountAttempt
 	plan   folderPlan
 	folder string // source folder: the map's key
 	src    *imap.SelectData
@@ -67,7 +67,7 @@ const stateSaveTimeout = 30 * time.Second
 // UIDVALIDITY changed (a destination folder deleted and created again
 // has a new one). Otherwise the map is dropped and the folder is
 // reconciled by identity: every destination message is compared.
-func (r *accountRun) startFolderSync(ctx context.Context, plan folderPlan, prev syncstate.FolderState, known bool, sd, dd *imap.SelectData) (*folderSync, error) {
+func (r *accountAttempt) startFolderSync(ctx context.Context, plan folderPlan, prev syncstate.FolderState, known bool, sd, dd *imap.SelectData) (*folderSync, error) {
 	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
 		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext, readBackUIDs: map[imap.UID]bool{}}
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity

@@ -64,7 +64,7 @@ func throttle(err error, unhinted time.Duration) Throttle {
 
 // pauseForThrottle waits out a throttle, telling the job first; false
 // when ctx ended meanwhile.
-func (r *accountRun) pauseForThrottle(ctx context.Context, t Throttle) bool {
+func (r *accountAttempt) pauseForThrottle(ctx context.Context, t Throttle) bool {
 	r.noteThrottle(t)
 	select {
 	case <-ctx.Done():
@@ -75,7 +75,7 @@ func (r *accountRun) pauseForThrottle(ctx context.Context, t Throttle) bool {
 }
 
 // noteThrottle tells the job of a pause and logs it.
-func (r *accountRun) noteThrottle(t Throttle) {
+func (r *accountAttempt) noteThrottle(t Throttle) {
 	if r.job.OnThrottled != nil {
 		r.job.OnThrottled(t)
 	}

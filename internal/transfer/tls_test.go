@@ -29,7 +29,7 @@ func TestConnectionSecurityModes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			source := imapconn.Side{Server: tc.server, Login: "a", Password: "pw"}
-			_, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Attempts: 3}})
+			_, err := Migrate(context.Background(), Job{Source: source, Destination: destination, Tuning: Tuning{Tries: 3}})
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("migration failed: %v", err)

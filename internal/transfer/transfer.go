@@ -157,7 +157,7 @@ type Job struct {
 type Tuning struct {
 	GreetingTimeout time.Duration // dial, TLS and greeting; default 30 s
 	IdleTimeout     time.Duration // longest silence of a server mid-command; default 5 min
-	Attempts        int           // tries after transient failures; default 5
+	Tries           int           // tries in all, after transient failures; default 5
 	Backoff         time.Duration // first wait between tries, doubling; default 1 s
 	// SingleAppend sends one APPEND per message even where the destination
 	// offers MULTIAPPEND: for measuring, and for servers that mishandle it.
@@ -200,8 +200,8 @@ func (t Tuning) withDefaults() Tuning {
 	if t.LongestWait <= 0 {
 		t.LongestWait = 5 * time.Minute
 	}
-	if t.Attempts <= 0 {
-		t.Attempts = 5
+	if t.Tries <= 0 {
+		t.Tries = 5
 	}
 	if t.Backoff <= 0 {
 		t.Backoff = time.Second

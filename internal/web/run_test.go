@@ -161,7 +161,7 @@ func testCancelRun(t *testing.T, browser context.Context) {
 	}
 	list.screenshot("tasks-running")
 
-	tb.waitJS(`!document.querySelector('#task-summary button[data-action="cancel"]').disabled`, "Cancel run to be enabled")
+	tb.waitJS(`!document.querySelector('#task-summary button[data-action="cancel"]').disabled`, "Cancel pass to be enabled")
 	// Run had the focus and is disabled now: the focus moved on to the
 	// next button, Test logins (a run does not block a test), not to the
 	// top of the page.
@@ -169,7 +169,7 @@ func testCancelRun(t *testing.T, browser context.Context) {
 		t.Errorf("after Run the focus is on %q, want Test logins", focused)
 	}
 	tb.click(`#task-summary button[data-action="cancel"]`)
-	tb.waitText("main .notice.ok", "Canceling the run: slow one.")
+	tb.waitText("main .notice.ok", "Canceling the pass: slow one.")
 	tb.waitText("#task-summary h1 .badge", "canceled")
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="canceled"]').length === 3`, "the three accounts canceled")
 	// A canceled run's bar is not full: no account ended its run.
@@ -327,7 +327,7 @@ func testActWhileOthersRun(t *testing.T, browser context.Context) {
 	if state := evaluate[string](tb, `document.querySelector(`+quote(bigRow)+`).dataset.state`); state != "running" {
 		t.Fatalf("big is %s once ann is done, want still running", state)
 	}
-	tb.waitText(`#event-log li[data-kind="run.joined"]`, "ann joins the run under way")
+	tb.waitText(`#event-log li[data-kind="run.joined"]`, "ann joins the pass under way")
 	tb.screenshot("task-act-while-others-run")
 
 	tb.click(bigRow + ` button[data-action="cancel-account"]`)

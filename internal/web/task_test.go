@@ -67,10 +67,10 @@ func testTaskRun(t *testing.T, browser context.Context) {
 	// Run: the page must follow it on its own, so a reload would lose this mark.
 	tb.run(chromedp.Evaluate[chromedp.Void](`window.__samePage = true`))
 	tb.click(`#task-summary button[data-action="run"]`)
-	tb.waitText("#task-summary .notice, main .notice.ok", "Run started")
+	tb.waitText("#task-summary .notice, main .notice.ok", "Pass started")
 	tb.waitText("#task-summary h1 .badge", "completed")
 	tb.waitJS(`document.querySelectorAll('#account-list tr[data-state="completed"]').length === 2`, "both accounts completed")
-	tb.waitText("#event-log", "run finished: completed (2 accounts: 2 completed)")
+	tb.waitText("#event-log", "pass finished: completed (2 accounts: 2 completed)")
 	if !evaluate[bool](tb, `window.__samePage === true`) {
 		t.Error("the page reloaded during the run")
 	}

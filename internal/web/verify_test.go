@@ -43,7 +43,7 @@ func testVerifyBothServers(t *testing.T, browser context.Context) {
 	dialogOpen := `document.querySelector('dialog[open] #confirm-question') !== null`
 	tb.clickUntil(`#follow-up button[data-action="verify"]`, dialogOpen, "the verification's question")
 	tb.confirm("Verify the 1 account of verified move on both servers?", false)
-	if runs, err := s.Client.ListTaskRunsWithResponse(ctx, taskID); err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 2 {
+	if runs, err := s.Client.ListTaskPassesWithResponse(ctx, taskID); err != nil || runs.JSON200 == nil || len(*runs.JSON200) != 2 {
 		t.Fatalf("after answering no: %v %v, want the two passes alone", err, runs)
 	}
 	tb.clickUntil(`#follow-up button[data-action="verify"]`, dialogOpen, "the verification's question")
@@ -61,11 +61,11 @@ func testVerifyBothServers(t *testing.T, browser context.Context) {
 
 // waitPassesEnded waits until the task has n passes, the last ended, and
 // returns them.
-func waitPassesEnded(t *testing.T, s *site, taskID int64, n int) []api.TaskRun {
+func waitPassesEnded(t *testing.T, s *site, taskID int64, n int) []api.Pass {
 	t.Helper()
-	var runs []api.TaskRun
+	var runs []api.Pass
 	testsupport.Eventually(t, 60*time.Second, func() error {
-		resp, err := s.Client.ListTaskRunsWithResponse(context.Background(), taskID)
+		resp, err := s.Client.ListTaskPassesWithResponse(context.Background(), taskID)
 		if err != nil || resp.JSON200 == nil {
 			return fmt.Errorf("passes: %v %v", err, resp)
 		}

@@ -16,7 +16,7 @@ import (
 // records it: a dry run, which changes neither server.
 type AccountPlan struct {
 	river.WorkerDefaults[migration.AccountPlanJob]
-	store     RunStore
+	store     AttemptStore
 	lifecycle Lifecycle
 	logger    *slog.Logger
 	opts      Options

@@ -16,9 +16,9 @@ import (
 // stored, or with the run's outcome. A small account's folders then cost
 // one transaction, not one each.
 type progressReporter struct {
-	worker               *AccountRun
-	parties              migration.RunParties // name the run in its events
-	ctx                  context.Context      // the job's: progress of a canceled run is dropped
+	worker               *AccountAttempt
+	parties              migration.AttemptParties // name the run in its events
+	ctx                  context.Context          // the job's: progress of a canceled run is dropped
 	lastStored, lastSent time.Time
 	counted              transfer.Progress // what the metrics have of this run
 	// before are the figures of the earlier runs of the pass this run

@@ -23,8 +23,8 @@ func knownSecrets(sides ...imapconn.Side) []string {
 	return known
 }
 
-// scrubRunOutcome scrubs a run's outcome of known secrets.
-func scrubRunOutcome(o *migration.AccountRunOutcome, known []string) {
+// scrubAttemptOutcome scrubs a run's outcome of known secrets.
+func scrubAttemptOutcome(o *migration.AttemptOutcome, known []string) {
 	o.LastError = secret.Scrub(o.LastError, known...)
 	scrubEvents(o.Events, known)
 	scrubEvents(o.Pending, known)

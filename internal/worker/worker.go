@@ -39,9 +39,9 @@ type Store interface {
 // see it: every state their work moves, an account's, a test's or a
 // plan's, goes through it, as a request's does.
 type Lifecycle interface {
-	StartAccountRun(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error)
-	RenewAccountRun(ctx context.Context, job migration.AccountRunJob) (stop bool, err error)
-	EndAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error
+	StartAttempt(ctx context.Context, job migration.AttemptJob) (migration.StartedAttempt, bool, error)
+	RenewAttempt(ctx context.Context, job migration.AttemptJob) (stop bool, err error)
+	EndAttempt(ctx context.Context, outcome migration.AttemptOutcome) error
 	EndAccountTest(ctx context.Context, outcome migration.AccountTestOutcome) error
 	EndAccountPlan(ctx context.Context, outcome migration.PlanOutcome) error
 	AdmitWaiting(ctx context.Context) error
@@ -87,11 +87,11 @@ func (o Options) withDefaults() Options {
 
 // Register adds every worker to workers: they read what a job needs from
 // store and report what it did to lifecycle.
-func Register(workers *river.Workers, store RunStore, lifecycle Lifecycle, logger *slog.Logger, opts Options) {
+func Register(workers *river.Workers, store AttemptStore, lifecycle Lifecycle, logger *slog.Logger, opts Options) {
 	logins := sides.NewLogins(store, logger)
 	river.AddWorker(workers, &AccountTest{store: store, lifecycle: lifecycle, logger: logger, metrics: opts.Metrics, logins: logins,
 		limit: opts.withDefaults().LoginFailureLimit})
-	river.AddWorker(workers, &AccountRun{store: store, lifecycle: lifecycle, logger: logger, opts: opts.withDefaults(), logins: logins})
+	river.AddWorker(workers, &AccountAttempt{store: store, lifecycle: lifecycle, logger: logger, opts: opts.withDefaults(), logins: logins})
 	river.AddWorker(workers, &Admit{lifecycle: lifecycle})
 	river.AddWorker(workers, &AccountPlan{store: store, lifecycle: lifecycle, logger: logger, opts: opts.withDefaults(), logins: logins})
 }
@@ -110,7 +110,7 @@ func (w *Admit) Work(ctx context.Context, _ *river.Job[migration.AdmitJob]) erro
 
 // loginTuning bounds a connection test: no retries (lock-outs), and a
 // server that does not answer within seconds is reported as such.
-var loginTuning = transfer.Tuning{GreetingTimeout: 20 * time.Second, IdleTimeout: 30 * time.Second, Attempts: 1}
+var loginTuning = transfer.Tuning{GreetingTimeout: 20 * time.Second, IdleTimeout: 30 * time.Second, Tries: 1}
 
 // AccountTest logs in to both sides of an account and records the result
 // on the account and in the event log.

@@ -67,7 +67,7 @@ UPDATE tasks SET paused_at = NULL, held = false, updated_at = now() WHERE id = @
 
 -- name: TaskHold :execrows
 -- A paused task's pass under way is held: its running accounts are told
--- to stop (AccountRunRenew) and wait queued; none is admitted.
+-- to stop (AttemptRenew) and wait queued; none is admitted.
 UPDATE tasks SET held = true, updated_at = now()
 WHERE id = @id AND paused_at IS NOT NULL AND state = ANY(@migrating_states::text[]);
 

@@ -80,8 +80,8 @@ UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
 WHERE id = @id
 RETURNING state, pending_jobs;
 
--- name: TaskRunEnd :exec
--- The run's last account is done: the task takes its end state.
+-- name: TaskPassEnd :exec
+-- The pass's last account is done: the task takes its end state.
 UPDATE tasks SET state = @state, finished_at = now(), updated_at = now() WHERE id = @id;
 
 -- name: AccountStatesByTask :many

@@ -37,7 +37,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
     clearTimeout(timer);
     const [task, account, runs, boxes] = await Promise.all([
       request('GET', `/tasks/${taskId}`), request('GET', `/tasks/${taskId}/accounts/${accountId}`),
-      request('GET', `/tasks/${taskId}/accounts/${accountId}/runs`), request('GET', `/tasks/${taskId}/accounts/${accountId}/folders`)]);
+      request('GET', `/tasks/${taskId}/accounts/${accountId}/passes`), request('GET', `/tasks/${taskId}/accounts/${accountId}/folders`)]);
     auths ??= await Promise.all([task.source_endpoint_id, task.destination_endpoint_id]
       .map((id) => request('GET', `/endpoints/${id}`).then((e) => e.auth, () => null)));
     if (stopped) return;
@@ -216,7 +216,7 @@ function showScripts(section, scripts) {
   const title = h('h2', { id: 'account-scripts-title', text: 'Sieve scripts' });
   if (!scripts) {
     section.replaceChildren(title, h('p', { class: 'muted',
-      text: 'None moved: the endpoints name no ManageSieve service, or no run has moved them yet.' }));
+      text: 'None moved: the endpoints name no ManageSieve service, or no pass has moved them yet.' }));
     return;
   }
   const rows = [

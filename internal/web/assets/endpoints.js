@@ -140,7 +140,7 @@ function endpointForm(endpoint, save) {
     field('Largest message, MB', maxMessage, 'As a destination. Gmail 35, Microsoft 365 35 (a tenant may allow up to 150), Exchange 10.'),
     field('Daily download per mailbox, MB', dailyDownload, 'Over any 24 hours; beyond it the account pauses until it has room. Gmail 2500.'),
     field('Daily upload per mailbox, MB', dailyUpload, 'Gmail 500: a large mailbox moving into Gmail takes days.'),
-    field('Connections to the host', connections, 'Every account of every task together; a run holds 1 to its source and 2 to its destination.'),
+    field('Connections to the host', connections, 'Every account of every task together; a running account holds 1 to its source and 2 to its destination.'),
     field('Connections per mailbox', accountConnections, 'Gmail 15, Microsoft 365 20, Exchange 16.'));
   // ManageSieve, where the accounts' filters and vacation replies live;
   // port empty: none, and scripts do not move.

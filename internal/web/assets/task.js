@@ -71,7 +71,7 @@ export async function taskPage(main, taskId, keepAlive) {
   const refresh = coalesce(async () => {
     clearTimeout(timer);
     let [task, page, runs, lifecycle] = await Promise.all([request('GET', `/tasks/${taskId}`), requestPage(shownAccounts.path()),
-      request('GET', `/tasks/${taskId}/runs`), request('GET', `/tasks/${taskId}/lifecycle`)]);
+      request('GET', `/tasks/${taskId}/passes`), request('GET', `/tasks/${taskId}/lifecycle`)]);
     if (page.items.length === 0 && shownAccounts.emptyPage()) page = await requestPage(shownAccounts.path());
     if (stopped) return;
     const list = page.items;
@@ -407,7 +407,7 @@ function showBulkActions(bar, task, chosen, message, after) {
   bar.replaceChildren(...[
     h('span', { class: 'muted', text: `${chosen.words}:` }),
     h('button', { 'data-action': 'run-chosen', disabled: busy && !joining, text: `Run ${chosen.words}`,
-      onclick: () => act('run', (r) => joining ? `${plural(r.accounts, 'account joins', 'accounts join')} the run under way.`
+      onclick: () => act('run', (r) => joining ? `${plural(r.accounts, 'account joins', 'accounts join')} the pass under way.`
         : `Running ${plural(r.accounts, 'account', 'accounts')}.`, 'Not run') }),
     joining ? h('button', { 'data-action': 'cancel-chosen', text: `Cancel ${chosen.words}`,
       onclick: () => act('cancel', (r) => `${plural(r.accounts, 'account', 'accounts')} canceled; the others go on.`, 'Nothing was canceled') }) : null,

@@ -43,12 +43,12 @@ export function taskActions(task, message, after) {
     text: label,
     onclick: () => taskAction(task, verb, message, after),
   });
-  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', testing && !busy ? 'Cancel login test' : 'Cancel run'),
+  return [act('run', 'Run'), act('test', 'Test logins'), act('cancel', testing && !busy ? 'Cancel login test' : 'Cancel pass'),
     h('button', { class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${task.name || `task ${task.id}`}`,
       disabled: busy, text: 'Delete', onclick: () => deleteTask(task, message, after) })];
 }
 
-const actionDone = { run: 'Run started', test: 'Login test started', cancel: 'Canceling the run' };
+const actionDone = { run: 'Pass started', test: 'Login test started', cancel: 'Canceling the pass' };
 
 // confirmFrom is the number of accounts from which Run, Test logins and
 // Cancel on the whole task ask first: a slip on a task of thousands of
@@ -226,7 +226,7 @@ export function taskForm(endpoints, task, saved) {
       field('Only messages since', since, 'Empty: all messages.'),
       field('Accounts at once', parallel, 'Empty: 4.'),
       field('Mirror deletions', mirror, 'Expunge from the destination what this task copied and the source has since expunged. Nothing else is touched.'),
-      field('Leave out blocked accounts', refuseBlocked, 'Runs and scheduled passes leave out the accounts whose plan found a blocking problem (quota, folder collision).'),
+      field('Leave out blocked accounts', refuseBlocked, 'Passes, by hand or by schedule, leave out the accounts whose plan found a blocking problem (quota, folder collision).'),
       field('Gmail labels', gmail, 'Leaving Gmail: All Mail, Starred and Important are never copied as folders, and archived mail goes to Archive. Other sources ignore this.'),
       field('Check the copies', verify, 'Reading each copy back finds a destination that rewrites mail; counting only is for one known to re-encode every message.')),
     h('div', { class: 'actions' }, h('button', { class: 'primary', text: task ? 'Save settings' : 'Create task' })));

@@ -17,8 +17,8 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
-// RunStore is what the migration worker needs of storage.
-type RunStore interface {
+// AttemptStore is what the migration worker needs of storage.
+type AttemptStore interface {
 	Store
 	// SyncState is where the copy engine keeps an account's sync state.
 	SyncState(accountID int64) syncstate.StateStore
@@ -38,11 +38,11 @@ const progressInterval = time.Second
 // waits before it tries again.
 const startRetry = 2 * time.Second
 
-// AccountRun migrates one account with the copy engine, keeping its sync
+// AccountAttempt migrates one account with the copy engine, keeping its sync
 // state and progress in the store as it goes.
-type AccountRun struct {
-	river.WorkerDefaults[migration.AccountRunJob]
-	store     RunStore
+type AccountAttempt struct {
+	river.WorkerDefaults[migration.AttemptJob]
+	store     AttemptStore
 	lifecycle Lifecycle
 	logger    *slog.Logger
 	opts      Options
@@ -50,15 +50,15 @@ type AccountRun struct {
 }
 
 // Timeout lets a large mailbox take as long as it takes.
-func (w *AccountRun) Timeout(*river.Job[migration.AccountRunJob]) time.Duration { return -1 }
+func (w *AccountAttempt) Timeout(*river.Job[migration.AttemptJob]) time.Duration { return -1 }
 
 // Work migrates the account, which admission gave room. It first starts
 // the account: a cancel may have ended it, or a newer job may hold it
 // (nothing to do then). From then on, whatever goes wrong ends up in the
 // outcome, so that the run always finishes.
-func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountRunJob]) error {
+func (w *AccountAttempt) Work(ctx context.Context, job *river.Job[migration.AttemptJob]) error {
 	args := job.Args
-	started, ok, err := w.lifecycle.StartAccountRun(ctx, args)
+	started, ok, err := w.lifecycle.StartAttempt(ctx, args)
 	switch {
 	case err != nil:
 		// The account is still admitted: failing the job would strand it.
@@ -72,11 +72,11 @@ func (w *AccountRun) Work(ctx context.Context, job *river.Job[migration.AccountR
 	outcome := w.run(ctx, args, started)
 	outcome.Generation = args.Generation
 	// Should this fail too, the lease expires and the account resumes.
-	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAccountRun(ctx, outcome) })
+	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAttempt(ctx, outcome) })
 }
 
 // run prepares and migrates a started account.
-func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, started migration.StartedRun) migration.AccountRunOutcome {
+func (w *AccountAttempt) run(ctx context.Context, args migration.AttemptJob, started migration.StartedAttempt) migration.AttemptOutcome {
 	if started.CredentialsErr != nil {
 		return started.NotStartedOutcome(started.CredentialsErr)
 	}
@@ -89,7 +89,7 @@ func (w *AccountRun) run(ctx context.Context, args migration.AccountRunJob, star
 // holdLease renews the account's lease while the job works, and cancels
 // the returned context when the task or the account is being canceled,
 // or the lease was lost (the job was taken for dead and replaced).
-func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob) (context.Context, func()) {
+func (w *AccountAttempt) holdLease(ctx context.Context, args migration.AttemptJob) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -101,7 +101,7 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 				return
 			case <-ticker.C:
 			}
-			stop, err := w.lifecycle.RenewAccountRun(ctx, args)
+			stop, err := w.lifecycle.RenewAttempt(ctx, args)
 			switch {
 			case errors.Is(err, migration.ErrLeaseLost):
 				w.logger.Warn("lease lost: another job holds the account now", "account", args.AccountID)
@@ -121,9 +121,9 @@ func (w *AccountRun) holdLease(ctx context.Context, args migration.AccountRunJob
 	}
 }
 
-func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, job transfer.Job, creds migration.Credentials, started migration.StartedRun) migration.AccountRunOutcome {
+func (w *AccountAttempt) migrate(ctx context.Context, args migration.AttemptJob, job transfer.Job, creds migration.Credentials, started migration.StartedAttempt) migration.AttemptOutcome {
 	before := started.Account.Progress
-	parties := migration.RunParties{TaskID: args.TaskID, AccountID: args.AccountID,
+	parties := migration.AttemptParties{TaskID: args.TaskID, AccountID: args.AccountID,
 		Source: migration.Party{Side: "source", Login: creds.SourceLogin, Host: job.Source.Host, Port: job.Source.Port,
 			Shared: started.Source.Auth.SharedCredential()},
 		Destination: migration.Party{Side: "destination", Login: creds.DestinationLogin, Host: job.Destination.Host, Port: job.Destination.Port,
@@ -136,7 +136,7 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	job.OnThrottled = reporter.throttled
 	res, err := transfer.Migrate(ctx, job)
 	reporter.count(res.Progress)
-	end := migration.RunEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: imapconn.KindOf(err).Retryable()}
+	end := migration.AttemptEnd{Progress: reporter.pass(res.Progress), Err: err, Transient: imapconn.KindOf(err).Retryable()}
 	var imapErr *imapconn.Error
 	if errors.As(err, &imapErr) {
 		end.Blamed = &migration.Party{Side: imapErr.Side, Login: imapErr.Login, Host: imapErr.Host, Port: imapErr.Port,
@@ -163,14 +163,14 @@ func (w *AccountRun) migrate(ctx context.Context, args migration.AccountRunJob, 
 	end.Scripts = scriptsEndOf(res.Scripts)
 	outcome := parties.Outcome(end, w.opts.RetryDelays)
 	outcome.Pending = reporter.pending
-	scrubRunOutcome(&outcome, knownSecrets(job.Source, job.Destination))
+	scrubAttemptOutcome(&outcome, knownSecrets(job.Source, job.Destination))
 	w.countRefusedLogin(ctx, outcome.LoginRefused, job)
 	return outcome
 }
 
 // countRefusedLogin counts a run's refused login against its host's
 // failed-login limit, which login tests keep to.
-func (w *AccountRun) countRefusedLogin(ctx context.Context, side string, job transfer.Job) {
+func (w *AccountAttempt) countRefusedLogin(ctx context.Context, side string, job transfer.Job) {
 	host := job.Source.Host
 	switch side {
 	case "":
@@ -223,7 +223,7 @@ func scriptsEndOf(s *transfer.ScriptsResult) *migration.ScriptsEnd {
 
 // prepare builds the engine's job for a started account: servers,
 // credentials, the task's options and the stored sync state.
-func (w *AccountRun) prepare(args migration.AccountRunJob, started migration.StartedRun) (transfer.Job, migration.Credentials) {
+func (w *AccountAttempt) prepare(args migration.AttemptJob, started migration.StartedAttempt) (transfer.Job, migration.Credentials) {
 	creds := started.Credentials
 	src, dst := w.logins.Sides(args.TaskID, args.AccountID, started.Source, started.Destination, creds)
 	return transfer.Job{

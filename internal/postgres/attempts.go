@@ -13,13 +13,13 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// AccountRunStart starts the account of an admitted job, marking the
+// AttemptStart starts the account of an admitted job, marking the
 // task running with its first account, logs its account.started event,
 // and returns what the run needs; false when it did not start it: a job
 // that no longer holds its account (canceled, or queued again under a
 // newer generation) changes nothing.
-func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob) (migration.StartedRun, bool, error) {
-	var run migration.StartedRun
+func (s *Store) AttemptStart(ctx context.Context, job migration.AttemptJob) (migration.StartedAttempt, bool, error) {
+	var run migration.StartedAttempt
 	var sealedSource, sealedDestination []byte
 	started := false
 	// Every change of an account into or out of running holds EventsLock
@@ -34,11 +34,11 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 			return err
 		}
 		from, to := guard(transition.Move)
-		if err := q.AccountRunStart(ctx, dbsqlc.AccountRunStartParams{TaskID: job.TaskID, ID: job.AccountID, FromStates: from, ToState: to,
+		if err := q.AttemptStart(ctx, dbsqlc.AttemptStartParams{TaskID: job.TaskID, ID: job.AccountID, FromStates: from, ToState: to,
 			TaskFrom: string(migration.TaskQueued), TaskTo: string(migration.TaskRunning)}); err != nil {
 			return err
 		}
-		row, err := q.AccountRunContext(ctx, dbsqlc.AccountRunContextParams{TaskID: job.TaskID, ID: job.AccountID,
+		row, err := q.AttemptContext(ctx, dbsqlc.AttemptContextParams{TaskID: job.TaskID, ID: job.AccountID,
 			VerifyingStarters: texts(migration.VerifyingPassStarters)})
 		if err != nil {
 			return err
@@ -47,7 +47,7 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		if err != nil {
 			return err
 		}
-		run = migration.StartedRun{Task: task, Account: accountFromRow(row.AccountView), Verifying: row.Verifying}
+		run = migration.StartedAttempt{Task: task, Account: accountFromRow(row.AccountView), Verifying: row.Verifying}
 		sealedSource, sealedDestination = row.SourcePassword, row.DestinationPassword
 		if run.Source, err = s.endpointForLogin(row.Endpoint); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 		return appendEvent(ctx, q, run.StartedEvent())
 	})
 	if err != nil || !started {
-		return migration.StartedRun{}, false, interpretError(err)
+		return migration.StartedAttempt{}, false, interpretError(err)
 	}
 	// Opened once the events lock is released; a password that does not
 	// open fails the run, not its start.
@@ -68,12 +68,12 @@ func (s *Store) AccountRunStart(ctx context.Context, job migration.AccountRunJob
 	return run, true, nil
 }
 
-// AccountRunRenew renews the lease of a job's running account and says
+// AttemptRenew renews the lease of a job's running account and says
 // whether the job is to stop: its task is being canceled or held, or the
 // account alone; migration.ErrLeaseLost when the job no longer holds the
 // account.
-func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob) (bool, error) {
-	lease, err := s.queries.AccountRunRenew(ctx, dbsqlc.AccountRunRenewParams{
+func (s *Store) AttemptRenew(ctx context.Context, job migration.AttemptJob) (bool, error) {
+	lease, err := s.queries.AttemptRenew(ctx, dbsqlc.AttemptRenewParams{
 		TaskID: job.TaskID, ID: job.AccountID, RunGeneration: job.Generation,
 	})
 	if err == pgx.ErrNoRows {
@@ -82,13 +82,13 @@ func (s *Store) AccountRunRenew(ctx context.Context, job migration.AccountRunJob
 	return lease.State == string(migration.TaskCanceling) || lease.RunCancel || lease.Held, interpretError(err)
 }
 
-// RequeueExpiredRuns finds running accounts whose lease expired (their
+// RequeueLostAttempts finds running accounts whose lease expired (their
 // process died) and queues each again under a new generation with a new
 // job, so that another process continues where the stored sync state
 // says; an account of a task being canceled ends canceled instead. It
 // also ends the connection tests of dead processes. It returns how many
 // accounts it handled.
-func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (int, error) {
+func (s *Store) RequeueLostAttempts(ctx context.Context, expiry time.Duration) (int, error) {
 	if s.jobsErr != nil {
 		return 0, s.jobsErr
 	}
@@ -99,12 +99,12 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 	}
 	handled := 0
 	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		expired, err := q.AccountsRunExpired(ctx, expiry.Seconds())
+		expired, err := q.AttemptsLost(ctx, expiry.Seconds())
 		if err != nil {
 			return err
 		}
 		for _, a := range expired {
-			if _, err := s.workerLost(ctx, tx, q, migration.AccountRunJob{TaskID: a.TaskID, AccountID: a.ID, Generation: a.RunGeneration}); err != nil {
+			if _, err := s.workerLost(ctx, tx, q, migration.AttemptJob{TaskID: a.TaskID, AccountID: a.ID, Generation: a.RunGeneration}); err != nil {
 				return err
 			}
 		}
@@ -122,9 +122,9 @@ func (s *Store) RequeueExpiredRuns(ctx context.Context, expiry time.Duration) (i
 	return handled, interpretError(err)
 }
 
-// deadWorkFound reports whether RequeueExpiredRuns has anything to do.
+// deadWorkFound reports whether RequeueLostAttempts has anything to do.
 func (s *Store) deadWorkFound(ctx context.Context, expiry time.Duration) (bool, error) {
-	expired, err := s.queries.AccountsRunExpiredExist(ctx, expiry.Seconds())
+	expired, err := s.queries.AttemptsLostExist(ctx, expiry.Seconds())
 	if err != nil || expired {
 		return expired, err
 	}
@@ -172,7 +172,7 @@ func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 // job, so that another process continues where the stored sync state
 // says, and an event that says so; ended canceled when a cancel was under
 // way. False when the job no longer held the account (or it was deleted).
-func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, job migration.AccountRunJob) (bool, error) {
+func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, job migration.AttemptJob) (bool, error) {
 	transition, login, err := decideAccount(ctx, q, job.TaskID, job.AccountID,
 		migration.AccountTrigger{Kind: migration.TriggerLost, Generation: job.Generation})
 	if err == pgx.ErrNoRows {
@@ -183,7 +183,7 @@ func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, jo
 	}
 	switch transition.Move {
 	case migration.MoveEnd:
-		return true, s.endAccountRun(ctx, tx, q, migration.CanceledRunOutcome(job.TaskID, job.AccountID, job.Generation, login), transition)
+		return true, s.endAttempt(ctx, tx, q, migration.CanceledAttemptOutcome(job.TaskID, job.AccountID, job.Generation, login), transition)
 	case migration.MoveRequeue:
 		from, to := guard(transition.Move)
 		queued, err := q.AccountQueue(ctx, dbsqlc.AccountQueueParams{TaskID: job.TaskID, ID: job.AccountID, NewRun: false,
@@ -239,14 +239,14 @@ func (s *Store) TaskCancel(ctx context.Context, taskID int64) (int, error) {
 			if err := s.cancelTestsAlongside(ctx, tx, q, taskID); err != nil {
 				return err
 			}
-			return endRun(ctx, q, taskID, true)
+			return endPass(ctx, q, taskID, true)
 		}
 		// Admitted accounts were canceled with the others: their room
 		// goes to other tasks now.
 		if err := s.admit(ctx, tx, q); err != nil {
 			return err
 		}
-		if _, err = cancelTaskJobs[migration.AccountRunJob](ctx, s, tx, taskID); err != nil {
+		if _, err = cancelTaskJobs[migration.AttemptJob](ctx, s, tx, taskID); err != nil {
 			return err
 		}
 		return s.cancelTestsAlongside(ctx, tx, q, taskID)
@@ -334,7 +334,7 @@ func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migrati
 			return err
 		}
 		if task.PendingJobs <= 0 {
-			return endRun(ctx, q, taskID, false)
+			return endPass(ctx, q, taskID, false)
 		}
 		// The room of admitted accounts goes to others now.
 		return s.admit(ctx, tx, q)
@@ -399,22 +399,22 @@ func (s *Store) AccountThrottled(ctx context.Context, taskID, accountID int64, p
 	}))
 }
 
-// RecordAccountRun stores how an account's run ended, with its events,
+// RecordAttempt stores how an account's run ended, with its events,
 // and counts the job done; after the task's last account the task's state
 // says how the run went, and a run.finished event says it too. The
 // outcome of a job that no longer holds its account is dropped.
-func (s *Store) RecordAccountRun(ctx context.Context, outcome migration.AccountRunOutcome) error {
+func (s *Store) RecordAttempt(ctx context.Context, outcome migration.AttemptOutcome) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		return s.finishRun(ctx, tx, q, outcome)
+		return s.finishAttempt(ctx, tx, q, outcome)
 	}))
 }
 
-// finishRun applies the outcome of an account's run, as the domain
-// decides it (TriggerEnd), in a transaction that holds EventsLock: the
-// run ends, or the account is queued again to go on (retried, parked,
+// finishAttempt applies the outcome of an account's attempt, as the
+// domain decides it (TriggerEnd), in a transaction that holds EventsLock:
+// the attempt ends, or the account is queued again to go on (retried, parked,
 // held). The outcome of a job that no longer holds its account is
 // dropped.
-func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome) error {
+func (s *Store) finishAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome) error {
 	transition, _, err := decideAccount(ctx, q, outcome.TaskID, outcome.AccountID,
 		migration.AccountTrigger{Kind: migration.TriggerEnd, Generation: outcome.Generation, Outcome: &outcome})
 	if err == pgx.ErrNoRows {
@@ -425,26 +425,26 @@ func (s *Store) finishRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, out
 	}
 	switch transition.Move {
 	case migration.MoveRetry:
-		return s.retryRun(ctx, tx, q, outcome, transition)
+		return s.retryAttempt(ctx, tx, q, outcome, transition)
 	case migration.MoveHold:
 		// Not canceled: its cancel event is not logged, nor its words kept.
 		outcome.Events, outcome.LastError = nil, ""
 		transition.ResumeAt = time.Now()
-		return s.parkRun(ctx, tx, q, outcome, transition)
+		return s.parkAttempt(ctx, tx, q, outcome, transition)
 	case migration.MovePark:
-		return s.parkRun(ctx, tx, q, outcome, transition)
+		return s.parkAttempt(ctx, tx, q, outcome, transition)
 	case migration.MoveEnd:
-		return s.endAccountRun(ctx, tx, q, outcome, transition)
+		return s.endAttempt(ctx, tx, q, outcome, transition)
 	}
 	return nil
 }
 
-// retryRun queues the account of a run that failed on a transient fault
-// again, to be admitted after the delay of its retry (an admission is
+// retryAttempt queues the account of an attempt that failed on a
+// transient fault again, for a new attempt to be admitted after the delay of its retry (an admission is
 // scheduled then).
-func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome, transition migration.AccountTransition) error {
+func (s *Store) retryAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome, transition migration.AccountTransition) error {
 	from, to := guard(transition.Move)
-	notBefore, err := q.AccountRunRetry(ctx, dbsqlc.AccountRunRetryParams{
+	notBefore, err := q.AttemptRetry(ctx, dbsqlc.AttemptRetryParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: from, ToState: to,
 		LastError: outcome.LastError, DelaySeconds: transition.RetryDelay.Seconds(),
 	})
@@ -470,13 +470,13 @@ func (s *Store) retryRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outc
 	return s.admit(ctx, tx, q)
 }
 
-// parkRun queues the account of a run that ended on a long pause, or
+// parkAttempt queues the account of an attempt that ended on a long pause, or
 // stopped for its task's hold, again, to be admitted when the pause ends.
 // A throttle's account.throttled event is logged already.
-func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome, transition migration.AccountTransition) error {
+func (s *Store) parkAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome, transition migration.AccountTransition) error {
 	from, to := guard(transition.Move)
 	resumeAt := pgtype.Timestamptz{Time: transition.ResumeAt, Valid: true}
-	if _, err := q.AccountRunPark(ctx, dbsqlc.AccountRunParkParams{
+	if _, err := q.AttemptPark(ctx, dbsqlc.AttemptParkParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: from, ToState: to,
 		ResumeAt: resumeAt, LastError: outcome.LastError,
 	}); err != nil {
@@ -496,11 +496,11 @@ func (s *Store) parkRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outco
 	return s.admit(ctx, tx, q)
 }
 
-// endAccountRun ends an account's run in the state transition gives, with its
+// endAttempt ends an account's attempt in the state transition gives, with its
 // figures and events, and ends the task's pass after its last account.
-func (s *Store) endAccountRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AccountRunOutcome, transition migration.AccountTransition) error {
+func (s *Store) endAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome, transition migration.AccountTransition) error {
 	p := outcome.Progress
-	n, err := q.AccountRunFinish(ctx, dbsqlc.AccountRunFinishParams{
+	n, err := q.AttemptFinish(ctx, dbsqlc.AttemptFinishParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: texts(transition.Move.From()),
 		State: string(transition.To), LastError: outcome.LastError, LoginRefused: outcome.LoginRefused,
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
@@ -521,12 +521,12 @@ func (s *Store) endAccountRun(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 	if err != nil || task.PendingJobs > 0 {
 		return err
 	}
-	return endRun(ctx, q, outcome.TaskID, task.State == string(migration.TaskCanceling))
+	return endPass(ctx, q, outcome.TaskID, task.State == string(migration.TaskCanceling))
 }
 
-// endRun gives a task whose run's last account ended the state the
-// domain's rule says, and logs the event that closes the run.
-func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool) error {
+// endPass gives a task whose pass's last account ended the state the
+// domain's rule says, and logs the event that closes the pass.
+func endPass(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool) error {
 	rows, err := q.AccountStatesByTask(ctx, taskID)
 	if err != nil {
 		return err
@@ -536,8 +536,8 @@ func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool
 		accounts.ByState[migration.AccountState(r.State)] = r.Accounts
 		accounts.Total += r.Accounts
 	}
-	state := migration.RunEndState(canceling, accounts)
-	if err := q.TaskRunEnd(ctx, dbsqlc.TaskRunEndParams{ID: taskID, State: string(state)}); err != nil {
+	state := migration.PassEndState(canceling, accounts)
+	if err := q.TaskPassEnd(ctx, dbsqlc.TaskPassEndParams{ID: taskID, State: string(state)}); err != nil {
 		return err
 	}
 	// A run that began before passes existed has none to end.
@@ -545,7 +545,7 @@ func endRun(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling bool
 	if err != nil {
 		return err
 	}
-	events := []migration.Event{migration.RunEndEvent(taskID, state, accounts)}
+	events := []migration.Event{migration.PassEndEvent(taskID, state, accounts)}
 	for _, pass := range ended {
 		if pass.Pass == pass.FinalPass {
 			events = append(events, migration.FinalEndEvent(taskID, int(pass.Pass), state, accounts))

@@ -65,7 +65,7 @@ SET state = @to_state::text, run_generation = run_generation + 1, heartbeat_at =
 WHERE accounts.task_id = @task_id AND accounts.id = @id AND accounts.state = ANY (@from_states::text[])
 RETURNING accounts.id, accounts.run_generation, accounts.source_login;
 
--- name: AccountRunRetry :one
+-- name: AttemptRetry :one
 -- Queues again the running account of a generation whose run failed on a
 -- transient fault, to be admitted after its delay (the domain's
 -- MoveRetry).
@@ -76,7 +76,7 @@ SET state = @to_state::text, run_generation = run_generation + 1, run_retries = 
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = ANY (@from_states::text[])
 RETURNING run_not_before::timestamptz AS not_before;
 
--- name: AccountRunPark :execrows
+-- name: AttemptPark :execrows
 -- Queues again the running account of a generation whose run paused for
 -- longer than a run waits (a daily byte budget spent, a long throttle),
 -- or stopped for its task's hold (the domain's MovePark, MoveHold):
@@ -96,7 +96,7 @@ FROM accounts a JOIN tasks t ON t.id = a.task_id
 WHERE a.task_id = @task_id AND a.id = @id
 FOR UPDATE OF a;
 
--- name: AccountRunContext :one
+-- name: AttemptContext :one
 -- What the run of an account needs, read as it starts: its task, both
 -- endpoints, the account with the figures its run carries on from, and
 -- whether its pass verifies (looks at both servers whatever the source),
@@ -113,7 +113,7 @@ JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
 WHERE a.task_id = @task_id AND a.id = @id;
 
--- name: AccountRunStart :exec
+-- name: AttemptStart :exec
 -- A new run starts its figures from zero; a resumed one keeps them (its
 -- job adds to them). The domain's MoveStart. The first account of a
 -- queued run to start makes its task running (task_from, task_to: the
@@ -135,7 +135,7 @@ SET state = @to_state::text, run_admitted = false, finished_at = NULL, last_erro
     bytes_copied = CASE WHEN run_resumed THEN bytes_copied ELSE 0 END
 WHERE accounts.task_id = @task_id AND accounts.id = @id AND accounts.state = ANY (@from_states::text[]);
 
--- name: AccountRunRenew :one
+-- name: AttemptRenew :one
 -- Renews the lease of a running account and tells its job the task's
 -- state, whether the account was asked to stop, and whether its task's
 -- pass is held. No row: the lease has
@@ -147,7 +147,7 @@ WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
   AND a.state = 'running' AND t.id = a.task_id
 RETURNING t.state, a.run_cancel, t.held;
 
--- name: AccountRunFinish :one
+-- name: AttemptFinish :one
 -- Ends the run of the generation that holds the account, with its
 -- figures (the domain's MoveEnd), and keeps the run as its record in its
 -- pass (account_passes), with what its earlier runs in the pass copied.
@@ -179,7 +179,7 @@ WITH finished AS (
 )
 SELECT count(*) FROM finished;
 
--- name: AccountsRunExpired :many
+-- name: AttemptsLost :many
 -- Running accounts whose lease was not renewed in time: their process died.
 SELECT a.id, a.task_id, a.run_generation
 FROM accounts a
@@ -188,7 +188,7 @@ ORDER BY a.id
 LIMIT 100
 FOR UPDATE OF a SKIP LOCKED;
 
--- name: AccountsRunExpiredExist :one
+-- name: AttemptsLostExist :one
 -- Whether any running account's lease expired, without locking anything.
 SELECT EXISTS (
     SELECT 1 FROM accounts
