@@ -2795,7 +2795,7 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPath(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelTaskWithBody Stop the task's run, or some of its accounts.
@@ -3090,7 +3090,7 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: a task's passes are at GET /tasks/{id}/passes
 	ListTaskRunsByOldPath(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
@@ -4130,7 +4130,7 @@ func (c *Client) RunAccount(ctx context.Context, id TaskID, accountId AccountID,
 // ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 //
 // Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
-// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 func (c *Client) ListAccountRunsByOldPath(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListAccountRunsByOldPathRequest(c.Server, id, accountId)
 	if err != nil {
@@ -4634,7 +4634,7 @@ func (c *Client) RunTask(ctx context.Context, id TaskID, params *RunTaskParams, 
 // ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 //
 // Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
-// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+// Deprecated: a task's passes are at GET /tasks/{id}/passes
 func (c *Client) ListTaskRunsByOldPath(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListTaskRunsByOldPathRequest(c.Server, id)
 	if err != nil {
@@ -8285,7 +8285,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPathWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsByOldPathResponse, error)
 
 	// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
@@ -8602,7 +8602,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: a task's passes are at GET /tasks/{id}/passes
 	ListTaskRunsByOldPathWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsByOldPathResponse, error)
 
 	// RemoveTaskScheduleWithResponse Start no more passes by schedule; a pass under way goes on.
@@ -12015,7 +12015,7 @@ func (c *ClientWithResponses) RunAccountWithResponse(ctx context.Context, id Tas
 //
 // Corresponds with GET /tasks/{id}/accounts/{accountId}/runs (the `ListAccountRunsByOldPath` operationId).
 //
-// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 func (c *ClientWithResponses) ListAccountRunsByOldPathWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsByOldPathResponse, error) {
 	rsp, err := c.ListAccountRunsByOldPath(ctx, id, accountId, reqEditors...)
 	if err != nil {
@@ -12458,7 +12458,7 @@ func (c *ClientWithResponses) RunTaskWithResponse(ctx context.Context, id TaskID
 //
 // Corresponds with GET /tasks/{id}/runs (the `ListTaskRunsByOldPath` operationId).
 //
-// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+// Deprecated: a task's passes are at GET /tasks/{id}/passes
 func (c *ClientWithResponses) ListTaskRunsByOldPathWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*ListTaskRunsByOldPathResponse, error) {
 	rsp, err := c.ListTaskRunsByOldPath(ctx, id, reqEditors...)
 	if err != nil {
@@ -14468,7 +14468,7 @@ type ServerInterface interface {
 	// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/accounts/{accountId}/runs)
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
@@ -14518,7 +14518,7 @@ type ServerInterface interface {
 	// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/runs)
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: a task's passes are at GET /tasks/{id}/passes
 	ListTaskRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID)
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
 	// (DELETE /tasks/{id}/schedule)
@@ -14757,7 +14757,7 @@ func (_ Unimplemented) RunAccount(w http.ResponseWriter, r *http.Request, id Tas
 // ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 // (GET /tasks/{id}/accounts/{accountId}/runs)
 //
-// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 func (_ Unimplemented) ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
@@ -14855,7 +14855,7 @@ func (_ Unimplemented) RunTask(w http.ResponseWriter, r *http.Request, id TaskID
 // ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 // (GET /tasks/{id}/runs)
 //
-// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+// Deprecated: a task's passes are at GET /tasks/{id}/passes
 func (_ Unimplemented) ListTaskRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
@@ -22150,7 +22150,7 @@ type StrictServerInterface interface {
 	// ListAccountRunsByOldPath The old path of GET /tasks/{id}/accounts/{accountId}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/accounts/{accountId}/runs)
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPath(ctx context.Context, request ListAccountRunsByOldPathRequestObject) (ListAccountRunsByOldPathResponseObject, error)
 	// CancelTask Stop the task's run, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
@@ -22200,7 +22200,7 @@ type StrictServerInterface interface {
 	// ListTaskRunsByOldPath The old path of GET /tasks/{id}/passes, answered alike until a later version.
 	// (GET /tasks/{id}/runs)
 	//
-	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	// Deprecated: a task's passes are at GET /tasks/{id}/passes
 	ListTaskRunsByOldPath(ctx context.Context, request ListTaskRunsByOldPathRequestObject) (ListTaskRunsByOldPathResponseObject, error)
 	// RemoveTaskSchedule Start no more passes by schedule; a pass under way goes on.
 	// (DELETE /tasks/{id}/schedule)

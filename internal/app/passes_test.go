@@ -103,6 +103,7 @@ func TestEveryRunIsAPass(t *testing.T) {
 		t.Error("pass 1 copied no bytes")
 	}
 	// The old path, /runs, answers as /passes does until it goes.
+	//lint:ignore SA1019 the deprecated path is what this checks
 	if old, err := s.Client.ListTaskRunsByOldPathWithResponse(context.Background(), taskID); err != nil || string(old.Body) != string(resp.Body) {
 		t.Errorf("GET /tasks/%d/runs answered %v %q, /passes %q", taskID, err, old.Body, resp.Body)
 	}
@@ -132,6 +133,7 @@ func TestEveryRunIsAPass(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("account %d passes %q, want %q", id, strings.Join(got, " "), want)
 		}
+		//lint:ignore SA1019 the deprecated path is what this checks
 		if old, err := s.Client.ListAccountRunsByOldPathWithResponse(ctx, taskID, id); err != nil || string(old.Body) != string(runs.Body) {
 			t.Errorf("the old path of account %d's passes answered %v %q, the new %q", id, err, old.Body, runs.Body)
 		}

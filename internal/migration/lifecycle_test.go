@@ -2,7 +2,7 @@ package migration
 
 import "testing"
 
-func TestRunEnd(t *testing.T) {
+func TestPassEnd(t *testing.T) {
 	counts := func(byState map[AccountState]int64) AccountCounts {
 		c := AccountCounts{ByState: byState}
 		for _, n := range byState {
