@@ -71,14 +71,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 	service, err := app.Start(db.pool, box, logger, app.Config{
-		MaxWorkers:  cfg.Workers,
-		LeaseExpiry: cfg.LeaseExpiry,
-		WorkerID:    cfg.WorkerID,
-		RunLimits:   migration.AttemptLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
-		Workers:     worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, LoginFailureLimit: cfg.loginFailureLimit()},
-		Delivery:    delivery.Options{AllowedHosts: cfg.WebhookAllowedHosts},
-		APIToken:    token,
-		Limits:      cfg.limits(),
+		MaxWorkers:    cfg.Workers,
+		LeaseExpiry:   cfg.LeaseExpiry,
+		WorkerID:      cfg.WorkerID,
+		AttemptLimits: migration.AttemptLimits{ConnectionsPerHost: cfg.ConnectionsPerHost},
+		Workers:       worker.Options{LeaseRenewal: cfg.LeaseExpiry / 6, LoginFailureLimit: cfg.loginFailureLimit()},
+		Delivery:      delivery.Options{AllowedHosts: cfg.WebhookAllowedHosts},
+		APIToken:      token,
+		Limits:        cfg.limits(),
 
 		DatabaseTokens: !cfg.InsecureNoAuth,
 		AllowedHosts:   cfg.AllowedHosts,

@@ -87,7 +87,7 @@ func TestWaitingAccountsCostNothing(t *testing.T) {
 func TestAdmissionIsFairAcrossTasks(t *testing.T) {
 	t.Parallel()
 	// Both Dovecots listen on 127.0.0.1: one run holds all 3 connections.
-	s := servicetest.Start(t, servicetest.Options{RunLimits: migration.AttemptLimits{ConnectionsPerHost: 3}})
+	s := servicetest.Start(t, servicetest.Options{AttemptLimits: migration.AttemptLimits{ConnectionsPerHost: 3}})
 	users := map[string]string{}
 	for i := range 5 {
 		users[fmt.Sprintf("user%d", i)] = "pw"

@@ -35,9 +35,9 @@ type Config struct {
 	// TestWorkers bounds the connection tests this process runs at once
 	// (8 when zero); tests have a queue of their own.
 	TestWorkers int
-	// RunLimits bound the runs of the whole service: admission holds
+	// AttemptLimits bound the attempts of the whole service: admission holds
 	// every process to them.
-	RunLimits migration.AttemptLimits
+	AttemptLimits migration.AttemptLimits
 	// FetchPollInterval is how often idle workers look for jobs when no
 	// notification arrives; River's default when zero.
 	FetchPollInterval time.Duration
@@ -124,7 +124,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 		retention = DefaultAuditRetention
 	}
 	chores := []chore{
-		{name: "take over the runs of stopped processes", period: cfg.LeaseExpiry / 4,
+		{name: "take over the attempts of stopped processes", period: cfg.LeaseExpiry / 4,
 			do: func(ctx context.Context) error { return a.takeOverLostAttempts(ctx, cfg.LeaseExpiry) }},
 		{name: "send the webhooks due", period: a.webhooks.Poll, do: a.webhooks.SendDue},
 		{name: "start the scheduled passes due", period: cfg.SchedulePoll, do: a.startScheduledPasses},
@@ -146,7 +146,7 @@ func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config)
 // broker: the API works, and jobs queued wait for workers (StartWorkers),
 // here or in another process. Tests that drive the jobs themselves use it.
 func New(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) *App {
-	store := postgres.New(pool, box, cfg.RunLimits)
+	store := postgres.New(pool, box, cfg.AttemptLimits)
 	counters := metrics.New(store, logger)
 	broker := event.NewBroker(pool.Config().ConnConfig.Copy(), logger)
 	brokerCtx, stopBroker := context.WithCancel(context.Background())
@@ -228,7 +228,8 @@ func (a *App) StartWorkers(cfg Config) error {
 	return nil
 }
 
-// takeOverLostAttempts queues again the accounts whose process died mid-run.
+// takeOverLostAttempts queues again the accounts whose process died
+// during their attempt.
 func (a *App) takeOverLostAttempts(ctx context.Context, expiry time.Duration) error {
 	n, err := a.Service.TakeOverLostAttempts(ctx, expiry)
 	if n > 0 {

@@ -1,15 +1,15 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/testsupport"
 )
 
 // TestSchedulerRunsEachChoreAlone: a chore stuck on a slow server is not
@@ -21,7 +21,7 @@ func TestSchedulerRunsEachChoreAlone(t *testing.T) {
 		slowStarted, slowRunning, quickRuns atomic.Int32
 		release                             = make(chan struct{})
 		quickRan                            = make(chan struct{}, 100)
-		logs                                syncBuffer
+		logs                                testsupport.SyncBuffer
 	)
 	slow := chore{name: "reach the slow server", period: time.Millisecond, atOnce: true, do: func(ctx context.Context) error {
 		slowStarted.Add(1)
@@ -101,22 +101,4 @@ func TestSchedulerWaitsAPeriodUnlessAtOnce(t *testing.T) {
 		t.Errorf("%q ran before its period", name)
 	case <-time.After(50 * time.Millisecond):
 	}
-}
-
-// syncBuffer is a log the chores' goroutines write to together.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -48,7 +48,7 @@ func newTestServiceWith(t *testing.T, opts httpapi.Options) *testService {
 }
 
 // newTestServiceConfig is newTestService with cfg's APIToken, Limits and
-// RunLimits.
+// AttemptLimits.
 func newTestServiceConfig(t *testing.T, cfg app.Config) *testService {
 	t.Helper()
 	pool := dbtest.Pool(t)

@@ -197,7 +197,7 @@ func TestLimitsHoldRunsBack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := newTestServiceConfig(t, app.Config{RunLimits: tc.limits})
+			s := newTestServiceConfig(t, app.Config{AttemptLimits: tc.limits})
 			s.startWorkers(t, 4)
 			f := s.newMigration(t, 3, 60, tc.options)
 			conn := s.dialStream(t, fmt.Sprintf("?task_id=%d", f.taskID))

@@ -49,8 +49,8 @@ type Options struct {
 	// Delivery tunes the webhook and mail senders; its AllowedHosts is
 	// 127.0.0.1, where the tests' receivers listen, when nil.
 	Delivery delivery.Options
-	// RunLimits bound the runs (connections per host).
-	RunLimits migration.AttemptLimits
+	// AttemptLimits bound the attempts (connections per host).
+	AttemptLimits migration.AttemptLimits
 	// Queries, when set, counts the SQL statements the service sends.
 	Queries *QueryCounter
 	// Clock is the service's now for schedules (time.Now when nil), and
@@ -108,7 +108,7 @@ func Start(t testing.TB, opts Options) *Service {
 	}
 	a, err := app.Start(db, box, logger, app.Config{
 		MaxWorkers: opts.MaxWorkers, FetchPollInterval: 100 * time.Millisecond, APIToken: opts.APIToken, DatabaseTokens: opts.DatabaseTokens, Workers: opts.Workers, Delivery: opts.Delivery,
-		RunLimits: opts.RunLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll, Mail: opts.Mail,
+		AttemptLimits: opts.AttemptLimits, Clock: opts.Clock, SchedulePoll: opts.SchedulePoll, Mail: opts.Mail,
 	})
 	if err != nil {
 		t.Fatal(err)
