@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mailmigrate/mailmigrate/internal/progress"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -1716,24 +1717,7 @@ type PlannedFolder struct {
 type Profile string
 
 // Progress defines model for Progress.
-type Progress struct {
-	BytesCopied     int64 `json:"bytes_copied"`
-	FoldersDone     int64 `json:"folders_done"`
-	FoldersTotal    int64 `json:"folders_total"`
-	MessagesCopied  int64 `json:"messages_copied"`
-	MessagesFailed  int64 `json:"messages_failed"`
-	MessagesSkipped int64 `json:"messages_skipped"`
-	MessagesTotal   int64 `json:"messages_total"`
-
-	// SourceBytes Their size (STATUS SIZE, RFC 8438, where offered, else the sum of RFC822.SIZE).
-	SourceBytes *int64 `json:"source_bytes,omitempty"`
-
-	// SourceMessages The messages of the source folders the task copies, counted by the
-	// last login test or as the last run began (STATUS, with LIST-STATUS
-	// where offered); null before the first count. Copied, skipped and
-	// failed messages make it up by the end of a run.
-	SourceMessages *int64 `json:"source_messages,omitempty"`
-}
+type Progress = progress.Figures
 
 // Role `viewer` reads everything but secrets; `operator` also runs tasks,
 // accounts, passes and schedules; `admin` may do everything.

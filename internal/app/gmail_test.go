@@ -49,7 +49,7 @@ func TestLeavingGmailThroughTheService(t *testing.T) {
 			if err != nil || page.JSON200 == nil || len(*page.JSON200) != 1 {
 				t.Fatalf("accounts: %v %v", err, page)
 			}
-			if p := (*page.JSON200)[0].Progress; p.MessagesCopied != int64(len(labels)) || p.SourceMessages == nil || *p.SourceMessages != int64(len(labels)) {
+			if p := (*page.JSON200)[0].Progress; p.MessagesCopied != int64(len(labels)) || !p.SourceCounted || p.SourceMessages != int64(len(labels)) {
 				t.Errorf("the account's progress %+v, want %d source messages, all copied", p, len(labels))
 			}
 			seen := map[string]string{}

@@ -151,8 +151,8 @@ func passLeft(p api.Pass, now time.Time) time.Duration {
 // messagesTotal is what an account's run gets through: its source's count
 // once taken, else the messages planned so far (they grow folder by folder).
 func messagesTotal(p api.Progress) int64 {
-	if p.SourceMessages != nil {
-		return *p.SourceMessages
+	if p.SourceCounted {
+		return p.SourceMessages
 	}
 	return p.MessagesTotal
 }

@@ -71,8 +71,7 @@ func TestBoardPaceAndETA(t *testing.T) {
 
 	// Once counted, the account's total is its source's, not the
 	// messages planned so far.
-	counted := int64(400)
-	alice.Progress.SourceMessages = &counted
+	alice.Progress.SourceCounted, alice.Progress.SourceMessages = true, 400
 	b.setAccount(alice, start.Add(10*time.Second))
 	if got := b.running()[0].figures(false); got != "alice  50/400 messages  10.0 MB" {
 		t.Errorf("alice counted: %q", got)

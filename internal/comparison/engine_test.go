@@ -152,7 +152,7 @@ func migrateAccount(ctx context.Context, a engineAccount) engineOutcome {
 		return engineOutcome{Error: err.Error()}
 	}
 	res, err := transfer.Migrate(ctx, transfer.Job{Source: a.Source.side(), Destination: a.Destination.side(), State: state})
-	o := engineOutcome{Copied: res.MessagesCopied, Bytes: res.BytesCopied, Failed: res.MessagesFailed}
+	o := engineOutcome{Copied: int(res.MessagesCopied), Bytes: res.BytesCopied, Failed: int(res.MessagesFailed)}
 	for _, f := range res.Folders {
 		if !f.Verified() || f.Error != "" {
 			o.Unverified++

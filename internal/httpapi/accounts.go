@@ -213,7 +213,6 @@ func accountInputFromAPI(in *api.AccountInput) (migration.AccountInput, error) {
 }
 
 func accountToAPI(a migration.Account) api.Account {
-	p := a.Progress
 	out := api.Account{
 		Id:               a.ID,
 		TaskId:           a.TaskID,
@@ -222,26 +221,15 @@ func accountToAPI(a migration.Account) api.Account {
 		State:            api.AccountState(a.State),
 		SourceTest:       testResultToAPI(a.SourceTest),
 		DestinationTest:  testResultToAPI(a.DestinationTest),
-		Progress: api.Progress{
-			FoldersTotal:    p.FoldersTotal,
-			FoldersDone:     p.FoldersDone,
-			MessagesTotal:   p.MessagesTotal,
-			MessagesCopied:  p.MessagesCopied,
-			MessagesSkipped: p.MessagesSkipped,
-			MessagesFailed:  p.MessagesFailed,
-			BytesCopied:     p.BytesCopied,
-		},
-		LastError:   a.LastError,
-		CreatedAt:   a.CreatedAt,
-		UpdatedAt:   a.UpdatedAt,
-		StartedAt:   a.StartedAt,
-		FinishedAt:  a.FinishedAt,
-		PausedUntil: a.PausedUntil,
+		Progress:         a.Progress,
+		LastError:        a.LastError,
+		CreatedAt:        a.CreatedAt,
+		UpdatedAt:        a.UpdatedAt,
+		StartedAt:        a.StartedAt,
+		FinishedAt:       a.FinishedAt,
+		PausedUntil:      a.PausedUntil,
 
 		DestinationPasswordSameAsSource: a.DestinationLinkedToSource,
-	}
-	if p.SourceCounted {
-		out.Progress.SourceMessages, out.Progress.SourceBytes = &p.SourceMessages, &p.SourceBytes
 	}
 	if a.LoginRefused != "" {
 		side := api.AccountLoginRefused(a.LoginRefused)

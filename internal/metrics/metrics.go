@@ -122,7 +122,7 @@ func (m *Metrics) Copied(messages, bytes int64) {
 }
 
 // Refused counts messages a destination refused.
-func (m *Metrics) Refused(messages int) {
+func (m *Metrics) Refused(messages int64) {
 	if m == nil || messages <= 0 {
 		return
 	}

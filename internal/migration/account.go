@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mailmigrate/mailmigrate/internal/progress"
 )
 
 // AccountState is where one mailbox is in its migration.
@@ -88,22 +90,9 @@ type TestResult struct {
 	Outdated bool
 }
 
-// Progress counts what a migration of one account has done.
-type Progress struct {
-	FoldersTotal    int64
-	FoldersDone     int64
-	MessagesTotal   int64
-	MessagesCopied  int64
-	MessagesSkipped int64
-	MessagesFailed  int64
-	BytesCopied     int64
-	// SourceMessages and SourceBytes are the size of the source folders
-	// the run copies, counted as it began (SourceCounted); the copied,
-	// skipped and failed messages make up SourceMessages by the end.
-	SourceCounted  bool
-	SourceMessages int64
-	SourceBytes    int64
-}
+// Progress counts what a migration of one account has done: the one type
+// of the figures, which the engine counts in and the API shows.
+type Progress = progress.Figures
 
 // SecretNeeds says what the accounts of a task must bring to log in on
 // each side: a password, a refresh token, or nothing (a master login, an

@@ -399,11 +399,11 @@ func eventsOf(rows []dbsqlc.Event) ([]migration.Event, error) {
 			Folder: row.Folder,
 		}
 		if row.Progress != nil {
-			var p eventProgress
+			var p migration.Progress
 			if err := json.Unmarshal(row.Progress, &p); err != nil {
 				return nil, fmt.Errorf("event %d: progress: %w", row.Seq, err)
 			}
-			events[i].Progress = (*migration.Progress)(&p)
+			events[i].Progress = &p
 		}
 	}
 	return events, nil
@@ -431,7 +431,7 @@ func appendEvents(ctx context.Context, q *dbsqlc.Queries, events []migration.Eve
 	for _, e := range events {
 		var progress []byte
 		if e.Progress != nil {
-			progress, _ = json.Marshal(eventProgress(*e.Progress)) // plain integers: cannot fail
+			progress, _ = json.Marshal(*e.Progress) // plain integers: cannot fail
 		}
 		arg.Kinds = append(arg.Kinds, string(e.Kind))
 		arg.TaskIds = append(arg.TaskIds, e.TaskID)
@@ -457,20 +457,6 @@ func (s *Store) EventAppend(ctx context.Context, e migration.Event) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		return appendEvent(ctx, q, e)
 	}))
-}
-
-// eventProgress is how an event's figures are kept in events.progress.
-type eventProgress struct {
-	FoldersTotal    int64 `json:"folders_total"`
-	FoldersDone     int64 `json:"folders_done"`
-	MessagesTotal   int64 `json:"messages_total"`
-	MessagesCopied  int64 `json:"messages_copied"`
-	MessagesSkipped int64 `json:"messages_skipped"`
-	MessagesFailed  int64 `json:"messages_failed"`
-	BytesCopied     int64 `json:"bytes_copied"`
-	SourceCounted   bool  `json:"source_counted,omitempty"`
-	SourceMessages  int64 `json:"source_messages,omitempty"`
-	SourceBytes     int64 `json:"source_bytes,omitempty"`
 }
 
 func boolValue(b bool) pgtype.Bool { return pgtype.Bool{Bool: b, Valid: true} }

@@ -47,7 +47,7 @@ func BenchmarkMigrate(b *testing.B) {
 					Options:     Options{SkipReadBack: mode.skip, ReadBackBodies: mode.bodies},
 				}
 				res, err := Migrate(context.Background(), job)
-				if err != nil || res.MessagesCopied != len(corpus.Messages) {
+				if err != nil || int(res.MessagesCopied) != len(corpus.Messages) {
 					b.Fatalf("copied %d of %d: %v", res.MessagesCopied, len(corpus.Messages), err)
 				}
 				b.StopTimer()

@@ -49,7 +49,7 @@ func (r *accountAttempt) countSource(ctx context.Context, plans []folderPlan) er
 		count.Bytes += folder.Bytes
 	}
 	r.folderCounts = folders
-	r.progress.SourceMessages, r.progress.SourceBytes, r.progress.SourceCounted = count.Messages, count.Bytes, true
+	r.progress.SourceMessages, r.progress.SourceBytes, r.progress.SourceCounted = int64(count.Messages), count.Bytes, true
 	return nil
 }
 

@@ -57,7 +57,7 @@ func wantCounted(t *testing.T, job Job, messages int, bytes int64) {
 			}
 		}
 		p := srvRun(t, job, run).Progress
-		if p.SourceMessages != messages || p.SourceBytes != bytes {
+		if int(p.SourceMessages) != messages || p.SourceBytes != bytes {
 			t.Errorf("run %d counted %d messages, %d bytes; the source has %d, %d", run, p.SourceMessages, p.SourceBytes, messages, bytes)
 		}
 		if first != nil && (first.SourceMessages != p.SourceMessages || first.SourceBytes != p.SourceBytes) {

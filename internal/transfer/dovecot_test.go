@@ -94,7 +94,7 @@ func TestMigrationBetweenDovecotsIsExact(t *testing.T) {
 
 			first := p.migrate(t)
 			wantSameMail(t, sourceMail, p.dst.Read(t, "alice@new"))
-			if first.MessagesCopied != len(corpus.Messages) {
+			if int(first.MessagesCopied) != len(corpus.Messages) {
 				t.Errorf("copied %d messages, the corpus has %d", first.MessagesCopied, len(corpus.Messages))
 			}
 			if after := p.src.Snapshot(t, "alice"); !maps.Equal(before, after) {
@@ -126,7 +126,7 @@ func TestMigrationBetweenDovecotsIsExact(t *testing.T) {
 			}
 			p.src.Load(t, "alice", added)
 			third := p.migrate(t)
-			if third.MessagesCopied != len(added.Messages) {
+			if int(third.MessagesCopied) != len(added.Messages) {
 				t.Errorf("third run copied %d, want the %d new ones", third.MessagesCopied, len(added.Messages))
 			}
 			wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))

@@ -11,15 +11,15 @@ type figures struct {
 }
 
 type folderFigures struct {
-	planned, copied, skipped, failed int
+	planned, copied, skipped, failed int64
 	// present counts the messages found mapped and on the destination;
 	// those copied by this migration's earlier attempts (copiedBefore)
 	// among them are counted as copied, not as skipped.
-	present, copiedBefore int
+	present, copiedBefore int64
 }
 
 // presentSkipped is what present adds to the skipped messages.
-func (ff *folderFigures) presentSkipped() int { return max(0, ff.present-ff.copiedBefore) }
+func (ff *folderFigures) presentSkipped() int64 { return max(0, ff.present-ff.copiedBefore) }
 
 func newFigures(p *Progress) figures {
 	return figures{progress: p, folders: map[string]*folderFigures{}}
@@ -49,20 +49,20 @@ func (f figures) restart(folder string) {
 func (f figures) found(folder string, n int) {
 	ff := f.of(folder)
 	before := ff.presentSkipped()
-	ff.present += n
+	ff.present += int64(n)
 	f.progress.MessagesSkipped += ff.presentSkipped() - before
 }
 
 // plan counts n more messages to copy in folder.
 func (f figures) plan(folder string, n int) {
-	f.of(folder).planned += n
-	f.progress.MessagesTotal += n
+	f.of(folder).planned += int64(n)
+	f.progress.MessagesTotal += int64(n)
 }
 
 // skip counts n messages of folder present already or left out.
 func (f figures) skip(folder string, n int) {
-	f.of(folder).skipped += n
-	f.progress.MessagesSkipped += n
+	f.of(folder).skipped += int64(n)
+	f.progress.MessagesSkipped += int64(n)
 }
 
 // copied counts one message copied to folder.

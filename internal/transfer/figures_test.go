@@ -1,6 +1,10 @@
 package transfer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mailmigrate/mailmigrate/internal/progress"
+)
 
 // An attempt broken off part-way and taken up again describes the whole
 // pass: what the first attempt copied counts as copied, not as found
@@ -30,7 +34,7 @@ func TestFiguresDescribeTheWholePass(t *testing.T) {
 		f.copied("INBOX", 100)
 	}
 	f.failed("INBOX")
-	want := Progress{MessagesTotal: 10, MessagesCopied: 9, MessagesSkipped: 6, MessagesFailed: 1, BytesCopied: 900}
+	want := Progress{Figures: progress.Figures{MessagesTotal: 10, MessagesCopied: 9, MessagesSkipped: 6, MessagesFailed: 1, BytesCopied: 900}}
 	if p != want {
 		t.Errorf("figures %+v, want %+v", p, want)
 	}

@@ -136,7 +136,7 @@ func wantGmailVerified(t *testing.T, res Result, messages int) {
 	if total != messages {
 		t.Errorf("the folders cover %d messages, want %d", total, messages)
 	}
-	if res.SourceMessages != messages || res.MessagesCopied+res.MessagesSkipped != messages || res.MessagesFailed != 0 {
+	if int(res.SourceMessages) != messages || int(res.MessagesCopied)+int(res.MessagesSkipped) != messages || int(res.MessagesFailed) != 0 {
 		t.Errorf("progress: %d source messages, %d copied, %d skipped, %d failed; want %d in all",
 			res.SourceMessages, res.MessagesCopied, res.MessagesSkipped, res.MessagesFailed, messages)
 	}
@@ -171,7 +171,7 @@ func TestGmailFirstLabelCopiesEachMessageOnce(t *testing.T) {
 		`\Archive`:     {"3", "11"},
 	}
 	wantPlaces(t, f.destination(t), want)
-	if res.MessagesCopied != len(gmailMessages) {
+	if int(res.MessagesCopied) != len(gmailMessages) {
 		t.Errorf("copied %d messages, want %d", res.MessagesCopied, len(gmailMessages))
 	}
 
@@ -426,7 +426,7 @@ func TestPlanOfAGmailSourceCountsWhatEachFolderGets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if plan.SourceMessages != res.SourceMessages || plan.SourceBytes != res.SourceBytes || plan.ToCopyBytes != res.SourceBytes {
+			if int(plan.SourceMessages) != int(res.SourceMessages) || plan.SourceBytes != res.SourceBytes || plan.ToCopyBytes != res.SourceBytes {
 				t.Errorf("the plan counted %d messages, %d bytes (%d to copy); the run %d messages, %d bytes",
 					plan.SourceMessages, plan.SourceBytes, plan.ToCopyBytes, res.SourceMessages, res.SourceBytes)
 			}

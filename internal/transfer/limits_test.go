@@ -40,7 +40,7 @@ func TestDailyUploadBudgetSpreadsAnAccountOverDays(t *testing.T) {
 	copied := 0
 	for day := 1; ; day++ {
 		res, err := Migrate(context.Background(), job)
-		copied += res.MessagesCopied
+		copied += int(res.MessagesCopied)
 		if err == nil {
 			if day != 3 {
 				t.Fatalf("done on day %d, want day 3 (5 + 5 + 2 messages)", day)

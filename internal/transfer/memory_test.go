@@ -100,7 +100,7 @@ func copyLargeFolder(tb testing.TB, n int, limit uint64) {
 			}
 		})
 		tb.Logf("run %d: %d messages copied in %s, peak heap %.1f MiB", run+1, res.MessagesCopied, time.Since(start).Round(time.Millisecond), float64(peak)/(1<<20))
-		if res.MessagesCopied != wantCopied || !folderResult(tb, res, "INBOX").Verified() {
+		if int(res.MessagesCopied) != wantCopied || !folderResult(tb, res, "INBOX").Verified() {
 			tb.Errorf("run %d copied %d, want %d; INBOX %+v", run+1, res.MessagesCopied, wantCopied, folderResult(tb, res, "INBOX"))
 		}
 		if peak > limit {

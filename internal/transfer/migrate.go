@@ -143,7 +143,7 @@ func sideKey(s *imapconn.Side) string { return s.Address() + "/" + s.Login }
 func (r *accountAttempt) withRetries(ctx context.Context) error {
 	backoff := r.job.Tuning.Backoff
 	throttles, unhinted := 0, r.job.Tuning.ThrottlePause
-	lastExpiry := -1 // the run's headway (headway) at the last token expiry
+	lastExpiry := int64(-1) // the attempt's headway at the last token expiry
 	for try := 1; ; try++ {
 		err := r.connectAndCopy(ctx)
 		if imapconn.TokenExpired(err) && ctx.Err() == nil && r.headway() != lastExpiry {
@@ -184,7 +184,7 @@ func (r *accountAttempt) withRetries(ctx context.Context) error {
 
 // headway is how far the run got: messages copied or found, and folders
 // done.
-func (r *accountAttempt) headway() int {
+func (r *accountAttempt) headway() int64 {
 	return r.progress.MessagesCopied + r.progress.MessagesSkipped + r.progress.FoldersDone
 }
 
@@ -236,8 +236,8 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 // copyFolders copies every folder of plans not finished yet.
 func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) error {
 	r.plans = plans
-	r.progress.FoldersTotal = len(plans)
-	if !r.progress.SourceCounted { // once a run: an attempt after a reconnect keeps the total
+	r.progress.FoldersTotal = int64(len(plans))
+	if !r.progress.SourceCounted { // once an attempt: a try after a reconnect keeps the total
 		if err := r.countSource(ctx, plans); err != nil {
 			return err
 		}

@@ -110,7 +110,7 @@ func TestMigrationWithMoxIsExact(t *testing.T) {
 		corpus := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 11, Messages: 120, LargeMessages: 1, LargeSize: 512 << 10})
 		p.src.load(t, corpus)
 		start := time.Now()
-		if first := p.run(t); first.MessagesCopied != len(corpus.Messages) {
+		if first := p.run(t); int(first.MessagesCopied) != len(corpus.Messages) {
 			t.Errorf("copied %d messages, the corpus has %d", first.MessagesCopied, len(corpus.Messages))
 		}
 		t.Logf("first run: %d messages in %v", len(corpus.Messages), time.Since(start))

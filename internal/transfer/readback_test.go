@@ -127,7 +127,7 @@ func TestWholeBodiesReadBackOnDovecot(t *testing.T) {
 			t.Errorf("folder %s: %d copies read back as altered: %+v", f.Source, len(f.Altered), f.Altered[0])
 		}
 	}
-	if res.MessagesCopied != len(corpus.Messages) {
+	if int(res.MessagesCopied) != len(corpus.Messages) {
 		t.Errorf("copied %d of %d", res.MessagesCopied, len(corpus.Messages))
 	}
 }

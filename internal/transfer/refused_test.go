@@ -53,7 +53,7 @@ func TestRefusedMessageIsRecordedAndSkipped(t *testing.T) {
 			t.Errorf("run %d: INBOX verified although the destination lacks a message", run)
 		}
 		want := map[int]int{1: 30}[run]
-		if res.MessagesCopied != want {
+		if int(res.MessagesCopied) != want {
 			t.Errorf("run %d copied %d, want %d", run, res.MessagesCopied, want)
 		}
 	}
@@ -82,7 +82,7 @@ func TestFullDestinationFailsTheAccountClearly(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Errorf("took %s: a full mailbox must not be retried", elapsed)
 	}
-	if res.MessagesCopied == 0 || len(dst.Read(t, "alice").Messages) != res.MessagesCopied {
+	if int(res.MessagesCopied) == 0 || len(dst.Read(t, "alice").Messages) != int(res.MessagesCopied) {
 		t.Errorf("copied %d before the quota; the destination holds %d", res.MessagesCopied, len(dst.Read(t, "alice").Messages))
 	}
 }

@@ -277,7 +277,7 @@ func TestOversizeMessageIsRefusedAlone(t *testing.T) {
 				if len(inbox.Failures) != 1 || inbox.Missing() != 1 || res.MessagesFailed != 1 {
 					t.Fatalf("run %d: INBOX %+v, failed %d: want the big message refused alone", run+1, inbox, res.MessagesFailed)
 				}
-				if want := map[int]int{0: 30}[run]; res.MessagesCopied != want || res.MessagesTotal != want+1 {
+				if want := map[int]int{0: 30}[run]; int(res.MessagesCopied) != want || int(res.MessagesTotal) != want+1 {
 					t.Errorf("run %d: copied %d of %d, want %d of %d", run+1, res.MessagesCopied, res.MessagesTotal, want, want+1)
 				}
 			}

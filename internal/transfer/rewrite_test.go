@@ -59,7 +59,7 @@ func TestAFreshTaskAfterARewriteCopiesNothing(t *testing.T) {
 			src.seed(t, "INBOX", msgs...)
 			dst := startFaultServer(t, faultOptions{RewriteAppend: tc.rewrite})
 			first := srvRun(t, srvJob(src.side(), dst.side(), Tuning{}), 1)
-			if first.MessagesCopied != len(msgs) {
+			if int(first.MessagesCopied) != len(msgs) {
 				t.Fatalf("the first task copied %d messages, want %d", first.MessagesCopied, len(msgs))
 			}
 			fresh := srvJob(src.side(), dst.side(), Tuning{})

@@ -175,7 +175,7 @@ func TestServersWithoutSpecialUseKeepLookalikeFoldersApart(t *testing.T) {
 
 				first := srvRun(t, job, 1)
 				wantVerified(t, first, 1)
-				if first.MessagesCopied != len(want) || first.MessagesFailed != 0 {
+				if int(first.MessagesCopied) != len(want) || int(first.MessagesFailed) != 0 {
 					t.Errorf("run 1 copied %d, failed %d; want %d, 0", first.MessagesCopied, first.MessagesFailed, len(want))
 				}
 				seen := map[string]string{}
@@ -241,7 +241,7 @@ func TestServersWithoutSpecialUseAsDestination(t *testing.T) {
 
 			first := srvRun(t, job, 1)
 			wantVerified(t, first, 1)
-			if first.MessagesCopied != len(corpus.Messages) {
+			if int(first.MessagesCopied) != len(corpus.Messages) {
 				t.Errorf("run 1 copied %d, want %d", first.MessagesCopied, len(corpus.Messages))
 			}
 			seen := map[string]string{}
@@ -326,7 +326,7 @@ func TestServersDestinationWithoutLiteralPlusRefusesMessagesAlone(t *testing.T) 
 			refusing.Store(false)
 		}
 		res := srvRun(t, job, run)
-		if res.MessagesCopied != want.copied || res.MessagesFailed != len(want.failed) {
+		if int(res.MessagesCopied) != want.copied || int(res.MessagesFailed) != len(want.failed) {
 			t.Errorf("run %d copied %d, failed %d; want %d, %d", run, res.MessagesCopied, res.MessagesFailed, want.copied, len(want.failed))
 		}
 		f := folderResult(t, res, "INBOX")
@@ -393,7 +393,7 @@ func TestServersSourceWithUnreadableMessages(t *testing.T) {
 
 			for run := 1; run <= 2; run++ {
 				res := srvRun(t, job, run)
-				if want := map[int]int{1: len(msgs) - 2 + len(later)}[run]; res.MessagesCopied != want || res.MessagesFailed != 2 {
+				if want := map[int]int{1: len(msgs) - 2 + len(later)}[run]; int(res.MessagesCopied) != want || int(res.MessagesFailed) != 2 {
 					t.Errorf("run %d copied %d, failed %d; want %d, 2", run, res.MessagesCopied, res.MessagesFailed, want)
 				}
 				f := folderResult(t, res, "INBOX")
@@ -411,7 +411,7 @@ func TestServersSourceWithUnreadableMessages(t *testing.T) {
 			for run := 3; run <= 4; run++ {
 				res := srvRun(t, job, run)
 				wantVerified(t, res, run)
-				if want := map[int]int{3: 2}[run]; res.MessagesCopied != want || res.MessagesFailed != 0 {
+				if want := map[int]int{3: 2}[run]; int(res.MessagesCopied) != want || int(res.MessagesFailed) != 0 {
 					t.Errorf("run %d copied %d, failed %d; want %d, 0", run, res.MessagesCopied, res.MessagesFailed, want)
 				}
 				got, _ := dst.allMail(t)
@@ -465,7 +465,7 @@ func TestServersDestinationSilentInAppend(t *testing.T) {
 			}
 			// The APPENDs before the silent one were answered OK: their
 			// messages were copied by this run, and they are not in doubt.
-			if res.MessagesCopied != len(msgs) {
+			if int(res.MessagesCopied) != len(msgs) {
 				t.Errorf("run 1 copied %d, want %d (skipped %d)", res.MessagesCopied, len(msgs), res.MessagesSkipped)
 			}
 			states, _ := job.State.FolderStates(t.Context())
@@ -518,7 +518,7 @@ func TestServersSourceSilentInFetch(t *testing.T) {
 		t.Errorf("run 1 took %s with an idle timeout of %s", elapsed, silenceIdle)
 	}
 	wantVerified(t, res, 1)
-	if res.MessagesCopied != len(want) {
+	if int(res.MessagesCopied) != len(want) {
 		t.Errorf("run 1 copied %d, want %d", res.MessagesCopied, len(want))
 	}
 	got, _ := dst.allMail(t)
@@ -560,7 +560,7 @@ func TestServersDestinationWithoutUIDPlus(t *testing.T) {
 		}
 		res := srvRun(t, job, run)
 		wantVerified(t, res, run)
-		if want := map[int]int{1: len(want)}[run]; res.MessagesCopied != want {
+		if want := map[int]int{1: len(want)}[run]; int(res.MessagesCopied) != want {
 			t.Errorf("run %d copied %d, want %d", run, res.MessagesCopied, want)
 		}
 		got, _ := dst.allMail(t)
@@ -603,7 +603,7 @@ func TestServersSourceWithoutLiteralPlus(t *testing.T) {
 			for run := 1; run <= 2; run++ {
 				res := srvRun(t, job, run)
 				wantVerified(t, res, run)
-				if w := map[int]int{1: len(want)}[run]; res.MessagesCopied != w {
+				if w := map[int]int{1: len(want)}[run]; int(res.MessagesCopied) != w {
 					t.Errorf("run %d copied %d, want %d", run, res.MessagesCopied, w)
 				}
 				got, _ := dst.allMail(t)
@@ -645,7 +645,7 @@ func TestServersDestinationKeepingFewKeywords(t *testing.T) {
 			t.Fatalf("run %d: %v", run+1, err)
 		}
 		inbox := folderResult(t, res, "INBOX")
-		if !slices.Equal(inbox.DroppedKeywords, want) || !inbox.Verified() || res.MessagesCopied != map[int]int{0: 6}[run] {
+		if !slices.Equal(inbox.DroppedKeywords, want) || !inbox.Verified() || int(res.MessagesCopied) != map[int]int{0: 6}[run] {
 			t.Errorf("run %d: INBOX %+v, copied %d; want keywords %v reported, verified", run+1, inbox, res.MessagesCopied, want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/mailmigrate/mailmigrate/internal/progress"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
@@ -43,23 +44,11 @@ type Options struct {
 	ReadBackBodies bool
 }
 
-// Progress reports what a migration has done so far.
+// Progress reports what a migration has done so far: the account's
+// figures, and the source folder being copied.
 type Progress struct {
-	Folder          string // source folder being copied
-	FoldersTotal    int
-	FoldersDone     int
-	MessagesTotal   int // messages planned for copying so far
-	MessagesCopied  int
-	MessagesSkipped int // present already, or left out by the options
-	MessagesFailed  int // refused by the destination
-	BytesCopied     int64
-	// SourceMessages and SourceBytes are the size of the source folders
-	// the run copies, counted before the first (countSource, then
-	// SourceCounted): the total that copied, skipped and failed messages
-	// make up.
-	SourceCounted  bool
-	SourceMessages int
-	SourceBytes    int64
+	Folder string
+	progress.Figures
 }
 
 // FolderResult is the outcome of one folder.

@@ -83,7 +83,7 @@ func testTaskRun(t *testing.T, browser context.Context) {
 		row := fmt.Sprintf(`#account-list tr[data-id="%d"]`, a.Id)
 		got := tb.text(row)
 		for _, want := range []string{
-			fmt.Sprintf("%d of %d messages copied", p.MessagesCopied, *p.SourceMessages),
+			fmt.Sprintf("%d of %d messages copied", p.MessagesCopied, p.SourceMessages),
 			fmt.Sprintf("%d/%d folders", p.FoldersDone, p.FoldersTotal),
 		} {
 			if p.MessagesCopied == 0 || !strings.Contains(got, want) {
@@ -91,8 +91,8 @@ func testTaskRun(t *testing.T, browser context.Context) {
 			}
 		}
 		bar := evaluate[[]float64](tb, fmt.Sprintf(`[document.querySelector('%s progress').value, document.querySelector('%s progress').max]`, row, row))
-		if bar[0] != bar[1] || bar[1] != float64(*p.SourceMessages) {
-			t.Errorf("progress bar of %s at %v of %v, want full at the source's %d messages", a.SourceLogin, bar[0], bar[1], *p.SourceMessages)
+		if bar[0] != bar[1] || bar[1] != float64(p.SourceMessages) {
+			t.Errorf("progress bar of %s at %v of %v, want full at the source's %d messages", a.SourceLogin, bar[0], bar[1], p.SourceMessages)
 		}
 	}
 	for _, want := range []string{"alice: migration started", "bob: migration started"} {

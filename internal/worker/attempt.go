@@ -241,12 +241,3 @@ func optionsOf(o migration.TaskOptions) transfer.Options {
 		GmailLabels: transfer.GmailLabels(o.GmailLabels), SkipReadBack: o.VerifyCopies == migration.VerifyCounts,
 		ReadBackBodies: o.VerifyCopies == migration.VerifyFull}
 }
-
-func progressOf(p transfer.Progress) migration.Progress {
-	return migration.Progress{
-		FoldersTotal: int64(p.FoldersTotal), FoldersDone: int64(p.FoldersDone), MessagesTotal: int64(p.MessagesTotal),
-		MessagesCopied: int64(p.MessagesCopied), MessagesSkipped: int64(p.MessagesSkipped),
-		MessagesFailed: int64(p.MessagesFailed), BytesCopied: p.BytesCopied,
-		SourceCounted: p.SourceCounted, SourceMessages: int64(p.SourceMessages), SourceBytes: p.SourceBytes,
-	}
-}

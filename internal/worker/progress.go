@@ -44,7 +44,7 @@ func (r *progressReporter) throttled(th transfer.Throttle) {
 // it as already there), what they planned and copied as planned.
 // Refusals are counted again, since each run tries them again.
 func (r *progressReporter) pass(p transfer.Progress) migration.Progress {
-	figures := progressOf(p)
+	figures := p.Figures
 	copiedBefore := r.before.MessagesCopied
 	figures.MessagesTotal += copiedBefore
 	figures.MessagesCopied += copiedBefore
@@ -55,7 +55,7 @@ func (r *progressReporter) pass(p transfer.Progress) migration.Progress {
 
 // count adds what was copied since the last call to the metrics.
 func (r *progressReporter) count(p transfer.Progress) {
-	r.worker.opts.Metrics.Copied(int64(p.MessagesCopied-r.counted.MessagesCopied), p.BytesCopied-r.counted.BytesCopied)
+	r.worker.opts.Metrics.Copied(p.MessagesCopied-r.counted.MessagesCopied, p.BytesCopied-r.counted.BytesCopied)
 	r.worker.opts.Metrics.Refused(p.MessagesFailed - r.counted.MessagesFailed)
 	r.counted = p
 }
