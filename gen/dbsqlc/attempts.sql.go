@@ -489,8 +489,14 @@ WITH finished AS (
         messages_copied = excluded.messages_copied, messages_skipped = excluded.messages_skipped,
         messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
         source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error
+), task AS (
+    UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
+    WHERE id = $15 AND EXISTS (SELECT FROM finished)
+    RETURNING state, pending_jobs
 )
-SELECT count(*) FROM finished
+SELECT (SELECT count(*) FROM finished)::int AS ended,
+    coalesce((SELECT state FROM task), '')::text AS task_state,
+    coalesce((SELECT pending_jobs FROM task), 0)::int AS pending_jobs
 `
 
 type AttemptFinishParams struct {
@@ -514,11 +520,19 @@ type AttemptFinishParams struct {
 	FromStates      []string
 }
 
-// Ends the run of the generation that holds the account, with its
-// figures (the domain's MoveEnd), and keeps the run as its record in its
-// pass (account_passes), with what its earlier runs in the pass copied.
-// Returns how many accounts it ended: 0 or 1.
-func (q *Queries) AttemptFinish(ctx context.Context, arg AttemptFinishParams) (int64, error) {
+type AttemptFinishRow struct {
+	Ended       int32
+	TaskState   string
+	PendingJobs int32
+}
+
+// Ends the attempt of the generation that holds the account, with its
+// figures (the domain's MoveEnd), and keeps it as the account's record in
+// its pass (account_passes), with what its earlier attempts in the pass
+// copied; the task has one job fewer to wait for. Returns how many
+// accounts it ended (0 or 1), and the task's state and the jobs it still
+// waits for (0 and no state when none ended).
+func (q *Queries) AttemptFinish(ctx context.Context, arg AttemptFinishParams) (AttemptFinishRow, error) {
 	row := q.db.QueryRow(ctx, attemptFinish,
 		arg.State,
 		arg.LastError,
@@ -539,9 +553,9 @@ func (q *Queries) AttemptFinish(ctx context.Context, arg AttemptFinishParams) (i
 		arg.RunGeneration,
 		arg.FromStates,
 	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var i AttemptFinishRow
+	err := row.Scan(&i.Ended, &i.TaskState, &i.PendingJobs)
+	return i, err
 }
 
 const attemptPark = `-- name: AttemptPark :execrows

@@ -205,26 +205,6 @@ func (q *Queries) SyncFolderList(ctx context.Context, accountID int64) ([]SyncFo
 	return items, nil
 }
 
-const syncFolderReset = `-- name: SyncFolderReset :exec
-WITH dropped AS (
-    DELETE FROM sync_map_chunks WHERE account_id = $1 AND folder = $2
-)
-INSERT INTO sync_folders (account_id, folder, state) VALUES ($1, $2, $3)
-ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state
-`
-
-type SyncFolderResetParams struct {
-	AccountID int64
-	Folder    string
-	State     []byte
-}
-
-// Drops a folder's map and stores its new state in one statement.
-func (q *Queries) SyncFolderReset(ctx context.Context, arg SyncFolderResetParams) error {
-	_, err := q.db.Exec(ctx, syncFolderReset, arg.AccountID, arg.Folder, arg.State)
-	return err
-}
-
 const syncFolderSet = `-- name: SyncFolderSet :exec
 INSERT INTO sync_folders (account_id, folder, state) VALUES ($1, $2, $3)
 ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state
@@ -238,6 +218,27 @@ type SyncFolderSetParams struct {
 
 func (q *Queries) SyncFolderSet(ctx context.Context, arg SyncFolderSetParams) error {
 	_, err := q.db.Exec(ctx, syncFolderSet, arg.AccountID, arg.Folder, arg.State)
+	return err
+}
+
+const syncFoldersReset = `-- name: SyncFoldersReset :exec
+WITH dropped AS (
+    DELETE FROM sync_map_chunks WHERE account_id = $1 AND folder = ANY ($2::text[])
+)
+INSERT INTO sync_folders (account_id, folder, state)
+SELECT $1, unnest($2::text[]), unnest($3::text[])::jsonb
+ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state
+`
+
+type SyncFoldersResetParams struct {
+	AccountID int64
+	Folders   []string
+	States    []string
+}
+
+// Drops the maps of folders and stores their new states in one statement.
+func (q *Queries) SyncFoldersReset(ctx context.Context, arg SyncFoldersResetParams) error {
+	_, err := q.db.Exec(ctx, syncFoldersReset, arg.AccountID, arg.Folders, arg.States)
 	return err
 }
 

@@ -188,26 +188,6 @@ func (q *Queries) TaskFactsLock(ctx context.Context, arg TaskFactsLockParams) (T
 	return i, err
 }
 
-const taskFinishRunJob = `-- name: TaskFinishRunJob :one
-UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
-WHERE id = $1
-RETURNING state, pending_jobs
-`
-
-type TaskFinishRunJobRow struct {
-	State       string
-	PendingJobs int32
-}
-
-// One account of a run is done; returns how many remain and the task's
-// state (canceling or not).
-func (q *Queries) TaskFinishRunJob(ctx context.Context, id int64) (TaskFinishRunJobRow, error) {
-	row := q.db.QueryRow(ctx, taskFinishRunJob, id)
-	var i TaskFinishRunJobRow
-	err := row.Scan(&i.State, &i.PendingJobs)
-	return i, err
-}
-
 const taskGetByID = `-- name: TaskGetByID :one
 SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls, tests_source_ms, tests_destination_ms FROM tasks WHERE id = $1
 `

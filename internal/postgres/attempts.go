@@ -500,7 +500,7 @@ func (s *Store) parkAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, o
 // figures and events, and ends the task's pass after its last account.
 func (s *Store) endAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome, transition migration.AccountTransition) error {
 	p := outcome.Progress
-	n, err := q.AttemptFinish(ctx, dbsqlc.AttemptFinishParams{
+	ended, err := q.AttemptFinish(ctx, dbsqlc.AttemptFinishParams{
 		TaskID: outcome.TaskID, ID: outcome.AccountID, RunGeneration: outcome.Generation, FromStates: texts(transition.Move.From()),
 		State: string(transition.To), LastError: outcome.LastError, LoginRefused: outcome.LoginRefused,
 		FoldersTotal: p.FoldersTotal, FoldersDone: p.FoldersDone, MessagesTotal: p.MessagesTotal,
@@ -508,7 +508,7 @@ func (s *Store) endAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ou
 		BytesCopied: p.BytesCopied, SourceCounted: p.SourceCounted, SourceMessages: p.SourceMessages, SourceBytes: p.SourceBytes,
 		Scripts: scriptsJSON(outcome.Scripts),
 	})
-	if err != nil || n == 0 {
+	if err != nil || ended.Ended == 0 {
 		return err
 	}
 	if err := appendEvents(ctx, q, append(outcome.Pending, outcome.Events...)); err != nil {
@@ -517,11 +517,10 @@ func (s *Store) endAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ou
 	if err := s.admit(ctx, tx, q); err != nil {
 		return err
 	}
-	task, err := q.TaskFinishRunJob(ctx, outcome.TaskID)
-	if err != nil || task.PendingJobs > 0 {
-		return err
+	if ended.PendingJobs > 0 {
+		return nil
 	}
-	return endPass(ctx, q, outcome.TaskID, task.State == string(migration.TaskCanceling))
+	return endPass(ctx, q, outcome.TaskID, ended.TaskState == string(migration.TaskCanceling))
 }
 
 // endPass gives a task whose pass's last account ended the state the

@@ -54,13 +54,17 @@ func (st *syncState) SetFolderState(ctx context.Context, folder string, fs syncs
 	return st.store.queries.SyncFolderSet(ctx, dbsqlc.SyncFolderSetParams{AccountID: st.accountID, Folder: folder, State: encoded})
 }
 
-// ResetFolder implements syncstate.StateStore.
-func (st *syncState) ResetFolder(ctx context.Context, folder string, fs syncstate.FolderState) error {
-	encoded, err := json.Marshal(fs)
-	if err != nil {
-		return err
+// ResetFolders implements syncstate.StateStore, in one statement.
+func (st *syncState) ResetFolders(ctx context.Context, states map[string]syncstate.FolderState) error {
+	arg := dbsqlc.SyncFoldersResetParams{AccountID: st.accountID}
+	for folder, fs := range states {
+		encoded, err := json.Marshal(fs)
+		if err != nil {
+			return err
+		}
+		arg.Folders, arg.States = append(arg.Folders, folder), append(arg.States, string(encoded))
 	}
-	return st.store.queries.SyncFolderReset(ctx, dbsqlc.SyncFolderResetParams{AccountID: st.accountID, Folder: folder, State: encoded})
+	return st.store.queries.SyncFoldersReset(ctx, arg)
 }
 
 // Mappings implements syncstate.StateStore.

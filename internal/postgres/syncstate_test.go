@@ -25,8 +25,8 @@ func addAccount(t testing.TB, store *postgres.Store) (task, account int64) {
 
 // The store must answer as the engine's in-memory state does, whatever
 // the windows: random replacements of UID ranges (splitting chunks,
-// emptying ranges, reaching MaxUID, spanning the folder) and resets are
-// applied to both and every read compared.
+// emptying ranges, reaching MaxUID, spanning the folder) and resets of one
+// folder or two are applied to both and every read compared.
 func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 	t.Parallel()
 	store, _, _ := newStore(t)
@@ -35,8 +35,9 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 	got, want := store.SyncState(account), syncstate.NewMemoryState()
 	rng := rand.New(rand.NewPCG(1, 2))
 	flagSets := [][]string{nil, {`\Seen`}, {`\Seen`, `\Answered`}, {`$Forwarded`, `\Flagged`}}
+	folders := []string{"INBOX", "Sent/2024", "Entwürfe"}
 	for round := range 60 {
-		folder := []string{"INBOX", "Sent/2024", "Entwürfe"}[round%3]
+		folder := folders[round%len(folders)]
 		from := uint32(rng.IntN(20_000))
 		to := from + uint32(rng.IntN(9_000))
 		if round%7 == 0 {
@@ -53,8 +54,13 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 		}
 		for _, s := range []syncstate.StateStore{got, want} {
 			var err error
-			if round%13 == 12 {
-				err = s.ResetFolder(ctx, folder, syncstate.FolderState{Destination: folder, ForeignBelow: uint32(round)})
+			if round%13 == 12 { // every other reset takes the next folder along
+				states := map[string]syncstate.FolderState{folder: {Destination: folder, ForeignBelow: uint32(round)}}
+				if round%26 == 25 {
+					next := folders[(round+1)%len(folders)]
+					states[next] = syncstate.FolderState{Destination: next, Complete: true}
+				}
+				err = s.ResetFolders(ctx, states)
 			} else {
 				err = s.ReplaceMappings(ctx, folder, from, to, entries)
 			}

@@ -1,8 +1,11 @@
 package transfer
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +13,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // commandLog records the command lines that clients send a server
@@ -59,12 +63,23 @@ func TestEmptyFoldersAreNotOpened(t *testing.T) {
 	job := p.job
 	job.Source.Host, job.Source.Port = source.proxy(t, p.src.Addr())
 	job.Destination.Host, job.Destination.Port = destination.proxy(t, p.dst.Addr())
+	resets := &countingResets{StateStore: job.State}
+	job.State = resets
 	res := migrateVerified(t, job)
 	if len(res.Folders) < 3 {
 		t.Fatalf("%d folders: the source should have empty ones beside INBOX", len(res.Folders))
 	}
 	if examined, selected := source.take("EXAMINE"), destination.take("SELECT"); len(examined) != 1 || len(selected) != 1 {
 		t.Errorf("the source's folders opened: %q; the destination's: %q; want INBOX alone on each", examined, selected)
+	}
+	// INBOX's map is reset as its copy begins; the empty folders' states
+	// are stored together, in one write.
+	if want := [][]string{{"INBOX"}, emptyFolders(res)}; !slices.EqualFunc(resets.calls, want, slices.Equal) {
+		t.Errorf("folder states reset %q, want %q", resets.calls, want)
+	}
+	states, err := job.State.FolderStates(t.Context())
+	if err != nil || len(states) != len(res.Folders) {
+		t.Errorf("%d folder states stored (%v), want one for each of the %d folders", len(states), err, len(res.Folders))
 	}
 	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
 
@@ -90,4 +105,27 @@ func TestEmptyFoldersAreNotOpened(t *testing.T) {
 		t.Errorf("the second pass opened %q on the source, want Drafts alone", examined)
 	}
 	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
+}
+
+// countingResets records the folders of each ResetFolders call, sorted.
+type countingResets struct {
+	syncstate.StateStore
+	calls [][]string
+}
+
+func (c *countingResets) ResetFolders(ctx context.Context, states map[string]syncstate.FolderState) error {
+	c.calls = append(c.calls, slices.Sorted(maps.Keys(states)))
+	return c.StateStore.ResetFolders(ctx, states)
+}
+
+// emptyFolders are the source folders of res other than INBOX, sorted.
+func emptyFolders(res Result) []string {
+	var names []string
+	for _, f := range res.Folders {
+		if f.Source != "INBOX" {
+			names = append(names, f.Source)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

@@ -32,7 +32,8 @@ func (r *accountAttempt) copyFolder(ctx context.Context, plan folderPlan) (Folde
 			return res.failed(r.destination, err)
 		}
 		r.figures.found(plan.Source.Name, 0)
-		return res, r.resetFolder(ctx, plan.Source.Name, empty)
+		r.recordEmptied(plan.Source.Name, empty)
+		return res, nil
 	}
 	r.figures.restart(plan.Source.Name)
 	// EXAMINE: the source folder is opened read-only (RFC 9051 §6.3.3).

@@ -40,6 +40,11 @@ type accountAttempt struct {
 	figures     figures
 	folders     []FolderResult
 	finished    map[string]bool // source folders done in this run
+	// emptied are the states of folders found empty on both sides, not
+	// stored yet: all are stored in one statement once the folders are
+	// gone through (storeEmptied). One lost with its attempt only has its
+	// empty folder looked at again.
+	emptied map[string]syncstate.FolderState
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
 	logger       *slog.Logger
@@ -110,7 +115,7 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 // sync state the last run left.
 func newAccountAttempt(ctx context.Context, job Job) (*accountAttempt, error) {
 	job.Tuning = job.Tuning.withDefaults()
-	r := &accountAttempt{job: &job, store: job.State, finished: map[string]bool{}, logger: job.Logger,
+	r := &accountAttempt{job: &job, store: job.State, finished: map[string]bool{}, emptied: map[string]syncstate.FolderState{}, logger: job.Logger,
 		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination), filter: job.Options.filterKey()}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
@@ -249,6 +254,10 @@ func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) er
 		r.progress.Folder = plan.Source.Name
 		result, err := r.copyFolder(ctx, plan)
 		if err != nil {
+			// What was found empty stays found, whatever ended the try.
+			if serr := r.storeEmptied(context.WithoutCancel(ctx)); serr != nil {
+				r.logger.Warn("the empty folders' states were not stored; the next pass looks at them again", "err", serr)
+			}
 			return err
 		}
 		r.folders = append(r.folders, result)
@@ -259,7 +268,7 @@ func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) er
 			r.job.OnFolderDone(result, r.progress)
 		}
 	}
-	return nil
+	return r.storeEmptied(ctx)
 }
 
 // previousDestinations returns where each source folder went at the last
@@ -293,9 +302,31 @@ func (r *accountAttempt) saveFolderState(ctx context.Context, folder string, st 
 // resetFolder drops a folder's map and stores its new state.
 func (r *accountAttempt) resetFolder(ctx context.Context, folder string, st syncstate.FolderState) error {
 	r.states[folder] = st
-	if err := r.store.ResetFolder(ctx, folder, st); err != nil {
+	if err := r.store.ResetFolders(ctx, map[string]syncstate.FolderState{folder: st}); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
 	}
+	return nil
+}
+
+// recordEmptied notes that a folder pair is empty on both sides, to store
+// with the others (storeEmptied): a hosted mailbox has several such
+// (Drafts, Junk, Trash) and a statement each is most of what storing a
+// first copy of a small account costs.
+func (r *accountAttempt) recordEmptied(folder string, st syncstate.FolderState) {
+	r.states[folder] = st
+	r.emptied[folder] = st
+}
+
+// storeEmptied drops the maps of the folders found empty and stores their
+// states, at once.
+func (r *accountAttempt) storeEmptied(ctx context.Context) error {
+	if len(r.emptied) == 0 {
+		return nil
+	}
+	if err := r.store.ResetFolders(ctx, r.emptied); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
+	clear(r.emptied)
 	return nil
 }
 

@@ -477,7 +477,7 @@ func (stateWritesRefused) SetFolderState(context.Context, string, syncstate.Fold
 	return errStateWrite
 }
 
-func (stateWritesRefused) ResetFolder(context.Context, string, syncstate.FolderState) error {
+func (stateWritesRefused) ResetFolders(context.Context, map[string]syncstate.FolderState) error {
 	return errStateWrite
 }
 

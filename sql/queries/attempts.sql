@@ -148,10 +148,12 @@ WHERE a.task_id = @task_id AND a.id = @id AND a.run_generation = @run_generation
 RETURNING t.state, a.run_cancel, t.held;
 
 -- name: AttemptFinish :one
--- Ends the run of the generation that holds the account, with its
--- figures (the domain's MoveEnd), and keeps the run as its record in its
--- pass (account_passes), with what its earlier runs in the pass copied.
--- Returns how many accounts it ended: 0 or 1.
+-- Ends the attempt of the generation that holds the account, with its
+-- figures (the domain's MoveEnd), and keeps it as the account's record in
+-- its pass (account_passes), with what its earlier attempts in the pass
+-- copied; the task has one job fewer to wait for. Returns how many
+-- accounts it ended (0 or 1), and the task's state and the jobs it still
+-- waits for (0 and no state when none ended).
 WITH finished AS (
     UPDATE accounts
     SET state = @state, last_error = @last_error, finished_at = now(), heartbeat_at = NULL, updated_at = now(), paused_until = NULL,
@@ -176,8 +178,14 @@ WITH finished AS (
         messages_copied = excluded.messages_copied, messages_skipped = excluded.messages_skipped,
         messages_failed = excluded.messages_failed, bytes_copied = excluded.bytes_copied,
         source_messages = excluded.source_messages, source_bytes = excluded.source_bytes, last_error = excluded.last_error
+), task AS (
+    UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
+    WHERE id = @task_id AND EXISTS (SELECT FROM finished)
+    RETURNING state, pending_jobs
 )
-SELECT count(*) FROM finished;
+SELECT (SELECT count(*) FROM finished)::int AS ended,
+    coalesce((SELECT state FROM task), '')::text AS task_state,
+    coalesce((SELECT pending_jobs FROM task), 0)::int AS pending_jobs;
 
 -- name: AttemptsLost :many
 -- Running accounts whose lease was not renewed in time: their process died.

@@ -5,12 +5,13 @@ SELECT folder, state FROM sync_folders WHERE account_id = @account_id ORDER BY f
 INSERT INTO sync_folders (account_id, folder, state) VALUES (@account_id, @folder, @state)
 ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
 
--- name: SyncFolderReset :exec
--- Drops a folder's map and stores its new state in one statement.
+-- name: SyncFoldersReset :exec
+-- Drops the maps of folders and stores their new states in one statement.
 WITH dropped AS (
-    DELETE FROM sync_map_chunks WHERE account_id = @account_id AND folder = @folder
+    DELETE FROM sync_map_chunks WHERE account_id = @account_id AND folder = ANY (@folders::text[])
 )
-INSERT INTO sync_folders (account_id, folder, state) VALUES (@account_id, @folder, @state)
+INSERT INTO sync_folders (account_id, folder, state)
+SELECT @account_id, unnest(@folders::text[]), unnest(@states::text[])::jsonb
 ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
 
 -- name: SyncChunksReplaceFolder :exec

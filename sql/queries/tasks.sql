@@ -73,13 +73,6 @@ SELECT id FROM accounts WHERE task_id = @task_id ORDER BY id;
 -- name: AccountCountByTask :one
 SELECT count(*)::int FROM accounts WHERE task_id = @task_id;
 
--- name: TaskFinishRunJob :one
--- One account of a run is done; returns how many remain and the task's
--- state (canceling or not).
-UPDATE tasks SET pending_jobs = pending_jobs - 1, updated_at = now()
-WHERE id = @id
-RETURNING state, pending_jobs;
-
 -- name: TaskPassEnd :exec
 -- The pass's last account is done: the task takes its end state.
 UPDATE tasks SET state = @state, finished_at = now(), updated_at = now() WHERE id = @id;

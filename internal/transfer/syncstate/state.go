@@ -105,9 +105,9 @@ type StateStore interface {
 	FolderStates(ctx context.Context) (map[string]FolderState, error)
 	// SetFolderState stores the state of a source folder.
 	SetFolderState(ctx context.Context, folder string, st FolderState) error
-	// ResetFolder drops folder's map and stores st, at once: a state
-	// never describes a map that is gone.
-	ResetFolder(ctx context.Context, folder string, st FolderState) error
+	// ResetFolders drops the map of each folder of states and stores its
+	// state, all at once: a state never describes a map that is gone.
+	ResetFolders(ctx context.Context, states map[string]FolderState) error
 	// Mappings returns folder's map entries with from ≤ Source ≤ to,
 	// ordered by Source.
 	Mappings(ctx context.Context, folder string, from, to uint32) ([]Mapping, error)
@@ -193,12 +193,14 @@ func (m *MemoryState) SetFolderState(_ context.Context, folder string, st Folder
 	return nil
 }
 
-// ResetFolder implements StateStore.
-func (m *MemoryState) ResetFolder(_ context.Context, folder string, st FolderState) error {
+// ResetFolders implements StateStore.
+func (m *MemoryState) ResetFolders(_ context.Context, states map[string]FolderState) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.maps, folder)
-	m.folders[folder] = st.Clone()
+	for folder, st := range states {
+		delete(m.maps, folder)
+		m.folders[folder] = st.Clone()
+	}
 	return nil
 }
 
