@@ -49,21 +49,13 @@ func (fs *folderSync) sweepInDoubt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var left []uint32
+	left := st.InDoubt
 	if !extra.empty() {
 		if left, err = fs.dropSecondCopies(ctx, &extra); err != nil {
 			return err
 		}
-	} else {
-		left = st.InDoubt
 	}
-	if time.Since(st.InDoubtSince) > inDoubtGrace {
-		left = nil
-	}
-	st.InDoubt = left
-	if len(left) == 0 {
-		st.InDoubtFrom, st.InDoubtSince = 0, time.Time{}
-	}
+	*st = afterSweep(*st, left, time.Now())
 	return nil
 }
 
@@ -83,18 +75,7 @@ func (fs *folderSync) dropSecondCopies(ctx context.Context, extra *destinationPo
 	if err != nil {
 		return nil, err
 	}
-	var second imap.UIDSet
-	var left []uint32
-	for _, msg := range sources {
-		there, found := extra.take(msg.Identity)
-		if found && mapped[uint32(msg.UID)] {
-			second.AddNum(there.UID)
-		} else {
-			// Not there yet, or there and not adopted yet: the copy may
-			// still come, or the next window adopts it.
-			left = append(left, uint32(msg.UID))
-		}
-	}
+	second, left := secondCopies(sources, extra, mapped)
 	if len(second) > 0 {
 		fs.r.logger.Info("expunging second copies of messages whose APPEND went unanswered", "folder", fs.plan.Destination, "uids", second.String())
 		if _, err := fs.expunge(second); err != nil {

@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"slices"
-
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
@@ -25,11 +23,7 @@ func (fs *folderSync) mirror(keep *[]syncstate.Mapping, unlisted []syncstate.Map
 	if expunged, err := fs.expunge(uids); err != nil || !expunged {
 		return err
 	}
-	expunged := map[uint32]bool{}
-	for _, e := range gone {
-		expunged[e.Source] = true
-	}
-	*keep = slices.DeleteFunc(*keep, func(e syncstate.Mapping) bool { return expunged[e.Source] })
+	*keep = withoutSources(*keep, gone)
 	fs.r.logger.Info("mirrored deletions", "folder", fs.plan.Destination, "messages", len(gone))
 	return nil
 }
@@ -40,19 +34,9 @@ func (fs *folderSync) expungedAtSource(entries []syncstate.Mapping) ([]syncstate
 	for _, e := range entries {
 		uids.AddNum(imap.UID(e.Source))
 	}
-	found, err := fs.r.source.present(uids)
+	present, err := fs.r.source.present(uids)
 	if err != nil {
 		return nil, err
 	}
-	present := map[uint32]bool{}
-	for _, uid := range found {
-		present[uint32(uid)] = true
-	}
-	var gone []syncstate.Mapping
-	for _, e := range entries {
-		if !present[e.Source] {
-			gone = append(gone, e)
-		}
-	}
-	return gone, nil
+	return goneAtSource(entries, present), nil
 }
