@@ -33,17 +33,17 @@ type accountAttempt struct {
 	destination *session
 	appender    *imapconn.Appender // APPENDs to the destination, on its session's connection; made at the first folder with something to copy
 	store       syncstate.StateStore
-	states      map[string]syncstate.FolderState // by source folder, as the last run left them
+	states      map[string]syncstate.FolderState // by source folder, as the last attempt left them
 	servers     string                           // FolderState.Servers of this job
 	filter      string                           // FolderState.Filter of its options (Options.filterKey)
 	progress    Progress
 	figures     figures
 	folders     []FolderResult
-	finished    map[string]bool // source folders done in this run
+	finished    map[string]bool // source folders done in this attempt
 	// emptied are the states of folders found empty on both sides, not
 	// stored yet: all are stored in one statement once the folders are
-	// gone through (storeEmptied). One lost with its attempt only has its
-	// empty folder looked at again.
+	// gone through, or a try fails (storeEmptied). One lost with its
+	// attempt only has its empty folder looked at again.
 	emptied map[string]syncstate.FolderState
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
@@ -77,7 +77,7 @@ type accountAttempt struct {
 	scripts *ScriptsResult
 }
 
-// labelIndex returns the run's label index, reading it the first time,
+// labelIndex returns the attempt's label index, reading it the first time,
 // or again when the plan reads other folders from All Mail, or when All
 // Mail as a folder has just opened it (selected) is not as it was read:
 // a message arrived or changed labels meanwhile. The folder's state
@@ -111,8 +111,8 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 	return Result{Progress: r.progress, Folders: r.folders, Scripts: r.scripts}, err
 }
 
-// newAccountAttempt readies the run of job: the tuning's defaults, and the
-// sync state the last run left.
+// newAccountAttempt readies the attempt of job: the tuning's defaults, and the
+// sync state the last attempt left.
 func newAccountAttempt(ctx context.Context, job Job) (*accountAttempt, error) {
 	job.Tuning = job.Tuning.withDefaults()
 	r := &accountAttempt{job: &job, store: job.State, finished: map[string]bool{}, emptied: map[string]syncstate.FolderState{}, logger: job.Logger,
@@ -187,7 +187,7 @@ func (r *accountAttempt) withRetries(ctx context.Context) error {
 	}
 }
 
-// headway is how far the run got: messages copied or found, and folders
+// headway is how far the attempt got: messages copied or found, and folders
 // done.
 func (r *accountAttempt) headway() int64 {
 	return r.progress.MessagesCopied + r.progress.MessagesSkipped + r.progress.FoldersDone
@@ -272,7 +272,7 @@ func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) er
 }
 
 // previousDestinations returns where each source folder went at the last
-// run, with the same servers: the plan keeps it there.
+// pass, with the same servers: the plan keeps it there.
 func (r *accountAttempt) previousDestinations() map[string]string {
 	prev := map[string]string{}
 	for folder, st := range r.states {
@@ -289,8 +289,8 @@ func (r *accountAttempt) report() {
 	}
 }
 
-// saveFolderState stores a folder's state, for this run's later attempts
-// and for the next run.
+// saveFolderState stores a folder's state, for this attempt's later tries
+// and for the next pass.
 func (r *accountAttempt) saveFolderState(ctx context.Context, folder string, st syncstate.FolderState) error {
 	r.states[folder] = st
 	if err := r.store.SetFolderState(ctx, folder, st); err != nil {
@@ -310,8 +310,8 @@ func (r *accountAttempt) resetFolder(ctx context.Context, folder string, st sync
 
 // recordEmptied notes that a folder pair is empty on both sides, to store
 // with the others (storeEmptied): a hosted mailbox has several such
-// (Drafts, Junk, Trash) and a statement each is most of what storing a
-// first copy of a small account costs.
+// (Drafts, Junk, Trash), and a statement each made most of a small
+// account's sync-state statements on its first copy.
 func (r *accountAttempt) recordEmptied(folder string, st syncstate.FolderState) {
 	r.states[folder] = st
 	r.emptied[folder] = st
