@@ -24,22 +24,22 @@ type allMailTwins struct {
 // gmailTwins returns the attempt's allMailTwins, opening it the first
 // time; nil when the destination is not Gmail.
 func (r *accountAttempt) gmailTwins(ctx context.Context) (*allMailTwins, error) {
-	if r.destinationAllMail == "" {
+	if r.destinationLabels.allMail == "" {
 		return nil, nil
 	}
-	if r.twins != nil {
-		return r.twins, nil
+	if r.destinationLabels.twins != nil {
+		return r.destinationLabels.twins, nil
 	}
 	s, err := connect(ctx, &r.job.Destination, "destination", r.job.Tuning)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Select(r.destinationAllMail, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+	if _, err := s.Select(r.destinationLabels.allMail, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		s.Close()
 		return nil, s.Failed(err)
 	}
-	r.twins = &allMailTwins{session: s, readUpTo: 1, byIdentity: map[string]imap.UID{}}
-	return r.twins, nil
+	r.destinationLabels.twins = &allMailTwins{session: s, readUpTo: 1, byIdentity: map[string]imap.UID{}}
+	return r.destinationLabels.twins, nil
 }
 
 // refresh reads the identities of All Mail's messages not read yet.
@@ -68,7 +68,7 @@ func (x *allMailTwins) refresh() error {
 // a source folder holding a message twice gets it twice. Trash and Spam
 // get none: in Gmail a COPY there takes the message from every label.
 func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (labelled []syncstate.Mapping, rest []message, err error) {
-	if p := fs.plan; fs.r.destinationBins[p.Destination] || p.CreateRole == imap.MailboxAttrTrash || p.CreateRole == imap.MailboxAttrJunk {
+	if p := fs.plan; fs.r.destinationLabels.bins[p.Destination] || p.CreateRole == imap.MailboxAttrTrash || p.CreateRole == imap.MailboxAttrJunk {
 		return nil, candidates, nil
 	}
 	twins, err := fs.r.gmailTwins(ctx)

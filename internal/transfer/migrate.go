@@ -48,23 +48,12 @@ type accountAttempt struct {
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
 	logger       *slog.Logger
-	// labelListing is a source's folders as listed (anew each attempt)
-	// where its messages are labels over All Mail (sourceModel), and
-	// labels what its messages are labelled and where each goes, read
-	// when a folder read from All Mail first needs it (gmail.go), and
-	// again only when it no longer fits (labelIndex).
-	labelListing []mailbox
-	labels       *labelIndex
 	plans        []folderPlan
-	// destinationAllMail is the destination's folder of every message
-	// (destinationModel), where twins finds the messages a folder may get
-	// by a label (gmailin.go); "" where it has none.
-	destinationAllMail string
-	twins              *allMailTwins
-	// destinationBins are the destination's folders a COPY into moves
-	// the message, labels and all (Gmail's Trash and Spam): never given
-	// a twin.
-	destinationBins map[string]bool
+	// sourceLabels and destinationLabels are what the provider layer
+	// keeps for a side whose messages are labels over an All Mail (Gmail);
+	// empty for one of plain folders.
+	sourceLabels      sourceLabels
+	destinationLabels destinationLabels
 	// destinationProfile is the destination's provider, for the limits
 	// it does not announce (profile.go).
 	destinationProfile provider.Profile
@@ -87,15 +76,15 @@ type accountAttempt struct {
 // again spends the bandwidth that ran out.
 func (r *accountAttempt) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
 	_, folders := readFromAllMail(r.plans)
-	if x := r.labels; x != nil && slices.Equal(x.folders, folders) && (selected == nil ||
+	if x := r.sourceLabels.index; x != nil && slices.Equal(x.folders, folders) && (selected == nil ||
 		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
 		return x, nil
 	}
-	x, err := r.buildLabelIndex(ctx, r.labelListing, r.plans, 0)
+	x, err := r.buildLabelIndex(ctx, r.sourceLabels.listing, r.plans, 0)
 	if err != nil {
 		return nil, err
 	}
-	r.labels = x
+	r.sourceLabels.index = x
 	return x, nil
 }
 
@@ -211,7 +200,7 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 	}
 	r.source, r.destination, r.appender = src.session, dst.session, nil
 	destination := destinationModelOf(dst.session.Caps())
-	r.destinationAllMail, r.destinationBins, r.twins = destination.allMail(dst.boxes), destination.bins(dst.boxes), nil
+	r.destinationLabels = destinationLabels{allMail: destination.allMail(dst.boxes), bins: destination.bins(dst.boxes)}
 	defer func() {
 		if r.appender != nil {
 			r.appender.Close()
@@ -219,13 +208,13 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 		if r.destination != dst.session { // a fresh one (appenderFor)
 			r.destination.Close()
 		}
-		if r.twins != nil {
-			r.twins.session.Close()
+		if twins := r.destinationLabels.twins; twins != nil {
+			twins.session.Close()
 		}
 	}()
 	source := sourceModelOf(src.session.Caps(), &r.job.Options)
 	boxes := source.folders(src.boxes)
-	r.labelListing = source.labelListing(src.boxes)
+	r.sourceLabels.listing = source.labelListing(src.boxes)
 	r.sourceProfile = profileOf(&r.job.Source, src.session.Caps())
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.sourceLimits = provider.EffectiveLimits(r.sourceProfile, r.job.Source.Limits)

@@ -102,3 +102,24 @@ func (labelDestination) bins(listed []mailbox) map[string]bool {
 	}
 	return bins
 }
+
+// sourceLabels is what an attempt keeps of a source whose messages are
+// labels over All Mail (labelSource): its folders as listed (anew each
+// try), and its label index, what each message is labelled and where it
+// goes, read when a folder read from All Mail first needs it (gmail.go)
+// and again only when it no longer fits (accountAttempt.labelIndex).
+type sourceLabels struct {
+	listing []mailbox
+	index   *labelIndex
+}
+
+// destinationLabels is what an attempt keeps of a destination that files
+// by labels over an All Mail (labelDestination): that folder, where twins
+// finds the messages a folder may get by a label (gmailin.go), "" where
+// there is none; and its bins, the folders a COPY into moves the message,
+// labels and all (Gmail's Trash and Spam), never given a twin.
+type destinationLabels struct {
+	allMail string
+	bins    map[string]bool
+	twins   *allMailTwins
+}

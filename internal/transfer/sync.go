@@ -198,7 +198,7 @@ func (fs *folderSync) syncWindow(ctx context.Context, keep *[]syncstate.Mapping,
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 && fs.r.destinationAllMail != "" {
+	if len(rest) > 0 && fs.r.destinationLabels.allMail != "" {
 		var labelled []syncstate.Mapping
 		if labelled, rest, err = fs.labelTwins(ctx, rest); err != nil {
 			return err
