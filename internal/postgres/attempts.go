@@ -15,7 +15,7 @@ import (
 
 // AttemptStart starts the account of an admitted job, marking the
 // task running with its first account, logs its account.started event,
-// and returns what the run needs; false when it did not start it: a job
+// and returns what the attempt needs; false when it did not start it: a job
 // that no longer holds its account (canceled, or queued again under a
 // newer generation) changes nothing.
 func (s *Store) AttemptStart(ctx context.Context, job migration.AttemptJob) (migration.StartedAttempt, bool, error) {
@@ -62,7 +62,7 @@ func (s *Store) AttemptStart(ctx context.Context, job migration.AttemptJob) (mig
 		return migration.StartedAttempt{}, false, interpretError(err)
 	}
 	// Opened once the events lock is released; a password that does not
-	// open fails the run, not its start.
+	// open fails the attempt, not its start.
 	run.Credentials, run.CredentialsErr = s.openCredentials(job.AccountID, run.Account.SourceLogin, sealedSource,
 		run.Account.DestinationLogin, sealedDestination)
 	return run, true, nil
@@ -196,7 +196,7 @@ func (s *Store) workerLost(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, jo
 	return false, nil
 }
 
-// TaskCancel asks a queued or running run to stop: accounts not started
+// TaskCancel asks a queued or running pass to stop: accounts not started
 // are canceled at once, running ones have their job canceled and end
 // canceled when their worker has stopped; the task ends canceled after the
 // last. A connection test stops likewise (cancelTests). A task that is not
@@ -272,7 +272,7 @@ func (s *Store) cancelTestsOnly(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	return stopping, appendEvent(ctx, q, migration.TestCanceledEvent(taskID, int64(task.TestsTotal), int64(task.TestsDone), int64(task.TestsFailed)))
 }
 
-// cancelTestsAlongside stops, with the run they ran beside, the
+// cancelTestsAlongside stops, with the pass they ran beside, the
 // connection tests begun while the task ran (testAlongside).
 func (s *Store) cancelTestsAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64) error {
 	pending, err := q.TaskTestsPending(ctx, taskID)
@@ -283,14 +283,14 @@ func (s *Store) cancelTestsAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Q
 	return err
 }
 
-// AccountsCancel stops the accounts filter selects of a task's run, and
+// AccountsCancel stops the accounts filter selects of a task's pass, and
 // lets the others go on: queued ones end canceled at once, running ones
 // when their job has stopped (it is canceled, and its lease renewal says
-// so too). The task ends after the last account of its run, in the state
+// so too). The task ends after the last account of its pass, in the state
 // they give together. ErrTaskNotRunning answers for a task that is not
 // running, ErrNoMigrationRunning for one testing or canceling,
 // ErrNoRunningAccountSelected for a filter that selects no account in the
-// run. It returns how many accounts stop.
+// pass. It returns how many accounts stop.
 func (s *Store) AccountsCancel(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	var stopping int
 	err := s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -372,12 +372,12 @@ func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, t
 	return int(dropped) + remaining, err
 }
 
-// AccountProgressSet stores how far an account's run is.
+// AccountProgressSet stores how far an account's attempt is.
 func (s *Store) AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error {
 	return interpretError(progressSet(ctx, s.queries, taskID, accountID, p))
 }
 
-// AccountProgressReport stores how far an account's run is and logs
+// AccountProgressReport stores how far an account's attempt is and logs
 // events (account.progress, folder.done) with it, in order.
 func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -388,7 +388,7 @@ func (s *Store) AccountProgressReport(ctx context.Context, taskID, accountID int
 	}))
 }
 
-// AccountThrottled stores that a server throttled an account's run, which
+// AccountThrottled stores that a server throttled an account's attempt, which
 // pauses until until, with its figures and the account.throttled event.
 func (s *Store) AccountThrottled(ctx context.Context, taskID, accountID int64, p migration.Progress, until time.Time, event migration.Event) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -399,9 +399,9 @@ func (s *Store) AccountThrottled(ctx context.Context, taskID, accountID int64, p
 	}))
 }
 
-// RecordAttempt stores how an account's run ended, with its events,
+// RecordAttempt stores how an account's attempt ended, with its events,
 // and counts the job done; after the task's last account the task's state
-// says how the run went, and a run.finished event says it too. The
+// says how the pass went, and a run.finished event says it too. The
 // outcome of a job that no longer holds its account is dropped.
 func (s *Store) RecordAttempt(ctx context.Context, outcome migration.AttemptOutcome) error {
 	return interpretError(s.inEventsTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -454,7 +454,7 @@ func (s *Store) retryAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 	if err := s.scheduleAdmission(ctx, tx, notBefore.Time); err != nil {
 		return err
 	}
-	// The retry carries on from the figures of this run.
+	// The retry carries on from the figures of this attempt.
 	if err := progressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress); err != nil {
 		return err
 	}
@@ -485,7 +485,7 @@ func (s *Store) parkAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, o
 	if err := s.scheduleAdmission(ctx, tx, transition.ResumeAt); err != nil {
 		return err
 	}
-	// It goes on from the figures of this run, and shows until when it waits.
+	// It goes on from the figures of this attempt, and shows until when it waits.
 	if err := pausedProgressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress, resumeAt); err != nil {
 		return err
 	}
@@ -539,7 +539,7 @@ func endPass(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling boo
 	if err := q.TaskPassEnd(ctx, dbsqlc.TaskPassEndParams{ID: taskID, State: string(state)}); err != nil {
 		return err
 	}
-	// A run that began before passes existed has none to end.
+	// A task run before passes existed has none to end.
 	ended, err := q.PassEnd(ctx, dbsqlc.PassEndParams{TaskID: taskID, State: string(state)})
 	if err != nil {
 		return err
@@ -554,7 +554,7 @@ func endPass(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling boo
 }
 
 // progressSet stores an account's figures; the account is no longer
-// paused: a run that reports progress goes on.
+// paused: an attempt that reports progress goes on.
 func progressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID int64, p migration.Progress) error {
 	return pausedProgressSet(ctx, q, taskID, accountID, p, pgtype.Timestamptz{})
 }
@@ -573,7 +573,7 @@ func pausedProgressSet(ctx context.Context, q *dbsqlc.Queries, taskID, accountID
 }
 
 // scriptsJSON is what became of an account's Sieve scripts as stored; nil
-// (NULL: keep the last) when the run did not move them.
+// (NULL: keep the last) when the attempt did not move them.
 func scriptsJSON(s *migration.ScriptsEnd) []byte {
 	if s == nil {
 		return nil

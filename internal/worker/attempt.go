@@ -26,12 +26,12 @@ type AttemptStore interface {
 	Traffic() provider.TrafficLedger
 	AccountProgressSet(ctx context.Context, taskID, accountID int64, p migration.Progress) error
 	AccountProgressReport(ctx context.Context, taskID, accountID int64, p migration.Progress, events ...migration.Event) error
-	// AccountThrottled stores that a server throttled the account's run,
+	// AccountThrottled stores that a server throttled the account's attempt,
 	// which pauses until until, with its figures and event.
 	AccountThrottled(ctx context.Context, taskID, accountID int64, p migration.Progress, until time.Time, event migration.Event) error
 }
 
-// progressInterval spaces the progress an account's run stores.
+// progressInterval spaces the progress an account's attempt stores.
 const progressInterval = time.Second
 
 // startRetry is how long a job whose start failed (the database is away)
@@ -55,7 +55,7 @@ func (w *AccountAttempt) Timeout(*river.Job[migration.AttemptJob]) time.Duration
 // Work migrates the account, which admission gave room. It first starts
 // the account: a cancel may have ended it, or a newer job may hold it
 // (nothing to do then). From then on, whatever goes wrong ends up in the
-// outcome, so that the run always finishes.
+// outcome, so that the attempt always finishes.
 func (w *AccountAttempt) Work(ctx context.Context, job *river.Job[migration.AttemptJob]) error {
 	args := job.Args
 	started, ok, err := w.lifecycle.StartAttempt(ctx, args)
@@ -75,14 +75,14 @@ func (w *AccountAttempt) Work(ctx context.Context, job *river.Job[migration.Atte
 	return persist.Outcome(ctx, w.logger, func(ctx context.Context) error { return w.lifecycle.EndAttempt(ctx, outcome) })
 }
 
-// run prepares and migrates a started account.
+// run prepares and migrates a started account: the attempt's work.
 func (w *AccountAttempt) run(ctx context.Context, args migration.AttemptJob, started migration.StartedAttempt) migration.AttemptOutcome {
 	if started.CredentialsErr != nil {
 		return started.NotStartedOutcome(started.CredentialsErr)
 	}
 	engineJob, creds := w.prepare(args, started)
-	// A resumed run (a retry, a takeover) carries on from the figures of
-	// the runs before it in the pass; a new run's are zero.
+	// A new attempt after a retry or a takeover carries on from the figures of
+	// the attempts before it in the pass; a first attempt's are zero.
 	return w.migrate(ctx, args, engineJob, creds, started)
 }
 
@@ -168,7 +168,7 @@ func (w *AccountAttempt) migrate(ctx context.Context, args migration.AttemptJob,
 	return outcome
 }
 
-// countRefusedLogin counts a run's refused login against its host's
+// countRefusedLogin counts an attempt's refused login against its host's
 // failed-login limit, which login tests keep to.
 func (w *AccountAttempt) countRefusedLogin(ctx context.Context, side string, job transfer.Job) {
 	host := job.Source.Host
