@@ -252,7 +252,7 @@ type TaskJobsEndedRow struct {
 
 // Jobs of the task that ended: tests done or dropped, or runs that a
 // cancel ended before they started. After the last, a test returns the
-// task to the state before it (a run's end is the domain's: endRun).
+// task to the state before it (a pass's end is the domain's: endPass).
 // Returns the state the task had before.
 func (q *Queries) TaskJobsEnded(ctx context.Context, arg TaskJobsEndedParams) (TaskJobsEndedRow, error) {
 	row := q.db.QueryRow(ctx, taskJobsEnded, arg.Jobs, arg.Test, arg.ID)

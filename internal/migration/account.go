@@ -25,7 +25,7 @@ const (
 )
 
 // InPass reports whether an account is in a run: queued for it, or
-// running (RunStates).
+// running (InPassStates).
 func (s AccountState) InPass() bool { return slices.Contains(InPassStates, s) }
 
 // AccountStates are every AccountState, in the order the API lists them.

@@ -140,11 +140,11 @@ func TestAccountMoveGuards(t *testing.T) {
 	want := slices.Clone(AccountStates)
 	slices.Sort(want)
 	if !slices.Equal(all, want) {
-		t.Errorf("ReadyStates and RunStates hold %v, want each of %v once", all, want)
+		t.Errorf("ReadyStates and InPassStates hold %v, want each of %v once", all, want)
 	}
 	for _, state := range InPassStates {
 		if !state.InPass() {
-			t.Errorf("%s is in RunStates but not InRun", state)
+			t.Errorf("%s is in InPassStates but not InPass", state)
 		}
 	}
 	for m := range accountMoves {

@@ -30,10 +30,10 @@ func TestPassEnd(t *testing.T) {
 	} {
 		got := PassEndState(tc.canceling, tc.accounts)
 		if got != tc.want {
-			t.Errorf("RunEndState(%v, %v) = %s, want %s", tc.canceling, tc.accounts.ByState, got, tc.want)
+			t.Errorf("PassEndState(%v, %v) = %s, want %s", tc.canceling, tc.accounts.ByState, got, tc.want)
 		}
 		if e := PassEndEvent(7, got, tc.accounts); e.Message != tc.message || e.TaskID != 7 {
-			t.Errorf("RunEndEvent: %q, want %q", e.Message, tc.message)
+			t.Errorf("PassEndEvent: %q, want %q", e.Message, tc.message)
 		}
 	}
 }

@@ -170,7 +170,7 @@ func decidePass(facts TaskFacts, command TaskCommand) (TaskTransition, error) {
 }
 
 // TaskPassEnd is the transition of a task whose pass's last account
-// ended: to the state its accounts give together (RunEndState).
+// ended: to the state its accounts give together (PassEndState).
 func TaskPassEnd(state TaskState, accounts AccountCounts) TaskTransition {
 	return TaskTransition{To: PassEndState(state == TaskCanceling, accounts)}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // How an account's run ends, in the domain's words: the worker translates
-// what the copy engine reports into RunEnd and FolderEnd, and the rules
+// what the copy engine reports into AttemptEnd and FolderEnd, and the rules
 // here decide the account's state and the sentences of its events.
 
 // Party is one side of an account's run as an event names it.

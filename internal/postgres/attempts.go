@@ -148,9 +148,9 @@ func (s *Store) endDeadTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) 
 }
 
 // requeueStranded queues again the accounts of stranded jobs
-// (strandedRunJobs), checked again under the account's row lock.
+// (strandedAttemptJobs), checked again under the account's row lock.
 func (s *Store) requeueStranded(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, expiry time.Duration) (int, error) {
-	stranded, err := s.strandedRuns(ctx, tx, expiry)
+	stranded, err := s.strandedAttempts(ctx, tx, expiry)
 	if err != nil {
 		return 0, err
 	}

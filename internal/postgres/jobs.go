@@ -77,7 +77,7 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 // TaskStartPass moves a task and the accounts filter selects into
 // TaskQueued, with a run.started event, and admits those that have room,
 // in one transaction. A selection given while a run is under way joins it
-// instead (joinRun). It returns how many accounts it queued.
+// instead (joinPass). It returns how many accounts it queued.
 func (s *Store) TaskStartPass(ctx context.Context, taskID int64, filter migration.AccountFilter, by migration.PassStarter) (int, error) {
 	var n int
 	start := func(tx pgx.Tx, q *dbsqlc.Queries) (err error) {

@@ -177,19 +177,19 @@ func (s *Store) deadJobsFound(ctx context.Context, expiry time.Duration) (bool, 
 	return false, nil
 }
 
-// strandedRuns returns the jobs of strandedRunJobs.
-func (s *Store) strandedRuns(ctx context.Context, tx pgx.Tx, expiry time.Duration) ([]migration.AttemptJob, error) {
+// strandedAttempts returns the jobs of strandedAttemptJobs.
+func (s *Store) strandedAttempts(ctx context.Context, tx pgx.Tx, expiry time.Duration) ([]migration.AttemptJob, error) {
 	stranded, err := s.jobs.JobListTx(ctx, tx, strandedAttemptJobs(expiry))
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]migration.AttemptJob, len(stranded.Jobs))
+	attempts := make([]migration.AttemptJob, len(stranded.Jobs))
 	for i, job := range stranded.Jobs {
-		if err := json.Unmarshal(job.EncodedArgs, &runs[i]); err != nil {
+		if err := json.Unmarshal(job.EncodedArgs, &attempts[i]); err != nil {
 			return nil, err
 		}
 	}
-	return runs, nil
+	return attempts, nil
 }
 
 // discardJobSQL takes a dead process's job out of River's running jobs.

@@ -91,7 +91,7 @@ RETURNING before.state;
 -- name: TaskJobsEnded :one
 -- Jobs of the task that ended: tests done or dropped, or runs that a
 -- cancel ended before they started. After the last, a test returns the
--- task to the state before it (a run's end is the domain's: endRun).
+-- task to the state before it (a pass's end is the domain's: endPass).
 -- Returns the state the task had before.
 UPDATE tasks t
 SET pending_jobs = t.pending_jobs - @jobs::int,
