@@ -10,11 +10,16 @@ import (
 )
 
 const accountsAdmit = `-- name: AccountsAdmit :many
-UPDATE accounts
-SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
-WHERE id = ANY(ARRAY(SELECT accounts_admissible($1, $2::int, $3::int,
-                                                 $4::int, $5::int, $6::int)))
-RETURNING id, run_generation
+WITH admitted AS (
+    UPDATE accounts
+    SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
+    WHERE id = ANY(ARRAY(SELECT accounts_admissible($1, $2::int, $3::int,
+                                                     $4::int, $5::int, $6::int)))
+    RETURNING id, run_generation
+), task_admitted AS (
+    UPDATE tasks SET admitted_at = clock_timestamp() WHERE id = $1
+)
+SELECT id, run_generation FROM admitted
 `
 
 type AccountsAdmitParams struct {
@@ -33,7 +38,8 @@ type AccountsAdmitRow struct {
 
 // Admits the task's first count ready accounts whose mailboxes have room
 // (accounts_admissible), each under a new generation for the job that is
-// queued for it.
+// queued for it, and notes when the task last admitted (admission takes
+// the tasks that waited longest first).
 func (q *Queries) AccountsAdmit(ctx context.Context, arg AccountsAdmitParams) ([]AccountsAdmitRow, error) {
 	rows, err := q.db.Query(ctx, accountsAdmit,
 		arg.TaskID,
@@ -198,13 +204,4 @@ func (q *Queries) HostConnectionsHeld(ctx context.Context, arg HostConnectionsHe
 		return nil, err
 	}
 	return items, nil
-}
-
-const taskAdmitted = `-- name: TaskAdmitted :exec
-UPDATE tasks SET admitted_at = clock_timestamp() WHERE id = $1
-`
-
-func (q *Queries) TaskAdmitted(ctx context.Context, id int64) error {
-	_, err := q.db.Exec(ctx, taskAdmitted, id)
-	return err
 }

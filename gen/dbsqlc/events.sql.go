@@ -237,15 +237,3 @@ func (q *Queries) EventListByTask(ctx context.Context, arg EventListByTaskParams
 	}
 	return items, nil
 }
-
-const eventsLock = `-- name: EventsLock :exec
-SELECT pg_advisory_xact_lock(7306050001)
-`
-
-// Taken first by every transaction that appends events, and held to its
-// commit: seq values then commit in their order, so a reader that has seen
-// seq n never sees a smaller one appear later (the live stream relies on it).
-func (q *Queries) EventsLock(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, eventsLock)
-	return err
-}

@@ -59,9 +59,6 @@ func (s *Store) admit(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries) error {
 		for _, a := range admitted {
 			jobs = append(jobs, migration.AttemptJob{TaskID: t.ID, AccountID: a.ID, Generation: a.RunGeneration})
 		}
-		if err := q.TaskAdmitted(ctx, t.ID); err != nil {
-			return err
-		}
 	}
 	return s.insertAttemptJobs(ctx, tx, jobs)
 }

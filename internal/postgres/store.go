@@ -73,15 +73,18 @@ func interpretError(err error) error {
 	return err
 }
 
+// beginWithEventsLock begins a transaction and takes EventsLock in the
+// same round trip. EventsLock is taken first by every transaction that
+// appends events, before any row lock, and held to its commit: seq values
+// then commit in their order, so a reader that has seen seq n never sees a
+// smaller one appear later (the live stream relies on it).
+const beginWithEventsLock = "BEGIN; SELECT pg_advisory_xact_lock(7306050001)"
+
 // inEventsTx runs fn in a transaction that takes EventsLock first, before
-// any row lock (see EventsLock): every transaction that appends events,
-// or moves an account into or out of running, is one of these.
+// any row lock: every transaction that appends events, or moves an account
+// into or out of running, is one of these.
 func (s *Store) inEventsTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.queries.WithTx(tx)
-		if err := q.EventsLock(ctx); err != nil {
-			return err
-		}
-		return fn(tx, q)
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{BeginQuery: beginWithEventsLock}, func(tx pgx.Tx) error {
+		return fn(tx, s.queries.WithTx(tx))
 	})
 }

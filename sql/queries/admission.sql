@@ -39,15 +39,18 @@ GROUP BY host;
 -- name: AccountsAdmit :many
 -- Admits the task's first count ready accounts whose mailboxes have room
 -- (accounts_admissible), each under a new generation for the job that is
--- queued for it.
-UPDATE accounts
-SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
-WHERE id = ANY(ARRAY(SELECT accounts_admissible(@task_id, @source_connections::int, @destination_connections::int,
-                                                 @source_account_connections::int, @destination_account_connections::int, @count::int)))
-RETURNING id, run_generation;
-
--- name: TaskAdmitted :exec
-UPDATE tasks SET admitted_at = clock_timestamp() WHERE id = @id;
+-- queued for it, and notes when the task last admitted (admission takes
+-- the tasks that waited longest first).
+WITH admitted AS (
+    UPDATE accounts
+    SET run_admitted = true, run_generation = run_generation + 1, updated_at = now()
+    WHERE id = ANY(ARRAY(SELECT accounts_admissible(@task_id, @source_connections::int, @destination_connections::int,
+                                                     @source_account_connections::int, @destination_account_connections::int, @count::int)))
+    RETURNING id, run_generation
+), task_admitted AS (
+    UPDATE tasks SET admitted_at = clock_timestamp() WHERE id = @task_id
+)
+SELECT id, run_generation FROM admitted;
 
 -- name: AdmissionPossible :one
 -- Whether some queued or running task has an account ready to be admitted

@@ -33,12 +33,6 @@ WHERE seq > @after_seq
 ORDER BY seq
 LIMIT @max_rows;
 
--- name: EventsLock :exec
--- Taken first by every transaction that appends events, and held to its
--- commit: seq values then commit in their order, so a reader that has seen
--- seq n never sees a smaller one appear later (the live stream relies on it).
-SELECT pg_advisory_xact_lock(7306050001);
-
 -- name: EventLatestSeq :one
 -- The seq of the newest event; 0 when there is none.
 SELECT coalesce(max(seq), 0)::bigint FROM events;
