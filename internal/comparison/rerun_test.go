@@ -22,7 +22,9 @@ const (
 // many processes), then re-runs each with nothing new. It prints the
 // table of BenchmarkCompareTools: each pass's time beside the CPU of the
 // client (the service with its PostgreSQL) and of each Dovecot. On a
-// machine that runs all three, the servers' share bounds the time.
+// machine that runs all three, the servers' share bounds the time: it
+// ends with the source's CPU for the re-run's sessions alone
+// (sessionsAlone), and the least re-run time that leaves.
 func BenchmarkCompareManyAccounts(b *testing.B) {
 	var tools []tool
 	for _, t := range requireTools(b) {
@@ -48,7 +50,9 @@ func BenchmarkCompareManyAccounts(b *testing.B) {
 			}
 		})
 	}
+	bound := sessionsAlone(b, src, manyAccountsParallel)
 	printTable(os.Stdout, src, storage, toolNames(tools), rows)
+	printBound(os.Stdout, src, manyAccountsParallel, bound)
 }
 
 // loadManyAccounts starts the source with n accounts of
