@@ -16,20 +16,36 @@ import (
 // Channel is the NOTIFY channel that event writers signal (sql/queries/events.sql).
 const Channel = "mailmigrate_events"
 
+// WakeInterval is the least time between two wake-ups: the first commit
+// after a quiet spell wakes the subscribers at once, and the commits that
+// follow within it share one wake-up at its end. Under a pass of many
+// small accounts, every live stream then reads the store a few times a
+// second, not once per account's start and end.
+const WakeInterval = 100 * time.Millisecond
+
 // Broker wakes its subscribers whenever events may have been committed.
 // A wake-up carries nothing: subscribers read what is new from the store,
 // so a slow one misses no event and holds no queue.
 type Broker struct {
-	config *pgx.ConnConfig // LISTEN holds a connection of its own, outside any pool
-	logger *slog.Logger
-	mu     sync.Mutex
-	subs   map[chan struct{}]struct{}
+	config   *pgx.ConnConfig // LISTEN holds a connection of its own, outside any pool
+	logger   *slog.Logger
+	interval time.Duration // WakeInterval
+	// notified holds one pending notice: those that come while it is
+	// pending, or while pace waits out the interval, are one.
+	notified chan struct{}
+	mu       sync.Mutex
+	subs     map[chan struct{}]struct{}
 }
 
 // NewBroker returns a Broker that listens, once Run is called, on a
 // connection made with config.
 func NewBroker(config *pgx.ConnConfig, logger *slog.Logger) *Broker {
-	return &Broker{config: config, logger: logger, subs: map[chan struct{}]struct{}{}}
+	return newBroker(config, logger, WakeInterval)
+}
+
+func newBroker(config *pgx.ConnConfig, logger *slog.Logger, interval time.Duration) *Broker {
+	return &Broker{config: config, logger: logger, interval: interval,
+		notified: make(chan struct{}, 1), subs: map[chan struct{}]struct{}{}}
 }
 
 // Subscribe returns a channel that receives a wake-up after events are
@@ -47,6 +63,32 @@ func (b *Broker) Subscribe() (<-chan struct{}, func()) {
 	}
 }
 
+// notify asks pace for a wake-up.
+func (b *Broker) notify() {
+	select {
+	case b.notified <- struct{}{}:
+	default: // one is pending already
+	}
+}
+
+// pace wakes the subscribers for each notice, at most once per interval,
+// until ctx ends.
+func (b *Broker) pace(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.notified:
+		}
+		b.wakeAll()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(b.interval):
+		}
+	}
+}
+
 func (b *Broker) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -61,6 +103,7 @@ func (b *Broker) wakeAll() {
 // Run listens until ctx ends, reconnecting after a lost connection (and
 // waking everybody then, since notifications may have been missed).
 func (b *Broker) Run(ctx context.Context) {
+	go b.pace(ctx)
 	for ctx.Err() == nil {
 		if err := b.listen(ctx); err != nil && ctx.Err() == nil {
 			b.logger.Warn("event listener lost its connection; reconnecting", "err", err)
@@ -69,7 +112,7 @@ func (b *Broker) Run(ctx context.Context) {
 			case <-time.After(time.Second):
 			}
 		}
-		b.wakeAll()
+		b.notify()
 	}
 }
 
@@ -82,11 +125,11 @@ func (b *Broker) listen(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
 		return err
 	}
-	b.wakeAll() // anything committed before LISTEN took hold
+	b.notify() // anything committed before LISTEN took hold
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
-		b.wakeAll()
+		b.notify()
 	}
 }
