@@ -26,7 +26,8 @@ type Store struct {
 	jobsErr error
 	limits  migration.AttemptLimits // what admission holds every run to
 	// tokens are the API tokens, whose cache a revocation clears.
-	tokens *APITokens
+	tokens  *APITokens
+	options *optionsMemo // tasks' options, decoded
 }
 
 var _ migration.Store = (*Store)(nil)
@@ -36,7 +37,8 @@ var _ migration.Store = (*Store)(nil)
 // checked (CheckSecretKey).
 func New(pool *pgxpool.Pool, box *secret.Box, limits migration.AttemptLimits) *Store {
 	jobs, err := newJobInserter(pool)
-	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits, tokens: NewAPITokens(pool)}
+	return &Store{pool: pool, queries: dbsqlc.New(pool), box: box, jobs: jobs, jobsErr: err, limits: limits, tokens: NewAPITokens(pool),
+		options: newOptionsMemo()}
 }
 
 // Tokens are the API tokens the database holds, as the API checks them: a

@@ -84,16 +84,7 @@ func (s *Store) TaskOptions(ctx context.Context, id int64) (migration.TaskOption
 	if err != nil {
 		return migration.TaskOptions{}, interpretError(err)
 	}
-	return optionsFromJSON(raw)
-}
-
-// optionsFromJSON reads a task's options as tasks.options keeps them.
-func optionsFromJSON(raw []byte) (migration.TaskOptions, error) {
-	var stored taskOptions
-	if err := json.Unmarshal(raw, &stored); err != nil {
-		return migration.TaskOptions{}, err
-	}
-	return stored.domain()
+	return s.options.decode(raw)
 }
 
 // TaskState returns a task's state.
@@ -176,7 +167,7 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 	tasks := make([]migration.Task, len(rows))
 	byID := make(map[int64]*migration.Task, len(rows))
 	for i, row := range rows {
-		task, err := taskFromRow(row)
+		task, err := s.taskFromRow(row)
 		if err != nil {
 			return nil, err
 		}
@@ -216,8 +207,8 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 	return tasks, nil
 }
 
-func taskFromRow(row dbsqlc.Task) (migration.Task, error) {
-	options, err := optionsFromJSON(row.Options)
+func (s *Store) taskFromRow(row dbsqlc.Task) (migration.Task, error) {
+	options, err := s.options.decode(row.Options)
 	if err != nil {
 		return migration.Task{}, err
 	}
