@@ -18,7 +18,7 @@ func (r *accountAttempt) countSource(ctx context.Context, plans []folderPlan) er
 	var boxes []mailbox
 	known := map[string]SourceCount{}
 	for _, plan := range plans {
-		prev, ok := r.states[plan.Source.Name]
+		prev, ok := r.sync.states[plan.Source.Name]
 		// A state from before sizes were kept (no bytes for messages)
 		// is counted again.
 		if ok && r.folderFacts(plan).unchanged() && (prev.SourceBytes > 0 || prev.SourceMessages == 0 || (plan.Source.Reads != "" && prev.Covered == 0)) {

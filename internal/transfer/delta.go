@@ -10,18 +10,6 @@ import (
 // listing shows it as its last complete pass left it ends at the source,
 // without a login to the destination (docs/design.md#source-only-deltas).
 
-// completedBefore reports whether a pass between these two mailboxes
-// completed a folder before: without one, the source cannot be found
-// unchanged, and both sides are opened at once (a first copy).
-func (r *accountAttempt) completedBefore() bool {
-	for _, st := range r.states {
-		if st.Complete && st.Servers == r.servers {
-			return true
-		}
-	}
-	return false
-}
-
 // sourceUnchanged reports whether the source's listing alone shows that
 // the account is as its last complete pass left it: every folder the
 // options want has a complete state of these servers and this filter,
@@ -38,8 +26,8 @@ func (r *accountAttempt) sourceUnchanged(src openedSide) bool {
 			continue
 		}
 		wanted++
-		prev, ok := r.states[b.Name]
-		if !ok || prev.Servers != r.servers || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.filter) {
+		prev, ok := r.sync.states[b.Name]
+		if !ok || prev.Servers != r.sync.servers || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.sync.filter) {
 			return false
 		}
 		// A folder_map entry changed since: the plan, which needs the
@@ -58,7 +46,7 @@ func (r *accountAttempt) finishUnchanged(ctx context.Context, src openedSide) er
 	var plans []folderPlan
 	for _, b := range src.boxes {
 		if b.Selectable && r.job.Options.wants(b.Name) {
-			plans = append(plans, folderPlan{Source: b, Destination: r.states[b.Name].Destination})
+			plans = append(plans, folderPlan{Source: b, Destination: r.sync.states[b.Name].Destination})
 		}
 	}
 	slices.SortFunc(plans, func(a, b folderPlan) int { return strings.Compare(a.Source.Name, b.Source.Name) })

@@ -129,7 +129,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	boxes := sourceModelOf(src.session.Caps(), &r.job.Options).folders(src.boxes)
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
-	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
+	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.sync.previousDestinations(), r.reservedNames())
 
 	p := AccountPlan{
 		SourceCapabilities:      planCapabilities(src.session.Caps()),
@@ -187,7 +187,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 			Create: plan.Create, Wanted: plan.Wanted, Moved: plan.Moved}
 		count := counts[plan.Source.Name]
 		f.SourceMessages, f.SourceBytes, f.ToCopyBytes = count.Messages, count.Bytes, count.Bytes
-		if prev, ok := r.states[plan.Source.Name]; ok && prev.Servers == r.servers {
+		if prev, ok := r.sync.ours(plan.Source.Name); ok {
 			f.PreviousDestination = prev.Destination
 			f.ToCopyBytes = max(0, count.Bytes-prev.SourceBytes)
 		}

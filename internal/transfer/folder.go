@@ -32,7 +32,7 @@ func (r *accountAttempt) copyFolder(ctx context.Context, plan folderPlan) (Folde
 			return res.failed(r.destination, err)
 		}
 		r.figures.found(plan.Source.Name, 0)
-		r.recordEmptied(plan.Source.Name, empty)
+		r.sync.recordEmptied(plan.Source.Name, empty)
 		return res, nil
 	}
 	r.figures.restart(plan.Source.Name)

@@ -233,11 +233,11 @@ func readFromAllMail(plans []folderPlan) (allMail string, folders []string) {
 // folder's, in this plan or not.
 func (r *accountAttempt) placedBefore(ctx context.Context, allMail string, uidValidity uint32) (map[imap.UID]string, error) {
 	placed := map[imap.UID]string{}
-	for folder, st := range r.states {
-		if st.Reads != allMail || st.Servers != r.servers || st.UIDValidity != uidValidity {
+	for folder, st := range r.sync.states {
+		if st.Reads != allMail || st.Servers != r.sync.servers || st.UIDValidity != uidValidity {
 			continue
 		}
-		entries, err := r.store.Mappings(ctx, folder, 0, syncstate.MaxUID)
+		entries, err := r.sync.store.Mappings(ctx, folder, 0, syncstate.MaxUID)
 		if err != nil {
 			return nil, err
 		}

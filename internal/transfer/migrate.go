@@ -3,7 +3,6 @@ package transfer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
 	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // maxBackoff caps the wait between tries. After a transient failure the
@@ -32,19 +30,11 @@ type accountAttempt struct {
 	source      *session
 	destination *session
 	appender    *imapconn.Appender // APPENDs to the destination, on its session's connection; made at the first folder with something to copy
-	store       syncstate.StateStore
-	states      map[string]syncstate.FolderState // by source folder, as the last attempt left them
-	servers     string                           // FolderState.Servers of this job
-	filter      string                           // FolderState.Filter of its options (Options.filterKey)
+	sync        *syncLedger        // the folders' sync states
 	progress    Progress
 	figures     figures
 	folders     []FolderResult
 	finished    map[string]bool // source folders done in this attempt
-	// emptied are the states of folders found empty on both sides, not
-	// stored yet: all are stored in one statement once the folders are
-	// gone through, or a try fails (storeEmptied). One lost with its
-	// attempt only has its empty folder looked at again.
-	emptied map[string]syncstate.FolderState
 	// folderCounts are the source folders' sizes, by name (countSource).
 	folderCounts map[string]SourceCount
 	logger       *slog.Logger
@@ -104,25 +94,17 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 // sync state the last attempt left.
 func newAccountAttempt(ctx context.Context, job Job) (*accountAttempt, error) {
 	job.Tuning = job.Tuning.withDefaults()
-	r := &accountAttempt{job: &job, store: job.State, finished: map[string]bool{}, emptied: map[string]syncstate.FolderState{}, logger: job.Logger,
-		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination), filter: job.Options.filterKey()}
+	sync, err := readLedger(ctx, &job)
+	if err != nil {
+		return nil, err
+	}
+	r := &accountAttempt{job: &job, sync: sync, finished: map[string]bool{}, logger: job.Logger}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
-	if r.store == nil {
-		r.store = syncstate.NewMemoryState()
-	}
-	states, err := r.store.FolderStates(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading the sync state: %w", err)
-	}
-	r.states = states
 	return r, nil
 }
-
-// sideKey names the mailbox a side is: server and login.
-func sideKey(s *imapconn.Side) string { return s.Address() + "/" + s.Login }
 
 // withRetries connects and copies until a try ends the attempt: a
 // transient failure is tried again (Tuning.Tries in all); a throttle
@@ -219,7 +201,7 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
 	r.sourceLimits = provider.EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
 	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
-	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.previousDestinations(), r.reservedNames())
+	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.sync.previousDestinations(), r.reservedNames())
 	if err := r.copyFolders(ctx, plans); err != nil {
 		return err
 	}
@@ -244,7 +226,7 @@ func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) er
 		result, err := r.copyFolder(ctx, plan)
 		if err != nil {
 			// What was found empty stays found, whatever ended the try.
-			if serr := r.storeEmptied(context.WithoutCancel(ctx)); serr != nil {
+			if serr := r.sync.storeEmptied(context.WithoutCancel(ctx)); serr != nil {
 				r.logger.Warn("the empty folders' states were not stored; the next pass looks at them again", "err", serr)
 			}
 			return err
@@ -257,66 +239,13 @@ func (r *accountAttempt) copyFolders(ctx context.Context, plans []folderPlan) er
 			r.job.OnFolderDone(result, r.progress)
 		}
 	}
-	return r.storeEmptied(ctx)
-}
-
-// previousDestinations returns where each source folder went at the last
-// pass, with the same servers: the plan keeps it there.
-func (r *accountAttempt) previousDestinations() map[string]string {
-	prev := map[string]string{}
-	for folder, st := range r.states {
-		if st.Servers == r.servers {
-			prev[folder] = st.Destination
-		}
-	}
-	return prev
+	return r.sync.storeEmptied(ctx)
 }
 
 func (r *accountAttempt) report() {
 	if r.job.OnProgress != nil {
 		r.job.OnProgress(r.progress)
 	}
-}
-
-// saveFolderState stores a folder's state, for this attempt's later tries
-// and for the next pass.
-func (r *accountAttempt) saveFolderState(ctx context.Context, folder string, st syncstate.FolderState) error {
-	r.states[folder] = st
-	if err := r.store.SetFolderState(ctx, folder, st); err != nil {
-		return fmt.Errorf("storing the sync state: %w", err)
-	}
-	return nil
-}
-
-// resetFolder drops a folder's map and stores its new state.
-func (r *accountAttempt) resetFolder(ctx context.Context, folder string, st syncstate.FolderState) error {
-	r.states[folder] = st
-	if err := r.store.ResetFolders(ctx, map[string]syncstate.FolderState{folder: st}); err != nil {
-		return fmt.Errorf("storing the sync state: %w", err)
-	}
-	return nil
-}
-
-// recordEmptied notes that a folder pair is empty on both sides, to store
-// with the others (storeEmptied): a hosted mailbox has several such
-// (Drafts, Junk, Trash), and a statement each made most of a small
-// account's sync-state statements on its first copy.
-func (r *accountAttempt) recordEmptied(folder string, st syncstate.FolderState) {
-	r.states[folder] = st
-	r.emptied[folder] = st
-}
-
-// storeEmptied drops the maps of the folders found empty and stores their
-// states, at once.
-func (r *accountAttempt) storeEmptied(ctx context.Context) error {
-	if len(r.emptied) == 0 {
-		return nil
-	}
-	if err := r.store.ResetFolders(ctx, r.emptied); err != nil {
-		return fmt.Errorf("storing the sync state: %w", err)
-	}
-	clear(r.emptied)
-	return nil
 }
 
 // refused reports whether err is the server saying no to this folder (as

@@ -17,7 +17,7 @@ import (
 // destination closed (dst.session nil) when the source's listing shows
 // nothing to do.
 func (r *accountAttempt) open(ctx context.Context) (src, dst openedSide, err error) {
-	if !r.job.SourceOnlyDelta || !r.completedBefore() {
+	if !r.job.SourceOnlyDelta || !r.sync.completedBefore() {
 		return openBoth(ctx, r.job)
 	}
 	src = openSide(ctx, &r.job.Source, "source", r.job.Tuning)

@@ -136,11 +136,11 @@ func (r *accountAttempt) moveScripts(ctx context.Context, result *ScriptsResult,
 	if err != nil {
 		return fmt.Errorf("destination ManageSieve: %w", err)
 	}
-	states, err := r.scriptStates(ctx)
+	states, err := r.sync.scriptStates(ctx)
 	if err != nil {
 		return err
 	}
-	m := scriptMove{run: r, to: to, states: states, result: result, dry: dry}
+	m := scriptMove{ledger: r.sync, to: to, states: states, result: result, dry: dry}
 	for _, name := range slices.Sorted(maps.Keys(sources.content)) {
 		content, renamed, err := sieve.RewriteFolders(sources.content[name], rename)
 		if err != nil {
@@ -157,20 +157,9 @@ func (r *accountAttempt) moveScripts(ctx context.Context, result *ScriptsResult,
 	return m.activate(ctx, sources.active, existing.active)
 }
 
-// scriptStates is what earlier passes put of each script between these
-// servers; a record of other servers is none.
-func (r *accountAttempt) scriptStates(ctx context.Context) (map[string]syncstate.ScriptState, error) {
-	states, err := r.store.ScriptStates(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading the scripts' sync state: %w", err)
-	}
-	maps.DeleteFunc(states, func(_ string, st syncstate.ScriptState) bool { return st.Servers != r.servers })
-	return states, nil
-}
-
 // scriptMove moves one account's scripts, one by one.
 type scriptMove struct {
-	run    *accountAttempt
+	ledger *syncLedger // keeps what each pass put
 	to     *sieve.Client
 	states map[string]syncstate.ScriptState // what earlier passes put
 	result *ScriptsResult
@@ -223,12 +212,12 @@ func (m *scriptMove) move(ctx context.Context, name, content, have string, onDes
 // record keeps what the destination holds of a script as put by this
 // engine; nothing on a dry run.
 func (m *scriptMove) record(ctx context.Context, name, content string, active bool) error {
-	st := syncstate.ScriptState{Servers: m.run.servers, SHA256: digest(content), Active: active}
+	st := syncstate.ScriptState{Servers: m.ledger.servers, SHA256: digest(content), Active: active}
 	if m.dry || m.states[name] == st {
 		return nil
 	}
 	m.states[name] = st
-	if err := m.run.store.SetScriptState(ctx, name, st); err != nil {
+	if err := m.ledger.store.SetScriptState(ctx, name, st); err != nil {
 		return fmt.Errorf("storing the scripts' sync state: %w", err)
 	}
 	return nil
@@ -265,7 +254,7 @@ func (m *scriptMove) activate(ctx context.Context, active, destinationActive str
 	for name, st := range m.states {
 		if st.Active != (name == active) {
 			st.Active = name == active
-			if err := m.run.store.SetScriptState(ctx, name, st); err != nil {
+			if err := m.ledger.store.SetScriptState(ctx, name, st); err != nil {
 				return fmt.Errorf("storing the scripts' sync state: %w", err)
 			}
 		}

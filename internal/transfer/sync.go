@@ -71,7 +71,7 @@ func (r *accountAttempt) startFolderSync(ctx context.Context, plan folderPlan, p
 	fs := &folderSync{r: r, plan: plan, folder: plan.Source.Name, src: sd, dst: dd,
 		flags: newFlagFilter(dd.PermanentFlags), destUIDNext: dd.UIDNext, readBackUIDs: map[imap.UID]bool{}}
 	usable := known && prev.UIDValidity == sd.UIDValidity && prev.DestUIDValidity == dd.UIDValidity
-	sameFilter := prev.Filter == r.filter
+	sameFilter := prev.Filter == r.sync.filter
 	if usable {
 		fs.state = prev
 		// The flags of the messages the options let through depend on
@@ -86,12 +86,12 @@ func (r *accountAttempt) startFolderSync(ctx context.Context, plan folderPlan, p
 		}
 		fs.state, fs.mapStartedEmpty = syncstate.FolderState{ForeignBelow: 1}, true
 	}
-	fs.state.Servers, fs.state.Destination, fs.state.Reads = r.servers, plan.Destination, plan.Source.Reads
+	fs.state.Servers, fs.state.Destination, fs.state.Reads = r.sync.servers, plan.Destination, plan.Source.Reads
 	fs.state.UIDValidity, fs.state.DestUIDValidity = sd.UIDValidity, dd.UIDValidity
 	fs.state.Complete = false
 	switch {
 	case !usable:
-		return fs, r.resetFolder(ctx, fs.folder, fs.state)
+		return fs, r.sync.reset(ctx, fs.folder, fs.state)
 	case sameFilter:
 		// The stored state may stay until the folder is done: a run that
 		// stops part-way leaves it behind what the servers now hold
@@ -101,7 +101,7 @@ func (r *accountAttempt) startFolderSync(ctx context.Context, plan folderPlan, p
 	default:
 		// Other options write other flags: until this run finishes the
 		// folder, its state must not pass for done under the old ones.
-		return fs, r.saveFolderState(ctx, fs.folder, fs.state)
+		return fs, r.sync.save(ctx, fs.folder, fs.state)
 	}
 }
 
@@ -149,7 +149,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	var entries []syncstate.Mapping
 	if !fs.mapStartedEmpty {
 		var err error
-		if entries, err = r.store.Mappings(ctx, fs.folder, from, to); err != nil {
+		if entries, err = r.sync.store.Mappings(ctx, fs.folder, from, to); err != nil {
 			return err
 		}
 	}
@@ -173,7 +173,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	sortMappings(keep)
 	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
 	defer cancel()
-	if saveErr := r.store.ReplaceMappings(saveCtx, fs.folder, from, to, keep); err == nil {
+	if saveErr := r.sync.store.ReplaceMappings(saveCtx, fs.folder, from, to, keep); err == nil {
 		err = saveErr
 	}
 	return err
@@ -280,7 +280,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 			// command: nothing says what the folder holds.
 			return r.destination.Failed(imapconn.ErrSessionEnded)
 		}
-		st.Filter = r.filter
+		st.Filter = r.sync.filter
 		st.SourceUIDNext, st.SourceMessages = uint32(fs.src.UIDNext), fs.src.NumMessages
 		st.SourceBytes = r.folderCounts[fs.folder].Bytes
 		st.DestUIDNext, st.DestMessages = uint32(fs.destUIDNext), selected.NumMessages
@@ -297,7 +297,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 	}
 	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
 	defer cancel()
-	return r.saveFolderState(saveCtx, fs.folder, st)
+	return r.sync.save(saveCtx, fs.folder, st)
 }
 
 // countListed counts the entries of keep whose source message is listed.

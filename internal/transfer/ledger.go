@@ -1,0 +1,128 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
+	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
+)
+
+// syncLedger is an attempt's account of the folders' sync states: as the
+// last attempt left them, as this one changes them, and the store that
+// keeps them. A state counts for this job only when it was made between
+// the same two mailboxes (servers) and, for the decision to compare
+// again, with the same options (filter).
+type syncLedger struct {
+	store   syncstate.StateStore
+	states  map[string]syncstate.FolderState // by source folder
+	servers string                           // FolderState.Servers of this job
+	filter  string                           // FolderState.Filter of its options (Options.filterKey)
+	// emptied are the states of folders found empty on both sides, not
+	// stored yet: all are stored in one statement once the folders are
+	// gone through, or a try fails (storeEmptied). One lost with its
+	// attempt only has its empty folder looked at again.
+	emptied map[string]syncstate.FolderState
+}
+
+// readLedger reads the sync state job's last attempt left (in memory when
+// the job has no store).
+func readLedger(ctx context.Context, job *Job) (*syncLedger, error) {
+	l := &syncLedger{store: job.State, emptied: map[string]syncstate.FolderState{},
+		servers: sideKey(&job.Source) + " → " + sideKey(&job.Destination), filter: job.Options.filterKey()}
+	if l.store == nil {
+		l.store = syncstate.NewMemoryState()
+	}
+	states, err := l.store.FolderStates(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the sync state: %w", err)
+	}
+	l.states = states
+	return l, nil
+}
+
+// sideKey names the mailbox a side is: server and login.
+func sideKey(s *imapconn.Side) string { return s.Address() + "/" + s.Login }
+
+// ours returns a folder's state when this job's two mailboxes made it.
+func (l *syncLedger) ours(folder string) (syncstate.FolderState, bool) {
+	st, ok := l.states[folder]
+	return st, ok && st.Servers == l.servers
+}
+
+// completedBefore reports whether a pass between these two mailboxes
+// completed a folder before: without one, the source cannot be found
+// unchanged, and both sides are opened at once (a first copy).
+func (l *syncLedger) completedBefore() bool {
+	for _, st := range l.states {
+		if st.Complete && st.Servers == l.servers {
+			return true
+		}
+	}
+	return false
+}
+
+// previousDestinations returns where each source folder went at the last
+// pass, with the same servers: the plan keeps it there.
+func (l *syncLedger) previousDestinations() map[string]string {
+	prev := map[string]string{}
+	for folder, st := range l.states {
+		if st.Servers == l.servers {
+			prev[folder] = st.Destination
+		}
+	}
+	return prev
+}
+
+// save stores a folder's state, for this attempt's later tries and for
+// the next pass.
+func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.FolderState) error {
+	l.states[folder] = st
+	if err := l.store.SetFolderState(ctx, folder, st); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
+	return nil
+}
+
+// reset drops a folder's map and stores its new state.
+func (l *syncLedger) reset(ctx context.Context, folder string, st syncstate.FolderState) error {
+	l.states[folder] = st
+	if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{folder: st}); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
+	return nil
+}
+
+// recordEmptied notes that a folder pair is empty on both sides, to store
+// with the others (storeEmptied): a hosted mailbox has several such
+// (Drafts, Junk, Trash), and a statement each made most of a small
+// account's sync-state statements on its first copy.
+func (l *syncLedger) recordEmptied(folder string, st syncstate.FolderState) {
+	l.states[folder] = st
+	l.emptied[folder] = st
+}
+
+// storeEmptied drops the maps of the folders found empty and stores their
+// states, at once.
+func (l *syncLedger) storeEmptied(ctx context.Context) error {
+	if len(l.emptied) == 0 {
+		return nil
+	}
+	if err := l.store.ResetFolders(ctx, l.emptied); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
+	clear(l.emptied)
+	return nil
+}
+
+// scriptStates is what earlier passes put of each script between these
+// servers; a record of other servers is none.
+func (l *syncLedger) scriptStates(ctx context.Context) (map[string]syncstate.ScriptState, error) {
+	states, err := l.store.ScriptStates(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the scripts' sync state: %w", err)
+	}
+	maps.DeleteFunc(states, func(_ string, st syncstate.ScriptState) bool { return st.Servers != l.servers })
+	return states, nil
+}
