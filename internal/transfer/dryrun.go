@@ -10,7 +10,6 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
-	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // PlanCapabilities are the capabilities a plan reports for each side: those
@@ -127,8 +126,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	defer dst.session.Close()
 	r.source, r.destination = src.session, dst.session
 	boxes := sourceModelOf(src.session.Caps(), &r.job.Options).folders(src.boxes)
-	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
-	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
+	r.destinationProvider = providerOf(&r.job.Destination, dst.session.Caps())
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.sync.previousDestinations(), r.reservedNames())
 
 	p := AccountPlan{

@@ -37,8 +37,8 @@ func (r *accountAttempt) spendTraffic(ctx context.Context, msgs []message) (int,
 		limit     int64 // the budget in force
 		own       int64 // the endpoint's own, 0: the provider's is in force
 	}{
-		{&r.job.Destination, "destination", provider.Upload, r.destinationProfile, r.destinationLimits.DailyUploadBytes, r.job.Destination.Limits.DailyUploadBytes},
-		{&r.job.Source, "source", provider.Download, r.sourceProfile, r.sourceLimits.DailyDownloadBytes, r.job.Source.Limits.DailyDownloadBytes},
+		{&r.job.Destination, "destination", provider.Upload, r.destinationProvider.profile, r.destinationProvider.limits.DailyUploadBytes, r.job.Destination.Limits.DailyUploadBytes},
+		{&r.job.Source, "source", provider.Download, r.sourceProvider.profile, r.sourceProvider.limits.DailyDownloadBytes, r.job.Source.Limits.DailyDownloadBytes},
 	} {
 		if s.limit <= 0 {
 			continue

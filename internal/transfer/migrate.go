@@ -10,7 +10,6 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
-	"github.com/mailmigrate/mailmigrate/internal/transfer/provider"
 )
 
 // maxBackoff caps the wait between tries. After a transient failure the
@@ -44,14 +43,9 @@ type accountAttempt struct {
 	// empty for one of plain folders.
 	sourceLabels      sourceLabels
 	destinationLabels destinationLabels
-	// destinationProfile is the destination's provider, for the limits
-	// it does not announce (profile.go).
-	destinationProfile provider.Profile
-	// sourceProfile is the source's, and sourceLimits and
-	// destinationLimits both sides' limits: their endpoints' own, else
-	// their profiles'.
-	sourceProfile                   provider.Profile
-	sourceLimits, destinationLimits provider.Limits
+	// sourceProvider and destinationProvider are each side's provider
+	// and limits (profile.go).
+	sourceProvider, destinationProvider sideProvider
 	// scripts is what became of the Sieve scripts, once moved (copyScripts).
 	scripts *ScriptsResult
 }
@@ -197,10 +191,8 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 	source := sourceModelOf(src.session.Caps(), &r.job.Options)
 	boxes := source.folders(src.boxes)
 	r.sourceLabels.listing = source.labelListing(src.boxes)
-	r.sourceProfile = profileOf(&r.job.Source, src.session.Caps())
-	r.destinationProfile = profileOf(&r.job.Destination, dst.session.Caps())
-	r.sourceLimits = provider.EffectiveLimits(r.sourceProfile, r.job.Source.Limits)
-	r.destinationLimits = provider.EffectiveLimits(r.destinationProfile, r.job.Destination.Limits)
+	r.sourceProvider = providerOf(&r.job.Source, src.session.Caps())
+	r.destinationProvider = providerOf(&r.job.Destination, dst.session.Caps())
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.sync.previousDestinations(), r.reservedNames())
 	if err := r.copyFolders(ctx, plans); err != nil {
 		return err
