@@ -97,22 +97,19 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 	if len(sent) == 0 {
 		return nil, nil
 	}
-	dst := fs.r.destination
-	// The client reads the copies' EXISTS, handed back by the appender
-	// (sharedConn), before going on; a server that sent none at APPEND
-	// tells them now.
-	if err := dst.Noop().Wait(); err != nil {
-		return nil, dst.Failed(err)
-	}
 	var uids imap.UIDSet
 	for _, c := range sent {
 		uids.AddNum(c.destination)
 		fs.readBackUIDs[c.destination] = true
 	}
-	read, err := dst.readDigests(uids, fs.r.job.Options.ReadBackBodies)
+	// The FETCH's answer comes after the copies' EXISTS, whether the
+	// server sent them at APPEND (the appender hands them back to the
+	// client ahead of anything later, sharedConn) or sends them now.
+	read, err := fs.r.destination.readDigests(uids, fs.r.job.Options.ReadBackBodies)
 	if err != nil {
 		return nil, err
 	}
+	fs.destinationSettled = true
 	var altered []AlteredCopy
 	for _, c := range sent {
 		if got, ok := read[c.destination]; ok {

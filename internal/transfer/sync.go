@@ -33,6 +33,10 @@ type folderSync struct {
 	altered []AlteredCopy
 	// readBackUIDs are the copies this run read back after their window.
 	readBackUIDs map[imap.UID]bool
+	// destinationSettled: the client has read all the destination told of
+	// the folder, as a command of its own (the read-back's FETCH) was
+	// answered after the last APPEND; finish needs no NOOP then.
+	destinationSettled bool
 	// Verification: listed source messages the destination must hold, and
 	// those it does.
 	covered, onDestination int
@@ -266,7 +270,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 	fs.state.NoteAltered(fs.altered, done && r.job.ReadBackAll)
 	st := fs.state
 	st.Failures = fs.failures
-	if done {
+	if done && !fs.destinationSettled {
 		// The NOOP's answer comes after everything before it: the
 		// APPENDs' EXISTS, and go-imap's own state. go-imap v2 (beta.8)
 		// ends a SELECT's Wait before it marks the folder selected, so
@@ -274,6 +278,8 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 		if err := r.destination.Noop().Wait(); err != nil {
 			return r.destination.Failed(err)
 		}
+	}
+	if done {
 		selected := r.destination.Mailbox()
 		if selected == nil {
 			// The session ended, or left the folder, after its last

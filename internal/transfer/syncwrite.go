@@ -94,6 +94,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messa
 	if err != nil {
 		return err
 	}
+	fs.destinationSettled = false // the APPENDs' answers go to the appender
 	var unresolved []message
 	fc := &folderCopy{m: r, destination: fs.plan.Destination, flags: fs.flags, appender: a,
 		bodies: map[imap.UID]*sourceBody{}}
