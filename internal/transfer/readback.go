@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"hash"
 	"io"
 	"slices"
@@ -110,15 +109,7 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 		return nil, err
 	}
 	fs.destinationSettled = true
-	var altered []AlteredCopy
-	for _, c := range sent {
-		if got, ok := read[c.destination]; ok {
-			if what := difference(c.sent, got); what != "" {
-				altered = append(altered, AlteredCopy{SourceUID: uint32(c.source.UID), DestinationUID: uint32(c.destination), What: what})
-			}
-		}
-	}
-	slices.SortFunc(altered, func(a, b AlteredCopy) int { return int(a.SourceUID) - int(b.SourceUID) })
+	altered := alteredCopies(sent, read)
 	return altered, fs.nameAltered(altered)
 }
 
@@ -287,22 +278,6 @@ func (fs *folderSync) sourceSubjects(uids []uint32) (map[uint32]string, error) {
 		subjects[uint32(m.UID)] = subjectOf(m.FindBodySection(subject))
 	}
 	return subjects, nil
-}
-
-// difference says how a copy read back differs from what was sent (or
-// from its source message), by its size, the digest of its header where
-// both have one and, when bodies are compared, the digest of all its
-// bytes; empty when it does not.
-func difference(sent, got digests) string {
-	switch {
-	case got.size != sent.size:
-		return fmt.Sprintf("its size went from %d to %d bytes", sent.size, got.size)
-	case sent.header != nil && got.header != nil && !bytes.Equal(got.header, sent.header):
-		return "its header was rewritten (same size, other bytes)"
-	case sent.body != nil && got.body != nil && !bytes.Equal(got.body, sent.body):
-		return "its body was rewritten (same size and header, other bytes)"
-	}
-	return ""
 }
 
 // sentCopyOf is what was sent for msg, read from its body, copied to uid.
