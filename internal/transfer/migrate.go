@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -48,28 +47,6 @@ type accountAttempt struct {
 	sourceProvider, destinationProvider sideProvider
 	// scripts is what became of the Sieve scripts, once moved (copyScripts).
 	scripts *ScriptsResult
-}
-
-// labelIndex returns the attempt's label index, reading it the first time,
-// or again when the plan reads other folders from All Mail, or when All
-// Mail as a folder has just opened it (selected) is not as it was read:
-// a message arrived or changed labels meanwhile. The folder's state
-// records what it opened, so the index must cover exactly that, or a
-// message the index missed would pass for done. An attempt after a
-// throttle or a reconnect keeps an index still good: on Gmail, reading it
-// again spends the bandwidth that ran out.
-func (r *accountAttempt) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
-	_, folders := readFromAllMail(r.plans)
-	if x := r.sourceLabels.index; x != nil && slices.Equal(x.folders, folders) && (selected == nil ||
-		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
-		return x, nil
-	}
-	x, err := r.buildLabelIndex(ctx, r.sourceLabels.listing, r.plans, 0)
-	if err != nil {
-		return nil, err
-	}
-	r.sourceLabels.index = x
-	return x, nil
 }
 
 // Migrate copies what the destination lacks of job's account. It returns

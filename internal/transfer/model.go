@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"slices"
 
 	"github.com/emersion/go-imap/v2"
@@ -111,6 +112,28 @@ func (labelDestination) bins(listed []mailbox) map[string]bool {
 type sourceLabels struct {
 	listing []mailbox
 	index   *labelIndex
+}
+
+// labelIndex returns the attempt's label index, reading it the first time,
+// or again when the plan reads other folders from All Mail, or when All
+// Mail as a folder has just opened it (selected) is not as it was read:
+// a message arrived or changed labels meanwhile. The folder's state
+// records what it opened, so the index must cover exactly that, or a
+// message the index missed would pass for done. An attempt after a
+// throttle or a reconnect keeps an index still good: on Gmail, reading it
+// again spends the bandwidth that ran out.
+func (r *accountAttempt) labelIndex(ctx context.Context, selected *imap.SelectData) (*labelIndex, error) {
+	_, folders := readFromAllMail(r.plans)
+	if x := r.sourceLabels.index; x != nil && slices.Equal(x.folders, folders) && (selected == nil ||
+		x.uidValidity == selected.UIDValidity && x.uidNext == selected.UIDNext && x.highestModSeq == selected.HighestModSeq) {
+		return x, nil
+	}
+	x, err := r.buildLabelIndex(ctx, r.sourceLabels.listing, r.plans, 0)
+	if err != nil {
+		return nil, err
+	}
+	r.sourceLabels.index = x
+	return x, nil
 }
 
 // destinationLabels is what an attempt keeps of a destination that files
