@@ -139,43 +139,6 @@ func (q *Queries) SyncChunkListReaching(ctx context.Context, arg SyncChunkListRe
 	return items, nil
 }
 
-const syncChunksReplaceFolder = `-- name: SyncChunksReplaceFolder :exec
-WITH dropped AS (
-    DELETE FROM sync_map_chunks
-    WHERE account_id = $1 AND folder = $2
-      AND NOT first_source = ANY ($3::bigint[])
-)
-INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
-SELECT $1, $2, unnest($3::bigint[]), unnest($4::bigint[]),
-       unnest($5::bigint[]), unnest($6::bytea[])
-ON CONFLICT (account_id, folder, first_source) DO UPDATE
-SET last_source = excluded.last_source, max_destination = excluded.max_destination, entries = excluded.entries
-`
-
-type SyncChunksReplaceFolderParams struct {
-	AccountID       int64
-	Folder          string
-	FirstSources    []int64
-	LastSources     []int64
-	MaxDestinations []int64
-	Entries         [][]byte
-}
-
-// Replaces all of a folder's chunks by the given ones in one statement:
-// the old chunks whose place no new one takes are deleted, the others
-// overwritten (the two parts touch different rows).
-func (q *Queries) SyncChunksReplaceFolder(ctx context.Context, arg SyncChunksReplaceFolderParams) error {
-	_, err := q.db.Exec(ctx, syncChunksReplaceFolder,
-		arg.AccountID,
-		arg.Folder,
-		arg.FirstSources,
-		arg.LastSources,
-		arg.MaxDestinations,
-		arg.Entries,
-	)
-	return err
-}
-
 const syncFolderList = `-- name: SyncFolderList :many
 SELECT folder, state FROM sync_folders WHERE account_id = $1 ORDER BY folder
 `
@@ -203,6 +166,50 @@ func (q *Queries) SyncFolderList(ctx context.Context, accountID int64) ([]SyncFo
 		return nil, err
 	}
 	return items, nil
+}
+
+const syncFolderReplace = `-- name: SyncFolderReplace :exec
+WITH dropped AS (
+    DELETE FROM sync_map_chunks
+    WHERE account_id = $1 AND folder = $2
+      AND NOT first_source = ANY ($4::bigint[])
+), chunks AS (
+    INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
+    SELECT $1, $2, unnest($4::bigint[]), unnest($5::bigint[]),
+           unnest($6::bigint[]), unnest($7::bytea[])
+    ON CONFLICT (account_id, folder, first_source) DO UPDATE
+    SET last_source = excluded.last_source, max_destination = excluded.max_destination, entries = excluded.entries
+)
+INSERT INTO sync_folders (account_id, folder, state)
+SELECT $1, $2, $3::jsonb WHERE $3::jsonb IS NOT NULL
+ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state
+`
+
+type SyncFolderReplaceParams struct {
+	AccountID       int64
+	Folder          string
+	State           []byte
+	FirstSources    []int64
+	LastSources     []int64
+	MaxDestinations []int64
+	Entries         [][]byte
+}
+
+// Replaces all of a folder's chunks by the given ones and, when a state is
+// given, stores the folder's state, in one statement: the old chunks whose
+// place no new one takes are deleted, the others overwritten (the parts
+// touch different rows). A folder copied in one window ends in this write.
+func (q *Queries) SyncFolderReplace(ctx context.Context, arg SyncFolderReplaceParams) error {
+	_, err := q.db.Exec(ctx, syncFolderReplace,
+		arg.AccountID,
+		arg.Folder,
+		arg.State,
+		arg.FirstSources,
+		arg.LastSources,
+		arg.MaxDestinations,
+		arg.Entries,
+	)
+	return err
 }
 
 const syncFolderSet = `-- name: SyncFolderSet :exec

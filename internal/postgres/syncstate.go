@@ -91,7 +91,7 @@ func (st *syncState) Mappings(ctx context.Context, folder string, from, to uint3
 // window) in one statement.
 func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []syncstate.Mapping) error {
 	if from <= 1 && to == syncstate.MaxUID { // source UIDs start at 1
-		return st.replaceFolder(ctx, folder, entries)
+		return st.replaceFolder(ctx, folder, entries, nil)
 	}
 	return pgx.BeginFunc(ctx, st.store.pool, func(tx pgx.Tx) error {
 		q := st.store.queries.WithTx(tx)
@@ -126,9 +126,19 @@ func (st *syncState) ReplaceMappings(ctx context.Context, folder string, from, t
 	})
 }
 
-// replaceFolder makes entries the whole of folder's map.
-func (st *syncState) replaceFolder(ctx context.Context, folder string, entries []syncstate.Mapping) error {
-	arg := dbsqlc.SyncChunksReplaceFolderParams{AccountID: st.accountID, Folder: folder,
+// ReplaceFolder implements syncstate.StateStore, in one statement.
+func (st *syncState) ReplaceFolder(ctx context.Context, folder string, entries []syncstate.Mapping, state syncstate.FolderState) error {
+	encoded, err := json.Marshal(state)
+	if err != nil {
+		return err
+	}
+	return st.replaceFolder(ctx, folder, entries, encoded)
+}
+
+// replaceFolder makes entries the whole of folder's map and, unless it is
+// nil, state (JSON) its state.
+func (st *syncState) replaceFolder(ctx context.Context, folder string, entries []syncstate.Mapping, state []byte) error {
+	arg := dbsqlc.SyncFolderReplaceParams{AccountID: st.accountID, Folder: folder, State: state,
 		FirstSources: []int64{}, LastSources: []int64{}, MaxDestinations: []int64{}, Entries: [][]byte{}}
 	for chunk := range slices.Chunk(entries, maxChunkEntries) {
 		arg.FirstSources = append(arg.FirstSources, int64(chunk[0].Source))
@@ -136,7 +146,7 @@ func (st *syncState) replaceFolder(ctx context.Context, folder string, entries [
 		arg.MaxDestinations = append(arg.MaxDestinations, int64(maxDestination(chunk)))
 		arg.Entries = append(arg.Entries, encodeChunk(chunk))
 	}
-	return st.store.queries.SyncChunksReplaceFolder(ctx, arg)
+	return st.store.queries.SyncFolderReplace(ctx, arg)
 }
 
 func maxDestination(chunk []syncstate.Mapping) uint32 {

@@ -150,7 +150,8 @@ func emptyFolders(res Result) []string {
 // folder holds, so no NOOP follows the copies of a folder read back (one
 // each before the read-back and at the folder's end cost a hosted
 // account of 15 folders 30 round trips, and the server 30 syncs of its
-// index). A folder with nothing to copy still asks, once.
+// index). A folder with nothing to copy still asks, once. And a folder
+// copied in one window stores its map with its state, in one write.
 func TestFoldersReadBackNeedNoNoop(t *testing.T) {
 	t.Parallel()
 	p := newDovecotPair(t, imaptest.LayoutSlash, imaptest.LayoutDotInbox)
@@ -158,11 +159,17 @@ func TestFoldersReadBackNeedNoNoop(t *testing.T) {
 	var destination commandLog
 	job := p.job
 	job.Destination.Host, job.Destination.Port = destination.proxy(t, p.dst.Addr())
+	writes := &writesLog{StateStore: job.State}
+	job.State = writes
 	res := migrateVerified(t, job)
 	withCopies := 0
 	for _, f := range res.Folders {
 		if f.SourceMessages > 0 {
 			withCopies++
+			// Its one window's map goes with its state, in one write.
+			if n := slices.Index(writes.writes, "map and state "+f.Source); n < 0 || slices.Contains(writes.writes, "map "+f.Source) {
+				t.Errorf("folder %s: writes %q, want its map and state in one", f.Source, writes.writes)
+			}
 		}
 	}
 	sent := destination.counts()

@@ -237,7 +237,7 @@ func (r *accountAttempt) placedBefore(ctx context.Context, allMail string, uidVa
 		if st.Reads != allMail || st.Servers != r.sync.servers || st.UIDValidity != uidValidity {
 			continue
 		}
-		entries, err := r.sync.store.Mappings(ctx, folder, 0, syncstate.MaxUID)
+		entries, err := r.sync.mappings(ctx, folder, 0, syncstate.MaxUID)
 		if err != nil {
 			return nil, err
 		}

@@ -96,7 +96,7 @@ func (fs *folderSync) mappedSources(ctx context.Context, uids []uint32) (map[uin
 		for end < len(uids) && uids[end]-uids[end-1] < window {
 			end++
 		}
-		entries, err := fs.r.sync.store.Mappings(ctx, fs.folder, uids[start], uids[end-1])
+		entries, err := fs.r.sync.mappings(ctx, fs.folder, uids[start], uids[end-1])
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,16 @@ type syncLedger struct {
 	// gone through, or a try fails (storeEmptied). One lost with its
 	// attempt only has its empty folder looked at again.
 	emptied map[string]syncstate.FolderState
+	// unwritten is the whole map of a folder copied in one window, kept
+	// until the folder's state is stored with it in one write (save). Any
+	// read of that folder's map writes it first (writeUnwritten).
+	unwritten *folderMap
+}
+
+// folderMap is the whole of one folder's map.
+type folderMap struct {
+	folder  string
+	entries []syncstate.Mapping
 }
 
 // readLedger reads the sync state job's last attempt left (in memory when
@@ -76,18 +86,80 @@ func (l *syncLedger) previousDestinations() map[string]string {
 }
 
 // save stores a folder's state, for this attempt's later tries and for
-// the next pass.
+// the next pass, with its whole map when that waits (replaceLater).
 func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.FolderState) error {
 	l.states[folder] = st
+	if m := l.unwritten; m != nil && m.folder == folder {
+		if err := l.store.ReplaceFolder(ctx, folder, m.entries, st); err != nil {
+			return fmt.Errorf("storing the sync state: %w", err)
+		}
+		l.unwritten = nil
+		return nil
+	}
+	if err := l.writeUnwritten(ctx); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
 	if err := l.store.SetFolderState(ctx, folder, st); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
 	}
 	return nil
 }
 
+// replaceMappings stores folder's entries with from ≤ Source ≤ to. When
+// they are the folder's whole map (a folder copied in one window), they
+// wait for the folder's state, to go with it in one write (save): the
+// folder's end follows at once. Another folder's map that waits is
+// written first.
+func (l *syncLedger) replaceMappings(ctx context.Context, folder string, from, to uint32, entries []syncstate.Mapping) error {
+	if err := l.writeUnwritten(ctx); err != nil {
+		return err
+	}
+	if from <= 1 && to == syncstate.MaxUID {
+		l.unwritten = &folderMap{folder: folder, entries: entries}
+		return nil
+	}
+	return l.store.ReplaceMappings(ctx, folder, from, to, entries)
+}
+
+// writeUnwritten writes the map that waits for its folder's state, alone:
+// before anything reads a map, and when the folder ends without its state
+// stored.
+func (l *syncLedger) writeUnwritten(ctx context.Context) error {
+	m := l.unwritten
+	if m == nil {
+		return nil
+	}
+	if err := l.store.ReplaceMappings(ctx, m.folder, 1, syncstate.MaxUID, m.entries); err != nil {
+		return err
+	}
+	l.unwritten = nil
+	return nil
+}
+
+// mappings returns folder's map entries with from ≤ Source ≤ to, as
+// stored.
+func (l *syncLedger) mappings(ctx context.Context, folder string, from, to uint32) ([]syncstate.Mapping, error) {
+	if err := l.writeUnwritten(ctx); err != nil {
+		return nil, err
+	}
+	return l.store.Mappings(ctx, folder, from, to)
+}
+
+// mappedDestinations returns the destination UIDs of folder's entries
+// that are at least atLeast, as stored.
+func (l *syncLedger) mappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error) {
+	if err := l.writeUnwritten(ctx); err != nil {
+		return nil, err
+	}
+	return l.store.MappedDestinations(ctx, folder, atLeast)
+}
+
 // reset drops a folder's map and stores its new state.
 func (l *syncLedger) reset(ctx context.Context, folder string, st syncstate.FolderState) error {
 	l.states[folder] = st
+	if err := l.writeUnwritten(ctx); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
+	}
 	if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{folder: st}); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
 	}
@@ -108,6 +180,9 @@ func (l *syncLedger) recordEmptied(folder string, st syncstate.FolderState) {
 func (l *syncLedger) storeEmptied(ctx context.Context) error {
 	if len(l.emptied) == 0 {
 		return nil
+	}
+	if err := l.writeUnwritten(ctx); err != nil {
+		return fmt.Errorf("storing the sync state: %w", err)
 	}
 	if err := l.store.ResetFolders(ctx, l.emptied); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)

@@ -1,7 +1,10 @@
 package transfer
 
 import (
+	"context"
+	"errors"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
@@ -55,4 +58,118 @@ func TestLedgerCountsOnlyItsOwnMailboxes(t *testing.T) {
 	if st, ok := again.ours("INBOX"); !ok || !st.Complete {
 		t.Errorf("the saved state did not reach the store: %+v, %v", st, ok)
 	}
+}
+
+// writesLog records the writes a StateStore is asked for.
+type writesLog struct {
+	syncstate.StateStore
+	writes []string
+}
+
+func (w *writesLog) SetFolderState(ctx context.Context, folder string, st syncstate.FolderState) error {
+	w.writes = append(w.writes, "state "+folder)
+	return w.StateStore.SetFolderState(ctx, folder, st)
+}
+
+func (w *writesLog) ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []syncstate.Mapping) error {
+	w.writes = append(w.writes, "map "+folder)
+	return w.StateStore.ReplaceMappings(ctx, folder, from, to, entries)
+}
+
+func (w *writesLog) ReplaceFolder(ctx context.Context, folder string, entries []syncstate.Mapping, st syncstate.FolderState) error {
+	w.writes = append(w.writes, "map and state "+folder)
+	return w.StateStore.ReplaceFolder(ctx, folder, entries, st)
+}
+
+// TestAFolderOfOneWindowEndsInOneWrite: the map of a folder copied in one
+// window waits for the folder's state and goes with it, in one write.
+// It is never lost nor read stale meanwhile: a read of any map, another
+// folder's write, or the folder ending without its state writes it first.
+func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
+	ctx := t.Context()
+	copied := []syncstate.Mapping{{Source: 1, Destination: 7}, {Source: 2, Destination: 8}}
+	newLedger := func(t *testing.T) (*syncLedger, *writesLog) {
+		log := &writesLog{StateStore: syncstate.NewMemoryState()}
+		ledger, err := readLedger(ctx, &Job{State: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ledger, log
+	}
+	wantWrites := func(t *testing.T, log *writesLog, want ...string) {
+		t.Helper()
+		if !slices.Equal(log.writes, want) {
+			t.Errorf("writes %q, want %q", log.writes, want)
+		}
+	}
+
+	t.Run("with its state", func(t *testing.T) {
+		ledger, log := newLedger(t)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.save(ctx, "INBOX", syncstate.FolderState{Complete: true}); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map and state INBOX")
+		if got, _ := log.Mappings(ctx, "INBOX", 0, syncstate.MaxUID); !slices.EqualFunc(got, copied, mappingEqual) {
+			t.Errorf("stored map %v, want %v", got, copied)
+		}
+	})
+	t.Run("read before", func(t *testing.T) {
+		ledger, log := newLedger(t)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ledger.mappings(ctx, "INBOX", 1, 1)
+		if err != nil || len(got) != 1 || got[0].Destination != 7 {
+			t.Errorf("read back %v, %v: the waiting map was not written first", got, err)
+		}
+		wantWrites(t, log, "map INBOX")
+	})
+	t.Run("another folder's write", func(t *testing.T) {
+		ledger, log := newLedger(t)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.save(ctx, "Sent", syncstate.FolderState{}); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map INBOX", "state Sent")
+	})
+	t.Run("the folder ends without its state", func(t *testing.T) {
+		ledger, log := newLedger(t)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.writeUnwritten(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map INBOX")
+	})
+	t.Run("its state refused", func(t *testing.T) {
+		ledger, log := newLedger(t)
+		ledger.store = stateWritesRefused{log}
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.save(ctx, "INBOX", syncstate.FolderState{}); !errors.Is(err, errStateWrite) {
+			t.Fatalf("saving with the state refused: %v", err)
+		}
+		if err := ledger.writeUnwritten(ctx); err != nil { // as the folder's end does
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map INBOX")
+	})
+	t.Run("a window of many", func(t *testing.T) {
+		ledger, log := newLedger(t)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, 2, copied); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map INBOX")
+	})
+}
+
+func mappingEqual(a, b syncstate.Mapping) bool {
+	return a.Source == b.Source && a.Destination == b.Destination
 }

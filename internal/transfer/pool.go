@@ -190,7 +190,7 @@ func (fs *folderSync) unmappedCopies(ctx context.Context, from imap.UID) (destin
 	if err != nil || len(present) == 0 {
 		return pool, err
 	}
-	mapped, err := fs.r.sync.store.MappedDestinations(ctx, fs.folder, uint32(from))
+	mapped, err := fs.r.sync.mappedDestinations(ctx, fs.folder, uint32(from))
 	if err != nil {
 		return pool, err
 	}

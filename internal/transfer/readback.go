@@ -118,7 +118,7 @@ func (fs *folderSync) readBack(sent []sentCopy) ([]AlteredCopy, error) {
 // one adopted) with their source messages: both sides are read, a batch
 // of map entries at a time, by the sessions that have the folders open.
 func (fs *folderSync) readBackEarlier(ctx context.Context) error {
-	entries, err := fs.r.sync.store.Mappings(ctx, fs.folder, 1, syncstate.MaxUID)
+	entries, err := fs.r.sync.mappings(ctx, fs.folder, 1, syncstate.MaxUID)
 	if err != nil {
 		return err
 	}

@@ -481,6 +481,11 @@ func (stateWritesRefused) ResetFolders(context.Context, map[string]syncstate.Fol
 	return errStateWrite
 }
 
+// ReplaceFolder writes a state with the map: refused as a whole.
+func (stateWritesRefused) ReplaceFolder(context.Context, string, []syncstate.Mapping, syncstate.FolderState) error {
+	return errStateWrite
+}
+
 // A run that moves a folder's copy elsewhere (a changed folder map) drops
 // the folder's UID map. Should it stop right there, no state may be left
 // that trusts a map that is gone: when the folder map is put back and a

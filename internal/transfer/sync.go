@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -153,7 +154,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	var entries []syncstate.Mapping
 	if !fs.mapStartedEmpty {
 		var err error
-		if entries, err = r.sync.store.Mappings(ctx, fs.folder, from, to); err != nil {
+		if entries, err = r.sync.mappings(ctx, fs.folder, from, to); err != nil {
 			return err
 		}
 	}
@@ -177,7 +178,7 @@ func (fs *folderSync) window(ctx context.Context, from, to uint32, listing []mes
 	sortMappings(keep)
 	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
 	defer cancel()
-	if saveErr := r.sync.store.ReplaceMappings(saveCtx, fs.folder, from, to, keep); err == nil {
+	if saveErr := r.sync.replaceMappings(saveCtx, fs.folder, from, to, keep); err == nil {
 		err = saveErr
 	}
 	return err
@@ -256,8 +257,17 @@ func (fs *folderSync) presentAtDestination(uids imap.UIDSet) ([]imap.UID, error)
 // without error moves ForeignBelow past every destination message: the
 // unmapped ones among them were all compared, or arrived while this run
 // held the map complete.
-func (fs *folderSync) finish(ctx context.Context, done bool) error {
+func (fs *folderSync) finish(ctx context.Context, done bool) (err error) {
 	r := fs.r
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
+	defer cancel()
+	defer func() {
+		// Ended before its state was stored: the map the folder's last
+		// window left goes alone, so that what was copied stays known.
+		if writeErr := r.sync.writeUnwritten(saveCtx); err == nil && writeErr != nil {
+			err = fmt.Errorf("storing the sync state: %w", writeErr)
+		}
+	}()
 	if done {
 		// Late copies of this run's own unanswered APPENDs have arrived by
 		// now, most likely.
@@ -301,8 +311,6 @@ func (fs *folderSync) finish(ctx context.Context, done bool) error {
 			st.ForeignBelow = max(st.ForeignBelow, uint32(fs.destUIDNext))
 		}
 	}
-	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateSaveTimeout)
-	defer cancel()
 	return r.sync.save(saveCtx, fs.folder, st)
 }
 

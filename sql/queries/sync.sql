@@ -14,20 +14,25 @@ INSERT INTO sync_folders (account_id, folder, state)
 SELECT @account_id, unnest(@folders::text[]), unnest(@states::text[])::jsonb
 ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
 
--- name: SyncChunksReplaceFolder :exec
--- Replaces all of a folder's chunks by the given ones in one statement:
--- the old chunks whose place no new one takes are deleted, the others
--- overwritten (the two parts touch different rows).
+-- name: SyncFolderReplace :exec
+-- Replaces all of a folder's chunks by the given ones and, when a state is
+-- given, stores the folder's state, in one statement: the old chunks whose
+-- place no new one takes are deleted, the others overwritten (the parts
+-- touch different rows). A folder copied in one window ends in this write.
 WITH dropped AS (
     DELETE FROM sync_map_chunks
     WHERE account_id = @account_id AND folder = @folder
       AND NOT first_source = ANY (@first_sources::bigint[])
+), chunks AS (
+    INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
+    SELECT @account_id, @folder, unnest(@first_sources::bigint[]), unnest(@last_sources::bigint[]),
+           unnest(@max_destinations::bigint[]), unnest(@entries::bytea[])
+    ON CONFLICT (account_id, folder, first_source) DO UPDATE
+    SET last_source = excluded.last_source, max_destination = excluded.max_destination, entries = excluded.entries
 )
-INSERT INTO sync_map_chunks (account_id, folder, first_source, last_source, max_destination, entries)
-SELECT @account_id, @folder, unnest(@first_sources::bigint[]), unnest(@last_sources::bigint[]),
-       unnest(@max_destinations::bigint[]), unnest(@entries::bytea[])
-ON CONFLICT (account_id, folder, first_source) DO UPDATE
-SET last_source = excluded.last_source, max_destination = excluded.max_destination, entries = excluded.entries;
+INSERT INTO sync_folders (account_id, folder, state)
+SELECT @account_id, @folder, sqlc.narg(state)::jsonb WHERE sqlc.narg(state)::jsonb IS NOT NULL
+ON CONFLICT (account_id, folder) DO UPDATE SET state = excluded.state;
 
 -- name: SyncChunkListOverlapping :many
 -- The chunks holding entries with from_uid ≤ source ≤ to_uid, locked

@@ -114,6 +114,10 @@ type StateStore interface {
 	// ReplaceMappings replaces folder's entries with from ≤ Source ≤ to by
 	// entries (ordered by Source, all in that range).
 	ReplaceMappings(ctx context.Context, folder string, from, to uint32, entries []Mapping) error
+	// ReplaceFolder makes entries (ordered by Source) the whole of
+	// folder's map and st its state, at once: a folder copied in one
+	// window ends in one write.
+	ReplaceFolder(ctx context.Context, folder string, entries []Mapping, st FolderState) error
 	// MappedDestinations returns the destination UIDs of folder's entries
 	// that are at least atLeast, in any order.
 	MappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error)
@@ -229,6 +233,19 @@ func (m *MemoryState) ReplaceMappings(_ context.Context, folder string, from, to
 	}
 	// In place where it fits: a window is mostly added at the end.
 	m.maps[folder] = slices.Replace(all, lo, hi, packed...)
+	return nil
+}
+
+// ReplaceFolder implements StateStore.
+func (m *MemoryState) ReplaceFolder(_ context.Context, folder string, entries []Mapping, st FolderState) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	packed := make([]memoryEntry, len(entries))
+	for i, e := range entries {
+		packed[i] = memoryEntry{source: e.Source, destination: e.Destination, flags: m.intern(e.Flags)}
+	}
+	m.maps[folder] = packed
+	m.folders[folder] = st.Clone()
 	return nil
 }
 
