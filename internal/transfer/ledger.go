@@ -86,7 +86,7 @@ func (l *syncLedger) previousDestinations() map[string]string {
 }
 
 // save stores a folder's state, for this attempt's later tries and for
-// the next pass, with its whole map when that waits (replaceLater).
+// the next pass, with its whole map when that waits (replaceMappings).
 func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.FolderState) error {
 	l.states[folder] = st
 	if m := l.unwritten; m != nil && m.folder == folder {

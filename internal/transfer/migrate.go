@@ -65,11 +65,11 @@ func Migrate(ctx context.Context, job Job) (Result, error) {
 // sync state the last attempt left.
 func newAccountAttempt(ctx context.Context, job Job) (*accountAttempt, error) {
 	job.Tuning = job.Tuning.withDefaults()
-	sync, err := readLedger(ctx, &job)
+	ledger, err := readLedger(ctx, &job)
 	if err != nil {
 		return nil, err
 	}
-	r := &accountAttempt{job: &job, sync: sync, finished: map[string]bool{}, logger: job.Logger}
+	r := &accountAttempt{job: &job, sync: ledger, finished: map[string]bool{}, logger: job.Logger}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
