@@ -351,6 +351,25 @@ func (tb *tab) clickUntil(sel, done, what string) {
 	tb.waitJS(done, what)
 }
 
+// typeUntil types keys into sel until the JavaScript expression done
+// holds, up to three times a few seconds apart, then waits for it as
+// waitJS does: keys typed while a redraw replaces the field go to the old
+// one, as a person's would, and a person types again.
+func (tb *tab) typeUntil(sel, keys, done, what string) {
+	tb.t.Helper()
+	for try := 1; try < 3; try++ {
+		tb.run(chromedp.SendKeys(sel, keys))
+		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](done, chromedp.WithPollingInterval(100*time.Millisecond)))
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	tb.run(chromedp.SendKeys(sel, keys))
+	tb.waitJS(done, what)
+}
+
 // cdpServerError is the DevTools protocol's code of a node gone.
 const cdpServerError = -32000
 

@@ -44,14 +44,12 @@ func testServiceDownAndEmptyTask(t *testing.T, browser context.Context) {
 
 	// Down: an action fails, the banner says why.
 	s.setAPIDown(true)
-	tb.run(chromedp.SendKeys("#account-search", "x"))
-	tb.waitJS(`!document.querySelector('#outage').hidden`, "the outage banner")
+	tb.typeUntil("#account-search", "x", `!document.querySelector('#outage').hidden`, "the outage banner")
 	tb.waitText("#task-summary ~ .notice", "The accounts could not be listed: the service does not answer")
 	tb.screenshot("service-down")
 	// Back: the next request clears the banner and the stale error.
 	s.setAPIDown(false)
-	tb.run(chromedp.SendKeys("#account-search", "y"))
-	tb.waitJS(`document.querySelector('#outage').hidden`, "the outage banner to go")
+	tb.typeUntil("#account-search", "y", `document.querySelector('#outage').hidden`, "the outage banner to go")
 	tb.waitJS(`[...document.querySelectorAll('.notice.error')].every((n) => n.hidden)`, "the outage's error to go")
 
 	resp, err := s.Client.ImportAccountsWithBodyWithResponse(context.Background(), taskID, "text/csv", strings.NewReader("ann,pw\n"))
