@@ -96,36 +96,33 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 	if err != nil {
 		return nil, nil, err
 	}
-	copies := fs.pool.match(withIdentity)
-	for _, msg := range withIdentity {
+	adopted, updates, rest := adoptions(withIdentity, &fs.pool, fs.wanted)
+	if err := fs.writeFlags(updates, adopted); err != nil {
+		return nil, nil, err
+	}
+	return adopted, rest, nil
+}
+
+// adoptions decides, for candidates read with their identities, which
+// the pool holds a copy of (match): each becomes a map entry with the
+// flags its copy has as written, the flags the source's say it should
+// have (wanted) become updates, and the others are the rest, to copy.
+func adoptions(candidates []message, pool *destinationPool, wanted func([]imap.Flag) []imap.Flag) (adopted []syncstate.Mapping, updates []flagUpdate, rest []message) {
+	copies := pool.match(candidates)
+	for _, msg := range candidates {
 		there, ok := copies[msg.UID]
 		if !ok {
 			rest = append(rest, msg)
 			continue
 		}
 		// The flags it has are the ones written: the source's win below.
-		adopted = append(adopted, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(fs.wanted(there.Flags))})
-	}
-	if err := fs.writeFlags(fs.adoptedFlagChanges(adopted, withIdentity), adopted); err != nil {
-		return nil, nil, err
-	}
-	return adopted, rest, nil
-}
-
-// adoptedFlagChanges compares the flags of adopted copies with their
-// source messages'.
-func (fs *folderSync) adoptedFlagChanges(adopted []syncstate.Mapping, sources []message) []flagUpdate {
-	flagsOf := make(map[uint32][]imap.Flag, len(sources))
-	for _, msg := range sources {
-		flagsOf[uint32(msg.UID)] = msg.Flags
-	}
-	var updates []flagUpdate
-	for _, e := range adopted {
-		if add, remove, want := flagChange(e.Flags, fs.wanted(flagsOf[e.Source])); len(add)+len(remove) > 0 {
-			updates = append(updates, flagUpdate{source: e.Source, destination: e.Destination, add: add, remove: remove, want: want})
+		entry := syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(there.UID), Flags: flagStrings(wanted(there.Flags))}
+		adopted = append(adopted, entry)
+		if add, remove, want := flagChange(entry.Flags, wanted(msg.Flags)); len(add)+len(remove) > 0 {
+			updates = append(updates, flagUpdate{source: entry.Source, destination: entry.Destination, add: add, remove: remove, want: want})
 		}
 	}
-	return updates
+	return adopted, updates, rest
 }
 
 // sourceIdentities returns msgs with their identities, read from the
