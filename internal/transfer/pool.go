@@ -104,9 +104,10 @@ func (fs *folderSync) adopt(ctx context.Context, candidates []message) (adopted 
 }
 
 // adoptions decides, for candidates read with their identities, which
-// the pool holds a copy of (match): each becomes a map entry with the
-// flags its copy has as written, the flags the source's say it should
-// have (wanted) become updates, and the others are the rest, to copy.
+// the pool holds a copy of (match). Each of those becomes a map entry
+// with the flags its copy has, as written; where they are not the
+// source message's (as wanted keeps them), an update makes them so. The
+// others are the rest, to copy.
 func adoptions(candidates []message, pool *destinationPool, wanted func([]imap.Flag) []imap.Flag) (adopted []syncstate.Mapping, updates []flagUpdate, rest []message) {
 	copies := pool.match(candidates)
 	for _, msg := range candidates {

@@ -23,7 +23,7 @@ type folderSync struct {
 	state  syncstate.FolderState
 	pool   destinationPool
 	// destUIDNext is the destination's UIDNEXT before this window's
-	// appends, as far as this run knows: appends without APPENDUID are
+	// appends, as far as this attempt knows: appends without APPENDUID are
 	// looked for from there.
 	destUIDNext imap.UID
 	// unresolved counts appended messages whose destination UID could not
@@ -32,7 +32,7 @@ type folderSync struct {
 	failures   []syncstate.MessageFailure
 	// altered are the copies the read-back found unlike what was sent.
 	altered []AlteredCopy
-	// readBackUIDs are the copies this run read back after their window.
+	// readBackUIDs are the copies this try read back after their window.
 	readBackUIDs map[imap.UID]bool
 	// destinationSettled: the client has read all the destination told of
 	// the folder, as a command of its own (the read-back's FETCH) was
@@ -51,7 +51,7 @@ type folderSync struct {
 	// flagChangeRefused: a flag change stays to be written, so the next
 	// run must read every message's flags again.
 	flagChangeRefused bool
-	// mapStartedEmpty: the folder's map was empty when this run began it
+	// mapStartedEmpty: the folder's map was empty when this try began it
 	// (dropped, or never written), so no window has entries to read:
 	// windows never share a source UID.
 	mapStartedEmpty bool
@@ -59,7 +59,7 @@ type folderSync struct {
 	// messages are the folder's (runRouted) and their keywords.
 	labels *labelIndex
 	// twinsUsed are the All Mail messages a Gmail destination's folder
-	// got by a label in this run (labelTwins).
+	// got by a label in this try (labelTwins).
 	twinsUsed map[imap.UID]bool
 }
 
@@ -98,13 +98,13 @@ func (r *accountAttempt) startFolderSync(ctx context.Context, plan folderPlan, p
 	case !usable:
 		return fs, r.sync.reset(ctx, fs.folder, fs.state)
 	case sameFilter:
-		// The stored state may stay until the folder is done: a run that
+		// The stored state may stay until the folder is done: a pass that
 		// stops part-way leaves it behind what the servers now hold
 		// (UIDNEXT, counts and modseq only grow apart), which unchanged
 		// never takes for done.
 		return fs, nil
 	default:
-		// Other options write other flags: until this run finishes the
+		// Other options write other flags: until this pass finishes the
 		// folder, its state must not pass for done under the old ones.
 		return fs, r.sync.save(ctx, fs.folder, fs.state)
 	}
@@ -253,9 +253,9 @@ func (fs *folderSync) presentAtDestination(uids imap.UIDSet) ([]imap.UID, error)
 	return fs.r.destination.present(uids)
 }
 
-// finish records the folder's state at the end of the run. A folder done
+// finish records the folder's state as this try leaves it. A folder done
 // without error moves ForeignBelow past every destination message: the
-// unmapped ones among them were all compared, or arrived while this run
+// unmapped ones among them were all compared, or arrived while this try
 // held the map complete.
 func (fs *folderSync) finish(ctx context.Context, done bool) (err error) {
 	r := fs.r
@@ -269,7 +269,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) (err error) {
 		}
 	}()
 	if done {
-		// Late copies of this run's own unanswered APPENDs have arrived by
+		// Late copies of this try's own unanswered APPENDs have arrived by
 		// now, most likely.
 		if err := fs.sweepInDoubt(ctx); err != nil {
 			return err

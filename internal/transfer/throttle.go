@@ -22,9 +22,9 @@ type Throttle struct {
 	Budget bool
 }
 
-// PausedError ends a run whose pause is longer than it waits out itself
-// (Tuning.LongestWait): the account goes on where it was in a run
-// started when the pause ends.
+// PausedError ends an attempt whose pause is longer than it waits out
+// itself (Tuning.LongestWait): the account goes on where it was in an
+// attempt started when the pause ends.
 type PausedError struct {
 	Throttle
 	Err error

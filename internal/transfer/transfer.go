@@ -64,8 +64,8 @@ type FolderResult struct {
 	DestinationMessages int
 	Failures            []syncstate.MessageFailure
 	// AlteredCount counts the copies the destination holds that differ
-	// from what was sent (read back: size and header): those this run
-	// read back, and those earlier runs found, until a run that reads back
+	// from what was sent (read back: size and header): those this attempt
+	// read back, and those earlier passes found, until a pass that reads back
 	// every copy (Job.ReadBackAll) finds them again or not. Altered names
 	// the first few (syncstate.MaxAlteredExamples).
 	AlteredCount int
@@ -102,7 +102,7 @@ type Result struct {
 	Folders []FolderResult
 	// Scripts is what became of the account's Sieve scripts; nil when
 	// they were not moved (the source names no ManageSieve service, or
-	// the run ended before its messages did).
+	// the attempt ended before its messages did).
 	Scripts *ScriptsResult
 }
 
@@ -161,8 +161,8 @@ type Tuning struct {
 	// Throttles is how many throttling answers one run bears before it
 	// fails (to be retried later); default 100.
 	Throttles int
-	// LongestWait is the longest pause a run waits out itself; a longer
-	// one (a daily budget spent) ends the run with a *PausedError, for
+	// LongestWait is the longest pause an attempt waits out itself; a
+	// longer one (a daily budget spent) ends the attempt with a *PausedError, for
 	// the account to be started again when the pause ends; default 5
 	// minutes.
 	LongestWait time.Duration
