@@ -26,8 +26,8 @@ func (r *accountAttempt) sourceUnchanged(src openedSide) bool {
 			continue
 		}
 		wanted++
-		prev, ok := r.sync.states[b.Name]
-		if !ok || prev.Servers != r.sync.servers || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.sync.filter) {
+		prev, ok := r.sync.ours(b.Name)
+		if !ok || prev.Reads != "" || !sourceAsLeft(prev, b.Status, r.sync.filter) {
 			return false
 		}
 		// A folder_map entry changed since: the plan, which needs the

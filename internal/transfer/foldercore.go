@@ -102,8 +102,8 @@ func (f folderFacts) emptyOnBothSides() (syncstate.FolderState, bool) {
 
 // folderFacts gathers what decides plan's step in this run.
 func (r *accountAttempt) folderFacts(plan folderPlan) folderFacts {
-	prev, known := r.sync.states[plan.Source.Name]
-	known = known && prev.Servers == r.sync.servers && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
+	prev, known := r.sync.ours(plan.Source.Name)
+	known = known && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads
 	return folderFacts{prev: prev, known: known, plan: plan, servers: r.sync.servers, filter: r.sync.filter,
 		sourceOnly: r.destination == nil, readBackAll: r.job.ReadBackAll}
 }

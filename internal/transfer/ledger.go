@@ -55,7 +55,8 @@ func readLedger(ctx context.Context, job *Job) (*syncLedger, error) {
 // sideKey names the mailbox a side is: server and login.
 func sideKey(s *imapconn.Side) string { return s.Address() + "/" + s.Login }
 
-// ours returns a folder's state when this job's two mailboxes made it.
+// ours returns a folder's state, and whether this job's two mailboxes
+// made it: a state of any other pair counts as none.
 func (l *syncLedger) ours(folder string) (syncstate.FolderState, bool) {
 	st, ok := l.states[folder]
 	return st, ok && st.Servers == l.servers
