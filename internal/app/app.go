@@ -98,7 +98,7 @@ type App struct {
 	webhooks   *delivery.WebhookSender
 	jobs       *river.Client[pgx.Tx] // nil until StartWorkers
 	stopBroker context.CancelFunc
-	// stopLoops ends the scheduler of the process's chores (the runs of
+	// stopLoops ends the scheduler of the process's chores (the attempts of
 	// dead processes, the webhooks, the schedules) that loops waits for.
 	stopLoops context.CancelFunc
 	loops     sync.WaitGroup
@@ -106,7 +106,7 @@ type App struct {
 }
 
 // Start builds the process on pool (already migrated) and starts its
-// event broker, its workers and its watch for dead processes' runs.
+// event broker, its workers and its watch for dead processes' attempts.
 func Start(pool *pgxpool.Pool, box *secret.Box, logger *slog.Logger, cfg Config) (*App, error) {
 	if cfg.LeaseExpiry <= 0 {
 		cfg.LeaseExpiry = time.Minute

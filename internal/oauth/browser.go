@@ -49,7 +49,7 @@ func (c Config) Exchange(ctx context.Context, redirectURI, code, verifier string
 }
 
 // refreshTokenOf is the refresh token of a user's first token; an answer
-// without one (a scope without offline access) is of no use to a run.
+// without one (a scope without offline access) is of no use to an attempt.
 func refreshTokenOf(token *oauth2.Token) (string, error) {
 	if token.RefreshToken == "" {
 		return "", &RefusedError{Code: "no refresh token", Description: "the scope must include offline_access"}

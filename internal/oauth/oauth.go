@@ -2,7 +2,7 @@
 // (XOAUTH2, OAUTHBEARER): from a user's refresh token (RFC 6749 §6), or
 // for an application alone (client credentials, §4.4: Microsoft 365's
 // app-only access). A Source keeps its token and fetches a new one a
-// margin before it expires, so that every connection of a long run logs in
+// margin before it expires, so that every connection of a long attempt logs in
 // with a live token; a refresh token the server rotates is handed back to
 // be stored.
 package oauth
@@ -57,7 +57,7 @@ type Source struct {
 
 // ForUser is a Source of tokens acting for the user whose refresh token it
 // is. rotated, if not nil, is called with a new refresh token when the
-// server replaces it, to be stored for the next run.
+// server replaces it, to be stored for the next attempt.
 func (c Config) ForUser(refreshToken string, rotated func(refreshToken string)) *Source {
 	conf := c.oauth2Config("")
 	s := &Source{refresh: refreshToken, rotated: rotated, clientSecret: c.ClientSecret}

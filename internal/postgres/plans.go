@@ -16,7 +16,7 @@ import (
 
 // PlansRequest makes new plans of the selected accounts pending and queues
 // their jobs on the tests queue, in one transaction. A plan changes no
-// account and no task state: it may run beside a run or a test.
+// account and no task state: it may run beside a pass or a test.
 func (s *Store) PlansRequest(ctx context.Context, taskID int64, filter migration.AccountFilter) (int, error) {
 	if s.jobsErr != nil {
 		return 0, s.jobsErr

@@ -24,7 +24,7 @@ type Store struct {
 	// jobs inserts River jobs in the store's transactions; it runs none.
 	jobs    *river.Client[pgx.Tx]
 	jobsErr error
-	limits  migration.AttemptLimits // what admission holds every run to
+	limits  migration.AttemptLimits // what admission holds every attempt to
 	// tokens are the API tokens, whose cache a revocation clears.
 	tokens  *APITokens
 	options *optionsMemo // tasks' options, decoded

@@ -112,7 +112,7 @@ func (f *folderCopy) stopping(ctx context.Context, err error) {
 
 // answered takes the answer to the oldest pending APPEND without sending
 // anything: its copies are recorded, or its refusal (nothing of it was
-// saved; a batch's messages are tried again by the next run).
+// saved; a batch's messages are tried again by the next attempt).
 func (f *folderCopy) answered(done imapconn.Completion) {
 	p := f.pending[0]
 	f.pending = f.pending[1:]
@@ -207,7 +207,7 @@ func (f *folderCopy) endBatch(cmd *imapconn.AppendBatch, sent []message, streamE
 
 // unreadable records the messages of batch that the source's FETCH did
 // not deliver although it answered OK or NO (a server that cannot read a
-// message): they are retried by the next run, and the folder goes on.
+// message): they are retried by the next attempt, and the folder goes on.
 func (f *folderCopy) unreadable(batch []message, fetched map[imap.UID]bool) {
 	for _, msg := range batch {
 		if !fetched[msg.UID] {

@@ -10,9 +10,9 @@ import (
 )
 
 // countSource counts the messages and bytes of the source folders that
-// plans copy, before the first is copied, so that the run's progress has
-// a total (countFolders). A folder unchanged since the last run, which
-// the copy skips, keeps the count that run stored: a re-run with nothing
+// plans copy, before the first is copied, so that the attempt's progress has
+// a total (countFolders). A folder unchanged since the last attempt, which
+// the copy skips, keeps the count that attempt stored: a re-run with nothing
 // new does not read every folder again.
 func (r *accountAttempt) countSource(ctx context.Context, plans []folderPlan) error {
 	var boxes []mailbox
@@ -61,7 +61,7 @@ type SourceCount struct {
 
 // CheckLoginAndCount is CheckLogin for a source, which then counts the
 // folders that opts let through (countFolders), so that a task's totals
-// are known before its first run. Only the login's failure is an error: a
+// are known before its first pass. Only the login's failure is an error: a
 // count that fails leaves counted false.
 func CheckLoginAndCount(ctx context.Context, side imapconn.Side, tuning Tuning, opts Options) (count SourceCount, counted bool, err error) {
 	s, err := connect(ctx, &side, "source", tuning.withDefaults())

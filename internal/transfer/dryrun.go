@@ -16,7 +16,7 @@ import (
 // that change how the copy goes (docs/design.md#plans).
 var PlanCapabilities = []imap.Cap{"UIDPLUS", "MULTIAPPEND", "LITERAL+", "CONDSTORE", "QRESYNC", "SPECIAL-USE", "APPENDLIMIT", "QUOTA", "COMPRESS=DEFLATE"}
 
-// AccountPlan is what a run of an account would do, read from both servers
+// AccountPlan is what an attempt on an account would do, read from both servers
 // without changing either: the source is only examined, and the
 // destination is listed and asked its quota, nothing created.
 type AccountPlan struct {
@@ -29,7 +29,7 @@ type AccountPlan struct {
 	// patterns leave out.
 	Excluded []string
 	// SourceMessages and SourceBytes are the planned folders' sizes;
-	// ToCopyBytes is the part not copied by an earlier run (all of it
+	// ToCopyBytes is the part not copied by an earlier attempt (all of it
 	// before the first).
 	SourceMessages int
 	SourceBytes    int64
@@ -44,7 +44,7 @@ type AccountPlan struct {
 	// known. Oversize are the source messages larger than that.
 	SizeLimit int64
 	Oversize  []OversizeMessage
-	// Scripts is what a run would do with the account's Sieve scripts:
+	// Scripts is what an attempt would do with the account's Sieve scripts:
 	// Copied would be put, Refused are those the destination's
 	// CHECKSCRIPT refuses; nil when the source names no ManageSieve.
 	Scripts  *ScriptsResult
@@ -55,7 +55,7 @@ type AccountPlan struct {
 type PlannedFolder struct {
 	Source, Destination string
 	Role                string // the source folder's SPECIAL-USE role, e.g. \Sent; empty without
-	Create              bool   // the destination lacks the folder: the run creates it
+	Create              bool   // the destination lacks the folder: the attempt creates it
 	// Wanted is the destination name the folder would have had, where a
 	// collision or a name the destination refuses moved it.
 	Wanted string
@@ -67,7 +67,7 @@ type PlannedFolder struct {
 	DestinationMessages int
 	ToCopyBytes         int64
 	OversizeMessages    int
-	// PreviousDestination is where an earlier run put the folder; empty
+	// PreviousDestination is where an earlier attempt put the folder; empty
 	// before the first.
 	PreviousDestination string
 }
@@ -107,9 +107,9 @@ type PlanProblem struct {
 // them all.
 const maxOversizeListed = 50
 
-// Plan reads what a run of job would do, without copying anything: both
-// sides' capabilities, the folder plan the run would make (the same
-// planner, with where earlier runs put each folder), each folder's
+// Plan reads what an attempt of job would do, without copying anything: both
+// sides' capabilities, the folder plan the attempt would make (the same
+// planner, with where earlier attempts put each folder), each folder's
 // messages and bytes and what the destination has already, the
 // destination's quota against what is left to copy, and the messages
 // larger than the destination takes.
@@ -150,7 +150,7 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	for _, plan := range plans {
 		if plan.Source.Reads != "" {
 			if routed == nil {
-				// The run's own routing of All Mail's messages, with
+				// The attempt's own routing of All Mail's messages, with
 				// their sizes: the folders' counts, and those too large.
 				labels, err := r.buildLabelIndex(ctx, src.boxes, plans, p.SizeLimit)
 				if err != nil {

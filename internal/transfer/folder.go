@@ -38,7 +38,7 @@ func (r *accountAttempt) copyFolder(ctx context.Context, plan folderPlan) (Folde
 	r.figures.restart(plan.Source.Name)
 	// EXAMINE: the source folder is opened read-only (RFC 9051 §6.3.3).
 	// CONDSTORE: the folder's HIGHESTMODSEQ, the baseline of the next
-	// run's CHANGEDSINCE (RFC 7162 §3.1.2.1).
+	// attempt's CHANGEDSINCE (RFC 7162 §3.1.2.1).
 	sd, err := r.source.Select(plan.Source.reads(), &imap.SelectOptions{ReadOnly: true, CondStore: r.source.Caps().Has(imap.CapCondStore)}).Wait()
 	if err != nil {
 		return res.failed(r.source, err)

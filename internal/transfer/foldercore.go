@@ -11,14 +11,14 @@ import (
 // without a server (foldercore_test.go).
 
 // folderFacts are what decide a folder pair's step: its last state, its
-// plan with both listings (LIST-STATUS), and what the run is.
+// plan with both listings (LIST-STATUS), and what the attempt is.
 type folderFacts struct {
 	prev syncstate.FolderState
 	// known: prev is this pair's, of these servers, into this
 	// destination, read from the same folder.
 	known bool
 	plan  folderPlan
-	// servers names the run's two servers, filter its options' filter
+	// servers names the attempt's two servers, filter its options' filter
 	// (Options.filterKey): a state of others does not hold.
 	servers, filter string
 	// sourceOnly: the destination is not open, for the source's listing
@@ -34,7 +34,7 @@ type folderStep int
 const (
 	// openAndCompare opens both folders, compares and copies.
 	openAndCompare folderStep = iota
-	// leaveUnchanged opens neither: nothing changed since the last run
+	// leaveUnchanged opens neither: nothing changed since the last attempt
 	// brought the pair up to date.
 	leaveUnchanged
 	// recordEmpty opens neither: both folders are empty, and the state
@@ -54,7 +54,7 @@ func decideFolder(f folderFacts) (folderStep, syncstate.FolderState) {
 	return openAndCompare, syncstate.FolderState{}
 }
 
-// unchanged reports whether a folder is as the last run left it, with
+// unchanged reports whether a folder is as the last attempt left it, with
 // nothing left to do, on both sides (LIST-STATUS): no new or expunged
 // message on either side, and no flag changed on the source, which only
 // a source with CONDSTORE can tell (RFC 7162 §3.1.2.1, HIGHESTMODSEQ). A
@@ -71,7 +71,7 @@ func (f folderFacts) unchanged() bool {
 }
 
 // sourceAsLeft reports whether a source folder, as LIST-STATUS shows it
-// (src), is as the last run left it complete under filter: no new or
+// (src), is as the last attempt left it complete under filter: no new or
 // expunged message, and no flag changed, which only a source with
 // CONDSTORE can tell (HIGHESTMODSEQ).
 func sourceAsLeft(prev syncstate.FolderState, src *imap.StatusData, filter string) bool {
@@ -100,7 +100,7 @@ func (f folderFacts) emptyOnBothSides() (syncstate.FolderState, bool) {
 		SourceHighestModSeq: src.HighestModSeq, Complete: true}, true
 }
 
-// folderFacts gathers what decides plan's step in this run.
+// folderFacts gathers what decides plan's step in this attempt.
 func (r *accountAttempt) folderFacts(plan folderPlan) folderFacts {
 	prev, known := r.sync.ours(plan.Source.Name)
 	known = known && prev.Destination == plan.Destination && prev.Reads == plan.Source.Reads

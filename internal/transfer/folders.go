@@ -22,7 +22,7 @@ type mailbox struct {
 	// stays the key of the folder's sync state.
 	Reads string
 	// NewName, when set, is the destination name the folder takes where
-	// no earlier run, folder map or role decides (Gmail's archive).
+	// no earlier attempt, folder map or role decides (Gmail's archive).
 	NewName string
 }
 

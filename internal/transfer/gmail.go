@@ -82,7 +82,7 @@ func gmailBoxes(boxes []mailbox, policy GmailLabels) []mailbox {
 // counted are the folders that count a label source's messages: a
 // folder of its own counts itself; the label folders read from All Mail
 // count as All Mail, once, under a policy that copies each message once
-// (the archive, under folders, is not told apart before a run).
+// (the archive, under folders, is not told apart before an attempt).
 func (l labelSource) counted(folders []mailbox) []mailbox {
 	out := make([]mailbox, 0, len(folders))
 	allMail := false
@@ -122,7 +122,7 @@ type labelIndex struct {
 	keywordSets   [][]imap.Flag
 	counts        map[string]SourceCount
 	// oversize are, by folder, the messages routed to it larger than a
-	// plan's size limit (buildLabelIndex's oversizeOver; a run has none).
+	// plan's size limit (buildLabelIndex's oversizeOver; an attempt has none).
 	oversize map[string][]OversizeMessage
 }
 
@@ -229,7 +229,7 @@ func readFromAllMail(plans []folderPlan) (allMail string, folders []string) {
 }
 
 // placedBefore returns where the folders read from All Mail copied their
-// messages at earlier runs, by All Mail UID, from their maps: every such
+// messages in earlier attempts, by All Mail UID, from their maps: every such
 // folder's, in this plan or not.
 func (r *accountAttempt) placedBefore(ctx context.Context, allMail string, uidValidity uint32) (map[imap.UID]string, error) {
 	placed := map[imap.UID]string{}

@@ -14,7 +14,7 @@ import (
 // label (UID COPY from All Mail, which in Gmail adds a label) instead of
 // a second message. It reads All Mail on a destination session of its
 // own, the identities of the messages it has not read yet before each
-// look-up: those this run appended since are found too.
+// look-up: those this attempt appended since are found too.
 type allMailTwins struct {
 	session    *session
 	readUpTo   imap.UID            // identities read for UIDs below it
@@ -115,7 +115,7 @@ func (fs *folderSync) labelTwins(ctx context.Context, candidates []message) (lab
 		fs.twinsUsed[there] = true
 		// Gmail keeps one set of flags per message, whatever its labels:
 		// the first folder's stay. Writing this folder's would undo them
-		// there, and the next run would write them back, run after run.
+		// there, and the next attempt would write them back, pass after pass.
 		// The map takes this folder's as written, so that only a later
 		// change on the source is carried.
 		labelled = append(labelled, syncstate.Mapping{Source: uint32(msg.UID), Destination: uint32(dest[0]), Flags: flagStrings(fs.wanted(msg.Flags))})

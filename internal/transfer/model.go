@@ -16,7 +16,7 @@ import (
 // in one folder, as IMAP has it (folderSource), or Gmail's labels over one
 // All Mail (labelSource).
 type sourceModel interface {
-	// folders are the folders a run copies from, given the source's
+	// folders are the folders an attempt copies from, given the source's
 	// listing.
 	folders(listed []mailbox) []mailbox
 	// labelListing is the listing a label index is built from (the
@@ -24,7 +24,7 @@ type sourceModel interface {
 	// folders.
 	labelListing(listed []mailbox) []mailbox
 	// counted are the folders whose STATUS counts the messages of
-	// folders, the ones a run copies from: each message once.
+	// folders, the ones an attempt copies from: each message once.
 	counted(folders []mailbox) []mailbox
 	// listingShowsUnchanged reports whether the source's LIST-STATUS
 	// alone can show an account unchanged (source-only deltas): not when

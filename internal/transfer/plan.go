@@ -13,7 +13,7 @@ import (
 // one destination folder unless the folder map says so (docs/design.md#folder-plans). Claims
 // are made in this order, each on the names still free:
 //  1. the explicit folder map;
-//  2. where the folder went at the previous run (previous), so that a
+//  2. where the folder went in the previous attempt (previous), so that a
 //     re-run never maps a folder elsewhere;
 //  3. folders without a role whose name translates unchanged: a folder
 //     that keeps its name never loses it to another;

@@ -161,7 +161,7 @@ func (fs *folderSync) sourceIdentities(msgs []message) ([]message, error) {
 	return out, nil
 }
 
-// loadPool reads, once per folder and run, the identities of the
+// loadPool reads, once per folder and attempt, the identities of the
 // destination's unmapped messages from ForeignBelow on. Usually there are
 // none, and it costs one UID SEARCH; none at all when the folder was
 // empty when selected (the first copy): there is nothing to adopt then,

@@ -55,7 +55,7 @@ type ScriptRefusal struct {
 	Script, Reason string
 }
 
-// copyScripts moves the account's Sieve scripts, once a run, after its
+// copyScripts moves the account's Sieve scripts, once an attempt, after its
 // messages: each by name, with the folders it files into renamed as the
 // plan renamed them, and the source's active one made active. A failure
 // here is reported in the result and never fails the account.

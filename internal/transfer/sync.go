@@ -44,12 +44,12 @@ type folderSync struct {
 	// droppedKeywords are the keywords of listed messages that the
 	// destination folder cannot keep.
 	droppedKeywords map[string]bool
-	newKeywords     []string // of droppedKeywords, those no run reported before
+	newKeywords     []string // of droppedKeywords, those no attempt reported before
 	// changedSince, when not 0, lists the folder by UID with the flags
 	// changed since this modseq only (FolderState.SourceHighestModSeq).
 	changedSince uint64
 	// flagChangeRefused: a flag change stays to be written, so the next
-	// run must read every message's flags again.
+	// attempt must read every message's flags again.
 	flagChangeRefused bool
 	// mapStartedEmpty: the folder's map was empty when this try began it
 	// (dropped, or never written), so no window has entries to read:
@@ -63,7 +63,7 @@ type folderSync struct {
 	twinsUsed map[imap.UID]bool
 }
 
-// stateSaveTimeout bounds writing the state after a canceled run: the
+// stateSaveTimeout bounds writing the state after a canceled attempt: the
 // state of what was copied must survive the cancel.
 const stateSaveTimeout = 30 * time.Second
 
@@ -372,7 +372,7 @@ func followExpunges(next, n uint32, expunged []uint32) (uint32, uint32) {
 }
 
 // list lists the source messages first to last: in full, or by UID with
-// the flags changed since the last run (changedSince).
+// the flags changed since the last attempt (changedSince).
 func (fs *folderSync) list(first, last uint32) ([]message, error) {
 	if fs.changedSince == 0 {
 		return fs.r.source.listMessages(first, last)

@@ -15,7 +15,7 @@ import (
 // flags the source gained are added, flags it lost removed, and what the
 // destination changed by itself is left alone. The entries of keep get
 // the flags written. A change the destination refuses is tried again by
-// the next run.
+// the next attempt.
 func (fs *folderSync) writeFlags(updates []flagUpdate, keep []syncstate.Mapping) error {
 	if len(updates) == 0 {
 		return nil
@@ -128,7 +128,7 @@ func (fs *folderSync) copy(ctx context.Context, keep *[]syncstate.Mapping, messa
 
 // resolve finds the destination UIDs of messages appended without
 // APPENDUID among the destination's new messages, by identity. One not
-// found stays unmapped; the next run finds it in the pool.
+// found stays unmapped; the next attempt finds it in the pool.
 func (fs *folderSync) resolve(keep *[]syncstate.Mapping, appended []message) error {
 	appended, err := fs.sourceIdentities(appended)
 	if err != nil {

@@ -72,13 +72,13 @@ type FolderResult struct {
 	Altered      []AlteredCopy
 	// DroppedKeywords are keywords of the source's messages that the
 	// destination folder cannot keep (RFC 9051 §7.1, PERMANENTFLAGS), named
-	// by the first run that meets them only.
+	// by the first attempt that meets them only.
 	DroppedKeywords []string
 	// Error says why the folder could not be copied at all (the server
 	// refused to open or create it), and ErrorSide which server said so
 	// ("source" or "destination"); the other folders go on.
 	Error, ErrorSide string
-	// Unchanged: neither folder changed since the last run brought it up
+	// Unchanged: neither folder changed since the last attempt brought it up
 	// to date, and it was not opened.
 	Unchanged bool
 	// SourceOnly: Unchanged was judged from the source alone, whose
@@ -111,7 +111,7 @@ type Job struct {
 	Source      imapconn.Side
 	Destination imapconn.Side
 	Options     Options
-	// State keeps the sync state between runs; nil: a fresh MemoryState,
+	// State keeps the sync state between attempts; nil: a fresh MemoryState,
 	// so that every folder is compared by identity.
 	State syncstate.StateStore
 	// OnProgress, when set, is called after each message and folder; it
@@ -158,7 +158,7 @@ type Tuning struct {
 	// ThrottlePause is the first pause after a throttling answer without
 	// a suggested time, doubling after each; default 1 minute.
 	ThrottlePause time.Duration
-	// Throttles is how many throttling answers one run bears before it
+	// Throttles is how many throttling answers one attempt bears before it
 	// fails (to be retried later); default 100.
 	Throttles int
 	// LongestWait is the longest pause an attempt waits out itself; a

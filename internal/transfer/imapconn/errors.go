@@ -40,7 +40,7 @@ func (k Kind) String() string {
 	}
 }
 
-// Retryable reports whether a later run may get past a failure of kind
+// Retryable reports whether a later attempt may get past a failure of kind
 // k: the network or the server went away, or a server kept throttling.
 func (k Kind) Retryable() bool { return k == KindTransient || k == KindThrottled }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // TokenSource hands out OAuth 2.0 access tokens for one side, live for at
-// least the login: each connection asks for one, so a long run logs in
+// least the login: each connection asks for one, so a long attempt logs in
 // again with a fresh token after its first one expired.
 type TokenSource interface {
 	Token(ctx context.Context) (string, error)

@@ -59,7 +59,7 @@ type Mailbox struct {
 }
 
 // TrafficLedger counts the bytes each mailbox moved over the last day,
-// for the daily budgets, across every run and process that shares it.
+// for the daily budgets, across every attempt and process that shares it.
 type TrafficLedger interface {
 	// Spend adds the bytes of the longest run of messages from the
 	// first, of sizes, that mailbox moves in direction while the last 24

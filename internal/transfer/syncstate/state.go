@@ -15,28 +15,28 @@ import (
 	"time"
 )
 
-// FolderState is what the engine keeps of one folder pair between runs,
+// FolderState is what the engine keeps of one folder pair between attempts,
 // besides its UID map (docs/design.md#the-uid-map-and-sync-state): which servers, folders and UIDVALIDITYs
 // the map was written for, and what the folders looked like when the last
-// run finished, so that an unchanged folder is skipped without opening it.
+// attempt finished, so that an unchanged folder is skipped without opening it.
 type FolderState struct {
 	// Servers names both accounts (host, port, login) the map was written
 	// between: a map is void on any other pair of mailboxes.
 	Servers     string `json:"servers"`
-	Destination string `json:"destination"` // the destination folder: the plan of the first run holds
-	Filter      string `json:"filter"`      // transfer.Options.filterKey of the last run
+	Destination string `json:"destination"` // the destination folder: the first attempt's plan holds
+	Filter      string `json:"filter"`      // transfer.Options.filterKey of the last attempt
 	UIDValidity uint32 `json:"uid_validity"`
 	// DestUIDValidity: a destination folder deleted and created again has
 	// another, and the map's destination UIDs are void.
 	DestUIDValidity uint32 `json:"dest_uid_validity"`
 	// ForeignBelow: destination messages with a lower UID that the map
 	// lacks were compared with every message the engine wanted to copy at
-	// a run that finished the folder: they are not copies this engine made
+	// an attempt that finished the folder: they are not copies this engine made
 	// and forgot (a crash before the map was written). Those from here on
 	// are compared by identity before anything is copied.
 	ForeignBelow uint32 `json:"foreign_below"`
-	// Failures are the messages that were refused or unreadable at the last
-	// run, by source UID, with the server's words; each run tries them again.
+	// Failures are the messages that were refused or unreadable in the last
+	// attempt, by source UID, with the server's words; each attempt tries them again.
 	Failures []MessageFailure `json:"failures,omitempty"`
 	// DroppedKeywords are the source's keywords the destination folder
 	// cannot keep (PERMANENTFLAGS), reported once (transfer.FolderResult).
@@ -54,7 +54,7 @@ type FolderState struct {
 	InDoubt      []uint32  `json:"in_doubt,omitempty"`
 	InDoubtFrom  uint32    `json:"in_doubt_from,omitempty"`
 	InDoubtSince time.Time `json:"in_doubt_since,omitzero"`
-	// What both folders looked like when the last run finished the folder
+	// What both folders looked like when the last attempt finished the folder
 	// with nothing left to do (Complete): a folder still alike on both sides
 	// (RFC 5819 LIST-STATUS, with HIGHESTMODSEQ, RFC 7162, for flag changes)
 	// is skipped. SourceHighestModSeq, taken at SELECT before the listing,
@@ -67,7 +67,7 @@ type FolderState struct {
 	SourceHighestModSeq uint64 `json:"source_highest_modseq"`
 	DestUIDNext         uint32 `json:"dest_uid_next"`
 	DestMessages        uint32 `json:"dest_messages"`
-	// SourceBytes is the source folder's size as this run counted it
+	// SourceBytes is the source folder's size as this attempt counted it
 	// (transfer.countSource), for the account's page.
 	SourceBytes int64 `json:"source_bytes,omitempty"`
 	Covered     int   `json:"covered"` // source messages verified on the destination
@@ -96,7 +96,7 @@ type Mapping struct {
 // MaxUID is the highest UID there can be (RFC 9051 §2.3.1.1).
 const MaxUID = ^uint32(0)
 
-// StateStore keeps an account's sync state between runs: one FolderState
+// StateStore keeps an account's sync state between attempts: one FolderState
 // per source folder, and each folder's UID map, which is read and written
 // in ranges of source UIDs so that memory stays bounded whatever the
 // folder's size. The engine calls it from one goroutine.
@@ -356,7 +356,7 @@ func (st *FolderState) NoteAltered(found []AlteredCopy, all bool) {
 }
 
 // MessageFailure is a message that could not be copied: refused by the
-// destination, or unreadable on the source. The next run tries it again.
+// destination, or unreadable on the source. The next attempt tries it again.
 type MessageFailure struct {
 	UID    uint32 `json:"uid"` // in the source folder
 	Side   string `json:"side"`
