@@ -1,10 +1,8 @@
 package transfer
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +11,6 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/mailmigrate/mailmigrate/internal/imaptest"
-	"github.com/mailmigrate/mailmigrate/internal/transfer/syncstate"
 )
 
 // commandLog records the command lines that clients send a server
@@ -78,8 +75,8 @@ func TestEmptyFoldersAreNotOpened(t *testing.T) {
 	job := p.job
 	job.Source.Host, job.Source.Port = source.proxy(t, p.src.Addr())
 	job.Destination.Host, job.Destination.Port = destination.proxy(t, p.dst.Addr())
-	resets := &countingResets{StateStore: job.State}
-	job.State = resets
+	writes := &writesLog{StateStore: job.State}
+	job.State = writes
 	res := migrateVerified(t, job)
 	if len(res.Folders) < 3 {
 		t.Fatalf("%d folders: the source should have empty ones beside INBOX", len(res.Folders))
@@ -89,8 +86,8 @@ func TestEmptyFoldersAreNotOpened(t *testing.T) {
 	}
 	// INBOX's map is reset as its copy begins; the empty folders' states
 	// are stored together, in one write.
-	if want := [][]string{{"INBOX"}, emptyFolders(res)}; !slices.EqualFunc(resets.calls, want, slices.Equal) {
-		t.Errorf("folder states reset %q, want %q", resets.calls, want)
+	if want := []string{"reset INBOX", "reset " + strings.Join(emptyFolders(res), ", ")}; !slices.Equal(writes.resets(), want) {
+		t.Errorf("folder states reset %q, want %q", writes.resets(), want)
 	}
 	states, err := job.State.FolderStates(t.Context())
 	if err != nil || len(states) != len(res.Folders) {
@@ -120,17 +117,6 @@ func TestEmptyFoldersAreNotOpened(t *testing.T) {
 		t.Errorf("the second pass opened %q on the source, want Drafts alone", examined)
 	}
 	wantSameMail(t, p.src.Read(t, "alice"), p.dst.Read(t, "alice@new"))
-}
-
-// countingResets records the folders of each ResetFolders call, sorted.
-type countingResets struct {
-	syncstate.StateStore
-	calls [][]string
-}
-
-func (c *countingResets) ResetFolders(ctx context.Context, states map[string]syncstate.FolderState) error {
-	c.calls = append(c.calls, slices.Sorted(maps.Keys(states)))
-	return c.StateStore.ResetFolders(ctx, states)
 }
 
 // emptyFolders are the source folders of res other than INBOX, sorted.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mailmigrate/mailmigrate/internal/transfer/imapconn"
@@ -79,6 +80,23 @@ func (w *writesLog) ReplaceMappings(ctx context.Context, folder string, from, to
 func (w *writesLog) ReplaceFolder(ctx context.Context, folder string, entries []syncstate.Mapping, st syncstate.FolderState) error {
 	w.writes = append(w.writes, "map and state "+folder)
 	return w.StateStore.ReplaceFolder(ctx, folder, entries, st)
+}
+
+// ResetFolders is logged as "reset" and the folders, sorted.
+func (w *writesLog) ResetFolders(ctx context.Context, states map[string]syncstate.FolderState) error {
+	w.writes = append(w.writes, "reset "+strings.Join(slices.Sorted(maps.Keys(states)), ", "))
+	return w.StateStore.ResetFolders(ctx, states)
+}
+
+// resets are the logged ResetFolders calls.
+func (w *writesLog) resets() []string {
+	var calls []string
+	for _, write := range w.writes {
+		if strings.HasPrefix(write, "reset ") {
+			calls = append(calls, write)
+		}
+	}
+	return calls
 }
 
 // TestAFolderOfOneWindowEndsInOneWrite: the map of a folder copied in one
