@@ -124,9 +124,8 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 	}
 	defer src.session.Close()
 	defer dst.session.Close()
-	r.source, r.destination = src.session, dst.session
+	r.beginTry(src, dst)
 	boxes := sourceModelOf(src.session.Caps(), &r.job.Options).folders(src.boxes)
-	r.destinationProvider = providerOf(&r.job.Destination, dst.session.Caps())
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.sync.previousDestinations(), r.reservedNames())
 
 	p := AccountPlan{

@@ -22,31 +22,65 @@ const maxBackoff = 30 * time.Second
 const maxThrottlePause = 30 * time.Minute
 
 // accountAttempt is the engine's part of an attempt: one account
-// migrated in one job, over as many tries as its connections need.
+// migrated in one job, over as many tries as its connections need. What
+// it holds lives as long as one of two things: the attempt (its job, the
+// sync ledger, what it found and did) or one try (the sessions and what
+// they said of their servers, made again by each try).
 type accountAttempt struct {
-	job         *Job
+	job    *Job
+	sync   *syncLedger // the folders' sync states
+	logger *slog.Logger
+	// sourceLabels is what the provider layer keeps of a source whose
+	// messages are labels over an All Mail (Gmail); empty for one of plain
+	// folders. Its index outlives a try: reading it again after a
+	// reconnect would spend the bandwidth that ran out.
+	sourceLabels sourceLabels
+	attemptResults
+	trySides
+}
+
+// attemptResults are what the attempt found and did, kept across its
+// tries: the next try skips the folders finished.
+type attemptResults struct {
+	progress Progress
+	figures  figures
+	folders  []FolderResult
+	finished map[string]bool // source folders done in this attempt
+	// folderCounts are the source folders' sizes, by name (countSource).
+	folderCounts map[string]SourceCount
+	// scripts is what became of the Sieve scripts, once moved (copyScripts).
+	scripts *ScriptsResult
+}
+
+// trySides is what one try holds of the two sides: its sessions, and
+// what they told of their servers. beginTry makes it anew, so that
+// nothing of a broken try's connections outlives it.
+type trySides struct {
 	source      *session
 	destination *session
 	appender    *imapconn.Appender // APPENDs to the destination, on its session's connection; made at the first folder with something to copy
-	sync        *syncLedger        // the folders' sync states
-	progress    Progress
-	figures     figures
-	folders     []FolderResult
-	finished    map[string]bool // source folders done in this attempt
-	// folderCounts are the source folders' sizes, by name (countSource).
-	folderCounts map[string]SourceCount
-	logger       *slog.Logger
-	plans        []folderPlan
-	// sourceLabels and destinationLabels are what the provider layer
-	// keeps for a side whose messages are labels over an All Mail (Gmail);
-	// empty for one of plain folders.
-	sourceLabels      sourceLabels
-	destinationLabels destinationLabels
 	// sourceProvider and destinationProvider are each side's provider
 	// and limits (profile.go).
 	sourceProvider, destinationProvider sideProvider
-	// scripts is what became of the Sieve scripts, once moved (copyScripts).
-	scripts *ScriptsResult
+	// destinationLabels is what the provider layer keeps of a destination
+	// that files by labels over an All Mail (Gmail); empty for one of
+	// plain folders.
+	destinationLabels destinationLabels
+	plans             []folderPlan
+}
+
+// beginTry starts a try on the sessions it opened, dropping what the
+// last try held of its own. dst.session is nil when the source alone
+// said nothing is to do.
+func (r *accountAttempt) beginTry(src, dst openedSide) {
+	r.trySides = trySides{source: src.session, sourceProvider: providerOf(&r.job.Source, src.session.Caps())}
+	if dst.session == nil {
+		return
+	}
+	destination := destinationModelOf(dst.session.Caps())
+	r.destination = dst.session
+	r.destinationProvider = providerOf(&r.job.Destination, dst.session.Caps())
+	r.destinationLabels = destinationLabels{allMail: destination.allMail(dst.boxes), bins: destination.bins(dst.boxes)}
 }
 
 // Migrate copies what the destination lacks of job's account. It returns
@@ -69,7 +103,7 @@ func newAccountAttempt(ctx context.Context, job Job) (*accountAttempt, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &accountAttempt{job: &job, sync: ledger, finished: map[string]bool{}, logger: job.Logger}
+	r := &accountAttempt{job: &job, sync: ledger, logger: job.Logger, attemptResults: attemptResults{finished: map[string]bool{}}}
 	r.figures = newFigures(&r.progress)
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
@@ -143,17 +177,14 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 		return err
 	}
 	defer src.session.Close()
+	r.beginTry(src, dst)
 	if dst.session == nil { // the source alone said nothing is to do
-		r.source, r.destination, r.appender = src.session, nil, nil
 		return r.finishUnchanged(ctx, src)
 	}
 	defer dst.session.Close()
 	if !src.session.Caps().Has(imap.CapListExtended) {
 		r.readSubscriptions(src.session, src.boxes)
 	}
-	r.source, r.destination, r.appender = src.session, dst.session, nil
-	destination := destinationModelOf(dst.session.Caps())
-	r.destinationLabels = destinationLabels{allMail: destination.allMail(dst.boxes), bins: destination.bins(dst.boxes)}
 	defer func() {
 		if r.appender != nil {
 			r.appender.Close()
@@ -168,8 +199,6 @@ func (r *accountAttempt) connectAndCopy(ctx context.Context) error {
 	source := sourceModelOf(src.session.Caps(), &r.job.Options)
 	boxes := source.folders(src.boxes)
 	r.sourceLabels.listing = source.labelListing(src.boxes)
-	r.sourceProvider = providerOf(&r.job.Source, src.session.Caps())
-	r.destinationProvider = providerOf(&r.job.Destination, dst.session.Caps())
 	plans := planFolders(boxes, dst.boxes, src.ns, dst.ns, &r.job.Options, r.sync.previousDestinations(), r.reservedNames())
 	if err := r.copyFolders(ctx, plans); err != nil {
 		return err
