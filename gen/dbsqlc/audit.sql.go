@@ -7,6 +7,8 @@ package dbsqlc
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const auditList = `-- name: AuditList :many
@@ -67,23 +69,29 @@ func (q *Queries) AuditPrune(ctx context.Context, keepSeconds float64) (int64, e
 }
 
 const auditRecord = `-- name: AuditRecord :exec
-INSERT INTO audit_log (actor, remote, method, route, what, path, status, request_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO audit_log (at, actor, remote, method, route, what, path, status, request_id)
+SELECT unnest($1::timestamptz[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]),
+       unnest($5::text[]), unnest($6::text[]), unnest($7::text[]), unnest($8::int[]),
+       unnest($9::text[])
 `
 
 type AuditRecordParams struct {
-	Actor     string
-	Remote    string
-	Method    string
-	Route     string
-	What      string
-	Path      string
-	Status    int32
-	RequestID string
+	At        []pgtype.Timestamptz
+	Actor     []string
+	Remote    []string
+	Method    []string
+	Route     []string
+	What      []string
+	Path      []string
+	Status    []int32
+	RequestID []string
 }
 
+// Appends entries, given as one array per column, in their order: the
+// requests answered meanwhile share one statement and one commit.
 func (q *Queries) AuditRecord(ctx context.Context, arg AuditRecordParams) error {
 	_, err := q.db.Exec(ctx, auditRecord,
+		arg.At,
 		arg.Actor,
 		arg.Remote,
 		arg.Method,

@@ -23,9 +23,10 @@ import (
 // and the path asked, and the status. Never its body or query, which
 // carry passwords and tokens.
 
-// AuditTrail keeps the trail (migration.AuditStore).
+// AuditTrail keeps the trail (migration.AuditStore): AuditRecord appends
+// entries, in their order.
 type AuditTrail interface {
-	AuditRecord(ctx context.Context, e migration.AuditEntry) error
+	AuditRecord(ctx context.Context, entries ...migration.AuditEntry) error
 }
 
 // auditNote is what a request's handlers learn for its entry: whose token
@@ -57,13 +58,16 @@ const noTokenAsked = "anyone: the service asks for no token (--insecure-no-auth)
 // the user's browser there, with no token; the flow's state lets it in.
 const signInReturn = "a sign-in's return from the provider (its state, not a token, lets it in)"
 
-// auditRecordTimeout bounds writing an entry, after the answer went out.
+// auditRecordTimeout bounds writing a batch of entries (auditQueue).
 const auditRecordTimeout = 5 * time.Second
 
-// auditRequests records the requests audited (audited) in trail; a
-// failure to record is logged, and the answer stands. tokensAsked says
-// whether requests need a token: where none does, anyone is the actor.
+// auditRequests records the requests audited (audited) in trail once
+// their handlers answered, and ends each request only when its entry is
+// stored; a failure to record is logged, and the answer stands.
+// tokensAsked says whether requests need a token: where none does,
+// anyone is the actor.
 func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func(http.Handler) http.Handler {
+	queue := &auditQueue{trail: trail}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !audited(r) {
@@ -87,12 +91,10 @@ func auditRequests(trail AuditTrail, tokensAsked bool, logger *slog.Logger) func
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http answers 200
 			}
-			entry := migration.AuditEntry{Actor: note.actor, Remote: remoteHost(r), Method: r.Method, Route: route,
+			entry := migration.AuditEntry{At: time.Now(), Actor: note.actor, Remote: remoteHost(r), Method: r.Method, Route: route,
 				What: routeSummary(r.Method, route), Path: r.URL.Path, Status: status, RequestID: middleware.GetReqID(r.Context())}
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), auditRecordTimeout)
-			defer cancel()
-			if err := trail.AuditRecord(ctx, entry); err != nil {
-				logger.ErrorContext(ctx, "could not record a request in the audit trail", "err", err,
+			if err := queue.record(r.Context(), entry); err != nil {
+				logger.ErrorContext(r.Context(), "could not record a request in the audit trail", "err", err,
 					"method", r.Method, "path", r.URL.Path, "status", status, "request_id", entry.RequestID)
 			}
 		})

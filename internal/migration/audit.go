@@ -59,7 +59,8 @@ var statusReasons = map[int]string{
 
 // AuditStore keeps the trail.
 type AuditStore interface {
-	AuditRecord(ctx context.Context, e AuditEntry) error
+	// AuditRecord appends entries, in their order.
+	AuditRecord(ctx context.Context, entries ...AuditEntry) error
 	// AuditList returns up to limit entries, newest first, before the
 	// entry beforeID (0: from the newest).
 	AuditList(ctx context.Context, beforeID int64, limit int) ([]AuditEntry, error)

@@ -4,15 +4,28 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/mailmigrate/mailmigrate/gen/dbsqlc"
 	"github.com/mailmigrate/mailmigrate/internal/migration"
 )
 
-// AuditRecord appends a request to the audit trail.
-func (s *Store) AuditRecord(ctx context.Context, e migration.AuditEntry) error {
-	return interpretError(s.queries.AuditRecord(ctx, dbsqlc.AuditRecordParams{
-		Actor: e.Actor, Remote: e.Remote, Method: e.Method, Route: e.Route, What: e.What, Path: e.Path,
-		Status: int32(e.Status), RequestID: e.RequestID}))
+// AuditRecord appends requests to the audit trail, in their order, in
+// one statement.
+func (s *Store) AuditRecord(ctx context.Context, entries ...migration.AuditEntry) error {
+	var p dbsqlc.AuditRecordParams
+	for _, e := range entries {
+		p.At = append(p.At, pgtype.Timestamptz{Time: e.At, Valid: true})
+		p.Actor = append(p.Actor, e.Actor)
+		p.Remote = append(p.Remote, e.Remote)
+		p.Method = append(p.Method, e.Method)
+		p.Route = append(p.Route, e.Route)
+		p.What = append(p.What, e.What)
+		p.Path = append(p.Path, e.Path)
+		p.Status = append(p.Status, int32(e.Status))
+		p.RequestID = append(p.RequestID, e.RequestID)
+	}
+	return interpretError(s.queries.AuditRecord(ctx, p))
 }
 
 // AuditList returns up to limit entries of the trail, newest first,
