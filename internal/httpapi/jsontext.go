@@ -17,44 +17,7 @@ import (
 // is known to be well-formed JSON.
 func invalidUTF8Field(body []byte) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	// The open objects and arrays, outermost first.
-	type level struct {
-		object   bool
-		key      string
-		wantsKey bool
-		index    int
-	}
-	var levels []level
-	path := func() string {
-		var b strings.Builder
-		for _, l := range levels {
-			if !l.object {
-				b.WriteString("[" + strconv.Itoa(l.index) + "]")
-				continue
-			}
-			if !isFieldName(l.key) {
-				break // a map's key, such as a folder name: the map is the field
-			}
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(l.key)
-		}
-		if b.Len() == 0 {
-			return "body"
-		}
-		return b.String()
-	}
-	// valueDone moves the innermost level past the value just read.
-	valueDone := func() {
-		if n := len(levels); n > 0 {
-			if levels[n-1].object {
-				levels[n-1].wantsKey = true
-			} else {
-				levels[n-1].index++
-			}
-		}
-	}
+	var levels jsonLevels
 	for {
 		start := dec.InputOffset()
 		token, err := dec.Token()
@@ -65,13 +28,13 @@ func invalidUTF8Field(body []byte) (string, bool) {
 		case json.Delim:
 			switch t {
 			case '{', '[':
-				levels = append(levels, level{object: t == '{', wantsKey: t == '{'})
+				levels = append(levels, jsonLevel{object: t == '{', wantsKey: t == '{'})
 			case '}', ']':
 				levels = levels[:len(levels)-1]
-				valueDone()
+				levels.valueDone()
 			}
 		case string:
-			isKey := len(levels) > 0 && levels[len(levels)-1].object && levels[len(levels)-1].wantsKey
+			isKey := levels.wantKey()
 			if isKey {
 				levels[len(levels)-1].key, levels[len(levels)-1].wantsKey = t, false
 			}
@@ -79,15 +42,65 @@ func invalidUTF8Field(body []byte) (string, bool) {
 				if isKey {
 					levels[len(levels)-1].key = "" // name the object that holds it
 				}
-				return path(), true
+				return levels.path(), true
 			}
 			if !isKey {
-				valueDone()
+				levels.valueDone()
 			}
 		default:
-			valueDone()
+			levels.valueDone()
 		}
 	}
+}
+
+// jsonLevels are the objects and arrays open at a point of a JSON text,
+// outermost first.
+type jsonLevels []jsonLevel
+
+type jsonLevel struct {
+	object   bool
+	key      string // an object's key last read
+	wantsKey bool   // an object's next string is a key
+	index    int    // an array's element being read
+}
+
+// wantKey reports whether the next string is an object's key.
+func (ls jsonLevels) wantKey() bool {
+	return len(ls) > 0 && ls[len(ls)-1].object && ls[len(ls)-1].wantsKey
+}
+
+// valueDone moves the innermost level past the value just read.
+func (ls jsonLevels) valueDone() {
+	if n := len(ls); n > 0 {
+		if ls[n-1].object {
+			ls[n-1].wantsKey = true
+		} else {
+			ls[n-1].index++
+		}
+	}
+}
+
+// path names the field being read, e.g. "options.exclude_folders[2]";
+// "body" for the body itself.
+func (ls jsonLevels) path() string {
+	var b strings.Builder
+	for _, l := range ls {
+		if !l.object {
+			b.WriteString("[" + strconv.Itoa(l.index) + "]")
+			continue
+		}
+		if !isFieldName(l.key) {
+			break // a map's key, such as a folder name: the map is the field
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(l.key)
+	}
+	if b.Len() == 0 {
+		return "body"
+	}
+	return b.String()
 }
 
 // isFieldName reports whether key is one of the API's own field names

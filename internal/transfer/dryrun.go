@@ -143,66 +143,16 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 		announced[c] = true
 	}
 	p.SizeLimit, _ = r.sizeLimit(imapconn.AppendLimit(announced))
-	var countable []mailbox
-	oversize := map[string][]OversizeMessage{}
-	var routed map[string]SourceCount // of a Gmail source: what each folder read from All Mail gets
-	for _, plan := range plans {
-		if plan.Source.Reads != "" {
-			if routed == nil {
-				// The attempt's own routing of All Mail's messages, with
-				// their sizes: the folders' counts, and those too large.
-				labels, err := r.buildLabelIndex(ctx, src.boxes, plans, p.SizeLimit)
-				if err != nil {
-					return AccountPlan{}, err
-				}
-				routed = labels.counts
-				maps.Copy(oversize, labels.oversize)
-			}
-			continue
-		}
-		box := plan.Source
-		if p.SizeLimit > 0 {
-			// One FETCH of the sizes both finds the messages too large
-			// and counts the folder, which countFolders then takes as is.
-			sized, big, err := sizeFolder(src.session, box.Name, p.SizeLimit)
-			if err != nil {
-				return AccountPlan{}, err
-			}
-			if sized != nil {
-				box.Status, oversize[box.Name] = sized, big
-			}
-		}
-		countable = append(countable, box)
-	}
-	_, counts, err := countFolders(src.session, countable, r.logger)
+	counts, oversize, err := r.sourceSizes(ctx, src, plans, p.SizeLimit)
 	if err != nil {
 		return AccountPlan{}, err
 	}
-	maps.Copy(counts, routed)
 	for _, plan := range plans {
-		f := PlannedFolder{Source: plan.Source.Name, Destination: plan.Destination, Role: string(plan.Source.Role),
-			Create: plan.Create, Wanted: plan.Wanted, Moved: plan.Moved}
-		count := counts[plan.Source.Name]
-		f.SourceMessages, f.SourceBytes, f.ToCopyBytes = count.Messages, count.Bytes, count.Bytes
-		if prev, ok := r.sync.ours(plan.Source.Name); ok {
-			f.PreviousDestination = prev.Destination
-			f.ToCopyBytes = max(0, count.Bytes-prev.SourceBytes)
+		f, err := r.plannedFolder(plan, counts[plan.Source.Name], dst.session)
+		if err != nil {
+			return AccountPlan{}, err
 		}
-		if !plan.Create {
-			n, err := destinationCount(dst.session, plan)
-			if err != nil {
-				return AccountPlan{}, err
-			}
-			f.DestinationMessages = n
-		}
-		big := oversize[plan.Source.Name]
-		f.OversizeMessages = len(big)
-		p.Oversize = append(p.Oversize, big[:min(len(big), maxOversizeListed-len(p.Oversize))]...)
-		p.Folders = append(p.Folders, f)
-		p.SourceMessages += f.SourceMessages
-		p.SourceBytes += f.SourceBytes
-		p.ToCopyBytes += f.ToCopyBytes
-		p.DestinationMessages += f.DestinationMessages
+		p.add(f, oversize[plan.Source.Name])
 	}
 	if dst.session.Caps().Has(imap.CapQuota) {
 		free, err := quotaFree(dst.session)
@@ -216,6 +166,81 @@ func Plan(ctx context.Context, job Job) (AccountPlan, error) {
 		p.Problems = append(p.Problems, scriptProblems(*p.Scripts)...)
 	}
 	return p, nil
+}
+
+// sourceSizes counts each planned source folder's messages and bytes and,
+// under a size limit, finds those larger than it, by folder.
+func (r *accountAttempt) sourceSizes(ctx context.Context, src openedSide, plans []folderPlan, sizeLimit int64) (map[string]SourceCount, map[string][]OversizeMessage, error) {
+	var countable []mailbox
+	oversize := map[string][]OversizeMessage{}
+	var routed map[string]SourceCount // of a Gmail source: what each folder read from All Mail gets
+	for _, plan := range plans {
+		if plan.Source.Reads != "" {
+			if routed == nil {
+				// The attempt's own routing of All Mail's messages, with
+				// their sizes: the folders' counts, and those too large.
+				labels, err := r.buildLabelIndex(ctx, src.boxes, plans, sizeLimit)
+				if err != nil {
+					return nil, nil, err
+				}
+				routed = labels.counts
+				maps.Copy(oversize, labels.oversize)
+			}
+			continue
+		}
+		box := plan.Source
+		if sizeLimit > 0 {
+			// One FETCH of the sizes both finds the messages too large
+			// and counts the folder, which countFolders then takes as is.
+			sized, big, err := sizeFolder(src.session, box.Name, sizeLimit)
+			if err != nil {
+				return nil, nil, err
+			}
+			if sized != nil {
+				box.Status, oversize[box.Name] = sized, big
+			}
+		}
+		countable = append(countable, box)
+	}
+	_, counts, err := countFolders(src.session, countable, r.logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(counts, routed)
+	return counts, oversize, nil
+}
+
+// plannedFolder is what the plan says of one folder, counted at count:
+// what is left to copy since an earlier attempt, and what the
+// destination's folder holds already.
+func (r *accountAttempt) plannedFolder(plan folderPlan, count SourceCount, dst *session) (PlannedFolder, error) {
+	f := PlannedFolder{Source: plan.Source.Name, Destination: plan.Destination, Role: string(plan.Source.Role),
+		Create: plan.Create, Wanted: plan.Wanted, Moved: plan.Moved}
+	f.SourceMessages, f.SourceBytes, f.ToCopyBytes = count.Messages, count.Bytes, count.Bytes
+	if prev, ok := r.sync.ours(plan.Source.Name); ok {
+		f.PreviousDestination = prev.Destination
+		f.ToCopyBytes = max(0, count.Bytes-prev.SourceBytes)
+	}
+	if !plan.Create {
+		n, err := destinationCount(dst, plan)
+		if err != nil {
+			return PlannedFolder{}, err
+		}
+		f.DestinationMessages = n
+	}
+	return f, nil
+}
+
+// add puts f in the plan with its messages too large (big), listed while
+// the plan lists fewer than maxOversizeListed, and adds up its figures.
+func (p *AccountPlan) add(f PlannedFolder, big []OversizeMessage) {
+	f.OversizeMessages = len(big)
+	p.Oversize = append(p.Oversize, big[:min(len(big), maxOversizeListed-len(p.Oversize))]...)
+	p.Folders = append(p.Folders, f)
+	p.SourceMessages += f.SourceMessages
+	p.SourceBytes += f.SourceBytes
+	p.ToCopyBytes += f.ToCopyBytes
+	p.DestinationMessages += f.DestinationMessages
 }
 
 // planCapabilities are the PlanCapabilities in caps, in their order.
