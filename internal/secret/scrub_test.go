@@ -40,3 +40,26 @@ func TestScrubTakesSecretsOut(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScrubWordsSkipNoCredential: searching a text only for the shapes
+// whose words it holds takes out exactly what searching for every shape
+// does.
+func FuzzScrubWordsSkipNoCredential(f *testing.F) {
+	for _, seed := range []string{
+		"Authorization: BEARER ya29.a0AfH6SMBx-very-long-token",
+		"basic dXNlcjpwYXNzd29yZA==",
+		`{"Client_Secret" : "abcdef", "PASSWD=x"}`,
+		"code_verifier=abc&assertion=xyz&id_token=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2ln",
+		"paſſword=hunter2 baſic dXNlcjpwYXNzd29yZA==",
+		"mmt_0123456789abcdef0123 and MMT_0123456789ABCDEF0123",
+		"account finished: 2 folders, 12 messages, nothing new",
+		"",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if byWords, every := scrubShapes(text, true), scrubShapes(text, false); byWords != every {
+			t.Errorf("scrubShapes(%q) by words = %q, with every shape %q", text, byWords, every)
+		}
+	})
+}
