@@ -40,7 +40,7 @@ func accountsPasses(ctx context.Context, s *session, args []string) error {
 	})
 }
 
-// accountsFolders lists one account's source folders as its last run left
+// accountsFolders lists one account's source folders as its last attempt left
 // them, and the messages a server refused there, with its words.
 func accountsFolders(ctx context.Context, s *session, args []string) error {
 	taskID, id, err := s.parseTaskAndAccount(args)

@@ -125,7 +125,7 @@ func accountsGet(ctx context.Context, s *session, args []string) error {
 		state := string(a.State)
 		if a.PausedUntil != nil {
 			// A parked account (a daily budget spent) says why in its last
-			// error; a throttled run's pause is the server's asking.
+			// error; a throttled attempt's pause is the server's asking.
 			state += ", paused until " + timeOrDash(a.PausedUntil) + " (" + cmp.Or(a.LastError, "a server asks to slow down") + ")"
 		}
 		return s.printFields([][2]string{

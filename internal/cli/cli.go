@@ -1,6 +1,6 @@
 // Package cli is mailmigrate's command line client: subcommands for
 // endpoints, tasks and accounts on the generated API client, and the live
-// progress of a run from the event WebSocket. It reads nothing from the
+// progress of a pass from the event WebSocket. It reads nothing from the
 // process itself: arguments, environment, standard streams and whether
 // stdout is a terminal are passed in, so tests drive it like a user would.
 package cli
@@ -56,7 +56,7 @@ const Usage = `  mailmigrate endpoints list|get|create|update|delete   manage IM
 // Exit codes.
 const (
 	exitOK      = 0
-	exitFailure = 1 // the request failed, or the run ended with failed accounts
+	exitFailure = 1 // the request failed, or the pass ended with failed accounts
 	exitUsage   = 2 // the command line is wrong
 )
 
@@ -127,7 +127,7 @@ func usageErrorf(usage, format string, args ...any) error {
 // errUsageShown is a usage error whose text is already printed.
 var errUsageShown = errors.New("usage")
 
-// unfinishedError ends a followed run that did not complete cleanly; the
+// unfinishedError ends a followed pass that did not complete cleanly; the
 // summary has said why.
 type unfinishedError struct{ reason string }
 

@@ -84,7 +84,7 @@ func cutToWidth(line string, width int) string {
 
 // plainDisplay writes lines for a file, a pipe or a log: the event log as
 // it comes, and figures at most once per interval for each account and
-// for the task, and only when they changed, so that a long run does not
+// for the task, and only when they changed, so that a long pass does not
 // flood the log.
 type plainDisplay struct {
 	out, errs io.Writer

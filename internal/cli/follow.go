@@ -12,11 +12,11 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
-// refreshEvery spaces the refreshes of the figures while a run goes on;
+// refreshEvery spaces the refreshes of the figures while a pass goes on;
 // events refresh what they concern at once.
 const refreshEvery = time.Second
 
-// follower shows a task's run or test live until it ends: events from
+// follower shows a task's pass or test live until it ends: events from
 // the WebSocket are printed and trigger refreshes of the figures, which
 // come from the task and its running accounts.
 type follower struct {
@@ -25,13 +25,13 @@ type follower struct {
 	lastSeq  int64 // of the last event handled
 	board    *board
 	display  display
-	testing  bool // a login test is followed, not a run
+	testing  bool // a login test is followed, not a pass
 	troubled bool // the last refresh failed in transit; said once
 }
 
 // follow shows task taskID from the event after seq `after` until the
 // task is no longer running, then prints a summary. It fails when the
-// run did not complete or a login test failed. test says that a login
+// pass did not complete or a login test failed. test says that a login
 // test was started, which may be over before the follow begins.
 func (s *session) follow(ctx context.Context, taskID, after int64, interval time.Duration, test bool) error {
 	f := &follower{s: s, taskID: taskID, lastSeq: after, board: newBoard(), display: s.newDisplay(interval), testing: test}
@@ -52,7 +52,7 @@ func (s *session) follow(ctx context.Context, taskID, after int64, interval time
 	}
 	f.display.close()
 	if err != nil && ctx.Err() != nil {
-		// Interrupted (Ctrl-C): the run itself goes on in the service.
+		// Interrupted (Ctrl-C): the pass itself goes on in the service.
 		return &unfinishedError{reason: fmt.Sprintf("stopped following task %d, which goes on; see it again with: mailmigrate tasks watch %d", taskID, taskID)}
 	}
 	if err != nil {
@@ -95,7 +95,7 @@ func (f *follower) start(ctx context.Context) error {
 	return nil
 }
 
-// showProgress shows the figures of a run; a login test has none, its
+// showProgress shows the figures of a pass; a login test has none, its
 // events say it all.
 func (f *follower) showProgress() {
 	if !f.testing {
@@ -146,7 +146,7 @@ func (f *follower) loop(ctx context.Context, messages <-chan streamMessage, stre
 // catchUp prints the events that the stream had not delivered when the
 // task was seen finished: those the stream left in messages, then the
 // stored ones after them. The task's final state commits with its last
-// events, so the stored log now holds every event of the run.
+// events, so the stored log now holds every event of the pass.
 func (f *follower) catchUp(ctx context.Context, messages <-chan streamMessage) error {
 	for len(messages) > 0 {
 		f.print(<-messages)

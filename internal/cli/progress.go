@@ -148,7 +148,7 @@ func passLeft(p api.Pass, now time.Time) time.Duration {
 	return time.Duration(float64(elapsed) * (1 - done) / done)
 }
 
-// messagesTotal is what an account's run gets through: its source's count
+// messagesTotal is what an account gets through in a pass: its source's count
 // once taken, else the messages planned so far (they grow folder by folder).
 func messagesTotal(p api.Progress) int64 {
 	if p.SourceCounted {

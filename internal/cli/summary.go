@@ -7,7 +7,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/gen/api"
 )
 
-// summary prints how the followed run or test ended, and fails when it
+// summary prints how the followed pass or test ended, and fails when it
 // did not end well: some account not completed, or some login refused.
 func (f *follower) summary(ctx context.Context) error {
 	accounts, err := listAccounts(ctx, f.s, f.taskID)

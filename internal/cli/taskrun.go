@@ -17,7 +17,7 @@ import (
 // stdout is not a terminal.
 const defaultProgressInterval = 10 * time.Second
 
-// followFlags are the flags of the commands that follow a run.
+// followFlags are the flags of the commands that follow a pass.
 type followFlags struct {
 	follow   bool
 	interval time.Duration
@@ -33,7 +33,7 @@ func (ff *followFlags) bind(fs *flag.FlagSet, followHelp string) {
 		"when stdout is not a terminal: at most one progress line per account per interval")
 }
 
-// followRunHelp is the --follow of the commands that start a run.
+// followRunHelp is the --follow of the commands that start a pass.
 const followRunHelp = "show the progress until the run ends; exit 1 unless every account completed"
 
 func tasksRun(ctx context.Context, s *session, args []string) error {
@@ -90,7 +90,7 @@ func splitStates(list string) []api.AccountState {
 	return states
 }
 
-// startAndFollow starts a run or (test) a login test of task id and, when
+// startAndFollow starts a pass or (test) a login test of task id and, when
 // ff says so, follows it from the first event it causes; what names it.
 func startAndFollow(ctx context.Context, s *session, id int64, ff followFlags, what string, test bool, start func() (response, error)) error {
 	var after int64
@@ -161,7 +161,7 @@ func tasksEvents(ctx context.Context, s *session, args []string) error {
 	})
 }
 
-// tasksCancel stops a run, or with a selection some accounts of it while
+// tasksCancel stops a pass, or with a selection some accounts of it while
 // the others go on.
 func tasksCancel(ctx context.Context, s *session, args []string) error {
 	selected := selectionFlags(s.flags, "cancel")

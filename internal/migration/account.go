@@ -24,7 +24,7 @@ const (
 	AccountCanceled            AccountState = "canceled"
 )
 
-// InPass reports whether an account is in a run: queued for it, or
+// InPass reports whether an account is in a pass: queued for it, or
 // running (InPassStates).
 func (s AccountState) InPass() bool { return slices.Contains(InPassStates, s) }
 
@@ -71,13 +71,13 @@ type Account struct {
 	// then where it was.
 	PausedUntil *time.Time
 	// LoginRefused is the side whose server refused the account's login
-	// at its last run or test ("" for none): it needs credentials.
+	// at its last attempt or test ("" for none): it needs credentials.
 	LoginRefused string
 	// DestinationLinkedToSource: the destination login uses the source
 	// password, whatever it is changed to.
 	DestinationLinkedToSource bool
 	// Scripts is what became of the account's Sieve scripts at the last
-	// run that moved them; nil when none did.
+	// attempt that moved them; nil when none did.
 	Scripts *ScriptsEnd
 }
 

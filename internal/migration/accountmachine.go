@@ -9,7 +9,7 @@ import (
 )
 
 // The account's state machine (docs/design.md#the-account-state-machine):
-// what happens to an account's run in each situation, decided by one
+// what happens to an account's attempt in each situation, decided by one
 // pure function from the facts storage reads under the account's row
 // lock. Storage applies the move through one guarded statement per move,
 // whose state guard and target come from the move itself (From, To); it
@@ -24,7 +24,7 @@ const (
 	TriggerRun    AccountTriggerKind = "run"    // a pass selects it, or it joins the pass under way
 	TriggerCancel AccountTriggerKind = "cancel" // a cancel of the task or of the account
 	TriggerStart  AccountTriggerKind = "start"  // its admitted job starts
-	TriggerEnd    AccountTriggerKind = "end"    // its job's run ended (Outcome)
+	TriggerEnd    AccountTriggerKind = "end"    // its job's attempt ended (Outcome)
 	TriggerLost   AccountTriggerKind = "lost"   // its job's process died: the lease expired, or the job vanished
 )
 
@@ -38,7 +38,7 @@ type AccountTrigger struct {
 	// Generation is the job's run generation, for start, end and lost:
 	// only the job of the account's current generation moves it.
 	Generation int64
-	// Outcome is how the run ended, for TriggerEnd.
+	// Outcome is how the attempt ended, for TriggerEnd.
 	Outcome *AttemptOutcome
 }
 
@@ -49,7 +49,7 @@ type AccountFacts struct {
 	Generation int64 // the account's run generation
 	Admitted   bool  // a queued account's job is in the queue
 	StopAsked  bool  // a cancel of the account asked its running job to stop
-	Retries    int   // the retries its run has had
+	Retries    int   // the retries it has had in its pass
 	// TaskCanceling: the task's pass is being canceled. TaskHeld: it is
 	// paused with its running accounts stopped (pause and stop).
 	TaskCanceling, TaskHeld bool
@@ -64,23 +64,23 @@ const (
 	MoveNone    AccountMove = ""
 	MoveQueue   AccountMove = "queue"   // waits for admission, in a pass
 	MoveStart   AccountMove = "start"   // its job runs it
-	MoveEnd     AccountMove = "end"     // its run ended, in the outcome's state
+	MoveEnd     AccountMove = "end"     // its attempt ended, in the outcome's state
 	MoveRetry   AccountMove = "retry"   // queued again after a transient fault, after its delay
 	MovePark    AccountMove = "park"    // queued again until a long pause ends (a throttle, a byte budget)
 	MoveHold    AccountMove = "hold"    // queued again, to go on where it was, when its task resumes
 	MoveRequeue AccountMove = "requeue" // queued again under a new generation: its process died
-	MoveCancel  AccountMove = "cancel"  // canceled before its run started
+	MoveCancel  AccountMove = "cancel"  // canceled before its attempt started
 	MoveStop    AccountMove = "stop"    // its running job is asked to stop; it ends canceled
 )
 
 // ReadyStates are the states from which an account may be queued for a
-// pass: every state but those of a run.
+// pass: every state but those of an account in a pass.
 var ReadyStates = slices.DeleteFunc(slices.Clone(AccountStates), AccountState.InPass)
 
 // InPassStates are the states of an account in the pass under way.
 var InPassStates = []AccountState{AccountQueued, AccountRunning}
 
-// EndStates are the states in which a run ends.
+// EndStates are the states in which an attempt ends.
 var EndStates = []AccountState{AccountCompleted, AccountCompletedWithErrors, AccountFailed, AccountCanceled}
 
 // accountMoves are each move's guard, the states it moves from, and the
@@ -161,10 +161,10 @@ func DecideAccount(facts AccountFacts, trigger AccountTrigger) (AccountTransitio
 	return AccountTransition{}, fmt.Errorf("unknown account trigger %q", trigger.Kind)
 }
 
-// decideEnd answers the outcome of a running account's run. A run that
-// would go on later (held, parked, retried) ends instead when a cancel
-// came meanwhile: a canceling task waits for its accounts' ends, and an
-// account queued again would keep it canceling.
+// decideEnd answers the outcome of a running account's attempt. An
+// account that would go on later (held, parked, retried) ends instead
+// when a cancel came meanwhile: a canceling task waits for its accounts'
+// ends, and an account queued again would keep it canceling.
 func decideEnd(facts AccountFacts, outcome AttemptOutcome) AccountTransition {
 	goesOn := !facts.StopAsked && !facts.TaskCanceling
 	switch {
@@ -236,7 +236,7 @@ func accountCases(kind AccountTriggerKind) []accountCase {
 	return cases
 }
 
-// endCases are the outcomes of a running account's run that the table
+// endCases are the outcomes of a running account's attempt that the table
 // shows, and the facts that change their answers.
 func endCases(running AccountFacts, trigger AccountTrigger) []accountCase {
 	withOutcome := func(name string, facts AccountFacts, outcome AttemptOutcome) accountCase {

@@ -26,7 +26,7 @@ type WaitingTask struct {
 // least, earlier tasks in the list first among equals: a task's thousand
 // waiting accounts do not starve another task's one. A task never holds
 // more than its parallelism, and a host never more than
-// limits.ConnectionsPerHost connections, except that a run that alone
+// limits.ConnectionsPerHost connections, except that an attempt that alone
 // needs more than that limit may run alone. An endpoint's own bound on
 // its host's connections lowers limits.ConnectionsPerHost for that host.
 func Admit(tasks []WaitingTask, held map[string]int, limits AttemptLimits) map[int64]int {

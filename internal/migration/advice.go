@@ -2,7 +2,7 @@ package migration
 
 import "fmt"
 
-// FailureKind classifies what stopped an account's run, for the advice a
+// FailureKind classifies what stopped an account's attempt, for the advice a
 // person gets with the error.
 type FailureKind string
 
@@ -16,7 +16,7 @@ const (
 	FailureThrottled FailureKind = "throttled" // the server kept asking to slow down
 )
 
-// Advice says what to do about a failed run, in words: which side, which
+// Advice says what to do about a failed attempt, in words: which side, which
 // login, and the next step. problem, when the connection itself failed for
 // a reason an endpoint check names (a certificate, a closed port), gives
 // that check's advice.
@@ -64,7 +64,7 @@ func sharedCredentialAdvice(kind FailureKind, blamed Party) string {
 // TestFailureWords are a login test's failure on one side in words: what
 // went wrong, and what to do about it (Advice), so that a test's result
 // says more than "connection refused". A network failure a test meets is
-// no run's to retry: it points at the endpoint.
+// no attempt's to retry: it points at the endpoint.
 func TestFailureWords(text string, kind FailureKind, problem ServerProblem, blamed Party) string {
 	advice := Advice(kind, problem, blamed)
 	if kind == FailureTransient && problemAdvice[problem] == "" {

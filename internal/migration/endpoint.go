@@ -176,7 +176,7 @@ type EndpointAuth struct {
 	MasterForm  MasterForm
 	// MasterPassword is written, never shown: on input an empty one keeps
 	// the stored password; reads fill it only for logging in
-	// (TaskEndpoints, a run's start), and set MasterPasswordSet.
+	// (TaskEndpoints, an attempt's start), and set MasterPasswordSet.
 	MasterPassword    Password
 	MasterPasswordSet bool
 	OAuth2            OAuth2Settings

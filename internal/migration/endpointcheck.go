@@ -68,7 +68,7 @@ type EndpointCheck struct {
 const acceptAny = `or tick "Accept any certificate" (unsafe: the connection can then be intercepted, passwords included)`
 
 // problemAdvice is what to do about each problem, for an endpoint check
-// and for a run that failed to connect alike.
+// and for an attempt that failed to connect alike.
 var problemAdvice = map[ServerProblem]string{
 	ProblemNoSuchHost:           "Check the host's spelling, or this machine's DNS.",
 	ProblemRefused:              "Check the port: IMAP listens on 993 with ssl, on 143 with starttls or plain.",

@@ -126,7 +126,7 @@ var ErrTaskRunning = conflict("task is running")
 // uses: its accounts would connect to the new server part-way through.
 var ErrEndpointRunning = conflict("endpoint is used by a running task")
 
-// ErrTaskNotRunning refuses to cancel a task that has no run to stop.
+// ErrTaskNotRunning refuses to cancel a task that has no pass to stop.
 var ErrTaskNotRunning = conflict("task is not running")
 
 // ErrNoMigrationRunning refuses to cancel some accounts of a task that is
@@ -134,11 +134,11 @@ var ErrTaskNotRunning = conflict("task is not running")
 var ErrNoMigrationRunning = conflict("task is not running a migration")
 
 // ErrTestRunning refuses a connection test while another one, begun
-// alongside a run, is under way.
+// alongside a pass, is under way.
 var ErrTestRunning = conflict("a connection test is running")
 
 // ErrAccountRunning refuses to change or run again an account that is
-// queued or running: its run uses what it read.
+// queued or running: its attempt uses what it read.
 var ErrAccountRunning = conflict("account is running")
 
 // ErrAccountNotRunning refuses to cancel an account that is neither

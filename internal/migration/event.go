@@ -35,7 +35,7 @@ const (
 	EventRunCanceled       EventKind = "run.canceled"
 	// EventRunJoined: accounts joined the pass under way.
 	EventRunJoined EventKind = "run.joined"
-	// EventAccountsCanceled: some accounts of a run were canceled; the
+	// EventAccountsCanceled: some accounts of a pass were canceled; the
 	// others go on.
 	EventAccountsCanceled EventKind = "accounts.canceled"
 	// EventTaskPaused and EventTaskResumed: a task was paused (no pass

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// The job queues. Runs and connection tests have queues of their own, so
-// that a test of many accounts never waits for runs, nor runs for tests.
+// The job queues. Attempts and connection tests have queues of their own,
+// so that a test of many accounts never waits for attempts, nor attempts
+// for tests.
 const (
 	QueueAttempts = "runs"
 	QueueTests    = "tests"
@@ -57,15 +58,16 @@ type AttemptOutcome struct {
 	Progress          Progress
 	LastError         string
 	Events            []Event
-	// Pending are events of the run not logged yet (folder.done events
+	// Pending are events of the attempt not logged yet (folder.done events
 	// are logged with the next progress, or with the outcome), logged as
 	// they are before Events.
 	Pending []Event
-	// RetryDelays, set on a run that failed on a transient fault, queue
-	// the account again after RetryDelays[n] for its n-th retry since the
-	// run began, instead of failing it, while retries remain.
+	// RetryDelays, set on an attempt that failed on a transient fault,
+	// queue the account again after RetryDelays[n] for its n-th retry since
+	// its first attempt of the pass, instead of failing it, while retries
+	// remain.
 	RetryDelays []time.Duration
-	// ResumeAt, set on a run that ended on a long pause (its account.throttled
+	// ResumeAt, set on an attempt that ended on a long pause (its account.throttled
 	// event is logged), queues the account again to go on then, instead
 	// of failing it.
 	ResumeAt time.Time
@@ -75,11 +77,11 @@ type AttemptOutcome struct {
 	// change, or a person runs it.
 	LoginRefused string
 	// Scripts, when set, is what became of the account's Sieve scripts,
-	// kept with the account until its next run moves them again.
+	// kept with the account until its next attempt moves them again.
 	Scripts *ScriptsEnd
 }
 
-// DefaultRetryDelays space the retries of an account whose run failed on
+// DefaultRetryDelays space the retries of an account whose attempt failed on
 // a transient fault after the copy engine's own reconnects: a server down
 // for maintenance or a network outage of minutes.
 var DefaultRetryDelays = []time.Duration{30 * time.Second, 2 * time.Minute, 8 * time.Minute}
@@ -92,7 +94,7 @@ type AccountTestOutcome struct {
 	// SourceTook and DestinationTook are how long each side's login took.
 	SourceTook, DestinationTook time.Duration
 	// The source's size, counted after its login, when that worked: the
-	// account's total before its first run.
+	// account's total before its first attempt.
 	SourceCounted               bool
 	SourceMessages, SourceBytes int64
 	Events                      []Event
@@ -100,14 +102,14 @@ type AccountTestOutcome struct {
 	// keeps the result of its last test.
 	Canceled bool
 	// LoginRefused is the side whose server refused the login, as for a
-	// run (AttemptOutcome.LoginRefused); "" for none.
+	// attempt (AttemptOutcome.LoginRefused); "" for none.
 	LoginRefused string
 }
 
 // JobStore starts background work on tasks.
 type JobStore interface {
 	// TaskStartTests queues one AccountTestJob per account that filter
-	// selects and that is not in a run, atomically, and returns how many;
+	// selects and that is not in a pass, atomically, and returns how many;
 	// the task's state does not change. A missing task answers
 	// ErrNotFound, a test under way ErrTestRunning, a task without
 	// accounts ErrNoAccounts, a filter that selects none
@@ -122,20 +124,20 @@ type JobStore interface {
 	// retry): the task is queued with that account alone, or the account
 	// joins the migration under way (ErrAccountRunning when it is in it).
 	AccountStartAttempt(ctx context.Context, taskID, accountID int64) error
-	// TaskCancel stops a queued or running run, or a connection test
+	// TaskCancel stops a queued or running pass, or a connection test
 	// (ErrTaskNotRunning else), and says how many accounts or tests stop.
 	TaskCancel(ctx context.Context, taskID int64) (int, error)
-	// AccountsCancel stops the accounts filter selects of a run and lets
+	// AccountsCancel stops the accounts filter selects of a pass and lets
 	// the others go on (ErrNoMigrationRunning, ErrNoRunningAccountSelected),
 	// and says how many stop.
 	AccountsCancel(ctx context.Context, taskID int64, filter AccountFilter) (int, error)
 }
 
-// CancelTask stops a task's run: accounts not started end at once, running
+// CancelTask stops a task's pass: accounts not started end at once, running
 // ones as soon as their worker notices; a re-run later resumes. A
 // connection test stops likewise, and the task returns to the state it
 // had before it. A filter that is not zero stops only the accounts of the
-// run it selects. It returns how many accounts (or tests) stop.
+// pass it selects. It returns how many accounts (or tests) stop.
 func (s *Service) CancelTask(ctx context.Context, taskID int64, filter AccountFilter) (int, error) {
 	if err := filter.normalize(); err != nil {
 		return 0, err
@@ -146,7 +148,7 @@ func (s *Service) CancelTask(ctx context.Context, taskID int64, filter AccountFi
 	return s.store.AccountsCancel(ctx, taskID, filter)
 }
 
-// CancelAccount stops one account of a task's run; the others go on.
+// CancelAccount stops one account of a task's pass; the others go on.
 func (s *Service) CancelAccount(ctx context.Context, taskID, accountID int64) error {
 	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {
 		return err
@@ -158,8 +160,8 @@ func (s *Service) CancelAccount(ctx context.Context, taskID, accountID int64) er
 	return err
 }
 
-// RunTask starts a run of the task's accounts that filter selects (the
-// zero filter: all of them) and returns how many: a first run copies
+// RunTask starts a pass of the task's accounts that filter selects (the
+// zero filter: all of them) and returns how many: a first pass copies
 // everything, a later one only what the destination lacks. With verify,
 // every account looks at both servers, as the final pass does, even one
 // whose source is unchanged since its last complete pass.

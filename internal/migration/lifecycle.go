@@ -5,23 +5,24 @@ import (
 	"strings"
 )
 
-// The rules of a run's life, which storage applies atomically: how a run
-// ends, and the sentence that says so.
+// The rules of an attempt's life, which storage applies atomically: how
+// an attempt ends, and the sentence that says so.
 
 // StartedAttempt is what the attempt of an account needs, read in the
 // transaction that starts it.
 type StartedAttempt struct {
 	Task                Task
 	Source, Destination Endpoint
-	// Account's Progress is what the run carries on from: zero for a new
-	// run, the figures so far for a resumed one (a retry, a takeover).
+	// Account's Progress is what the attempt carries on from: zero for the
+	// pass's first attempt, the figures so far for one that resumes the
+	// pass (a retry, a takeover).
 	Account Account
 	// Verifying: the account's pass looks at both servers, even when the
 	// source is unchanged since its last complete pass (the final pass, a
 	// verifying pass); a delta pass otherwise trusts the source.
 	Verifying bool
 	// Credentials are the account's logins and passwords, read with the
-	// rest: the run needs no second read. CredentialsErr says why they
+	// rest: the attempt needs no second read. CredentialsErr says why they
 	// could not be opened (a secret key that is not the one they were
 	// sealed with).
 	Credentials    Credentials

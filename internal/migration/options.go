@@ -30,8 +30,8 @@ type TaskOptions struct {
 	ParallelAccounts int               // accounts migrated at once; 0: DefaultParallelAccounts
 	MirrorDeletions  bool              // expunge the task's copies of messages expunged from the source
 	GmailLabels      GmailLabels       // a Gmail source's labels; "": GmailFirstLabel
-	// RefuseBlocked leaves out of a run (of a selection, or a scheduled
-	// pass) the accounts whose newest plan has a blocking problem.
+	// RefuseBlocked leaves out of a pass (of a selection, or a scheduled
+	// one) the accounts whose newest plan has a blocking problem.
 	RefuseBlocked bool
 	// VerifyCopies is how the copies a pass makes are checked; "":
 	// VerifyHeaders.

@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// How an account's run ends, in the domain's words: the worker translates
+// How an account's attempt ends, in the domain's words: the worker translates
 // what the copy engine reports into AttemptEnd and FolderEnd, and the rules
 // here decide the account's state and the sentences of its events.
 
-// Party is one side of an account's run as an event names it.
+// Party is one side of an account's attempt as an event names it.
 type Party struct {
 	Side        string // "source" or "destination"
 	Login, Host string
@@ -56,7 +56,7 @@ func (r AttemptParties) ThrottledEvent(side, words string, until time.Time, budg
 	return e
 }
 
-// party is the side ("source", "destination") of the run; the source
+// party is the side ("source", "destination") of the attempt; the source
 // when side names neither.
 // Side is the party of side ("source" or "destination").
 func (r AttemptParties) Side(side string) Party {
@@ -69,7 +69,7 @@ func (r AttemptParties) Side(side string) Party {
 // blame points e at the side p.
 func (e *Event) blame(p Party) { e.Side, e.Login, e.Host, e.Port = p.Side, p.Login, p.Host, p.Port }
 
-// ProgressEvent is the account.progress event of a run whose pass stands
+// ProgressEvent is the account.progress event of an attempt whose pass stands
 // at figures, in folder.
 func (r AttemptParties) ProgressEvent(figures Progress, folder string) Event {
 	e := r.event(EventAccountProgress, &figures)
@@ -85,18 +85,18 @@ func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 // FolderEnd is how the copy engine left one folder.
 type FolderEnd struct {
 	Source, Destination string
-	// SourceMessages are the source messages the run covers, and
+	// SourceMessages are the source messages the attempt covers, and
 	// DestinationMessages how many of them have their copy on the
 	// destination (docs/design.md#verification).
 	SourceMessages, DestinationMessages int
-	// Unchanged: neither side changed since the last run, and the folder
+	// Unchanged: neither side changed since the last attempt, and the folder
 	// was not opened; SourceOnly: the source alone was looked at, and the
 	// destination not opened at all (a delta pass).
 	Unchanged, SourceOnly bool
 	// Error says why the folder could not be copied at all, and ErrorSide
 	// which side said so.
 	Error, ErrorSide string
-	// Refusals are the messages not copied, the next run tries again.
+	// Refusals are the messages not copied, the next attempt tries again.
 	Refusals []Refusal
 	// Altered are copies the destination holds unlike what was sent
 	// (read back: size and header); Altered counts them, and the first
@@ -215,15 +215,15 @@ func (r AttemptParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 // AttemptEnd is how the copy engine left an account's attempt.
 type AttemptEnd struct {
 	Progress Progress // the pass's figures
-	// Err is what stopped the run, nil when it went through; a
+	// Err is what stopped the attempt, nil when it went through; a
 	// context.Canceled one is a cancel. Blamed is the side it came from,
 	// when known, and Transient says that trying again later may work.
 	Err       error
 	Blamed    *Party
 	Transient bool
-	// PausedUntil, when set, is when a run that ended on a pause too long
-	// to wait out goes on, in a new run: the account waits until then,
-	// showing PausedWords (which budget is spent, or the server's words).
+	// PausedUntil, when set, is when an attempt that ended on a pause too
+	// long to wait out goes on, in a new attempt: the account waits until
+	// then, showing PausedWords (which budget is spent, or the server's words).
 	PausedUntil time.Time
 	PausedWords string
 	// Kind and Problem classify Err for the advice that follows it (see
@@ -233,7 +233,7 @@ type AttemptEnd struct {
 	Folders []FolderEnd
 	// Scripts is what became of the account's Sieve scripts; nil when
 	// they were not moved (the source endpoint names no ManageSieve, or
-	// the run ended before its messages did).
+	// the attempt ended before its messages did).
 	Scripts *ScriptsEnd
 }
 
@@ -254,7 +254,7 @@ func (end AttemptEnd) folderProblems() string {
 	return strings.Join(problems, "; ")
 }
 
-// Outcome classifies a run's end: canceled; failed, to be retried after
+// Outcome classifies an attempt's end: canceled; failed, to be retried after
 // retryDelays when the fault was transient; completed with errors when a
 // folder lacks messages; completed otherwise.
 func (r AttemptParties) Outcome(end AttemptEnd, retryDelays []time.Duration) AttemptOutcome {
@@ -308,7 +308,7 @@ func (r AttemptParties) Outcome(end AttemptEnd, retryDelays []time.Duration) Att
 	return outcome
 }
 
-// NotStartedOutcome fails the account of a run that could not start, for
+// NotStartedOutcome fails the account of an attempt that could not start, for
 // instance because its password cannot be opened.
 func (run StartedAttempt) NotStartedOutcome(err error) AttemptOutcome {
 	a := run.Account
@@ -332,7 +332,7 @@ func RequeuedEvent(taskID, accountID int64, login string) Event {
 		Message: login + ": the process migrating it stopped answering; queued again, it resumes where it stopped"}
 }
 
-// RetryEvent turns the event of a run that failed into the error event
+// RetryEvent turns the event of an attempt that failed into the error event
 // that says when its retry, the n-th of retries, comes.
 func RetryEvent(failed Event, n, retries int, delay time.Duration) Event {
 	failed.Kind = EventError
@@ -365,7 +365,7 @@ func PassJoinedEvent(taskID, accountID int64, pass int, accounts int64, login st
 	return e
 }
 
-// AccountsCanceledEvent says that some accounts of a run were canceled:
+// AccountsCanceledEvent says that some accounts of a pass were canceled:
 // waiting ones ended at once, running ones stop.
 func AccountsCanceledEvent(taskID int64, waiting, running int64) Event {
 	var parts []string

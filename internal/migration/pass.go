@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Pass is one run of a task (of every account, some, or one): the first
+// Pass is a task's pass (of every account, some, or one): the first
 // copy, the re-runs before cut-over, the delta on cut-over day each keep
 // their own figures (docs/design.md#passes).
 type Pass struct {
@@ -25,7 +25,7 @@ type PassFigures struct {
 	Totals
 }
 
-// PassStore keeps passes: a run's start opens one, its end closes it.
+// PassStore keeps passes: a pass's start opens its record, its end closes it.
 type PassStore interface {
 	// TaskPasses returns a task's passes, first first; ErrNotFound for a
 	// missing task.
@@ -37,8 +37,8 @@ func (s *Service) Passes(ctx context.Context, taskID int64) ([]Pass, error) {
 	return s.store.TaskPasses(ctx, taskID)
 }
 
-// AccountPass is what one pass did for one account: its run's end state
-// and figures (the last run, if the account ran twice in the pass).
+// AccountPass is what one pass did for one account: its attempt's end state
+// and figures (the last attempt's, if the account ran twice in the pass).
 type AccountPass struct {
 	Pass       int
 	State      AccountState
@@ -49,16 +49,16 @@ type AccountPass struct {
 }
 
 // FolderRecord is what the copy engine keeps of one source folder of an
-// account, as its last run left it.
+// account, as its last attempt left it.
 type FolderRecord struct {
 	Source, Destination string
 	// SourceMessages and DestinationMessages are both folders' counts when
-	// the last run finished the folder (0 if none did); Verified counts
+	// the last attempt finished the folder (0 if none did); Verified counts
 	// the source messages found on the destination.
 	SourceMessages, DestinationMessages, Verified int64
-	SourceBytes                                   int64     // the source folder's size when the last run counted it
+	SourceBytes                                   int64     // the source folder's size when the last attempt counted it
 	Complete                                      bool      // nothing was left to copy
-	Refusals                                      []Refusal // messages refused or unreadable at the last run
+	Refusals                                      []Refusal // messages refused or unreadable at the last attempt
 	DroppedKeywords                               []string  // keywords the destination folder cannot keep
 	// Altered counts the copies read back unlike their source message,
 	// and AlteredExamples names the first few (FolderEnd.Altered).
@@ -88,7 +88,7 @@ func (s *Service) AccountPasses(ctx context.Context, taskID, accountID int64) ([
 	return s.store.AccountPasses(ctx, taskID, accountID)
 }
 
-// AccountFolders returns an account's source folders as its last run left
+// AccountFolders returns an account's source folders as its last attempt left
 // them, in name order.
 func (s *Service) AccountFolders(ctx context.Context, taskID, accountID int64) ([]FolderRecord, error) {
 	if _, err := s.store.AccountGet(ctx, taskID, accountID); err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// A plan (dry run) of an account: what a run would do, read from both
+// A plan (dry run) of an account: what an attempt would do, read from both
 // servers without copying (docs/design.md#plans). It is kept as JSON, in
 // the API's words.
 type AccountPlan struct {
@@ -25,7 +25,7 @@ type AccountPlan struct {
 	QuotaFree int64             `json:"quota_free"`
 	SizeLimit int64             `json:"size_limit"` // the largest message the destination takes; 0: none known
 	Oversize  []OversizeMessage `json:"oversize"`
-	// Scripts is what a run would do with the Sieve scripts (Copied:
+	// Scripts is what an attempt would do with the Sieve scripts (Copied:
 	// would be put; Refused: by the destination's check); nil when the
 	// source names no ManageSieve.
 	Scripts  *ScriptsEnd   `json:"scripts,omitempty"`
@@ -56,7 +56,7 @@ type OversizeMessage struct {
 }
 
 // PlanProblem is one thing a plan found in the way, in words. Blocking
-// ones (quota, collision) keep the account out of a run of a task that
+// ones (quota, collision) keep the account out of a pass of a task that
 // refuses blocked accounts.
 type PlanProblem struct {
 	Kind     string `json:"kind"`
@@ -75,12 +75,12 @@ func (p AccountPlan) Blocking() bool {
 	return false
 }
 
-// ErrPlanBlocked refuses a run of a task that refuses blocked accounts
+// ErrPlanBlocked refuses a pass of a task that refuses blocked accounts
 // when every account selected is blocked.
 var ErrPlanBlocked = conflict("every selected account's plan has a blocking problem (quota, collision); see the task's plan")
 
 // RefusedWords tell, after a run.started event's words, how many accounts
-// the run left out for their plan.
+// the pass left out for their plan.
 func RefusedWords(n int) string {
 	return fmt.Sprintf("; %d %s left out: %s plan has a blocking problem", n, plural(n, "account", "accounts"), plural(n, "its", "their"))
 }

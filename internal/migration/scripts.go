@@ -6,7 +6,7 @@ import (
 )
 
 // ScriptsEnd is what became of an account's Sieve scripts (filters,
-// vacation replies) at its last run, moved over ManageSieve after its
+// vacation replies) at its last attempt, moved over ManageSieve after its
 // messages (docs/design.md#sieve-scripts). Scripts only ever add to the
 // destination: one it holds alone is never deleted.
 type ScriptsEnd struct {
@@ -25,9 +25,9 @@ type ScriptsEnd struct {
 	// they are.
 	Refused []ScriptProblem `json:"refused,omitempty"`
 	Unread  []ScriptProblem `json:"unread,omitempty"`
-	// Kept are the user's own changes on the destination a run left
-	// alone: a copy edited there since a run put it, or another script
-	// made active there.
+	// Kept are the user's own changes on the destination an attempt
+	// left alone: a copy edited there since an attempt put it, or another
+	// script made active there.
 	Kept []ScriptProblem `json:"kept,omitempty"`
 	// Error says why no script moved (a side without ManageSieve, a
 	// refused login); the messages are not affected.

@@ -7,11 +7,11 @@ import (
 
 // WorkStore applies the moves that jobs and the process's chores report:
 // an account's attempt started, renewed or ended, a test or a plan ended,
-// runs of a dead process taken over, waiting accounts admitted. Each
+// accounts of a dead process taken over, waiting accounts admitted. Each
 // decides with the domain's rules (DecideAccount) inside its transaction.
 type WorkStore interface {
 	// AttemptStart moves the job's account to running, with what its
-	// run needs; false when the job no longer holds the account.
+	// attempt needs; false when the job no longer holds the account.
 	AttemptStart(ctx context.Context, job AttemptJob) (StartedAttempt, bool, error)
 	// AttemptRenew renews a running account's lease and says whether
 	// its job is to stop (its task, or it alone, is being canceled or
@@ -24,7 +24,7 @@ type WorkStore interface {
 	RecordAccountTest(ctx context.Context, outcome AccountTestOutcome) error
 	// Admit starts the waiting accounts that have room.
 	Admit(ctx context.Context) error
-	// RequeueLostAttempts queues again the accounts whose run's lease
+	// RequeueLostAttempts queues again the accounts whose attempt's lease
 	// expired (their process died), and ends its tests; it says how
 	// many accounts it handled.
 	RequeueLostAttempts(ctx context.Context, expiry time.Duration) (int, error)
@@ -43,7 +43,7 @@ func (s *Service) StartAttempt(ctx context.Context, job AttemptJob) (StartedAtte
 }
 
 // RenewAttempt keeps a running account's lease and says whether its
-// run is to stop.
+// attempt is to stop.
 func (s *Service) RenewAttempt(ctx context.Context, job AttemptJob) (stop bool, err error) {
 	return s.store.AttemptRenew(ctx, job)
 }

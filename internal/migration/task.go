@@ -216,14 +216,14 @@ func spanWords(d time.Duration) string {
 }
 
 // LoginFigures say how the logins of a task's accounts stand, from each
-// account's last login test and run: working (both sides logged in at
-// the last test, or the last run completed), refused (a server refused a
-// side at the last test or run), untested (the rest).
+// account's last login test and attempt: working (both sides logged in
+// at the last test, or the last attempt completed), refused (a server
+// refused a side at the last test or attempt), untested (the rest).
 type LoginFigures struct {
 	Working, Refused, Untested int64
 }
 
-// LoggedInStates are the states of an account whose last run proves its
+// LoggedInStates are the states of an account whose last attempt proves its
 // logins work: it completed, with or without messages refused.
 var LoggedInStates = []AccountState{AccountCompleted, AccountCompletedWithErrors}
 

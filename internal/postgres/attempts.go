@@ -539,7 +539,7 @@ func endPass(ctx context.Context, q *dbsqlc.Queries, taskID int64, canceling boo
 	if err := q.TaskPassEnd(ctx, dbsqlc.TaskPassEndParams{ID: taskID, State: string(state)}); err != nil {
 		return err
 	}
-	// A task run before passes existed has none to end.
+	// A pass begun before passes were recorded has none to end.
 	ended, err := q.PassEnd(ctx, dbsqlc.PassEndParams{TaskID: taskID, State: string(state)})
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 )
 
 // TaskStartTests queues the connection test of the accounts filter
-// selects (not those in a run) and the first of their jobs, in one
+// selects (not those in a pass) and the first of their jobs, in one
 // transaction. A test never changes the task's state: it runs beside a
 // pass, an edit, a retry or a schedule, counted in tasks.tests_pending.
 // One test at a time: ErrTestRunning. It returns how many accounts it
@@ -35,7 +35,7 @@ func (s *Store) TaskStartTests(ctx context.Context, taskID int64, filter migrati
 }
 
 // testAlongside starts the connection test of the accounts filter
-// selects, not in a run: the task's state stays, and the test's jobs are
+// selects, not in a pass: the task's state stays, and the test's jobs are
 // counted in tasks.tests_pending (finishTestJobs). One test at a time:
 // ErrTestRunning.
 func (s *Store) testAlongside(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, taskID int64, filter migration.AccountFilter) (int, error) {
@@ -76,7 +76,7 @@ func (s *Store) queueTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ta
 
 // TaskStartPass moves a task and the accounts filter selects into
 // TaskQueued, with a run.started event, and admits those that have room,
-// in one transaction. A selection given while a run is under way joins it
+// in one transaction. A selection given while a pass is under way joins it
 // instead (joinPass). It returns how many accounts it queued.
 func (s *Store) TaskStartPass(ctx context.Context, taskID int64, filter migration.AccountFilter, by migration.PassStarter) (int, error) {
 	var n int
@@ -219,7 +219,7 @@ func (s *Store) joinPass(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, task
 	if err != nil {
 		return err
 	}
-	n, event, err := queue(pass) // a run from before passes existed has none: 0
+	n, event, err := queue(pass) // a pass from before passes were recorded has none: 0
 	if err != nil {
 		return err
 	}
@@ -348,7 +348,7 @@ func storeTestResult(ctx context.Context, q *dbsqlc.Queries, outcome migration.A
 
 // finishTestJobs counts n of the task's test jobs done, and returns how
 // many remain; after the last of a canceled test, an event says how far
-// it got. A test alongside a run counts in tests_pending, and leaves the
+// it got. A test alongside a pass counts in tests_pending, and leaves the
 // task's state alone.
 func finishTestJobs(ctx context.Context, q *dbsqlc.Queries, taskID int64, n int) (int, error) {
 	remaining, err := q.TaskTestsAlongsideEnded(ctx, dbsqlc.TaskTestsAlongsideEndedParams{ID: taskID, Jobs: int32(n)})

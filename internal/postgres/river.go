@@ -102,7 +102,7 @@ func cancelTaskJobs[T river.JobArgs](ctx context.Context, s *Store, tx pgx.Tx, t
 	return cancelJobs[T](ctx, s, tx, unfinishedTaskJobs(kind.Kind(), taskID))
 }
 
-// cancelAccountJobs cancels the run jobs of some accounts of a task,
+// cancelAccountJobs cancels the attempt jobs of some accounts of a task,
 // wherever they run: their context is canceled, so that they stop at once
 // rather than at their next lease renewal.
 func cancelAccountJobs(ctx context.Context, s *Store, tx pgx.Tx, taskID int64, accounts []int64) error {

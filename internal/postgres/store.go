@@ -33,7 +33,7 @@ type Store struct {
 var _ migration.Store = (*Store)(nil)
 
 // New returns a Store on pool that seals passwords with box and admits
-// runs within limits. The schema must be migrated (Migrate) and box's key
+// attempts within limits. The schema must be migrated (Migrate) and box's key
 // checked (CheckSecretKey).
 func New(pool *pgxpool.Pool, box *secret.Box, limits migration.AttemptLimits) *Store {
 	jobs, err := newJobInserter(pool)

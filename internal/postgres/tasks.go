@@ -134,7 +134,7 @@ func (s *Store) TaskDelete(ctx context.Context, id int64) error {
 	}))
 }
 
-// TaskSetState sets a task's state. Runs drive it; tests use it directly.
+// TaskSetState sets a task's state. Passes drive it; tests use it directly.
 func (s *Store) TaskSetState(ctx context.Context, id int64, state migration.TaskState) error {
 	n, err := s.queries.TaskStateSet(ctx, dbsqlc.TaskStateSetParams{ID: id, State: string(state)})
 	if err != nil {
@@ -198,7 +198,7 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 		task.Logins.Working += st.LoginsWorking
 		task.Logins.Refused += st.LoginsRefused
 		task.Logins.Untested += st.Accounts - st.LoginsWorking - st.LoginsRefused
-		// A run under way has not ended in its pass's records yet.
+		// An attempt under way has not ended in its pass's records yet.
 		if migration.AccountState(st.State).InPass() {
 			task.Totals.MessagesCopiedToDate += st.MessagesCopied
 			task.Totals.BytesCopiedToDate += st.BytesCopied

@@ -19,7 +19,7 @@ import (
 // tokens. An application's own tokens (client credentials) serve every
 // account of its endpoint in this process, so that 300 accounts do not
 // fetch 300 tokens; a user's come from the account's refresh token, and a
-// rotated one is stored for the next run.
+// rotated one is stored for the next attempt.
 type Logins struct {
 	store  RotatedTokenStore
 	logger *slog.Logger
@@ -111,7 +111,7 @@ func (l *Logins) application(endpointID int64, config oauth.Config) *oauth.Sourc
 }
 
 // storeRotated keeps a refresh token the server rotated: the old one may
-// stop working. A failure is logged; the run goes on with the new token.
+// stop working. A failure is logged; the attempt goes on with the new token.
 func (l *Logins) storeRotated(taskID, accountID int64, side, token string) {
 	err := persist.Outcome(context.Background(), l.logger, func(ctx context.Context) error {
 		return l.store.AccountSecretRotated(ctx, taskID, accountID, side, migration.Password(token))

@@ -12,7 +12,7 @@ import (
 	"github.com/mailmigrate/mailmigrate/internal/transfer"
 )
 
-// AccountPlan reads what a run of an account would do (transfer.Plan) and
+// AccountPlan reads what an attempt of an account would do (transfer.Plan) and
 // records it: a dry run, which changes neither server.
 type AccountPlan struct {
 	river.WorkerDefaults[migration.AccountPlanJob]

@@ -13,16 +13,16 @@ import (
 // logs it as an account.progress event at most once per
 // Options.ProgressEvents (docs/design.md#throttling-of-progress-events: per
 // account), and logs each folder that is done: with the next progress
-// stored, or with the run's outcome. A small account's folders then cost
+// stored, or with the attempt's outcome. A small account's folders then cost
 // one transaction, not one each.
 type progressReporter struct {
 	worker               *AccountAttempt
-	parties              migration.AttemptParties // name the run in its events
-	ctx                  context.Context          // the job's: progress of a canceled run is dropped
+	parties              migration.AttemptParties // name the attempt in its events
+	ctx                  context.Context          // the job's: progress of a canceled attempt is dropped
 	lastStored, lastSent time.Time
-	counted              transfer.Progress // what the metrics have of this run
-	// before are the figures of the earlier runs of the pass this run
-	// resumes: zero for a new run.
+	counted              transfer.Progress // what the metrics have of this attempt
+	// before are the figures of the earlier attempts of the pass this
+	// attempt resumes: zero for the pass's first attempt.
 	before migration.Progress
 	// pending are the folder.done events not logged yet.
 	pending []migration.Event
@@ -39,10 +39,11 @@ func (r *progressReporter) throttled(th transfer.Throttle) {
 	}
 }
 
-// pass returns the figures of the whole pass: what earlier runs copied
-// counts as copied (this run finds it on the destination, and would count
-// it as already there), what they planned and copied as planned.
-// Refusals are counted again, since each run tries them again.
+// pass returns the figures of the whole pass: what earlier attempts
+// copied counts as copied (this attempt finds it on the destination, and
+// would count it as already there), what they planned and copied as
+// planned.
+// Refusals are counted again, since each attempt tries them again.
 func (r *progressReporter) pass(p transfer.Progress) migration.Progress {
 	figures := p.Figures
 	copiedBefore := r.before.MessagesCopied

@@ -23,7 +23,7 @@ func knownSecrets(sides ...imapconn.Side) []string {
 	return known
 }
 
-// scrubAttemptOutcome scrubs a run's outcome of known secrets.
+// scrubAttemptOutcome scrubs an attempt's outcome of known secrets.
 func scrubAttemptOutcome(o *migration.AttemptOutcome, known []string) {
 	o.LastError = secret.Scrub(o.LastError, known...)
 	scrubEvents(o.Events, known)

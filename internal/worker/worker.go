@@ -56,7 +56,7 @@ type Options struct {
 	// ProgressEvents spaces the account.progress events of an account;
 	// 5 s when zero.
 	ProgressEvents time.Duration
-	// RetryDelays space the retries of a run that failed on a transient
+	// RetryDelays space the retries of an attempt that failed on a transient
 	// fault; migration.DefaultRetryDelays when nil.
 	RetryDelays []time.Duration
 	// Tuning tunes the copy engine (timeouts, its own reconnects).
@@ -147,7 +147,7 @@ func (w *AccountTest) Work(ctx context.Context, job *river.Job[migration.Account
 		return river.JobSnooze(wait)
 	}
 	// The source's login also counts the folders the task copies: its
-	// totals are known before the first run.
+	// totals are known before the first attempt.
 	options, err := w.store.TaskOptions(ctx, args.TaskID)
 	if err != nil {
 		w.logger.Warn("the task's options could not be read; the source is counted whole", "task", args.TaskID, "err", err)
