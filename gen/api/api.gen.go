@@ -775,14 +775,14 @@ type Account struct {
 	Id                              int64       `json:"id"`
 	LastError                       string      `json:"last_error"`
 
-	// LoginRefused The side whose server refused the account's login at its last run or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
+	// LoginRefused The side whose server refused the account's login at its last attempt or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
 	LoginRefused *AccountLoginRefused `json:"login_refused,omitempty"`
 
 	// PausedUntil A server throttled the running account, which pauses until then and goes on where it was; null otherwise.
 	PausedUntil *time.Time `json:"paused_until"`
 	Progress    Progress   `json:"progress"`
 
-	// Scripts What became of the account's Sieve scripts (filters, vacation replies) at the last run that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
+	// Scripts What became of the account's Sieve scripts (filters, vacation replies) at the last attempt that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
 	Scripts     *AccountScripts `json:"scripts,omitempty"`
 	SourceLogin string          `json:"source_login"`
 	SourceTest  *TestResult     `json:"source_test"`
@@ -792,7 +792,7 @@ type Account struct {
 	UpdatedAt   time.Time       `json:"updated_at"`
 }
 
-// AccountLoginRefused The side whose server refused the account's login at its last run or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
+// AccountLoginRefused The side whose server refused the account's login at its last attempt or login test (authentication failed, or the OAuth 2.0 grant refused): the account needs credentials. Scheduled and final passes leave it out, so as not to feed the server's lock-out, until its logins or secrets change (an edit, a new sign-in), an endpoint of its task changes, or it is run by hand. Absent when no login was refused.
 type AccountLoginRefused string
 
 // AccountCounts How many of the task's accounts are in each state.
@@ -816,7 +816,7 @@ type AccountFolder struct {
 	// AlteredExamples The first few altered copies.
 	AlteredExamples []AlteredCopy `json:"altered_examples"`
 
-	// Complete The last run left nothing to copy in it.
+	// Complete The last attempt left nothing to copy in it.
 	Complete bool `json:"complete"`
 
 	// Destination Where it goes on the destination.
@@ -828,16 +828,16 @@ type AccountFolder struct {
 	// DroppedKeywords Keywords of the source the destination folder cannot keep.
 	DroppedKeywords []string `json:"dropped_keywords"`
 
-	// Refused Messages the destination refused or the source could not deliver at the last run.
+	// Refused Messages the destination refused or the source could not deliver at the last attempt.
 	Refused []MessageRefusal `json:"refused"`
 
 	// Source The source folder.
 	Source string `json:"source"`
 
-	// SourceBytes The source folder's size as the run that last finished it counted it (0 if none did).
+	// SourceBytes The source folder's size as the attempt that last finished it counted it (0 if none did).
 	SourceBytes int64 `json:"source_bytes"`
 
-	// SourceMessages The source folder's messages when the last run finished it (0 if none did).
+	// SourceMessages The source folder's messages when the last attempt finished it (0 if none did).
 	SourceMessages int64 `json:"source_messages"`
 
 	// Verified Source messages found on the destination by the verification.
@@ -907,7 +907,7 @@ type AccountPlan struct {
 	// QuotaFree What the destination's storage quota leaves, in bytes; -1 without a quota.
 	QuotaFree int64 `json:"quota_free"`
 
-	// Scripts What a run would do with the account's Sieve scripts: `copied` would be put, `unchanged` are there already, `refused` are those the destination's CHECKSCRIPT refuses (each also a `sieve_script` problem), `renamed` the folders rewritten. Absent when the source endpoint names no ManageSieve service.
+	// Scripts What an attempt would do with the account's Sieve scripts: `copied` would be put, `unchanged` are there already, `refused` are those the destination's CHECKSCRIPT refuses (each also a `sieve_script` problem), `renamed` the folders rewritten. Absent when the source endpoint names no ManageSieve service.
 	Scripts *AccountScripts `json:"scripts,omitempty"`
 
 	// SizeLimit The largest message the destination takes; 0: none known.
@@ -965,7 +965,7 @@ type AccountPlanSummary struct {
 	ToCopyBytes int64     `json:"to_copy_bytes"`
 }
 
-// AccountScripts What became of the account's Sieve scripts (filters, vacation replies) at the last run that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
+// AccountScripts What became of the account's Sieve scripts (filters, vacation replies) at the last attempt that moved them, over both endpoints' ManageSieve after the messages. Scripts only add to the destination: one it holds alone is never deleted. Absent when they were never moved (the source endpoint names no ManageSieve service).
 type AccountScripts struct {
 	// Active The source's active script, made active on the destination too; empty when it has none.
 	Active string `json:"active"`
@@ -976,7 +976,7 @@ type AccountScripts struct {
 	// Error Why no script moved (a side without ManageSieve, a refused login); empty otherwise. The messages are not affected.
 	Error string `json:"error"`
 
-	// Kept The user's own changes on the destination that a run left alone, with why: a script edited there since a run put it (also when it changed on the source too), or another script made active there.
+	// Kept The user's own changes on the destination that an attempt left alone, with why: a script edited there since an attempt put it (also when it changed on the source too), or another script made active there.
 	Kept []ScriptProblem `json:"kept"`
 
 	// Refused Scripts the destination would not take, in its words (an extension it lacks, a size limit, too many scripts).
@@ -1159,7 +1159,7 @@ type Endpoint struct {
 	// limits); Exchange on premises is chosen by hand. The endpoint check says what it detects.
 	// Per mailbox, Gmail allows 2 500 000 000 bytes a day down and 500 000 000 up over
 	// IMAP and 15 connections, Microsoft 365 20 connections, Exchange 16: an account pauses
-	// when its daily budget is spent, and runs on one mailbox wait for room. An endpoint's
+	// when its daily budget is spent, and attempts on one mailbox wait for room. An endpoint's
 	// `limits` replace these.
 	Profile   Profile `json:"profile"`
 	RoleLabel string  `json:"role_label"`
@@ -1291,7 +1291,7 @@ type EndpointLimits struct {
 	AccountConnections int `json:"account_connections,omitempty"`
 
 	// Connections Connections to the host at once, every account of every task together (an account's
-	// run is counted for 1 to its source and 2 to its destination); accounts wait for room. The
+	// attempt is counted for 1 to its source and 2 to its destination); accounts wait for room. The
 	// service-wide bound applies too.
 	Connections int `json:"connections,omitempty"`
 
@@ -1337,18 +1337,18 @@ type Event struct {
 	Host         string `json:"host"`
 
 	// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
-	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
-	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
-	// the run were canceled, the others go on;
+	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a pass of the task;
+	// `run.joined`: accounts joined the pass under way; `accounts.canceled`: some accounts of
+	// the pass were canceled, the others go on;
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-	// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+	// account's attempt; `scripts.done`: the account's Sieve scripts were moved after its messages
 	// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 	// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 	// ended with every account completed; `final.unverified`: it ended otherwise;
-	// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+	// `error`: a fault the pass recovers from (a retry, a lost worker); `webhook.test`: only ever
 	// sent to a webhook by its test call, never logged.
 	Kind  EventKind `json:"kind"`
 	Login string    `json:"login"`
@@ -1368,25 +1368,25 @@ type Event struct {
 	Side        string `json:"side"`
 	SourceBytes *int64 `json:"source_bytes,omitempty"`
 
-	// SourceMessages The account's source as counted when its run began, once counted.
+	// SourceMessages The account's source as counted when its attempt began, once counted.
 	SourceMessages *int64    `json:"source_messages,omitempty"`
 	TaskId         int64     `json:"task_id"`
 	Time           time.Time `json:"time"`
 }
 
 // EventKind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
-// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
-// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
-// the run were canceled, the others go on;
+// test was canceled; `run.started`, `run.finished`, `run.canceled`: a pass of the task;
+// `run.joined`: accounts joined the pass under way; `accounts.canceled`: some accounts of
+// the pass were canceled, the others go on;
 // `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+// account's attempt; `scripts.done`: the account's Sieve scripts were moved after its messages
 // (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 // when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 // `error`, the resume time in `message`), and it pauses, then goes on where it was;
 // `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 // `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 // ended with every account completed; `final.unverified`: it ended otherwise;
-// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+// `error`: a fault the pass recovers from (a retry, a lost worker); `webhook.test`: only ever
 // sent to a webhook by its test call, never logged.
 type EventKind string
 
@@ -1398,7 +1398,7 @@ type EventKind string
 // `$Important`. `folders`: a copy per label folder, as with any server. Under every policy
 // All Mail, Starred and Important are never copied as folders (Starred is the `\Flagged`
 // flag); mail that only All Mail holds (archived) goes to Archive; Spam and Trash are copied
-// as they are. A message stays where the first run put it, whatever its labels later.
+// as they are. A message stays where the first pass put it, whatever its labels later.
 // Other sources ignore it.
 type GmailLabels string
 
@@ -1431,7 +1431,7 @@ type Lifecycle struct {
 	Words string `json:"words"`
 }
 
-// LoginFigures How the logins of all the task's accounts stand, whatever test or run last tried them: `working`, both sides logged in at the account's last login test, or its last run completed; `refused`, a server refused a side's login at its last test or run (the account needs credentials, `login_refused`); `untested`, the rest (never tried, or a test that reached no verdict, such as a server that did not answer).
+// LoginFigures How the logins of all the task's accounts stand, whatever test or attempt last tried them: `working`, both sides logged in at the account's last login test, or its last attempt completed; `refused`, a server refused a side's login at its last test or attempt (the account needs credentials, `login_refused`); `untested`, the rest (never tried, or a test that reached no verdict, such as a server that did not answer).
 type LoginFigures struct {
 	Refused  int64 `json:"refused"`
 	Untested int64 `json:"untested"`
@@ -1680,7 +1680,7 @@ type PlanState string
 
 // PlannedFolder defines model for PlannedFolder.
 type PlannedFolder struct {
-	// Create The destination lacks the folder: a run creates it.
+	// Create The destination lacks the folder: an attempt creates it.
 	Create              bool   `json:"create"`
 	Destination         string `json:"destination"`
 	DestinationMessages int    `json:"destination_messages"`
@@ -1712,7 +1712,7 @@ type PlannedFolder struct {
 // limits); Exchange on premises is chosen by hand. The endpoint check says what it detects.
 // Per mailbox, Gmail allows 2 500 000 000 bytes a day down and 500 000 000 up over
 // IMAP and 15 connections, Microsoft 365 20 connections, Exchange 16: an account pauses
-// when its daily budget is spent, and runs on one mailbox wait for room. An endpoint's
+// when its daily budget is spent, and attempts on one mailbox wait for room. An endpoint's
 // `limits` replace these.
 type Profile string
 
@@ -1786,7 +1786,7 @@ type Stage string
 
 // Started defines model for Started.
 type Started struct {
-	// Accounts How many accounts the run or test queued.
+	// Accounts How many accounts the pass or test queued.
 	Accounts int `json:"accounts"`
 }
 
@@ -1827,7 +1827,7 @@ type Task struct {
 	FinishedAt            *time.Time    `json:"finished_at"`
 	Id                    int64         `json:"id"`
 
-	// Logins How the logins of all the task's accounts stand, whatever test or run last tried them: `working`, both sides logged in at the account's last login test, or its last run completed; `refused`, a server refused a side's login at its last test or run (the account needs credentials, `login_refused`); `untested`, the rest (never tried, or a test that reached no verdict, such as a server that did not answer).
+	// Logins How the logins of all the task's accounts stand, whatever test or attempt last tried them: `working`, both sides logged in at the account's last login test, or its last attempt completed; `refused`, a server refused a side's login at its last test or attempt (the account needs credentials, `login_refused`); `untested`, the rest (never tried, or a test that reached no verdict, such as a server that did not answer).
 	Logins LoginFigures `json:"logins"`
 	Name   string       `json:"name"`
 
@@ -1839,8 +1839,8 @@ type Task struct {
 	SourceEndpointId int64      `json:"source_endpoint_id"`
 	StartedAt        *time.Time `json:"started_at"`
 
-	// State `idle` until first run; `queued`, `running`, `testing` and `canceling`
-	// are the running states; a run ends `completed`,
+	// State `idle` until its first pass; `queued`, `running`, `testing` and
+	// `canceling` are the running states; a pass ends `completed`,
 	// `completed_with_errors`, `failed` or `canceled`, and any of those can
 	// run again (copying only what is missing).
 	State TaskState `json:"state"`
@@ -1876,13 +1876,13 @@ type TaskOptions struct {
 	// MaxMessageBytes Skip messages larger than this; 0 means no limit.
 	MaxMessageBytes int64 `json:"max_message_bytes,omitempty"`
 
-	// MirrorDeletions Messages this task copied and that were since expunged from the source are expunged from the destination on the next run. Nothing the task did not copy is ever touched. Off by default: a re-run carries new messages and flag changes only.
+	// MirrorDeletions Messages this task copied and that were since expunged from the source are expunged from the destination on the next pass. Nothing the task did not copy is ever touched. Off by default: a re-run carries new messages and flag changes only.
 	MirrorDeletions bool `json:"mirror_deletions,omitempty"`
 
 	// ParallelAccounts Accounts migrated at once; omitted or 0 means 4.
 	ParallelAccounts int `json:"parallel_accounts,omitempty"`
 
-	// RefuseBlocked A run of a selection, and a scheduled or final pass, leaves out the accounts whose newest plan (POST /tasks/{id}/plan) has a blocking problem (quota, collision); its run.started event says how many. A retry of one account by hand still runs it.
+	// RefuseBlocked A pass of a selection, and a scheduled or final pass, leaves out the accounts whose newest plan (POST /tasks/{id}/plan) has a blocking problem (quota, collision); its run.started event says how many. A retry of one account by hand still runs it.
 	RefuseBlocked bool `json:"refuse_blocked,omitempty"`
 
 	// Since A date, YYYY-MM-DD; only messages with a later INTERNALDATE are copied. Empty means all.
@@ -1925,8 +1925,8 @@ type TaskPlan struct {
 	WithProblems int `json:"with_problems"`
 }
 
-// TaskState `idle` until first run; `queued`, `running`, `testing` and `canceling`
-// are the running states; a run ends `completed`,
+// TaskState `idle` until its first pass; `queued`, `running`, `testing` and
+// `canceling` are the running states; a pass ends `completed`,
 // `completed_with_errors`, `failed` or `canceled`, and any of those can
 // run again (copying only what is missing).
 type TaskState string
@@ -2000,9 +2000,9 @@ type Totals struct {
 	// SourceBytes The accounts' sources as last counted, in bytes.
 	SourceBytes int64 `json:"source_bytes"`
 
-	// SourceMessages The accounts' sources as last counted (a run counts its account's
+	// SourceMessages The accounts' sources as last counted (an attempt counts its account's
 	// source before it copies): copied, skipped and failed messages make
-	// this total up by the end of a run.
+	// this total up by the end of an attempt.
 	SourceMessages int64 `json:"source_messages"`
 }
 
@@ -2073,18 +2073,18 @@ type WebhookBody struct {
 		Error     *string `json:"error,omitempty"`
 
 		// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
-		// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
-		// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
-		// the run were canceled, the others go on;
+		// test was canceled; `run.started`, `run.finished`, `run.canceled`: a pass of the task;
+		// `run.joined`: accounts joined the pass under way; `accounts.canceled`: some accounts of
+		// the pass were canceled, the others go on;
 		// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-		// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+		// account's attempt; `scripts.done`: the account's Sieve scripts were moved after its messages
 		// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 		// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 		// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 		// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 		// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 		// ended with every account completed; `final.unverified`: it ended otherwise;
-		// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+		// `error`: a fault the pass recovers from (a retry, a lost worker); `webhook.test`: only ever
 		// sent to a webhook by its test call, never logged.
 		Kind    EventKind `json:"kind"`
 		Login   *string   `json:"login,omitempty"`
@@ -2119,18 +2119,18 @@ type WebhookDelivery struct {
 	Id         int64      `json:"id"`
 
 	// Kind What happened. `test.ok`, `test.failed`: one side's login test; `test.canceled`: a connection
-	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a run of the task;
-	// `run.joined`: accounts joined the run under way; `accounts.canceled`: some accounts of
-	// the run were canceled, the others go on;
+	// test was canceled; `run.started`, `run.finished`, `run.canceled`: a pass of the task;
+	// `run.joined`: accounts joined the pass under way; `accounts.canceled`: some accounts of
+	// the pass were canceled, the others go on;
 	// `account.started`, `account.progress`, `folder.done`, `account.done`, `account.failed`: an
-	// account's run; `scripts.done`: the account's Sieve scripts were moved after its messages
+	// account's attempt; `scripts.done`: the account's Sieve scripts were moved after its messages
 	// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 	// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 	// ended with every account completed; `final.unverified`: it ended otherwise;
-	// `error`: a fault the run recovers from (a retry, a lost worker); `webhook.test`: only ever
+	// `error`: a fault the pass recovers from (a retry, a lost worker); `webhook.test`: only ever
 	// sent to a webhook by its test call, never logged.
 	Kind EventKind `json:"kind"`
 
@@ -2724,11 +2724,11 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
 	AuthorizeAccount(ctx context.Context, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelAccount Stop one account of the task's run; the others go on.
+	// CancelAccount Stop one account of the task's pass; the others go on.
 	//
 	// Queued, it ends `canceled` at once; running, as soon as it has
 	// stopped (promptly: its connections are closed). Nothing copied is
-	// lost, and a later run resumes where it stopped.
+	// lost, and a later attempt resumes where it stopped.
 	//
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
 	CancelAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2738,13 +2738,13 @@ type ClientInterface interface {
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/events (the `ListAccountEvents` operationId).
 	ListAccountEvents(ctx context.Context, id TaskID, accountId AccountID, params *ListAccountEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAccountFolders The account's source folders as its last run left them.
+	// ListAccountFolders The account's source folders as its last attempt left them.
 	//
 	// From the copy engine's sync state: where each source folder goes,
 	// both folders' counts and how many source messages were verified on
-	// the destination when the last run finished the folder, and the
+	// the destination when the last attempt finished the folder, and the
 	// messages refused or unreadable then, with the server's words (each
-	// run tries them again).
+	// attempt tries them again).
 	//
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
 	ListAccountFolders(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2782,15 +2782,15 @@ type ClientInterface interface {
 	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPath(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelTaskWithBody Stop the task's run, or some of its accounts.
+	// CancelTaskWithBody Stop the task's pass, or some of its accounts.
 	//
 	// The task is `canceling` until its running accounts have stopped
 	// (promptly: their connections are closed), then `canceled`. Accounts
 	// not started yet are `canceled` at once. Nothing copied is lost, and a
-	// later run resumes where this one stopped, without duplicates. A
+	// later pass resumes where this one stopped, without duplicates. A
 	// connection test stops likewise.
 	//
-	// With a selection, only the selected accounts of a run stop (event
+	// With a selection, only the selected accounts of a pass stop (event
 	// `accounts.canceled`): queued ones end `canceled` at once, running
 	// ones when they have stopped; the others go on, and the task ends
 	// with the last of them. A selection with no queued or running
@@ -2801,15 +2801,15 @@ type ClientInterface interface {
 	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
 	CancelTaskWithBody(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelTask Stop the task's run, or some of its accounts.
+	// CancelTask Stop the task's pass, or some of its accounts.
 	//
 	// The task is `canceling` until its running accounts have stopped
 	// (promptly: their connections are closed), then `canceled`. Accounts
 	// not started yet are `canceled` at once. Nothing copied is lost, and a
-	// later run resumes where this one stopped, without duplicates. A
+	// later pass resumes where this one stopped, without duplicates. A
 	// connection test stops likewise.
 	//
-	// With a selection, only the selected accounts of a run stop (event
+	// With a selection, only the selected accounts of a pass stop (event
 	// `accounts.canceled`): queued ones end `canceled` at once, running
 	// ones when they have stopped; the others go on, and the task ends
 	// with the last of them. A selection with no queued or running
@@ -2892,9 +2892,10 @@ type ClientInterface interface {
 
 	// ListTaskPasses The task's passes, first first.
 	//
-	// Each run of the task (of every account, some, or one) starts a pass
-	// with a record of its own: the first copy, the re-runs, the delta on
-	// cut-over day. A re-run does not replace what an earlier pass did.
+	// Each time the task is run (every account, some, or one), a pass
+	// starts with a record of its own: the first copy, the re-runs, the
+	// delta on cut-over day. A re-run does not replace what an earlier
+	// pass did.
 	// The figures of a pass come from its accounts: live while it runs,
 	// kept as they were when it ended.
 	//
@@ -2949,9 +2950,9 @@ type ClientInterface interface {
 	// PlanTaskWithBody Plan (dry run) the task's accounts, in the background, without copying anything.
 	//
 	// For each selected account, both servers are read and neither is
-	// changed: both sides' capabilities that matter, the folder plan a
-	// run would make (source name → destination name, role, whether it is
-	// created, a name moved by a collision or because the destination
+	// changed: both sides' capabilities that matter, the folder plan an
+	// attempt would make (source name → destination name, role, whether it
+	// is created, a name moved by a collision or because the destination
 	// refuses it), each folder's messages and bytes and what the
 	// destination holds already, the destination's quota against what is
 	// left to copy, and the messages larger than the destination takes.
@@ -2967,9 +2968,9 @@ type ClientInterface interface {
 	// PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
 	//
 	// For each selected account, both servers are read and neither is
-	// changed: both sides' capabilities that matter, the folder plan a
-	// run would make (source name → destination name, role, whether it is
-	// created, a name moved by a collision or because the destination
+	// changed: both sides' capabilities that matter, the folder plan an
+	// attempt would make (source name → destination name, role, whether it
+	// is created, a name moved by a collision or because the destination
 	// refuses it), each folder's messages and bytes and what the
 	// destination holds already, the destination's quota against what is
 	// left to copy, and the messages larger than the destination takes.
@@ -3008,20 +3009,20 @@ type ClientInterface interface {
 	// ends `completed`, `completed_with_errors` (some messages refused, or
 	// a folder that does not verify) or `failed`, and the task ends
 	// `completed`, `completed_with_errors` or `failed` from them. A later
-	// run copies only what the destination lacks. At most the task's
+	// pass copies only what the destination lacks. At most the task's
 	// `options.parallel_accounts` accounts run at once, and no server host
 	// gets more IMAP connections than the service's limit. The event log
 	// tells `run.started`, then per account `account.started`,
 	// `account.progress` (at most every few seconds), `folder.done`,
-	// `account.done` or `account.failed`, and `run.finished`. A run
+	// `account.done` or `account.failed`, and `run.finished`. A pass
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
-	// While a run is under way (`queued` or `running`), a selection joins
+	// While a pass is under way (`queued` or `running`), a selection joins
 	// it: the selected accounts that are not queued or running already
 	// are queued in the same pass (event `run.joined`), and the task ends
 	// after the last of them. Without a selection, a running task answers
-	// 409 `task is running`; a selection of only accounts in the run
+	// 409 `task is running`; a selection of only accounts in the pass
 	// answers 409 `no account of the task matches`.
 	//
 	// A pass after the first is a delta: an account whose source is, by
@@ -3042,20 +3043,20 @@ type ClientInterface interface {
 	// ends `completed`, `completed_with_errors` (some messages refused, or
 	// a folder that does not verify) or `failed`, and the task ends
 	// `completed`, `completed_with_errors` or `failed` from them. A later
-	// run copies only what the destination lacks. At most the task's
+	// pass copies only what the destination lacks. At most the task's
 	// `options.parallel_accounts` accounts run at once, and no server host
 	// gets more IMAP connections than the service's limit. The event log
 	// tells `run.started`, then per account `account.started`,
 	// `account.progress` (at most every few seconds), `folder.done`,
-	// `account.done` or `account.failed`, and `run.finished`. A run
+	// `account.done` or `account.failed`, and `run.finished`. A pass
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
-	// While a run is under way (`queued` or `running`), a selection joins
+	// While a pass is under way (`queued` or `running`), a selection joins
 	// it: the selected accounts that are not queued or running already
 	// are queued in the same pass (event `run.joined`), and the task ends
 	// after the last of them. Without a selection, a running task answers
-	// 409 `task is running`; a selection of only accounts in the run
+	// 409 `task is running`; a selection of only accounts in the pass
 	// answers 409 `no account of the task matches`.
 	//
 	// A pass after the first is a delta: an account whose source is, by
@@ -3138,10 +3139,10 @@ type ClientInterface interface {
 	// server's error text. Logins are tried once: no retries that could
 	// lock an account out. After the source's login, the test counts the
 	// folders the task copies (messages and bytes), so that the task's
-	// totals are known before its first run.
+	// totals are known before its first pass.
 	//
 	// While the task runs a migration, a selection's accounts that are
-	// not in the run are tested beside it: the task stays `queued` or
+	// not in the pass are tested beside it: the task stays `queued` or
 	// `running`, and `tests` counts this test. One such test at a time
 	// (409 `a connection test is running`); without a selection, a
 	// running task answers 409 `task is running`.
@@ -3160,10 +3161,10 @@ type ClientInterface interface {
 	// server's error text. Logins are tried once: no retries that could
 	// lock an account out. After the source's login, the test counts the
 	// folders the task copies (messages and bytes), so that the task's
-	// totals are known before its first run.
+	// totals are known before its first pass.
 	//
 	// While the task runs a migration, a selection's accounts that are
-	// not in the run are tested beside it: the task stays `queued` or
+	// not in the pass are tested beside it: the task stays `queued` or
 	// `running`, and `tests` counts this test. One such test at a time
 	// (409 `a connection test is running`); without a selection, a
 	// running task answers 409 `task is running`.
@@ -4000,11 +4001,11 @@ func (c *Client) AuthorizeAccount(ctx context.Context, id TaskID, accountId Acco
 	return c.Client.Do(req)
 }
 
-// CancelAccount Stop one account of the task's run; the others go on.
+// CancelAccount Stop one account of the task's pass; the others go on.
 //
 // Queued, it ends `canceled` at once; running, as soon as it has
 // stopped (promptly: its connections are closed). Nothing copied is
-// lost, and a later run resumes where it stopped.
+// lost, and a later attempt resumes where it stopped.
 //
 // Corresponds with POST /tasks/{id}/accounts/{accountId}/cancel (the `CancelAccount` operationId).
 func (c *Client) CancelAccount(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4034,13 +4035,13 @@ func (c *Client) ListAccountEvents(ctx context.Context, id TaskID, accountId Acc
 	return c.Client.Do(req)
 }
 
-// ListAccountFolders The account's source folders as its last run left them.
+// ListAccountFolders The account's source folders as its last attempt left them.
 //
 // From the copy engine's sync state: where each source folder goes,
 // both folders' counts and how many source messages were verified on
-// the destination when the last run finished the folder, and the
+// the destination when the last attempt finished the folder, and the
 // messages refused or unreadable then, with the server's words (each
-// run tries them again).
+// attempt tries them again).
 //
 // Corresponds with GET /tasks/{id}/accounts/{accountId}/folders (the `ListAccountFolders` operationId).
 func (c *Client) ListAccountFolders(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4127,15 +4128,15 @@ func (c *Client) ListAccountRunsByOldPath(ctx context.Context, id TaskID, accoun
 	return c.Client.Do(req)
 }
 
-// CancelTaskWithBody Stop the task's run, or some of its accounts.
+// CancelTaskWithBody Stop the task's pass, or some of its accounts.
 //
 // The task is `canceling` until its running accounts have stopped
 // (promptly: their connections are closed), then `canceled`. Accounts
 // not started yet are `canceled` at once. Nothing copied is lost, and a
-// later run resumes where this one stopped, without duplicates. A
+// later pass resumes where this one stopped, without duplicates. A
 // connection test stops likewise.
 //
-// With a selection, only the selected accounts of a run stop (event
+// With a selection, only the selected accounts of a pass stop (event
 // `accounts.canceled`): queued ones end `canceled` at once, running
 // ones when they have stopped; the others go on, and the task ends
 // with the last of them. A selection with no queued or running
@@ -4156,15 +4157,15 @@ func (c *Client) CancelTaskWithBody(ctx context.Context, id TaskID, contentType 
 	return c.Client.Do(req)
 }
 
-// CancelTask Stop the task's run, or some of its accounts.
+// CancelTask Stop the task's pass, or some of its accounts.
 //
 // The task is `canceling` until its running accounts have stopped
 // (promptly: their connections are closed), then `canceled`. Accounts
 // not started yet are `canceled` at once. Nothing copied is lost, and a
-// later run resumes where this one stopped, without duplicates. A
+// later pass resumes where this one stopped, without duplicates. A
 // connection test stops likewise.
 //
-// With a selection, only the selected accounts of a run stop (event
+// With a selection, only the selected accounts of a pass stop (event
 // `accounts.canceled`): queued ones end `canceled` at once, running
 // ones when they have stopped; the others go on, and the task ends
 // with the last of them. A selection with no queued or running
@@ -4337,9 +4338,10 @@ func (c *Client) ListMailDeliveries(ctx context.Context, id TaskID, reqEditors .
 
 // ListTaskPasses The task's passes, first first.
 //
-// Each run of the task (of every account, some, or one) starts a pass
-// with a record of its own: the first copy, the re-runs, the delta on
-// cut-over day. A re-run does not replace what an earlier pass did.
+// Each time the task is run (every account, some, or one), a pass
+// starts with a record of its own: the first copy, the re-runs, the
+// delta on cut-over day. A re-run does not replace what an earlier
+// pass did.
 // The figures of a pass come from its accounts: live while it runs,
 // kept as they were when it ended.
 //
@@ -4434,9 +4436,9 @@ func (c *Client) GetTaskPlan(ctx context.Context, id TaskID, params *GetTaskPlan
 // PlanTaskWithBody Plan (dry run) the task's accounts, in the background, without copying anything.
 //
 // For each selected account, both servers are read and neither is
-// changed: both sides' capabilities that matter, the folder plan a
-// run would make (source name → destination name, role, whether it is
-// created, a name moved by a collision or because the destination
+// changed: both sides' capabilities that matter, the folder plan an
+// attempt would make (source name → destination name, role, whether it
+// is created, a name moved by a collision or because the destination
 // refuses it), each folder's messages and bytes and what the
 // destination holds already, the destination's quota against what is
 // left to copy, and the messages larger than the destination takes.
@@ -4462,9 +4464,9 @@ func (c *Client) PlanTaskWithBody(ctx context.Context, id TaskID, contentType st
 // PlanTask Plan (dry run) the task's accounts, in the background, without copying anything.
 //
 // For each selected account, both servers are read and neither is
-// changed: both sides' capabilities that matter, the folder plan a
-// run would make (source name → destination name, role, whether it is
-// created, a name moved by a collision or because the destination
+// changed: both sides' capabilities that matter, the folder plan an
+// attempt would make (source name → destination name, role, whether it
+// is created, a name moved by a collision or because the destination
 // refuses it), each folder's messages and bytes and what the
 // destination holds already, the destination's quota against what is
 // left to copy, and the messages larger than the destination takes.
@@ -4533,20 +4535,20 @@ func (c *Client) ResumeTask(ctx context.Context, id TaskID, reqEditors ...Reques
 // ends `completed`, `completed_with_errors` (some messages refused, or
 // a folder that does not verify) or `failed`, and the task ends
 // `completed`, `completed_with_errors` or `failed` from them. A later
-// run copies only what the destination lacks. At most the task's
+// pass copies only what the destination lacks. At most the task's
 // `options.parallel_accounts` accounts run at once, and no server host
 // gets more IMAP connections than the service's limit. The event log
 // tells `run.started`, then per account `account.started`,
 // `account.progress` (at most every few seconds), `folder.done`,
-// `account.done` or `account.failed`, and `run.finished`. A run
+// `account.done` or `account.failed`, and `run.finished`. A pass
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
-// While a run is under way (`queued` or `running`), a selection joins
+// While a pass is under way (`queued` or `running`), a selection joins
 // it: the selected accounts that are not queued or running already
 // are queued in the same pass (event `run.joined`), and the task ends
 // after the last of them. Without a selection, a running task answers
-// 409 `task is running`; a selection of only accounts in the run
+// 409 `task is running`; a selection of only accounts in the pass
 // answers 409 `no account of the task matches`.
 //
 // A pass after the first is a delta: an account whose source is, by
@@ -4577,20 +4579,20 @@ func (c *Client) RunTaskWithBody(ctx context.Context, id TaskID, params *RunTask
 // ends `completed`, `completed_with_errors` (some messages refused, or
 // a folder that does not verify) or `failed`, and the task ends
 // `completed`, `completed_with_errors` or `failed` from them. A later
-// run copies only what the destination lacks. At most the task's
+// pass copies only what the destination lacks. At most the task's
 // `options.parallel_accounts` accounts run at once, and no server host
 // gets more IMAP connections than the service's limit. The event log
 // tells `run.started`, then per account `account.started`,
 // `account.progress` (at most every few seconds), `folder.done`,
-// `account.done` or `account.failed`, and `run.finished`. A run
+// `account.done` or `account.failed`, and `run.finished`. A pass
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
-// While a run is under way (`queued` or `running`), a selection joins
+// While a pass is under way (`queued` or `running`), a selection joins
 // it: the selected accounts that are not queued or running already
 // are queued in the same pass (event `run.joined`), and the task ends
 // after the last of them. Without a selection, a running task answers
-// 409 `task is running`; a selection of only accounts in the run
+// 409 `task is running`; a selection of only accounts in the pass
 // answers 409 `no account of the task matches`.
 //
 // A pass after the first is a delta: an account whose source is, by
@@ -4732,10 +4734,10 @@ func (c *Client) SetTaskSchedule(ctx context.Context, id TaskID, body SetTaskSch
 // server's error text. Logins are tried once: no retries that could
 // lock an account out. After the source's login, the test counts the
 // folders the task copies (messages and bytes), so that the task's
-// totals are known before its first run.
+// totals are known before its first pass.
 //
 // While the task runs a migration, a selection's accounts that are
-// not in the run are tested beside it: the task stays `queued` or
+// not in the pass are tested beside it: the task stays `queued` or
 // `running`, and `tests` counts this test. One such test at a time
 // (409 `a connection test is running`); without a selection, a
 // running task answers 409 `task is running`.
@@ -4764,10 +4766,10 @@ func (c *Client) TestTaskWithBody(ctx context.Context, id TaskID, contentType st
 // server's error text. Logins are tried once: no retries that could
 // lock an account out. After the source's login, the test counts the
 // folders the task copies (messages and bytes), so that the task's
-// totals are known before its first run.
+// totals are known before its first pass.
 //
 // While the task runs a migration, a selection's accounts that are
-// not in the run are tested beside it: the task stays `queued` or
+// not in the pass are tested beside it: the task stays `queued` or
 // `running`, and `tests` counts this test. One such test at a time
 // (409 `a connection test is running`); without a selection, a
 // running task answers 409 `task is running`.
@@ -8200,11 +8202,11 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/accounts/{accountId}/authorize (the `AuthorizeAccount` operationId).
 	AuthorizeAccountWithResponse(ctx context.Context, id TaskID, accountId AccountID, body AuthorizeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*AuthorizeAccountResponse, error)
 
-	// CancelAccountWithResponse Stop one account of the task's run; the others go on.
+	// CancelAccountWithResponse Stop one account of the task's pass; the others go on.
 	//
 	// Queued, it ends `canceled` at once; running, as soon as it has
 	// stopped (promptly: its connections are closed). Nothing copied is
-	// lost, and a later run resumes where it stopped.
+	// lost, and a later attempt resumes where it stopped.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8218,13 +8220,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /tasks/{id}/accounts/{accountId}/events (the `ListAccountEvents` operationId).
 	ListAccountEventsWithResponse(ctx context.Context, id TaskID, accountId AccountID, params *ListAccountEventsParams, reqEditors ...RequestEditorFn) (*ListAccountEventsResponse, error)
 
-	// ListAccountFoldersWithResponse The account's source folders as its last run left them.
+	// ListAccountFoldersWithResponse The account's source folders as its last attempt left them.
 	//
 	// From the copy engine's sync state: where each source folder goes,
 	// both folders' counts and how many source messages were verified on
-	// the destination when the last run finished the folder, and the
+	// the destination when the last attempt finished the folder, and the
 	// messages refused or unreadable then, with the server's words (each
-	// run tries them again).
+	// attempt tries them again).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8272,15 +8274,15 @@ type ClientWithResponsesInterface interface {
 	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPathWithResponse(ctx context.Context, id TaskID, accountId AccountID, reqEditors ...RequestEditorFn) (*ListAccountRunsByOldPathResponse, error)
 
-	// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
+	// CancelTaskWithBodyWithResponse Stop the task's pass, or some of its accounts.
 	//
 	// The task is `canceling` until its running accounts have stopped
 	// (promptly: their connections are closed), then `canceled`. Accounts
 	// not started yet are `canceled` at once. Nothing copied is lost, and a
-	// later run resumes where this one stopped, without duplicates. A
+	// later pass resumes where this one stopped, without duplicates. A
 	// connection test stops likewise.
 	//
-	// With a selection, only the selected accounts of a run stop (event
+	// With a selection, only the selected accounts of a pass stop (event
 	// `accounts.canceled`): queued ones end `canceled` at once, running
 	// ones when they have stopped; the others go on, and the task ends
 	// with the last of them. A selection with no queued or running
@@ -8291,15 +8293,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
 	CancelTaskWithBodyWithResponse(ctx context.Context, id TaskID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error)
 
-	// CancelTaskWithResponse Stop the task's run, or some of its accounts.
+	// CancelTaskWithResponse Stop the task's pass, or some of its accounts.
 	//
 	// The task is `canceling` until its running accounts have stopped
 	// (promptly: their connections are closed), then `canceled`. Accounts
 	// not started yet are `canceled` at once. Nothing copied is lost, and a
-	// later run resumes where this one stopped, without duplicates. A
+	// later pass resumes where this one stopped, without duplicates. A
 	// connection test stops likewise.
 	//
-	// With a selection, only the selected accounts of a run stop (event
+	// With a selection, only the selected accounts of a pass stop (event
 	// `accounts.canceled`): queued ones end `canceled` at once, running
 	// ones when they have stopped; the others go on, and the task ends
 	// with the last of them. A selection with no queued or running
@@ -8394,9 +8396,10 @@ type ClientWithResponsesInterface interface {
 
 	// ListTaskPassesWithResponse The task's passes, first first.
 	//
-	// Each run of the task (of every account, some, or one) starts a pass
-	// with a record of its own: the first copy, the re-runs, the delta on
-	// cut-over day. A re-run does not replace what an earlier pass did.
+	// Each time the task is run (every account, some, or one), a pass
+	// starts with a record of its own: the first copy, the re-runs, the
+	// delta on cut-over day. A re-run does not replace what an earlier
+	// pass did.
 	// The figures of a pass come from its accounts: live while it runs,
 	// kept as they were when it ended.
 	//
@@ -8455,9 +8458,9 @@ type ClientWithResponsesInterface interface {
 	// PlanTaskWithBodyWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
 	//
 	// For each selected account, both servers are read and neither is
-	// changed: both sides' capabilities that matter, the folder plan a
-	// run would make (source name → destination name, role, whether it is
-	// created, a name moved by a collision or because the destination
+	// changed: both sides' capabilities that matter, the folder plan an
+	// attempt would make (source name → destination name, role, whether it
+	// is created, a name moved by a collision or because the destination
 	// refuses it), each folder's messages and bytes and what the
 	// destination holds already, the destination's quota against what is
 	// left to copy, and the messages larger than the destination takes.
@@ -8473,9 +8476,9 @@ type ClientWithResponsesInterface interface {
 	// PlanTaskWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
 	//
 	// For each selected account, both servers are read and neither is
-	// changed: both sides' capabilities that matter, the folder plan a
-	// run would make (source name → destination name, role, whether it is
-	// created, a name moved by a collision or because the destination
+	// changed: both sides' capabilities that matter, the folder plan an
+	// attempt would make (source name → destination name, role, whether it
+	// is created, a name moved by a collision or because the destination
 	// refuses it), each folder's messages and bytes and what the
 	// destination holds already, the destination's quota against what is
 	// left to copy, and the messages larger than the destination takes.
@@ -8518,20 +8521,20 @@ type ClientWithResponsesInterface interface {
 	// ends `completed`, `completed_with_errors` (some messages refused, or
 	// a folder that does not verify) or `failed`, and the task ends
 	// `completed`, `completed_with_errors` or `failed` from them. A later
-	// run copies only what the destination lacks. At most the task's
+	// pass copies only what the destination lacks. At most the task's
 	// `options.parallel_accounts` accounts run at once, and no server host
 	// gets more IMAP connections than the service's limit. The event log
 	// tells `run.started`, then per account `account.started`,
 	// `account.progress` (at most every few seconds), `folder.done`,
-	// `account.done` or `account.failed`, and `run.finished`. A run
+	// `account.done` or `account.failed`, and `run.finished`. A pass
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
-	// While a run is under way (`queued` or `running`), a selection joins
+	// While a pass is under way (`queued` or `running`), a selection joins
 	// it: the selected accounts that are not queued or running already
 	// are queued in the same pass (event `run.joined`), and the task ends
 	// after the last of them. Without a selection, a running task answers
-	// 409 `task is running`; a selection of only accounts in the run
+	// 409 `task is running`; a selection of only accounts in the pass
 	// answers 409 `no account of the task matches`.
 	//
 	// A pass after the first is a delta: an account whose source is, by
@@ -8552,20 +8555,20 @@ type ClientWithResponsesInterface interface {
 	// ends `completed`, `completed_with_errors` (some messages refused, or
 	// a folder that does not verify) or `failed`, and the task ends
 	// `completed`, `completed_with_errors` or `failed` from them. A later
-	// run copies only what the destination lacks. At most the task's
+	// pass copies only what the destination lacks. At most the task's
 	// `options.parallel_accounts` accounts run at once, and no server host
 	// gets more IMAP connections than the service's limit. The event log
 	// tells `run.started`, then per account `account.started`,
 	// `account.progress` (at most every few seconds), `folder.done`,
-	// `account.done` or `account.failed`, and `run.finished`. A run
+	// `account.done` or `account.failed`, and `run.finished`. A pass
 	// survives a restart of the service: an account whose process died
 	// is queued again and resumes where it stopped.
 	//
-	// While a run is under way (`queued` or `running`), a selection joins
+	// While a pass is under way (`queued` or `running`), a selection joins
 	// it: the selected accounts that are not queued or running already
 	// are queued in the same pass (event `run.joined`), and the task ends
 	// after the last of them. Without a selection, a running task answers
-	// 409 `task is running`; a selection of only accounts in the run
+	// 409 `task is running`; a selection of only accounts in the pass
 	// answers 409 `no account of the task matches`.
 	//
 	// A pass after the first is a delta: an account whose source is, by
@@ -8654,10 +8657,10 @@ type ClientWithResponsesInterface interface {
 	// server's error text. Logins are tried once: no retries that could
 	// lock an account out. After the source's login, the test counts the
 	// folders the task copies (messages and bytes), so that the task's
-	// totals are known before its first run.
+	// totals are known before its first pass.
 	//
 	// While the task runs a migration, a selection's accounts that are
-	// not in the run are tested beside it: the task stays `queued` or
+	// not in the pass are tested beside it: the task stays `queued` or
 	// `running`, and `tests` counts this test. One such test at a time
 	// (409 `a connection test is running`); without a selection, a
 	// running task answers 409 `task is running`.
@@ -8676,10 +8679,10 @@ type ClientWithResponsesInterface interface {
 	// server's error text. Logins are tried once: no retries that could
 	// lock an account out. After the source's login, the test counts the
 	// folders the task copies (messages and bytes), so that the task's
-	// totals are known before its first run.
+	// totals are known before its first pass.
 	//
 	// While the task runs a migration, a selection's accounts that are
-	// not in the run are tested beside it: the task stays `queued` or
+	// not in the pass are tested beside it: the task stays `queued` or
 	// `running`, and `tests` counts this test. One such test at a time
 	// (409 `a connection test is running`); without a selection, a
 	// running task answers 409 `task is running`.
@@ -11894,11 +11897,11 @@ func (c *ClientWithResponses) AuthorizeAccountWithResponse(ctx context.Context, 
 	return ParseAuthorizeAccountResponse(rsp)
 }
 
-// CancelAccountWithResponse Stop one account of the task's run; the others go on.
+// CancelAccountWithResponse Stop one account of the task's pass; the others go on.
 //
 // Queued, it ends `canceled` at once; running, as soon as it has
 // stopped (promptly: its connections are closed). Nothing copied is
-// lost, and a later run resumes where it stopped.
+// lost, and a later attempt resumes where it stopped.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11924,13 +11927,13 @@ func (c *ClientWithResponses) ListAccountEventsWithResponse(ctx context.Context,
 	return ParseListAccountEventsResponse(rsp)
 }
 
-// ListAccountFoldersWithResponse The account's source folders as its last run left them.
+// ListAccountFoldersWithResponse The account's source folders as its last attempt left them.
 //
 // From the copy engine's sync state: where each source folder goes,
 // both folders' counts and how many source messages were verified on
-// the destination when the last run finished the folder, and the
+// the destination when the last attempt finished the folder, and the
 // messages refused or unreadable then, with the server's words (each
-// run tries them again).
+// attempt tries them again).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12008,15 +12011,15 @@ func (c *ClientWithResponses) ListAccountRunsByOldPathWithResponse(ctx context.C
 	return ParseListAccountRunsByOldPathResponse(rsp)
 }
 
-// CancelTaskWithBodyWithResponse Stop the task's run, or some of its accounts.
+// CancelTaskWithBodyWithResponse Stop the task's pass, or some of its accounts.
 //
 // The task is `canceling` until its running accounts have stopped
 // (promptly: their connections are closed), then `canceled`. Accounts
 // not started yet are `canceled` at once. Nothing copied is lost, and a
-// later run resumes where this one stopped, without duplicates. A
+// later pass resumes where this one stopped, without duplicates. A
 // connection test stops likewise.
 //
-// With a selection, only the selected accounts of a run stop (event
+// With a selection, only the selected accounts of a pass stop (event
 // `accounts.canceled`): queued ones end `canceled` at once, running
 // ones when they have stopped; the others go on, and the task ends
 // with the last of them. A selection with no queued or running
@@ -12033,15 +12036,15 @@ func (c *ClientWithResponses) CancelTaskWithBodyWithResponse(ctx context.Context
 	return ParseCancelTaskResponse(rsp)
 }
 
-// CancelTaskWithResponse Stop the task's run, or some of its accounts.
+// CancelTaskWithResponse Stop the task's pass, or some of its accounts.
 //
 // The task is `canceling` until its running accounts have stopped
 // (promptly: their connections are closed), then `canceled`. Accounts
 // not started yet are `canceled` at once. Nothing copied is lost, and a
-// later run resumes where this one stopped, without duplicates. A
+// later pass resumes where this one stopped, without duplicates. A
 // connection test stops likewise.
 //
-// With a selection, only the selected accounts of a run stop (event
+// With a selection, only the selected accounts of a pass stop (event
 // `accounts.canceled`): queued ones end `canceled` at once, running
 // ones when they have stopped; the others go on, and the task ends
 // with the last of them. A selection with no queued or running
@@ -12190,9 +12193,10 @@ func (c *ClientWithResponses) ListMailDeliveriesWithResponse(ctx context.Context
 
 // ListTaskPassesWithResponse The task's passes, first first.
 //
-// Each run of the task (of every account, some, or one) starts a pass
-// with a record of its own: the first copy, the re-runs, the delta on
-// cut-over day. A re-run does not replace what an earlier pass did.
+// Each time the task is run (every account, some, or one), a pass
+// starts with a record of its own: the first copy, the re-runs, the
+// delta on cut-over day. A re-run does not replace what an earlier
+// pass did.
 // The figures of a pass come from its accounts: live while it runs,
 // kept as they were when it ended.
 //
@@ -12275,9 +12279,9 @@ func (c *ClientWithResponses) GetTaskPlanWithResponse(ctx context.Context, id Ta
 // PlanTaskWithBodyWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
 //
 // For each selected account, both servers are read and neither is
-// changed: both sides' capabilities that matter, the folder plan a
-// run would make (source name → destination name, role, whether it is
-// created, a name moved by a collision or because the destination
+// changed: both sides' capabilities that matter, the folder plan an
+// attempt would make (source name → destination name, role, whether it
+// is created, a name moved by a collision or because the destination
 // refuses it), each folder's messages and bytes and what the
 // destination holds already, the destination's quota against what is
 // left to copy, and the messages larger than the destination takes.
@@ -12299,9 +12303,9 @@ func (c *ClientWithResponses) PlanTaskWithBodyWithResponse(ctx context.Context, 
 // PlanTaskWithResponse Plan (dry run) the task's accounts, in the background, without copying anything.
 //
 // For each selected account, both servers are read and neither is
-// changed: both sides' capabilities that matter, the folder plan a
-// run would make (source name → destination name, role, whether it is
-// created, a name moved by a collision or because the destination
+// changed: both sides' capabilities that matter, the folder plan an
+// attempt would make (source name → destination name, role, whether it
+// is created, a name moved by a collision or because the destination
 // refuses it), each folder's messages and bytes and what the
 // destination holds already, the destination's quota against what is
 // left to copy, and the messages larger than the destination takes.
@@ -12362,20 +12366,20 @@ func (c *ClientWithResponses) ResumeTaskWithResponse(ctx context.Context, id Tas
 // ends `completed`, `completed_with_errors` (some messages refused, or
 // a folder that does not verify) or `failed`, and the task ends
 // `completed`, `completed_with_errors` or `failed` from them. A later
-// run copies only what the destination lacks. At most the task's
+// pass copies only what the destination lacks. At most the task's
 // `options.parallel_accounts` accounts run at once, and no server host
 // gets more IMAP connections than the service's limit. The event log
 // tells `run.started`, then per account `account.started`,
 // `account.progress` (at most every few seconds), `folder.done`,
-// `account.done` or `account.failed`, and `run.finished`. A run
+// `account.done` or `account.failed`, and `run.finished`. A pass
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
-// While a run is under way (`queued` or `running`), a selection joins
+// While a pass is under way (`queued` or `running`), a selection joins
 // it: the selected accounts that are not queued or running already
 // are queued in the same pass (event `run.joined`), and the task ends
 // after the last of them. Without a selection, a running task answers
-// 409 `task is running`; a selection of only accounts in the run
+// 409 `task is running`; a selection of only accounts in the pass
 // answers 409 `no account of the task matches`.
 //
 // A pass after the first is a delta: an account whose source is, by
@@ -12402,20 +12406,20 @@ func (c *ClientWithResponses) RunTaskWithBodyWithResponse(ctx context.Context, i
 // ends `completed`, `completed_with_errors` (some messages refused, or
 // a folder that does not verify) or `failed`, and the task ends
 // `completed`, `completed_with_errors` or `failed` from them. A later
-// run copies only what the destination lacks. At most the task's
+// pass copies only what the destination lacks. At most the task's
 // `options.parallel_accounts` accounts run at once, and no server host
 // gets more IMAP connections than the service's limit. The event log
 // tells `run.started`, then per account `account.started`,
 // `account.progress` (at most every few seconds), `folder.done`,
-// `account.done` or `account.failed`, and `run.finished`. A run
+// `account.done` or `account.failed`, and `run.finished`. A pass
 // survives a restart of the service: an account whose process died
 // is queued again and resumes where it stopped.
 //
-// While a run is under way (`queued` or `running`), a selection joins
+// While a pass is under way (`queued` or `running`), a selection joins
 // it: the selected accounts that are not queued or running already
 // are queued in the same pass (event `run.joined`), and the task ends
 // after the last of them. Without a selection, a running task answers
-// 409 `task is running`; a selection of only accounts in the run
+// 409 `task is running`; a selection of only accounts in the pass
 // answers 409 `no account of the task matches`.
 //
 // A pass after the first is a delta: an account whose source is, by
@@ -12540,10 +12544,10 @@ func (c *ClientWithResponses) SetTaskScheduleWithResponse(ctx context.Context, i
 // server's error text. Logins are tried once: no retries that could
 // lock an account out. After the source's login, the test counts the
 // folders the task copies (messages and bytes), so that the task's
-// totals are known before its first run.
+// totals are known before its first pass.
 //
 // While the task runs a migration, a selection's accounts that are
-// not in the run are tested beside it: the task stays `queued` or
+// not in the pass are tested beside it: the task stays `queued` or
 // `running`, and `tests` counts this test. One such test at a time
 // (409 `a connection test is running`); without a selection, a
 // running task answers 409 `task is running`.
@@ -12568,10 +12572,10 @@ func (c *ClientWithResponses) TestTaskWithBodyWithResponse(ctx context.Context, 
 // server's error text. Logins are tried once: no retries that could
 // lock an account out. After the source's login, the test counts the
 // folders the task copies (messages and bytes), so that the task's
-// totals are known before its first run.
+// totals are known before its first pass.
 //
 // While the task runs a migration, a selection's accounts that are
-// not in the run are tested beside it: the task stays `queued` or
+// not in the pass are tested beside it: the task stays `queued` or
 // `running`, and `tests` counts this test. One such test at a time
 // (409 `a connection test is running`); without a selection, a
 // running task answers 409 `task is running`.
@@ -14431,13 +14435,13 @@ type ServerInterface interface {
 	// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 	// (POST /tasks/{id}/accounts/{accountId}/authorize)
 	AuthorizeAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
-	// CancelAccount Stop one account of the task's run; the others go on.
+	// CancelAccount Stop one account of the task's pass; the others go on.
 	// (POST /tasks/{id}/accounts/{accountId}/cancel)
 	CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// ListAccountEvents The account's events, oldest first.
 	// (GET /tasks/{id}/accounts/{accountId}/events)
 	ListAccountEvents(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID, params ListAccountEventsParams)
-	// ListAccountFolders The account's source folders as its last run left them.
+	// ListAccountFolders The account's source folders as its last attempt left them.
 	// (GET /tasks/{id}/accounts/{accountId}/folders)
 	ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
 	// ListAccountPasses What each pass did for this account, first first.
@@ -14454,7 +14458,7 @@ type ServerInterface interface {
 	//
 	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPath(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID)
-	// CancelTask Stop the task's run, or some of its accounts.
+	// CancelTask Stop the task's pass, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(w http.ResponseWriter, r *http.Request, id TaskID)
 	// ListTaskEvents The task's event log, oldest first.
@@ -14702,7 +14706,7 @@ func (_ Unimplemented) AuthorizeAccount(w http.ResponseWriter, r *http.Request, 
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// CancelAccount Stop one account of the task's run; the others go on.
+// CancelAccount Stop one account of the task's pass; the others go on.
 // (POST /tasks/{id}/accounts/{accountId}/cancel)
 func (_ Unimplemented) CancelAccount(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -14714,7 +14718,7 @@ func (_ Unimplemented) ListAccountEvents(w http.ResponseWriter, r *http.Request,
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// ListAccountFolders The account's source folders as its last run left them.
+// ListAccountFolders The account's source folders as its last attempt left them.
 // (GET /tasks/{id}/accounts/{accountId}/folders)
 func (_ Unimplemented) ListAccountFolders(w http.ResponseWriter, r *http.Request, id TaskID, accountId AccountID) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -14746,7 +14750,7 @@ func (_ Unimplemented) ListAccountRunsByOldPath(w http.ResponseWriter, r *http.R
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
-// CancelTask Stop the task's run, or some of its accounts.
+// CancelTask Stop the task's pass, or some of its accounts.
 // (POST /tasks/{id}/cancel)
 func (_ Unimplemented) CancelTask(w http.ResponseWriter, r *http.Request, id TaskID) {
 	w.WriteHeader(http.StatusNotImplemented)
@@ -22113,13 +22117,13 @@ type StrictServerInterface interface {
 	// AuthorizeAccount Get the account's refresh token for one side, from the user's sign-in.
 	// (POST /tasks/{id}/accounts/{accountId}/authorize)
 	AuthorizeAccount(ctx context.Context, request AuthorizeAccountRequestObject) (AuthorizeAccountResponseObject, error)
-	// CancelAccount Stop one account of the task's run; the others go on.
+	// CancelAccount Stop one account of the task's pass; the others go on.
 	// (POST /tasks/{id}/accounts/{accountId}/cancel)
 	CancelAccount(ctx context.Context, request CancelAccountRequestObject) (CancelAccountResponseObject, error)
 	// ListAccountEvents The account's events, oldest first.
 	// (GET /tasks/{id}/accounts/{accountId}/events)
 	ListAccountEvents(ctx context.Context, request ListAccountEventsRequestObject) (ListAccountEventsResponseObject, error)
-	// ListAccountFolders The account's source folders as its last run left them.
+	// ListAccountFolders The account's source folders as its last attempt left them.
 	// (GET /tasks/{id}/accounts/{accountId}/folders)
 	ListAccountFolders(ctx context.Context, request ListAccountFoldersRequestObject) (ListAccountFoldersResponseObject, error)
 	// ListAccountPasses What each pass did for this account, first first.
@@ -22136,7 +22140,7 @@ type StrictServerInterface interface {
 	//
 	// Deprecated: an account's passes are at GET /tasks/{id}/accounts/{accountId}/passes
 	ListAccountRunsByOldPath(ctx context.Context, request ListAccountRunsByOldPathRequestObject) (ListAccountRunsByOldPathResponseObject, error)
-	// CancelTask Stop the task's run, or some of its accounts.
+	// CancelTask Stop the task's pass, or some of its accounts.
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
 	// ListTaskEvents The task's event log, oldest first.

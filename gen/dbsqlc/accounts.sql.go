@@ -480,9 +480,9 @@ type AccountStatsByTaskRow struct {
 
 // Account counts and totals per task and state; the task's figures are
 // derived from these, never stored twice. Each row also carries what the
-// ended runs of the task's accounts copied over all passes (the same on
-// every row of a task): with what the runs under way copied so far, the
-// task's totals to date. One query, so that reading a task or the list
+// task's accounts copied in all ended passes (the same on every row of a
+// task): with what the pass under way copied so far, the task's totals to
+// date. One query, so that reading a task or the list
 // costs one round trip for its figures.
 func (q *Queries) AccountStatsByTask(ctx context.Context, arg AccountStatsByTaskParams) ([]AccountStatsByTaskRow, error) {
 	rows, err := q.db.Query(ctx, accountStatsByTask, arg.TaskIds, arg.LoggedInStates)
@@ -543,7 +543,7 @@ type AccountTestRecordParams struct {
 }
 
 // A test's result; a source it counted gives the account its total before
-// a run does (a running account keeps its run's count).
+// an attempt does (a running account keeps its attempt's count).
 func (q *Queries) AccountTestRecord(ctx context.Context, arg AccountTestRecordParams) error {
 	_, err := q.db.Exec(ctx, accountTestRecord,
 		arg.SourceOk,
@@ -591,7 +591,7 @@ type AccountUpdateParams struct {
 // Replaces the logins; a NULL password keeps the stored one, and
 // link_destination makes the destination's the source's again. A change
 // of what a login uses outdates the last login test. An account queued or
-// running is left as it is (no row): its run uses what it read.
+// running is left as it is (no row): its attempt uses what it read.
 func (q *Queries) AccountUpdate(ctx context.Context, arg AccountUpdateParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountUpdate,
 		arg.SourceLogin,
@@ -620,7 +620,7 @@ type AccountsCancelQueuedParams struct {
 	FromStates []string
 }
 
-// A cancel ends the accounts whose run has not started (the domain's
+// A cancel ends the accounts whose attempt has not started (the domain's
 // MoveCancel).
 func (q *Queries) AccountsCancelQueued(ctx context.Context, arg AccountsCancelQueuedParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, accountsCancelQueued, arg.ToState, arg.TaskID, arg.FromStates)

@@ -184,7 +184,7 @@ type HostConnectionsHeldRow struct {
 }
 
 // IMAP connections that admitted and running accounts hold on each host,
-// across every task and process: a run holds one to its source and up to
+// across every task and process: an account holds one to its source and up to
 // two to its destination (one of them for MULTIAPPEND).
 func (q *Queries) HostConnectionsHeld(ctx context.Context, arg HostConnectionsHeldParams) ([]HostConnectionsHeldRow, error) {
 	rows, err := q.db.Query(ctx, hostConnectionsHeld, arg.SourceConnections, arg.DestinationConnections)

@@ -36,7 +36,7 @@ type AccountFactsLockRow struct {
 	SourceLogin   string
 }
 
-// What the domain decides an account's run on (migration.AccountFacts),
+// What the domain decides an account's attempt on (migration.AccountFacts),
 // and its login for the events, with the account locked.
 func (q *Queries) AccountFactsLock(ctx context.Context, arg AccountFactsLockParams) (AccountFactsLockRow, error) {
 	row := q.db.QueryRow(ctx, accountFactsLock, arg.Canceling, arg.TaskID, arg.ID)
@@ -92,9 +92,9 @@ type AccountQueueRow struct {
 }
 
 // Queues one account of a task to wait for admission (the domain's
-// MoveQueue, or MoveRequeue for a takeover); a new run (not a takeover)
-// counts its retries and figures from zero again and joins pass, keeping
-// aside what an earlier run of it in that pass copied.
+// MoveQueue, or MoveRequeue for a takeover); queued anew (not a
+// takeover), it counts its retries and figures from zero again and joins
+// pass, keeping aside what its earlier attempts in that pass copied.
 func (q *Queries) AccountQueue(ctx context.Context, arg AccountQueueParams) (AccountQueueRow, error) {
 	row := q.db.QueryRow(ctx, accountQueue,
 		arg.ToState,
@@ -175,7 +175,7 @@ type AccountsCancelWaitingParams struct {
 }
 
 // A cancel of some accounts ends at once those the filter selects whose
-// run has not started (the domain's MoveCancel).
+// attempt has not started (the domain's MoveCancel).
 func (q *Queries) AccountsCancelWaiting(ctx context.Context, arg AccountsCancelWaitingParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, accountsCancelWaiting,
 		arg.ToState,
@@ -234,7 +234,7 @@ type AccountsLoginRefusedSelectedParams struct {
 	LoginTest   string
 }
 
-// How many of the accounts the filter selects, not in a run, a scheduled
+// How many of the accounts the filter selects, not in a pass, a scheduled
 // or final pass leaves out because a server refused their login.
 func (q *Queries) AccountsLoginRefusedSelected(ctx context.Context, arg AccountsLoginRefusedSelectedParams) (int64, error) {
 	row := q.db.QueryRow(ctx, accountsLoginRefusedSelected,
@@ -287,8 +287,9 @@ type AccountsQueueParams struct {
 // account_selected) to wait for admission, in pass (the domain's
 // MoveQueue: from_states, to_state); those queued or running already are
 // left as they are. Their figures start from zero:
-// the pass's figures (pass_figures) are only its own. What an earlier run
-// of the account in this same pass copied is kept aside, to count too.
+// the pass's figures (pass_figures) are only its own. What earlier
+// attempts of the account in this same pass copied is kept aside, to count
+// too.
 func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsQueue,
 		arg.ToState,
@@ -336,8 +337,8 @@ type AttemptContextRow struct {
 	DestinationPassword []byte
 }
 
-// What the run of an account needs, read as it starts: its task, both
-// endpoints, the account with the figures its run carries on from, and
+// What an account's attempt needs, read as it starts: its task, both
+// endpoints, the account with the figures its attempt carries on from, and
 // whether its pass verifies (looks at both servers whatever the source),
 // and its sealed passwords (AccountCredentialsGet). The view lacks the
 // pass and the passwords: they come from the account's own row.
@@ -575,8 +576,8 @@ type AttemptParkParams struct {
 	FromStates    []string
 }
 
-// Queues again the running account of a generation whose run paused for
-// longer than a run waits (a daily byte budget spent, a long throttle),
+// Queues again the running account of a generation whose attempt paused
+// for longer than an attempt waits (a daily byte budget spent, a long throttle),
 // or stopped for its task's hold (the domain's MovePark, MoveHold):
 // admitted when the pause ends, it goes on where it was. Not a retry:
 // its retries are not counted.
@@ -647,7 +648,7 @@ type AttemptRetryParams struct {
 	FromStates    []string
 }
 
-// Queues again the running account of a generation whose run failed on a
+// Queues again the running account of a generation whose attempt failed on a
 // transient fault, to be admitted after its delay (the domain's
 // MoveRetry).
 func (q *Queries) AttemptRetry(ctx context.Context, arg AttemptRetryParams) (pgtype.Timestamptz, error) {
@@ -693,9 +694,9 @@ type AttemptStartParams struct {
 	TaskFrom   string
 }
 
-// A new run starts its figures from zero; a resumed one keeps them (its
-// job adds to them). The domain's MoveStart. The first account of a
-// queued run to start makes its task running (task_from, task_to: the
+// An account queued anew starts its figures from zero; a resumed one
+// keeps them (its job adds to them). The domain's MoveStart. The first
+// account of a queued pass to start makes its task running (task_from, task_to: the
 // domain's states).
 func (q *Queries) AttemptStart(ctx context.Context, arg AttemptStartParams) error {
 	_, err := q.db.Exec(ctx, attemptStart,

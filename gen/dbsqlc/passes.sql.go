@@ -35,7 +35,7 @@ type PassEndRow struct {
 }
 
 // The task's open pass ends in state, keeping its accounts' figures of
-// now; it says which pass ended (none for a run from before passes) and
+// now; it says which pass ended (none for one begun before passes were recorded) and
 // which pass of the task began as final (0 before one did).
 func (q *Queries) PassEnd(ctx context.Context, arg PassEndParams) ([]PassEndRow, error) {
 	rows, err := q.db.Query(ctx, passEnd, arg.State, arg.TaskID)
@@ -157,7 +157,7 @@ const passNext = `-- name: PassNext :one
 SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = $1
 `
 
-// Passes (migration 0011): each run of a task, with its own figures.
+// Passes (migration 0011): a task's passes, each with its own figures.
 // The number of the task's next pass.
 func (q *Queries) PassNext(ctx context.Context, taskID int64) (int32, error) {
 	row := q.db.QueryRow(ctx, passNext, taskID)
@@ -189,7 +189,7 @@ type PassStartParams struct {
 	StartedBy string
 }
 
-// A run begins pass, of accounts; started_by says what started it.
+// Pass number pass begins, of accounts; started_by says what started it.
 func (q *Queries) PassStart(ctx context.Context, arg PassStartParams) error {
 	_, err := q.db.Exec(ctx, passStart,
 		arg.TaskID,

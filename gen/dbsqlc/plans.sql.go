@@ -250,7 +250,7 @@ type PlansRefusedSelectedParams struct {
 	LoginTest string
 }
 
-// How many of the accounts the filter selects, not in a run, a run would
+// How many of the accounts the filter selects, not in a pass, a pass would
 // leave out for their plan (plan_refused).
 func (q *Queries) PlansRefusedSelected(ctx context.Context, arg PlansRefusedSelectedParams) (int64, error) {
 	row := q.db.QueryRow(ctx, plansRefusedSelected,

@@ -85,7 +85,7 @@ type TaskCancelParams struct {
 	ID               int64
 }
 
-// A queued or running run, or a test, is asked to stop; returns the state
+// A queued or running pass, or a test, is asked to stop; returns the state
 // it was in.
 func (q *Queries) TaskCancel(ctx context.Context, arg TaskCancelParams) (string, error) {
 	row := q.db.QueryRow(ctx, taskCancel, arg.CancelableStates, arg.ID)
@@ -173,7 +173,7 @@ type TaskFactsLockRow struct {
 // row held until the transaction ends: commands on one task take turns,
 // and no pass starts or ends while one is applied. The passes' facts,
 // which only the final pass reads, are read with pass_facts alone: every
-// account edit and run would otherwise count the task's pass records.
+// account edited or run would otherwise count the task's pass records.
 func (q *Queries) TaskFactsLock(ctx context.Context, arg TaskFactsLockParams) (TaskFactsLockRow, error) {
 	row := q.db.QueryRow(ctx, taskFactsLock, arg.PassFacts, arg.CompletedStates, arg.ID)
 	var i TaskFactsLockRow
@@ -250,8 +250,8 @@ type TaskJobsEndedRow struct {
 	TestsFailed   int32
 }
 
-// Jobs of the task that ended: tests done or dropped, or runs that a
-// cancel ended before they started. After the last, a test returns the
+// Jobs of the task that ended: tests done or dropped, or accounts' jobs
+// that a cancel ended before they started. After the last, a test returns the
 // task to the state before it (a pass's end is the domain's: endPass).
 // Returns the state the task had before.
 func (q *Queries) TaskJobsEnded(ctx context.Context, arg TaskJobsEndedParams) (TaskJobsEndedRow, error) {
@@ -278,7 +278,7 @@ type TaskJoinJobsParams struct {
 	ID   int64
 }
 
-// n jobs more join the run of a queued or running task. No row: the task
+// n jobs more join the pass of a queued or running task. No row: the task
 // is missing, or is not running a migration.
 func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, taskJoinJobs, arg.Jobs, arg.ID)

@@ -101,7 +101,7 @@ type AccountsTestQueueParams struct {
 // Connection tests (see migrations/0008_connection_tests.sql). Every query
 // here runs in a transaction that took EventsLock first.
 // The accounts of the task that the filter selects (see account_selected)
-// wait for their test, under a new generation; accounts in a run are left
+// wait for their test, under a new generation; accounts in a pass are left
 // out.
 func (q *Queries) AccountsTestQueue(ctx context.Context, arg AccountsTestQueueParams) (int64, error) {
 	result, err := q.db.Exec(ctx, accountsTestQueue,
@@ -176,8 +176,8 @@ type TaskTestsAlongsideEndedParams struct {
 	ID   int64
 }
 
-// jobs tests alongside a run ended; returns how many remain. No row: the
-// task's test is not one alongside a run.
+// jobs tests alongside a pass ended; returns how many remain. No row: the
+// task's test is not one alongside a pass.
 func (q *Queries) TaskTestsAlongsideEnded(ctx context.Context, arg TaskTestsAlongsideEndedParams) (int32, error) {
 	row := q.db.QueryRow(ctx, taskTestsAlongsideEnded, arg.Jobs, arg.ID)
 	var tests_pending int32

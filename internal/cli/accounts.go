@@ -30,7 +30,7 @@ func accountCommands() []command {
 		{"delete", "TASK ID", "Delete an account", accountsDelete},
 		{"import", "TASK FILE.csv", "Add accounts from CSV (- for stdin), all or nothing", accountsImport},
 		{"run", "TASK ID", "Migrate one account again, e.g. after fixing its password, also while others run (--follow: show the progress)", accountsRun},
-		{"cancel", "TASK ID", "Stop one account of a run; the others go on", accountsCancel},
+		{"cancel", "TASK ID", "Stop one account of a pass; the others go on", accountsCancel},
 		{"passes", "TASK ID", "List what each pass did for one account", accountsPasses},
 		{"runs", "TASK ID", "The old name of passes", accountsPasses},
 		{"folders", "TASK ID", "List one account's folders: where each goes, counts, refused messages", accountsFolders},
@@ -55,7 +55,7 @@ func accountsRun(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, taskID, ff, "run of account "+itoa(id), false, func() (response, error) {
+	return startAndFollow(ctx, s, taskID, ff, "attempt of account "+itoa(id), false, func() (response, error) {
 		return s.client.RunAccountWithResponse(ctx, taskID, id)
 	})
 }

@@ -34,7 +34,7 @@ func (ff *followFlags) bind(fs *flag.FlagSet, followHelp string) {
 }
 
 // followRunHelp is the --follow of the commands that start a pass.
-const followRunHelp = "show the progress until the run ends; exit 1 unless every account completed"
+const followRunHelp = "show the progress until the pass ends; exit 1 unless every account completed"
 
 func tasksRun(ctx context.Context, s *session, args []string) error {
 	var ff followFlags
@@ -46,7 +46,7 @@ func tasksRun(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return startAndFollow(ctx, s, id, ff, "run", false, func() (response, error) {
+	return startAndFollow(ctx, s, id, ff, "pass", false, func() (response, error) {
 		return s.client.RunTaskWithResponse(ctx, id, &api.RunTaskParams{Verify: verify}, selected())
 	})
 }

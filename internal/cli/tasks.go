@@ -220,7 +220,7 @@ func taskFlags(fs *flag.FlagSet, in *api.TaskInput) {
 	fs.StringVar(&o.Since, "since", o.Since, "YYYY-MM-DD: copy only messages received later")
 	fs.IntVar(&o.ParallelAccounts, "parallel-accounts", o.ParallelAccounts, "accounts migrated at once; 0: 4")
 	fs.BoolVar(&o.MirrorDeletions, "mirror-deletions", o.MirrorDeletions, "expunge the task's copies of messages expunged from the source")
-	fs.BoolVar(&o.RefuseBlocked, "refuse-blocked", o.RefuseBlocked, "leave out of runs the accounts whose plan has a blocking problem (quota, collision)")
+	fs.BoolVar(&o.RefuseBlocked, "refuse-blocked", o.RefuseBlocked, "leave out of passes the accounts whose plan has a blocking problem (quota, collision)")
 	fs.StringVar((*string)(&o.GmailLabels), "gmail-labels", string(o.GmailLabels),
 		"leaving Gmail: first-label (each message once, in its first label), keywords (once, labels as keywords) or folders (a copy per label); default first-label")
 	fs.StringVar((*string)(&o.VerifyCopies), "verify-copies", string(o.VerifyCopies),

@@ -68,7 +68,7 @@ func New(db Database, logger *slog.Logger) *Metrics {
 			Name: "mailmigrate_messages_refused_total", Help: "Messages a destination refused (recorded and skipped).",
 		}),
 		imapErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mailmigrate_imap_errors_total", Help: "IMAP failures that ended a run or a login test, and throttling answers (kind throttled), by side and kind.",
+			Name: "mailmigrate_imap_errors_total", Help: "IMAP failures that ended an attempt or a login test, and throttling answers (kind throttled), by side and kind.",
 		}, []string{"side", "kind"}),
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "mailmigrate_websocket_clients", Help: "Live event streams open on this process.",

@@ -257,8 +257,8 @@ func endCases(running AccountFacts, trigger AccountTrigger) []accountCase {
 		withOutcome("failed", running, AttemptOutcome{State: AccountFailed}),
 		withOutcome("failed on a transient fault, retries left", running, AttemptOutcome{State: AccountFailed, RetryDelays: retries}),
 		withOutcome("failed on a transient fault, retries spent", spent, AttemptOutcome{State: AccountFailed, RetryDelays: retries}),
-		withOutcome("paused longer than a run waits", running, AttemptOutcome{State: AccountFailed, ResumeAt: later}),
-		withOutcome("paused longer than a run waits, its task canceling", canceling, AttemptOutcome{State: AccountFailed, ResumeAt: later}),
+		withOutcome("paused longer than an attempt waits", running, AttemptOutcome{State: AccountFailed, ResumeAt: later}),
+		withOutcome("paused longer than an attempt waits, its task canceling", canceling, AttemptOutcome{State: AccountFailed, ResumeAt: later}),
 		withOutcome("failed on a transient fault, asked to stop", stopping, AttemptOutcome{State: AccountFailed, RetryDelays: retries}),
 		withOutcome("canceled", running, AttemptOutcome{State: AccountCanceled}),
 		withOutcome("canceled by its task's hold (pause and stop)", held, AttemptOutcome{State: AccountCanceled}),
@@ -295,7 +295,7 @@ func AccountTransitionTable() string {
 			transition, err := DecideAccount(c.facts, c.trigger)
 			answer := transition.words()
 			if transition.Move == MoveNone && kind == TriggerCancel {
-				answer = "nothing changes (not in a run, or stopping already)"
+				answer = "nothing changes (not in a pass, or stopping already)"
 			}
 			answered[i] = answeredCase{c.name, refusedOr(err, answer)}
 		}

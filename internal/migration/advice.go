@@ -42,7 +42,7 @@ func Advice(kind FailureKind, problem ServerProblem, blamed Party) string {
 	case FailureRefused:
 		return fmt.Sprintf("The %s server refused what was asked; its words say why. Retry once it is fixed: nothing is copied twice.", blamed.Side)
 	case FailureTransient:
-		return fmt.Sprintf("The %s server at %s:%d could not be reached or went away; the run retries by itself. "+
+		return fmt.Sprintf("The %s server at %s:%d could not be reached or went away; the service retries the account by itself. "+
 			"If it keeps failing, check the endpoint (Test connection).", blamed.Side, blamed.Host, blamed.Port)
 	}
 	return ""

@@ -35,7 +35,7 @@ func TestFailedRunSaysWhatToDo(t *testing.T) {
 				Shared: EndpointAuth{Method: AuthOAuth2, OAuth2: OAuth2Settings{Grant: GrantClientCredentials}}.SharedCredential()}},
 			"What to do: The destination endpoint's OAuth 2.0 application (client_credentials) was refused for ann@new", true},
 		{"network", AttemptEnd{Err: errors.New("source ann at old:993: connection problem: EOF"), Blamed: &parties.Source, Kind: FailureTransient, Transient: true},
-			"What to do: The source server at old:993 could not be reached or went away; the run retries by itself.", false},
+			"What to do: The source server at old:993 could not be reached or went away; the service retries the account by itself.", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -211,4 +211,4 @@ func (e *ImportError) Error() string {
 
 // ErrLeaseLost tells a job that the account it was migrating is no longer
 // its own: its lease expired and a newer job holds the account.
-var ErrLeaseLost = internal("the account's run passed to another job")
+var ErrLeaseLost = internal("the account passed to another job")

@@ -191,7 +191,7 @@ func (r AttemptParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 			"the destination was not opened: a verifying pass or the final pass looks at it",
 			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))
 	case f.Unchanged:
-		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last run (%d %s)",
+		e.Message = fmt.Sprintf("%s: folder %s → %s unchanged on both sides since the last attempt (%d %s)",
 			r.Source.Login, f.Source, f.Destination, f.SourceMessages, plural(int(f.SourceMessages), "message", "messages"))
 	default:
 		e.Message = fmt.Sprintf("%s: folder %s → %s done: the destination holds %d of its %d messages",

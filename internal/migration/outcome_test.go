@@ -86,7 +86,7 @@ func TestFolderDoneEvent(t *testing.T) {
 		{FolderEnd{Source: "Work", Destination: "INBOX.Work", SourceMessages: 3, DestinationMessages: 3},
 			"alice: folder Work → INBOX.Work done: the destination holds 3 of its 3 messages", "", "new.example"},
 		{FolderEnd{Source: "Work", Destination: "Work", SourceMessages: 3, DestinationMessages: 3, Unchanged: true},
-			"alice: folder Work → Work unchanged on both sides since the last run (3 messages)", "", "new.example"},
+			"alice: folder Work → Work unchanged on both sides since the last attempt (3 messages)", "", "new.example"},
 		{FolderEnd{Source: "Work", Error: "cannot open", ErrorSide: "source"},
 			"alice: folder Work not copied: cannot open", "source", "old.example"},
 		{FolderEnd{Source: "Work", Destination: "Work", SourceMessages: 2, DestinationMessages: 1,

@@ -88,7 +88,7 @@ func RefusedWords(n int) string {
 // ErrLoginsRefused skips a scheduled or final pass whose every selected
 // account's login a server refused: trying them again would only feed
 // the server's lock-out.
-var ErrLoginsRefused = conflict("every selected account's login was refused by a server at its last run or login test; " +
+var ErrLoginsRefused = conflict("every selected account's login was refused by a server at its last attempt or login test; " +
 	"mend their credentials (or the endpoint), or run them by hand")
 
 // LoginsRefusedWords tell, after a pass's start, how many accounts a

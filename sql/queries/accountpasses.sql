@@ -2,7 +2,7 @@
 
 -- name: AccountPassesRecordCanceled :exec
 -- Keeps the accounts of a task that a cancel ended while they waited, in
--- the pass they were queued in: a new run's with nothing done (queueing
+-- the pass they were queued in: one queued anew with nothing done (queueing
 -- zeroed its figures; the source's count is an earlier pass's), one
 -- waiting to retry or resume with what its pass did so far. An earlier
 -- record of the pass keeps its figures.

@@ -60,7 +60,7 @@ WHERE task_id = @task_id
 -- Replaces the logins; a NULL password keeps the stored one, and
 -- link_destination makes the destination's the source's again. A change
 -- of what a login uses outdates the last login test. An account queued or
--- running is left as it is (no row): its run uses what it read.
+-- running is left as it is (no row): its attempt uses what it read.
 UPDATE accounts
 SET source_login = @source_login,
     destination_login = @destination_login,
@@ -87,9 +87,9 @@ FROM accounts WHERE task_id = @task_id AND id = @id;
 -- name: AccountStatsByTask :many
 -- Account counts and totals per task and state; the task's figures are
 -- derived from these, never stored twice. Each row also carries what the
--- ended runs of the task's accounts copied over all passes (the same on
--- every row of a task): with what the runs under way copied so far, the
--- task's totals to date. One query, so that reading a task or the list
+-- task's accounts copied in all ended passes (the same on every row of a
+-- task): with what the pass under way copied so far, the task's totals to
+-- date. One query, so that reading a task or the list
 -- costs one round trip for its figures.
 WITH ended AS (
     SELECT p.task_id, coalesce(sum(p.messages_copied), 0)::bigint AS messages_copied,
@@ -126,7 +126,7 @@ WHERE task_id = @task_id AND source_login = ANY (@logins::text[]);
 
 -- name: AccountTestRecord :exec
 -- A test's result; a source it counted gives the account its total before
--- a run does (a running account keeps its run's count).
+-- an attempt does (a running account keeps its attempt's count).
 UPDATE accounts
 SET source_test_ok = @source_ok, source_test_error = @source_error, source_tested_at = now(),
     destination_test_ok = @destination_ok, destination_test_error = @destination_error,
@@ -136,7 +136,7 @@ SET source_test_ok = @source_ok, source_test_error = @source_error, source_teste
 WHERE task_id = @task_id AND id = @id;
 
 -- name: AccountsCancelQueued :many
--- A cancel ends the accounts whose run has not started (the domain's
+-- A cancel ends the accounts whose attempt has not started (the domain's
 -- MoveCancel).
 UPDATE accounts SET state = @to_state::text, finished_at = now(), updated_at = now()
 WHERE task_id = @task_id AND state = ANY (@from_states::text[])

@@ -25,7 +25,7 @@ ORDER BY t.admitted_at NULLS FIRST, t.id;
 
 -- name: HostConnectionsHeld :many
 -- IMAP connections that admitted and running accounts hold on each host,
--- across every task and process: a run holds one to its source and up to
+-- across every task and process: an account holds one to its source and up to
 -- two to its destination (one of them for MULTIAPPEND).
 SELECT host::text, sum(connections)::int AS connections FROM (
     SELECT lower(se.host) AS host, @source_connections::int AS connections

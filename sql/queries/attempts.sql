@@ -8,8 +8,9 @@
 -- account_selected) to wait for admission, in pass (the domain's
 -- MoveQueue: from_states, to_state); those queued or running already are
 -- left as they are. Their figures start from zero:
--- the pass's figures (pass_figures) are only its own. What an earlier run
--- of the account in this same pass copied is kept aside, to count too.
+-- the pass's figures (pass_figures) are only its own. What earlier
+-- attempts of the account in this same pass copied is kept aside, to count
+-- too.
 UPDATE accounts
 SET state = @to_state::text, run_generation = run_generation + 1, run_retries = 0, run_resumed = false,
     run_admitted = false, run_not_before = NULL, heartbeat_at = NULL, updated_at = now(), run_pass = @pass,
@@ -25,7 +26,7 @@ WHERE accounts.task_id = @task_id AND accounts.state = ANY (@from_states::text[]
   AND NOT (@leave_out_refused_logins::bool AND accounts.login_refused <> '');
 
 -- name: AccountsLoginRefusedSelected :one
--- How many of the accounts the filter selects, not in a run, a scheduled
+-- How many of the accounts the filter selects, not in a pass, a scheduled
 -- or final pass leaves out because a server refused their login.
 SELECT count(*) FROM accounts a
 WHERE a.task_id = @task_id AND a.state = ANY (@ready_states::text[]) AND a.login_refused <> ''
@@ -42,9 +43,9 @@ WHERE a.task_id = t.id AND a.login_refused <> ''
 
 -- name: AccountQueue :one
 -- Queues one account of a task to wait for admission (the domain's
--- MoveQueue, or MoveRequeue for a takeover); a new run (not a takeover)
--- counts its retries and figures from zero again and joins pass, keeping
--- aside what an earlier run of it in that pass copied.
+-- MoveQueue, or MoveRequeue for a takeover); queued anew (not a
+-- takeover), it counts its retries and figures from zero again and joins
+-- pass, keeping aside what its earlier attempts in that pass copied.
 UPDATE accounts
 SET state = @to_state::text, run_generation = run_generation + 1, heartbeat_at = NULL, updated_at = now(),
     pass_copied_before = CASE WHEN @new_run::bool THEN coalesce((SELECT ap.messages_copied FROM account_passes ap
@@ -66,7 +67,7 @@ WHERE accounts.task_id = @task_id AND accounts.id = @id AND accounts.state = ANY
 RETURNING accounts.id, accounts.run_generation, accounts.source_login;
 
 -- name: AttemptRetry :one
--- Queues again the running account of a generation whose run failed on a
+-- Queues again the running account of a generation whose attempt failed on a
 -- transient fault, to be admitted after its delay (the domain's
 -- MoveRetry).
 UPDATE accounts
@@ -77,8 +78,8 @@ WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND s
 RETURNING run_not_before::timestamptz AS not_before;
 
 -- name: AttemptPark :execrows
--- Queues again the running account of a generation whose run paused for
--- longer than a run waits (a daily byte budget spent, a long throttle),
+-- Queues again the running account of a generation whose attempt paused
+-- for longer than an attempt waits (a daily byte budget spent, a long throttle),
 -- or stopped for its task's hold (the domain's MovePark, MoveHold):
 -- admitted when the pause ends, it goes on where it was. Not a retry:
 -- its retries are not counted.
@@ -88,7 +89,7 @@ SET state = @to_state::text, run_generation = run_generation + 1, run_admitted =
 WHERE task_id = @task_id AND id = @id AND run_generation = @run_generation AND state = ANY (@from_states::text[]);
 
 -- name: AccountFactsLock :one
--- What the domain decides an account's run on (migration.AccountFacts),
+-- What the domain decides an account's attempt on (migration.AccountFacts),
 -- and its login for the events, with the account locked.
 SELECT a.state, a.run_generation, a.run_admitted, a.run_cancel, a.run_retries,
        (t.state = @canceling::text)::bool AS task_canceling, t.held AS task_held, a.source_login
@@ -97,8 +98,8 @@ WHERE a.task_id = @task_id AND a.id = @id
 FOR UPDATE OF a;
 
 -- name: AttemptContext :one
--- What the run of an account needs, read as it starts: its task, both
--- endpoints, the account with the figures its run carries on from, and
+-- What an account's attempt needs, read as it starts: its task, both
+-- endpoints, the account with the figures its attempt carries on from, and
 -- whether its pass verifies (looks at both servers whatever the source),
 -- and its sealed passwords (AccountCredentialsGet). The view lacks the
 -- pass and the passwords: they come from the account's own row.
@@ -114,9 +115,9 @@ JOIN endpoints dst ON dst.id = t.destination_endpoint_id
 WHERE a.task_id = @task_id AND a.id = @id;
 
 -- name: AttemptStart :exec
--- A new run starts its figures from zero; a resumed one keeps them (its
--- job adds to them). The domain's MoveStart. The first account of a
--- queued run to start makes its task running (task_from, task_to: the
+-- An account queued anew starts its figures from zero; a resumed one
+-- keeps them (its job adds to them). The domain's MoveStart. The first
+-- account of a queued pass to start makes its task running (task_from, task_to: the
 -- domain's states).
 WITH task_started AS (
     UPDATE tasks SET state = @task_to::text, started_at = now(), finished_at = NULL, updated_at = now()
@@ -205,7 +206,7 @@ SELECT EXISTS (
 
 -- name: AccountsCancelWaiting :many
 -- A cancel of some accounts ends at once those the filter selects whose
--- run has not started (the domain's MoveCancel).
+-- attempt has not started (the domain's MoveCancel).
 UPDATE accounts SET state = @to_state::text, last_error = 'canceled', finished_at = now(), updated_at = now()
 WHERE task_id = @task_id AND state = ANY (@from_states::text[])
   AND account_selected(id, state, source_login, destination_login, source_test_ok, destination_test_ok,

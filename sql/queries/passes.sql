@@ -1,11 +1,11 @@
--- Passes (migration 0011): each run of a task, with its own figures.
+-- Passes (migration 0011): a task's passes, each with its own figures.
 
 -- name: PassNext :one
 -- The number of the task's next pass.
 SELECT (coalesce(max(pass), 0) + 1)::int AS pass FROM task_runs WHERE task_id = @task_id;
 
 -- name: PassStart :exec
--- A run begins pass, of accounts; started_by says what started it.
+-- Pass number pass begins, of accounts; started_by says what started it.
 INSERT INTO task_runs (task_id, pass, accounts, started_by) VALUES (@task_id, @pass, @accounts, @started_by);
 
 -- name: PassJoin :exec
@@ -19,7 +19,7 @@ SELECT coalesce(max(pass), 0)::int AS pass FROM task_runs WHERE task_id = @task_
 
 -- name: PassEnd :many
 -- The task's open pass ends in state, keeping its accounts' figures of
--- now; it says which pass ended (none for a run from before passes) and
+-- now; it says which pass ended (none for one begun before passes were recorded) and
 -- which pass of the task began as final (0 before one did).
 UPDATE task_runs r
 SET ended_at = now(), state = @state::text,

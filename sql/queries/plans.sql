@@ -65,7 +65,7 @@ FROM account_plans p JOIN accounts a ON a.id = p.account_id
 WHERE p.task_id = @task_id AND p.account_id = @account_id;
 
 -- name: PlansRefusedSelected :one
--- How many of the accounts the filter selects, not in a run, a run would
+-- How many of the accounts the filter selects, not in a pass, a pass would
 -- leave out for their plan (plan_refused).
 SELECT count(*) FROM accounts a
 WHERE a.task_id = @task_id AND a.state NOT IN ('queued', 'running')

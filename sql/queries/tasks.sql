@@ -34,7 +34,7 @@ SELECT state FROM tasks WHERE id = @id;
 -- row held until the transaction ends: commands on one task take turns,
 -- and no pass starts or ends while one is applied. The passes' facts,
 -- which only the final pass reads, are read with pass_facts alone: every
--- account edit and run would otherwise count the task's pass records.
+-- account edited or run would otherwise count the task's pass records.
 SELECT t.state, (t.paused_at IS NOT NULL)::bool AS paused, (t.tests_pending > 0)::bool AS test_running,
     (SELECT count(*) FROM accounts a WHERE a.task_id = t.id)::bigint AS accounts,
     (CASE WHEN @pass_facts::bool THEN
@@ -61,7 +61,7 @@ WHERE id = @id AND state <> ALL (@running_states::text[])
 RETURNING id;
 
 -- name: TaskJoinJobs :one
--- n jobs more join the run of a queued or running task. No row: the task
+-- n jobs more join the pass of a queued or running task. No row: the task
 -- is missing, or is not running a migration.
 UPDATE tasks SET pending_jobs = pending_jobs + @jobs::int, updated_at = now()
 WHERE id = @id AND state IN ('queued', 'running')
@@ -81,7 +81,7 @@ UPDATE tasks SET state = @state, finished_at = now(), updated_at = now() WHERE i
 SELECT state, count(*)::bigint AS accounts FROM accounts WHERE task_id = @task_id GROUP BY state;
 
 -- name: TaskCancel :one
--- A queued or running run, or a test, is asked to stop; returns the state
+-- A queued or running pass, or a test, is asked to stop; returns the state
 -- it was in.
 UPDATE tasks t SET state = 'canceling', updated_at = now()
 FROM (SELECT b.id, b.state FROM tasks b WHERE b.id = @id FOR UPDATE) before
@@ -89,8 +89,8 @@ WHERE t.id = before.id AND t.state = ANY(@cancelable_states::text[])
 RETURNING before.state;
 
 -- name: TaskJobsEnded :one
--- Jobs of the task that ended: tests done or dropped, or runs that a
--- cancel ended before they started. After the last, a test returns the
+-- Jobs of the task that ended: tests done or dropped, or accounts' jobs
+-- that a cancel ended before they started. After the last, a test returns the
 -- task to the state before it (a pass's end is the domain's: endPass).
 -- Returns the state the task had before.
 UPDATE tasks t

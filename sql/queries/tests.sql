@@ -3,7 +3,7 @@
 
 -- name: AccountsTestQueue :execrows
 -- The accounts of the task that the filter selects (see account_selected)
--- wait for their test, under a new generation; accounts in a run are left
+-- wait for their test, under a new generation; accounts in a pass are left
 -- out.
 UPDATE accounts SET test_state = 'waiting', test_generation = test_generation + 1
 WHERE task_id = @task_id AND state NOT IN ('queued', 'running')
@@ -45,8 +45,8 @@ WHERE id = @id AND tests_pending = 0
 RETURNING task_parallel_accounts(options, @default_parallel::int)::int AS parallel_accounts;
 
 -- name: TaskTestsAlongsideEnded :one
--- jobs tests alongside a run ended; returns how many remain. No row: the
--- task's test is not one alongside a run.
+-- jobs tests alongside a pass ended; returns how many remain. No row: the
+-- task's test is not one alongside a pass.
 UPDATE tasks SET tests_pending = greatest(tests_pending - @jobs::int, 0)
 WHERE id = @id AND tests_pending > 0
 RETURNING tests_pending;

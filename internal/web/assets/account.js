@@ -72,7 +72,7 @@ export async function accountPage(main, taskId, accountId, keepAlive) {
   const stream = new EventStream(taskId, {
     after,
     onEvent: (e) => {
-      if (!e.account_id) { // the task's own (a run started or ended): its state enables the buttons
+      if (!e.account_id) { // the task's own (a pass started or ended): its state enables the buttons
         refreshSoon.call();
         return;
       }
@@ -211,7 +211,7 @@ function showFolders(section, boxes) {
 }
 
 // showScripts draws what became of the account's Sieve scripts (filters,
-// vacation replies) at the last run that moved them.
+// vacation replies) at the last attempt that moved them.
 function showScripts(section, scripts) {
   const title = h('h2', { id: 'account-scripts-title', text: 'Sieve scripts' });
   if (!scripts) {

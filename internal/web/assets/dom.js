@@ -161,7 +161,7 @@ export function askToken(rejected) {
 // the focus back to the same control if it was inside: a live update must
 // not throw a keyboard user back to the top of the page. The control is
 // found again by its row's data-id and its data-action, id or href; when
-// it is gone or disabled now (Run, once the run started), the first one
+// it is gone or disabled now (Run, once the pass started), the first one
 // enabled in its row (or the container) gets the focus.
 export function keepFocus(container, draw) {
   const active = document.activeElement;

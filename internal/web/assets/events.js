@@ -24,7 +24,7 @@ export function progressFigures(event) {
   const figures = {};
   for (const key of ['folders_total', 'folders_done', 'messages_total', 'messages_copied',
     'messages_skipped', 'messages_failed', 'bytes_copied']) figures[key] = Number(event[key]) || 0;
-  // The source's count, when the run has taken one; without it the
+  // The source's count, when the attempt has taken one; without it the
   // account keeps the count it had, as the API does.
   if (typeof event.source_messages === 'number') {
     figures.source_messages = event.source_messages;

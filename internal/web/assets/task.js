@@ -104,8 +104,8 @@ export async function taskPage(main, taskId, keepAlive) {
     if (runningStates.has(task.state) || task.tests.running) timer = setTimeout(() => refresh().catch(() => {}), pollWhileBusy);
   });
   // The account retried from its row, as it was before the retry, until
-  // the page has said how its run ended. A list read before the retry
-  // took effect still shows the account as it was: only a run that
+  // the page has said how its attempt ended. A list read before the retry
+  // took effect still shows the account as it was: only an attempt that
   // finished since (another finished_at) is the retry's.
   let retried = null;
   async function sayHowTheRetryEnded(list) {
@@ -163,7 +163,7 @@ export async function taskPage(main, taskId, keepAlive) {
   keepAlive(() => { stopped = true; clearTimeout(timer); webhook.stop(); plan.stop(); refreshSoon.stop(); stream.stop(); document.title = 'mailmigrate'; });
 }
 
-// tabTitle names the task in the browser's tab, with how far its run is
+// tabTitle names the task in the browser's tab, with how far its pass is
 // while it runs: a person in another tab sees it move.
 function tabTitle(task) {
   const name = task.name || `task ${task.id}`;
@@ -179,7 +179,7 @@ const copiedText = (t) => `${t.messages_copied_to_date} messages, ${formatBytes(
   + (t.source_messages > 0 ? ` (sources: ${t.source_messages} messages, ${formatBytes(t.source_bytes)}${t.accounts_uncounted > 0 ? `; ${plural(t.accounts_uncounted, 'account', 'accounts')} not counted yet` : ''})` : '');
 const testsText = (t) => `${t.tested} of ${t.total} accounts tested, ${t.failed} failed${t.running ? ', under way' : ''}`
   + (t.pace ? `: ${t.pace}` : (t.time_left_seconds !== null ? ` · about ${formatDuration(t.time_left_seconds * 1000)} left` : ''));
-// loginsText is how every account's logins stand, whichever test or run
+// loginsText is how every account's logins stand, whichever test or attempt
 // tried them last.
 const loginsText = (l) => [`${l.working} work`, l.refused ? `${l.refused} refused (need credentials)` : '',
   l.untested ? `${l.untested} not tested` : ''].filter(Boolean).join(', ');
@@ -216,7 +216,7 @@ function taskSummary(task, runs, endpoints, message, after) {
   ];
 }
 
-// followUps are the runs a task's last run or test calls for: the failed
+// followUps are the passes a task's last pass or test calls for: the failed
 // accounts again, or only the accounts whose logins work, sparing the
 // others the servers' slow-down and lock-out after failed logins; and,
 // once a pass has been, one that verifies both servers of every account
@@ -275,7 +275,7 @@ function passPace(runs, now) {
 }
 
 // minimumForEstimate is how much of a total must be done, and for how
-// long, before the time left is guessed: the first seconds of a run (logins,
+// long, before the time left is guessed: the first seconds of an attempt (logins,
 // listing) say little about its pace.
 const minimumForEstimate = { fraction: 0.02, elapsed: 5000 };
 
@@ -310,7 +310,7 @@ function reportLink(taskId, accounts) {
 }
 
 // migrating says whether a task runs a migration that accounts can join
-// or leave one by one (not a login test, not a cancel of the whole run).
+// or leave one by one (not a login test, not a cancel of the whole pass).
 export function migrating(task) {
   return task.state === TaskState.queued || task.state === TaskState.running;
 }
@@ -362,7 +362,7 @@ function accountTable(task, list, view, folders, message, after, accountForm, fo
   return table;
 }
 
-// showPasses lists the task's runs, each with its own figures, and their
+// showPasses lists the task's passes, each with its own figures, and their
 // sum: the first copy stays in view after the cut-over delta.
 function showPasses(section, runs) {
   section.hidden = runs.length === 0;
@@ -422,9 +422,9 @@ function showBulkActions(bar, task, chosen, message, after) {
 }
 
 // accountProgress is a bar and the figures in words: of the messages
-// done out of the source's count when the run has taken one, else of the
+// done out of the source's count when the attempt has taken one, else of the
 // folders done out of those planned (a folder's messages are counted as
-// the run reaches it). folder is the one being copied, if known; a pause
+// the attempt reaches it). folder is the one being copied, if known; a pause
 // a server asked for is said instead.
 // takeFigures puts the figures an event carries into the account as
 // drawn, and returns them; null for an event without figures or older
@@ -447,14 +447,14 @@ export function accountProgress(account, folder) {
   const now = Date.now();
   const p = account.progress;
   const running = account.state === AccountState.running;
-  // The source's count (taken as a run begins) is the total: copied,
+  // The source's count (taken as an attempt begins) is the total: copied,
   // skipped and failed messages make it up. Without one yet, the folders
   // say how far it is: a folder's messages are counted as it is reached.
   const counted = p.source_messages !== null && p.source_messages !== undefined;
   const handled = p.messages_copied + p.messages_skipped + p.messages_failed;
   const completed = account.state === AccountState.completed || account.state === AccountState.completedWithErrors;
   let max = Math.max(p.folders_total, 1);
-  // A run that found no folder to copy is complete, one that failed
+  // An attempt that found no folder to copy is complete, one that failed
   // before listing them is not.
   let value = completed && p.folders_total === 0 ? max : Math.min(p.folders_done, max);
   const words = [`${p.folders_done}/${p.folders_total} folders`];
@@ -476,7 +476,7 @@ export function accountProgress(account, folder) {
   if (p.messages_skipped) words.push(`${p.messages_skipped} skipped`);
   if (p.messages_failed) words.push(`${p.messages_failed} failed`);
   if (running && counted && account.started_at) words.push(timeLeft(doneFraction(p), now - Date.parse(account.started_at)));
-  // Paused in its run (a server's throttle), or queued until then (a
+  // Paused in its attempt (a server's throttle), or queued until then (a
   // daily budget spent, which names itself in last_error).
   const paused = account.paused_until && Date.parse(account.paused_until) > now;
   if (paused && (running || account.state === AccountState.queued)) {
@@ -559,7 +559,7 @@ async function retryAccount(task, account, message, after, follow) {
   await after();
 }
 
-// cancelAccount stops one account of the run; the others go on.
+// cancelAccount stops one account of the pass; the others go on.
 async function cancelAccount(task, account, message, after) {
   try {
     await request('POST', `/tasks/${task.id}/accounts/${account.id}/cancel`);

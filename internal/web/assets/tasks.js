@@ -20,7 +20,7 @@ export function stateBadge(state) {
   return h('span', { class: `badge state-${state}`, text: stateLabel(state) });
 }
 
-// finishedAccounts counts the accounts a run is done with.
+// finishedAccounts counts the accounts a pass is done with.
 export function finishedAccounts(counts) {
   return counts.completed + counts.completed_with_errors + counts.failed + counts.canceled;
 }
@@ -153,8 +153,8 @@ function taskTable(tasks, endpointsById, message, reload) {
       h('td', { class: 'actions' }, taskActions(task, message, reload)))));
 }
 
-// accountsProgress is a bar of the accounts whose run ended, out of all of
-// them; canceled ones did not end their run, so a canceled task's bar is
+// accountsProgress is a bar of the accounts whose attempt ended, out of all of
+// them; canceled ones did not end their attempt, so a canceled task's bar is
 // not full.
 export function accountsProgress(counts) {
   const done = counts.completed + counts.completed_with_errors + counts.failed;

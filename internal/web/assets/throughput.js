@@ -44,7 +44,7 @@ export function throughputChart() {
       if (!figures || start === null) return;
       const before = copied.get(event.account_id) ?? 0;
       copied.set(event.account_id, figures.bytes_copied);
-      // A figure below the last is a new run of the account, from zero.
+      // A figure below the last is a new attempt of the account, from zero.
       const delta = figures.bytes_copied >= before ? figures.bytes_copied - before : figures.bytes_copied;
       const bin = Math.floor((time - start) / binMs);
       bins.set(bin, (bins.get(bin) ?? 0) + delta);
