@@ -26,8 +26,8 @@ func addAccount(t testing.TB, store *postgres.Store) (task, account int64) {
 // The store must answer as the engine's in-memory state does, whatever
 // the windows: random replacements of UID ranges (splitting chunks,
 // emptying ranges, reaching MaxUID, spanning the folder), whole folders
-// replaced with their state, and resets of one folder or two are applied
-// to both and every read compared.
+// replaced with their state (or emptied with it), and resets of one
+// folder or two are applied to both and every read compared.
 func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 	t.Parallel()
 	store, _, _ := newStore(t)
@@ -56,7 +56,11 @@ func TestSyncStateAnswersAsTheMemoryState(t *testing.T) {
 		for _, s := range []syncstate.StateStore{got, want} {
 			var err error
 			if round%10 == 0 { // a folder copied in one window ends with its state
-				err = s.ReplaceFolder(ctx, folder, entries, syncstate.FolderState{Destination: folder, ForeignBelow: uint32(round), Complete: true})
+				whole := entries
+				if round%20 == 0 { // a first copy's folder with nothing copied: its reset and state
+					whole = nil
+				}
+				err = s.ReplaceFolder(ctx, folder, whole, syncstate.FolderState{Destination: folder, ForeignBelow: uint32(round), Complete: true})
 			} else if round%13 == 12 { // every other reset takes the next folder along
 				states := map[string]syncstate.FolderState{folder: {Destination: folder, ForeignBelow: uint32(round)}}
 				if round%26 == 25 {

@@ -28,12 +28,25 @@ type syncLedger struct {
 	// until the folder's state is stored with it in one write (save). Any
 	// read of that folder's map writes it first (writeUnwritten).
 	unwritten *folderMap
+	// unreset is the reset of a folder that had no state at all as its
+	// copy began (a first copy): it waits for the folder's first write and
+	// goes with it, so that a folder copied in one window ends in one
+	// write instead of two. Until then the folder's map is empty: no map
+	// is ever stored before its folder's state. What waits (unreset,
+	// unwritten) is always one folder's.
+	unreset *folderReset
 }
 
 // folderMap is the whole of one folder's map.
 type folderMap struct {
 	folder  string
 	entries []syncstate.Mapping
+}
+
+// folderReset is a folder's reset: no map, and st its state.
+type folderReset struct {
+	folder string
+	st     syncstate.FolderState
 }
 
 // readLedger reads the sync state job's last attempt left (in memory when
@@ -87,14 +100,22 @@ func (l *syncLedger) previousDestinations() map[string]string {
 }
 
 // save stores a folder's state, for this attempt's later tries and for
-// the next pass, with its whole map when that waits (replaceMappings).
+// the next pass, with what waits for it (its whole map, its reset) in the
+// same write.
 func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.FolderState) error {
 	l.states[folder] = st
-	if m := l.unwritten; m != nil && m.folder == folder {
-		if err := l.store.ReplaceFolder(ctx, folder, m.entries, st); err != nil {
+	mapWaits := l.unwritten != nil && l.unwritten.folder == folder
+	resetWaits := l.unreset != nil && l.unreset.folder == folder
+	if mapWaits || resetWaits {
+		var entries []syncstate.Mapping // none, when only the reset waits
+		if mapWaits {
+			entries = l.unwritten.entries
+		}
+		// On failure what waits stays, for finish to write alone.
+		if err := l.store.ReplaceFolder(ctx, folder, entries, st); err != nil {
 			return fmt.Errorf("storing the sync state: %w", err)
 		}
-		l.unwritten = nil
+		l.unwritten, l.unreset = nil, nil
 		return nil
 	}
 	if err := l.writeUnwritten(ctx); err != nil {
@@ -109,23 +130,49 @@ func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.Folde
 // replaceMappings stores folder's entries with from ≤ Source ≤ to. When
 // they are the folder's whole map (a folder copied in one window), they
 // wait for the folder's state, to go with it in one write (save): the
-// folder's end follows at once. Another folder's map that waits is
-// written first.
+// folder's end follows at once. What waits for another folder is written
+// first; a window's part goes after the folder's reset.
 func (l *syncLedger) replaceMappings(ctx context.Context, folder string, from, to uint32, entries []syncstate.Mapping) error {
-	if err := l.writeUnwritten(ctx); err != nil {
-		return err
-	}
 	if from <= 1 && to == syncstate.MaxUID {
+		if err := l.writeOthers(ctx, folder); err != nil {
+			return err
+		}
 		l.unwritten = &folderMap{folder: folder, entries: entries}
 		return nil
+	}
+	if err := l.writeUnwritten(ctx); err != nil {
+		return err
 	}
 	return l.store.ReplaceMappings(ctx, folder, from, to, entries)
 }
 
-// writeUnwritten writes the map that waits for its folder's state, alone:
-// before anything reads a map, and when the folder ends without its state
-// stored.
+// writeOthers writes what waits when it is another folder's than folder.
+func (l *syncLedger) writeOthers(ctx context.Context, folder string) error {
+	if (l.unreset != nil && l.unreset.folder != folder) || (l.unwritten != nil && l.unwritten.folder != folder) {
+		return l.writeUnwritten(ctx)
+	}
+	return nil
+}
+
+// writeWaitingOf writes what waits when it is folder's, so that a read of
+// folder's map finds it; another folder's may wait on.
+func (l *syncLedger) writeWaitingOf(ctx context.Context, folder string) error {
+	if (l.unreset != nil && l.unreset.folder == folder) || (l.unwritten != nil && l.unwritten.folder == folder) {
+		return l.writeUnwritten(ctx)
+	}
+	return nil
+}
+
+// writeUnwritten writes what waits, alone: a folder's reset, then its
+// whole map; before a read of that folder's map, before another folder's
+// writes, and when the folder ends without its state stored.
 func (l *syncLedger) writeUnwritten(ctx context.Context) error {
+	if r := l.unreset; r != nil {
+		if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{r.folder: r.st}); err != nil {
+			return err
+		}
+		l.unreset = nil
+	}
 	m := l.unwritten
 	if m == nil {
 		return nil
@@ -137,10 +184,19 @@ func (l *syncLedger) writeUnwritten(ctx context.Context) error {
 	return nil
 }
 
+// mapEmpty reports whether folder's map is known to be empty without a
+// read: its reset waits, and no map of it does.
+func (l *syncLedger) mapEmpty(folder string) bool {
+	return l.unreset != nil && l.unreset.folder == folder && l.unwritten == nil
+}
+
 // mappings returns folder's map entries with from ≤ Source ≤ to, as
 // stored.
 func (l *syncLedger) mappings(ctx context.Context, folder string, from, to uint32) ([]syncstate.Mapping, error) {
-	if err := l.writeUnwritten(ctx); err != nil {
+	if l.mapEmpty(folder) {
+		return nil, nil
+	}
+	if err := l.writeWaitingOf(ctx, folder); err != nil {
 		return nil, err
 	}
 	return l.store.Mappings(ctx, folder, from, to)
@@ -149,17 +205,27 @@ func (l *syncLedger) mappings(ctx context.Context, folder string, from, to uint3
 // mappedDestinations returns the destination UIDs of folder's entries
 // that are at least atLeast, as stored.
 func (l *syncLedger) mappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error) {
-	if err := l.writeUnwritten(ctx); err != nil {
+	if l.mapEmpty(folder) {
+		return nil, nil
+	}
+	if err := l.writeWaitingOf(ctx, folder); err != nil {
 		return nil, err
 	}
 	return l.store.MappedDestinations(ctx, folder, atLeast)
 }
 
-// reset drops a folder's map and stores its new state.
+// reset drops a folder's map and stores its new state. For a folder with
+// no state at all, stored or made by this attempt, both wait for the
+// folder's first write (unreset): it has no map to drop.
 func (l *syncLedger) reset(ctx context.Context, folder string, st syncstate.FolderState) error {
+	_, known := l.states[folder]
 	l.states[folder] = st
 	if err := l.writeUnwritten(ctx); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
+	}
+	if !known {
+		l.unreset = &folderReset{folder: folder, st: st}
+		return nil
 	}
 	if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{folder: st}); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -101,7 +102,7 @@ func (w *writesLog) resets() []string {
 
 // TestAFolderOfOneWindowEndsInOneWrite: the map of a folder copied in one
 // window waits for the folder's state and goes with it, in one write.
-// It is never lost nor read stale meanwhile: a read of any map, another
+// It is never lost nor read stale meanwhile: a read of its map, another
 // folder's write, or the folder ending without its state writes it first.
 func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 	ctx := t.Context()
@@ -185,6 +186,123 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantWrites(t, log, "map INBOX")
+	})
+}
+
+// TestAFirstCopysResetGoesWithTheFolder: a folder without any state has
+// no map, so its reset waits and goes with the folder's first write: a
+// folder copied in one window on a first copy costs one write, not two.
+// A map is still never stored before its folder's state, its map reads
+// empty meanwhile without a read, and a folder with a state, even
+// another pair's, is reset at once.
+func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
+	ctx := t.Context()
+	copied := []syncstate.Mapping{{Source: 1, Destination: 7}, {Source: 2, Destination: 8}}
+	begun := syncstate.FolderState{Servers: "a → b", ForeignBelow: 1}
+	done := syncstate.FolderState{Servers: "a → b", ForeignBelow: 9, Complete: true}
+	newLedger := func(t *testing.T, stored map[string]syncstate.FolderState) (*syncLedger, *writesLog) {
+		t.Helper()
+		memory := syncstate.NewMemoryState()
+		for folder, st := range stored {
+			if err := memory.SetFolderState(ctx, folder, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		log := &writesLog{StateStore: memory}
+		ledger, err := readLedger(ctx, &Job{State: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ledger, log
+	}
+	wantWrites := func(t *testing.T, log *writesLog, want ...string) {
+		t.Helper()
+		if !slices.Equal(log.writes, want) {
+			t.Errorf("writes %q, want %q", log.writes, want)
+		}
+	}
+	wantStored := func(t *testing.T, log *writesLog, st syncstate.FolderState, entries []syncstate.Mapping) {
+		t.Helper()
+		states, err := log.FolderStates(ctx)
+		if err != nil || !reflect.DeepEqual(states["INBOX"], st) {
+			t.Errorf("stored state %+v (%v), want %+v", states["INBOX"], err, st)
+		}
+		if got, _ := log.Mappings(ctx, "INBOX", 0, syncstate.MaxUID); !slices.EqualFunc(got, entries, mappingEqual) {
+			t.Errorf("stored map %v, want %v", got, entries)
+		}
+	}
+	reset := func(t *testing.T, ledger *syncLedger) {
+		t.Helper()
+		if err := ledger.reset(ctx, "INBOX", begun); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("one window", func(t *testing.T) {
+		ledger, log := newLedger(t, nil)
+		reset(t, ledger)
+		if got, err := ledger.mappings(ctx, "INBOX", 1, syncstate.MaxUID); err != nil || len(got) != 0 {
+			t.Errorf("the map of a folder without a state read %v, %v; want none", got, err)
+		}
+		if got, err := ledger.mappedDestinations(ctx, "INBOX", 1); err != nil || len(got) != 0 {
+			t.Errorf("the mapped destinations of a folder without a state read %v, %v; want none", got, err)
+		}
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.save(ctx, "INBOX", done); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map and state INBOX")
+		wantStored(t, log, done, copied)
+	})
+	t.Run("nothing copied", func(t *testing.T) {
+		ledger, log := newLedger(t, nil)
+		reset(t, ledger)
+		if err := ledger.save(ctx, "INBOX", done); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "map and state INBOX")
+		wantStored(t, log, done, nil)
+	})
+	t.Run("many windows", func(t *testing.T) {
+		ledger, log := newLedger(t, nil)
+		reset(t, ledger)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, 2, copied); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "reset INBOX", "map INBOX")
+		wantStored(t, log, begun, copied)
+	})
+	t.Run("the folder ends without its state", func(t *testing.T) {
+		ledger, log := newLedger(t, nil)
+		reset(t, ledger)
+		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.writeUnwritten(ctx); err != nil { // as the folder's end does
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "reset INBOX", "map INBOX")
+		wantStored(t, log, begun, copied)
+	})
+	t.Run("another folder", func(t *testing.T) {
+		ledger, log := newLedger(t, nil)
+		reset(t, ledger)
+		if _, err := ledger.mappings(ctx, "Sent", 1, syncstate.MaxUID); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log) // another folder's read needs nothing of INBOX
+		if err := ledger.save(ctx, "Sent", done); err != nil {
+			t.Fatal(err)
+		}
+		wantWrites(t, log, "reset INBOX", "state Sent")
+	})
+	t.Run("a state of another pair", func(t *testing.T) {
+		ledger, log := newLedger(t, map[string]syncstate.FolderState{"INBOX": {Servers: "c → d", Complete: true}})
+		log.writes = nil
+		reset(t, ledger)
+		wantWrites(t, log, "reset INBOX")
 	})
 }
 
