@@ -107,23 +107,9 @@ func (w *writesLog) resets() []string {
 func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 	ctx := t.Context()
 	copied := []syncstate.Mapping{{Source: 1, Destination: 7}, {Source: 2, Destination: 8}}
-	newLedger := func(t *testing.T) (*syncLedger, *writesLog) {
-		log := &writesLog{StateStore: syncstate.NewMemoryState()}
-		ledger, err := readLedger(ctx, &Job{State: log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ledger, log
-	}
-	wantWrites := func(t *testing.T, log *writesLog, want ...string) {
-		t.Helper()
-		if !slices.Equal(log.writes, want) {
-			t.Errorf("writes %q, want %q", log.writes, want)
-		}
-	}
 
 	t.Run("with its state", func(t *testing.T) {
-		ledger, log := newLedger(t)
+		ledger, log := loggedLedger(t, nil)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +122,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		}
 	})
 	t.Run("read before", func(t *testing.T) {
-		ledger, log := newLedger(t)
+		ledger, log := loggedLedger(t, nil)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +133,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		wantWrites(t, log, "map INBOX")
 	})
 	t.Run("another folder's write", func(t *testing.T) {
-		ledger, log := newLedger(t)
+		ledger, log := loggedLedger(t, nil)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +143,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		wantWrites(t, log, "map INBOX", "state Sent")
 	})
 	t.Run("the folder ends without its state", func(t *testing.T) {
-		ledger, log := newLedger(t)
+		ledger, log := loggedLedger(t, nil)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +153,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		wantWrites(t, log, "map INBOX")
 	})
 	t.Run("its state refused", func(t *testing.T) {
-		ledger, log := newLedger(t)
+		ledger, log := loggedLedger(t, nil)
 		ledger.store = stateWritesRefused{log}
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
@@ -181,7 +167,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		wantWrites(t, log, "map INBOX")
 	})
 	t.Run("a window of many", func(t *testing.T) {
-		ledger, log := newLedger(t)
+		ledger, log := loggedLedger(t, nil)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, 2, copied); err != nil {
 			t.Fatal(err)
 		}
@@ -200,27 +186,6 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 	copied := []syncstate.Mapping{{Source: 1, Destination: 7}, {Source: 2, Destination: 8}}
 	begun := syncstate.FolderState{Servers: "a → b", ForeignBelow: 1}
 	done := syncstate.FolderState{Servers: "a → b", ForeignBelow: 9, Complete: true}
-	newLedger := func(t *testing.T, stored map[string]syncstate.FolderState) (*syncLedger, *writesLog) {
-		t.Helper()
-		memory := syncstate.NewMemoryState()
-		for folder, st := range stored {
-			if err := memory.SetFolderState(ctx, folder, st); err != nil {
-				t.Fatal(err)
-			}
-		}
-		log := &writesLog{StateStore: memory}
-		ledger, err := readLedger(ctx, &Job{State: log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ledger, log
-	}
-	wantWrites := func(t *testing.T, log *writesLog, want ...string) {
-		t.Helper()
-		if !slices.Equal(log.writes, want) {
-			t.Errorf("writes %q, want %q", log.writes, want)
-		}
-	}
 	wantStored := func(t *testing.T, log *writesLog, st syncstate.FolderState, entries []syncstate.Mapping) {
 		t.Helper()
 		states, err := log.FolderStates(ctx)
@@ -239,7 +204,7 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 	}
 
 	t.Run("one window", func(t *testing.T) {
-		ledger, log := newLedger(t, nil)
+		ledger, log := loggedLedger(t, nil)
 		reset(t, ledger)
 		if got, err := ledger.mappings(ctx, "INBOX", 1, syncstate.MaxUID); err != nil || len(got) != 0 {
 			t.Errorf("the map of a folder without a state read %v, %v; want none", got, err)
@@ -257,7 +222,7 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 		wantStored(t, log, done, copied)
 	})
 	t.Run("nothing copied", func(t *testing.T) {
-		ledger, log := newLedger(t, nil)
+		ledger, log := loggedLedger(t, nil)
 		reset(t, ledger)
 		if err := ledger.save(ctx, "INBOX", done); err != nil {
 			t.Fatal(err)
@@ -266,7 +231,7 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 		wantStored(t, log, done, nil)
 	})
 	t.Run("many windows", func(t *testing.T) {
-		ledger, log := newLedger(t, nil)
+		ledger, log := loggedLedger(t, nil)
 		reset(t, ledger)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, 2, copied); err != nil {
 			t.Fatal(err)
@@ -275,7 +240,7 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 		wantStored(t, log, begun, copied)
 	})
 	t.Run("the folder ends without its state", func(t *testing.T) {
-		ledger, log := newLedger(t, nil)
+		ledger, log := loggedLedger(t, nil)
 		reset(t, ledger)
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
@@ -287,7 +252,7 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 		wantStored(t, log, begun, copied)
 	})
 	t.Run("another folder", func(t *testing.T) {
-		ledger, log := newLedger(t, nil)
+		ledger, log := loggedLedger(t, nil)
 		reset(t, ledger)
 		if _, err := ledger.mappings(ctx, "Sent", 1, syncstate.MaxUID); err != nil {
 			t.Fatal(err)
@@ -299,11 +264,36 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 		wantWrites(t, log, "reset INBOX", "state Sent")
 	})
 	t.Run("a state of another pair", func(t *testing.T) {
-		ledger, log := newLedger(t, map[string]syncstate.FolderState{"INBOX": {Servers: "c → d", Complete: true}})
-		log.writes = nil
+		ledger, log := loggedLedger(t, map[string]syncstate.FolderState{"INBOX": {Servers: "c → d", Complete: true}})
 		reset(t, ledger)
 		wantWrites(t, log, "reset INBOX")
 	})
+}
+
+// loggedLedger reads a ledger from a memory state holding stored, whose
+// writes from then on are logged.
+func loggedLedger(t *testing.T, stored map[string]syncstate.FolderState) (*syncLedger, *writesLog) {
+	t.Helper()
+	memory := syncstate.NewMemoryState()
+	for folder, st := range stored {
+		if err := memory.SetFolderState(t.Context(), folder, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := &writesLog{StateStore: memory}
+	ledger, err := readLedger(t.Context(), &Job{State: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ledger, log
+}
+
+// wantWrites checks the writes logged, in order.
+func wantWrites(t *testing.T, log *writesLog, want ...string) {
+	t.Helper()
+	if !slices.Equal(log.writes, want) {
+		t.Errorf("writes %q, want %q", log.writes, want)
+	}
 }
 
 func mappingEqual(a, b syncstate.Mapping) bool {
