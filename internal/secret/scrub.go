@@ -49,14 +49,14 @@ func Scrub(text string, known ...string) string {
 			text = strings.ReplaceAll(text, encoded, Redacted)
 		}
 	}
-	return scrubShapes(text, true)
+	return scrubShapes(text)
 }
 
-// scrubShapes takes out of text what is shaped like a credential; with
-// byWords, only the shapes whose words text holds are searched for. Not in
-// a text beyond ASCII: (?i) matches "ſ" for "s", which lower case keeps.
-func scrubShapes(text string, byWords bool) string {
-	byWords = byWords && isASCII(text)
+// scrubShapes takes out of text what is shaped like a credential,
+// searching only for the shapes whose words text holds. Not so in a text
+// beyond ASCII: (?i) matches "ſ" for "s", which lower case keeps.
+func scrubShapes(text string) string {
+	byWords := !strings.ContainsFunc(text, func(r rune) bool { return r >= utf8.RuneSelf })
 	lower := text
 	if byWords {
 		lower = strings.ToLower(text)
@@ -68,13 +68,4 @@ func scrubShapes(text string, byWords bool) string {
 		text = c.shape.ReplaceAllString(text, c.keep)
 	}
 	return text
-}
-
-func isASCII(text string) bool {
-	for i := range len(text) {
-		if text[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

@@ -58,7 +58,11 @@ func FuzzScrubWordsSkipNoCredential(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if byWords, every := scrubShapes(text, true), scrubShapes(text, false); byWords != every {
+		every := text
+		for _, c := range credentialShapes {
+			every = c.shape.ReplaceAllString(every, c.keep)
+		}
+		if byWords := scrubShapes(text); byWords != every {
 			t.Errorf("scrubShapes(%q) by words = %q, with every shape %q", text, byWords, every)
 		}
 	})

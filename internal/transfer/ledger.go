@@ -24,29 +24,24 @@ type syncLedger struct {
 	// gone through, or a try fails (storeEmptied). One lost with its
 	// attempt only has its empty folder looked at again.
 	emptied map[string]syncstate.FolderState
-	// unwritten is the whole map of a folder copied in one window, kept
-	// until the folder's state is stored with it in one write (save). Any
-	// read of that folder's map writes it first (writeUnwritten).
-	unwritten *folderMap
-	// unreset is the reset of a folder that had no state at all as its
-	// copy began (a first copy): it waits for the folder's first write and
-	// goes with it, so that a folder copied in one window ends in one
-	// write instead of two. Until then the folder's map is empty: no map
-	// is ever stored before its folder's state. What waits (unreset,
-	// unwritten) is always one folder's.
-	unreset *folderReset
+	// waiting is what one folder's writes keep back for its end, to go
+	// with its state in one statement (save).
+	waiting *folderWrites
 }
 
-// folderMap is the whole of one folder's map.
-type folderMap struct {
-	folder  string
-	entries []syncstate.Mapping
-}
-
-// folderReset is a folder's reset: no map, and st its state.
-type folderReset struct {
+// folderWrites are the writes one folder keeps back until its state is
+// stored, each making one statement fewer:
+//   - the reset of a folder that had no state at all as its copy began (a
+//     first copy). It has no map, since no map is ever stored before its
+//     folder's state, so until its first write the map reads empty;
+//   - the whole map of a folder copied in one window.
+//
+// A read of the folder's map, another folder's write, or the folder ending
+// without its state writes them first, alone (writeWaiting).
+type folderWrites struct {
 	folder string
-	st     syncstate.FolderState
+	reset  *syncstate.FolderState // the state its reset stores; nil: no reset waits
+	whole  *[]syncstate.Mapping   // its whole map; nil: none waits
 }
 
 // readLedger reads the sync state job's last attempt left (in memory when
@@ -100,25 +95,23 @@ func (l *syncLedger) previousDestinations() map[string]string {
 }
 
 // save stores a folder's state, for this attempt's later tries and for
-// the next pass, with what waits for it (its whole map, its reset) in the
+// the next pass, with what waits for it (its reset, its whole map) in the
 // same write.
 func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.FolderState) error {
 	l.states[folder] = st
-	mapWaits := l.unwritten != nil && l.unwritten.folder == folder
-	resetWaits := l.unreset != nil && l.unreset.folder == folder
-	if mapWaits || resetWaits {
+	if w := l.waitingFor(folder); w != nil {
 		var entries []syncstate.Mapping // none, when only the reset waits
-		if mapWaits {
-			entries = l.unwritten.entries
+		if w.whole != nil {
+			entries = *w.whole
 		}
 		// On failure what waits stays, for finish to write alone.
 		if err := l.store.ReplaceFolder(ctx, folder, entries, st); err != nil {
 			return fmt.Errorf("storing the sync state: %w", err)
 		}
-		l.unwritten, l.unreset = nil, nil
+		l.waiting = nil
 		return nil
 	}
-	if err := l.writeUnwritten(ctx); err != nil {
+	if err := l.writeWaiting(ctx); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
 	}
 	if err := l.store.SetFolderState(ctx, folder, st); err != nil {
@@ -130,73 +123,73 @@ func (l *syncLedger) save(ctx context.Context, folder string, st syncstate.Folde
 // replaceMappings stores folder's entries with from ≤ Source ≤ to. When
 // they are the folder's whole map (a folder copied in one window), they
 // wait for the folder's state, to go with it in one write (save): the
-// folder's end follows at once. What waits for another folder is written
-// first; a window's part goes after the folder's reset.
+// folder's end follows at once. A window's part goes after what waits.
 func (l *syncLedger) replaceMappings(ctx context.Context, folder string, from, to uint32, entries []syncstate.Mapping) error {
-	if from <= 1 && to == syncstate.MaxUID {
-		if err := l.writeOthers(ctx, folder); err != nil {
+	if from > 1 || to != syncstate.MaxUID {
+		if err := l.writeWaiting(ctx); err != nil {
 			return err
 		}
-		l.unwritten = &folderMap{folder: folder, entries: entries}
-		return nil
+		return l.store.ReplaceMappings(ctx, folder, from, to, entries)
 	}
-	if err := l.writeUnwritten(ctx); err != nil {
-		return err
-	}
-	return l.store.ReplaceMappings(ctx, folder, from, to, entries)
-}
-
-// writeOthers writes what waits when it is another folder's than folder.
-func (l *syncLedger) writeOthers(ctx context.Context, folder string) error {
-	if (l.unreset != nil && l.unreset.folder != folder) || (l.unwritten != nil && l.unwritten.folder != folder) {
-		return l.writeUnwritten(ctx)
-	}
-	return nil
-}
-
-// writeWaitingOf writes what waits when it is folder's, so that a read of
-// folder's map finds it; another folder's may wait on.
-func (l *syncLedger) writeWaitingOf(ctx context.Context, folder string) error {
-	if (l.unreset != nil && l.unreset.folder == folder) || (l.unwritten != nil && l.unwritten.folder == folder) {
-		return l.writeUnwritten(ctx)
-	}
-	return nil
-}
-
-// writeUnwritten writes what waits, alone: a folder's reset, then its
-// whole map; before a read of that folder's map, before another folder's
-// writes, and when the folder ends without its state stored.
-func (l *syncLedger) writeUnwritten(ctx context.Context) error {
-	if r := l.unreset; r != nil {
-		if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{r.folder: r.st}); err != nil {
+	w := l.waitingFor(folder)
+	if w == nil {
+		if err := l.writeWaiting(ctx); err != nil { // another folder's
 			return err
 		}
-		l.unreset = nil
+		w = &folderWrites{folder: folder}
+		l.waiting = w
 	}
-	m := l.unwritten
-	if m == nil {
-		return nil
-	}
-	if err := l.store.ReplaceMappings(ctx, m.folder, 1, syncstate.MaxUID, m.entries); err != nil {
-		return err
-	}
-	l.unwritten = nil
+	w.whole = &entries
 	return nil
 }
 
-// mapEmpty reports whether folder's map is known to be empty without a
-// read: its reset waits, and no map of it does.
-func (l *syncLedger) mapEmpty(folder string) bool {
-	return l.unreset != nil && l.unreset.folder == folder && l.unwritten == nil
+// waitingFor returns what waits for folder; nil when nothing does.
+func (l *syncLedger) waitingFor(folder string) *folderWrites {
+	if l.waiting != nil && l.waiting.folder == folder {
+		return l.waiting
+	}
+	return nil
+}
+
+// writeWaiting writes what waits, alone: the reset, then the whole map.
+func (l *syncLedger) writeWaiting(ctx context.Context) error {
+	w := l.waiting
+	if w == nil {
+		return nil
+	}
+	if w.reset != nil {
+		if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{w.folder: *w.reset}); err != nil {
+			return err
+		}
+		w.reset = nil
+	}
+	if w.whole != nil {
+		if err := l.store.ReplaceMappings(ctx, w.folder, 1, syncstate.MaxUID, *w.whole); err != nil {
+			return err
+		}
+	}
+	l.waiting = nil
+	return nil
+}
+
+// readable makes folder's stored map current for a read, and reports
+// whether there is anything to read: a folder whose reset alone waits
+// has an empty map. Another folder's writes may wait on.
+func (l *syncLedger) readable(ctx context.Context, folder string) (bool, error) {
+	w := l.waitingFor(folder)
+	if w == nil {
+		return true, nil
+	}
+	if w.whole == nil {
+		return false, nil
+	}
+	return true, l.writeWaiting(ctx)
 }
 
 // mappings returns folder's map entries with from ≤ Source ≤ to, as
 // stored.
 func (l *syncLedger) mappings(ctx context.Context, folder string, from, to uint32) ([]syncstate.Mapping, error) {
-	if l.mapEmpty(folder) {
-		return nil, nil
-	}
-	if err := l.writeWaitingOf(ctx, folder); err != nil {
+	if ok, err := l.readable(ctx, folder); !ok || err != nil {
 		return nil, err
 	}
 	return l.store.Mappings(ctx, folder, from, to)
@@ -205,10 +198,7 @@ func (l *syncLedger) mappings(ctx context.Context, folder string, from, to uint3
 // mappedDestinations returns the destination UIDs of folder's entries
 // that are at least atLeast, as stored.
 func (l *syncLedger) mappedDestinations(ctx context.Context, folder string, atLeast uint32) ([]uint32, error) {
-	if l.mapEmpty(folder) {
-		return nil, nil
-	}
-	if err := l.writeWaitingOf(ctx, folder); err != nil {
+	if ok, err := l.readable(ctx, folder); !ok || err != nil {
 		return nil, err
 	}
 	return l.store.MappedDestinations(ctx, folder, atLeast)
@@ -216,15 +206,15 @@ func (l *syncLedger) mappedDestinations(ctx context.Context, folder string, atLe
 
 // reset drops a folder's map and stores its new state. For a folder with
 // no state at all, stored or made by this attempt, both wait for the
-// folder's first write (unreset): it has no map to drop.
+// folder's first write: it has no map to drop.
 func (l *syncLedger) reset(ctx context.Context, folder string, st syncstate.FolderState) error {
 	_, known := l.states[folder]
 	l.states[folder] = st
-	if err := l.writeUnwritten(ctx); err != nil {
+	if err := l.writeWaiting(ctx); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
 	}
 	if !known {
-		l.unreset = &folderReset{folder: folder, st: st}
+		l.waiting = &folderWrites{folder: folder, reset: &st}
 		return nil
 	}
 	if err := l.store.ResetFolders(ctx, map[string]syncstate.FolderState{folder: st}); err != nil {
@@ -248,7 +238,7 @@ func (l *syncLedger) storeEmptied(ctx context.Context) error {
 	if len(l.emptied) == 0 {
 		return nil
 	}
-	if err := l.writeUnwritten(ctx); err != nil {
+	if err := l.writeWaiting(ctx); err != nil {
 		return fmt.Errorf("storing the sync state: %w", err)
 	}
 	if err := l.store.ResetFolders(ctx, l.emptied); err != nil {

@@ -147,7 +147,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
 		}
-		if err := ledger.writeUnwritten(ctx); err != nil {
+		if err := ledger.writeWaiting(ctx); err != nil {
 			t.Fatal(err)
 		}
 		wantWrites(t, log, "map INBOX")
@@ -161,7 +161,7 @@ func TestAFolderOfOneWindowEndsInOneWrite(t *testing.T) {
 		if err := ledger.save(ctx, "INBOX", syncstate.FolderState{}); !errors.Is(err, errStateWrite) {
 			t.Fatalf("saving with the state refused: %v", err)
 		}
-		if err := ledger.writeUnwritten(ctx); err != nil { // as the folder's end does
+		if err := ledger.writeWaiting(ctx); err != nil { // as the folder's end does
 			t.Fatal(err)
 		}
 		wantWrites(t, log, "map INBOX")
@@ -245,7 +245,7 @@ func TestAFirstCopysResetGoesWithTheFolder(t *testing.T) {
 		if err := ledger.replaceMappings(ctx, "INBOX", 1, syncstate.MaxUID, copied); err != nil {
 			t.Fatal(err)
 		}
-		if err := ledger.writeUnwritten(ctx); err != nil { // as the folder's end does
+		if err := ledger.writeWaiting(ctx); err != nil { // as the folder's end does
 			t.Fatal(err)
 		}
 		wantWrites(t, log, "reset INBOX", "map INBOX")

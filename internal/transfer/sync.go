@@ -264,7 +264,7 @@ func (fs *folderSync) finish(ctx context.Context, done bool) (err error) {
 	defer func() {
 		// Ended before its state was stored: the map the folder's last
 		// window left goes alone, so that what was copied stays known.
-		if writeErr := r.sync.writeUnwritten(saveCtx); err == nil && writeErr != nil {
+		if writeErr := r.sync.writeWaiting(saveCtx); err == nil && writeErr != nil {
 			err = fmt.Errorf("storing the sync state: %w", writeErr)
 		}
 	}()
