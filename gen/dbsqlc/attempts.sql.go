@@ -309,13 +309,13 @@ func (q *Queries) AccountsQueue(ctx context.Context, arg AccountsQueueParams) (i
 }
 
 const attemptContext = `-- name: AttemptContext :one
-SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.pending_jobs, t.resume_state, t.admitted_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.webhook_url, t.webhook_secret, t.paused_at, t.mail_to, t.held, t.tests_started_at, t.webhook_calls, t.tests_source_ms, t.tests_destination_ms, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, src.sieve_port, src.sieve_tls_mode, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, dst.sieve_port, dst.sieve_tls_mode, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused, a.scripts,
+SELECT t.id, t.name, t.source_endpoint_id, t.destination_endpoint_id, t.options, t.state, t.created_at, t.updated_at, t.started_at, t.finished_at, t.paused_at, t.tests_total, t.tests_done, t.tests_failed, t.tests_pending, t.tests_started_at, t.tests_source_ms, t.tests_destination_ms, src.id, src.role_label, src.host, src.port, src.tls_mode, src.tls_skip_verify, src.created_at, src.updated_at, src.auth_method, src.master_login, src.master_form, src.master_password, src.oauth2_grant, src.oauth2_token_url, src.oauth2_client_id, src.oauth2_scope, src.oauth2_mechanism, src.oauth2_client_secret, src.oauth2_device_url, src.profile, src.max_message_bytes, src.daily_download_bytes, src.daily_upload_bytes, src.max_connections, src.max_account_connections, src.oauth2_authorization_url, src.sieve_port, src.sieve_tls_mode, dst.id, dst.role_label, dst.host, dst.port, dst.tls_mode, dst.tls_skip_verify, dst.created_at, dst.updated_at, dst.auth_method, dst.master_login, dst.master_form, dst.master_password, dst.oauth2_grant, dst.oauth2_token_url, dst.oauth2_client_id, dst.oauth2_scope, dst.oauth2_mechanism, dst.oauth2_client_secret, dst.oauth2_device_url, dst.profile, dst.max_message_bytes, dst.daily_download_bytes, dst.daily_upload_bytes, dst.max_connections, dst.max_account_connections, dst.oauth2_authorization_url, dst.sieve_port, dst.sieve_tls_mode, a.id, a.task_id, a.source_login, a.destination_login, a.state, a.source_test_ok, a.source_test_error, a.source_tested_at, a.destination_test_ok, a.destination_test_error, a.destination_tested_at, a.folders_total, a.folders_done, a.messages_total, a.messages_copied, a.messages_skipped, a.messages_failed, a.bytes_copied, a.last_error, a.created_at, a.updated_at, a.started_at, a.finished_at, a.destination_linked_to_source, a.credentials_changed_at, a.source_messages, a.source_bytes, a.paused_until, a.login_refused, a.scripts,
     coalesce((SELECT r.started_by = ANY($1::text[])
               FROM task_runs r WHERE r.task_id = own.task_id AND r.pass = own.run_pass), true)::bool AS verifying,
     own.source_password, own.destination_password
 FROM account_views a
 JOIN accounts own ON own.id = a.id
-JOIN tasks t ON t.id = a.task_id
+JOIN task_views t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
 WHERE a.task_id = $2 AND a.id = $3
@@ -328,7 +328,7 @@ type AttemptContextParams struct {
 }
 
 type AttemptContextRow struct {
-	Task                Task
+	TaskView            TaskView
 	Endpoint            Endpoint
 	Endpoint_2          Endpoint
 	AccountView         AccountView
@@ -346,32 +346,24 @@ func (q *Queries) AttemptContext(ctx context.Context, arg AttemptContextParams) 
 	row := q.db.QueryRow(ctx, attemptContext, arg.VerifyingStarters, arg.TaskID, arg.ID)
 	var i AttemptContextRow
 	err := row.Scan(
-		&i.Task.ID,
-		&i.Task.Name,
-		&i.Task.SourceEndpointID,
-		&i.Task.DestinationEndpointID,
-		&i.Task.Options,
-		&i.Task.State,
-		&i.Task.CreatedAt,
-		&i.Task.UpdatedAt,
-		&i.Task.StartedAt,
-		&i.Task.FinishedAt,
-		&i.Task.PendingJobs,
-		&i.Task.ResumeState,
-		&i.Task.AdmittedAt,
-		&i.Task.TestsTotal,
-		&i.Task.TestsDone,
-		&i.Task.TestsFailed,
-		&i.Task.TestsPending,
-		&i.Task.WebhookUrl,
-		&i.Task.WebhookSecret,
-		&i.Task.PausedAt,
-		&i.Task.MailTo,
-		&i.Task.Held,
-		&i.Task.TestsStartedAt,
-		&i.Task.WebhookCalls,
-		&i.Task.TestsSourceMs,
-		&i.Task.TestsDestinationMs,
+		&i.TaskView.ID,
+		&i.TaskView.Name,
+		&i.TaskView.SourceEndpointID,
+		&i.TaskView.DestinationEndpointID,
+		&i.TaskView.Options,
+		&i.TaskView.State,
+		&i.TaskView.CreatedAt,
+		&i.TaskView.UpdatedAt,
+		&i.TaskView.StartedAt,
+		&i.TaskView.FinishedAt,
+		&i.TaskView.PausedAt,
+		&i.TaskView.TestsTotal,
+		&i.TaskView.TestsDone,
+		&i.TaskView.TestsFailed,
+		&i.TaskView.TestsPending,
+		&i.TaskView.TestsStartedAt,
+		&i.TaskView.TestsSourceMs,
+		&i.TaskView.TestsDestinationMs,
 		&i.Endpoint.ID,
 		&i.Endpoint.RoleLabel,
 		&i.Endpoint.Host,

@@ -346,6 +346,27 @@ type TaskSchedule struct {
 	UpdatedAt    pgtype.Timestamptz
 }
 
+type TaskView struct {
+	ID                    int64
+	Name                  string
+	SourceEndpointID      int64
+	DestinationEndpointID int64
+	Options               []byte
+	State                 string
+	CreatedAt             pgtype.Timestamptz
+	UpdatedAt             pgtype.Timestamptz
+	StartedAt             pgtype.Timestamptz
+	FinishedAt            pgtype.Timestamptz
+	PausedAt              pgtype.Timestamptz
+	TestsTotal            int32
+	TestsDone             int32
+	TestsFailed           int32
+	TestsPending          int32
+	TestsStartedAt        pgtype.Timestamptz
+	TestsSourceMs         int64
+	TestsDestinationMs    int64
+}
+
 type User struct {
 	ID                int64
 	Name              string

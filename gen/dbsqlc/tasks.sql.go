@@ -288,18 +288,18 @@ func (q *Queries) TaskJoinJobs(ctx context.Context, arg TaskJoinJobsParams) (int
 }
 
 const taskList = `-- name: TaskList :many
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls, tests_source_ms, tests_destination_ms FROM tasks ORDER BY id
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, paused_at, tests_total, tests_done, tests_failed, tests_pending, tests_started_at, tests_source_ms, tests_destination_ms FROM task_views ORDER BY id
 `
 
-func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
+func (q *Queries) TaskList(ctx context.Context) ([]TaskView, error) {
 	rows, err := q.db.Query(ctx, taskList)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []Task{}
+	items := []TaskView{}
 	for rows.Next() {
-		var i Task
+		var i TaskView
 		if err := rows.Scan(
 			&i.ID,
 			&i.Name,
@@ -311,20 +311,12 @@ func (q *Queries) TaskList(ctx context.Context) ([]Task, error) {
 			&i.UpdatedAt,
 			&i.StartedAt,
 			&i.FinishedAt,
-			&i.PendingJobs,
-			&i.ResumeState,
-			&i.AdmittedAt,
+			&i.PausedAt,
 			&i.TestsTotal,
 			&i.TestsDone,
 			&i.TestsFailed,
 			&i.TestsPending,
-			&i.WebhookUrl,
-			&i.WebhookSecret,
-			&i.PausedAt,
-			&i.MailTo,
-			&i.Held,
 			&i.TestsStartedAt,
-			&i.WebhookCalls,
 			&i.TestsSourceMs,
 			&i.TestsDestinationMs,
 		); err != nil {
@@ -447,4 +439,34 @@ func (q *Queries) TaskUpdate(ctx context.Context, arg TaskUpdateParams) error {
 		arg.ID,
 	)
 	return err
+}
+
+const taskViewGet = `-- name: TaskViewGet :one
+SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, paused_at, tests_total, tests_done, tests_failed, tests_pending, tests_started_at, tests_source_ms, tests_destination_ms FROM task_views WHERE id = $1
+`
+
+func (q *Queries) TaskViewGet(ctx context.Context, id int64) (TaskView, error) {
+	row := q.db.QueryRow(ctx, taskViewGet, id)
+	var i TaskView
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.SourceEndpointID,
+		&i.DestinationEndpointID,
+		&i.Options,
+		&i.State,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.PausedAt,
+		&i.TestsTotal,
+		&i.TestsDone,
+		&i.TestsFailed,
+		&i.TestsPending,
+		&i.TestsStartedAt,
+		&i.TestsSourceMs,
+		&i.TestsDestinationMs,
+	)
+	return i, err
 }

@@ -43,7 +43,7 @@ func (s *Store) AttemptStart(ctx context.Context, job migration.AttemptJob) (mig
 		if err != nil {
 			return err
 		}
-		task, err := s.taskFromRow(row.Task)
+		task, err := s.taskFromRow(row.TaskView)
 		if err != nil {
 			return err
 		}

@@ -67,11 +67,11 @@ func (s *Store) TaskCreate(ctx context.Context, spec migration.TaskSpec) (int64,
 
 // TaskGet returns one task with its account figures.
 func (s *Store) TaskGet(ctx context.Context, id int64) (migration.Task, error) {
-	row, err := s.queries.TaskGetByID(ctx, id)
+	row, err := s.queries.TaskViewGet(ctx, id)
 	if err != nil {
 		return migration.Task{}, interpretError(err)
 	}
-	tasks, err := s.withAccountFigures(ctx, []dbsqlc.Task{row})
+	tasks, err := s.withAccountFigures(ctx, []dbsqlc.TaskView{row})
 	if err != nil {
 		return migration.Task{}, err
 	}
@@ -162,7 +162,7 @@ func interpretTaskError(err error) error {
 
 // withAccountFigures converts task rows and adds the counts and totals of
 // their accounts, read in one grouped query.
-func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]migration.Task, error) {
+func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.TaskView) ([]migration.Task, error) {
 	ids := make([]int64, len(rows))
 	tasks := make([]migration.Task, len(rows))
 	byID := make(map[int64]*migration.Task, len(rows))
@@ -207,7 +207,7 @@ func (s *Store) withAccountFigures(ctx context.Context, rows []dbsqlc.Task) ([]m
 	return tasks, nil
 }
 
-func (s *Store) taskFromRow(row dbsqlc.Task) (migration.Task, error) {
+func (s *Store) taskFromRow(row dbsqlc.TaskView) (migration.Task, error) {
 	options, err := s.options.decode(row.Options)
 	if err != nil {
 		return migration.Task{}, err

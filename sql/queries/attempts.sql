@@ -109,7 +109,7 @@ SELECT sqlc.embed(t), sqlc.embed(src), sqlc.embed(dst), sqlc.embed(a),
     own.source_password, own.destination_password
 FROM account_views a
 JOIN accounts own ON own.id = a.id
-JOIN tasks t ON t.id = a.task_id
+JOIN task_views t ON t.id = a.task_id
 JOIN endpoints src ON src.id = t.source_endpoint_id
 JOIN endpoints dst ON dst.id = t.destination_endpoint_id
 WHERE a.task_id = @task_id AND a.id = @id;

@@ -7,7 +7,10 @@ RETURNING id;
 SELECT * FROM tasks WHERE id = @id;
 
 -- name: TaskList :many
-SELECT * FROM tasks ORDER BY id;
+SELECT * FROM task_views ORDER BY id;
+
+-- name: TaskViewGet :one
+SELECT * FROM task_views WHERE id = @id;
 
 -- name: TaskUpdate :exec
 -- Replaces the definition of a task (the domain decided it may:
