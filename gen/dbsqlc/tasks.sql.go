@@ -188,44 +188,6 @@ func (q *Queries) TaskFactsLock(ctx context.Context, arg TaskFactsLockParams) (T
 	return i, err
 }
 
-const taskGetByID = `-- name: TaskGetByID :one
-SELECT id, name, source_endpoint_id, destination_endpoint_id, options, state, created_at, updated_at, started_at, finished_at, pending_jobs, resume_state, admitted_at, tests_total, tests_done, tests_failed, tests_pending, webhook_url, webhook_secret, paused_at, mail_to, held, tests_started_at, webhook_calls, tests_source_ms, tests_destination_ms FROM tasks WHERE id = $1
-`
-
-func (q *Queries) TaskGetByID(ctx context.Context, id int64) (Task, error) {
-	row := q.db.QueryRow(ctx, taskGetByID, id)
-	var i Task
-	err := row.Scan(
-		&i.ID,
-		&i.Name,
-		&i.SourceEndpointID,
-		&i.DestinationEndpointID,
-		&i.Options,
-		&i.State,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.StartedAt,
-		&i.FinishedAt,
-		&i.PendingJobs,
-		&i.ResumeState,
-		&i.AdmittedAt,
-		&i.TestsTotal,
-		&i.TestsDone,
-		&i.TestsFailed,
-		&i.TestsPending,
-		&i.WebhookUrl,
-		&i.WebhookSecret,
-		&i.PausedAt,
-		&i.MailTo,
-		&i.Held,
-		&i.TestsStartedAt,
-		&i.WebhookCalls,
-		&i.TestsSourceMs,
-		&i.TestsDestinationMs,
-	)
-	return i, err
-}
-
 const taskJobsEnded = `-- name: TaskJobsEnded :one
 UPDATE tasks t
 SET pending_jobs = t.pending_jobs - $1::int,
@@ -354,6 +316,17 @@ type TaskPassEndParams struct {
 func (q *Queries) TaskPassEnd(ctx context.Context, arg TaskPassEndParams) error {
 	_, err := q.db.Exec(ctx, taskPassEnd, arg.State, arg.ID)
 	return err
+}
+
+const taskPendingJobs = `-- name: TaskPendingJobs :one
+SELECT pending_jobs FROM tasks WHERE id = $1
+`
+
+func (q *Queries) TaskPendingJobs(ctx context.Context, id int64) (int32, error) {
+	row := q.db.QueryRow(ctx, taskPendingJobs, id)
+	var pending_jobs int32
+	err := row.Scan(&pending_jobs)
+	return pending_jobs, err
 }
 
 const taskStartJobs = `-- name: TaskStartJobs :one

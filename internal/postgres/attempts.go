@@ -265,7 +265,7 @@ func (s *Store) cancelTestsOnly(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	if err != nil {
 		return 0, err
 	}
-	task, err := q.TaskGetByID(ctx, taskID)
+	task, err := q.TaskViewGet(ctx, taskID)
 	if err != nil {
 		return 0, err
 	}
@@ -365,8 +365,8 @@ func (s *Store) cancelTests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, t
 		dropped += ended
 	}
 	if dropped == 0 {
-		task, err := q.TaskGetByID(ctx, taskID)
-		return int(task.PendingJobs), err
+		pending, err := q.TaskPendingJobs(ctx, taskID)
+		return int(pending), err
 	}
 	remaining, err := finishTestJobs(ctx, q, taskID, int(dropped))
 	return int(dropped) + remaining, err

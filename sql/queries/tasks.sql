@@ -3,9 +3,6 @@ INSERT INTO tasks (name, source_endpoint_id, destination_endpoint_id, options)
 VALUES (@name, @source_endpoint_id, @destination_endpoint_id, @options)
 RETURNING id;
 
--- name: TaskGetByID :one
-SELECT * FROM tasks WHERE id = @id;
-
 -- name: TaskList :many
 SELECT * FROM task_views ORDER BY id;
 
@@ -28,6 +25,9 @@ DELETE FROM tasks WHERE id = @id;
 
 -- name: TaskOptionsGet :one
 SELECT options FROM tasks WHERE id = @id;
+
+-- name: TaskPendingJobs :one
+SELECT pending_jobs FROM tasks WHERE id = @id;
 
 -- name: TaskStateGet :one
 SELECT state FROM tasks WHERE id = @id;
