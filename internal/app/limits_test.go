@@ -18,7 +18,8 @@ import (
 // TestDailyBudgetSpreadsAnAccountOverDays: into a destination whose
 // endpoint allows about five messages' bytes a day per mailbox, a
 // 12-message account copies five, then waits queued, "paused until"
-// a day later, with an account.throttled event naming the budget, and
+// a day later, with an account.throttled event naming the budget (logged
+// as it is queued, with the figures it stopped at), and
 // its job slot goes to the next account, which completes. When the day's
 // bytes have left the count, the account goes on where it was; after
 // three days every message is on the destination once, and the account's
@@ -61,7 +62,16 @@ func TestDailyBudgetSpreadsAnAccountOverDays(t *testing.T) {
 			if !strings.Contains(throttled.Message, "daily upload budget") || throttled.Side != "destination" {
 				t.Fatalf("day %d: %q, want the destination's daily upload budget", day, throttled.Message)
 			}
-			big := waitAccount(t, s, taskID, "big", func(a api.Account) bool { return a.State == api.AccountStateQueued && a.PausedUntil != nil })
+			// The event is logged as the account is queued, with the
+			// figures it stopped at: a page that reads the account on
+			// the event finds it waiting, and the figures stand.
+			if throttled.MessagesCopied == nil || *throttled.MessagesCopied != int64(5*day) {
+				t.Errorf("day %d: the pause's event counts %v messages copied, want %d", day, throttled.MessagesCopied, 5*day)
+			}
+			big := waitAccount(t, s, taskID, "big", func(api.Account) bool { return true })
+			if big.State != api.AccountStateQueued || big.PausedUntil == nil {
+				t.Fatalf("day %d: on the pause's event the account is %s, paused until %v; want queued, with the time it goes on", day, big.State, big.PausedUntil)
+			}
 			if wait := time.Until(*big.PausedUntil); wait < 23*time.Hour || wait > 25*time.Hour {
 				t.Errorf("day %d: paused for %v, want about a day", day, wait)
 			}

@@ -426,3 +426,66 @@ func TestJobTakenButNeverStartedIsRequeued(t *testing.T) {
 	s.waitForState(t, f.taskID, api.TaskStateCompleted)
 	f.wantExact(t)
 }
+
+// TestParkedAttemptTellsItsPauseWithItsFigures: an attempt that ends on a
+// pause too long to wait out (a spent daily budget) queues its account
+// until the pause ends, and logs one account.throttled event in the same
+// commit, after the folders it finished, carrying the figures it stopped
+// at: a page that reads the account on that event finds it queued and
+// paused, with those figures. No account.failed is logged.
+func TestParkedAttemptTellsItsPauseWithItsFigures(t *testing.T) {
+	t.Parallel()
+	s := newTestService(t)
+	ctx := context.Background()
+	f := s.newMigration(t, 1, 10, "")
+	accountID := s.accountIDs(t, f.taskID)[0]
+	s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
+	var generation int64
+	if err := s.pool.QueryRow(ctx, "SELECT run_generation FROM accounts WHERE id = $1", accountID).Scan(&generation); err != nil {
+		t.Fatal(err)
+	}
+	job := migration.AttemptJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
+	if _, started, err := s.store.AttemptStart(ctx, job); err != nil || !started {
+		t.Fatalf("start: %v %v", started, err)
+	}
+	var after int64
+	if err := s.pool.QueryRow(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+
+	parties := migration.AttemptParties{TaskID: f.taskID, AccountID: accountID,
+		Source:      migration.Party{Side: "source", Login: "user0", Host: f.old.Host, Port: f.old.Port},
+		Destination: migration.Party{Side: "destination", Login: "user0", Host: f.neu.Host, Port: f.neu.Port}}
+	until := time.Now().Add(20 * time.Hour).Truncate(time.Second)
+	stoppedAt := migration.Progress{FoldersTotal: 4, FoldersDone: 1, MessagesTotal: 10, MessagesCopied: 3, BytesCopied: 3000}
+	earlier := stoppedAt
+	earlier.MessagesCopied, earlier.BytesCopied = 0, 0
+	folder := parties.FolderDoneEvent(migration.FolderEnd{Source: "Archive", Destination: "Archive"}, earlier)
+	outcome := parties.Outcome(migration.AttemptEnd{Progress: stoppedAt, Err: fmt.Errorf("budget spent"),
+		Paused: &migration.Pause{Side: "destination", Words: "the endpoint's daily upload budget is spent", Until: until, Budget: true}}, nil)
+	outcome.Generation, outcome.Pending = generation, []migration.Event{folder}
+	if err := s.store.RecordAttempt(ctx, outcome); err != nil {
+		t.Fatal(err)
+	}
+
+	var events []api.Event
+	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("/tasks/%d/events?after=%d", f.taskID, after), "").body), &events)
+	if len(events) != 2 || events[0].Kind != api.EventKindFolderDone || events[1].Kind != api.EventKindAccountThrottled {
+		t.Fatalf("the park logged %s, want the folder's folder.done, then account.throttled", messages(events))
+	}
+	paused := events[1]
+	if paused.MessagesCopied == nil || *paused.MessagesCopied != 3 || paused.FoldersDone == nil || *paused.FoldersDone != 1 {
+		t.Errorf("the pause's event carries %v copied, %v folders done; want the 3 and 1 it stopped at", paused.MessagesCopied, paused.FoldersDone)
+	}
+	if !strings.Contains(paused.Message, "daily upload budget") || paused.Side != "destination" {
+		t.Errorf("the pause's event says %q (side %q), want the destination's budget", paused.Message, paused.Side)
+	}
+	var account api.Account
+	json.Unmarshal([]byte(s.do(t, "GET", fmt.Sprintf("/tasks/%d/accounts/%d", f.taskID, accountID), "").body), &account)
+	if account.State != api.AccountStateQueued || account.PausedUntil == nil || !account.PausedUntil.Equal(until) {
+		t.Errorf("the parked account is %s, paused until %v; want queued until %v", account.State, account.PausedUntil, until)
+	}
+	if account.Progress.MessagesCopied != 3 || !strings.Contains(account.LastError, "daily upload budget") {
+		t.Errorf("the parked account shows %d copied and %q, want 3 and the budget", account.Progress.MessagesCopied, account.LastError)
+	}
+}

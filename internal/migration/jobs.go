@@ -67,10 +67,12 @@ type AttemptOutcome struct {
 	// its first attempt of the pass, instead of failing it, while retries
 	// remain.
 	RetryDelays []time.Duration
-	// ResumeAt, set on an attempt that ended on a long pause (its account.throttled
-	// event is logged), queues the account again to go on then, instead
-	// of failing it.
-	ResumeAt time.Time
+	// ResumeAt, set on an attempt that ended on a long pause, queues the
+	// account again to go on then, instead of failing it; ParkedEvent (an
+	// account.throttled with the figures it stopped at) is then logged
+	// instead of Events.
+	ResumeAt    time.Time
+	ParkedEvent *Event
 	// LoginRefused is the side whose server refused the account's login
 	// (FailureAuth, FailureToken), "" for none: scheduled and final
 	// passes leave the account out until its credentials or an endpoint

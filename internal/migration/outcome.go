@@ -212,6 +212,14 @@ func (r AttemptParties) FolderDoneEvent(f FolderEnd, figures Progress) Event {
 	return e
 }
 
+// Pause is a server's request to slow down, or a spent daily byte budget
+// (Budget), on Side, in Words, until Until.
+type Pause struct {
+	Side, Words string
+	Until       time.Time
+	Budget      bool
+}
+
 // AttemptEnd is how the copy engine left an account's attempt.
 type AttemptEnd struct {
 	Progress Progress // the pass's figures
@@ -221,11 +229,9 @@ type AttemptEnd struct {
 	Err       error
 	Blamed    *Party
 	Transient bool
-	// PausedUntil, when set, is when an attempt that ended on a pause too
-	// long to wait out goes on, in a new attempt: the account waits until
-	// then, showing PausedWords (which budget is spent, or the server's words).
-	PausedUntil time.Time
-	PausedWords string
+	// Paused, when set, is the pause too long to wait out that ended the
+	// attempt: the account waits until it ends and goes on in a new attempt.
+	Paused *Pause
 	// Kind and Problem classify Err for the advice that follows it (see
 	// Advice); Problem is set when the connection itself failed.
 	Kind    FailureKind
@@ -281,10 +287,14 @@ func (r AttemptParties) Outcome(end AttemptEnd, retryDelays []time.Duration) Att
 			outcome.LoginRefused = end.Blamed.Side
 		}
 		switch {
-		case !end.PausedUntil.IsZero():
+		case end.Paused != nil:
 			// The state and event above stand only if it cannot wait (a
-			// cancel came meanwhile).
-			outcome.ResumeAt, outcome.LastError = end.PausedUntil, end.PausedWords
+			// cancel came meanwhile). Parked, it logs the pause with the
+			// figures it stopped at.
+			p := end.Paused
+			outcome.ResumeAt, outcome.LastError = p.Until, p.Words
+			parked := r.ThrottledEvent(p.Side, p.Words, p.Until, p.Budget, progress)
+			outcome.ParkedEvent = &parked
 		case end.Transient:
 			outcome.RetryDelays = retryDelays
 		}

@@ -489,7 +489,13 @@ func (s *Store) parkAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, o
 	if err := pausedProgressSet(ctx, q, outcome.TaskID, outcome.AccountID, outcome.Progress, resumeAt); err != nil {
 		return err
 	}
-	if err := appendEvents(ctx, q, outcome.Pending); err != nil {
+	// Its pause is told with those figures, and moves the pages that show
+	// the account to read it again (queued, paused until).
+	events := outcome.Pending
+	if outcome.ParkedEvent != nil {
+		events = append(events, *outcome.ParkedEvent)
+	}
+	if err := appendEvents(ctx, q, events); err != nil {
 		return err
 	}
 	// Its room goes to the next account meanwhile.

@@ -137,7 +137,8 @@ func (r *accountAttempt) withRetries(ctx context.Context) error {
 			throttles++
 			t := throttle(err, unhinted)
 			if time.Until(t.Until) > r.job.Tuning.LongestWait {
-				r.noteThrottle(t)
+				// Told by the error: the job is not told of a pause it does not wait.
+				r.logger.Warn("pausing in a later attempt", "side", t.Side, "words", t.Words, "until", t.Until, "budget", t.Budget)
 				return &PausedError{Throttle: t, Err: err}
 			}
 			if !r.pauseForThrottle(ctx, t) {

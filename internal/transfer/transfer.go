@@ -121,7 +121,8 @@ type Job struct {
 	// and the account's progress.
 	OnFolderDone func(FolderResult, Progress)
 	// OnThrottled, when set, is called when a server asks to slow down,
-	// before the pause.
+	// before a pause the attempt waits out; a longer one ends it with a
+	// *PausedError instead.
 	OnThrottled func(Throttle)
 	// Traffic counts the bytes each mailbox moves, for the daily budgets
 	// of Limits; nil: no budget is kept.

@@ -148,7 +148,7 @@ func (w *AccountAttempt) migrate(ctx context.Context, args migration.AttemptJob,
 	}
 	var paused *transfer.PausedError
 	if errors.As(err, &paused) {
-		end.PausedUntil, end.PausedWords = paused.Until, paused.Words
+		end.Paused = &migration.Pause{Side: paused.Side, Words: paused.Words, Until: paused.Until, Budget: paused.Budget}
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		side := "source"
