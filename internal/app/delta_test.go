@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,9 +47,15 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 
 	pass(false)
 	before, sourceBefore := destinationLogins(), old.Logins(t, "ann")
+	mark := lastSeq(t, s, taskID)
 	pass(false)
 	if after := destinationLogins(); after != before {
 		t.Errorf("a delta of unchanged sources logged in to the destination: %+v, then %+v", before, after)
+	}
+	// Each account logs its start and its end, which counts its unchanged
+	// folders, not a line per folder.
+	for _, login := range []string{"ann", "bob"} {
+		wantFolderEvents(t, eventsAfter(t, s, taskID, mark), login, 0, "unchanged on the source since the last complete pass")
 	}
 	if n := old.Logins(t, "ann") - sourceBefore; n != 1 {
 		t.Errorf("the delta logged in to ann's source %d times, want once", n)
@@ -57,13 +64,19 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 		t.Errorf("after a delta of unchanged sources the lifecycle is %v %v, want in sync", err, life)
 	}
 
-	// New mail for ann: her delta opens the destination, bob's does not.
-	old.Load(t, "ann", imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 9, Messages: 1}))
-	before = destinationLogins()
+	// New mail in one of ann's folders: her delta opens the destination,
+	// bob's does not.
+	newMail := imaptest.BuildCorpus(imaptest.CorpusOptions{Seed: 9, Messages: 1})
+	newMail.Messages = newMail.Messages[:1]
+	old.Load(t, "ann", newMail)
+	before, mark = destinationLogins(), lastSeq(t, s, taskID)
 	pass(false)
 	if after := destinationLogins(); after.ann == before.ann || after.bob != before.bob {
 		t.Errorf("destination logins went from %+v to %+v: want more for ann alone", before, after)
 	}
+	// The folder that had new mail logs its end; the others are counted.
+	wantFolderEvents(t, eventsAfter(t, s, taskID, mark), "ann", 1, "unchanged")
+	wantFolderEvents(t, eventsAfter(t, s, taskID, mark), "bob", 0, "unchanged on the source since the last complete pass")
 	same("ann")
 
 	// A message deleted on bob's destination alone: a delta trusts his
@@ -92,6 +105,52 @@ func TestDeltaPassesEndAtAnUnchangedSource(t *testing.T) {
 		t.Errorf("the final pass was started by %s and copied %d, want final and bob's lost message", run.StartedBy, run.MessagesCopied)
 	}
 	same("bob")
+}
+
+// lastSeq is the seq of the task's latest event.
+func lastSeq(t *testing.T, s *servicetest.Service, taskID int64) int64 {
+	t.Helper()
+	events := taskEvents(t, s, taskID)
+	if len(events) == 0 {
+		return 0
+	}
+	return events[len(events)-1].Seq
+}
+
+// eventsAfter are the task's events after seq.
+func eventsAfter(t *testing.T, s *servicetest.Service, taskID, seq int64) []api.Event {
+	t.Helper()
+	var after []api.Event
+	for _, e := range taskEvents(t, s, taskID) {
+		if e.Seq > seq {
+			after = append(after, e)
+		}
+	}
+	return after
+}
+
+// wantFolderEvents checks that login's attempt among events logged
+// folder.done events folders times, and ended with an account.done that
+// says unchanged.
+func wantFolderEvents(t *testing.T, events []api.Event, login string, folders int, unchanged string) {
+	t.Helper()
+	var folderEvents int
+	var done []string
+	for _, e := range events {
+		switch {
+		case e.Login != login:
+		case e.Kind == api.EventKindFolderDone:
+			folderEvents++
+		case e.Kind == api.EventKindAccountDone:
+			done = append(done, e.Message)
+		}
+	}
+	if folderEvents != folders {
+		t.Errorf("%s: %d folder.done events, want %d", login, folderEvents, folders)
+	}
+	if len(done) != 1 || !strings.Contains(done[0], unchanged) {
+		t.Errorf("%s: account.done %q, want one that says %q", login, done, unchanged)
+	}
 }
 
 // annAndBob starts two Dovecots with the mailboxes ann and bob, loads each

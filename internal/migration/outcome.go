@@ -153,6 +153,14 @@ func (r Refusal) Named() string {
 	return words
 }
 
+// Summarized says that f has nothing to tell beyond being unchanged: it
+// gets no folder.done event of its own, and the account's end counts it
+// (unchangedWords). An account re-checked with nothing new then logs its
+// start and its end, not a line per folder.
+func (f FolderEnd) Summarized() bool {
+	return f.Unchanged && f.Error == "" && len(f.Refusals) == 0 && f.Altered == 0 && len(f.DroppedKeywords) == 0
+}
+
 // Missing is how many covered source messages the destination lacks.
 func (f FolderEnd) Missing() int { return f.SourceMessages - f.DestinationMessages }
 
@@ -260,6 +268,35 @@ func (end AttemptEnd) folderProblems() string {
 	return strings.Join(problems, "; ")
 }
 
+// unchangedWords counts the folders the attempt summarized, those judged
+// from the source alone apart from those unchanged on both sides, for the
+// account's end event; empty when there are none.
+func (end AttemptEnd) unchangedWords() string {
+	var sourceOnly, both, sourceOnlyMessages, bothMessages int
+	for _, f := range end.Folders {
+		switch {
+		case !f.Summarized():
+		case f.SourceOnly:
+			sourceOnly++
+			sourceOnlyMessages += f.SourceMessages
+		default:
+			both++
+			bothMessages += f.SourceMessages
+		}
+	}
+	var words []string
+	if sourceOnly > 0 {
+		words = append(words, fmt.Sprintf("%d %s (%d %s) unchanged on the source since the last complete pass; "+
+			"the destination was not opened: a verifying pass or the final pass looks at it",
+			sourceOnly, plural(sourceOnly, "folder", "folders"), sourceOnlyMessages, plural(sourceOnlyMessages, "message", "messages")))
+	}
+	if both > 0 {
+		words = append(words, fmt.Sprintf("%d %s (%d %s) unchanged on both sides since the last attempt",
+			both, plural(both, "folder", "folders"), bothMessages, plural(bothMessages, "message", "messages")))
+	}
+	return strings.Join(words, "; ")
+}
+
 // Outcome classifies an attempt's end: canceled; failed, to be retried after
 // retryDelays when the fault was transient; completed with errors when a
 // folder lacks messages; completed otherwise.
@@ -304,8 +341,11 @@ func (r AttemptParties) Outcome(end AttemptEnd, retryDelays []time.Duration) Att
 		e.Message = fmt.Sprintf("%s: done with errors: %s", login, problems)
 	default:
 		outcome.State = AccountCompleted
-		e.Message = fmt.Sprintf("%s: done: %d messages copied, %d already there or left out",
-			login, progress.MessagesCopied, progress.MessagesSkipped)
+		e.Message = fmt.Sprintf("%s: done: %d %s copied, %d already there or left out",
+			login, progress.MessagesCopied, plural(int(progress.MessagesCopied), "message", "messages"), progress.MessagesSkipped)
+	}
+	if unchanged := end.unchangedWords(); unchanged != "" && end.Err == nil {
+		e.Message += "; " + unchanged
 	}
 	outcome.Events = []Event{e}
 	if end.Scripts != nil {

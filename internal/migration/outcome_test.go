@@ -19,6 +19,9 @@ func TestRunOutcome(t *testing.T) {
 		Refusals: []Refusal{{UID: 4, Side: "destination", Reason: "too big", Subject: "Q3 report", Date: time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC), Size: 30000000},
 			{UID: 7, Side: "destination", Reason: "too big"}}}
 	fine := FolderEnd{Source: "INBOX", Destination: "INBOX", SourceMessages: 5, DestinationMessages: 5}
+	unchanged := func(name string, messages int, sourceOnly bool) FolderEnd {
+		return FolderEnd{Source: name, Destination: name, SourceMessages: messages, DestinationMessages: messages, Unchanged: true, SourceOnly: sourceOnly}
+	}
 	blamed := &Party{Side: "destination", Login: "alice@new", Host: "new.example", Port: 143}
 	for _, tc := range []struct {
 		name      string
@@ -36,6 +39,16 @@ func TestRunOutcome(t *testing.T) {
 			AccountCompletedWithErrors, EventAccountDone,
 			`folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`,
 			`alice: done with errors: folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`, false, ""},
+		{"unchanged on the source", AttemptEnd{Progress: Progress{MessagesSkipped: 4}, Folders: []FolderEnd{unchanged("INBOX", 3, true), unchanged("Sent", 1, true)}},
+			AccountCompleted, EventAccountDone, "", "alice: done: 0 messages copied, 4 already there or left out; " +
+				"2 folders (4 messages) unchanged on the source since the last complete pass; the destination was not opened: a verifying pass or the final pass looks at it", false, ""},
+		{"unchanged on both sides beside a folder copied", AttemptEnd{Progress: Progress{MessagesCopied: 4, MessagesSkipped: 1}, Folders: []FolderEnd{fine, unchanged("Sent", 1, false)}},
+			AccountCompleted, EventAccountDone, "", "alice: done: 4 messages copied, 1 already there or left out; 1 folder (1 message) unchanged on both sides since the last attempt", false, ""},
+		{"unchanged beside a folder short of messages", AttemptEnd{Folders: []FolderEnd{refused, unchanged("INBOX", 0, true)}},
+			AccountCompletedWithErrors, EventAccountDone,
+			`folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big)`,
+			`alice: done with errors: folder Sent: 2 of 10 messages not copied (refused by the destination, e.g. UID 4 "Q3 report" (2024-05-01, 30000000 bytes): too big); ` +
+				"1 folder (0 messages) unchanged on the source since the last complete pass; the destination was not opened: a verifying pass or the final pass looks at it", false, ""},
 		{"canceled", AttemptEnd{Progress: Progress{MessagesCopied: 12}, Err: fmt.Errorf("stopping: %w", context.Canceled)},
 			AccountCanceled, EventAccountFailed, "canceled", "alice: canceled after 12 messages", false, ""},
 		{"a transient failure is retried", AttemptEnd{Err: errors.New("connection reset"), Transient: true, Blamed: blamed},
@@ -62,6 +75,27 @@ func TestRunOutcome(t *testing.T) {
 				t.Errorf("event figures %v, want %v", e.Progress, tc.end.Progress)
 			}
 		})
+	}
+}
+
+// TestOnlyAnUnchangedFolderWithNothingToTellIsSummarized: a folder gets
+// its own folder.done event unless it is unchanged and has nothing else
+// to say; what it says otherwise would be lost in the account's count.
+func TestOnlyAnUnchangedFolderWithNothingToTellIsSummarized(t *testing.T) {
+	unchanged := FolderEnd{Source: "Work", Destination: "Work", SourceMessages: 3, DestinationMessages: 3, Unchanged: true}
+	if !unchanged.Summarized() {
+		t.Error("an unchanged folder is not summarized")
+	}
+	for name, f := range map[string]FolderEnd{
+		"copied":           {Source: "Work", Destination: "Work", SourceMessages: 3, DestinationMessages: 3},
+		"failed":           {Source: "Work", Unchanged: true, Error: "cannot open"},
+		"refused messages": {Source: "Work", Unchanged: true, Refusals: []Refusal{{UID: 2, Side: "destination", Reason: "too big"}}},
+		"altered copies":   {Source: "Work", Unchanged: true, Altered: 1, AlteredExamples: []AlteredCopy{{SourceUID: 1, DestinationUID: 1, What: "its body was rewritten"}}},
+		"keywords dropped": {Source: "Work", Unchanged: true, DroppedKeywords: []string{"$Junk"}},
+	} {
+		if f.Summarized() {
+			t.Errorf("a folder with %s is summarized: what it tells would be lost", name)
+		}
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 // progressReporter stores an account's progress at most once a second and
 // logs it as an account.progress event at most once per
 // Options.ProgressEvents (docs/design.md#throttling-of-progress-events: per
-// account), and logs each folder that is done: with the next progress
-// stored, or with the attempt's outcome. A small account's folders then cost
+// account), and logs each folder that is done, unless it is only unchanged
+// (migration.FolderEnd.Summarized): with the next progress stored, or with
+// the attempt's outcome. A small account's folders then cost
 // one transaction, not one each.
 type progressReporter struct {
 	worker               *AccountAttempt
@@ -97,8 +98,12 @@ func (r *progressReporter) store(p transfer.Progress) {
 	}
 }
 
+// folderDone holds the folder.done event of f, unless f has nothing to
+// tell but that it is unchanged: the attempt's end counts those.
 func (r *progressReporter) folderDone(f transfer.FolderResult, p transfer.Progress) {
-	r.pending = append(r.pending, r.parties.FolderDoneEvent(folderEndOf(f), r.pass(p)))
+	if end := folderEndOf(f); !end.Summarized() {
+		r.pending = append(r.pending, r.parties.FolderDoneEvent(end, r.pass(p)))
+	}
 	if time.Since(r.lastStored) >= r.storeInterval() {
 		r.store(p)
 	}
