@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -30,6 +31,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	logger := cfg.logger(stderr)
+	tuneGC(getenv)
 	if path := getenv("MAILMIGRATE_CPU_PROFILE"); path != "" {
 		stop, err := profileCPU(path)
 		if err != nil {
@@ -228,6 +230,23 @@ func (db *database) close() {
 	}
 	if db.local != nil {
 		db.local.Stop(context.Background()) //nolint:errcheck // shutting down
+	}
+}
+
+// serviceGCPercent is the garbage collector's target the service runs
+// with unless GOGC says otherwise: the heap may grow to three times what is
+// live, not twice, between collections. The service's live heap is small
+// (tens of MiB), and its requests and attempts allocate much that dies at
+// once: side by side, it saved 7 % of the service's CPU on average under
+// 200 API clients and 7 % on a first copy of small accounts, for 5 MiB
+// more at the peak (docs/operations.md).
+const serviceGCPercent = 200
+
+// tuneGC sets the collector's target to serviceGCPercent, unless the
+// environment's GOGC sets one (the runtime has applied it).
+func tuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(serviceGCPercent)
 	}
 }
 
