@@ -220,6 +220,25 @@ func TestLimitsHoldRunsBack(t *testing.T) {
 	}
 }
 
+// startOneAttempt runs a task of one account of messages, with no
+// worker, and starts its attempt as a worker would: the test then plays
+// the worker.
+func (s *testService) startOneAttempt(t *testing.T, messages int) (migrationFixture, migration.AttemptJob) {
+	t.Helper()
+	ctx := context.Background()
+	f := s.newMigration(t, 1, messages, "")
+	accountID := s.accountIDs(t, f.taskID)[0]
+	s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
+	job := migration.AttemptJob{TaskID: f.taskID, AccountID: accountID}
+	if err := s.pool.QueryRow(ctx, "SELECT run_generation FROM accounts WHERE id = $1", accountID).Scan(&job.Generation); err != nil {
+		t.Fatal(err)
+	}
+	if _, started, err := s.store.AttemptStart(ctx, job); err != nil || !started {
+		t.Fatalf("start: %v %v", started, err)
+	}
+	return f, job
+}
+
 // TestExpiredLeaseRequeuesTheAccount plays a process that died while
 // migrating an account: its lease expires, the account is queued again
 // under a new generation, another worker finishes it exactly, and what
@@ -228,17 +247,8 @@ func TestExpiredLeaseRequeuesTheAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	ctx := context.Background()
-	f := s.newMigration(t, 1, 60, "")
-	accountID := s.accountIDs(t, f.taskID)[0]
-	s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
-	var generation int64
-	if err := s.pool.QueryRow(ctx, "SELECT run_generation FROM accounts WHERE id = $1", accountID).Scan(&generation); err != nil {
-		t.Fatal(err)
-	}
-	dead := migration.AttemptJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
-	if _, started, err := s.store.AttemptStart(ctx, dead); err != nil || !started {
-		t.Fatalf("start: %v %v", started, err)
-	}
+	f, dead := s.startOneAttempt(t, 60)
+	accountID, generation := dead.AccountID, dead.Generation
 	if n, err := s.store.RequeueLostAttempts(ctx, time.Minute); err != nil || n != 0 {
 		t.Fatalf("a fresh lease was taken for expired: %d %v", n, err)
 	}
@@ -437,17 +447,8 @@ func TestParkedAttemptTellsItsPauseWithItsFigures(t *testing.T) {
 	t.Parallel()
 	s := newTestService(t)
 	ctx := context.Background()
-	f := s.newMigration(t, 1, 10, "")
-	accountID := s.accountIDs(t, f.taskID)[0]
-	s.do(t, "POST", fmt.Sprintf("/tasks/%d/run", f.taskID), "")
-	var generation int64
-	if err := s.pool.QueryRow(ctx, "SELECT run_generation FROM accounts WHERE id = $1", accountID).Scan(&generation); err != nil {
-		t.Fatal(err)
-	}
-	job := migration.AttemptJob{TaskID: f.taskID, AccountID: accountID, Generation: generation}
-	if _, started, err := s.store.AttemptStart(ctx, job); err != nil || !started {
-		t.Fatalf("start: %v %v", started, err)
-	}
+	f, job := s.startOneAttempt(t, 10)
+	accountID, generation := job.AccountID, job.Generation
 	var after int64
 	if err := s.pool.QueryRow(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&after); err != nil {
 		t.Fatal(err)
