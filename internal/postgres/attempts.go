@@ -471,8 +471,8 @@ func (s *Store) retryAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 }
 
 // parkAttempt queues the account of an attempt that ended on a long pause, or
-// stopped for its task's hold, again, to be admitted when the pause ends.
-// A throttle's account.throttled event is logged already.
+// stopped for its task's hold, again, to be admitted when the pause ends;
+// a pause's account.throttled event (ParkedEvent) is logged with it.
 func (s *Store) parkAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome, transition migration.AccountTransition) error {
 	from, to := guard(transition.Move)
 	resumeAt := pgtype.Timestamptz{Time: transition.ResumeAt, Valid: true}
