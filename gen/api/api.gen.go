@@ -253,6 +253,7 @@ const (
 	EventKindAccountAuthorized EventKind = "account.authorized"
 	EventKindAccountDone       EventKind = "account.done"
 	EventKindAccountFailed     EventKind = "account.failed"
+	EventKindAccountHeld       EventKind = "account.held"
 	EventKindAccountProgress   EventKind = "account.progress"
 	EventKindAccountStarted    EventKind = "account.started"
 	EventKindAccountThrottled  EventKind = "account.throttled"
@@ -282,6 +283,8 @@ func (e EventKind) Valid() bool {
 	case EventKindAccountDone:
 		return true
 	case EventKindAccountFailed:
+		return true
+	case EventKindAccountHeld:
 		return true
 	case EventKindAccountProgress:
 		return true
@@ -1345,6 +1348,8 @@ type Event struct {
 	// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 	// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+	// `account.held`: a running account stopped for the task's "pause and stop", queued with its
+	// figures to go on where it was when the task resumes;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 	// ended with every account completed; `final.unverified`: it ended otherwise;
@@ -1383,6 +1388,8 @@ type Event struct {
 // (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 // when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 // `error`, the resume time in `message`), and it pauses, then goes on where it was;
+// `account.held`: a running account stopped for the task's "pause and stop", queued with its
+// figures to go on where it was when the task resumes;
 // `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 // `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 // ended with every account completed; `final.unverified`: it ended otherwise;
@@ -2081,6 +2088,8 @@ type WebhookBody struct {
 		// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 		// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 		// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+		// `account.held`: a running account stopped for the task's "pause and stop", queued with its
+		// figures to go on where it was when the task resumes;
 		// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 		// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 		// ended with every account completed; `final.unverified`: it ended otherwise;
@@ -2127,6 +2136,8 @@ type WebhookDelivery struct {
 	// (what was copied, renamed, refused in the destination's words, in `message`; `error` set
 	// when one was refused or none could move); `account.throttled`: a server asked the account to slow down (its words in
 	// `error`, the resume time in `message`), and it pauses, then goes on where it was;
+	// `account.held`: a running account stopped for the task's "pause and stop", queued with its
+	// figures to go on where it was when the task resumes;
 	// `account.authorized`: an authorization (device or browser) stored the account's refresh token;
 	// `task.paused`, `task.resumed`: the task was frozen and thawed; `final.verified`: the final pass
 	// ended with every account completed; `final.unverified`: it ended otherwise;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // TestPauseAndStopHoldsThePass: "pause and stop" in the middle of a pass
 // stops its running accounts between messages, as paused, not canceled:
 // none fails, no account.failed or run.canceled is logged (so no webhook
-// or mail says so), none starts while the task is paused, and on resume
+// or mail says so), each stopped account logs account.held with its figures, none starts while the task is paused, and on resume
 // the same pass goes on and ends with every message copied once.
 func TestPauseAndStopHoldsThePass(t *testing.T) {
 	t.Parallel()
@@ -56,6 +57,29 @@ func TestPauseAndStopHoldsThePass(t *testing.T) {
 	}
 	if !hasEventSaying(taskEvents(t, s, taskID), "the pass under way is held") {
 		t.Error("the log does not say the pass is held")
+	}
+	// Each account it stopped says so, with the figures it stopped at,
+	// which its row shows too.
+	accounts := map[int64]api.Account{}
+	if resp, err := s.Client.ListAccountsWithResponse(ctx, taskID, nil); err == nil && resp.JSON200 != nil {
+		for _, a := range *resp.JSON200 {
+			accounts[a.Id] = a
+		}
+	}
+	held := 0
+	for _, e := range taskEvents(t, s, taskID) {
+		if e.Kind != api.EventKindAccountHeld {
+			continue
+		}
+		held++
+		a := accounts[e.AccountId]
+		if a.State != api.AccountStateQueued || e.MessagesCopied == nil || *e.MessagesCopied != a.Progress.MessagesCopied ||
+			!strings.Contains(e.Message, "held after") {
+			t.Errorf("held: %q with %v copied; the account is %s with %d copied", e.Message, e.MessagesCopied, a.State, a.Progress.MessagesCopied)
+		}
+	}
+	if held == 0 {
+		t.Error("no account.held event tells which accounts the stop held")
 	}
 
 	if resp, err := s.Client.ResumeTaskWithResponse(ctx, taskID); err != nil || resp.StatusCode() != http.StatusNoContent {

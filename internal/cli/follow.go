@@ -173,7 +173,8 @@ func (f *follower) handle(ctx context.Context, m streamMessage) error {
 	}
 	ev := m.event
 	switch ev.Kind {
-	case api.EventKindAccountStarted, api.EventKindAccountDone, api.EventKindAccountFailed:
+	case api.EventKindAccountStarted, api.EventKindAccountDone, api.EventKindAccountFailed,
+		api.EventKindAccountThrottled, api.EventKindAccountHeld:
 		// The other running accounts come with the next tick.
 		if err := f.refreshAccount(ctx, ev.AccountId); err != nil {
 			return err

@@ -28,6 +28,10 @@ const (
 	// EventAccountThrottled: a server asked the account to slow down; it
 	// pauses as long as the server says and goes on where it was.
 	EventAccountThrottled EventKind = "account.throttled"
+	// EventAccountHeld: a running account stopped for its task's
+	// "pause and stop", queued with its figures to go on where it was
+	// when the task resumes.
+	EventAccountHeld EventKind = "account.held"
 	// EventAccountAuthorized: a device authorization stored an account's
 	// refresh token.
 	EventAccountAuthorized EventKind = "account.authorized"
@@ -55,7 +59,7 @@ const (
 // EventKinds are every EventKind, in the order the API lists them.
 var EventKinds = []EventKind{EventTestOK, EventTestFailed, EventTestCanceled, EventRunStarted,
 	EventAccountStarted, EventAccountProgress, EventFolderDone, EventScriptsDone, EventAccountDone, EventAccountFailed,
-	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountAuthorized,
+	EventRunFinished, EventRunCanceled, EventRunJoined, EventAccountsCanceled, EventAccountThrottled, EventAccountHeld, EventAccountAuthorized,
 	EventTaskPaused, EventTaskResumed, EventFinalVerified, EventFinalUnverified, EventError, EventWebhookTest}
 
 // Event is one entry of a task's event log. Seq orders all events of the

@@ -69,8 +69,8 @@ type AttemptOutcome struct {
 	RetryDelays []time.Duration
 	// ResumeAt, set on an attempt that ended on a long pause, queues the
 	// account again to go on then, instead of failing it; ParkedEvent (an
-	// account.throttled with the figures it stopped at) is then logged
-	// instead of Events.
+	// account.throttled with the figures it stopped at; the store makes an
+	// account.held for a hold) is then logged instead of Events.
 	ResumeAt    time.Time
 	ParkedEvent *Event
 	// LoginRefused is the side whose server refused the account's login

@@ -56,6 +56,14 @@ func (r AttemptParties) ThrottledEvent(side, words string, until time.Time, budg
 	return e
 }
 
+// HeldEvent says that the account login, running with figures, stopped
+// for its task's "pause and stop", and goes on where it was on resume.
+func HeldEvent(taskID, accountID int64, login string, figures Progress) Event {
+	return Event{Kind: EventAccountHeld, TaskID: taskID, AccountID: accountID, Login: login, Progress: &figures,
+		Message: fmt.Sprintf("%s: held after %d of %d messages copied; it goes on where it was when the task resumes",
+			login, figures.MessagesCopied, figures.MessagesTotal)}
+}
+
 // party is the side ("source", "destination") of the attempt; the source
 // when side names neither.
 // Side is the party of side ("source" or "destination").

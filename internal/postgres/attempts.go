@@ -415,7 +415,7 @@ func (s *Store) RecordAttempt(ctx context.Context, outcome migration.AttemptOutc
 // held). The outcome of a job that no longer holds its account is
 // dropped.
 func (s *Store) finishAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome) error {
-	transition, _, err := decideAccount(ctx, q, outcome.TaskID, outcome.AccountID,
+	transition, login, err := decideAccount(ctx, q, outcome.TaskID, outcome.AccountID,
 		migration.AccountTrigger{Kind: migration.TriggerEnd, Generation: outcome.Generation, Outcome: &outcome})
 	if err == pgx.ErrNoRows {
 		return nil // deleted
@@ -427,8 +427,10 @@ func (s *Store) finishAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 	case migration.MoveRetry:
 		return s.retryAttempt(ctx, tx, q, outcome, transition)
 	case migration.MoveHold:
-		// Not canceled: its cancel event is not logged, nor its words kept.
-		outcome.Events, outcome.LastError = nil, ""
+		// Not canceled: its cancel event is not logged, nor its words
+		// kept; it tells that it is held, with its figures.
+		held := migration.HeldEvent(outcome.TaskID, outcome.AccountID, login, outcome.Progress)
+		outcome.Events, outcome.LastError, outcome.ParkedEvent = nil, "", &held
 		transition.ResumeAt = time.Now()
 		return s.parkAttempt(ctx, tx, q, outcome, transition)
 	case migration.MovePark:
@@ -472,7 +474,8 @@ func (s *Store) retryAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 
 // parkAttempt queues the account of an attempt that ended on a long pause, or
 // stopped for its task's hold, again, to be admitted when the pause ends;
-// a pause's account.throttled event (ParkedEvent) is logged with it.
+// its ParkedEvent (a pause's account.throttled, a hold's account.held) is
+// logged with it.
 func (s *Store) parkAttempt(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, outcome migration.AttemptOutcome, transition migration.AccountTransition) error {
 	from, to := guard(transition.Move)
 	resumeAt := pgtype.Timestamptz{Time: transition.ResumeAt, Valid: true}

@@ -82,6 +82,7 @@ export const EventKind = Object.freeze({
   runJoined: 'run.joined',
   accountsCanceled: 'accounts.canceled',
   accountThrottled: 'account.throttled',
+  accountHeld: 'account.held',
   accountAuthorized: 'account.authorized',
   taskPaused: 'task.paused',
   taskResumed: 'task.resumed',
