@@ -58,10 +58,16 @@ func (r AttemptParties) ThrottledEvent(side, words string, until time.Time, budg
 
 // HeldEvent says that the account login, running with figures, stopped
 // for its task's "pause and stop", and goes on where it was on resume.
+// Out of the source's count when the attempt took one: the messages
+// planned so far cover only the folders it reached.
 func HeldEvent(taskID, accountID int64, login string, figures Progress) Event {
+	copied := fmt.Sprintf("%d %s copied", figures.MessagesCopied, plural(int(figures.MessagesCopied), "message", "messages"))
+	if figures.SourceCounted {
+		copied = fmt.Sprintf("%d of %d messages copied", figures.MessagesCopied, figures.SourceMessages)
+	}
 	return Event{Kind: EventAccountHeld, TaskID: taskID, AccountID: accountID, Login: login, Progress: &figures,
-		Message: fmt.Sprintf("%s: held after %d of %d messages copied; it goes on where it was when the task resumes",
-			login, figures.MessagesCopied, figures.MessagesTotal)}
+		Message: fmt.Sprintf("%s: held after %s, %d of %d folders done; it goes on where it was when the task resumes",
+			login, copied, figures.FoldersDone, figures.FoldersTotal)}
 }
 
 // party is the side ("source", "destination") of the attempt; the source

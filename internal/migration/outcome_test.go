@@ -154,3 +154,23 @@ func TestAlteredCopiesAreAProblem(t *testing.T) {
 		t.Errorf("the account's problems %q do not name the altered copies", problems)
 	}
 }
+
+// A held account says how far it got: out of the source's count when the
+// attempt took one, since the messages planned cover only the folders it
+// reached.
+func TestHeldEventSaysHowFarTheAccountGot(t *testing.T) {
+	for _, tc := range []struct {
+		figures Progress
+		want    string
+	}{
+		{Progress{FoldersTotal: 6, FoldersDone: 2, MessagesTotal: 12, MessagesCopied: 12, SourceCounted: true, SourceMessages: 40},
+			"ann: held after 12 of 40 messages copied, 2 of 6 folders done; it goes on where it was when the task resumes"},
+		{Progress{FoldersTotal: 6, FoldersDone: 0, MessagesTotal: 1, MessagesCopied: 1},
+			"ann: held after 1 message copied, 0 of 6 folders done; it goes on where it was when the task resumes"},
+	} {
+		e := HeldEvent(7, 9, "ann", tc.figures)
+		if e.Kind != EventAccountHeld || e.Message != tc.want || e.Progress == nil || *e.Progress != tc.figures {
+			t.Errorf("held event %s %q %+v, want %q with the figures", e.Kind, e.Message, e.Progress, tc.want)
+		}
+	}
+}
