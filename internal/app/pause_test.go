@@ -18,8 +18,9 @@ import (
 // TestPauseAndStopHoldsThePass: "pause and stop" in the middle of a pass
 // stops its running accounts between messages, as paused, not canceled:
 // none fails, no account.failed or run.canceled is logged (so no webhook
-// or mail says so), each stopped account logs account.held with its figures, none starts while the task is paused, and on resume
-// the same pass goes on and ends with every message copied once.
+// or mail says so), each stopped account logs account.held with its
+// figures, none starts while the task is paused, and on resume the same
+// pass goes on and ends with every message copied once.
 func TestPauseAndStopHoldsThePass(t *testing.T) {
 	t.Parallel()
 	s := servicetest.Start(t, servicetest.Options{MaxWorkers: 4, Workers: worker.Options{LeaseRenewal: 100 * time.Millisecond}})
@@ -60,11 +61,13 @@ func TestPauseAndStopHoldsThePass(t *testing.T) {
 	}
 	// Each account it stopped says so, with the figures it stopped at,
 	// which its row shows too.
+	resp, err := s.Client.ListAccountsWithResponse(ctx, taskID, nil)
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("accounts: %v %v", err, resp)
+	}
 	accounts := map[int64]api.Account{}
-	if resp, err := s.Client.ListAccountsWithResponse(ctx, taskID, nil); err == nil && resp.JSON200 != nil {
-		for _, a := range *resp.JSON200 {
-			accounts[a.Id] = a
-		}
+	for _, a := range *resp.JSON200 {
+		accounts[a.Id] = a
 	}
 	held := 0
 	for _, e := range taskEvents(t, s, taskID) {
